@@ -1,0 +1,34 @@
+"""Acoustic reflectivity of surfaces: from Gazebo's ``laser_retro`` to a Lambert coefficient.
+
+Gazebo's ``laser_retro`` is an unbounded number that its ray sensors return unchanged as
+the intensity; worlds written for it use 0 to 255 (the NPS reference tank: walls 50,
+target 255). This package reads it as a fraction of a perfect diffuse reflector:
+
+    mu = clip(retro / 255, 0, 1)
+
+so 255 is a perfect Lambertian surface (mu = 1) and 0 reflects nothing. A surface with
+neither ``laser_retro`` nor this package's own ``reflectivity`` gets ``DEFAULT_LAMBERT``,
+DAVE's default of -30 dB (``intensity-physics.md`` section 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ['DEFAULT_LAMBERT', 'RETRO_FULL_SCALE', 'lambert_from_retro']
+
+#: The ``laser_retro`` value read as a perfect Lambertian reflector.
+RETRO_FULL_SCALE = 255.0
+
+#: Lambert coefficient of a surface that gives no reflectivity: 1e-3 (-30 dB), as DAVE.
+DEFAULT_LAMBERT = 1e-3
+
+
+def lambert_from_retro(retro: ArrayLike) -> NDArray[np.float64]:
+    """Lambert coefficient ``mu`` in [0, 1] of Gazebo ``laser_retro`` values; NaN stays NaN.
+
+    >>> lambert_from_retro([255.0, 51.0, 0.0, 300.0]).tolist()
+    [1.0, 0.2, 0.0, 1.0]
+    """
+    return np.clip(np.asarray(retro, dtype=np.float64) / RETRO_FULL_SCALE, 0.0, 1.0)

@@ -1,0 +1,104 @@
+"""Rigid transforms as 4x4 numpy matrices, in the conventions of URDF and REP 103.
+
+``A2B`` names the transform that maps coordinates in frame A to frame B, as in
+pytransform3d. Angles are in radians; ``rpy`` is URDF's fixed-axis roll, pitch, yaw,
+so ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``. Quaternions are ``(x, y, z, w)`` as in ROS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    'OPTICAL_TO_BODY',
+    'axis_angle_matrix',
+    'invert_transform',
+    'matrix_to_quaternion',
+    'matrix_to_rpy',
+    'rpy_to_matrix',
+    'transform_from',
+    'transform_from_xyz_rpy',
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Rotation taking optical-frame coordinates (z forward, x right, y down; the frame of a
+#: URDF ``<sensor><origin>``) to body-frame coordinates (x forward, y left, z up; REP 103).
+OPTICAL_TO_BODY: FloatArray = np.array(
+    [[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
+)
+
+
+def rpy_to_matrix(rpy: ArrayLike) -> FloatArray:
+    """Rotation matrix of URDF fixed-axis roll, pitch, yaw (radians)."""
+    roll, pitch, yaw = np.asarray(rpy, dtype=np.float64).reshape(3)
+    cr, sr = np.cos(roll), np.sin(roll)
+    cp, sp = np.cos(pitch), np.sin(pitch)
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ],
+    )
+
+
+def matrix_to_rpy(rotation: ArrayLike) -> FloatArray:
+    """Fixed-axis roll, pitch, yaw of a rotation matrix (inverse of :func:`rpy_to_matrix`)."""
+    r = np.asarray(rotation, dtype=np.float64)
+    pitch = np.arcsin(np.clip(-r[2, 0], -1.0, 1.0))
+    if abs(np.cos(pitch)) < 1e-9:  # gimbal lock: put the whole yaw into roll
+        return np.array([np.arctan2(-r[1, 2], r[1, 1]), pitch, 0.0])
+    return np.array([np.arctan2(r[2, 1], r[2, 2]), pitch, np.arctan2(r[1, 0], r[0, 0])])
+
+
+def axis_angle_matrix(axis: ArrayLike, angle: float) -> FloatArray:
+    """Rotation by ``angle`` radians about the unit vector ``axis`` (Rodrigues)."""
+    a = np.asarray(axis, dtype=np.float64).reshape(3)
+    a = a / np.linalg.norm(a)
+    k = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    return np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * (k @ k)
+
+
+def transform_from(rotation: ArrayLike, translation: ArrayLike) -> FloatArray:
+    """4x4 transform from a 3x3 rotation and a translation."""
+    t = np.eye(4)
+    t[:3, :3] = np.asarray(rotation, dtype=np.float64)
+    t[:3, 3] = np.asarray(translation, dtype=np.float64).reshape(3)
+    return t
+
+
+def transform_from_xyz_rpy(xyz: Sequence[float] | ArrayLike, rpy: Sequence[float] | ArrayLike) -> FloatArray:
+    """4x4 transform of a URDF ``<origin xyz rpy>``."""
+    return transform_from(rpy_to_matrix(rpy), xyz)
+
+
+def invert_transform(a2b: ArrayLike) -> FloatArray:
+    """Inverse of a rigid 4x4 transform, without a general matrix inverse."""
+    m = np.asarray(a2b, dtype=np.float64)
+    r_t = m[:3, :3].T
+    return transform_from(r_t, -r_t @ m[:3, 3])
+
+
+def matrix_to_quaternion(rotation: ArrayLike) -> FloatArray:
+    """Unit quaternion ``(x, y, z, w)`` of a rotation matrix, with ``w >= 0``."""
+    r = np.asarray(rotation, dtype=np.float64)[:3, :3]
+    trace = np.trace(r)
+    if trace > 0.0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = np.array([(r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, 0.25 * s])
+    else:
+        i = int(np.argmax(np.diag(r)))
+        j, k = (i + 1) % 3, (i + 2) % 3
+        s = 2.0 * np.sqrt(1.0 + r[i, i] - r[j, j] - r[k, k])
+        q = np.empty(4)
+        q[i] = 0.25 * s
+        q[j] = (r[j, i] + r[i, j]) / s
+        q[k] = (r[k, i] + r[i, k]) / s
+        q[3] = (r[k, j] - r[j, k]) / s
+    q /= np.linalg.norm(q)
+    return q if q[3] >= 0.0 else -q
