@@ -1,0 +1,108 @@
+"""A robot's sensor placed in a world: the files read, the sensor chosen, the rays ready to cast.
+
+This is where the layers meet (description, scene, sensing); the ROS nodes build one rig
+from their parameters and call :meth:`SonarRig.ping` on a timer. No rclpy here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.sensing.sonar import SonarConfig, SonarDevice
+from nps_sonar_py.transforms import transform_from_xyz_rpy
+
+__all__ = ['SonarRig', 'build_sonar_rig', 'find_share_file', 'reference_robot_file', 'reference_world_file']
+
+_REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def find_share_file(relative: str) -> str:
+    """A file of this package's ``share/nps_sonar`` (installed) or of the source tree.
+
+    The installed copy is found through ``AMENT_PREFIX_PATH`` (the ament index is a file
+    layout, so this needs no ROS import); the source tree serves a checkout.
+    """
+    for prefix in filter(None, os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)):
+        candidate = Path(prefix, 'share', 'nps_sonar', relative)
+        if candidate.is_file():
+            return str(candidate)
+    return str(_REPOSITORY / relative)
+
+
+def reference_robot_file() -> str:
+    """The robot of the reference scenario: a sonar at (2.1, 1.0, 1.0) looking along +y."""
+    return find_share_file('config/robots/reference_sonar.urdf')
+
+
+def reference_world_file() -> str:
+    """The world of the reference scenario (NPS ``blueview_basement_cylinder``): tank and cylinder."""
+    return find_share_file('config/worlds/reference_tank.world')
+
+
+@dataclass
+class SonarRig:
+    """One sonar of a robot, posed in a world, with the raycaster it pings."""
+
+    robot: Robot
+    sensor: Sensor
+    device: SonarDevice
+    raycaster: Raycaster
+
+    def ping(self) -> float:
+        """Cast the sonar's cone; its reading with REP 117 semantics."""
+        return self.device.range_of(self.device.cast(self.raycaster))
+
+
+def choose_sensor(robot: Robot, name: str | None, kind: SensorType) -> Sensor:
+    """The sensor called ``name``, or the first of type ``kind``; an error says what there is."""
+    if name:
+        sensor = robot.sensor(name)
+        if sensor.type is not kind:
+            raise DescriptionError(
+                f'is of type "{sensor.type.value}", not "{kind.value}"',
+                file=robot.source, line=sensor.line, element=f'<sensor name="{name}">',
+            )
+        return sensor
+    for sensor in robot.sensors:
+        if sensor.type is kind:
+            return sensor
+    names = ', '.join(f'{s.name} ({s.type.value})' for s in robot.sensors) or 'none'
+    raise DescriptionError(f'has no <sensor type="{kind.value}">; sensors: {names}', file=robot.source, element='<robot>')
+
+
+def build_sonar_rig(
+    *,
+    robot_file: str | None,
+    world_file: str,
+    robot_xml: str | None = None,
+    sensor_name: str | None = None,
+    robot_pose: Sequence[float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    n_rays: int = 500,
+) -> SonarRig:
+    """Read the robot and the world, choose the sonar, and place its cone in the world."""
+    if len(robot_pose) != 6:
+        raise ConfigurationError(f'robot_pose must be [x, y, z, roll, pitch, yaw], got {list(robot_pose)!r}')
+    if robot_xml:
+        robot = parse_robot(robot_xml, source='<robot_description>')
+    elif robot_file:
+        robot = load_robot(robot_file)
+    else:
+        raise ConfigurationError('no robot: give robot_description or robot_description_file')
+    sensor = choose_sensor(robot, sensor_name, SensorType.SONAR)
+    spec = sensor.sonar
+    config = SonarConfig.from_cone(
+        min_range=spec.min, max_range=spec.max, radius=spec.radius, n_rays=n_rays, update_rate=sensor.update_rate,
+    )
+    world_from_root = transform_from_xyz_rpy(robot_pose[:3], robot_pose[3:])
+    world_from_optical = world_from_root @ robot.sensor_transform(sensor.name)
+    device = SonarDevice(config, np.asarray(world_from_optical))
+    raycaster = Raycaster(load_world(world_file))
+    return SonarRig(robot=robot, sensor=sensor, device=device, raycaster=raycaster)

@@ -1,0 +1,90 @@
+"""Print what a sonar publishes, once a second: the latest reading and the achieved rate.
+
+``ros2 run nps_sonar sonar_monitor [topic] [--duration SECONDS]``; the topic defaults to
+``sonar/range``. It subscribes with the sensor-data QoS, which receives reliable and
+best-effort publishers alike (REP 2003). ``--duration`` stops it after that many seconds,
+with status 1 if nothing was received.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import Range
+
+__all__ = ['RangeMonitor', 'main']
+
+
+class RangeMonitor(Node):
+    """Counts ``sensor_msgs/Range`` messages and prints the latest reading with the rate."""
+
+    def __init__(self, topic: str) -> None:
+        super().__init__('sonar_monitor')
+        self.latest: Range | None = None
+        self.total = 0
+        self._window_count = 0
+        self._window_start = time.monotonic()
+        self.create_subscription(Range, topic, self._on_range, qos_profile_sensor_data)
+        self.create_timer(1.0, self._report, clock=rclpy.clock.Clock(clock_type=rclpy.clock.ClockType.STEADY_TIME))
+        self.topic = self.resolve_topic_name(topic)
+        print(f'listening on {self.topic} (Ctrl-C to stop)', flush=True)
+
+    def _on_range(self, message: Range) -> None:
+        self.latest = message
+        self.total += 1
+        self._window_count += 1
+
+    def _report(self) -> None:
+        now = time.monotonic()
+        rate = self._window_count / (now - self._window_start)
+        self._window_count, self._window_start = 0, now
+        if self.latest is None:
+            print(f'{self.topic}: waiting for the sonar', flush=True)
+            return
+        m = self.latest
+        print(
+            f'{self.topic}: range {_reading(m.range)}  '
+            f'[{m.min_range:.2f}, {m.max_range:.2f}] m, field of view {math.degrees(m.field_of_view):.2f} deg, '
+            f'frame "{m.header.frame_id}", {rate:5.1f} Hz',
+            flush=True,
+        )
+
+
+def _reading(value: float) -> str:
+    if math.isinf(value):
+        return '+Inf (nothing in range)' if value > 0 else '-Inf (closer than min)'
+    return f'{value:.3f} m'
+
+
+def main(args: list[str] | None = None) -> int:
+    """Entry point of ``ros2 run nps_sonar sonar_monitor``."""
+    argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('topic', nargs='?', default='sonar/range')
+    parser.add_argument('--duration', type=float, default=0.0, help='stop after this many seconds (0: never)')
+    options = parser.parse_args(argv[1:])
+    rclpy.init(args=args)
+    monitor = RangeMonitor(options.topic)
+    deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
+    try:
+        while rclpy.ok() and time.monotonic() < deadline:
+            rclpy.spin_once(monitor, timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        received = monitor.total
+        monitor.destroy_node()
+        rclpy.try_shutdown()
+    print(f'received {received} readings', flush=True)
+    return 0 if received or options.duration <= 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

