@@ -9,6 +9,12 @@ target 255). This package reads it as a fraction of a perfect diffuse reflector:
 so 255 is a perfect Lambertian surface (mu = 1) and 0 reflects nothing. A surface with
 neither ``laser_retro`` nor this package's own ``reflectivity`` gets ``DEFAULT_LAMBERT``,
 DAVE's default of -30 dB (``intensity-physics.md`` section 0).
+
+Unlike Gazebo, where the intensity *is* the retro value, ``echo.model.EchoModel`` uses ``mu``
+only as the surface's Lambert coefficient and derives every angle and range dependence from
+the physics (``mu cos(alpha) dOmega / r**2``); with ``Scattering.SPECULAR`` it reads the same
+number as the power reflection coefficient ``|R|**2``. ``ping`` does not check ``mu`` per ray
+(it is on the hot path): replace NaN, e.g. by ``DEFAULT_LAMBERT``, before calling it.
 """
 
 from __future__ import annotations

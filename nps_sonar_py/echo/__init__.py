@@ -1,0 +1,76 @@
+"""Range estimation and the acoustic intensity of a single-beam sonar or ranger (numpy and scipy only).
+
+Modules:
+
+- ``beam``: axially symmetric beam patterns (piston, Gaussian, sinc, uniform) by beam width.
+- ``absorption``: Francois-Garrison, Thorp and ISO 9613-1 absorption; sound speed; ping rate.
+- ``reflectivity``: Gazebo ``laser_retro`` to a Lambert coefficient.
+- ``noise``: SDF-style range noise and speckle, off by default.
+- ``model``: ``EchoConfig`` and ``EchoModel``, from ray hits to a ``Ping`` (profile, range,
+  confidence).
+
+The physics, its sources and the analytic test cases are in ``intensity-physics.md``.
+"""
+
+from nps_sonar_py.echo.absorption import (
+    Absorption,
+    Environment,
+    Medium,
+    absorption_db_per_m,
+    francois_garrison,
+    iso9613_air,
+    min_ping_interval,
+    sound_speed_air,
+    sound_speed_water,
+    thorp,
+)
+from nps_sonar_py.echo.beam import (
+    BeamPattern,
+    beam_intensity,
+    first_null_half_angle,
+    piston_diameter,
+    piston_ka,
+)
+from nps_sonar_py.echo.model import (
+    WEBOTS_CRITICAL_ANGLE,
+    CastLimit,
+    EchoConfig,
+    EchoModel,
+    Ping,
+    RangeEstimator,
+    Scattering,
+    cos_incidence,
+)
+from nps_sonar_py.echo.noise import NoiseType, RangeNoise, coherent_speckle
+from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
+
+__all__ = [
+    'DEFAULT_LAMBERT',
+    'WEBOTS_CRITICAL_ANGLE',
+    'Absorption',
+    'BeamPattern',
+    'CastLimit',
+    'EchoConfig',
+    'EchoModel',
+    'Environment',
+    'Medium',
+    'NoiseType',
+    'Ping',
+    'RangeEstimator',
+    'RangeNoise',
+    'Scattering',
+    'absorption_db_per_m',
+    'beam_intensity',
+    'coherent_speckle',
+    'cos_incidence',
+    'first_null_half_angle',
+    'francois_garrison',
+    'iso9613_air',
+    'lambert_from_retro',
+    'min_ping_interval',
+    'piston_diameter',
+    'piston_ka',
+    'sound_speed_air',
+    'sound_speed_water',
+    'thorp',
+]

@@ -1,0 +1,551 @@
+"""Echo intensity of one ping from the ray hits of a single-beam sonar or ultrasonic ranger.
+
+The model (``intensity-physics.md`` section 0, after Choi et al. 2021, Eqs. 3 and 7): a ray
+``i`` at off-axis angle ``psi_i`` that stands for the solid angle ``dOmega_i`` and hits a
+surface of Lambert coefficient ``mu_i`` at range ``r_i`` and incidence ``alpha_i`` returns
+
+    I_i = B(psi_i)**n_way * mu_i * cos(alpha_i) * dOmega_i / r_i**2 * 10**(-2 a r_i / 10)
+
+relative to the source intensity at 1 m (dimensionless once ``r`` is in metres), where ``B``
+is the beam pattern (``beam.py``) and ``a`` the one-way absorption in dB/m
+(``absorption.py``). ``cos(alpha)``, not ``cos**2``, is Lambert's ``mu cos**2(alpha) dS`` with
+the ray footprint ``dS = r**2 dOmega / cos(alpha)``; ``1/r**2`` is two-way spherical spreading
+of the ``1/r**4`` point-target law spread over the footprint. Weighting by ``dOmega`` makes
+every output independent of the ray count.
+
+Optional, for smooth surfaces in air (``Scattering.SPECULAR``): each ray returns
+``mu_i K(alpha_i) dOmega_i / (2 r_i)**2`` (image source at ``2 r``), with ``mu`` read as the
+power reflection coefficient ``|R|**2`` and ``K`` a von Mises-Fisher lobe about the surface
+normal, normalised to 1 over the hemisphere. As the lobe narrows, a plane wall at distance
+``D`` returns ``|R|**2 B(theta_n)**n_way / (2 D)**2``, ``theta_n`` the angle from the axis to
+its normal (section 6, T7). The lobe must span several rays.
+
+Conventions, all documented on ``EchoConfig``:
+
+* Range bins: ``n_bins`` equal bins from ``min_range`` to ``max_range``; a return at ``r`` goes
+  to bin ``floor((r - min_range) / dr)``, ``r == max_range`` goes to the last bin, and ``r``
+  outside ``[min_range, max_range]`` is dropped. A bin holds the SUM of its returns.
+* A *return* is a ray inside the cast cone that hits something (finite range) and is not
+  removed by the specular cut-off; the reflectivity plays no part in it.
+* REP 117: no return in ``[min_range, max_range]`` gives ``+inf``; a return nearer than
+  ``min_range`` gives ``-inf`` for every estimator.
+* Reflectivity: ``mu`` per ray is the Lambert coefficient, usually
+  ``reflectivity.lambert_from_retro`` of the hit object's ``laser_retro``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from nps_sonar_py.echo._validate import check, fail, finite, member
+from nps_sonar_py.echo.absorption import Absorption, Environment, absorption_db_per_m, min_ping_interval
+from nps_sonar_py.echo.beam import BeamPattern, beam_intensity, first_null_half_angle
+from nps_sonar_py.echo.noise import RangeNoise, coherent_speckle
+
+__all__ = [
+    'WEBOTS_CRITICAL_ANGLE',
+    'CastLimit',
+    'EchoConfig',
+    'EchoModel',
+    'Ping',
+    'RangeEstimator',
+    'Scattering',
+    'cos_incidence',
+]
+
+#: Webots' sonar cut-off: rays whose incidence exceeds 22.5 degrees never return
+#: (cyberbotics/webots ``docs/reference/distancesensor.md``).
+WEBOTS_CRITICAL_ANGLE = math.pi / 8
+
+#: An intensity loss of x dB is a factor 10**(-x / 10) = exp(-x ln(10) / 10).
+_DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
+
+
+class Scattering(Enum):
+    """How a surface returns sound: diffuse (Lambert) or mirror-like (specular lobe)."""
+
+    LAMBERT = 'lambert'
+    SPECULAR = 'specular'
+
+
+class RangeEstimator(Enum):
+    """How the scalar range of a ping is derived.
+
+    * ``NEAREST``: the nearest return, as Gazebo's sonar and Webots' ``sonar`` type.
+    * ``MEAN_IN_BEAM``: the solid-angle weighted mean range of the returns in
+      ``[min_range, max_range]`` whose rays lie within the one-way -3 dB half width
+      ``beam_width / 2`` (the NPS design document's "average of the distances" over the rays
+      of at most 3 dB loss); with equal-solid-angle rays it is their plain mean.
+    * ``INTENSITY_WEIGHTED``: the intensity-weighted mean of the bin centres of the profile
+      (after any speckle and gain noise), so resolved to the bin width.
+    * ``FIRST_ABOVE_THRESHOLD``: the centre of the first bin whose level
+      ``source_level + 10 log10(I_k)`` is at least ``threshold_db`` and whose intensity is
+      positive (echosounder style).
+    """
+
+    NEAREST = 'nearest'
+    MEAN_IN_BEAM = 'mean_in_beam'
+    INTENSITY_WEIGHTED = 'intensity_weighted'
+    FIRST_ABOVE_THRESHOLD = 'first_above_threshold'
+
+
+class CastLimit(Enum):
+    """Named half angles of the cast cone: the -3 dB half width or the pattern's first null."""
+
+    HALF_POWER = 'half_power'
+    FIRST_NULL = 'first_null'
+
+
+@dataclass(frozen=True)
+class EchoConfig:
+    """Everything about a single-beam sensor that the echo model needs, validated on creation.
+
+    Enum fields also accept their string values (for ROS parameters). Every invalid value
+    raises ``ConfigurationError('<field>: <reason>, got <value>')``. Defaults describe a
+    Blue Robotics Ping2-like echosounder (``intensity-physics.md`` section 0).
+
+    Attributes:
+        beam_width: one-way -3 dB full beam width, radians, in (0, pi).
+        pattern: one-way intensity pattern (``beam.BeamPattern``).
+        n_way: 1 (pattern applied once) or 2 (same transducer transmits and receives).
+        cast_limit: half angle of the cone of rays to cast: ``CastLimit.HALF_POWER``
+            (``beam_width / 2``, the design document's 3 dB gate, which holds ~48 % of the
+            one-way and ~78 % of the two-way pattern energy), ``CastLimit.FIRST_NULL``, or
+            an angle in radians in (0, pi/2]. Rays beyond it are ignored.
+        min_range: near end of the range window, m, > 0.
+        max_range: far end of the range window, m, > min_range.
+        n_bins: number of range bins, >= 1.
+        frequency: carrier frequency, Hz, > 0 (absorption and wavelength).
+        environment: medium, temperature, salinity, ... (``absorption.Environment``).
+        sound_speed: m/s, > 0; ``None`` derives it from ``environment``.
+        absorption: absorption model; ``AUTO`` is Francois-Garrison in water, ISO 9613-1 in air.
+        fixed_absorption: one-way dB/m used by ``Absorption.FIXED``, >= 0.
+        scattering: ``LAMBERT`` (diffuse) or ``SPECULAR`` (image source, smooth walls in air).
+        specular_lobe_width: width ``sigma`` of the specular lobe ``exp((cos(alpha) - 1) / sigma**2)``,
+            radians, in (0, pi/4]; about the angular spread of ``alpha``.
+        specular_cutoff: drop rays whose incidence exceeds ``critical_angle`` (Webots rule).
+        critical_angle: incidence cut-off in radians, in (0, pi/2]; default pi/8 (Webots).
+        source_level: SL in dB (re 1 uPa at 1 m, or 0 for levels relative to the source).
+        estimator: how the scalar range is derived (``RangeEstimator``).
+        threshold_db: level in dB for ``FIRST_ABOVE_THRESHOLD``; ``-inf`` takes the first
+            non-empty bin.
+        range_noise: SDF-style noise on the scalar range (``noise.RangeNoise``), off by default.
+        speckle: coherent-sum speckle on the profile (``noise.coherent_speckle``), off by default.
+        gain_stddev: standard deviation of a per-ping multiplicative gain ``N(1, s)`` (clipped
+            at 0) on the profile, >= 0; 0 is off.
+        seed: seed of the model's random generator (``numpy.random.default_rng``), ``None`` for
+            fresh entropy; only drawn from when some noise is on.
+    """
+
+    beam_width: float = math.radians(25.0)
+    pattern: BeamPattern = BeamPattern.PISTON
+    n_way: int = 2
+    cast_limit: CastLimit | float = CastLimit.HALF_POWER
+    min_range: float = 0.5
+    max_range: float = 30.0
+    n_bins: int = 200
+    frequency: float = 115e3
+    environment: Environment = Environment()
+    sound_speed: float | None = None
+    absorption: Absorption = Absorption.AUTO
+    fixed_absorption: float = 0.0
+    scattering: Scattering = Scattering.LAMBERT
+    specular_lobe_width: float = math.radians(1.0)
+    specular_cutoff: bool = False
+    critical_angle: float = WEBOTS_CRITICAL_ANGLE
+    source_level: float = 0.0
+    estimator: RangeEstimator = RangeEstimator.NEAREST
+    threshold_db: float = -math.inf
+    range_noise: RangeNoise = RangeNoise()
+    speckle: bool = False
+    gain_stddev: float = 0.0
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: object) -> None:
+            object.__setattr__(self, name, value)
+
+        bw = finite('beam_width', self.beam_width)
+        check(0.0 < bw < math.pi, 'beam_width', 'must be in (0, pi) radians (full -3 dB width)', bw)
+        put('beam_width', bw)
+        put('pattern', member(BeamPattern, self.pattern, 'pattern'))
+        n_way_ok = _is_int(self.n_way) and self.n_way in (1, 2)
+        check(n_way_ok, 'n_way', 'must be 1 or 2', self.n_way)
+        if isinstance(self.cast_limit, (CastLimit, str)):
+            put('cast_limit', member(CastLimit, self.cast_limit, 'cast_limit'))
+        else:
+            limit = finite('cast_limit', self.cast_limit)
+            check(0.0 < limit <= math.pi / 2, 'cast_limit', 'must be in (0, pi/2] radians', limit)
+            put('cast_limit', limit)
+        if self.cast_limit is CastLimit.FIRST_NULL and not self.cast_half_angle <= math.pi / 2:
+            reason = f'the {self.pattern.value} pattern of this width has no null before pi/2; give radians'
+            fail('cast_limit', reason, self.cast_limit.value)
+        r_min = finite('min_range', self.min_range)
+        r_max = finite('max_range', self.max_range)
+        check(r_min > 0.0, 'min_range', 'must be > 0 m', r_min)
+        check(r_max > r_min, 'max_range', f'must be > min_range ({r_min!r} m)', r_max)
+        put('min_range', r_min)
+        put('max_range', r_max)
+        check(_is_int(self.n_bins) and self.n_bins >= 1, 'n_bins', 'must be an integer >= 1', self.n_bins)
+        f = finite('frequency', self.frequency)
+        check(f > 0.0, 'frequency', 'must be > 0 Hz', f)
+        put('frequency', f)
+        check(isinstance(self.environment, Environment), 'environment', 'must be an Environment',
+              self.environment)
+        if self.sound_speed is not None:
+            c = finite('sound_speed', self.sound_speed)
+            check(c > 0.0, 'sound_speed', 'must be > 0 m/s or None', c)
+            put('sound_speed', c)
+        put('absorption', member(Absorption, self.absorption, 'absorption'))
+        fixed = finite('fixed_absorption', self.fixed_absorption)
+        check(fixed >= 0.0, 'fixed_absorption', 'must be >= 0 dB/m', fixed)
+        put('fixed_absorption', fixed)
+        # Raises on a water model in air and vice versa.
+        absorption_db_per_m(self.absorption, f, self.environment, fixed)
+        put('scattering', member(Scattering, self.scattering, 'scattering'))
+        lobe = finite('specular_lobe_width', self.specular_lobe_width)
+        check(0.0 < lobe <= math.pi / 4, 'specular_lobe_width', 'must be in (0, pi/4] radians', lobe)
+        put('specular_lobe_width', lobe)
+        check(isinstance(self.specular_cutoff, bool), 'specular_cutoff', 'must be a bool',
+              self.specular_cutoff)
+        crit = finite('critical_angle', self.critical_angle)
+        check(0.0 < crit <= math.pi / 2, 'critical_angle', 'must be in (0, pi/2] radians', crit)
+        put('critical_angle', crit)
+        put('source_level', finite('source_level', self.source_level))
+        put('estimator', member(RangeEstimator, self.estimator, 'estimator'))
+        thr = self.threshold_db
+        check(isinstance(thr, (int, float)) and not isinstance(thr, bool) and thr < math.inf,
+              'threshold_db', 'must be a number below +inf (-inf takes any echo)', thr)
+        put('threshold_db', float(thr))
+        check(isinstance(self.range_noise, RangeNoise), 'range_noise', 'must be a RangeNoise',
+              self.range_noise)
+        check(isinstance(self.speckle, bool), 'speckle', 'must be a bool', self.speckle)
+        gain = finite('gain_stddev', self.gain_stddev)
+        check(gain >= 0.0, 'gain_stddev', 'must be >= 0', gain)
+        put('gain_stddev', gain)
+        check(self.seed is None or (_is_int(self.seed) and self.seed >= 0), 'seed',
+              'must be None or an integer >= 0', self.seed)
+
+    @property
+    def cast_half_angle(self) -> float:
+        """Half angle in radians of the cone of rays to cast, for ``cone_pattern``."""
+        if self.cast_limit is CastLimit.HALF_POWER:
+            return 0.5 * self.beam_width
+        if self.cast_limit is CastLimit.FIRST_NULL:
+            return first_null_half_angle(self.pattern, self.beam_width)
+        return float(self.cast_limit)  # type: ignore[arg-type]
+
+    @property
+    def speed_of_sound(self) -> float:
+        """``sound_speed``, or the environment's when it is ``None``, m/s."""
+        return self.sound_speed if self.sound_speed is not None else self.environment.sound_speed
+
+    @property
+    def wavelength(self) -> float:
+        """Acoustic wavelength in metres, ``c / f``."""
+        return self.speed_of_sound / self.frequency
+
+    @property
+    def absorption_db_per_m(self) -> float:
+        """One-way absorption of the chosen model at ``frequency``, dB/m."""
+        return absorption_db_per_m(self.absorption, self.frequency, self.environment, self.fixed_absorption)
+
+    @property
+    def min_ping_interval(self) -> float:
+        """Shortest time between pings, ``2 max_range / c``, seconds."""
+        return min_ping_interval(self.max_range, self.speed_of_sound)
+
+    @property
+    def bin_width(self) -> float:
+        """Width of a range bin, m."""
+        return (self.max_range - self.min_range) / self.n_bins
+
+    @property
+    def noise_enabled(self) -> bool:
+        """Whether any random effect is on (then pings draw from the random generator)."""
+        return self.range_noise.enabled or self.speckle or self.gain_stddev > 0.0
+
+
+@dataclass(frozen=True)
+class Ping:
+    """The echo of one ping.
+
+    Attributes:
+        intensity: (n_bins,) float64 sum of the returns in each range bin, linear, relative to
+            the source intensity at 1 m.
+        hits: (n_bins,) int64 number of returns in each bin.
+        bin_edges: (n_bins + 1,) float64 bin edges from ``min_range`` to ``max_range``, m
+            (read-only, shared between pings).
+        bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
+        total: sum of ``intensity``, linear.
+        range: scalar range in m, REP 117: ``+inf`` no echo, ``-inf`` too close.
+        confidence: fraction, in [0, 1], of the pattern-weighted cast solid angle
+            ``sum(B**n_way dOmega)`` whose rays returned from inside ``[min_range, max_range]``.
+            1 when a target fills the cast cone, 0 when nothing is in range; it does not depend
+            on range, reflectivity or noise.
+        source_level: SL in dB that ``level`` and ``total_level`` add.
+    """
+
+    intensity: NDArray[np.float64]
+    hits: NDArray[np.int64]
+    bin_edges: NDArray[np.float64]
+    bin_centres: NDArray[np.float64]
+    total: float
+    range: float
+    confidence: float
+    source_level: float
+
+    @property
+    def level(self) -> NDArray[np.float64]:
+        """(n_bins,) echo level per bin in dB, ``SL + 10 log10(I_k)``; ``-inf`` for empty bins."""
+        with np.errstate(divide='ignore'):
+            return self.source_level + 10.0 * np.log10(self.intensity)
+
+    @property
+    def total_level(self) -> float:
+        """Echo level of the whole ping in dB, ``SL + 10 log10(total)``; ``-inf`` when silent."""
+        return self.source_level + 10.0 * math.log10(self.total) if self.total > 0.0 else -math.inf
+
+
+class EchoModel:
+    """The echo model of one sensor configuration and one fixed ray pattern, built once.
+
+    It precomputes the per-ray beam weight ``B(psi)**n_way dOmega`` and the bin layout, so
+    that ``ping`` is a few vectorised passes over the rays and one ``np.bincount``.
+
+    Args:
+        config: the sensor configuration.
+        off_axis: (n,) angle of each ray from the acoustic axis, radians, in [0, pi].
+        solid_angle: (n,) solid angle each ray stands for, steradians, >= 0.
+        rng: random generator for the noise; by default ``default_rng(config.seed)``. The
+            range-noise bias is drawn from it here, once, as gz-sensors does at load.
+
+    Raises:
+        ConfigurationError: the ray arrays are not (n,) finite arrays of valid values.
+
+    >>> import math
+    >>> from nps_sonar_py.sensing.cone import cone_pattern
+    >>> config = EchoConfig(beam_width=math.radians(25.0), pattern=BeamPattern.UNIFORM, n_way=1,
+    ...                     absorption=Absorption.NONE, min_range=9.0, max_range=11.0, n_bins=20)
+    >>> rays = cone_pattern(config.cast_half_angle, 10_000)
+    >>> model = EchoModel(config, rays.off_axis, rays.solid_angle)
+    >>> cos_psi = rays.directions[:, 0]  # a plane normal to the axis at 10 m: r = 10 / cos(psi)
+    >>> echo = model.ping(10.0 / cos_psi, cos_psi, 1e-3)
+    >>> round(echo.total * 1e6, 4)  # (pi / 2) (1 - cos(12.5 deg)**4) mu / R**2, times 1e6
+    1.4372
+    >>> echo.range, echo.confidence
+    (10.0, 1.0)
+    """
+
+    def __init__(
+        self,
+        config: EchoConfig,
+        off_axis: ArrayLike,
+        solid_angle: ArrayLike,
+        *,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        if not isinstance(config, EchoConfig):
+            fail('config', 'must be an EchoConfig', config)
+        psi = _ray_array('off_axis', off_axis)
+        d_omega = _ray_array('solid_angle', solid_angle)
+        if d_omega.shape != psi.shape:
+            fail('solid_angle', f'must have the shape of off_axis {psi.shape}', d_omega.shape)
+        check(bool(np.all((psi >= 0.0) & (psi <= math.pi))), 'off_axis', 'must be in [0, pi] radians',
+              'values outside')
+        check(bool(np.all(d_omega >= 0.0)), 'solid_angle', 'must be >= 0 sr', 'negative values')
+        self.config = config
+        self.n_rays = int(psi.shape[0])
+        in_cast = psi <= config.cast_half_angle
+        self._in_cast: NDArray[np.bool_] | None = None if bool(in_cast.all()) else in_cast
+        weight = beam_intensity(config.pattern, psi, config.beam_width, config.n_way) * d_omega
+        weight[~in_cast] = 0.0
+        self._beam_weight = weight
+        # Summed with a mask, as in ``ping``, so that a full cone gives a confidence of exactly 1.
+        self._beam_weight_total = float(np.sum(weight, where=in_cast))
+        self._beam_solid_angle = np.where(in_cast & (psi <= 0.5 * config.beam_width), d_omega, 0.0)
+        if config.scattering is Scattering.SPECULAR:
+            kappa = config.specular_lobe_width**-2
+            self._kappa = kappa
+            # K(alpha) = kappa exp(kappa (cos alpha - 1)) / (2 pi (1 - exp(-kappa))) integrates to 1
+            # over the hemisphere; the image source sits at 2 r, hence the 1/4.
+            self._factor = weight * (0.25 * kappa / (2.0 * math.pi * -math.expm1(-kappa)))
+        else:
+            self._factor = weight
+        self._factor32: NDArray[np.float32] | None = None
+        self._attenuation = 2.0 * config.absorption_db_per_m * _DB_TO_NEPER_INTENSITY
+        self._cos_critical = math.cos(config.critical_angle) if config.specular_cutoff else None
+        edges = np.linspace(config.min_range, config.max_range, config.n_bins + 1)
+        centres = 0.5 * (edges[:-1] + edges[1:])
+        edges.flags.writeable = False
+        centres.flags.writeable = False
+        self.bin_edges: NDArray[np.float64] = edges
+        self.bin_centres: NDArray[np.float64] = centres
+        self._scale = config.n_bins / (config.max_range - config.min_range)
+        self._rng = rng if rng is not None else np.random.default_rng(config.seed)
+        self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
+
+    @property
+    def range_bias(self) -> float:
+        """The constant range-noise bias drawn at construction, m (0 without range noise)."""
+        return self._bias
+
+    def ping(
+        self,
+        ranges: ArrayLike,
+        cos_incidence: ArrayLike,
+        reflectivity: ArrayLike,
+        rng: np.random.Generator | None = None,
+    ) -> Ping:
+        """The echo of one ping from the hits of the model's rays.
+
+        Args:
+            ranges: (n,) hit distance of each ray, m; ``inf`` (or NaN) on a miss. float32 is
+                kept as float32 in the per-ray passes.
+            cos_incidence: (n,) cosine of the incidence angle, ``d . n`` with unoriented
+                normals: its absolute value is used.
+            reflectivity: (n,) or scalar Lambert coefficient ``mu`` of the surface hit, in
+                [0, 1] (``SPECULAR``: power reflection coefficient); must be finite on hits.
+            rng: random generator for this ping's noise instead of the model's.
+
+        Returns:
+            The ``Ping``.
+
+        Raises:
+            ValueError: an array does not have the shape (n,) of the model's rays.
+        """
+        cfg = self.config
+        n_bins = cfg.n_bins
+        r = self._per_ray('ranges', ranges)
+        cos = np.abs(self._per_ray('cos_incidence', cos_incidence))
+        mu = np.asarray(reflectivity)
+        if mu.ndim != 0 and mu.shape != (self.n_rays,):
+            msg = f'reflectivity: expected a scalar or shape ({self.n_rays},), got shape {mu.shape}'
+            raise ValueError(msg)
+        single = r.dtype == np.float32
+        factor = self._factor_f32() if single else self._factor
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            returned = r < np.inf  # hit something: NaN and inf are misses
+            if self._in_cast is not None:
+                returned &= self._in_cast
+            if self._cos_critical is not None:
+                returned &= cos >= self._cos_critical
+            kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+            # floor((r - r_min) / dr), r == r_max into the last bin; dropped rays into bin n_bins.
+            position = (r - r.dtype.type(cfg.min_range)) * r.dtype.type(self._scale)
+            index = np.where(kept, np.minimum(position, n_bins - 1), n_bins).astype(np.intp)
+            if cfg.scattering is Scattering.SPECULAR:
+                angular = np.exp(self._kappa * (cos - 1.0))
+            else:
+                angular = cos
+            per_ray = factor * angular
+            per_ray *= mu
+            per_ray /= r * r
+            if self._attenuation > 0.0:
+                per_ray *= np.exp(-self._attenuation * r)
+        intensity = np.bincount(index, weights=per_ray, minlength=n_bins + 1)[:n_bins]
+        hits = np.bincount(index, minlength=n_bins + 1)[:n_bins].astype(np.int64)
+
+        generator = rng if rng is not None else self._rng  # drawn from only when noise is on
+        if cfg.speckle:
+            kept_index = np.flatnonzero(kept)
+            intensity = coherent_speckle(per_ray[kept_index], index[kept_index], n_bins, generator)
+        if cfg.gain_stddev > 0.0:
+            intensity = intensity * max(0.0, 1.0 + cfg.gain_stddev * float(generator.standard_normal()))
+        intensity = np.ascontiguousarray(intensity, dtype=np.float64)
+
+        nearest = float(np.min(r, where=returned, initial=np.inf))
+        if nearest < cfg.min_range:
+            distance = -math.inf
+        else:
+            distance = self._estimate(r, kept, nearest, intensity)
+        if cfg.range_noise.enabled:
+            distance = cfg.range_noise.apply(distance, self._bias, generator)
+        cast_weight = self._beam_weight_total
+        confidence = float(np.sum(self._beam_weight, where=kept)) / cast_weight if cast_weight > 0.0 else 0.0
+        return Ping(
+            intensity=intensity,
+            hits=hits,
+            bin_edges=self.bin_edges,
+            bin_centres=self.bin_centres,
+            total=float(intensity.sum()),
+            range=distance,
+            confidence=min(1.0, confidence),
+            source_level=cfg.source_level,
+        )
+
+    def _estimate(
+        self, r: NDArray[np.floating], kept: NDArray[np.bool_], nearest: float, intensity: NDArray[np.float64]
+    ) -> float:
+        cfg = self.config
+        estimator = cfg.estimator
+        if estimator is RangeEstimator.NEAREST:
+            return nearest if nearest <= cfg.max_range else math.inf
+        if estimator is RangeEstimator.MEAN_IN_BEAM:
+            weight = float(np.sum(self._beam_solid_angle, where=kept))
+            if weight <= 0.0:
+                return math.inf
+            with np.errstate(invalid='ignore'):  # inf * 0 on misses, masked out
+                return float(np.sum(r * self._beam_solid_angle, where=kept)) / weight
+        if estimator is RangeEstimator.INTENSITY_WEIGHTED:
+            total = float(intensity.sum())
+            return float(np.dot(intensity, self.bin_centres)) / total if total > 0.0 else math.inf
+        with np.errstate(divide='ignore'):
+            level = cfg.source_level + 10.0 * np.log10(intensity)
+        above = np.flatnonzero((intensity > 0.0) & (level >= cfg.threshold_db))
+        return float(self.bin_centres[above[0]]) if above.size else math.inf
+
+    def _per_ray(self, name: str, values: ArrayLike) -> NDArray[np.floating]:
+        array = np.asarray(values)
+        if array.dtype != np.float32:
+            array = array.astype(np.float64, copy=False)
+        if array.shape != (self.n_rays,):
+            msg = f'{name}: expected shape ({self.n_rays},), got {array.shape}'
+            raise ValueError(msg)
+        return array
+
+    def _factor_f32(self) -> NDArray[np.float32]:
+        if self._factor32 is None:
+            self._factor32 = self._factor.astype(np.float32)
+        return self._factor32
+
+
+def cos_incidence(directions: ArrayLike, normals: ArrayLike) -> NDArray[np.float64]:
+    """Cosine of the incidence angle of each ray, ``|d . n|``, for unoriented unit normals.
+
+    Args:
+        directions: (n, 3) unit ray directions.
+        normals: (n, 3) unit surface normals at the hits, either orientation (Open3D's
+            ``primitive_normals``); rows of misses may hold anything.
+
+    Returns:
+        (n,) values in [0, 1].
+
+    >>> cos_incidence([[1.0, 0.0, 0.0]], [[-0.6, 0.8, 0.0]]).tolist()
+    [0.6]
+    """
+    d = np.asarray(directions)
+    n = np.asarray(normals)
+    return np.minimum(np.abs(np.einsum('ij,ij->i', d, n)), 1.0)
+
+
+def _ray_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
+    try:
+        array = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        fail(name, 'must be an array of numbers', type(values).__name__)
+    if array.ndim != 1 or array.shape[0] < 1:
+        fail(name, 'must have shape (n,) with n >= 1', array.shape)
+    if not np.all(np.isfinite(array)):
+        fail(name, 'must be finite', 'non-finite values')
+    return array
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
