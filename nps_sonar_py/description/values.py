@@ -1,0 +1,141 @@
+"""Checks shared by the description's value objects: bounds, poses, and equality with arrays.
+
+The value objects (geometry, sensor specs, joints) check themselves when built, so an
+object that exists is valid whether it came from a file or from code. A failed check
+raises :class:`FieldError`, a ``ValueError`` naming the field; the parsers turn it into a
+:class:`~nps_sonar_py.errors.DescriptionError` that points at the element in the file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import Field, dataclass, fields
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    'FRACTION',
+    'NON_NEGATIVE',
+    'POSITIVE',
+    'Bound',
+    'FieldError',
+    'RecordEq',
+    'as_transform',
+    'check_fields',
+]
+
+FloatArray = NDArray[np.float64]
+
+
+class FieldError(ValueError):
+    """A field of a value object that breaks its constraint; ``field`` names it."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f'{field}: {problem}')
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An interval a number must lie in; ``None`` leaves that side open to infinity."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def problem(self, value: float) -> str | None:
+        """Say what is wrong with ``value``; ``None`` when it lies in the interval."""
+        if not math.isfinite(value):
+            return f'must be finite, got {value!r}'
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            return f'must be {">" if self.low_open else ">="} {self.low:g}, got {value!r}'
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            return f'must be {"<" if self.high_open else "<="} {self.high:g}, got {value!r}'
+        return None
+
+
+#: Lengths, standard deviations, radii.
+NON_NEGATIVE = Bound(low=0.0)
+#: Rates, resolutions, sizes that cannot be zero.
+POSITIVE = Bound(low=0.0, low_open=True)
+#: Coefficients such as the Lambert reflectivity.
+FRACTION = Bound(low=0.0, high=1.0)
+
+
+def check_fields(record: Any) -> None:
+    """Check every dataclass field of ``record`` carrying a ``bound`` in its metadata.
+
+    ``None`` passes (an optional value left out); ints and floats are checked alike.
+    """
+    for f in fields(record):
+        bound = f.metadata.get('bound')
+        value = getattr(record, f.name)
+        if bound is None or value is None:
+            continue
+        problem = bound.problem(value)
+        if problem is not None:
+            raise FieldError(f.name, problem)
+
+
+def as_transform(value: ArrayLike, field: str) -> FloatArray:
+    """Copy a rigid 4x4 transform as a read-only float64 array, checking that it is one.
+
+    Raises:
+        FieldError: not 4x4, not finite, last row not ``0 0 0 1``, or rotation not orthonormal
+            (tolerance 1e-6).
+
+    """
+    m = np.array(value, dtype=np.float64)
+    if m.shape != (4, 4):
+        raise FieldError(field, f'must be a 4x4 transform, got shape {m.shape}')
+    if not np.all(np.isfinite(m)):
+        raise FieldError(field, 'must be finite')
+    if not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
+        raise FieldError(field, f'last row must be 0 0 0 1, got {m[3].tolist()}')
+    r = m[:3, :3]
+    if not np.allclose(r.T @ r, np.eye(3), atol=1e-6) or np.linalg.det(r) < 0.0:
+        raise FieldError(field, 'rotation part is not a rotation matrix')
+    m.flags.writeable = False
+    return m
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(a == b)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return (value.shape, value.tobytes())
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+class RecordEq:
+    """Field-wise equality and hashing for frozen dataclasses that hold numpy arrays.
+
+    A dataclass's own ``__eq__`` compares field tuples, which fails on arrays; declare the
+    dataclass with ``eq=False`` and inherit this instead. Arrays compare element-wise exactly.
+    """
+
+    __slots__ = ()
+
+    def _compared(self) -> list[Field[Any]]:
+        return [f for f in fields(cast(Any, self)) if f.compare]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in self._compared())
+
+    def __hash__(self) -> int:
+        return hash(
+            tuple(_hashable(getattr(self, f.name)) for f in self._compared()),
+        )
