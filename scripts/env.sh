@@ -19,7 +19,7 @@ case "$NPS_ROS_DISTRO" in
   *) echo "NPS_ROS_DISTRO must be kilted or jazzy, not '$NPS_ROS_DISTRO'" >&2; exit 2 ;;
 esac
 NPS_VENV="$NPS_REPO/.venv-$NPS_ROS_DISTRO"
-NPS_WS="$NPS_REPO/.ws/$NPS_ROS_DISTRO"
+NPS_WS=${NPS_WS:-"$NPS_REPO/.ws/$NPS_ROS_DISTRO"}
 NPS_PYTHON=${NPS_PYTHON:-python3}
 
 _nps_say() { printf '[nps_sonar] %s\n' "$*" >&2; }
@@ -28,7 +28,7 @@ _nps_hash() { sha256sum "$@" 2>/dev/null | sha256sum | cut -c1-16; }
 
 _nps_system_deps() {
   local missing=()
-  ldconfig -p | grep -q 'libusb-1.0.so.0' || missing+=(libusb-1.0-0)
+  ldconfig -p | grep 'libusb-1.0.so.0' >/dev/null || missing+=(libusb-1.0-0)
   command -v cmake >/dev/null || missing+=(cmake)
   command -v g++ >/dev/null || missing+=(g++)
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -60,8 +60,11 @@ _nps_build() {
   # What a symlinked build does not pick up by itself: build files, interfaces, new files.
   want=$( (cd "$NPS_REPO" && {
       cat CMakeLists.txt package.xml setup.cfg "$NPS_VENV/.nps-stamp"
-      find msg launch config -type f | LC_ALL=C sort
-      find msg -type f -print0 | LC_ALL=C sort -z | xargs -0 cat
+      local interfaces
+      interfaces=$(find msg $( [ -d srv ] && echo srv ) -type f | LC_ALL=C sort)
+      echo "$interfaces"
+      find launch config -type f | LC_ALL=C sort
+      echo "$interfaces" | xargs cat
     }) | sha256sum | cut -c1-16)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$NPS_WS/install/setup.bash" ]; then
     return 0

@@ -58,8 +58,12 @@ class SonarNode(Node):
         """Cast the cone once and publish the nearest echo."""
         reading = self.rig.ping()
         stamp = self.get_clock().now().to_msg()
+        config = self.rig.device.config
         self.range_publisher.publish(
-            range_message(reading, self.rig.device.config, stamp=stamp, frame_id=self.frame_id),
+            range_message(
+                reading, field_of_view=config.field_of_view, min_range=config.min_range,
+                max_range=config.max_range, stamp=stamp, frame_id=self.frame_id,
+            ),
         )
 
 

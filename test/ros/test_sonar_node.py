@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from nps_sonar_py.sensing import cone_half_angle, cone_pattern
-from test.ros.conftest import executable, ros_args, running
+from ros_helpers import executable, ros_args, running
 
 pytestmark = pytest.mark.ros
 
@@ -28,16 +28,17 @@ MIN_RANGE, MAX_RANGE, CONE_RADIUS = 0.1, 7.0, 0.5
 FACETING = CYLINDER_RADIUS * (1 - math.cos(math.pi / CYLINDER_SEGMENTS))
 
 
-def nearest_cylinder_hit(directions: np.ndarray) -> float:
-    """Nearest intersection of rays from SONAR with the analytic cylinder (solved in the plane)."""
+def nearest_cylinder_hit(origin: np.ndarray, directions: np.ndarray) -> float:
+    """Nearest intersection of rays from ``origin`` with the analytic cylinder (solved in the plane)."""
     h = directions[:, :2]
-    f = SONAR[:2] - CYLINDER_CENTRE
+    f = origin[:2] - CYLINDER_CENTRE
     a = np.einsum('ij,ij->i', h, h)
     b = 2 * h @ f
     c = f @ f - CYLINDER_RADIUS**2
-    t = (-b - np.sqrt(b * b - 4 * a * c)) / (2 * a)
-    z = SONAR[2] + t * directions[:, 2]
-    assert np.all((z > 0.5) & (z < 1.5)), 'every ray meets the side of the cylinder'
+    discriminant = b * b - 4 * a * c
+    t = np.where(discriminant >= 0, (-b - np.sqrt(np.maximum(discriminant, 0))) / (2 * a), np.inf)
+    z = origin[2] + t * directions[:, 2]
+    assert np.all(~np.isfinite(t) | ((z > 0.5) & (z < 1.5))), 'rays meet the side of the cylinder'
     return float(t.min())
 
 
@@ -62,10 +63,10 @@ def test_range_message_on_the_reference_scene(receiver) -> None:
     r = receiver(Range, 'sonar/range')
     with running('sonar_node') as node:  # the defaults: reference robot and tank, 500 rays
         messages = r.wait_for(3, process=node)
-    expected = nearest_cylinder_hit(sonar_world_directions(500))
-    assert 1.750 < expected < 1.751  # the cone's nearest ray is off the boresight, so slightly farther
+    # Ray 0 of the cone is the boresight, which meets the front of the cylinder: nothing is nearer.
+    assert nearest_cylinder_hit(SONAR, sonar_world_directions(500)) == pytest.approx(1.750, abs=1e-12)
     m = messages[-1]
-    assert m.range == pytest.approx(expected, abs=FACETING + 1e-6)
+    assert m.range == pytest.approx(1.750, abs=1e-6)
     assert m.radiation_type == Range.ULTRASOUND
     assert m.field_of_view == pytest.approx(2 * math.atan(CONE_RADIUS / MAX_RANGE), rel=1e-6)
     assert (m.min_range, m.max_range) == pytest.approx((MIN_RANGE, MAX_RANGE), rel=1e-6)
@@ -73,6 +74,24 @@ def test_range_message_on_the_reference_scene(receiver) -> None:
     assert m.header.stamp.sec > 0  # stamped with the node's clock (system time here)
     stamps = [s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in messages]
     assert np.all(np.diff(stamps) > 0)
+
+
+def test_nearest_hit_of_the_cone_off_the_boresight(receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    # The robot moved 0.2 m along +x: the boresight meets the cylinder 0.2 m off its axis, at
+    # 2 - sqrt(0.25^2 - 0.2^2) = 1.85 m, and rays leaning towards the axis meet it nearer.
+    offset = np.array([0.2, 0.0, 0.0])
+    directions = sonar_world_directions(500)
+    expected = nearest_cylinder_hit(SONAR + offset, directions)
+    boresight = nearest_cylinder_hit(SONAR + offset, directions[:1])
+    assert boresight == pytest.approx(1.85, abs=1e-12)
+    assert expected < boresight - 0.05  # the cone matters here, not only its axis
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node', {'robot_pose': [0.2, 0.0, 0.0, 0.0, 0.0, 0.0]}) as node:
+        message = r.wait_for(2, process=node)[-1]
+    # Off the boresight the facets meet a ray at an angle: allow twice the radial faceting error.
+    assert message.range == pytest.approx(expected, abs=2 * FACETING + 1e-6)
 
 
 def test_nothing_within_max_range_reads_plus_inf(receiver) -> None:
