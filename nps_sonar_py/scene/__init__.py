@@ -1,0 +1,73 @@
+"""The world: scene files, ``<scene_state>``, models as triangles, and one raycaster that moves.
+
+``load_world`` reads a scene file (``docs/scene.md``) into a :class:`World` of entities
+(triangles per model, a Lambert coefficient per triangle) and their states;
+:class:`Raycaster` casts rays into it with Open3D and moves the entities with a twist.
+Only :mod:`nps_sonar_py.scene.raycaster` imports open3d; import it from there, or from here
+(which imports it on first use of ``Raycaster`` or ``RayHits``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from nps_sonar_py.scene.meshes import MESH_FORMATS, PackageResolver, read_mesh, resolve_mesh_path
+from nps_sonar_py.scene.scene_state import (
+    WORLD_FRAME,
+    EntityState,
+    SceneState,
+    integrate_twist,
+    load_scene_state,
+    parse_scene_state,
+)
+from nps_sonar_py.scene.tessellation import (
+    DEFAULT_CYLINDER_SEGMENTS,
+    DEFAULT_SPHERE_SUBDIVISIONS,
+    Triangles,
+    box_triangles,
+    cylinder_faceting_error,
+    cylinder_triangles,
+    sphere_triangles,
+)
+from nps_sonar_py.scene.world import GEOMETRY_KINDS, Entity, World, entity_from_robot, load_world, parse_world
+
+if TYPE_CHECKING:
+    from nps_sonar_py.scene.raycaster import Raycaster, RayHits
+
+__all__ = [
+    'DEFAULT_CYLINDER_SEGMENTS',
+    'DEFAULT_SPHERE_SUBDIVISIONS',
+    'GEOMETRY_KINDS',
+    'MESH_FORMATS',
+    'WORLD_FRAME',
+    'Entity',
+    'EntityState',
+    'PackageResolver',
+    'RayHits',
+    'Raycaster',
+    'SceneState',
+    'Triangles',
+    'World',
+    'box_triangles',
+    'cylinder_faceting_error',
+    'cylinder_triangles',
+    'entity_from_robot',
+    'integrate_twist',
+    'load_scene_state',
+    'load_world',
+    'parse_scene_state',
+    'parse_world',
+    'read_mesh',
+    'resolve_mesh_path',
+    'sphere_triangles',
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the Open3D back end only when it is asked for (open3d is slow to import)."""
+    if name in ('Raycaster', 'RayHits'):
+        from nps_sonar_py.scene import raycaster
+
+        return getattr(raycaster, name)
+    msg = f'module {__name__!r} has no attribute {name!r}'
+    raise AttributeError(msg)

@@ -1,0 +1,183 @@
+"""Mesh files as triangles: where a URDF ``<mesh filename>`` points, and reading it with trimesh.
+
+Paths (:func:`resolve_mesh_path`):
+
+* ``package://<pkg>/<path>``: ``<share>/<path>`` where ``<share>`` is what the optional
+  ``package_resolver(pkg)`` returns (a callable such as ament_index_python's
+  ``get_package_share_directory``; returning None or raising LookupError passes), else the
+  first prefix ``P`` on ``AMENT_PREFIX_PATH`` with a marker file
+  ``P/share/ament_index/resource_index/packages/<pkg>`` gives ``P/share/<pkg>``. This is
+  the ament index read directly, without importing ament.
+* ``file:///abs/path`` and absolute paths as they are; ``file://rel/path`` and relative
+  paths relative to the directory of the model file that names them.
+* Any other scheme (``model://``, ``http://``) is an error.
+
+Formats (:data:`MESH_FORMATS`): STL, OBJ and COLLADA (``.dae``), by file suffix. A DAE's
+``<unit meter>`` scales its vertices to metres, as Gazebo does; its ``<up_axis>`` is not
+applied (vertices are read as written, z up). Scenes with several nodes are flattened with
+their node transforms. Winding is kept as the file has it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+from lxml import etree
+
+from nps_sonar_py.errors import SceneError
+from nps_sonar_py.scene.tessellation import Triangles
+
+__all__ = [
+    'MESH_FORMATS',
+    'MeshLoader',
+    'PackageResolver',
+    'read_mesh',
+    'resolve_mesh_path',
+    'resolve_package',
+]
+
+#: Mesh file suffixes this package reads (lower case).
+MESH_FORMATS = ('.dae', '.obj', '.stl')
+
+#: A callable giving the share directory of a ROS package, or None if it does not know it.
+PackageResolver = Callable[[str], 'str | os.PathLike[str] | None']
+
+
+def resolve_package(package: str, *, package_resolver: PackageResolver | None = None) -> Path | None:
+    """Find the share directory of ROS package ``package``; None if neither resolver nor index has it."""
+    if package_resolver is not None:
+        try:
+            found = package_resolver(package)
+        except LookupError:  # ament_index_python's PackageNotFoundError is a KeyError
+            found = None
+        if found is not None:
+            return Path(found)
+    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        if (
+            prefix
+            and (Path(prefix) / 'share' / 'ament_index' / 'resource_index' / 'packages' / package).is_file()
+        ):
+            return Path(prefix) / 'share' / package
+    return None
+
+
+def resolve_mesh_path(
+    filename: str,
+    base_dir: str | os.PathLike[str] | None,
+    *,
+    package_resolver: PackageResolver | None = None,
+) -> Path:
+    """Resolve a URDF mesh ``filename``, as written, to a file path, against ``base_dir``.
+
+    Raises:
+        LookupError: a ``package://`` package that cannot be found.
+        ValueError: an unsupported URI scheme or an empty path.
+
+    """
+    parts = urlsplit(filename)
+    if parts.scheme == 'package':
+        relative = unquote(parts.path).lstrip('/')
+        if not parts.netloc or not relative:
+            msg = f'{filename!r} must be package://<package>/<path>'
+            raise ValueError(msg)
+        share = resolve_package(parts.netloc, package_resolver=package_resolver)
+        if share is None:
+            msg = f'package {parts.netloc!r} of {filename!r} is neither on AMENT_PREFIX_PATH nor resolved'
+            raise LookupError(msg)
+        return share / relative
+    if parts.scheme == 'file':
+        path = Path(unquote(parts.netloc + parts.path))
+    elif parts.scheme and len(parts.scheme) > 1:  # one letter is a Windows drive
+        msg = f'unsupported URI scheme {parts.scheme!r} in {filename!r} (use package://, file:// or a path)'
+        raise ValueError(msg)
+    else:
+        path = Path(filename)
+    if not str(path).strip() or str(path) == '.':
+        msg = f'empty mesh path {filename!r}'
+        raise ValueError(msg)
+    if not path.is_absolute() and base_dir is not None:
+        path = Path(base_dir) / path
+    return path
+
+
+def _dae_unit(path: Path) -> float:
+    """Metres per unit of a COLLADA file (``<asset><unit meter>``), 1 if not given."""
+    root = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+    unit = root.find('{*}asset/{*}unit')
+    meter = float(unit.get('meter', '1')) if unit is not None else 1.0
+    if not (np.isfinite(meter) and meter > 0.0):
+        msg = f'<unit meter="{meter}"> must be a positive number'
+        raise ValueError(msg)
+    return meter
+
+
+def read_mesh(path: str | os.PathLike[str], *, file: str | None = None, line: int | None = None) -> Triangles:
+    """Triangles of the mesh file ``path``, in the file's units scaled to metres.
+
+    Raises:
+        SceneError: at ``file:line`` (the referring element): a missing file, an unsupported
+            suffix, or a file trimesh cannot read or that holds no triangles.
+
+    """
+    import trimesh
+
+    path = Path(path)
+    element = f'<mesh filename="{path.name}">'
+    suffix = path.suffix.lower()
+    if suffix not in MESH_FORMATS:
+        problem = (
+            f'unsupported mesh format {path.suffix or "(none)"!r} of {path} (expected one of {MESH_FORMATS})'
+        )
+        raise SceneError(problem, file=file, line=line, element=element)
+    if not path.is_file():
+        raise SceneError(f'mesh file not found: {path}', file=file, line=line, element=element)
+    try:
+        unit = _dae_unit(path) if suffix == '.dae' else 1.0
+        mesh = trimesh.load(str(path), force='mesh', process=False)
+        vertices = np.asarray(mesh.vertices, dtype=np.float64) * unit
+        faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
+    except Exception as err:
+        problem = f'cannot read mesh {path}: {type(err).__name__}: {err}'.splitlines()[0]
+        raise SceneError(problem, file=file, line=line, element=element) from None
+    if faces.shape[0] == 0:
+        raise SceneError(f'mesh {path} holds no triangles', file=file, line=line, element=element)
+    if not np.all(np.isfinite(vertices)) or faces.min() < 0 or faces.max() >= vertices.shape[0]:
+        raise SceneError(f'mesh {path} has invalid vertices or faces', file=file, line=line, element=element)
+    return Triangles(vertices, faces)
+
+
+class MeshLoader:
+    """Reads each mesh file once while a world loads, and resolves its names.
+
+    Args:
+        package_resolver: optional share-directory lookup for ``package://`` names.
+
+    """
+
+    def __init__(self, package_resolver: PackageResolver | None = None) -> None:
+        self._package_resolver = package_resolver
+        self._cache: dict[Path, Triangles] = {}
+
+    def load(
+        self,
+        filename: str,
+        base_dir: str | os.PathLike[str] | None,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+    ) -> Triangles:
+        """Triangles of the mesh named ``filename`` by the element at ``file:line``."""
+        try:
+            path = resolve_mesh_path(filename, base_dir, package_resolver=self._package_resolver)
+        except (LookupError, ValueError) as err:
+            raise SceneError(
+                str(err), file=file, line=line, element=f'<mesh filename="{filename}">'
+            ) from None
+        key = path.resolve()
+        if key not in self._cache:
+            self._cache[key] = read_mesh(path, file=file, line=line)
+        return self._cache[key]

@@ -1,0 +1,303 @@
+"""Raycasting a :class:`World` with Open3D; the only module of the package that imports open3d.
+
+How moving entities move without rebuilding the world. Open3D's ``RaycastingScene`` can
+only add triangles, never move or remove them, and adding after a cast rebuilds the whole
+BVH. Embree's instancing would be the textbook answer but Open3D does not expose it. So:
+
+* Every entity that does not move (no twist on it or on any ancestor) goes, in world
+  coordinates, into one ``RaycastingScene`` built once: the world.
+* Every moving entity has a ``RaycastingScene`` of its own, built once in the entity's frame.
+  A cast transforms the rays that can reach its bounding sphere into that frame (a rigid
+  transform keeps distances, so ``t_hit`` is still the world range) and keeps the nearer hit.
+  Moving it (:meth:`Raycaster.set_time`, :meth:`Raycaster.set_entity_pose`) only changes
+  a 4x4 pose: no BVH is rebuilt, ever, for any motion.
+* The price is one extra, culled cast per moving entity. ``benchmarks/bench_scene_update.py``
+  measures it against a full rebuild in the same run.
+* ``set_entity_pose`` on an entity that was static takes it (and the entities parented to
+  it) out of the world scene: a one-off rebuild of that scene. Name such entities in
+  ``dynamic=`` to avoid it.
+
+Precision: Open3D works in float32, so world coordinates of ~10 m carry ~1 um of rounding;
+moving entities are cast in their own frame, which keeps their coordinates small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import open3d as o3d  # noqa: TID251 - the one module allowed to import it
+from numpy.typing import ArrayLike, NDArray
+
+from nps_sonar_py.scene.tessellation import rotate_rows
+from nps_sonar_py.scene.world import World
+
+__all__ = ['RayHits', 'Raycaster', 'check_rays']
+
+#: Largest accepted deviation of a ray direction's length from 1.
+UNIT_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
+class RayHits:
+    """The first surface each ray meets, in the world frame.
+
+    Attributes:
+        ranges: (n,) float64 distance in metres from the origin to the hit; inf on a miss.
+        normals: (n, 3) float64 unit normal of the triangle hit, world frame, as the triangle
+            is wound (outward for primitives), not turned toward the ray; zero on a miss.
+        cos_incidence: (n,) float64 ``|d . n|``, cosine of the angle between ray and normal;
+            0 on a miss.
+        reflectivity: (n,) float64 Lambert coefficient of the surface hit; nan on a miss.
+        entity: (n,) int64 index into the world's entity names; -1 on a miss.
+
+    """
+
+    ranges: NDArray[np.float64]
+    normals: NDArray[np.float64]
+    cos_incidence: NDArray[np.float64]
+    reflectivity: NDArray[np.float64]
+    entity: NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return int(self.ranges.shape[0])
+
+    @property
+    def hit(self) -> NDArray[np.bool_]:
+        """(n,) whether each ray met a surface."""
+        return self.entity >= 0
+
+
+def check_rays(origins: ArrayLike, directions: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Rays as two (n, 3) float64 arrays; one origin (3,) is shared by all directions.
+
+    Raises:
+        ValueError: wrong shapes, values that are not finite, or directions not of unit length.
+
+    """
+    o = np.asarray(origins, dtype=np.float64)
+    d = np.asarray(directions, dtype=np.float64)
+    if d.ndim == 1:
+        d = d.reshape(1, -1)
+    if o.ndim == 1:
+        o = o.reshape(1, -1)
+    if d.ndim != 2 or d.shape[1] != 3 or o.ndim != 2 or o.shape[1] != 3 or o.shape[0] not in (1, d.shape[0]):
+        msg = f'expected origins (n, 3) or (3,) and directions (n, 3), got {o.shape} and {d.shape}'
+        raise ValueError(msg)
+    o = np.broadcast_to(o, d.shape)
+    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(d))):
+        msg = 'ray origins and directions must be finite'
+        raise ValueError(msg)
+    if d.shape[0] and np.max(np.abs(np.einsum('ij,ij->i', d, d) - 1.0)) > 2.0 * UNIT_TOLERANCE:
+        msg = f'ray directions must be unit vectors (within {UNIT_TOLERANCE})'
+        raise ValueError(msg)
+    return o, d
+
+
+def _scene(parts: Iterable[tuple[NDArray[np.float64], NDArray[np.int64]]]) -> o3d.t.geometry.RaycastingScene:
+    """Build a scene of (vertices, triangles) parts, geometry ids 0, 1, ... in order, BVH included.
+
+    Open3D builds the BVH on the first query; one ray cast here moves that cost out of the
+    first sensor cycle and into construction.
+    """
+    scene = o3d.t.geometry.RaycastingScene()
+    for vertices, triangles in parts:
+        scene.add_triangles(
+            o3d.core.Tensor(np.ascontiguousarray(vertices, dtype=np.float32)),
+            o3d.core.Tensor(np.ascontiguousarray(triangles, dtype=np.uint32)),
+        )
+    scene.cast_rays(o3d.core.Tensor(np.array([[0, 0, 0, 0, 0, 1]], dtype=np.float32)))
+    return scene
+
+
+def _cast(
+    scene: o3d.t.geometry.RaycastingScene,
+    origins: NDArray[np.float64],
+    directions: NDArray[np.float64],
+) -> tuple[NDArray[np.float32], NDArray[np.uint32], NDArray[np.uint32], NDArray[np.float32]]:
+    rays = np.empty((origins.shape[0], 6), dtype=np.float32)
+    rays[:, :3] = origins
+    rays[:, 3:] = directions
+    ans = scene.cast_rays(o3d.core.Tensor.from_numpy(rays))
+    return (
+        ans['t_hit'].numpy(),
+        ans['geometry_ids'].numpy(),
+        ans['primitive_ids'].numpy(),
+        ans['primitive_normals'].numpy(),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Moving:
+    """A moving entity's own scene, built once in its frame, and its bounding sphere there."""
+
+    index: int
+    scene: o3d.t.geometry.RaycastingScene
+    reflectivity: NDArray[np.float64]
+    centre: NDArray[np.float64]
+    radius: float
+
+
+class Raycaster:
+    """The world as Open3D raycasting scenes: cast rays, move entities.
+
+    Args:
+        world: the entities and their states.
+        time: scene time in seconds for the entity poses (default the world's time stamp).
+        dynamic: names of entities, besides those with a twist, that will be moved by
+            :meth:`set_entity_pose` (they get their own scene up front).
+
+    """
+
+    def __init__(self, world: World, *, time: float | None = None, dynamic: Iterable[str] = ()) -> None:
+        self._world = world
+        self._time = world.time_stamp if time is None else float(time)
+        self._overrides: dict[int, NDArray[np.float64]] = {}
+        self._moving_mask = world.moving()
+        for name in dynamic:
+            self._moving_mask[world.index(name)] = True
+        self._moving_mask = self._with_descendants(self._moving_mask)
+        self._poses = world.poses(self._time)
+        self._build_static()
+        self._moving: list[_Moving] = []
+        self._add_moving(np.flatnonzero(self._moving_mask))
+
+    @property
+    def world(self) -> World:
+        """The world this raycaster casts into."""
+        return self._world
+
+    @property
+    def entity_names(self) -> tuple[str, ...]:
+        """Names of the entities; :attr:`RayHits.entity` indexes this."""
+        return self._world.entity_names
+
+    @property
+    def time(self) -> float:
+        """Scene time in seconds of the current poses."""
+        return self._time
+
+    def entity_pose(self, name: str) -> NDArray[np.float64]:
+        """(4, 4) transform entity -> world of entity ``name`` now."""
+        return self._poses[self._world.index(name)].copy()
+
+    def set_time(self, time: float) -> None:
+        """Move the entities with a twist (and their children) to their poses at ``time`` seconds."""
+        self._time = float(time)
+        self._poses = self._world.poses(self._time, overrides=self._overrides)
+
+    def set_entity_pose(self, name: str, pose: ArrayLike) -> None:
+        """Place entity ``name`` at ``pose`` (4, 4), entity -> world, until set again.
+
+        Its twist no longer applies; entities parented to it follow it. An entity that was
+        static leaves the world scene, which is rebuilt once.
+        """
+        i = self._world.index(name)
+        m = np.asarray(pose, dtype=np.float64)
+        if m.shape != (4, 4) or not np.all(np.isfinite(m)):
+            msg = f'pose must be a finite (4, 4) transform, got shape {m.shape}'
+            raise ValueError(msg)
+        if not np.allclose(m[:3, :3] @ m[:3, :3].T, np.eye(3), atol=1e-6) or np.linalg.det(m[:3, :3]) < 0.0:
+            msg = 'pose must be a rigid transform (orthonormal rotation, determinant +1)'
+            raise ValueError(msg)
+        self._overrides[i] = m.copy()
+        if not self._moving_mask[i]:
+            mask = self._moving_mask.copy()
+            mask[i] = True
+            mask = self._with_descendants(mask)
+            new = np.flatnonzero(mask & ~self._moving_mask)
+            self._moving_mask = mask
+            self._build_static()
+            self._add_moving(new)
+        self.set_time(self._time)
+
+    def cast(self, origins: ArrayLike, directions: ArrayLike) -> RayHits:
+        """Cast rays: the first hit of each, all in the world frame.
+
+        Args:
+            origins: (n, 3) or (3,) ray origins in metres.
+            directions: (n, 3) unit ray directions (or (3,) for one ray).
+
+        """
+        o, d = check_rays(origins, directions)
+        n = d.shape[0]
+        if self._static is not None and n:
+            # Open3D gives t = inf, a zero normal and INVALID_ID on a miss.
+            t, geometry, primitive, normal = _cast(self._static, o, d)
+            hit = geometry != o3d.t.geometry.RaycastingScene.INVALID_ID
+            g = np.where(hit, geometry, 0).astype(np.int64)
+            ranges = t.astype(np.float64)
+            normals = normal.astype(np.float64)
+            entity = np.where(hit, self._static_entity[g], -1)
+            triangle = np.where(hit, primitive, 0).astype(np.int64) + self._static_offset[g]
+            mu = np.where(hit, self._static_reflectivity[triangle], np.nan)
+        else:
+            ranges = np.full(n, np.inf)
+            normals = np.zeros((n, 3))
+            mu = np.full(n, np.nan)
+            entity = np.full(n, -1, dtype=np.int64)
+        for moving in self._moving:
+            pose = self._poses[moving.index]
+            rotation, translation = pose[:3, :3], pose[:3, 3]
+            # Only rays that can meet the bounding sphere before the hit so far are cast.
+            oc = rotation @ moving.centre + translation - o
+            along = np.einsum('ij,ij->i', oc, d)
+            miss2 = np.einsum('ij,ij->i', oc, oc) - along * along
+            near = along - moving.radius
+            rows = np.flatnonzero(
+                (miss2 <= moving.radius**2) & (along + moving.radius >= 0.0) & (near < ranges)
+            )
+            if rows.size == 0:
+                continue
+            # x_local = R^T (x - p); the normals go back with R.
+            local_o = rotate_rows(o[rows] - translation, rotation.T)
+            t, _, primitive, normal = _cast(moving.scene, local_o, rotate_rows(d[rows], rotation.T))
+            closer = t < ranges[rows]
+            rows = rows[closer]
+            ranges[rows] = t[closer]
+            normals[rows] = rotate_rows(normal[closer].astype(np.float64), rotation)
+            entity[rows] = moving.index
+            mu[rows] = moving.reflectivity[primitive[closer].astype(np.int64)]
+        cos_incidence = np.abs(np.einsum('ij,ij->i', d, normals))
+        return RayHits(ranges, normals, cos_incidence, mu, entity)
+
+    def _with_descendants(self, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        mask = mask.copy()
+        for i in self._world.order:  # parents come first
+            parent = self._world.parents[i]
+            mask[i] = mask[i] or (parent >= 0 and mask[parent])
+        return mask
+
+    def _build_static(self) -> None:
+        """Build one scene of the static entities in world coordinates (geometry id g: _static_entity[g])."""
+        world = self._world
+        members = [
+            i
+            for i in range(len(world.entities))
+            if not self._moving_mask[i] and len(world.entities[i].surface)
+        ]
+        self._static_entity = np.array(members, dtype=np.int64)
+        sizes = [len(world.entities[i].surface) for i in members]
+        self._static_offset = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        self._static_reflectivity = (
+            np.concatenate([world.entities[i].reflectivity for i in members]) if members else np.zeros(0)
+        )
+        self._static: o3d.t.geometry.RaycastingScene | None = None
+        if not members:
+            return
+        surfaces = (world.entities[i].surface.transformed(self._poses[i]) for i in members)
+        self._static = _scene((s.vertices, s.triangles) for s in surfaces)
+
+    def _add_moving(self, indices: Iterable[int]) -> None:
+        """Give each of these entities (those with triangles) a scene of its own, in its frame."""
+        for i in indices:
+            entity = self._world.entities[i]
+            vertices = entity.surface.vertices
+            if vertices.shape[0] == 0:
+                continue
+            centre = (vertices.min(axis=0) + vertices.max(axis=0)) / 2.0
+            # Padded so that float32 rounding inside Open3D cannot put a triangle outside it.
+            radius = float(np.max(np.linalg.norm(vertices - centre, axis=1))) * (1.0 + 1e-6) + 1e-6
+            scene = _scene([(vertices, entity.surface.triangles)])
+            self._moving.append(_Moving(int(i), scene, entity.reflectivity, centre, radius))

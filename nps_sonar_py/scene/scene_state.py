@@ -1,0 +1,214 @@
+"""The ``<scene_state>`` element: where each entity is, in which frame, and how it moves.
+
+Following the URDF ``<scene_state>`` proposal (``seeds/002``)::
+
+    <scene_state scene="reference_tank" time_stamp="0.0">
+      <entity_state model="target">
+        <parent frame="world"/>
+        <origin xyz="2.1 3.0 1.0" rpy="0 0 0"/>
+        <twist linear="0.1 0 0" angular="0 0 0.2"/>
+      </entity_state>
+    </scene_state>
+
+* ``<parent frame>`` is ``world``, ``<model>`` (that entity's root link) or
+  ``<model>::<link>`` (a link of that entity, at zero joint positions).
+* ``<origin>`` is the pose parent<-entity at ``time_stamp`` (URDF xyz in metres, fixed-axis
+  rpy in radians); absent means identity.
+* ``<twist>`` is constant, about the entity's origin and expressed in the parent frame:
+  ``linear`` (m/s) is the velocity of the entity's origin, ``angular`` (rad/s) its angular
+  velocity vector. It is integrated exactly as a separate translation and rotation about the
+  entity's origin, not as a screw: after ``dt = t - time_stamp`` seconds the origin is at
+  ``p0 + v dt`` and the orientation is ``exp([w] dt) R0`` (a rotation by ``|w| dt`` about
+  ``w``). A twist with both parts non-zero therefore slides the entity along a straight line
+  while it spins about its own origin.
+
+Unknown attributes and elements are errors, so a misspelt ``<twist>`` cannot silently leave
+an entity standing still.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+from numpy.typing import ArrayLike, NDArray
+
+from nps_sonar_py.errors import SceneError
+from nps_sonar_py.scene._xml import (
+    check_children,
+    floats_attribute,
+    label,
+    parse_xml,
+    read_text,
+    required_attribute,
+)
+from nps_sonar_py.transforms import axis_angle_matrix, transform_from_xyz_rpy
+
+__all__ = [
+    'WORLD_FRAME',
+    'EntityState',
+    'SceneState',
+    'integrate_twist',
+    'load_scene_state',
+    'parse_scene_state',
+    'split_frame',
+]
+
+#: The name of the fixed world frame in ``<parent frame>``.
+WORLD_FRAME = 'world'
+
+#: Separates a model from one of its links in ``<parent frame="model::link">``.
+FRAME_SEPARATOR = '::'
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
+class EntityState:
+    """The state of one entity at the scene state's ``time_stamp``.
+
+    Attributes:
+        model: the name of the model this state places.
+        frame: the parent frame as written: ``world``, ``<model>`` or ``<model>::<link>``.
+        origin: (4, 4) transform entity -> parent frame at ``time_stamp``.
+        linear: (3,) velocity of the entity's origin in m/s, in the parent frame.
+        angular: (3,) angular velocity in rad/s, in the parent frame, about the entity's origin.
+        line: line of the ``<entity_state>`` element in its file, if known.
+
+    """
+
+    model: str
+    frame: str = WORLD_FRAME
+    origin: NDArray[np.float64] = field(default_factory=lambda: np.eye(4))
+    linear: NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))
+    angular: NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))
+    line: int | None = None
+
+    @property
+    def moves(self) -> bool:
+        """Whether the twist is not zero."""
+        return bool(np.any(self.linear != 0.0) or np.any(self.angular != 0.0))
+
+    def pose(self, dt: float) -> NDArray[np.float64]:
+        """(4, 4) transform entity -> parent frame ``dt`` seconds after ``time_stamp``."""
+        return integrate_twist(self.origin, self.linear, self.angular, dt)
+
+
+@dataclass(frozen=True)
+class SceneState:
+    """A parsed ``<scene_state>``.
+
+    Attributes:
+        scene: the name of the scene (world) it belongs to.
+        time_stamp: time in seconds at which the entity states hold.
+        entities: one state per entity, in the order of the file.
+        source: the file it was read from, if any.
+        line: line of the ``<scene_state>`` element in it, if known.
+
+    """
+
+    scene: str
+    time_stamp: float
+    entities: tuple[EntityState, ...] = ()
+    source: str | None = None
+    line: int | None = None
+
+    def entity(self, model: str) -> EntityState | None:
+        """Return the state of ``model``, or None if the scene state does not place it."""
+        return next((e for e in self.entities if e.model == model), None)
+
+
+def split_frame(frame: str) -> tuple[str | None, str | None]:
+    """``(model, link)`` of a parent frame: world -> (None, None), m -> (m, None), m::l -> (m, l)."""
+    if frame == WORLD_FRAME:
+        return None, None
+    model, sep, link = frame.partition(FRAME_SEPARATOR)
+    return model, (link if sep else None)
+
+
+def integrate_twist(
+    origin: ArrayLike, linear: ArrayLike, angular: ArrayLike, dt: float
+) -> NDArray[np.float64]:
+    """Pose after ``dt`` seconds of a constant twist about the entity's origin, in the parent frame.
+
+    Translation and rotation are separate: ``p = p0 + v dt`` and ``R = exp([w] dt) R0``.
+
+    >>> pose = integrate_twist(np.eye(4), [1.0, 0.0, 0.0], [0.0, 0.0, np.pi], 0.5)
+    >>> np.round(pose[:3, 3], 12).tolist(), np.round(pose[:2, :2], 12).tolist()
+    ([0.5, 0.0, 0.0], [[0.0, -1.0], [1.0, 0.0]])
+    """
+    pose = np.array(origin, dtype=np.float64).reshape(4, 4)
+    v = np.asarray(linear, dtype=np.float64).reshape(3)
+    w = np.asarray(angular, dtype=np.float64).reshape(3)
+    pose[:3, 3] += v * dt
+    speed = float(np.linalg.norm(w))
+    if speed > 0.0 and dt != 0.0:
+        pose[:3, :3] = axis_angle_matrix(w / speed, speed * dt) @ pose[:3, :3]
+    return pose
+
+
+def _entity_state(element: etree._Element, *, file: str | None) -> EntityState:
+    check_children(element, file=file, attributes=('model',), children=('parent', 'origin', 'twist'))
+    model = required_attribute(element, 'model', file=file)
+    by_tag: dict[str, etree._Element] = {}
+    for child in element:
+        if child.tag in by_tag:
+            problem = f'more than one <{child.tag}>'
+            raise SceneError(problem, file=file, line=child.sourceline, element=label(element))
+        by_tag[child.tag] = child
+    parent = by_tag.get('parent')
+    if parent is None:
+        problem = 'missing required element <parent frame="...">'
+        raise SceneError(problem, file=file, line=element.sourceline, element=label(element))
+    check_children(parent, file=file, attributes=('frame',))
+    frame = required_attribute(parent, 'frame', file=file)
+    origin = np.eye(4)
+    if (element_origin := by_tag.get('origin')) is not None:
+        check_children(element_origin, file=file, attributes=('xyz', 'rpy'))
+        xyz = floats_attribute(element_origin, 'xyz', 3, file=file)
+        rpy = floats_attribute(element_origin, 'rpy', 3, file=file)
+        origin = transform_from_xyz_rpy(xyz, rpy)
+    linear, angular = np.zeros(3), np.zeros(3)
+    if (twist := by_tag.get('twist')) is not None:
+        check_children(twist, file=file, attributes=('linear', 'angular'))
+        linear = floats_attribute(twist, 'linear', 3, file=file)
+        angular = floats_attribute(twist, 'angular', 3, file=file)
+    return EntityState(model, frame, origin, linear, angular, element.sourceline)
+
+
+def parse_scene_state(element: etree._Element | str, *, source: str | None = None) -> SceneState:
+    """Parse a ``<scene_state>`` element, or its XML text, into a :class:`SceneState`.
+
+    Raises:
+        SceneError: malformed XML, a missing or unknown attribute or element, a number that
+            is not a finite number, or two states for one model.
+
+    """
+    root = parse_xml(element, file=source) if isinstance(element, str) else element
+    if root.tag != 'scene_state':
+        problem = f'expected <scene_state>, got <{root.tag}>'
+        raise SceneError(problem, file=source, line=root.sourceline, element=label(root))
+    check_children(root, file=source, attributes=('scene', 'time_stamp'), children=('entity_state',))
+    scene = required_attribute(root, 'scene', file=source)
+    stamp_text = required_attribute(root, 'time_stamp', file=source)
+    try:
+        time_stamp = float(stamp_text)
+    except ValueError:
+        time_stamp = math.nan
+    if not math.isfinite(time_stamp):
+        problem = f'time_stamp={stamp_text!r} is not a finite number of seconds'
+        raise SceneError(problem, file=source, line=root.sourceline, element=label(root))
+    entities: list[EntityState] = []
+    for child in root:
+        state = _entity_state(child, file=source)
+        if any(e.model == state.model for e in entities):
+            problem = f'a second state for model {state.model!r}'
+            raise SceneError(problem, file=source, line=child.sourceline, element=label(child))
+        entities.append(state)
+    return SceneState(scene, time_stamp, tuple(entities), source, root.sourceline)
+
+
+def load_scene_state(path: str | Path) -> SceneState:
+    """Read a :class:`SceneState` from a file whose root element is ``<scene_state>``."""
+    return parse_scene_state(read_text(path), source=str(path))
