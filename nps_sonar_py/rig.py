@@ -7,16 +7,18 @@ from their parameters and call :meth:`SonarRig.ping` on a timer. No rclpy here.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.echo import EchoConfig, Ping
 from nps_sonar_py.scene import Raycaster, load_world
-from nps_sonar_py.sensing.sonar import SonarConfig, SonarDevice
+from nps_sonar_py.sensing.sonar import SonarDevice, sonar_echo_config
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 __all__ = ['SonarRig', 'build_sonar_rig', 'find_share_file', 'reference_robot_file', 'reference_world_file']
@@ -56,9 +58,17 @@ class SonarRig:
     device: SonarDevice
     raycaster: Raycaster
 
-    def ping(self) -> float:
-        """Cast the sonar's cone; its reading with REP 117 semantics."""
-        return self.device.range_of(self.device.cast(self.raycaster))
+    def ping(self) -> Ping:
+        """Cast the sonar's cone once: the echo, whose ``range`` follows REP 117."""
+        return self.device.ping(self.raycaster)
+
+    def echo_config(self, **overrides: Any) -> EchoConfig:
+        """The echo configuration of this sonar's URDF ``<sonar>`` with ``overrides`` (validated)."""
+        return sonar_echo_config(self.sensor.sonar, **overrides)
+
+    def reconfigure(self, echo: EchoConfig, n_rays: int) -> None:
+        """Use a new configuration from the next ping on (the ray pattern is rebuilt once)."""
+        self.device = self.device.reconfigured(echo, n_rays)
 
 
 def choose_sensor(robot: Robot, name: str | None, kind: SensorType) -> Sensor:
@@ -86,6 +96,7 @@ def build_sonar_rig(
     sensor_name: str | None = None,
     robot_pose: Sequence[float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
     n_rays: int = 500,
+    echo_overrides: Mapping[str, Any] | None = None,
 ) -> SonarRig:
     """Read the robot and the world, choose the sonar, and place its cone in the world."""
     if len(robot_pose) != 6:
@@ -97,12 +108,9 @@ def build_sonar_rig(
     else:
         raise ConfigurationError('no robot: give robot_description or robot_description_file')
     sensor = choose_sensor(robot, sensor_name, SensorType.SONAR)
-    spec = sensor.sonar
-    config = SonarConfig.from_cone(
-        min_range=spec.min, max_range=spec.max, radius=spec.radius, n_rays=n_rays, update_rate=sensor.update_rate,
-    )
+    echo = sonar_echo_config(sensor.sonar, **dict(echo_overrides or {}))
     world_from_root = transform_from_xyz_rpy(robot_pose[:3], robot_pose[3:])
     world_from_optical = world_from_root @ robot.sensor_transform(sensor.name)
-    device = SonarDevice(config, np.asarray(world_from_optical))
+    device = SonarDevice(echo, n_rays, np.asarray(world_from_optical))
     raycaster = Raycaster(load_world(world_file))
     return SonarRig(robot=robot, sensor=sensor, device=device, raycaster=raycaster)

@@ -111,3 +111,35 @@ class Receiver:
         self.node.destroy_node()
         self.context.try_shutdown()
         self._thread.join(timeout=5)
+
+
+def set_parameters(
+    receiver: Receiver, node_name: str, values: dict[str, Any], *, atomic: bool = False, timeout: float = 10.0,
+) -> list[Any]:
+    """Set parameters of a running node with rclpy's parameter client; the SetParametersResult list.
+
+    ``atomic`` sets all or none, with one result (``set_parameters_atomically``).
+    """
+    from rclpy.parameter import Parameter
+    from rclpy.parameter_client import AsyncParameterClient
+
+    # The client's service clients live as long as the receiver's node.
+    client = AsyncParameterClient(receiver.node, node_name)
+    if not client.wait_for_services(timeout_sec=timeout):
+        pytest.fail(f'the parameter services of {node_name} did not come up in {timeout} s')
+    parameters = [Parameter(name, value=value) for name, value in values.items()]
+    future = (client.set_parameters_atomically if atomic else client.set_parameters)(parameters)
+    end = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < end:
+        time.sleep(0.01)
+    if not future.done():
+        pytest.fail(f'set_parameters on {node_name} got no answer in {timeout} s')
+    response = future.result()
+    return [response.result] if atomic else list(response.results)
+
+
+def messages_after(receiver: Receiver, count: int, timeout: float = NODE_START_TIMEOUT) -> list[Any]:
+    """The next ``count`` messages arriving after this call."""
+    with receiver._lock:
+        start = len(receiver.messages)
+    return receiver.wait_for(start + count, timeout)[start:]

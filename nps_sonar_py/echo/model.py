@@ -117,7 +117,7 @@ class EchoConfig:
             (``beam_width / 2``, the design document's 3 dB gate, which holds ~48 % of the
             one-way and ~78 % of the two-way pattern energy), ``CastLimit.FIRST_NULL``, or
             an angle in radians in (0, pi/2]. Rays beyond it are ignored.
-        min_range: near end of the range window, m, > 0.
+        min_range: near end of the range window, m, >= 0 (SDF's sonar default is 0).
         max_range: far end of the range window, m, > min_range.
         n_bins: number of range bins, >= 1.
         frequency: carrier frequency, Hz, > 0 (absorption and wavelength).
@@ -187,7 +187,7 @@ class EchoConfig:
             fail('cast_limit', reason, self.cast_limit.value)
         r_min = finite('min_range', self.min_range)
         r_max = finite('max_range', self.max_range)
-        check(r_min > 0.0, 'min_range', 'must be > 0 m', r_min)
+        check(r_min >= 0.0, 'min_range', 'must be >= 0 m', r_min)
         check(r_max > r_min, 'max_range', f'must be > min_range ({r_min!r} m)', r_max)
         put('min_range', r_min)
         put('max_range', r_max)

@@ -1,47 +1,76 @@
-"""The sonar node: one ``<sensor type="sonar">`` of a robot, pinging a world, publishing ``Range``.
+"""The sonar node: one ``<sensor type="sonar">`` of a robot pinging a world.
 
 Run: ``ros2 run nps_sonar sonar_node --ros-args --params-file config/sonar.yaml``.
-Topics (relative, so that namespaces and remapping apply): ``<sensor>/range``
-(``sensor_msgs/Range``). The frame is the sensor's x-forward frame, named after the
-sensor unless ``frame_id`` is set.
+Per ping it publishes, each switchable (topics relative, so namespaces and remapping apply):
+
+* ``<sensor>/range``: ``sensor_msgs/Range`` (ULTRASOUND, the cast cone's full angle, REP 117);
+* ``<sensor>/scan``: a one-element ``sensor_msgs/LaserScan``, ``ranges = [range]`` and
+  ``intensities = [intensity]``, as the NPS single-beam plugin did;
+* ``<sensor>/sonar_point``: ``nps_sonar/SonarPoint``, range, intensity and the profile.
+
+All in the sensor's x-forward frame, named after the sensor unless ``frame_id`` is set.
+Echo-model parameters change at run time: a change is validated as a whole (refused with
+the reason if the configuration would be invalid) and applied between pings.
 """
 
 from __future__ import annotations
 
-import math
 import sys
+from dataclasses import dataclass
 from typing import Any
 
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
-from sensor_msgs.msg import Range
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import LaserScan, Range
 
-from nps_sonar_py.ros.conversions import range_message
-from nps_sonar_py.ros.params import SONAR_PARAMETERS, declare_all, read_all
+from nps_sonar import msg as nps_msg
+from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
+from nps_sonar_py.ros.params import ECHO_PARAMETERS, SONAR_PARAMETERS, declare_all, echo_overrides, read_all
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
 
 __all__ = ['SonarNode', 'main']
 
 DEFAULT_RATE_HZ = 10.0
+QOS_DEPTH = 10
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What may change at run time, validated together."""
+
+    echo: EchoConfig
+    rays: int
+    rate: float
+    publish_range: bool
+    publish_scan: bool
+    publish_sonar_point: bool
 
 
 class SonarNode(Node):
-    """Pings one simulated sonar on a timer and publishes each reading as ``sensor_msgs/Range``."""
+    """Pings one simulated sonar on a timer and publishes Range, LaserScan and SonarPoint."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('sonar', **kwargs)
-        declare_all(self, SONAR_PARAMETERS)
-        self.rig = self._build_rig(read_all(self, SONAR_PARAMETERS))
-        sonar = self.rig.sensor
-        self.frame_id = self.get_parameter('frame_id').value or sonar.name
-        rate = self.get_parameter('update_rate').value or sonar.update_rate or DEFAULT_RATE_HZ
-        self.range_publisher = self.create_publisher(Range, f'{sonar.name}/range', 10)
-        self.timer = self.create_timer(1.0 / rate, self.ping)
-        self.get_logger().info(
-            f'sonar "{sonar.name}" at {rate:g} Hz, {len(self.rig.device.pattern)} rays, '
-            f'cone half angle {math.degrees(self.rig.device.config.half_angle):.3f} deg, '
-            f'publishing {self.range_publisher.topic_name} in frame "{self.frame_id}"',
+        declare_all(self, SONAR_PARAMETERS + ECHO_PARAMETERS)
+        values = read_all(self, SONAR_PARAMETERS + ECHO_PARAMETERS)
+        self.rig = self._build_rig(values)
+        self.settings = self._settings(values)
+        self.rig.reconfigure(self.settings.echo, self.settings.rays)
+        self._pending: _Settings | None = None
+        name = self.rig.sensor.name
+        self.frame_id = values['frame_id'] or name
+        self.range_publisher = self.create_publisher(Range, values['range_topic'] or f'{name}/range', QOS_DEPTH)
+        self.scan_publisher = self.create_publisher(LaserScan, values['scan_topic'] or f'{name}/scan', QOS_DEPTH)
+        self.sonar_point_publisher = self.create_publisher(
+            nps_msg.SonarPoint, values['sonar_point_topic'] or f'{name}/sonar_point', QOS_DEPTH,
         )
+        self.timer = self.create_timer(1.0 / self.settings.rate, self.ping)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self._log_configuration()
 
     @staticmethod
     def _build_rig(values: dict[str, Any]) -> SonarRig:
@@ -51,20 +80,73 @@ class SonarNode(Node):
             world_file=values['scene_file'] or reference_world_file(),
             sensor_name=values['sensor'] or None,
             robot_pose=values['robot_pose'],
-            n_rays=values['rays'],
+            n_rays=1,  # the configured pattern is built once, by reconfigure
         )
 
-    def ping(self) -> None:
-        """Cast the cone once and publish the nearest echo."""
-        reading = self.rig.ping()
-        stamp = self.get_clock().now().to_msg()
-        config = self.rig.device.config
-        self.range_publisher.publish(
-            range_message(
-                reading, field_of_view=config.field_of_view, min_range=config.min_range,
-                max_range=config.max_range, stamp=stamp, frame_id=self.frame_id,
-            ),
+    def _settings(self, values: dict[str, Any]) -> _Settings:
+        """Validated settings from parameter values; raises ConfigurationError with the reason."""
+        return _Settings(
+            echo=self.rig.echo_config(**echo_overrides(values)),
+            rays=values['rays'],
+            rate=values['update_rate'] or self.rig.sensor.update_rate or DEFAULT_RATE_HZ,
+            publish_range=values['publish_range'],
+            publish_scan=values['publish_scan'],
+            publish_sonar_point=values['publish_sonar_point'],
         )
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        values = read_all(self, SONAR_PARAMETERS + ECHO_PARAMETERS)
+        values.update({p.name: p.value for p in parameters if p.name in values})
+        try:
+            self._pending = self._settings(values)
+        except NpsSonarError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        return SetParametersResult(successful=True)
+
+    def _apply_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None or pending == self.settings:
+            return
+        old, self.settings = self.settings, pending
+        if (pending.echo, pending.rays) != (old.echo, old.rays):
+            self.rig.reconfigure(pending.echo, pending.rays)
+        if pending.rate != old.rate:
+            self.destroy_timer(self.timer)
+            self.timer = self.create_timer(1.0 / pending.rate, self.ping)
+        self._log_configuration()
+
+    def _log_configuration(self) -> None:
+        device, s = self.rig.device, self.settings
+        self.get_logger().info(
+            f'sonar "{self.rig.sensor.name}": {s.rate:g} Hz, {device.n_rays} rays, beam {s.echo.beam_width:.4f} rad '
+            f'({s.echo.pattern.value}, {s.echo.n_way}-way), range {s.echo.min_range:g}..{s.echo.max_range:g} m, '
+            f'{s.echo.estimator.value} range, frame "{self.frame_id}"',
+        )
+        if s.rate * device.ping_interval > 1.0:
+            self.get_logger().warning(
+                f'{s.rate:g} Hz is faster than a real sonar can ping to {s.echo.max_range:g} m '
+                f'(two-way travel {device.ping_interval * 1e3:.1f} ms)',
+            )
+
+    def ping(self) -> None:
+        """Cast the cone once and publish what is switched on."""
+        self._apply_pending()
+        echo = self.rig.ping()
+        s = self.settings
+        stamp = self.get_clock().now().to_msg()
+        if s.publish_range:
+            self.range_publisher.publish(range_message(
+                echo.range, field_of_view=self.rig.device.field_of_view, min_range=s.echo.min_range,
+                max_range=s.echo.max_range, stamp=stamp, frame_id=self.frame_id,
+            ))
+        if s.publish_scan:
+            self.scan_publisher.publish(
+                single_beam_scan(echo, s.echo, stamp=stamp, frame_id=self.frame_id, scan_time=1.0 / s.rate),
+            )
+        if s.publish_sonar_point:
+            self.sonar_point_publisher.publish(sonar_point_message(
+                echo, s.echo, stamp=stamp, frame_id=self.frame_id, rays=self.rig.device.n_rays,
+            ))
 
 
 def main(args: list[str] | None = None) -> int:

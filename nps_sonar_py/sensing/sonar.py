@@ -1,128 +1,98 @@
-"""A single-beam sonar: its cone of rays placed in the world, cast once per ping.
+"""A single-beam sonar: its cone of rays placed in the world, cast and turned into an echo per ping.
+
+The URDF ``<sonar>`` gives a cone (``min``, ``max``, and ``radius`` at ``max``); this package
+reads that cone as the beam's one-way -3 dB width, ``beam_width = 2 atan(radius / max)``,
+unless the configuration sets another. Rays fill the cast cone (``EchoConfig.cast_half_angle``,
+by default the -3 dB half width, so the URDF cone itself) at equal solid angle, and the echo
+model (``nps_sonar_py.echo``) turns their hits into a range, an intensity and a profile.
 
 The device works in its body frame (x forward, REP 103). Its pose comes from the URDF
-``<sensor><origin>``, which is an optical frame (z forward, x right, y down), so
+``<sensor><origin>``, an optical frame (z forward, x right, y down), so
 ``world<-body = world<-optical @ body<-optical^T`` with ``OPTICAL_TO_BODY``.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.description import SonarSpec
+from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
 from nps_sonar_py.sensing.cone import RayPattern, cone_half_angle, cone_pattern
 from nps_sonar_py.transforms import OPTICAL_TO_BODY
 
-__all__ = ['CastResult', 'Caster', 'SonarConfig', 'SonarDevice', 'nearest_range']
+__all__ = ['Caster', 'RayHitsLike', 'SonarDevice', 'sonar_echo_config']
 
 
-class CastResult(Protocol):
-    """What a raycaster returns per ray (see ``nps_sonar_py.scene.RayHits``)."""
+class RayHitsLike(Protocol):
+    """What a raycaster returns per ray (``nps_sonar_py.scene.RayHits``)."""
 
-    @property
-    def ranges(self) -> NDArray[np.floating]: ...
+    ranges: NDArray[np.floating]
+    cos_incidence: NDArray[np.floating]
+    reflectivity: NDArray[np.floating]
 
 
 class Caster(Protocol):
     """Anything that casts world-frame rays: ``nps_sonar_py.scene.Raycaster``."""
 
-    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> CastResult: ...
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHitsLike: ...
 
 
-@dataclass(frozen=True)
-class SonarConfig:
-    """The configuration of a single-beam sonar.
+def sonar_echo_config(spec: SonarSpec, **overrides: Any) -> EchoConfig:
+    """The echo configuration of a URDF ``<sonar>``: its range window, its cone as the -3 dB beam.
 
-    Attributes:
-        min_range: closest measurable range in metres; nearer echoes read -inf (REP 117).
-        max_range: farthest range in metres; nothing within it reads +inf.
-        half_angle: half angle of the cast cone in radians.
-        n_rays: number of rays in the cone (equal solid angle, see ``sensing.cone``).
-        update_rate: pings per second; ``None`` means every simulation cycle.
+    ``overrides`` are ``EchoConfig`` fields; ``beam_width`` of 0 or ``None`` keeps the cone's.
+    Raises ``ConfigurationError`` naming the field when a value is out of range.
     """
-
-    min_range: float
-    max_range: float
-    half_angle: float
-    n_rays: int = 500
-    update_rate: float | None = None
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.min_range) and self.min_range >= 0.0):
-            raise ConfigurationError(f'min_range must be a finite number >= 0, got {self.min_range!r}')
-        if not (math.isfinite(self.max_range) and self.max_range > self.min_range):
-            raise ConfigurationError(
-                f'max_range ({self.max_range!r}) must be finite and greater than min_range ({self.min_range!r})',
-            )
-        if not 0.0 < self.half_angle <= math.pi / 2:
-            raise ConfigurationError(f'half_angle must be in (0, pi/2] radians, got {self.half_angle!r}')
-        if self.n_rays < 1:
-            raise ConfigurationError(f'n_rays must be at least 1, got {self.n_rays!r}')
-        if self.update_rate is not None and not (math.isfinite(self.update_rate) and self.update_rate > 0.0):
-            raise ConfigurationError(f'update_rate must be a positive number of Hz, got {self.update_rate!r}')
-
-    @classmethod
-    def from_cone(
-        cls, *, min_range: float, max_range: float, radius: float, n_rays: int = 500,
-        update_rate: float | None = None,
-    ) -> SonarConfig:
-        """The URDF ``<sonar>`` form: a cone whose radius at ``max_range`` is ``radius``."""
-        if not (math.isfinite(radius) and radius > 0.0):
-            raise ConfigurationError(f'radius must be a positive number of metres, got {radius!r}')
-        if not (math.isfinite(max_range) and max_range > 0.0):
-            raise ConfigurationError(f'max_range must be a positive number of metres, got {max_range!r}')
-        return cls(
-            min_range=min_range, max_range=max_range, half_angle=cone_half_angle(radius, max_range),
-            n_rays=n_rays, update_rate=update_rate,
-        )
-
-    @property
-    def field_of_view(self) -> float:
-        """Full angle of the cone in radians, as ``sensor_msgs/Range.field_of_view``."""
-        return 2.0 * self.half_angle
-
-
-def nearest_range(ranges: NDArray[np.floating], min_range: float, max_range: float) -> float:
-    """Nearest hit with REP 117 semantics: -inf nearer than ``min_range``, +inf none within ``max_range``."""
-    nearest = float(np.min(ranges)) if ranges.size else math.inf
-    if nearest > max_range:
-        return math.inf
-    if nearest < min_range:
-        return -math.inf
-    return nearest
+    fields = {'min_range': spec.min, 'max_range': spec.max, **overrides}
+    if not fields.get('beam_width'):
+        fields['beam_width'] = 2.0 * cone_half_angle(spec.radius, spec.max)
+    return EchoConfig(**fields)
 
 
 class SonarDevice:
-    """A sonar's ray cone, built once per configuration and moved with the sensor's pose."""
+    """A sonar's ray cone and echo model, built once per configuration, moved with the sensor's pose."""
 
-    def __init__(self, config: SonarConfig, world_from_optical: NDArray[np.float64]) -> None:
-        self.config = config
-        self.pattern: RayPattern = cone_pattern(config.half_angle, config.n_rays)
+    def __init__(self, echo: EchoConfig, n_rays: int, world_from_optical: NDArray[np.float64]) -> None:
+        self.echo = echo
+        self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
+        self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
         self.set_pose(world_from_optical)
+
+    def reconfigured(self, echo: EchoConfig, n_rays: int) -> SonarDevice:
+        """A device with a new configuration at this one's pose (the ray pattern rebuilt once)."""
+        return SonarDevice(echo, n_rays, self.world_from_optical)
 
     def set_pose(self, world_from_optical: NDArray[np.float64]) -> None:
         """Place the sensor: ``world_from_optical`` is the 4x4 pose of its URDF optical frame."""
         pose = np.asarray(world_from_optical, dtype=np.float64)
+        self.world_from_optical = pose.copy()
         self.world_from_body = pose.copy()
         self.world_from_body[:3, :3] = pose[:3, :3] @ OPTICAL_TO_BODY.T
         self.origin = self.world_from_body[:3, 3].copy()
-        self.directions = self.pattern.directions @ self.world_from_body[:3, :3].T
+        # einsum rather than @: right after an Open3D cast, BLAS threads wait for the cores.
+        self.directions = np.einsum('ij,nj->ni', self.world_from_body[:3, :3], self.pattern.directions)
         self._origins = np.broadcast_to(self.origin, self.directions.shape)
 
     @property
-    def boresight(self) -> NDArray[np.float64]:
-        """Unit vector of the sensor's +x axis in the world frame."""
-        return self.world_from_body[:3, 0].copy()
+    def n_rays(self) -> int:
+        """Rays cast per ping."""
+        return len(self.pattern)
 
-    def cast(self, caster: Caster) -> CastResult:
-        """Cast the cone's rays from the sensor's current pose."""
-        return caster.cast(self._origins, self.directions)
+    @property
+    def field_of_view(self) -> float:
+        """Full angle of the cast cone, radians, as ``sensor_msgs/Range.field_of_view``."""
+        return 2.0 * self.echo.cast_half_angle
 
-    def range_of(self, hits: CastResult) -> float:
-        """The reading of a ping: the nearest hit, REP 117 (see :func:`nearest_range`)."""
-        return nearest_range(np.asarray(hits.ranges), self.config.min_range, self.config.max_range)
+    @property
+    def ping_interval(self) -> float:
+        """Shortest time between pings, s: the two-way travel time to ``max_range``."""
+        return self.echo.min_ping_interval
+
+    def ping(self, caster: Caster, rng: np.random.Generator | None = None) -> Ping:
+        """Cast the cone from the sensor's current pose and compute the echo."""
+        hits = caster.cast(self._origins, self.directions)
+        reflectivity = np.nan_to_num(hits.reflectivity, nan=0.0)
+        return self.model.ping(hits.ranges, hits.cos_incidence, reflectivity, rng=rng)
