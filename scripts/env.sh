@@ -49,7 +49,10 @@ _nps_venv() {
   rm -rf "$NPS_VENV"
   "$NPS_PYTHON" -m venv "$NPS_VENV"
   touch "$NPS_VENV/COLCON_IGNORE"
-  "$NPS_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$lock"
+  # (this machine's pip configuration may name local indexes that do not exist: drop that noise)
+  "$NPS_VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$lock" 2>&1 \
+    | { grep -v "^WARNING: Location 'file:" || true; } >&2
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { _nps_say "pip install failed"; exit 1; }
   "$NPS_VENV/bin/python" "$NPS_REPO/scripts/fix_cmake_exports.py" "$NPS_VENV"
   echo "$want" > "$stamp"
 }
