@@ -1,9 +1,10 @@
-"""Print what a sonar publishes, once a second: the latest reading and the achieved rate.
+"""Print what a sonar publishes, once a second: its latest reading, echo and achieved rate.
 
-``ros2 run nps_sonar sonar_monitor [topic] [--duration SECONDS]``; the topic defaults to
-``sonar/range``. It subscribes with the sensor-data QoS, which receives reliable and
-best-effort publishers alike (REP 2003). ``--duration`` stops it after that many seconds,
-with status 1 if nothing was received.
+``ros2 run nps_sonar sonar_monitor [sensor] [--duration SECONDS]``: it listens to
+``<sensor>/range`` (``sensor_msgs/Range``) and ``<sensor>/sonar_point`` (``SonarPoint``);
+the sensor defaults to ``sonar``. It subscribes with the sensor-data QoS, which receives
+reliable and best-effort publishers alike (REP 2003). ``--duration`` stops it after that
+many seconds, with status 1 if no reading arrived.
 """
 
 from __future__ import annotations
@@ -19,27 +20,36 @@ from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Range
 
-__all__ = ['RangeMonitor', 'main']
+from nps_sonar.msg import SonarPoint
+
+__all__ = ['SonarMonitor', 'main']
 
 
-class RangeMonitor(Node):
-    """Counts ``sensor_msgs/Range`` messages and prints the latest reading with the rate."""
+class SonarMonitor(Node):
+    """Counts a sonar's ``Range`` messages and prints the latest reading, echo and rate."""
 
-    def __init__(self, topic: str) -> None:
+    def __init__(self, sensor: str) -> None:
         super().__init__('sonar_monitor')
         self.latest: Range | None = None
+        self.echo: SonarPoint | None = None
         self.total = 0
         self._window_count = 0
         self._window_start = time.monotonic()
-        self.create_subscription(Range, topic, self._on_range, qos_profile_sensor_data)
-        self.create_timer(1.0, self._report, clock=rclpy.clock.Clock(clock_type=rclpy.clock.ClockType.STEADY_TIME))
-        self.topic = self.resolve_topic_name(topic)
-        print(f'listening on {self.topic} (Ctrl-C to stop)', flush=True)
+        self.create_subscription(Range, f'{sensor}/range', self._on_range, qos_profile_sensor_data)
+        self.create_subscription(SonarPoint, f'{sensor}/sonar_point', self._on_echo, qos_profile_sensor_data)
+        steady = rclpy.clock.Clock(clock_type=rclpy.clock.ClockType.STEADY_TIME)
+        self.create_timer(1.0, self._report, clock=steady)
+        self.topic = self.resolve_topic_name(f'{sensor}/range')
+        print(f'listening on {self.topic} and {self.resolve_topic_name(f"{sensor}/sonar_point")} '
+              '(Ctrl-C to stop)', flush=True)
 
     def _on_range(self, message: Range) -> None:
         self.latest = message
         self.total += 1
         self._window_count += 1
+
+    def _on_echo(self, message: SonarPoint) -> None:
+        self.echo = message
 
     def _report(self) -> None:
         now = time.monotonic()
@@ -49,10 +59,12 @@ class RangeMonitor(Node):
             print(f'{self.topic}: waiting for the sonar', flush=True)
             return
         m = self.latest
+        echo = ''
+        if self.echo is not None:
+            echo = f'echo {self.echo.intensity_db:7.2f} dB (confidence {self.echo.confidence:.2f})  '
         print(
-            f'{self.topic}: range {_reading(m.range)}  '
-            f'[{m.min_range:.2f}, {m.max_range:.2f}] m, field of view {math.degrees(m.field_of_view):.2f} deg, '
-            f'frame "{m.header.frame_id}", {rate:5.1f} Hz',
+            f'range {_reading(m.range)}  {echo}[{m.min_range:.2f}, {m.max_range:.2f}] m, '
+            f'fov {math.degrees(m.field_of_view):.2f} deg, frame "{m.header.frame_id}"  {rate:5.1f} Hz',
             flush=True,
         )
 
@@ -67,11 +79,11 @@ def main(args: list[str] | None = None) -> int:
     """Entry point of ``ros2 run nps_sonar sonar_monitor``."""
     argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('topic', nargs='?', default='sonar/range')
+    parser.add_argument('sensor', nargs='?', default='sonar', help='the sensor name (topic prefix)')
     parser.add_argument('--duration', type=float, default=0.0, help='stop after this many seconds (0: never)')
     options = parser.parse_args(argv[1:])
     rclpy.init(args=args)
-    monitor = RangeMonitor(options.topic)
+    monitor = SonarMonitor(options.sensor)
     deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
     try:
         while rclpy.ok() and time.monotonic() < deadline:
