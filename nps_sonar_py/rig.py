@@ -57,6 +57,13 @@ class SonarRig:
     sensor: Sensor
     device: SonarDevice
     raycaster: Raycaster
+    world_from_root: np.ndarray
+
+    def set_robot_state(self, world_from_root: np.ndarray, joint_positions: Mapping[str, float]) -> None:
+        """Move the robot: its root link's pose in the world and its joints (others are ignored)."""
+        known = {name: value for name, value in joint_positions.items() if name in self.robot.joints}
+        self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
+        self.device.set_pose(world_from_root @ self.robot.sensor_transform(self.sensor.name, known))
 
     def ping(self) -> Ping:
         """Cast the sonar's cone once: the echo, whose ``range`` follows REP 117."""
@@ -113,4 +120,4 @@ def build_sonar_rig(
     world_from_optical = world_from_root @ robot.sensor_transform(sensor.name)
     device = SonarDevice(echo, n_rays, np.asarray(world_from_optical))
     raycaster = Raycaster(load_world(world_file))
-    return SonarRig(robot=robot, sensor=sensor, device=device, raycaster=raycaster)
+    return SonarRig(robot=robot, sensor=sensor, device=device, raycaster=raycaster, world_from_root=world_from_root)

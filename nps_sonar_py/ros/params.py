@@ -19,6 +19,8 @@ from nps_sonar_py.echo import Environment, RangeNoise
 
 __all__ = [
     'ECHO_PARAMETERS',
+    'MOTION_PARAMETERS',
+    'OUTPUT_PARAMETERS',
     'SONAR_PARAMETERS',
     'ParameterSpec',
     'declare_all',
@@ -74,6 +76,26 @@ SONAR_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('publish_sonar_point', True, 'publish nps_sonar/SonarPoint (range, intensity, profile)'),
     P('rays', 500, 'rays cast per ping, filling the cast cone at equal solid angle', 1, 2_000_000),
     P('update_rate', 0.0, 'pings per second; 0: the <sensor update_rate>, or 10 Hz if it has none', 0.0, 1000.0),
+)
+
+#: How messages go out: QoS and markers (fixed for the node's life).
+OUTPUT_PARAMETERS: tuple[ParameterSpec, ...] = (
+    P('qos_reliability', 'reliable', 'reliability of the publishers: reliable (REP 2003) or best_effort',
+      read_only=True),
+    P('qos_depth', 10, 'history depth of the publishers', 1, 10_000, read_only=True),
+    P('marker_rate', 2.0, 'visualization_msgs/Marker of the beam and its hits per second on <sensor>/markers; 0: off',
+      0.0, 100.0, read_only=True),
+)
+
+#: How the robot and the world move (``nps_sonar_py/ros/motion.py``).
+MOTION_PARAMETERS: tuple[ParameterSpec, ...] = (
+    P('pose_source', 'fixed', 'robot root pose: fixed (robot_pose), odometry (nav_msgs/Odometry) or pose '
+      '(geometry_msgs/PoseStamped) on pose_topic', read_only=True),
+    P('pose_topic', '', 'topic of the robot pose; empty: odom for odometry, pose for pose', read_only=True),
+    P('joint_states_topic', 'joint_states', 'sensor_msgs/JointState topic of the robot joints', read_only=True),
+    P('scene_state_topic', 'scene_state', 'nps_sonar/SceneState topic moving entities of the world', read_only=True),
+    P('scene_time', 'start', "scene time: start (the scene state's time_stamp at the node's first ping) or clock "
+      "(the node's clock in seconds, sim time with use_sim_time)", read_only=True),
 )
 
 #: The echo model (``nps_sonar_py.echo.EchoConfig``); may change at run time.

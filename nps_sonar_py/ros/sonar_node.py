@@ -8,9 +8,12 @@ Per ping it publishes, each switchable (topics relative, so namespaces and remap
   ``intensities = [intensity]``, as the NPS single-beam plugin did;
 * ``<sensor>/sonar_point``: ``nps_sonar/SonarPoint``, range, intensity and the profile.
 
-All in the sensor's x-forward frame, named after the sensor unless ``frame_id`` is set.
-Echo-model parameters change at run time: a change is validated as a whole (refused with
-the reason if the configuration would be invalid) and applied between pings.
+and ``<sensor>/markers`` (``visualization_msgs/Marker``: the beam and its hits) at
+``marker_rate``. All in the sensor's x-forward frame, named after the sensor unless
+``frame_id`` is set. Echo-model parameters change at run time: a change is validated as a
+whole (refused with the reason if the configuration would be invalid) and applied between
+pings. The robot and the world move as ``nps_sonar_py/ros/motion.py`` says; with
+``use_sim_time`` the node pings on ``/clock`` and stamps in simulated time.
 """
 
 from __future__ import annotations
@@ -23,19 +26,31 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import LaserScan, Range
+from visualization_msgs.msg import Marker
 
 from nps_sonar import msg as nps_msg
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
-from nps_sonar_py.ros.params import ECHO_PARAMETERS, SONAR_PARAMETERS, declare_all, echo_overrides, read_all
+from nps_sonar_py.ros.markers import beam_marker, hits_marker
+from nps_sonar_py.ros.motion import Motion
+from nps_sonar_py.ros.params import (
+    ECHO_PARAMETERS,
+    MOTION_PARAMETERS,
+    OUTPUT_PARAMETERS,
+    SONAR_PARAMETERS,
+    declare_all,
+    echo_overrides,
+    read_all,
+)
+from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
 
 __all__ = ['SonarNode', 'main']
 
 DEFAULT_RATE_HZ = 10.0
-QOS_DEPTH = 10
+PARAMETERS = SONAR_PARAMETERS + OUTPUT_PARAMETERS + MOTION_PARAMETERS + ECHO_PARAMETERS
 
 
 @dataclass(frozen=True)
@@ -55,19 +70,24 @@ class SonarNode(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('sonar', **kwargs)
-        declare_all(self, SONAR_PARAMETERS + ECHO_PARAMETERS)
-        values = read_all(self, SONAR_PARAMETERS + ECHO_PARAMETERS)
+        declare_all(self, PARAMETERS)
+        values = read_all(self, PARAMETERS)
         self.rig = self._build_rig(values)
         self.settings = self._settings(values)
         self.rig.reconfigure(self.settings.echo, self.settings.rays)
         self._pending: _Settings | None = None
+        self.motion = Motion(self, values, world_from_root=self.rig.world_from_root)
         name = self.rig.sensor.name
         self.frame_id = values['frame_id'] or name
-        self.range_publisher = self.create_publisher(Range, values['range_topic'] or f'{name}/range', QOS_DEPTH)
-        self.scan_publisher = self.create_publisher(LaserScan, values['scan_topic'] or f'{name}/scan', QOS_DEPTH)
+        qos = publisher_qos(values['qos_reliability'], values['qos_depth'])
+        self.range_publisher = self.create_publisher(Range, values['range_topic'] or f'{name}/range', qos)
+        self.scan_publisher = self.create_publisher(LaserScan, values['scan_topic'] or f'{name}/scan', qos)
         self.sonar_point_publisher = self.create_publisher(
-            nps_msg.SonarPoint, values['sonar_point_topic'] or f'{name}/sonar_point', QOS_DEPTH,
+            nps_msg.SonarPoint, values['sonar_point_topic'] or f'{name}/sonar_point', qos,
         )
+        self.marker_publisher = self.create_publisher(Marker, f'{name}/markers', qos)
+        self.marker_period = 1.0 / values['marker_rate'] if values['marker_rate'] > 0.0 else None
+        self._next_marker: float | None = None
         self.timer = self.create_timer(1.0 / self.settings.rate, self.ping)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._log_configuration()
@@ -95,7 +115,7 @@ class SonarNode(Node):
         )
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
-        values = read_all(self, SONAR_PARAMETERS + ECHO_PARAMETERS)
+        values = read_all(self, PARAMETERS)
         values.update({p.name: p.value for p in parameters if p.name in values})
         try:
             self._pending = self._settings(values)
@@ -129,11 +149,19 @@ class SonarNode(Node):
             )
 
     def ping(self) -> None:
-        """Cast the cone once and publish what is switched on."""
+        """Move the world and the robot to now, cast the cone once, publish what is switched on."""
+        now = self.get_clock().now()
+        if now.nanoseconds == 0:  # sim time without /clock yet: time is not initialised
+            return
         self._apply_pending()
+        self.motion.apply(
+            now, time_stamp=self.rig.raycaster.world.time_stamp, set_time=self.rig.raycaster.set_time,
+            set_entity_state=lambda state, since: self.rig.raycaster.set_entity_state(state, since=since),
+            set_robot_state=self.rig.set_robot_state,
+        )
         echo = self.rig.ping()
         s = self.settings
-        stamp = self.get_clock().now().to_msg()
+        stamp = now.to_msg()
         if s.publish_range:
             self.range_publisher.publish(range_message(
                 echo.range, field_of_view=self.rig.device.field_of_view, min_range=s.echo.min_range,
@@ -147,6 +175,16 @@ class SonarNode(Node):
             self.sonar_point_publisher.publish(sonar_point_message(
                 echo, s.echo, stamp=stamp, frame_id=self.frame_id, rays=self.rig.device.n_rays,
             ))
+        seconds = now.nanoseconds * 1e-9
+        if self.marker_period is not None and (self._next_marker is None or seconds >= self._next_marker):
+            self._next_marker = seconds + self.marker_period
+            device = self.rig.device
+            self.marker_publisher.publish(
+                beam_marker(device.echo.cast_half_angle, device.echo.max_range, stamp=stamp, frame_id=self.frame_id),
+            )
+            self.marker_publisher.publish(
+                hits_marker(device.pattern.directions, device.last_ranges, stamp=stamp, frame_id=self.frame_id),
+            )
 
 
 def main(args: list[str] | None = None) -> int:

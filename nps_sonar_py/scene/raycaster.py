@@ -31,6 +31,7 @@ import open3d as o3d  # noqa: TID251 - the one module allowed to import it
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.scene.tessellation import rotate_rows
+from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.world import World
 
 __all__ = ['RayHits', 'Raycaster', 'check_rays']
@@ -154,6 +155,7 @@ class Raycaster:
         self._world = world
         self._time = world.time_stamp if time is None else float(time)
         self._overrides: dict[int, NDArray[np.float64]] = {}
+        self._states: dict[int, tuple[EntityState, float]] = {}
         self._moving_mask = world.moving()
         for name in dynamic:
             self._moving_mask[world.index(name)] = True
@@ -185,7 +187,7 @@ class Raycaster:
     def set_time(self, time: float) -> None:
         """Move the entities with a twist (and their children) to their poses at ``time`` seconds."""
         self._time = float(time)
-        self._poses = self._world.poses(self._time, overrides=self._overrides)
+        self._poses = self._world.poses(self._time, overrides=self._overrides, states=self._states)
 
     def set_entity_pose(self, name: str, pose: ArrayLike) -> None:
         """Place entity ``name`` at ``pose`` (4, 4), entity -> world, until set again.
@@ -202,15 +204,38 @@ class Raycaster:
             msg = 'pose must be a rigid transform (orthonormal rotation, determinant +1)'
             raise ValueError(msg)
         self._overrides[i] = m.copy()
-        if not self._moving_mask[i]:
-            mask = self._moving_mask.copy()
-            mask[i] = True
-            mask = self._with_descendants(mask)
-            new = np.flatnonzero(mask & ~self._moving_mask)
-            self._moving_mask = mask
-            self._build_static()
-            self._add_moving(new)
+        self._states.pop(i, None)
+        self._make_moving(i)
         self.set_time(self._time)
+
+    def set_entity_state(self, state: EntityState, *, since: float) -> None:
+        """Move entity ``state.model`` by a newer state: its origin holds at scene time ``since``,
+        and its twist applies from then on (a scene-state update, as ``<entity_state>``).
+
+        The parent frame must be the one the world gives the entity. An entity that was static
+        leaves the world scene, which is rebuilt once.
+        """
+        i = self._world.index(state.model)
+        declared = self._world.states[i].frame
+        if state.frame != declared:
+            msg = f'entity {state.model!r} is placed in frame {declared!r}, not {state.frame!r}'
+            raise ValueError(msg)
+        self._overrides.pop(i, None)
+        self._states[i] = (state, float(since))
+        self._make_moving(i)
+        self.set_time(self._time)
+
+    def _make_moving(self, i: int) -> None:
+        """Give entity ``i`` (and its children) their own scenes, once."""
+        if self._moving_mask[i]:
+            return
+        mask = self._moving_mask.copy()
+        mask[i] = True
+        mask = self._with_descendants(mask)
+        new = np.flatnonzero(mask & ~self._moving_mask)
+        self._moving_mask = mask
+        self._build_static()
+        self._add_moving(new)
 
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RayHits:
         """Cast rays: the first hit of each, all in the world frame.

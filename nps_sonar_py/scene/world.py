@@ -215,20 +215,24 @@ class World:
         time: float | None = None,
         *,
         overrides: Mapping[int, NDArray[np.float64]] | None = None,
+        states: Mapping[int, tuple[EntityState, float]] | None = None,
     ) -> NDArray[np.float64]:
         """(k, 4, 4) transforms entity -> world at ``time`` seconds (default: the time stamp).
 
         ``overrides`` maps entity indices to a fixed entity -> world transform that replaces
-        the one from its state; its children follow it.
+        the one from its state; its children follow it. ``states`` maps entity indices to a
+        newer state (same parent frame) and the scene time at which it holds.
         """
-        dt = 0.0 if time is None else float(time) - self.time_stamp
+        t = self.time_stamp if time is None else float(time)
         overrides = overrides or {}
+        states = states or {}
         poses = np.zeros((len(self.entities), 4, 4))
         for i in self.order:  # one small matrix product per entity, not per triangle
             if i in overrides:
                 poses[i] = overrides[i]
                 continue
-            local = self.states[i].pose(dt)
+            state, since = states.get(i, (self.states[i], self.time_stamp))
+            local = state.pose(t - since)
             parent = self.parents[i]
             poses[i] = local if parent < 0 else poses[parent] @ self.attachments[i] @ local
         return poses

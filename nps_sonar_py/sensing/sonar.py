@@ -59,6 +59,8 @@ class SonarDevice:
         self.echo = echo
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        #: (n,) range of each ray at the last ping (inf on a miss), for visualisation.
+        self.last_ranges: NDArray[np.floating] = np.full(n_rays, np.inf)
         self.set_pose(world_from_optical)
 
     def reconfigured(self, echo: EchoConfig, n_rays: int) -> SonarDevice:
@@ -94,5 +96,6 @@ class SonarDevice:
     def ping(self, caster: Caster, rng: np.random.Generator | None = None) -> Ping:
         """Cast the cone from the sensor's current pose and compute the echo."""
         hits = caster.cast(self._origins, self.directions)
+        self.last_ranges = hits.ranges
         reflectivity = np.nan_to_num(hits.reflectivity, nan=0.0)
         return self.model.ping(hits.ranges, hits.cos_incidence, reflectivity, rng=rng)

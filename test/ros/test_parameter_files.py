@@ -13,11 +13,11 @@ CONFIG = Path(__file__).resolve().parents[2] / 'config'
 
 
 def test_sonar_yaml_matches_the_parameter_table() -> None:
-    from nps_sonar_py.ros.params import ECHO_PARAMETERS, SONAR_PARAMETERS
+    from nps_sonar_py.ros.sonar_node import PARAMETERS
 
     document = yaml.safe_load((CONFIG / 'sonar.yaml').read_text())
     values = document['/**']['ros__parameters']
-    table = {p.name: p for p in SONAR_PARAMETERS + ECHO_PARAMETERS}
+    table = {p.name: p for p in PARAMETERS}
     assert set(values) == set(table)
     for name, value in values.items():
         assert type(value) is type(table[name].default), name  # a 50 where 50.0 is declared fails at start

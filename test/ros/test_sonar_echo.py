@@ -17,34 +17,24 @@ import pytest
 from ros_helpers import messages_after, running, set_parameters
 from scipy.special import j1
 
-from nps_sonar_py.sensing import cone_half_angle, cone_pattern
+from reference_scene import CONE_HALF_ANGLE as BETA  # the URDF cone: the -3 dB beam and the cast cone
+from reference_scene import FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits, world_directions
+
+from nps_sonar_py.sensing import cone_pattern
 
 pytestmark = pytest.mark.ros
 
-SONAR = np.array([2.1, 1.0, 1.0])
-CENTRE = np.array([2.1, 3.0])
-RADIUS = 0.25
-MIN_RANGE, MAX_RANGE = 0.1, 7.0
-BETA = cone_half_angle(0.5, MAX_RANGE)  # the URDF cone is the -3 dB beam and the cast cone
 N_RAYS = 2000
 ABSORPTION = 0.5  # dB/m, one way, set as a fixed absorption so the test states it
 BINS = 200
-FACETING = RADIUS * (1 - math.cos(math.pi / 64))
 PARAMETERS = {'rays': N_RAYS, 'absorption': 'fixed', 'absorption_db_per_m': ABSORPTION, 'update_rate': 20.0}
 
 
 def analytic_echo() -> dict[str, np.ndarray]:
     """Per-ray range, off-axis angle and intensity of the cone on the analytic cylinder."""
     pattern = cone_pattern(BETA, N_RAYS)
-    body = pattern.directions
-    d = np.column_stack((-body[:, 1], body[:, 0], body[:, 2]))  # looking along world +y
-    f = SONAR[:2] - CENTRE
-    a = np.einsum('ij,ij->i', d[:, :2], d[:, :2])
-    b = 2 * d[:, :2] @ f
-    c = f @ f - RADIUS**2
-    r = (-b - np.sqrt(b * b - 4 * a * c)) / (2 * a)
-    hit = SONAR[:2] + r[:, None] * d[:, :2]
-    normal = np.column_stack(((hit - CENTRE) / RADIUS, np.zeros(len(r))))
+    d = world_directions(N_RAYS)
+    r, normal = cylinder_hits(SONAR, d)
     cos_alpha = np.abs(np.einsum('ij,ij->i', d, normal))
     psi = pattern.off_axis
     ka = 1.61634 / math.sin(BETA)

@@ -14,38 +14,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nps_sonar_py.sensing import cone_half_angle, cone_pattern
+from reference_scene import CONE_RADIUS, FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits
+from reference_scene import world_directions as sonar_world_directions
 from ros_helpers import executable, ros_args, running
 
 pytestmark = pytest.mark.ros
 
-SONAR = np.array([2.1, 1.0, 1.0])
-CYLINDER_CENTRE = np.array([2.1, 3.0])
-CYLINDER_RADIUS = 0.25
-CYLINDER_SEGMENTS = 64  # the scene's default tessellation
-MIN_RANGE, MAX_RANGE, CONE_RADIUS = 0.1, 7.0, 0.5
-# A regular 64-gon inscribed in the circle lies at most R (1 - cos(pi/64)) inside it.
-FACETING = CYLINDER_RADIUS * (1 - math.cos(math.pi / CYLINDER_SEGMENTS))
 
 
 def nearest_cylinder_hit(origin: np.ndarray, directions: np.ndarray) -> float:
-    """Nearest intersection of rays from ``origin`` with the analytic cylinder (solved in the plane)."""
-    h = directions[:, :2]
-    f = origin[:2] - CYLINDER_CENTRE
-    a = np.einsum('ij,ij->i', h, h)
-    b = 2 * h @ f
-    c = f @ f - CYLINDER_RADIUS**2
-    discriminant = b * b - 4 * a * c
-    t = np.where(discriminant >= 0, (-b - np.sqrt(np.maximum(discriminant, 0))) / (2 * a), np.inf)
-    z = origin[2] + t * directions[:, 2]
-    assert np.all(~np.isfinite(t) | ((z > 0.5) & (z < 1.5))), 'rays meet the side of the cylinder'
-    return float(t.min())
-
-
-def sonar_world_directions(n_rays: int) -> np.ndarray:
-    """The documented cone (body x forward) turned to look along world +y: body (a, b, c) -> (-b, a, c)."""
-    d = cone_pattern(cone_half_angle(CONE_RADIUS, MAX_RANGE), n_rays).directions
-    return np.column_stack((-d[:, 1], d[:, 0], d[:, 2]))
+    """Nearest intersection of rays from ``origin`` with the analytic cylinder."""
+    return float(cylinder_hits(origin, directions)[0].min())
 
 
 def test_boresight_meets_the_cylinder_at_1750_mm(receiver) -> None:

@@ -340,3 +340,25 @@ def test_set_entity_pose_checks_its_input():
         caster.set_entity_pose('nobody', np.eye(4))
     with pytest.raises(ValueError, match='rigid'):
         caster.set_entity_pose('box', np.diag([2.0, 1.0, 1.0, 1.0]))
+
+
+def test_a_scene_state_update_moves_an_entity_from_its_own_time() -> None:
+    from pathlib import Path
+
+    from nps_sonar_py.scene import load_world
+
+    world = load_world(Path(__file__).resolve().parents[2] / 'config' / 'worlds' / 'reference_tank.world')
+    raycaster = Raycaster(world)
+    # At scene time 10 s the target is at (1.0, 3.0, 1.0) and moves at 0.2 m/s along +x.
+    update = EntityState(model='target', origin=transform_from_xyz_rpy([1.0, 3.0, 1.0], [0, 0, 0]),
+                         linear=np.array([0.2, 0.0, 0.0]))
+    raycaster.set_entity_state(update, since=10.0)
+    for t in (10.0, 15.0):
+        raycaster.set_time(t)
+        x = 1.0 + 0.2 * (t - 10.0)
+        np.testing.assert_allclose(raycaster.entity_pose('target')[:3, 3], [x, 3.0, 1.0], atol=1e-12)
+        # a ray along +y at the target's x meets its face at y = 3.0 - 0.25
+        hits = raycaster.cast([x, 1.0, 1.0], [0.0, 1.0, 0.0])
+        assert hits.ranges[0] == pytest.approx(1.75, abs=1e-5)
+    with pytest.raises(ValueError, match='frame'):
+        raycaster.set_entity_state(EntityState(model='target', frame='tank'), since=0.0)

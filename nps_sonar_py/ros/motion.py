@@ -1,0 +1,143 @@
+"""How the world and the robot move for a sensor node: scene time, the robot's pose, its joints.
+
+* Scene time: ``scene_time: start`` (default) maps the node's start to the scene state's
+  ``time_stamp``; ``scene_time: clock`` reads the node's clock (sim time with
+  ``use_sim_time``) in seconds as scene time. Entities with a twist move with it.
+* The robot's root link in the world: fixed (``robot_pose``), or the latest
+  ``nav_msgs/Odometry`` (``pose_source: odometry``) or ``geometry_msgs/PoseStamped``
+  (``pose_source: pose``) on ``pose_topic``: the pose of the root link in the world frame.
+* Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
+* ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
+
+Messages are stored as they arrive and applied by :meth:`Motion.apply` between pings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from geometry_msgs.msg import Pose, PoseStamped
+from nav_msgs.msg import Odometry
+from numpy.typing import NDArray
+from rclpy.node import Node
+from rclpy.time import Time
+from sensor_msgs.msg import JointState
+
+from nps_sonar import msg as nps_msg
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.scene import EntityState
+from nps_sonar_py.transforms import transform_from
+
+__all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'matrix_from_pose', 'matrix_from_quaternion']
+
+POSE_SOURCES = ('fixed', 'odometry', 'pose')
+SCENE_TIMES = ('start', 'clock')
+
+
+def matrix_from_quaternion(x: float, y: float, z: float, w: float) -> NDArray[np.float64]:
+    """Rotation matrix of a quaternion ``(x, y, z, w)`` (normalised first)."""
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    if not n > 0.0:
+        msg = 'a quaternion of zero length is no rotation'
+        raise ValueError(msg)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def matrix_from_pose(pose: Pose) -> NDArray[np.float64]:
+    """4x4 transform of a ``geometry_msgs/Pose``."""
+    q, p = pose.orientation, pose.position
+    return transform_from(matrix_from_quaternion(q.x, q.y, q.z, q.w), [p.x, p.y, p.z])
+
+
+class Motion:
+    """The subscriptions that move a sensor node's robot and world, applied between pings."""
+
+    def __init__(self, node: Node, values: dict[str, Any], *, world_from_root: NDArray[np.float64]) -> None:
+        source, scene_time = values['pose_source'], values['scene_time']
+        if source not in POSE_SOURCES:
+            raise ConfigurationError(f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}')
+        if scene_time not in SCENE_TIMES:
+            raise ConfigurationError(f'scene_time must be one of {", ".join(SCENE_TIMES)}, got {scene_time!r}')
+        self._node = node
+        self._clock_scene_time = scene_time == 'clock'
+        self._start: Time | None = None
+        self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
+        self.joint_positions: dict[str, float] = {}
+        self._robot_changed = False
+        self._entity_updates: list[tuple[EntityState, Time]] = []
+        depth = 10
+        if source == 'odometry':
+            node.create_subscription(
+                Odometry, values['pose_topic'] or 'odom', lambda m: self._on_pose(m.pose.pose), depth,
+            )
+        elif source == 'pose':
+            node.create_subscription(PoseStamped, values['pose_topic'] or 'pose', lambda m: self._on_pose(m.pose), depth)
+        node.create_subscription(JointState, values['joint_states_topic'], self._on_joint_state, depth)
+        node.create_subscription(nps_msg.SceneState, values['scene_state_topic'], self._on_scene_state, depth)
+
+    def _on_pose(self, pose: Pose) -> None:
+        try:
+            self.world_from_root = matrix_from_pose(pose)
+        except ValueError as error:
+            self._node.get_logger().warning(f'ignored a robot pose: {error}')
+            return
+        self._robot_changed = True
+
+    def _on_joint_state(self, message: JointState) -> None:
+        self.joint_positions.update(zip(message.name, map(float, message.position), strict=False))
+        self._robot_changed = True
+
+    def _on_scene_state(self, message: nps_msg.SceneState) -> None:
+        stamp = Time.from_msg(message.header.stamp, clock_type=self._node.get_clock().clock_type)
+        for entity in message.entities:
+            t, w = entity.twist.linear, entity.twist.angular
+            try:
+                state = EntityState(
+                    model=entity.model, frame=entity.parent_frame or 'world', origin=matrix_from_pose(entity.pose),
+                    linear=np.array([t.x, t.y, t.z]), angular=np.array([w.x, w.y, w.z]),
+                )
+            except ValueError as error:
+                self._node.get_logger().warning(f'ignored the state of {entity.model!r}: {error}')
+                continue
+            self._entity_updates.append((state, stamp))
+
+    def scene_time(self, now: Time, time_stamp: float) -> float:
+        """Scene time in seconds at node time ``now``."""
+        if self._clock_scene_time:
+            return now.nanoseconds * 1e-9
+        if self._start is None:
+            self._start = now
+        return time_stamp + (now - self._start).nanoseconds * 1e-9
+
+    def apply(
+        self,
+        now: Time,
+        *,
+        time_stamp: float,
+        set_time: Callable[[float], None],
+        set_entity_state: Callable[[EntityState, float], None],
+        set_robot_state: Callable[[NDArray[np.float64], dict[str, float]], None],
+    ) -> None:
+        """Bring the world and the robot to ``now``: entity updates, scene time, robot state."""
+        scene_now = self.scene_time(now, time_stamp)  # first: it fixes the start
+        updates, self._entity_updates = self._entity_updates, []
+        for state, stamp in updates:
+            try:
+                set_entity_state(state, self.scene_time(stamp, time_stamp))
+            except (KeyError, ValueError) as error:
+                self._node.get_logger().warning(f'ignored the state of {state.model!r}: {error}')
+        set_time(scene_now)
+        if self._robot_changed:
+            self._robot_changed = False
+            try:
+                set_robot_state(self.world_from_root, dict(self.joint_positions))
+            except (KeyError, ValueError) as error:
+                self._node.get_logger().warning(f'ignored the robot state: {error}')

@@ -1,0 +1,192 @@
+"""The sonar node in a moving ROS system, over real DDS: QoS, sim time, robot and world motion, markers.
+
+Expected ranges come from the reference scenario's geometry (DESIGN.md): the sonar at
+(2.1, 1.0, 1.0) looks along +y at a vertical cylinder of radius 0.25 m centred on (2.1, 3.0);
+the tank's inner walls are x = 0 and 4.27, y = 0 and 6.54. One ray (the boresight) keeps the
+expected values exact; the cylinder's 64-gon has a vertex facing -y.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import pytest
+from reference_scene import FACETING, SONAR, cylinder_hits, world_directions
+from ros_helpers import Receiver, messages_after, running
+
+pytestmark = pytest.mark.ros
+
+ONE_RAY = {'rays': 1, 'update_rate': 20.0}
+
+
+def _publisher(receiver: Receiver, msg_type, topic: str):
+    return receiver.node.create_publisher(msg_type, topic, 10)
+
+
+def _publish_for(publisher, message_at, seconds: float, rate: float = 20.0) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        publisher.publish(message_at())
+        time.sleep(1.0 / rate)
+
+
+def test_best_effort_qos_and_depth(receiver) -> None:
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import Range
+
+    best_effort = receiver(Range, 'sonar/range')  # sensor-data QoS: best effort
+    reliable = receiver(Range, 'sonar/range', QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    with running('sonar_node', {**ONE_RAY, 'qos_reliability': 'best_effort', 'qos_depth': 3}) as node:
+        best_effort.wait_for(5, process=node)
+        infos = best_effort.node.get_publishers_info_by_topic('/sonar/range')
+    # (discovery carries the reliability, not the history depth, so the depth is not checked here)
+    assert [i.qos_profile.reliability for i in infos] == [ReliabilityPolicy.BEST_EFFORT]
+    assert reliable.messages == []  # a reliable subscriber does not match a best-effort publisher
+
+
+def test_reliable_is_the_default(receiver) -> None:
+    from rclpy.qos import ReliabilityPolicy
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node', ONE_RAY) as node:
+        r.wait_for(1, process=node)
+        infos = r.node.get_publishers_info_by_topic('/sonar/range')
+    assert [i.qos_profile.reliability for i in infos] == [ReliabilityPolicy.RELIABLE]
+
+
+def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
+    from builtin_interfaces.msg import Time
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    clock = r.node.create_publisher(Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+    with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
+        time.sleep(3.0)
+        assert r.messages == []  # no /clock yet: time is not initialised, nothing is published
+        sim = [100.0]
+
+        def tick() -> Clock:
+            sim[0] += 0.05
+            return Clock(clock=Time(sec=int(sim[0]), nanosec=int(round((sim[0] % 1) * 1e9))))
+
+        _publish_for(clock, tick, 3.0)
+        assert node.poll() is None
+        last = sim[0]
+    stamps = [m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for m in r.messages]
+    assert stamps, 'no Range while /clock ran'
+    assert all(100.0 < s <= last + 1e-6 for s in stamps)
+    # 20 Hz of sim time over (last - 100) simulated seconds, whatever the wall clock did
+    assert len(stamps) == pytest.approx((last - 100.0) * 20.0, abs=4)
+
+
+def test_odometry_moves_the_robot(receiver) -> None:
+    from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    odometry = _publisher(r, Odometry, 'odom')
+    with running('sonar_node', {**ONE_RAY, 'pose_source': 'odometry'}) as node:
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(1.75, abs=1e-6)
+        forward = Odometry()
+        forward.pose.pose.position.y = 0.5  # the robot 0.5 m closer: 1.25 m to the cylinder's face
+        _publish_for(odometry, lambda: forward, 0.5)
+        assert messages_after(r, 2)[-1].range == pytest.approx(1.25, abs=1e-6)
+        aside = Odometry()
+        aside.pose.pose.position.x = 0.2  # boresight 0.2 m off the axis: 2 - sqrt(0.25^2 - 0.2^2)
+        _publish_for(odometry, lambda: aside, 0.5)
+        assert messages_after(r, 2)[-1].range == pytest.approx(1.85, abs=2 * FACETING)
+        turned = Odometry()  # a half turn about the world z axis: the sonar at (-2.1, -1, 1) looks along -y
+        turned.pose.pose.orientation.z, turned.pose.pose.orientation.w = 1.0, 0.0
+        _publish_for(odometry, lambda: turned, 0.5)
+        assert messages_after(r, 2)[-1].range == math.inf
+
+
+PAN_ROBOT = """<?xml version="1.0"?>
+<robot name="pan_sonar">
+  <link name="base_link"/>
+  <link name="head"/>
+  <joint name="pan" type="revolute">
+    <parent link="base_link"/><child link="head"/>
+    <origin xyz="2.1 1.0 1.0" rpy="0 0 1.5707963267948966"/>
+    <axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>
+  </joint>
+  <sensor name="sonar" type="sonar" update_rate="20">
+    <parent link="head"/>
+    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 -1.5707963267948966"/>
+    <sonar><min>0.1</min><max>7</max><radius>0.5</radius></sonar>
+  </sensor>
+</robot>
+"""
+
+
+def test_joint_states_turn_the_sonar(receiver, tmp_path: Path) -> None:
+    from sensor_msgs.msg import JointState, Range
+
+    robot = tmp_path / 'pan_sonar.urdf'
+    robot.write_text(PAN_ROBOT)
+    r = receiver(Range, 'sonar/range')
+    joints = _publisher(r, JointState, 'joint_states')
+    with running('sonar_node', {**ONE_RAY, 'robot_description_file': str(robot)}) as node:
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(1.75, abs=1e-6)
+        # pan +90 deg turns the boresight from +y to -x: the wall x = 0 is 2.1 m away; other joints are ignored
+        state = JointState(name=['pan', 'some_wheel'], position=[math.pi / 2, 3.0])
+        _publish_for(joints, lambda: state, 0.5)
+        assert messages_after(r, 2)[-1].range == pytest.approx(2.1, abs=1e-5)
+
+
+def test_scene_state_updates_move_an_entity(receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    from nps_sonar.msg import EntityState, SceneState
+
+    r = receiver(Range, 'sonar/range')
+    updates = _publisher(r, SceneState, 'scene_state')
+    with running('sonar_node', ONE_RAY) as node:
+        r.wait_for(1, process=node)
+        stamp = r.node.get_clock().now()
+        target = EntityState(model='target', parent_frame='world')
+        target.pose.position.x, target.pose.position.y, target.pose.position.z = 2.1, 4.0, 1.0
+        target.pose.orientation.w = 1.0
+        target.twist.linear.y = -0.5  # approaching at 0.5 m/s from 2.75 m at the stamp
+        update = SceneState(entities=[target])
+        update.header.stamp = stamp.to_msg()
+        updates.publish(update)
+        moving = messages_after(r, 20)
+        unknown = SceneState(entities=[EntityState(model='no_such_model', parent_frame='world')])
+        unknown.entities[0].pose.orientation.w = 1.0
+        updates.publish(unknown)
+        after = messages_after(r, 2)
+        assert node.poll() is None  # an unknown entity is ignored with a warning
+    t0 = stamp.nanoseconds * 1e-9
+    checked = 0
+    for m in moving + after:
+        dt = m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec - t0
+        if dt >= 0.0:  # pings after the update's stamp
+            assert m.range == pytest.approx(2.75 - 0.5 * dt, abs=1e-4)
+            checked += 1
+    assert checked >= 15
+
+
+def test_markers_show_the_beam_and_its_hits(receiver) -> None:
+    from visualization_msgs.msg import Marker
+
+    markers = receiver(Marker, 'sonar/markers')
+    with running('sonar_node', {'marker_rate': 5.0}) as node:
+        received = markers.wait_for(4, process=node)
+    beam = next(m for m in received if m.ns == 'beam')
+    hits = next(m for m in received if m.ns == 'hits')
+    assert beam.type == Marker.TRIANGLE_LIST and beam.header.frame_id == 'sonar'
+    assert len(beam.points) % 3 == 0 and len(beam.points) >= 3 * 16
+    rim = [p for p in beam.points if p.x > 0]
+    assert all(p.x == pytest.approx(7.0) for p in rim)  # the cone reaches max range
+    assert all(math.hypot(p.y, p.z) == pytest.approx(0.5, rel=1e-6) for p in rim)  # radius 0.5 m there
+    assert hits.type == Marker.POINTS and len(hits.points) > 0
+    ranges = cylinder_hits(SONAR, world_directions(500))[0]  # the default 500 rays all meet the cylinder
+    for p in hits.points:  # every hit lies on the cylinder's face
+        assert ranges.min() - 1e-5 <= math.sqrt(p.x**2 + p.y**2 + p.z**2) <= ranges.max() + 2 * FACETING
+        assert p.x > 0
