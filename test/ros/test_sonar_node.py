@@ -129,3 +129,21 @@ def test_bad_input_exits_with_one_line(tmp_path: Path, old: str, new: str, eleme
     assert element in lines[0]
     assert problem.lower() in lines[0].lower()
     assert 'Traceback' not in result.stderr
+
+
+@pytest.mark.parametrize('signal_number', [2, 15], ids=['SIGINT', 'SIGTERM'])
+def test_signals_shut_the_node_down_cleanly(receiver, signal_number: int) -> None:
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    command = [executable('sonar_node'), *ros_args({'rays': 1})]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        r.wait_for(2, process=process)
+        process.send_signal(signal_number)
+        out, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert 'Traceback' not in err + out
