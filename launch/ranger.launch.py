@@ -1,0 +1,77 @@
+"""Start a Ranger device: `ros2 launch nps_sonar ranger.launch.py [device:=scanner|ring|sweep|multibeam]`.
+
+device chooses the node, the robot and the parameter file:
+    scanner    ranger_node, config/robots/ranger_scanner.urdf, config/ranger.yaml
+    ring       ranger_node, config/robots/sonar_ring.urdf, config/ranger_ring.yaml
+    sweep      scanning_sonar_node (mode sweep), config/robots/ranger_scanning_sonar.urdf,
+               config/scanning_sonar.yaml
+    multibeam  scanning_sonar_node (mode multibeam), the same robot and file
+Other arguments: robot_description (a URDF or xacro path instead of the device's robot),
+scene (scene file), params_file, namespace, use_sim_time. Without launch, e.g.:
+    ros2 run nps_sonar ranger_node --ros-args --params-file config/ranger.yaml
+"""
+
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+#: device -> (executable, node name, robot file, parameter file, extra parameters)
+DEVICES = {
+    'scanner': ('ranger_node', 'ranger', 'ranger_scanner.urdf', 'ranger.yaml', {}),
+    'ring': ('ranger_node', 'ranger', 'sonar_ring.urdf', 'ranger_ring.yaml', {}),
+    'sweep': ('scanning_sonar_node', 'scanning_sonar', 'ranger_scanning_sonar.urdf',
+              'scanning_sonar.yaml', {'mode': 'sweep'}),
+    'multibeam': ('scanning_sonar_node', 'scanning_sonar', 'ranger_scanning_sonar.urdf',
+                  'scanning_sonar.yaml',
+                  {'mode': 'multibeam', 'min_angle': -0.7853981633974483, 'max_angle': 0.7853981633974483}),
+}
+
+
+def _node(context, share):
+    device = LaunchConfiguration('device').perform(context)
+    if device not in DEVICES:
+        raise RuntimeError(f'device must be one of {", ".join(DEVICES)}, got {device!r}')
+    executable, name, robot, params, extra = DEVICES[device]
+    robot_file = LaunchConfiguration('robot_description').perform(context) or os.path.join(
+        share, 'config', 'robots', robot)
+    params_file = LaunchConfiguration('params_file').perform(context) or os.path.join(share, 'config', params)
+    return [Node(
+        package='nps_sonar',
+        executable=executable,
+        name=name,
+        namespace=LaunchConfiguration('namespace'),
+        output='screen',
+        parameters=[
+            params_file,
+            {
+                'robot_description_file': robot_file,
+                'scene_file': LaunchConfiguration('scene'),
+                'use_sim_time': LaunchConfiguration('use_sim_time'),
+                **extra,
+            },
+        ],
+    )]
+
+
+def generate_launch_description() -> LaunchDescription:
+    share = get_package_share_directory('nps_sonar')
+    arguments = [
+        DeclareLaunchArgument('device', default_value='scanner', choices=list(DEVICES),
+                              description='scanner, ring (sonar array), sweep or multibeam'),
+        DeclareLaunchArgument('robot_description', default_value='',
+                              description="URDF or xacro file; empty: the device's robot in config/robots"),
+        DeclareLaunchArgument(
+            'scene',
+            default_value=os.path.join(share, 'config', 'worlds', 'reference_tank.world'),
+            description='scene file: the models of the world and their scene_state',
+        ),
+        DeclareLaunchArgument('params_file', default_value='',
+                              description="YAML parameters; empty: the device's file in config/"),
+        DeclareLaunchArgument('namespace', default_value='', description='namespace of the node and topics'),
+        DeclareLaunchArgument('use_sim_time', default_value='false', description='stamp with /clock'),
+    ]
+    return LaunchDescription([*arguments, OpaqueFunction(function=_node, args=[share])])

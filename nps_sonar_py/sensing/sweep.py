@@ -1,0 +1,208 @@
+"""A mechanically scanned sonar: one beam stepped through a sector, one ping of the echo model per step.
+
+Like a Ping360 or a Tritech Micron. The head turns about the sensor's body +z axis (x
+forward, REP 103); head angle 0 looks along +x, positive angles turn towards +y, as
+``LaserScan`` angles do. The beam is a cone of rays at equal solid angle
+(``sensing.cone``), built once; each step rotates the cached directions by the head angle
+(one 3x3 product), casts them and runs ``echo.EchoModel.ping``.
+
+Timing (``intensity-physics.md`` T12): a step cannot be shorter than the two-way travel
+time to the maximum range, ``2 max_range / c``; ``step_period == 0`` takes exactly that.
+Steps are scheduled at ``t0 + k * step_period`` whatever the callback jitter (the ROS node
+runs every step that is due), so a sweep of ``n`` steps lasts ``n * step_period``.
+
+Sweeps: the head angles are ``min_angle + k * step`` up to ``max_angle``. A full turn
+(``max_angle - min_angle >= 2 pi``) has ``floor(2 pi / step)`` steps and goes round and round.
+A sector restarts at ``min_angle`` (fly-back) unless ``bounce``, where every other sweep runs
+from ``max_angle`` back to ``min_angle`` (the end angle is pinged once per sweep, so twice
+at each turn).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
+from nps_sonar_py.sensing.scan import SurfaceCaster
+
+__all__ = ['ScanningSonar', 'SweepConfig', 'SweepStep', 'rotation_z', 'sweep_problem']
+
+_FULL_TURN = 2.0 * math.pi
+_EPS = 1e-9
+
+
+def rotation_z(angle: float) -> NDArray[np.float64]:
+    """3x3 rotation by ``angle`` radians about +z."""
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """How the head steps, validated on creation (``ConfigurationError``).
+
+    Attributes:
+        min_angle: first head angle, rad.
+        max_angle: last head angle, rad, >= min_angle; ``max_angle - min_angle >= 2 pi`` is a full turn.
+        step: angle between steps, rad, > 0 (Ping360: 2 pi / 400, 0.9 degrees).
+        step_period: seconds per step, >= 2 max_range / c; 0 takes that minimum.
+        bounce: a sector sweeps back and forth instead of restarting at ``min_angle``.
+    """
+
+    min_angle: float = -math.pi
+    max_angle: float = math.pi
+    step: float = _FULL_TURN / 400
+    step_period: float = 0.0
+    bounce: bool = False
+
+    def __post_init__(self) -> None:
+        problem = _angles_problem(self.min_angle, self.max_angle, self.step)
+        if problem is None and not (math.isfinite(self.step_period) and self.step_period >= 0.0):
+            problem = (f'step_period must be a number of seconds >= 0 (0: the two-way travel time), '
+                       f'got {self.step_period!r}')
+        if problem is None and self.bounce and self.full_turn:
+            problem = 'bounce needs a sector narrower than a full turn'
+        if problem:
+            raise ConfigurationError(problem)
+
+    @property
+    def full_turn(self) -> bool:
+        """Whether the sweep goes all the way round."""
+        return self.max_angle - self.min_angle >= _FULL_TURN - _EPS
+
+    def head_angles(self) -> NDArray[np.float64]:
+        """The head angle of each step of a (forward) sweep, rad."""
+        if self.full_turn:
+            n = max(1, math.floor(_FULL_TURN / self.step + _EPS))
+            if self.min_angle + (n - 1) * self.step >= self.min_angle + _FULL_TURN - _EPS:
+                n -= 1
+        else:
+            n = math.floor((self.max_angle - self.min_angle) / self.step + 1e-6) + 1
+        return self.min_angle + self.step * np.arange(n, dtype=np.float64)
+
+
+def _angles_problem(min_angle: float, max_angle: float, step: float) -> str | None:
+    if not (math.isfinite(min_angle) and math.isfinite(max_angle)):
+        return f'min_angle and max_angle must be finite, got {min_angle!r} and {max_angle!r}'
+    if max_angle < min_angle:
+        return f'max_angle ({max_angle!r}) must be >= min_angle ({min_angle!r})'
+    if max_angle - min_angle > _FULL_TURN + 1e-6:
+        return f'the sector spans more than a full turn ({max_angle - min_angle!r} rad)'
+    if not (math.isfinite(step) and step > 0.0):
+        return f'step must be a positive angle in radians, got {step!r}'
+    if step > _FULL_TURN:
+        return f'step must be at most 2 pi, got {step!r}'
+    if (max_angle - min_angle) / step > 100_000:
+        return f'{(max_angle - min_angle) / step:.0f} steps per sweep is more than the 100000 allowed'
+    return None
+
+
+def sweep_problem(echo: EchoConfig, sweep: SweepConfig) -> str | None:
+    """Why this echo and sweep configuration cannot be run together, or ``None``.
+
+    The only coupling is timing: a ping must wait for the echo from ``max_range``.
+    """
+    minimum = echo.min_ping_interval
+    if sweep.step_period and sweep.step_period < minimum * (1.0 - 1e-9):
+        return (
+            f'a step every {sweep.step_period:.6g} s is shorter than the two-way travel time '
+            f'2 max_range / c = 2 * {echo.max_range:g} / {echo.speed_of_sound:.6g} = {minimum:.6g} s'
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class SweepStep:
+    """Step ``index`` of the run: its sweep, its place there, the head angle (rad), whether it is the last."""
+
+    index: int
+    sweep: int
+    position: int
+    angle: float
+    last: bool
+
+
+class ScanningSonar:
+    """One beam, its cone built once, rotated to each head angle of a sweep.
+
+    Args:
+        echo: the beam and the echo model's configuration.
+        sweep: the head's stepping.
+        world_from_body: (4, 4) pose of the sensor's body frame (x forward) in the world.
+        n_rays: rays in the cone.
+
+    Raises:
+        ConfigurationError: the step period is shorter than the two-way travel time.
+    """
+
+    def __init__(
+        self, echo: EchoConfig, sweep: SweepConfig, world_from_body: NDArray[np.float64], *,
+        n_rays: int = 200,
+    ) -> None:
+        problem = sweep_problem(echo, sweep)
+        if problem:
+            raise ConfigurationError(problem)
+        self.echo = echo
+        self.sweep = sweep
+        self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
+        self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        self.angles = sweep.head_angles()
+        self.angles.flags.writeable = False
+        self.set_pose(world_from_body)
+
+    @property
+    def step_period(self) -> float:
+        """Seconds per step: the configured period, or the two-way travel time ``2 max_range / c``."""
+        return self.sweep.step_period or self.echo.min_ping_interval
+
+    @property
+    def steps_per_sweep(self) -> int:
+        """Number of steps (pings) in one sweep."""
+        return int(self.angles.shape[0])
+
+    @property
+    def sweep_period(self) -> float:
+        """Seconds from the start of one sweep to the start of the next."""
+        return self.steps_per_sweep * self.step_period
+
+    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
+        """Place the sensor: ``world_from_body`` is the 4x4 pose of its x-forward frame."""
+        pose = np.asarray(world_from_body, dtype=np.float64)
+        self.world_from_body = pose.copy()
+        self.origin = pose[:3, 3].copy()
+
+    def step(self, index: int) -> SweepStep:
+        """Step ``index`` (0, 1, ...) of the run."""
+        n = self.steps_per_sweep
+        sweep, position = divmod(int(index), n)
+        reverse = self.sweep.bounce and sweep % 2 == 1
+        angle = float(self.angles[n - 1 - position] if reverse else self.angles[position])
+        return SweepStep(int(index), sweep, position, angle, position == n - 1)
+
+    def sweep_angles(self, sweep: int) -> tuple[float, float, float]:
+        """``(angle_min, angle_max, angle_increment)`` of sweep number ``sweep`` in ``LaserScan`` terms.
+
+        ``angle_min`` is the first step's angle; a reverse (bounce) sweep has a negative increment.
+        """
+        first, last = float(self.angles[0]), float(self.angles[-1])
+        if self.sweep.bounce and sweep % 2 == 1:
+            return last, first, -self.sweep.step
+        return first, last, self.sweep.step
+
+    def directions(self, angle: float) -> NDArray[np.float64]:
+        """(n, 3) world directions of the cone with the head at ``angle`` rad."""
+        rotation = self.world_from_body[:3, :3] @ rotation_z(angle)
+        # einsum, not @: right after an Open3D cast, BLAS threads would wait for the cores.
+        return np.einsum('ij,nj->ni', rotation, self.pattern.directions)
+
+    def ping(self, caster: SurfaceCaster, angle: float) -> Ping:
+        """The echo of one ping with the head at ``angle`` rad."""
+        hits = caster.cast(self.origin, self.directions(angle))
+        mu = np.nan_to_num(np.asarray(hits.reflectivity), nan=0.0)
+        return self.model.ping(hits.ranges, hits.cos_incidence, mu)

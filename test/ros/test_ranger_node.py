@@ -1,0 +1,477 @@
+"""The ranger node over real DDS: a scanner in the box room, a sonar ring in the corridor, the services.
+
+Expected values come from the scenes' planes, computed here: the box room's inner faces
+x = -3, 5; y = -2, 4; z = 0, 3 (laser_retro 40, 80, 120, 160, 200, 240), and the corridor's
+walls y = -1.0, 1.5 and floor z = 0. A sonar's range is the nearest intersection of its
+documented cone (``sensing.cone``) with those planes.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nps_sonar_py.sensing.cone import cone_pattern
+from nps_sonar_py.sensing.ranger import ring_poses
+from nps_sonar_py.transforms import rpy_to_matrix, transform_from_xyz_rpy
+from ros_helpers import executable, ros_args, running
+
+pytestmark = pytest.mark.ros
+
+WORLDS = Path(__file__).resolve().parents[2] / 'config' / 'worlds'
+BOX_ROOM = str(WORLDS / 'box_room.world')
+CORRIDOR = str(WORLDS / 'corridor.world')
+LOW, HIGH = np.array([-3.0, -2.0, 0.0]), np.array([5.0, 4.0, 3.0])
+RETRO_LOW, RETRO_HIGH = np.array([40.0, 120.0, 200.0]), np.array([80.0, 160.0, 240.0])
+LASER_XYZ, LASER_YAW = np.array([0.5, 0.7, 1.2]), 0.3
+OPTICAL = '-1.5707963267948966 0 -1.5707963267948966'  # optical z along the link's +x
+FLOAT32 = 3e-6
+
+
+# --- scenes and robots ----------------------------------------------------------------------
+
+
+def room_hits(origin: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distance to the nearest face, its retro, and the gap to the next face (corner proximity)."""
+    with np.errstate(divide='ignore', invalid='ignore'):
+        t = np.where(d > 0, (HIGH - origin) / d, np.where(d < 0, (LOW - origin) / d, np.inf))
+    axis = np.argmin(t, axis=1)
+    rows = np.arange(d.shape[0])
+    retro = np.where(d[rows, axis] > 0, RETRO_HIGH[axis], RETRO_LOW[axis])
+    ordered = np.sort(t, axis=1)
+    return t[rows, axis], retro, ordered[:, 1] - ordered[:, 0]
+
+
+def directions(azimuth: np.ndarray, elevation: float = 0.0, yaw: float = LASER_YAW) -> np.ndarray:
+    a = np.asarray(azimuth) + yaw
+    e = elevation
+    return np.column_stack((np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.full(a.shape, math.sin(e))))
+
+
+def scanner_robot(tmp_path: Path, ray: str, rate: float = 20.0) -> str:
+    """A robot whose ray sensor sits at LASER_XYZ, yawed by LASER_YAW, with the given <ray> body."""
+    x, y, z = LASER_XYZ
+    path = tmp_path / 'scanner.urdf'
+    path.write_text(f'''<robot name="scanner">
+  <link name="base_link"/><link name="laser_link"/>
+  <joint name="mount" type="fixed"><parent link="base_link"/><child link="laser_link"/>
+    <origin xyz="{x} {y} {z}" rpy="0 0 {LASER_YAW}"/></joint>
+  <sensor name="laser" type="ray" update_rate="{rate}">
+    <parent link="laser_link"/><origin rpy="{OPTICAL}"/>
+    <ray>{ray}</ray>
+  </sensor>
+</robot>''')
+    return str(path)
+
+
+RING_HEIGHT, RING_RADIUS, BETA, SONAR_MAX = 1.0, 0.2, math.radians(15.0), 5.0
+SONAR = f'<sonar min="0.1" max="{SONAR_MAX}" radius="{SONAR_MAX * math.tan(BETA)!r}"/>'
+
+
+def ring_robot(tmp_path: Path, count: int = 8) -> str:
+    """A ring of ``count`` sonars ring_K at RING_HEIGHT, looking outwards, as separate <sensor> elements."""
+    sensors = []
+    for k in range(count):
+        yaw = 2 * math.pi * k / count
+        sensors.append(
+            f'<sensor name="ring_{k}" type="sonar" update_rate="10"><parent link="base_link"/>'
+            f'<origin xyz="{RING_RADIUS * math.cos(yaw)!r} {RING_RADIUS * math.sin(yaw)!r} {RING_HEIGHT}" '
+            f'rpy="-1.5707963267948966 0 {yaw - math.pi / 2!r}"/>{SONAR}</sensor>'
+        )
+    path = tmp_path / 'ring.urdf'
+    path.write_text(f'<robot name="ring"><link name="base_link"/>{"".join(sensors)}</robot>')
+    return str(path)
+
+
+def one_sonar_robot(tmp_path: Path) -> str:
+    path = tmp_path / 'one_sonar.urdf'
+    path.write_text(f'''<robot name="one"><link name="base_link"/>
+  <sensor name="sonar" type="sonar" update_rate="10"><parent link="base_link"/>
+    <origin xyz="0 0 {RING_HEIGHT}" rpy="{OPTICAL}"/>{SONAR}</sensor></robot>''')
+    return str(path)
+
+
+def corridor_range(world_from_element: np.ndarray, n_rays: int) -> float:
+    d = cone_pattern(BETA, n_rays).directions @ world_from_element[:3, :3].T
+    p = world_from_element[:3, 3]
+    with np.errstate(divide='ignore'):
+        t = np.stack([np.where(d[:, 1] > 0, (1.5 - p[1]) / d[:, 1], np.inf),
+                      np.where(d[:, 1] < 0, (-1.0 - p[1]) / d[:, 1], np.inf),
+                      np.where(d[:, 2] < 0, -p[2] / d[:, 2], np.inf)])
+    nearest = float(t.min())
+    return nearest if nearest <= SONAR_MAX else math.inf
+
+
+# --- a receiver of several topics with service calls -----------------------------------------
+
+
+class Probe:
+    """One rclpy node in the test process: subscriptions on several topics, service calls."""
+
+    def __init__(self) -> None:
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.context = rclpy.context.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(f'ranger_probe_{id(self)}', context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.lock = threading.Lock()
+        self.messages: dict[str, list[Any]] = {}
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+
+    def _spin(self) -> None:
+        try:
+            while self.context.ok():
+                self.executor.spin_once(timeout_sec=0.05)
+        except Exception:  # shutdown while spinning
+            pass
+
+    def subscribe(self, msg_type: Any, topic: str) -> None:
+        from rclpy.qos import qos_profile_sensor_data
+
+        self.messages[topic] = []
+
+        def store(message: Any) -> None:
+            with self.lock:
+                self.messages[topic].append(message)
+
+        self.node.create_subscription(msg_type, topic, store, qos_profile_sensor_data)
+
+    def count(self, topic: str) -> int:
+        with self.lock:
+            return len(self.messages[topic])
+
+    def wait(
+        self, topic: str, count: int, process: subprocess.Popen[str], timeout: float = 30.0,
+    ) -> list[Any]:
+        """The first ``count`` messages on ``topic`` received from now on."""
+        start = self.count(topic)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                got = self.messages[topic][start:]
+            if len(got) >= count:
+                return got[:count]
+            if process.poll() is not None:
+                pytest.fail(f'the node exited with status {process.returncode}: {process.communicate()[1]}')
+            time.sleep(0.02)
+        pytest.fail(f'{topic}: {self.count(topic) - start} of {count} messages in {timeout} s')
+
+    def call(self, srv_type: Any, name: str, timeout: float = 20.0, **fields: Any) -> Any:
+        client = self.node.create_client(srv_type, name)
+        assert client.wait_for_service(timeout_sec=timeout), f'no service {name}'
+        future = client.call_async(srv_type.Request(**fields))
+        end = time.monotonic() + timeout
+        while not future.done() and time.monotonic() < end:
+            time.sleep(0.01)
+        assert future.done(), f'{name} did not answer'
+        return future.result()
+
+    def close(self) -> None:
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        self.context.try_shutdown()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def probe() -> Any:
+    p = Probe()
+    yield p
+    p.close()
+
+
+# --- the scanner ----------------------------------------------------------------------------
+
+PLANAR = ('<horizontal samples="541" min_angle="-2.356194490192345" max_angle="2.356194490192345"/>'
+          '<range min="0.2" max="30"/>')
+
+
+def test_scanner_in_the_box_room(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import LaserScan
+
+    from nps_sonar.msg import RangerData
+
+    probe.subscribe(LaserScan, 'laser/scan')
+    probe.subscribe(RangerData, 'laser/ranger')
+    robot = scanner_robot(tmp_path, PLANAR, rate=25.0)
+    with running('ranger_node', {'robot_description_file': robot, 'scene_file': BOX_ROOM}) as node:
+        scan = probe.wait('laser/scan', 2, node)[-1]
+        data = probe.wait('laser/ranger', 1, node)[-1]
+    half = 3 * math.pi / 4
+    assert scan.header.frame_id == 'laser'
+    assert (scan.angle_min, scan.angle_max) == pytest.approx((-half, half), abs=1e-6)
+    assert scan.angle_increment == pytest.approx(2 * half / 540, rel=1e-6)
+    assert scan.time_increment == 0.0  # all rays are cast at the stamp's instant
+    assert scan.scan_time == pytest.approx(1 / 25.0)
+    assert (scan.range_min, scan.range_max) == pytest.approx((0.2, 30.0))
+    angles = scan.angle_min + scan.angle_increment * np.arange(len(scan.ranges))
+    distance, retro, gap = room_hits(LASER_XYZ, directions(angles))
+    assert len(scan.ranges) == 541 == len(scan.intensities)
+    np.testing.assert_allclose(np.array(scan.ranges), distance, rtol=FLOAT32)
+    clear = gap > 1e-3
+    np.testing.assert_allclose(np.array(scan.intensities)[clear], retro[clear], rtol=1e-6)
+    # RangerData: the same ranges, the device where the URDF puts it, the configuration in force.
+    np.testing.assert_allclose(np.array(data.ranges), distance, rtol=FLOAT32)
+    geometry = data.geometry
+    assert (geometry.parent_frame, geometry.device_frame, list(geometry.element_frames)) == (
+        'base_link', 'laser', ['laser'])
+    p = geometry.pose.position
+    assert (p.x, p.y, p.z) == pytest.approx(tuple(LASER_XYZ))
+    q = geometry.pose.orientation
+    assert (q.x, q.y, q.z, q.w) == pytest.approx((0.0, 0.0, math.sin(LASER_YAW / 2), math.cos(LASER_YAW / 2)))
+    config = data.config
+    assert (config.min_angle, config.max_angle, config.frequency) == pytest.approx((-half, half, 25.0))
+
+
+def test_scanner_with_rows_publishes_a_point_cloud(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import PointCloud2, PointField
+
+    ray = ('<horizontal samples="72" min_angle="-3.141592653589793" max_angle="3.0543261909900767"/>'
+           '<vertical samples="5" min_angle="-0.6" max_angle="0.6"/><range min="0.1" max="20"/>')
+    probe.subscribe(PointCloud2, 'laser/points')
+    with running('ranger_node', {'robot_description_file': scanner_robot(tmp_path, ray),
+                                 'scene_file': BOX_ROOM}) as node:
+        cloud = probe.wait('laser/points', 1, node)[-1]
+    assert (cloud.height, cloud.width) == (5, 72)
+    fields = {f.name: f for f in cloud.fields}
+    assert list(fields) == ['x', 'y', 'z', 'intensity', 'ring']
+    assert fields['ring'].datatype == PointField.UINT16 and fields['x'].datatype == PointField.FLOAT32
+    dtype = np.dtype({'names': list(fields), 'offsets': [f.offset for f in fields.values()],
+                      'formats': ['<f4', '<f4', '<f4', '<f4', '<u2'], 'itemsize': cloud.point_step})
+    points = np.frombuffer(bytes(cloud.data), dtype=dtype).reshape(5, 72)
+    assert cloud.row_step == 72 * cloud.point_step
+    azimuth = np.linspace(-math.pi, math.radians(175.0), 72)
+    turn = rpy_to_matrix((0.0, 0.0, LASER_YAW))
+    for row, elevation in enumerate(np.linspace(-0.6, 0.6, 5)):
+        d = directions(azimuth, elevation)
+        distance, retro, gap = room_hits(LASER_XYZ, d)
+        xyz = np.column_stack([points[row]['x'], points[row]['y'], points[row]['z']])
+        expected = (d * distance[:, None]) @ turn  # world directions back into the sensor frame
+        np.testing.assert_allclose(xyz, expected, atol=2e-5)
+        assert np.all(points[row]['ring'] == row)
+        clear = gap > 1e-3
+        np.testing.assert_allclose(points[row]['intensity'][clear], retro[clear], rtol=1e-6)
+
+
+# --- sonar arrays ---------------------------------------------------------------------------
+
+
+def expected_ring_ranges(count: int, n_rays: int) -> list[float]:
+    lift = transform_from_xyz_rpy((0.0, 0.0, RING_HEIGHT), (0.0, 0.0, 0.0))
+    return [corridor_range(lift @ p, n_rays) for p in ring_poses(count, RING_RADIUS)]
+
+
+def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import Range
+
+    from nps_sonar.msg import RangerData
+
+    for k in range(8):
+        probe.subscribe(Range, f'ring_{k}/range')
+    probe.subscribe(RangerData, 'ring/ranger')
+    parameters = {'robot_description_file': ring_robot(tmp_path), 'scene_file': CORRIDOR, 'sensors': 'ring_*',
+                  'device_name': 'ring', 'rays': 300, 'medium': 'air'}
+    with running('ranger_node', parameters) as node:
+        data = probe.wait('ring/ranger', 2, node)[-1]
+        ranges = [probe.wait(f'ring_{k}/range', 1, node)[0] for k in range(8)]
+    expected = expected_ring_ranges(8, 300)
+    assert expected[2] == pytest.approx(1.5 - RING_RADIUS) and expected[6] == pytest.approx(1.0 - RING_RADIUS)
+    # Along the corridor: the floor, at 1 / sin(15 deg) for the continuous cone, a little farther for rays.
+    assert math.isfinite(expected[1]) and 1 / math.sin(BETA) <= expected[0] <= 1.03 / math.sin(BETA)
+    for k, message in enumerate(ranges):
+        assert message.header.frame_id == f'ring_{k}'
+        assert message.radiation_type == Range.ULTRASOUND
+        assert message.field_of_view == pytest.approx(2 * BETA, rel=1e-6)
+        assert message.range == pytest.approx(expected[k], rel=FLOAT32)
+    np.testing.assert_allclose(np.array(data.ranges), expected, rtol=FLOAT32)
+    assert len(data.intensities) == 8 and min(data.intensities) > 0.0
+    geometry = data.geometry
+    assert list(geometry.element_frames) == [f'ring_{k}' for k in range(8)]
+    # The device frame sits at the ring's centre; element k at radius 0.2 m, yawed by k * 45 degrees.
+    assert (geometry.pose.position.x, geometry.pose.position.y, geometry.pose.position.z) == pytest.approx(
+        (0.0, 0.0, RING_HEIGHT), abs=1e-9)
+    for k, pose in enumerate(geometry.element_poses):
+        yaw = 2 * math.pi * k / 8
+        assert (pose.position.x, pose.position.y) == pytest.approx(
+            (RING_RADIUS * math.cos(yaw), RING_RADIUS * math.sin(yaw)), abs=1e-9)
+        assert abs(pose.orientation.z) == pytest.approx(abs(math.sin(yaw / 2)), abs=1e-9)
+    assert data.config.frequency == pytest.approx(10.0)
+    assert (data.config.min_angle, data.config.max_angle) == pytest.approx((-BETA, BETA), rel=1e-9)
+
+
+def test_ring_as_one_sonar_with_element_poses(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import Range
+
+    from nps_sonar.msg import RangerData
+
+    probe.subscribe(RangerData, 'sonar/ranger')
+    probe.subscribe(Range, 'sonar_2/range')
+    flat: list[float] = []
+    for k in range(8):
+        yaw = 2 * math.pi * k / 8
+        flat += [RING_RADIUS * math.cos(yaw), RING_RADIUS * math.sin(yaw), 0.0, 0.0, 0.0, yaw]
+    parameters = {'robot_description_file': one_sonar_robot(tmp_path), 'scene_file': CORRIDOR,
+                  'element_poses': flat, 'rays': 300, 'medium': 'air'}
+    with running('ranger_node', parameters) as node:
+        data = probe.wait('sonar/ranger', 1, node)[-1]
+        element = probe.wait('sonar_2/range', 1, node)[-1]
+    np.testing.assert_allclose(np.array(data.ranges), expected_ring_ranges(8, 300), rtol=FLOAT32)
+    assert list(data.geometry.element_frames) == [f'sonar_{k}' for k in range(8)]
+    assert element.header.frame_id == 'sonar_2'
+    assert element.range == pytest.approx(1.5 - RING_RADIUS, rel=FLOAT32)
+
+
+# --- services --------------------------------------------------------------------------------
+
+
+def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import LaserScan
+
+    from nps_sonar import srv
+    from nps_sonar.msg import RangerConfig, RangerData
+
+    probe.subscribe(LaserScan, 'laser/scan')
+    probe.subscribe(RangerData, 'laser/ranger')
+    with running('ranger_node', {'robot_description_file': scanner_robot(tmp_path, PLANAR, rate=40.0),
+                                 'scene_file': BOX_ROOM}) as node:
+        probe.wait('laser/scan', 1, node)
+        geometry = probe.call(srv.GetRangerGeometry, 'laser/get_geometry').geometry
+        assert geometry.device_frame == 'laser' and len(geometry.element_poses) == 1
+        config = probe.call(srv.GetRangerConfig, 'laser/get_config').config
+        assert config.frequency == pytest.approx(40.0) and config.max_range == pytest.approx(30.0)
+
+        # A narrower window, coarser spacing, a shorter range, range rounding and a new rate.
+        wanted = RangerConfig(min_angle=-0.5, max_angle=0.5, angular_resolution=0.01, min_range=0.5,
+                              max_range=4.5, range_resolution=0.01, frequency=20.0)
+        answer = probe.call(srv.SetRangerConfig, 'laser/set_config', config=wanted)
+        assert answer.success, answer.reason
+        assert answer.config.angular_resolution == pytest.approx(0.01)
+        scans = [s for s in probe.wait('laser/scan', 6, node) if len(s.ranges) == 101]
+        assert len(scans) >= 4  # a scan or two may have been in flight before the change
+        scan = scans[-1]
+        assert (scan.angle_min, scan.angle_increment, scan.scan_time) == pytest.approx((-0.5, 0.01, 0.05))
+        assert scan.range_max == pytest.approx(4.5)
+        distance, _, _ = room_hits(LASER_XYZ, directions(np.linspace(-0.5, 0.5, 101)))
+        expected = np.where(distance > 4.5, np.inf, np.round(distance / 0.01) * 0.01)
+        np.testing.assert_allclose(np.array(scan.ranges), expected, atol=1e-5)
+        assert np.isinf(expected).any() and np.isfinite(expected).any()
+        stamps = [s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in scans[-4:]]
+        assert np.mean(np.diff(stamps)) == pytest.approx(0.05, rel=0.2)
+
+        # Impossible configurations are refused with a reason; the last good one stays.
+        good = {'min_angle': -0.5, 'max_angle': 0.5, 'angular_resolution': 0.01, 'min_range': 0.5,
+                'max_range': 4.5, 'range_resolution': 0.0, 'frequency': 20.0}
+        for bad, words in [
+            (RangerConfig(**{**good, 'min_angle': -3.0}), 'field of view'),
+            (RangerConfig(**{**good, 'angular_resolution': 0.3}), 'whole number'),
+            (RangerConfig(**{**good, 'min_range': 5.0}), 'max_range'),
+        ]:
+            refused = probe.call(srv.SetRangerConfig, 'laser/set_config', config=bad)
+            assert not refused.success and words in refused.reason, refused.reason
+            assert refused.config.angular_resolution == pytest.approx(0.01)
+        assert all(len(s.ranges) == 101 for s in probe.wait('laser/scan', 2, node))
+
+        # Intensities off: left empty, in both messages.
+        assert probe.call(srv.EnableRangerIntensities, 'laser/enable_intensities', enable=False).success
+        probe.wait('laser/scan', 1, node)
+        assert all(len(s.intensities) == 0 for s in probe.wait('laser/scan', 2, node))
+        data = probe.wait('laser/ranger', 2, node)
+        assert all(len(d.intensities) == 0 and len(d.ranges) == 101 for d in data)
+
+        # Power off: nothing is published; on again: the same configuration.
+        assert probe.call(srv.SetRangerPower, 'laser/power', power=False).success
+        time.sleep(0.2)
+        before = probe.count('laser/scan')
+        time.sleep(0.5)
+        assert probe.count('laser/scan') == before
+        assert probe.call(srv.SetRangerPower, 'laser/power', power=True).success
+        scan = probe.wait('laser/scan', 1, node)[0]
+        assert len(scan.ranges) == 101 and scan.angle_min == pytest.approx(-0.5)
+        assert probe.call(srv.GetRangerConfig, 'laser/get_config').config.max_range == pytest.approx(4.5)
+
+
+def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Probe) -> None:
+    from nps_sonar import srv
+    from nps_sonar.msg import RangerData
+
+    probe.subscribe(RangerData, 'ring/ranger')
+    parameters = {'robot_description_file': ring_robot(tmp_path, 4), 'scene_file': CORRIDOR,
+                  'sensors': 'ring_*', 'device_name': 'ring', 'rays': 50, 'medium': 'air',
+                  'sound_speed': 343.0}
+    with running('ranger_node', parameters) as node:
+        probe.wait('ring/ranger', 1, node)
+        config = probe.call(srv.GetRangerConfig, 'ring/get_config').config
+        config.frequency = 40.0  # c / (2 * 5 m) = 34.3 Hz
+        refused = probe.call(srv.SetRangerConfig, 'ring/set_config', config=config)
+        assert not refused.success and 'two-way travel time' in refused.reason
+        assert refused.config.frequency == pytest.approx(10.0)
+        config.max_range, config.frequency = 1.0, 40.0  # the north wall (1.3 m) is now out of range
+        assert probe.call(srv.SetRangerConfig, 'ring/set_config', config=config).success
+        data = [d for d in probe.wait('ring/ranger', 3, node) if d.config.max_range == pytest.approx(1.0)][-1]
+    assert data.ranges[1] == math.inf and data.ranges[3] == pytest.approx(0.8, rel=FLOAT32)
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ('parameters', 'words'),
+    [
+        ({'sensors': 'nope'}, 'no <sensor> matches "nope"'),
+        ({'sensors': 'ring_0', 'element_poses': [0.0] * 7}, '6 numbers'),
+    ],
+    ids=['unknown-sensor', 'bad-element-poses'],
+)
+def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, Any], words: str) -> None:
+    robot = ring_robot(tmp_path, 2)
+    command = [executable('ranger_node'), *ros_args({'robot_description_file': robot, 'scene_file': CORRIDOR,
+                                                     **parameters})]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith('nps_sonar: ') and words in lines[0], result.stderr
+
+
+@pytest.mark.parametrize(
+    ('file', 'table'),
+    [('ranger.yaml', 'ranger'), ('ranger_ring.yaml', 'ranger'), ('scanning_sonar.yaml', 'scanning')],
+)
+def test_parameter_files_name_declared_parameters_with_their_types(file: str, table: str) -> None:
+    import yaml
+
+    from nps_sonar_py.ros.ranger_node import RANGER_PARAMETERS
+    from nps_sonar_py.ros.scanning_sonar_node import SCANNING_SONAR_PARAMETERS
+
+    specs = {p.name: p for p in (RANGER_PARAMETERS if table == 'ranger' else SCANNING_SONAR_PARAMETERS)}
+    values = yaml.safe_load((WORLDS.parent / file).read_text())['/**']['ros__parameters']
+    for name, value in values.items():
+        assert name in specs, name
+        assert type(value) is type(specs[name].default), name  # 50 where 50.0 is declared fails at start
+
+
+def test_point_cloud_without_intensities_has_no_intensity_field() -> None:
+    from builtin_interfaces.msg import Time
+
+    from nps_sonar_py.ros.ranger_conversions import point_cloud
+
+    points = np.arange(2 * 3 * 3, dtype=np.float64).reshape(2, 3, 3)
+    points[1, 2] = np.nan
+    cloud = point_cloud(points, None, stamp=Time(), frame_id='f')
+    assert [f.name for f in cloud.fields] == ['x', 'y', 'z', 'ring'] and cloud.point_step == 16
+    assert not cloud.is_dense
+    decoded = np.frombuffer(bytes(cloud.data), dtype=np.dtype(
+        {'names': ['x', 'y', 'z', 'ring'], 'formats': ['<f4', '<f4', '<f4', '<u2'], 'offsets': [0, 4, 8, 12],
+         'itemsize': 16})).reshape(2, 3)
+    np.testing.assert_array_equal(decoded['x'][0], [0.0, 3.0, 6.0])
+    assert np.isnan(decoded['z'][1, 2]) and decoded['ring'].tolist() == [[0, 0, 0], [1, 1, 1]]

@@ -1,0 +1,181 @@
+"""The scanning sonar node over real DDS: a sweep and a multibeam fan across a wall at a known distance.
+
+The wall's face is the plane x = D in front of the sonar, whose head turns about +z from
++x. With a hard cone of half angle beta, uniform pattern, one-way, no absorption and
+mu = 1 (``intensity-physics.md`` T5): at head angle theta the echo spans
+[D / cos(theta - beta), D / cos(theta + beta)] and I(theta) / I(0) = cos(theta)**3 for a
+narrow beam; a step lasts the two-way travel time 2 max_range / c (T12).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nps_sonar_py.sensing.cone import cone_pattern
+from nps_sonar_py.sensing.sweep import rotation_z
+from ros_helpers import running
+from test_ranger_node import Probe
+
+pytestmark = pytest.mark.ros
+
+D = 2.0
+BETA = math.radians(1.0)
+MAX_RANGE = 10.0
+C = 1500.0
+STEP = math.radians(15.0)
+N_RAYS = 3000
+OPTICAL = '-1.5707963267948966 0 -1.5707963267948966'
+
+
+@pytest.fixture
+def probe() -> Probe:
+    p = Probe()
+    yield p
+    p.close()
+
+
+def wall_scene(tmp_path: Path) -> tuple[str, str]:
+    """A sonar at the origin (body frame = base_link) and a wall whose face is x = D."""
+    world = tmp_path / 'wall.world'
+    world.write_text(f'''<world name="wall"><model name="wall" retro="255"><robot name="wall">
+  <link name="wall"><collision>
+    <origin xyz="{D + 0.1} 0 0"/><geometry><box size="0.2 100 100"/></geometry>
+  </collision></link>
+</robot></model></world>''')
+    robot = tmp_path / 'sonar.urdf'
+    robot.write_text(f'''<robot name="head"><link name="base_link"/>
+  <sensor name="head" type="sonar"><parent link="base_link"/><origin rpy="{OPTICAL}"/>
+    <sonar min="0.5" max="{MAX_RANGE}" radius="{MAX_RANGE * math.tan(BETA)!r}"/></sensor></robot>''')
+    return str(robot), str(world)
+
+
+ACOUSTICS = {'beam_pattern': 'uniform', 'n_way': 1, 'absorption': 'none', 'sound_speed': C,
+             'range_bins': 1900}
+
+
+def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import LaserScan
+
+    from nps_sonar import srv
+    from nps_sonar.msg import SonarPoint
+
+    probe.subscribe(SonarPoint, 'head/sonar_point')
+    probe.subscribe(LaserScan, 'head/scan')
+    robot, world = wall_scene(tmp_path)
+    parameters = {'robot_description_file': robot, 'scene_file': world, 'min_angle': -math.pi / 3,
+                  'max_angle': math.pi / 3, 'step': STEP, 'rays': N_RAYS, **ACOUSTICS}
+    with running('scanning_sonar_node', parameters) as node:
+        scan = probe.wait('head/scan', 2, node)[-1]
+        pings = probe.wait('head/sonar_point', 9, node)
+        # The Ranger view: the sector, the step, the bin width, steps per second.
+        config = probe.call(srv.GetRangerConfig, 'head/get_config').config
+        assert (config.min_angle, config.max_angle, config.angular_resolution) == pytest.approx(
+            (-math.pi / 3, math.pi / 3, STEP))
+        assert (config.range_resolution, config.frequency) == pytest.approx((9.5 / 1900, C / (2 * MAX_RANGE)))
+        config.frequency = 1.1 * C / (2 * MAX_RANGE)
+        refused = probe.call(srv.SetRangerConfig, 'head/set_config', config=config)
+        assert not refused.success and 'two-way travel time' in refused.reason
+        config.frequency, config.min_angle, config.max_angle = 50.0, -math.pi / 6, math.pi / 6
+        assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
+        narrowed = [s for s in probe.wait('head/scan', 3, node) if len(s.ranges) == 5][-1]
+    assert (narrowed.angle_min, narrowed.time_increment, narrowed.scan_time) == pytest.approx(
+        (-math.pi / 6, 0.02, 0.1))
+    step_period = 2 * MAX_RANGE / C
+    # One sweep of 9 steps from -60 to 60 degrees; a step lasts the two-way travel time.
+    assert len(scan.ranges) == 9 == len(scan.intensities)
+    assert (scan.angle_min, scan.angle_max, scan.angle_increment) == pytest.approx(
+        (-math.pi / 3, math.pi / 3, STEP), abs=1e-6)
+    assert scan.time_increment == pytest.approx(step_period, rel=1e-6)
+    assert scan.scan_time == pytest.approx(9 * step_period, rel=1e-6)
+    stamps = np.array([p.header.stamp.sec * 10**9 + p.header.stamp.nanosec for p in pings])
+    np.testing.assert_allclose(np.diff(stamps), step_period * 1e9, atol=2)  # nanosecond rounding
+
+    by_angle = {round(math.degrees(p.azimuth)): p for p in pings}
+    assert sorted(by_angle) == [-60, -45, -30, -15, 0, 15, 30, 45, 60]
+    level = by_angle[0].intensity
+    assert level == pytest.approx(math.pi / 2 * (1 - math.cos(BETA) ** 4) / D**2, rel=3e-3)  # T2, mu = 1
+    for degrees, ping in by_angle.items():
+        theta = math.radians(degrees)
+        # T5: cos**3 for a narrow beam, symmetric about the wall's normal.
+        assert ping.intensity / level == pytest.approx(math.cos(theta) ** 3, rel=3e-3)
+        rays = D / (cone_pattern(BETA, N_RAYS).directions @ rotation_z(theta).T)[:, 0]
+        r_min = D / math.cos(abs(theta) - BETA) if degrees else D
+        r_max = D / math.cos(abs(theta) + BETA)
+        slack = D * math.sin(abs(theta) + BETA) / math.cos(abs(theta) + BETA) ** 2 * 0.02 * BETA + 1e-6
+        assert r_min - 1e-9 <= rays.min() <= r_min + slack and r_max - slack <= rays.max() <= r_max + 1e-9
+        assert ping.range == pytest.approx(rays.min(), abs=1e-5)
+        occupied = np.flatnonzero(np.array(ping.hits))
+        low = ping.min_range + ping.bin_width * occupied[[0, -1]]
+        assert low[0] <= rays.min() + 1e-5 < low[0] + ping.bin_width + 2e-5
+        assert low[1] <= rays.max() + 1e-5 < low[1] + ping.bin_width + 2e-5
+        assert ping.intensity == pytest.approx(sum(ping.profile), rel=1e-5)
+    # The sweep's scan carries each step's range and intensity, in step order.
+    order = [-60, -45, -30, -15, 0, 15, 30, 45, 60]
+    np.testing.assert_allclose(scan.intensities, [by_angle[a].intensity for a in order], rtol=2e-3)
+    np.testing.assert_allclose(scan.ranges, [by_angle[a].range for a in order], atol=1e-5)
+
+
+def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import LaserScan
+
+    from nps_sonar import srv
+    from nps_sonar.msg import MultibeamPing
+
+    probe.subscribe(MultibeamPing, 'head/multibeam')
+    probe.subscribe(LaserScan, 'head/scan')
+    robot, world = wall_scene(tmp_path)
+    width, vertical = math.radians(1.5), math.radians(10.0)
+    parameters = {'robot_description_file': robot, 'scene_file': world, 'mode': 'multibeam', 'beams': 31,
+                  'min_angle': -0.6, 'max_angle': 0.6, 'beam_width': width, 'vertical_beam_width': vertical,
+                  'rays_horizontal': 3, 'rays_vertical': 11, 'update_rate': 20.0, **ACOUSTICS}
+    with running('scanning_sonar_node', parameters) as node:
+        fan = probe.wait('head/multibeam', 1, node)[-1]
+        scan = probe.wait('head/scan', 1, node)[-1]
+        # 80 pings/s would not wait for the echo from 10 m: c / (2 R) = 75 Hz.
+        config = probe.call(srv.GetRangerConfig, 'head/get_config').config
+        angles = (config.min_angle, config.max_angle, config.angular_resolution)
+        assert angles == pytest.approx((-0.6, 0.6, 0.04))
+        config.frequency = 80.0
+        refused = probe.call(srv.SetRangerConfig, 'head/set_config', config=config)
+        assert not refused.success and 'two-way travel time' in refused.reason and '75' in refused.reason
+        config.frequency, config.min_angle, config.max_angle = 50.0, -0.2, 0.2
+        assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
+        narrowed = [s for s in probe.wait('head/scan', 4, node) if len(s.ranges) == 11]
+    n, m = fan.beam_count, fan.bin_count
+    assert (n, m) == (31, 1900) and len(fan.profiles) == n * m == len(fan.hits)
+    azimuths = np.linspace(-0.6, 0.6, 31)
+    np.testing.assert_allclose(fan.azimuths, azimuths, atol=1e-6)
+    half = width / 2
+    offsets = -half + (np.arange(3) + 0.5) * width / 3
+    elevations = -vertical / 2 + (np.arange(11) + 0.5) * vertical / 11
+    cosines = np.cos(elevations)[None, :, None] * np.cos(azimuths[:, None, None] + offsets)
+    nearest = (D / cosines).reshape(31, -1)
+    np.testing.assert_allclose(fan.ranges, nearest.min(axis=1), atol=1e-5)
+    np.testing.assert_allclose(np.array(fan.profiles).reshape(n, m).sum(axis=1), fan.intensities, rtol=1e-4)
+    fields = (scan.angle_min, scan.angle_increment, scan.time_increment)
+    assert fields == pytest.approx((-0.6, 0.04, 0.0), abs=1e-6)
+    np.testing.assert_allclose(scan.ranges, fan.ranges)
+    assert narrowed and (narrowed[-1].angle_min, narrowed[-1].scan_time) == pytest.approx((-0.2, 0.02))
+
+
+@pytest.mark.parametrize(
+    ('parameters', 'words'),
+    [({'step_period': 0.001}, 'two-way travel time'), ({'mode': 'fan'}, 'mode must be sweep or multibeam')],
+    ids=['step-too-short', 'unknown-mode'],
+)
+def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, object], words: str) -> None:
+    import subprocess
+
+    from ros_helpers import executable, ros_args
+
+    robot, world = wall_scene(tmp_path)
+    command = [executable('scanning_sonar_node'),
+               *ros_args({'robot_description_file': robot, 'scene_file': world, **parameters})]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f'nps_sonar: {robot}') and words in lines[0], result.stderr
