@@ -46,7 +46,8 @@ def ros_args(parameters: dict[str, Any]) -> list[str]:
 @contextmanager
 def running(name: str, parameters: dict[str, Any] | None = None, extra: list[str] | None = None) -> Iterator[subprocess.Popen[str]]:
     """A node executable running for the duration of the block, stopped with SIGINT after it."""
-    command = [executable(name), *ros_args(parameters or {}), *(extra or [])]
+    # extra (e.g. --params-file) first: later arguments win, as launch_ros orders a file before a dict
+    command = [executable(name), '--ros-args', *(extra or []), *ros_args(parameters or {})[1:]]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         yield process
