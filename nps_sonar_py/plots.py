@@ -1,0 +1,305 @@
+"""Pictures of sonar echoes as PNG files: one ping's intensity profile, and a sweep of many pings.
+
+* ``draw_profile``: the level of each range bin of one ping against range, the range estimate
+  marked; in dB (``SL + 10 log10(I)``) or linear.
+* ``draw_sweep``: the profiles of a scanning sonar's pings at their head angles, as a fan
+  (azimuth x range, the sensor at the apex, 0 rad = the sensor's x axis, counter-clockwise).
+* ``draw_echogram``: the profiles of a fixed sonar's pings over time (time x range).
+
+Numpy and matplotlib (Agg, without pyplot) only; no ROS. Images in dB show ``dynamic_range``
+dB below the strongest bin, weaker and empty bins at the floor colour. The style is
+matplotlib's default whatever the user's ``matplotlibrc`` says, so that the same input gives
+the same bytes. Each function returns the ``Figure`` it saved, for inspection.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib.style
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import QuadMesh
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    'COLOUR_MAP', 'DEFAULT_DYNAMIC_RANGE', 'DPI', 'bin_edges', 'draw_echogram', 'draw_profile', 'draw_sweep',
+    'to_db',
+]
+
+#: dB shown below the strongest bin of a picture in dB.
+DEFAULT_DYNAMIC_RANGE = 60.0
+#: Pixels per inch of the PNG files.
+DPI = 100
+#: The colour map of the images in dB (perceptually uniform).
+COLOUR_MAP = 'viridis'
+_PROFILE_SIZE = (8.0, 4.5)  # inches
+_SWEEP_SIZE = (7.0, 6.5)
+_ECHOGRAM_SIZE = (8.0, 5.0)
+_PROFILE_COLOUR = '#1f5fa8'
+_ESTIMATE_COLOUR = '#d1495b'
+
+
+def bin_edges(min_range: float, max_range: float, n_bins: int) -> NDArray[np.float64]:
+    """(n_bins + 1,) equal range-bin edges from ``min_range`` to ``max_range``, m, as the echo model bins."""
+    return np.linspace(min_range, max_range, n_bins + 1)
+
+
+def to_db(intensity: ArrayLike, source_level: float = 0.0) -> NDArray[np.float64]:
+    """Levels ``source_level + 10 log10(intensity)`` in dB; ``-inf`` where the intensity is 0.
+
+    >>> to_db([1.0, 0.01, 0.0]).tolist()
+    [0.0, -20.0, -inf]
+    """
+    with np.errstate(divide='ignore'):
+        return source_level + 10.0 * np.log10(np.asarray(intensity, dtype=np.float64))
+
+
+def draw_profile(
+    path: str | Path,
+    intensity: ArrayLike,
+    edges: ArrayLike,
+    *,
+    range_estimate: float | None = None,
+    db: bool = True,
+    source_level: float = 0.0,
+    dynamic_range: float = DEFAULT_DYNAMIC_RANGE,
+    title: str = 'Intensity profile of one ping',
+) -> Figure:
+    """Draw one ping's profile, level against range, as a step line filled down to the floor.
+
+    Args:
+        path: the PNG to write.
+        intensity: (m,) linear intensity of each range bin (relative to the source at 1 m).
+        edges: (m + 1,) increasing bin edges, m.
+        range_estimate: the ping's range, m, marked by a dashed line; REP 117 ``inf``/``nan``
+            are written out instead; ``None`` marks nothing.
+        db: levels in dB (``source_level + 10 log10 I``) or linear intensities.
+        source_level: dB added to the levels (0: relative to the source).
+        dynamic_range: dB shown below the strongest bin (``db`` only).
+        title: the figure's title.
+    """
+    values, edges = _profile_input(intensity, edges)
+    with matplotlib.style.context('default'):
+        figure = Figure(figsize=_PROFILE_SIZE, dpi=DPI, layout='constrained')
+        ax = figure.add_subplot()
+        if db:
+            shown, floor, top = _clipped_levels(to_db(values, source_level), dynamic_range, source_level)
+            ax.set_ylim(floor, top + 0.05 * dynamic_range)
+            ax.set_ylabel(_level_label(source_level))
+        else:
+            shown, floor = values, 0.0
+            ax.set_ylim(0.0, 1.08 * max(float(values.max()), np.finfo(np.float64).tiny))
+            ax.set_ylabel('intensity (linear, re source at 1 m)')
+        ax.stairs(shown, edges, baseline=floor, fill=True, facecolor=_PROFILE_COLOUR, alpha=0.35,
+                  edgecolor=_PROFILE_COLOUR, label='profile')
+        ax.stairs(shown, edges, baseline=None, color=_PROFILE_COLOUR, linewidth=1.2)
+        if range_estimate is not None:
+            _mark_range(ax, range_estimate)
+        if not np.any(values > 0.0):
+            ax.text(0.5, 0.5, 'no echo in range', transform=ax.transAxes, ha='center', va='center')
+        ax.set_xlim(edges[0], edges[-1])
+        ax.set_xlabel('range (m)')
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(loc='upper right')
+        return _save(figure, path)
+
+
+def draw_sweep(
+    path: str | Path,
+    intensities: ArrayLike,
+    edges: ArrayLike,
+    azimuths: ArrayLike,
+    *,
+    source_level: float = 0.0,
+    dynamic_range: float = DEFAULT_DYNAMIC_RANGE,
+    title: str = 'Sweep',
+) -> Figure:
+    """Draw the profiles of pings at their azimuths as a fan in dB, the sensor at the apex.
+
+    Where pings repeat an azimuth (a head sweeping to and fro), the latest one is shown, as on a
+    scanning sonar's display. A sector that crosses +-pi is drawn in one piece.
+
+    Args:
+        path: the PNG to write.
+        intensities: (n, m) linear intensity of the m range bins of n pings, in ping order.
+        edges: (m + 1,) increasing bin edges, m.
+        azimuths: (n,) beam direction of each ping about the sensor's z axis, rad
+            (0 along x, counter-clockwise; drawn pointing up, counter-clockwise to the left).
+        source_level: dB added to the levels.
+        dynamic_range: dB shown below the strongest bin.
+        title: the figure's title.
+    """
+    grid, edges = _sweep_input(intensities, edges)
+    angles = _vector(azimuths, 'azimuths', grid.shape[0])
+    # The latest ping of each azimuth (to the microradian), in azimuth order, unwrapped.
+    angles = np.mod(angles, 2 * math.pi)
+    keys = np.round(angles, 6)
+    _, last = np.unique(keys[::-1], return_index=True)
+    latest = grid.shape[0] - 1 - last
+    angles, grid, full_circle = _contiguous_sector(angles[latest], grid[latest])
+    theta = _cell_edges(angles, default_step=math.radians(1.0))
+    with matplotlib.style.context('default'):
+        figure = Figure(figsize=_SWEEP_SIZE, dpi=DPI, layout='constrained')
+        ax = figure.add_subplot(projection='polar')
+        ax.set_theta_zero_location('N')  # the sensor's x axis up, +y (left) to the left
+        levels, floor, top = _clipped_levels(to_db(grid, source_level), dynamic_range, source_level)
+        mesh = ax.pcolormesh(theta, edges, levels.T, cmap=COLOUR_MAP, vmin=floor, vmax=top, shading='flat')
+        ax.set_rlim(0.0, edges[-1])
+        if full_circle:
+            ticks = np.arange(0, 360, 45)
+            ax.set_thetagrids(ticks, labels=[f'{180 - (180 - t) % 360}°' for t in ticks])  # (-180, 180]
+            ax.set_thetalim(0.0, 2 * math.pi)
+            ax.set_rlabel_position(67.5)  # clear of the 0 deg label
+            ax.tick_params(axis='y', colors='white')  # the range labels lie on the image, inside it
+            ax.set_rticks([r for r in ax.get_yticks() if 0.0 < r < 0.95 * edges[-1]])
+            extent = '360 deg'
+        else:
+            ax.set_thetamin(math.degrees(theta[0]))
+            ax.set_thetamax(math.degrees(theta[-1]))
+            extent = f'{math.degrees(angles[0]):.1f} to {math.degrees(angles[-1]):.1f} deg'
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda r, _: f'{r:g} m'))
+        ax.set_xlabel('azimuth (deg, 0 = sensor x axis, counter-clockwise); range (m) on the rings')
+        ax.grid(alpha=0.4)
+        ax.set_title(f'{title}: {grid.shape[0]} azimuths, {extent}')
+        _colour_bar(figure, mesh, ax, source_level)
+        return _save(figure, path)
+
+
+def draw_echogram(
+    path: str | Path,
+    intensities: ArrayLike,
+    edges: ArrayLike,
+    times: ArrayLike,
+    *,
+    source_level: float = 0.0,
+    dynamic_range: float = DEFAULT_DYNAMIC_RANGE,
+    title: str = 'Echogram',
+) -> Figure:
+    """Draw the profiles of a fixed sonar's pings over time in dB: time across, range down.
+
+    Args:
+        path: the PNG to write.
+        intensities: (n, m) linear intensity of the m range bins of n pings.
+        edges: (m + 1,) increasing bin edges, m.
+        times: (n,) increasing ping times, s (any origin: drawn from the first ping).
+        source_level: dB added to the levels.
+        dynamic_range: dB shown below the strongest bin.
+        title: the figure's title.
+    """
+    grid, edges = _sweep_input(intensities, edges)
+    t = _vector(times, 'times', grid.shape[0])
+    if np.any(np.diff(t) <= 0.0):
+        raise ValueError('times must increase')
+    t = t - t[0]
+    columns = _cell_edges(t, default_step=1.0)
+    with matplotlib.style.context('default'):
+        figure = Figure(figsize=_ECHOGRAM_SIZE, dpi=DPI, layout='constrained')
+        ax = figure.add_subplot()
+        levels, floor, top = _clipped_levels(to_db(grid, source_level), dynamic_range, source_level)
+        mesh = ax.pcolormesh(columns, edges, levels.T, cmap=COLOUR_MAP, vmin=floor, vmax=top, shading='flat')
+        ax.set_ylim(edges[-1], edges[0])  # range increasing downwards, as echo sounders show it
+        ax.set_xlabel('time since the first ping (s)')
+        ax.set_ylabel('range (m)')
+        ax.set_title(f'{title}: {grid.shape[0]} pings over {t[-1]:.2f} s')
+        _colour_bar(figure, mesh, ax, source_level)
+        return _save(figure, path)
+
+
+def _profile_input(intensity: ArrayLike, edges: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    values = np.asarray(intensity, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f'Expected a profile of shape (m,) with m >= 1, got shape {values.shape}')
+    return values, _edges(edges, values.size)
+
+
+def _sweep_input(intensities: ArrayLike, edges: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    grid = np.asarray(intensities, dtype=np.float64)
+    if grid.ndim != 2 or 0 in grid.shape:
+        raise ValueError(f'Expected profiles of shape (n, m) with n, m >= 1, got shape {grid.shape}')
+    return grid, _edges(edges, grid.shape[1])
+
+
+def _edges(edges: ArrayLike, n_bins: int) -> NDArray[np.float64]:
+    e = np.asarray(edges, dtype=np.float64)
+    if e.shape != (n_bins + 1,) or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0.0):
+        raise ValueError(f'Expected {n_bins + 1} finite increasing bin edges, got shape {e.shape}')
+    return e
+
+
+def _vector(values: ArrayLike, name: str, n: int) -> NDArray[np.float64]:
+    v = np.asarray(values, dtype=np.float64)
+    if v.shape != (n,) or not np.all(np.isfinite(v)):
+        raise ValueError(f'Expected {n} finite {name}, got shape {v.shape}')
+    return v
+
+
+def _clipped_levels(
+    levels: NDArray[np.float64], dynamic_range: float, source_level: float,
+) -> tuple[NDArray[np.float64], float, float]:
+    """Levels raised to the floor ``top - dynamic_range``, the floor and the top (the strongest level)."""
+    if not dynamic_range > 0.0:
+        raise ValueError(f'dynamic_range must be > 0 dB, got {dynamic_range}')
+    finite = levels[np.isfinite(levels)]
+    top = float(finite.max()) if finite.size else source_level
+    floor = top - dynamic_range
+    return np.maximum(levels, floor), floor, top
+
+
+def _cell_edges(centres: NDArray[np.float64], default_step: float) -> NDArray[np.float64]:
+    """(n + 1,) edges around increasing cell centres: midpoints, the ends half a step out."""
+    if centres.size == 1:
+        return centres[0] + np.array([-0.5, 0.5]) * default_step
+    middle = 0.5 * (centres[:-1] + centres[1:])
+    return np.concatenate(([2 * centres[0] - middle[0]], middle, [2 * centres[-1] - middle[-1]]))
+
+
+def _contiguous_sector(
+    angles: NDArray[np.float64], grid: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
+    """Angles in [0, 2 pi) in increasing order made one contiguous sector, the rows of grid with them.
+
+    The widest gap between neighbouring angles is left outside the sector, which is then centred
+    on its middle direction's principal value. Angles without a gap wider than 1.5 steps cover the
+    full circle: they are returned in (-pi, pi], with True.
+    """
+    gaps = np.diff(np.append(angles, angles[0] + 2 * math.pi))
+    if angles.size >= 3 and gaps.max() <= 1.5 * np.median(gaps):
+        principal = math.pi - np.mod(math.pi - angles, 2 * math.pi)
+        order = np.argsort(principal)
+        return principal[order], grid[order], True
+    order = np.roll(np.arange(angles.size), -(int(np.argmax(gaps)) + 1))
+    unwrapped = np.unwrap(angles[order])
+    shift = 2 * math.pi * np.round(0.5 * (unwrapped[0] + unwrapped[-1]) / (2 * math.pi))
+    return unwrapped - shift, grid[order], False
+
+
+def _level_label(source_level: float) -> str:
+    return 'echo level (dB re 1 µPa)' if source_level != 0.0 else 'echo level (dB re source at 1 m)'
+
+
+def _mark_range(ax: Axes, range_estimate: float) -> None:
+    if math.isfinite(range_estimate):
+        ax.axvline(range_estimate, color=_ESTIMATE_COLOUR, linestyle='--', linewidth=1.5,
+                   label=f'range estimate {range_estimate:.3f} m')
+        return
+    reading = {True: '+Inf: no echo within max_range', False: '-Inf: echo nearer than min_range'}
+    text = reading[range_estimate > 0] if math.isinf(range_estimate) else 'NaN: invalid'
+    ax.text(0.02, 0.95, f'range {text}', transform=ax.transAxes, va='top')
+
+
+def _colour_bar(figure: Figure, mesh: QuadMesh, ax: Axes, source_level: float) -> None:
+    bar = figure.colorbar(mesh, ax=ax, extend='min', shrink=0.85)
+    bar.set_label(_level_label(source_level))
+
+
+def _save(figure: Figure, path: str | Path) -> Figure:
+    """Write ``figure`` to ``path`` as a PNG with the Agg canvas; no metadata that changes between runs."""
+    FigureCanvasAgg(figure)
+    figure.savefig(Path(path), format='png', dpi=DPI, metadata={'Software': None})
+    return figure

@@ -1,0 +1,427 @@
+"""Record what a sonar publishes to a ROS 2 bag in MCAP, then draw its last profile and its sweep.
+
+``ros2 run nps_sonar sonar_record OUTPUT_DIR [--topics TOPIC[:TYPE] ...] [--duration S]``
+writes the bag directory ``OUTPUT_DIR`` (``metadata.yaml`` and ``<name>.mcap``, the layout of
+``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then draws ``profile.png`` (the
+last ``SonarPoint``'s profile) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if they
+span azimuths, else an echogram over time) next to the ``.mcap``. The defaults record
+``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``. It stops after ``--duration``
+seconds or on SIGINT/SIGTERM, closing the bag cleanly.
+
+As ``ros2 bag record`` does, a topic is subscribed once a publisher of it is seen: with the
+publisher's type when ``TYPE`` is left out, reliable only if every publisher is, and with the
+publishers' QoS written to the bag for replay. Messages are written serialized as received,
+stamped with their receive time on the node's clock (simulated time under ``use_sim_time``).
+Each topic's message definition goes into the bag (rosbags' type store of the ROS distribution,
+plus this package's ``msg/*.msg``), so the bag reads without ROS. ``--redraw`` draws the
+pictures of an existing bag again, without ROS: only rclpy-free code runs before recording.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+from rosbags.highlevel import AnyReader, AnyReaderError
+from rosbags.interfaces import (
+    Connection,
+    Qos,
+    QosDurability,
+    QosHistory,
+    QosLiveliness,
+    QosReliability,
+    QosTime,
+)
+from rosbags.rosbag2 import ReaderError, StoragePlugin, Writer, WriterError
+from rosbags.typesys import Stores, get_typestore, get_types_from_msg
+from rosbags.typesys.store import Typestore
+
+from nps_sonar_py import plots
+from nps_sonar_py.errors import ConfigurationError, NpsSonarError
+
+if TYPE_CHECKING:
+    from rclpy.context import Context
+    from rclpy.node import Node
+    from rclpy.topic_endpoint_info import TopicEndpointInfo
+
+__all__ = [
+    'BAG_VERSION',
+    'DEFAULT_TOPICS',
+    'SONAR_POINT',
+    'BagRecorder',
+    'Report',
+    'TopicSpec',
+    'draw_report',
+    'main',
+    'make_typestore',
+    'parse_topic',
+]
+
+#: The topics recorded by default, ``name:type``.
+DEFAULT_TOPICS = (
+    '/sonar/range:sensor_msgs/msg/Range',
+    '/sonar/scan:sensor_msgs/msg/LaserScan',
+    '/sonar/sonar_point:nps_sonar/msg/SonarPoint',
+)
+SONAR_POINT = 'nps_sonar/msg/SonarPoint'
+#: rosbag2 metadata version, as the rosbag2 of Jazzy and Kilted writes (QoS profiles as a list).
+BAG_VERSION = 9
+#: Messages the subscriptions queue before the recorder writes them.
+SUBSCRIPTION_DEPTH = 100
+DISCOVERY_PERIOD = 0.1  # s, how often new publishers are looked for
+EXIT_BAD_INPUT = 2
+# rosbag2's YAML spelling of an infinite QoS duration (RMW_DURATION_INFINITE).
+_INFINITE = QosTime(2147483647, 4294967295)
+_PACKAGE = 'nps_sonar'
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """A topic to record and its type (``pkg/msg/Name``); ``None``: the type its publishers offer."""
+
+    topic: str
+    msgtype: str | None = None
+
+
+class Report(NamedTuple):
+    """What ``draw_report`` drew: the ``SonarPoint`` topic, its ping count and the pictures (or None)."""
+
+    topic: str | None
+    pings: int
+    profile: Path | None
+    sweep: Path | None
+    sweep_kind: str | None  # 'fan' (pings span azimuths) or 'echogram' (a fixed beam over time)
+
+
+def parse_topic(text: str) -> TopicSpec:
+    """``/sonar/range:sensor_msgs/msg/Range`` (``sensor_msgs/Range`` too, or no type) as a TopicSpec."""
+    topic, _, msgtype = text.partition(':')
+    if not topic:
+        raise ConfigurationError(f'topic {text!r}: expected TOPIC[:TYPE]')
+    return TopicSpec(topic, normalize_type(msgtype) if msgtype else None)
+
+
+def normalize_type(name: str) -> str:
+    """``pkg/msg/Name`` of ``pkg/msg/Name`` or ``pkg/Name``; ConfigurationError otherwise."""
+    parts = name.split('/')
+    if len(parts) == 2:
+        parts.insert(1, 'msg')
+    if len(parts) != 3 or parts[1] != 'msg' or not all(parts):
+        raise ConfigurationError(f'message type {name!r}: expected pkg/msg/Name')
+    return '/'.join(parts)
+
+
+def message_class(msgtype: str) -> Any:
+    """The generated Python class of ``pkg/msg/Name`` (its package must be built and sourced)."""
+    package, _, name = normalize_type(msgtype).split('/')
+    try:
+        return getattr(importlib.import_module(f'{package}.msg'), name)
+    except (ImportError, AttributeError):
+        msg = f'message type {msgtype!r} is not installed (is its workspace sourced?)'
+        raise ConfigurationError(msg) from None
+
+
+def make_typestore(distro: str | None = None) -> Typestore:
+    """The rosbags type store of ROS ``distro`` (default ``$ROS_DISTRO``; unknown: the latest)."""
+    distro = os.environ.get('ROS_DISTRO', '') if distro is None else distro
+    return get_typestore(Stores.__members__.get(f'ROS2_{distro.upper()}', Stores.LATEST))
+
+
+def msg_directory(package: str) -> Path | None:
+    """``share/<package>/msg`` of the first AMENT_PREFIX_PATH prefix with it (this package: else ``msg/``)."""
+    for prefix in filter(None, os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)):
+        candidate = Path(prefix, 'share', package, 'msg')
+        if candidate.is_dir():
+            return candidate
+    source = Path(__file__).resolve().parents[2] / 'msg'
+    return source if package == _PACKAGE and source.is_dir() else None
+
+
+def register_type(typestore: Typestore, msgtype: str) -> None:
+    """Make ``msgtype`` known to ``typestore``: if missing, register its package's ``.msg`` files."""
+    if msgtype in typestore.fielddefs:
+        return
+    package = msgtype.split('/')[0]
+    directory = msg_directory(package)
+    if directory is None:
+        msg = f'no definition of {msgtype}: share/{package}/msg is in no AMENT_PREFIX_PATH prefix'
+        raise ConfigurationError(msg)
+    types: dict[str, Any] = {}
+    for path in sorted(directory.glob('*.msg')):
+        types.update(get_types_from_msg(path.read_text(), f'{package}/msg/{path.stem}'))
+    typestore.register(types)
+    if msgtype not in typestore.fielddefs:
+        raise ConfigurationError(f'no definition of {msgtype} in {directory}')
+
+
+class BagRecorder:
+    """Records topics into a new MCAP bag through a node of its own; ``close()`` finishes the bag.
+
+    The caller spins ``node`` (on the context it was made with) and calls ``close`` once.
+    Subscriptions are made when publishers appear (checked every DISCOVERY_PERIOD s).
+    """
+
+    def __init__(
+        self, path: str | Path, topics: Sequence[TopicSpec], *, node_name: str = 'sonar_record',
+        context: Context | None = None,
+    ) -> None:
+        import rclpy
+        from rclpy.clock import Clock, ClockType
+
+        self.path = Path(path)
+        self.typestore = make_typestore()
+        for spec in topics:
+            if spec.msgtype is not None:
+                message_class(spec.msgtype)
+                register_type(self.typestore, spec.msgtype)
+        self.writer = Writer(self.path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP)
+        self.writer.open()
+        self.node: Node = rclpy.create_node(node_name, context=context)
+        self.connections: dict[str, Connection] = {}
+        self._pending = {self.node.resolve_topic_name(s.topic): s.msgtype for s in topics}
+        self._timer = self.node.create_timer(
+            DISCOVERY_PERIOD, self._discover, clock=Clock(clock_type=ClockType.STEADY_TIME),
+        )
+        self._closed = False
+
+    def counts(self) -> dict[str, int]:
+        """Messages written so far per topic."""
+        return {topic: self.writer.counts[c.id] for topic, c in self.connections.items()}
+
+    def _discover(self) -> None:
+        for topic, msgtype in list(self._pending.items()):
+            publishers = self.node.get_publishers_info_by_topic(topic)
+            if publishers:
+                self._subscribe(topic, msgtype, publishers)
+
+    def _subscribe(self, topic: str, msgtype: str | None, publishers: list[TopicEndpointInfo]) -> None:
+        from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+        offered = {normalize_type(p.topic_type) for p in publishers}
+        log = self.node.get_logger()
+        if msgtype is None:
+            if len(offered) != 1:
+                log.warning(f'{topic}: publishers disagree on its type {sorted(offered)}; waiting', once=True)
+                return
+            msgtype = offered.pop()
+        elif msgtype not in offered:
+            log.warning(f'{topic}: publishers offer {sorted(offered)}, not {msgtype}; waiting', once=True)
+            return
+        del self._pending[topic]
+        try:
+            register_type(self.typestore, msgtype)
+            message_type = message_class(msgtype)
+        except ConfigurationError as error:
+            log.error(f'{topic}: not recorded: {error}')
+            return
+        digest = self.typestore.hash_rihs01(msgtype)
+        for p in publishers:
+            if str(p.topic_type_hash) not in {digest, 'INVALID'}:
+                log.warning(
+                    f'{topic}: {p.node_name} publishes {msgtype} hashed {p.topic_type_hash}, but the bag '
+                    f'records the definition hashed {digest}; readers may misread it',
+                )
+        connection = self.writer.add_connection(
+            topic, msgtype, typestore=self.typestore,
+            offered_qos_profiles=[_bag_qos(p.qos_profile) for p in publishers],
+        )
+        self.connections[topic] = connection
+        qos = QoSProfile(
+            history=HistoryPolicy.KEEP_LAST,
+            depth=SUBSCRIPTION_DEPTH,
+            reliability=ReliabilityPolicy.RELIABLE
+            if all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
+            else ReliabilityPolicy.BEST_EFFORT,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL
+            if all(p.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for p in publishers)
+            else DurabilityPolicy.VOLATILE,
+        )
+        clock = self.node.get_clock()
+
+        def write(data: bytes) -> None:
+            self.writer.write(connection, clock.now().nanoseconds, data)
+
+        self.node.create_subscription(message_type, topic, write, qos, raw=True)
+        log.info(f'recording {topic} ({msgtype}, {qos.reliability.name.lower()})')
+
+    def close(self) -> None:
+        """Stop receiving and finish the bag (metadata.yaml and the MCAP summary); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.node.destroy_node()
+        self.writer.close()
+
+
+def _bag_qos(profile: Any) -> Qos:
+    """An rclpy QoSProfile as rosbags' Qos (the enums share their values)."""
+
+    def duration(value: Any) -> QosTime:
+        sec, nsec = divmod(int(value.nanoseconds), 10**9)
+        return _INFINITE if sec >= _INFINITE.sec else QosTime(sec, nsec)
+
+    return Qos(
+        history=QosHistory(int(profile.history)),
+        depth=int(profile.depth),
+        reliability=QosReliability(int(profile.reliability)),
+        durability=QosDurability(int(profile.durability)),
+        deadline=duration(profile.deadline),
+        lifespan=duration(profile.lifespan),
+        liveliness=QosLiveliness(int(profile.liveliness)),
+        liveliness_lease_duration=duration(profile.liveliness_lease_duration),
+        avoid_ros_namespace_conventions=bool(profile.avoid_ros_namespace_conventions),
+    )
+
+
+def draw_report(
+    bag_path: str | Path, out_dir: str | Path | None = None, *, topic: str | None = None,
+) -> Report:
+    """Draw ``profile.png`` and ``sweep.png`` of a bag's ``SonarPoint`` messages into ``out_dir``.
+
+    Reads the bag with rosbags alone (no ROS), from the definitions the bag carries. The topic
+    is ``topic`` or the ``SonarPoint`` topic with the most messages. The profile is the last
+    ping's; the sweep takes the pings with the last ping's bins, as a fan when their azimuths
+    differ, else as an echogram over their header stamps. ``out_dir`` defaults to the bag.
+    """
+    bag_path = Path(bag_path)
+    out = Path(out_dir) if out_dir is not None else bag_path
+    with AnyReader([bag_path], default_typestore=make_typestore()) as reader:
+        candidates = [c for c in reader.connections if c.msgtype == SONAR_POINT and topic in {None, c.topic}]
+        if not candidates:
+            return Report(topic, 0, None, None, None)
+        chosen = max(candidates, key=lambda c: (c.msgcount, c.topic)).topic
+        pings = [
+            reader.deserialize(raw, c.msgtype)
+            for c, _, raw in reader.messages(connections=[c for c in candidates if c.topic == chosen])
+        ]
+    with_profiles = [p for p in pings if len(p.profile)]
+    if not with_profiles:
+        return Report(chosen, len(pings), None, None, None)
+    last = with_profiles[-1]
+    edges = plots.bin_edges(last.min_range, last.max_range, len(last.profile))
+    out.mkdir(parents=True, exist_ok=True)
+    profile_png = out / 'profile.png'
+    plots.draw_profile(
+        profile_png, last.profile, edges, range_estimate=float(last.range),
+        source_level=float(last.source_level), title=f'Intensity profile of the last ping on {chosen}',
+    )
+    layout = (last.min_range, last.max_range, len(last.profile))
+    same = [p for p in with_profiles if (p.min_range, p.max_range, len(p.profile)) == layout]
+    grid = np.stack([p.profile for p in same])
+    azimuths = np.array([p.azimuth for p in same], dtype=np.float64)
+    sweep_png = out / 'sweep.png'
+    if np.ptp(azimuths) > 1e-6:
+        kind = 'fan'
+        plots.draw_sweep(sweep_png, grid, edges, azimuths, source_level=float(last.source_level),
+                         title=f'Sweep on {chosen}')
+    else:
+        kind = 'echogram'
+        times = np.array([p.header.stamp.sec + 1e-9 * p.header.stamp.nanosec for p in same])
+        order = np.argsort(times, kind='stable')
+        keep = order[np.concatenate(([True], np.diff(times[order]) > 0.0))]  # one ping per stamp
+        plots.draw_echogram(sweep_png, grid[keep], edges, times[keep], source_level=float(last.source_level),
+                            title=f'Echogram on {chosen}')
+    return Report(chosen, len(pings), profile_png, sweep_png, kind)
+
+
+def _strip_ros_args(argv: Sequence[str]) -> list[str]:
+    """``argv`` without its ``--ros-args ... [--]`` sections (as rclpy's remove_ros_args, without rclpy)."""
+    kept: list[str] = []
+    inside = False
+    for arg in argv:
+        if arg == '--ros-args':
+            inside = True
+        elif inside and arg == '--':
+            inside = False
+        elif not inside:
+            kept.append(arg)
+    return kept
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='sonar_record', description=__doc__.splitlines()[0],
+        epilog='The bag reads without ROS with rosbags (docs/recording.md).',
+    )
+    parser.add_argument('output', type=Path, help='the bag directory to create (must not exist)')
+    parser.add_argument('--topics', nargs='+', metavar='TOPIC[:TYPE]', default=list(DEFAULT_TOPICS),
+                        help='topics to record, with pkg/msg/Name types or none (the publishers\'); '
+                             'default: %(default)s')
+    parser.add_argument('--duration', type=float, default=0.0,
+                        help='stop after this many seconds (0: on SIGINT or SIGTERM)')
+    parser.add_argument('--redraw', action='store_true',
+                        help='only draw the pictures of the existing bag OUTPUT (needs no ROS)')
+    return parser
+
+
+def _print_report(report: Report) -> None:
+    if report.profile is None:
+        print(f'no SonarPoint profile recorded{f" on {report.topic}" if report.topic else ""}; no pictures',
+              flush=True)
+        return
+    print(f'drew {report.profile} and {report.sweep} ({report.sweep_kind} of {report.pings} pings '
+          f'on {report.topic})', flush=True)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Entry point of ``ros2 run nps_sonar sonar_record``; the exit status."""
+    argv = list(args if args is not None else sys.argv)
+    options = _parser().parse_args(_strip_ros_args(argv[1:]))
+    if options.redraw:
+        try:
+            _print_report(draw_report(options.output))
+        except (AnyReaderError, ReaderError, FileNotFoundError) as error:
+            print(f'nps_sonar: {options.output}: {error}', file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return 0
+    try:
+        specs = [parse_topic(t) for t in options.topics]
+    except NpsSonarError as error:
+        print(f'nps_sonar: {error}', file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+
+    rclpy.init(args=argv)
+    signal.signal(signal.SIGTERM, lambda *_: rclpy.try_shutdown())
+    try:
+        recorder = BagRecorder(options.output, specs)
+    except (NpsSonarError, WriterError) as error:
+        rclpy.try_shutdown()
+        print(f'nps_sonar: {error}', file=sys.stderr)
+        return EXIT_BAD_INPUT
+    topics = ', '.join(s.topic for s in specs)
+    print(f'recording {topics} into {options.output} (MCAP; Ctrl-C to stop)', flush=True)
+    executor = SingleThreadedExecutor()
+    executor.add_node(recorder.node)
+    deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
+    try:
+        while rclpy.ok() and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        counts = recorder.counts()
+        executor.shutdown(timeout_sec=1.0)
+        recorder.close()
+        rclpy.try_shutdown()
+    for topic, count in counts.items():
+        print(f'{topic}: {count} messages', flush=True)
+    print(f'wrote {options.output} ({sum(counts.values())} messages)', flush=True)
+    _print_report(draw_report(options.output))
+    return 0 if sum(counts.values()) or options.duration <= 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""sonar_record over real DDS: a sonar node process publishing, the recorder process writing MCAP.
+
+The bag is read back with rosbags alone. Expected values come from the geometry of the reference
+scenario (DESIGN.md): the sonar at (2.1, 1.0, 1.0) looks along +y at a vertical cylinder of
+radius 0.25 m centred on (2.1, 3.0), so the boresight meets it at 3.0 - 0.25 - 1.0 = 1.750 m,
+the nearest point of the cylinder to the sonar, and nothing else in the tank is nearer along it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from rosbags.highlevel import AnyReader
+from rosbags.rosbag2 import Reader
+
+from ros_helpers import executable, running
+
+pytestmark = pytest.mark.ros
+
+SONAR_Y, CYLINDER_Y, CYLINDER_RADIUS = 1.0, 3.0, 0.25
+BORESIGHT_RANGE = CYLINDER_Y - CYLINDER_RADIUS - SONAR_Y  # 1.750 m
+RATE = 20.0  # Hz, set so that the message counts are known
+RECORD_SECONDS = 3.0
+MCAP_MAGIC = b'\x89MCAP0\r\n'  # opens and closes every MCAP file (MCAP specification, "Magic")
+EXPECTED_TYPES = {
+    '/sonar/range': 'sensor_msgs/msg/Range',
+    '/sonar/scan': 'sensor_msgs/msg/LaserScan',
+    '/sonar/sonar_point': 'nps_sonar/msg/SonarPoint',
+}
+
+
+def rosidl_type_hash(msgtype: str) -> str:
+    """The RIHS01 hash rosidl generated for ``pkg/msg/Name`` (``share/pkg/msg/Name.json``)."""
+    package, _, name = msgtype.split('/')
+    for prefix in os.environ['AMENT_PREFIX_PATH'].split(os.pathsep):
+        path = Path(prefix, 'share', package, 'msg', f'{name}.json')
+        if path.is_file():
+            hashes = json.loads(path.read_text())['type_hashes']
+            return next(h['hash_string'] for h in hashes if h['type_name'] == msgtype)
+    raise FileNotFoundError(msgtype)
+
+
+def wait_for_output(node: subprocess.Popen[str], receiver_factory, topic: str, msg_type) -> None:
+    """Block until the node publishes on ``topic`` (so that recording starts on a running node)."""
+    receiver_factory(msg_type, topic).wait_for(1, process=node)
+
+
+class RecorderProcess:
+    """``sonar_record`` running in a process of its own, its output collected by threads."""
+
+    def __init__(self, bag: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [executable('sonar_record'), str(bag), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self._threads = [
+            threading.Thread(target=self._collect, args=(stream, lines), daemon=True)
+            for stream, lines in ((self.process.stdout, self.out), (self.process.stderr, self.err))
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @staticmethod
+    def _collect(stream, lines: list[str]) -> None:
+        for line in stream:
+            lines.append(line)
+
+    def wait_recording(self, topics: list[str], timeout: float = 30.0) -> float:
+        """The monotonic time when the recorder has subscribed to every topic (it logs each one).
+
+        Discovery of the publishers can take seconds (DDS announces participants periodically).
+        """
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            text = ''.join(self.err)
+            if all(f'recording {topic} (' in text for topic in topics):
+                return time.monotonic()
+            if self.process.poll() is not None:
+                pytest.fail(f'sonar_record exited with {self.process.returncode}: {text}')
+            time.sleep(0.02)
+        self.finish(signal.SIGINT, timeout=10.0)  # leave no recorder running
+        pytest.fail(f'sonar_record did not subscribe to {topics} in {timeout} s: {"".join(self.err)}')
+
+    def finish(
+        self, signal_number: int | None = signal.SIGINT, timeout: float = 60.0,
+    ) -> tuple[int, str, str]:
+        """Send ``signal_number`` (None: let it stop by itself); the exit status, stdout and stderr."""
+        if signal_number is not None:
+            self.process.send_signal(signal_number)
+        try:
+            self.process.wait(timeout=timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        return self.process.returncode, ''.join(self.out), ''.join(self.err)
+
+
+def stamp_ns(message) -> int:
+    return message.header.stamp.sec * 10**9 + message.header.stamp.nanosec
+
+
+def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) -> None:
+    from sensor_msgs.msg import Range
+
+    bag = tmp_path / 'sonar_bag'
+    with running('sonar_node', {'update_rate': RATE}) as node:
+        wait_for_output(node, receiver, 'sonar/range', Range)
+        recorder = RecorderProcess(bag)  # the default topics
+        started = recorder.wait_recording(list(EXPECTED_TYPES))
+        time.sleep(RECORD_SECONDS)
+        window = time.monotonic() - started
+        status, out, err = recorder.finish()
+    assert status == 0, err
+    assert 'Traceback' not in err
+
+    # The files: a rosbag2 directory whose one storage file is an MCAP file, opened and closed.
+    metadata = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    assert metadata['storage_identifier'] == 'mcap'
+    assert metadata['version'] == 9
+    (mcap,) = metadata['relative_file_paths']
+    data = (bag / mcap).read_bytes()
+    assert mcap.endswith('.mcap')
+    assert data[:8] == MCAP_MAGIC
+    assert data[-8:] == MCAP_MAGIC  # the footer is written: the bag was closed
+
+    # Connections: the three topics with their types and the hashes rosidl gives those types.
+    with Reader(bag) as reader:
+        connections = {c.topic: c for c in reader.connections}
+        assert {t: c.msgtype for t, c in connections.items()} == EXPECTED_TYPES
+        for c in connections.values():
+            assert c.digest == rosidl_type_hash(c.msgtype)
+            assert c.msgdef.data  # the definition travels with the bag
+        counts = {t: c.msgcount for t, c in connections.items()}
+        assert reader.message_count == sum(counts.values())
+    # About RATE pings a second while subscribed (matching a new subscription may take a moment).
+    for topic, count in counts.items():
+        assert 0.5 * RATE * window <= count <= RATE * window + 2, topic
+
+    # Deserialized from the bag's own definitions (AnyReader checks them against the hashes).
+    with AnyReader([bag]) as reader:
+        received: dict[str, list] = {topic: [] for topic in EXPECTED_TYPES}
+        for connection, timestamp, raw in reader.messages():
+            received[connection.topic].append((timestamp, reader.deserialize(raw, connection.msgtype)))
+    stamps = {}
+    for topic, entries in received.items():
+        log_times = np.array([t for t, _ in entries])
+        stamps[topic] = np.array([stamp_ns(m) for _, m in entries])
+        assert np.all(np.diff(stamps[topic]) > 0), topic
+        assert np.all(np.diff(log_times) >= 0), topic
+        assert np.all(log_times >= stamps[topic]), topic  # received after it was stamped, on the same clock
+        assert np.median(np.diff(stamps[topic])) == pytest.approx(1e9 / RATE, rel=0.1), topic
+    # The three messages of a ping carry its one stamp: where all topics were recorded, the stamps agree.
+    low = max(t[0] for t in stamps.values())
+    high = min(t[-1] for t in stamps.values())
+    common = [set(t[(t >= low) & (t <= high)].tolist()) for t in stamps.values()]
+    assert common[0] == common[1] == common[2]
+    assert len(common[0]) >= 0.5 * RATE * window
+
+    ranges = [m for _, m in received['/sonar/range']]
+    assert [m.range for m in ranges] == pytest.approx([BORESIGHT_RANGE] * len(ranges), abs=1e-6)
+    assert {m.radiation_type for m in ranges} == {0}  # ULTRASOUND
+    assert {m.header.frame_id for m in ranges} == {'sonar'}
+    scans = [m for _, m in received['/sonar/scan']]
+    assert [float(m.ranges[0]) for m in scans] == pytest.approx([BORESIGHT_RANGE] * len(scans), abs=1e-6)
+    point = received['/sonar/sonar_point'][-1][1]
+    assert point.range == pytest.approx(BORESIGHT_RANGE, abs=1e-6)
+    assert float(point.profile.sum()) == pytest.approx(point.intensity, rel=1e-5)
+    edges = np.linspace(point.min_range, point.max_range, point.profile.size + 1)
+    first_echo = int(np.flatnonzero(point.profile > 0)[0])
+    assert edges[first_echo] <= BORESIGHT_RANGE < edges[first_echo + 1]
+
+    # The pictures, drawn after the bag was closed.
+    for picture in ('profile.png', 'sweep.png'):
+        assert (bag / picture).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+        assert (bag / picture).stat().st_size > 10_000
+    assert f'echogram of {counts["/sonar/sonar_point"]} pings on /sonar/sonar_point' in out
+
+
+@pytest.mark.parametrize('signal_number', [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_recording_and_closes_the_bag(tmp_path: Path, receiver, signal_number: int) -> None:
+    from sensor_msgs.msg import Range
+
+    bag = tmp_path / 'bag'
+    with running('sonar_node', {'update_rate': RATE}) as node:
+        wait_for_output(node, receiver, 'sonar/range', Range)
+        # A relative topic without a type: resolved to /sonar/range, typed by its publisher.
+        recorder = RecorderProcess(bag, '--topics', 'sonar/range')
+        recorder.wait_recording(['/sonar/range'])
+        time.sleep(1.0)
+        status, out, err = recorder.finish(signal_number)
+    assert status == 0, err
+    assert 'Traceback' not in err
+    with Reader(bag) as reader:
+        (connection,) = reader.connections
+        assert (connection.topic, connection.msgtype) == ('/sonar/range', 'sensor_msgs/msg/Range')
+        assert connection.msgcount > 0
+    assert (bag / f'{bag.name}.mcap').read_bytes()[-8:] == MCAP_MAGIC
+    assert 'no SonarPoint profile recorded' in out
+    assert not (bag / 'sweep.png').exists()
+
+
+def test_duration_stops_the_recorder_by_itself(tmp_path: Path) -> None:
+    bag = tmp_path / 'bag'
+    recorder = RecorderProcess(bag, '--topics', '/nobody/publishes:std_msgs/msg/String', '--duration', '1')
+    begun = time.monotonic()
+    status, out, err = recorder.finish(None, timeout=30)
+    assert time.monotonic() - begun < 20
+    assert status == 1, err  # nothing was recorded in the time given
+    assert 'Traceback' not in err
+    assert 'wrote' in out
+    with Reader(bag) as reader:
+        assert reader.connections == []  # no publisher was seen, so nothing was subscribed
+    assert (bag / f'{bag.name}.mcap').read_bytes()[-8:] == MCAP_MAGIC
+
+
+def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
+    (tmp_path / 'exists').mkdir()
+    for args, words in (
+        ([str(tmp_path / 'exists')], 'exists already'),
+        ([str(tmp_path / 'bag'), '--topics', '/x:not_a_type'], 'expected pkg/msg/Name'),
+        ([str(tmp_path / 'bag'), '--topics', '/x:no_such_pkg/msg/Thing'], 'is not installed'),
+    ):
+        done = subprocess.run([executable('sonar_record'), *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr.startswith('nps_sonar: ')
+        assert words in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
+    from nps_sonar_py.ros.recorder import draw_report
+
+    step = 0.25
+    bag = tmp_path / 'bag'
+    parameters = {'min_angle': -2 * step, 'max_angle': 2 * step, 'step': step, 'range_estimator': 'nearest'}
+    with running('scanning_sonar_node', parameters):
+        recorder = RecorderProcess(bag, '--topics', '/sonar/sonar_point:nps_sonar/SonarPoint')
+        recorder.wait_recording(['/sonar/sonar_point'])
+        time.sleep(2.0)
+        status, out, err = recorder.finish()
+    assert status == 0, err
+    with AnyReader([bag]) as reader:
+        pings = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()]
+    assert f'fan of {len(pings)} pings on /sonar/sonar_point' in out
+    azimuths = np.array([p.azimuth for p in pings])
+    assert set(np.round(azimuths / step).astype(int).tolist()) == {-2, -1, 0, 1, 2}
+    # Straight ahead the beam's nearest echo is the cylinder's nearest point, on the boresight.
+    ahead = [p.range for p in pings if abs(p.azimuth) < 1e-6]
+    assert ahead
+    assert ahead == pytest.approx([BORESIGHT_RANGE] * len(ahead), abs=1e-6)
+    report = draw_report(bag, tmp_path / 'again')  # redrawn from the bag, as --redraw does
+    assert (report.topic, report.sweep_kind, report.pings) == ('/sonar/sonar_point', 'fan', len(pings))
+    assert report.sweep.read_bytes() == (bag / 'sweep.png').read_bytes()  # drawn deterministically

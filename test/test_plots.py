@@ -1,0 +1,324 @@
+"""The pictures of ``nps_sonar_py.plots`` and the report drawn from a bag, without ROS.
+
+Each picture is checked through what it shows: the drawn data (the profile's steps, the
+mesh's cells) and the colour of rendered pixels at data positions mapped through the axes'
+transforms, so an echo is seen where it is put. No golden images.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib as mpl
+import numpy as np
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.collections import QuadMesh
+from matplotlib.figure import Figure
+from matplotlib.patches import StepPatch
+
+from nps_sonar_py import plots
+
+PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
+STRONG, WEAK = 1e-2, 1e-9  # linear intensities: -20 dB and -90 dB (below the 60 dB floor)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height of a PNG from its IHDR chunk."""
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE
+    return int.from_bytes(data[16:20], 'big'), int.from_bytes(data[20:24], 'big')
+
+
+def pixel(figure: Figure, ax: Axes, x: float, y: float) -> np.ndarray:
+    """RGB (0..1) of the rendered figure at data point (x, y) of ``ax``."""
+    rgba = np.asarray(figure.canvas.buffer_rgba())
+    px, py = ax.transData.transform((x, y))
+    return rgba[int(round(rgba.shape[0] - py)), int(round(px)), :3] / 255.0
+
+
+def colour(name: str, value: float) -> np.ndarray:
+    return np.asarray(mpl.colormaps[name](value)[:3])
+
+
+def centres(edges: np.ndarray) -> np.ndarray:
+    return 0.5 * (edges[:-1] + edges[1:])
+
+
+# ---------------------------------------------------------------- profile
+
+
+def test_profile_peak_is_drawn_at_the_strong_bins_range(tmp_path: Path) -> None:
+    edges = plots.bin_edges(0.1, 7.0, 69)  # 0.1 m bins
+    k = 16  # the bin [1.7, 1.8)
+    profile = np.full(69, 1e-6)
+    profile[k] = STRONG
+    path = tmp_path / 'profile.png'
+    figure = plots.draw_profile(path, profile, edges, range_estimate=1.72)
+
+    assert png_size(path) == (800, 450)
+    ax = figure.axes[0]
+    filled = next(p for p in ax.patches if isinstance(p, StepPatch))
+    values, drawn_edges, floor = filled.get_data()
+    np.testing.assert_array_equal(drawn_edges, edges)
+    assert int(np.argmax(values)) == k
+    assert (edges[k], edges[k + 1]) == pytest.approx((1.7, 1.8))
+    assert values[k] == pytest.approx(-20.0)
+    assert values[0] == pytest.approx(-60.0)
+    assert floor == pytest.approx(-20.0 - plots.DEFAULT_DYNAMIC_RANGE)
+    (estimate,) = [line for line in ax.lines if line.get_linestyle() == '--']
+    assert list(estimate.get_xdata()) == [1.72, 1.72]
+    assert '1.720 m' in estimate.get_label()
+    assert ax.get_xlabel() == 'range (m)'
+    assert 'dB' in ax.get_ylabel()
+    # Rendered (off the grid lines): the fill under the peak at -37 dB, white beside it.
+    r, g, b, alpha = filled.get_facecolor()
+    fill_on_white = alpha * np.array([r, g, b]) + (1.0 - alpha)
+    np.testing.assert_allclose(pixel(figure, ax, 1.77, -37.0), fill_on_white, atol=0.02)
+    np.testing.assert_allclose(pixel(figure, ax, 4.55, -37.0), [1.0, 1.0, 1.0])
+
+
+def test_profile_in_linear_units_and_without_echo(tmp_path: Path) -> None:
+    edges = plots.bin_edges(1.0, 3.0, 4)
+    figure = plots.draw_profile(tmp_path / 'linear.png', [0.0, 2.0, 0.5, 0.0], edges, db=False)
+    ax = figure.axes[0]
+    values, _, baseline = next(p for p in ax.patches if isinstance(p, StepPatch)).get_data()
+    np.testing.assert_array_equal(values, [0.0, 2.0, 0.5, 0.0])
+    assert baseline == 0.0
+    assert 'linear' in ax.get_ylabel()
+
+    silent = plots.draw_profile(tmp_path / 'silent.png', np.zeros(4), edges, range_estimate=math.inf)
+    texts = [t.get_text() for t in silent.axes[0].texts]
+    assert 'no echo in range' in texts
+    assert any('+Inf' in t for t in texts)
+    assert not [line for line in silent.axes[0].lines if line.get_linestyle() == '--']
+
+
+@pytest.mark.parametrize(('reading', 'words'), [(-math.inf, '-Inf'), (math.nan, 'NaN')])
+def test_profile_writes_out_rep117_readings(tmp_path: Path, reading: float, words: str) -> None:
+    figure = plots.draw_profile(tmp_path / 'p.png', [1.0, 0.0], [0.5, 1.0, 1.5], range_estimate=reading)
+    assert any(words in t.get_text() for t in figure.axes[0].texts)
+
+
+# ---------------------------------------------------------------- sweep (fan)
+
+
+def fan_scene(azimuths_deg: np.ndarray, echo_deg: float, echo_range: float) -> tuple[np.ndarray, np.ndarray]:
+    """Coarse bins (0.5 m) and one strong cell, so that a cell spans many pixels."""
+    edges = plots.bin_edges(0.5, 7.0, 13)
+    grid = np.full((azimuths_deg.size, 13), WEAK)
+    row = int(np.argmin(np.abs(azimuths_deg - echo_deg)))
+    grid[row, np.searchsorted(edges, echo_range) - 1] = STRONG
+    return grid, edges
+
+
+def strongest_cell(mesh: QuadMesh, theta_or_t: np.ndarray, edges: np.ndarray) -> tuple[float, float]:
+    """(column centre, range centre) of the mesh's strongest cell; the mesh is (range bins, columns)."""
+    levels = np.asarray(mesh.get_array()).reshape(edges.size - 1, theta_or_t.size - 1)
+    row, column = np.unravel_index(np.argmax(levels), levels.shape)
+    return float(centres(theta_or_t)[column]), float(centres(edges)[row])
+
+
+def test_sweep_shows_the_echo_at_its_azimuth_and_range(tmp_path: Path) -> None:
+    azimuths = np.arange(-60.0, 61.0, 10.0)
+    grid, edges = fan_scene(azimuths, 20.0, 4.2)
+    path = tmp_path / 'sweep.png'
+    figure = plots.draw_sweep(path, grid, edges, np.radians(azimuths))
+
+    assert png_size(path) == (700, 650)
+    ax = figure.axes[0]
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    theta = np.asarray(mesh.get_coordinates())[0, :, 0]
+    azimuth, reach = strongest_cell(mesh, theta, edges)
+    assert math.degrees(azimuth) == pytest.approx(20.0)
+    assert reach == pytest.approx(4.25)  # the centre of the bin [4.0, 4.5)
+    assert mesh.get_clim() == pytest.approx((-80.0, -20.0))
+    assert np.degrees(ax.get_xlim()) == pytest.approx((-65.0, 65.0))
+    assert 'dB' in figure.axes[1].get_ylabel()  # the colour bar
+    # Rendered (off the grid lines): the top colour at the echo, the floor colour beside it and
+    # at the mirrored azimuth.
+    top, bottom = colour(plots.COLOUR_MAP, 1.0), colour(plots.COLOUR_MAP, 0.0)
+    np.testing.assert_allclose(pixel(figure, ax, math.radians(20.0), 4.25), top, atol=0.02)
+    np.testing.assert_allclose(pixel(figure, ax, math.radians(-20.0), 4.25), bottom, atol=0.02)
+    np.testing.assert_allclose(pixel(figure, ax, math.radians(20.0), 2.25), bottom, atol=0.02)
+    # Counter-clockwise from the sensor's x axis drawn up: +20 deg is left of the apex.
+    apex_x = ax.transData.transform((0.0, 0.0))[0]
+    assert ax.transData.transform((math.radians(20.0), 4.25))[0] < apex_x
+
+
+def test_sweep_shows_the_latest_ping_of_a_repeated_azimuth(tmp_path: Path) -> None:
+    edges = plots.bin_edges(0.5, 7.0, 13)
+    grid = np.full((4, 13), WEAK)
+    grid[1, 3] = STRONG  # an old echo at 0 deg ...
+    grid[3, 8] = STRONG  # ... replaced by the latest ping at 0 deg, 4.5..5 m
+    figure = plots.draw_sweep(tmp_path / 's.png', grid, edges, np.radians([-10.0, 0.0, 10.0, 0.0]))
+    (mesh,) = [c for c in figure.axes[0].collections if isinstance(c, QuadMesh)]
+    theta = np.asarray(mesh.get_coordinates())[0, :, 0]
+    assert theta.size == 4  # three azimuths
+    azimuth, reach = strongest_cell(mesh, theta, edges)
+    assert (math.degrees(azimuth), reach) == pytest.approx((0.0, 4.75))
+    levels = np.asarray(mesh.get_array()).reshape(13, 3)
+    assert levels[3, 1] == pytest.approx(-80.0)  # the old echo is gone
+
+
+def test_sweep_across_pi_is_one_sector(tmp_path: Path) -> None:
+    azimuths = np.array([150.0, 165.0, 180.0, -165.0, -150.0])  # a sector about the sensor's -x
+    grid, edges = fan_scene(azimuths, -165.0, 3.2)
+    figure = plots.draw_sweep(tmp_path / 's.png', grid, edges, np.radians(azimuths))
+    ax = figure.axes[0]
+    low, high = np.degrees(ax.get_xlim())
+    assert high - low == pytest.approx(75.0)
+    assert np.mod([low + 7.5, high - 7.5], 360.0) == pytest.approx([150.0, 210.0])
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    azimuth, _ = strongest_cell(mesh, np.asarray(mesh.get_coordinates())[0, :, 0], edges)
+    assert np.mod(math.degrees(azimuth), 360.0) == pytest.approx(195.0)
+    assert '150.0 to 210.0 deg' in ax.get_title()
+
+
+def test_full_circle_sweep(tmp_path: Path) -> None:
+    azimuths = np.arange(0.0, 360.0, 10.0)
+    grid, edges = fan_scene(azimuths, 100.0, 2.2)
+    figure = plots.draw_sweep(tmp_path / 's.png', grid, edges, np.radians(azimuths))
+    ax = figure.axes[0]
+    assert ax.get_xlim() == pytest.approx((0.0, 2 * math.pi))
+    assert '360 deg' in ax.get_title()
+    top, bottom = colour(plots.COLOUR_MAP, 1.0), colour(plots.COLOUR_MAP, 0.0)
+    np.testing.assert_allclose(pixel(figure, ax, math.radians(100.0), 2.25), top, atol=0.02)
+    np.testing.assert_allclose(pixel(figure, ax, math.radians(-80.0), 2.25), bottom, atol=0.02)
+
+
+# ---------------------------------------------------------------- echogram
+
+
+def test_echogram_shows_the_echo_at_its_time_and_range(tmp_path: Path) -> None:
+    times = 100.0 + 0.1 * np.arange(20)  # stamps, s
+    edges = plots.bin_edges(0.5, 7.0, 13)
+    grid = np.full((20, 13), WEAK)
+    grid[12, 5] = STRONG  # ping 12 (1.2 s after the first), bin [3.0, 3.5)
+    path = tmp_path / 'echogram.png'
+    figure = plots.draw_echogram(path, grid, edges, times)
+    assert png_size(path) == (800, 500)
+    ax = figure.axes[0]
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    columns = np.asarray(mesh.get_coordinates())[0, :, 0]
+    t, reach = strongest_cell(mesh, columns, edges)
+    assert (t, reach) == pytest.approx((1.2, 3.25))
+    assert ax.get_ylim() == pytest.approx((7.0, 0.5))  # range grows downwards
+    assert ax.get_ylabel() == 'range (m)'
+    assert '20 pings over 1.90 s' in ax.get_title()
+    top, bottom = colour(plots.COLOUR_MAP, 1.0), colour(plots.COLOUR_MAP, 0.0)
+    np.testing.assert_allclose(pixel(figure, ax, 1.2, 3.25), top, atol=0.02)
+    np.testing.assert_allclose(pixel(figure, ax, 0.6, 3.25), bottom, atol=0.02)
+
+
+# ---------------------------------------------------------------- determinism and input checks
+
+
+def test_the_same_input_gives_the_same_bytes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2345)
+    grid = rng.exponential(1e-4, size=(30, 50))
+    edges = plots.bin_edges(0.1, 7.0, 50)
+    azimuths = np.radians(np.linspace(-45.0, 45.0, 30))
+    for name in ('a', 'b'):
+        plots.draw_profile(tmp_path / f'profile_{name}.png', grid[0], edges, range_estimate=2.0)
+        plots.draw_sweep(tmp_path / f'sweep_{name}.png', grid, edges, azimuths)
+        plots.draw_echogram(tmp_path / f'echogram_{name}.png', grid, edges, np.arange(30) * 0.1)
+    for kind in ('profile', 'sweep', 'echogram'):
+        assert (tmp_path / f'{kind}_a.png').read_bytes() == (tmp_path / f'{kind}_b.png').read_bytes()
+
+
+def test_inputs_are_checked(tmp_path: Path) -> None:
+    png = tmp_path / 'x.png'
+    with pytest.raises(ValueError, match='Expected 4 finite increasing bin edges'):
+        plots.draw_profile(png, [1.0, 2.0, 3.0], [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match=r'shape \(n, m\)'):
+        plots.draw_sweep(png, [1.0, 2.0], [0.0, 1.0, 2.0], [0.0])
+    with pytest.raises(ValueError, match='Expected 2 finite azimuths'):
+        plots.draw_sweep(png, np.ones((2, 2)), [0.0, 1.0, 2.0], [0.0])
+    with pytest.raises(ValueError, match='times must increase'):
+        plots.draw_echogram(png, np.ones((2, 2)), [0.0, 1.0, 2.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match='dynamic_range'):
+        plots.draw_profile(png, [1.0], [0.0, 1.0], dynamic_range=0.0)
+    assert not png.exists()
+
+
+# ---------------------------------------------------------------- the report of a bag (rosbags, no ROS)
+
+
+def write_sonar_bag(path: Path, azimuths: np.ndarray, *, n_bins: int = 40, echo_range: float = 2.0) -> None:
+    """A bag of SonarPoint pings (one echo at ``echo_range``) written with rosbags alone."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    from nps_sonar_py.ros.recorder import BAG_VERSION, SONAR_POINT, make_typestore, register_type
+
+    store = make_typestore()
+    register_type(store, SONAR_POINT)
+    sonar_point = store.types[SONAR_POINT]
+    header, stamp = store.types['std_msgs/msg/Header'], store.types['builtin_interfaces/msg/Time']
+    edges = plots.bin_edges(0.1, 7.0, n_bins)
+    profile = np.full(n_bins, WEAK, dtype=np.float32)
+    profile[np.searchsorted(edges, echo_range) - 1] = STRONG
+    with Writer(path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
+        connection = writer.add_connection('/sonar/sonar_point', SONAR_POINT, typestore=store)
+        for i, azimuth in enumerate(azimuths):
+            t = 10**9 + i * 10**8  # 10 Hz from t = 1 s
+            message = sonar_point(
+                header=header(stamp=stamp(sec=t // 10**9, nanosec=t % 10**9), frame_id='sonar'),
+                range=echo_range, intensity=float(profile.sum()),
+                intensity_db=float(10 * np.log10(profile.sum())),
+                source_level=0.0, confidence=1.0, range_estimator=0, azimuth=float(azimuth), beam_width=0.1,
+                cast_half_angle=0.1, frequency=2e5, sound_speed=1500.0, min_range=0.1, max_range=7.0,
+                bin_width=float(edges[1] - edges[0]), profile=profile, hits=np.zeros(n_bins, dtype=np.uint32),
+                rays=100,
+            )
+            writer.write(connection, t, store.serialize_cdr(message, SONAR_POINT))
+
+
+def test_report_of_a_scanning_sonar_is_a_fan(tmp_path: Path) -> None:
+    from nps_sonar_py.ros.recorder import draw_report
+
+    write_sonar_bag(tmp_path / 'bag', np.radians(np.arange(-40.0, 41.0, 4.0)))
+    report = draw_report(tmp_path / 'bag', tmp_path / 'pictures')
+    assert report.topic == '/sonar/sonar_point'
+    assert report.pings == 21
+    assert report.sweep_kind == 'fan'
+    assert report.profile == tmp_path / 'pictures' / 'profile.png'
+    assert png_size(report.profile) == (800, 450)
+    assert png_size(report.sweep) == (700, 650)
+
+
+def test_report_of_a_fixed_sonar_is_an_echogram(tmp_path: Path) -> None:
+    from nps_sonar_py.ros.recorder import draw_report
+
+    write_sonar_bag(tmp_path / 'bag', np.zeros(15))
+    report = draw_report(tmp_path / 'bag')
+    assert (report.pings, report.sweep_kind) == (15, 'echogram')
+    assert report.sweep == tmp_path / 'bag' / 'sweep.png'
+    assert png_size(report.sweep) == (800, 500)
+    assert draw_report(tmp_path / 'bag', topic='/other').profile is None
+
+
+def test_redraw_needs_no_ros(tmp_path: Path) -> None:
+    write_sonar_bag(tmp_path / 'bag', np.radians([-10.0, 0.0, 10.0]))
+    script = (
+        'import sys\n'
+        'from nps_sonar_py.ros.recorder import main\n'
+        f'status = main(["sonar_record", {str(tmp_path / "bag")!r}, "--redraw"])\n'
+        'assert "rclpy" not in sys.modules, "redrawing imported rclpy"\n'
+        'sys.exit(status)\n'
+    )
+    done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parents[1])
+    assert done.returncode == 0, done.stderr
+    assert 'fan of 3 pings on /sonar/sonar_point' in done.stdout
+    assert (tmp_path / 'bag' / 'sweep.png').is_file()
+
+
+def test_redraw_of_a_missing_bag_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from nps_sonar_py.ros.recorder import main
+
+    assert main(['sonar_record', str(tmp_path / 'missing'), '--redraw']) == 2
+    assert capsys.readouterr().err.startswith(f'nps_sonar: {tmp_path / "missing"}: ')
