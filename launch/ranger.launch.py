@@ -18,6 +18,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 
 #: device -> (executable, node name, robot file, parameter file, extra parameters)
 DEVICES = {
@@ -45,16 +46,18 @@ def _node(context, share):
         name=name,
         namespace=LaunchConfiguration('namespace'),
         output='screen',
-        parameters=[
-            params_file,
-            {
-                'robot_description_file': robot_file,
-                'scene_file': LaunchConfiguration('scene'),
-                'use_sim_time': LaunchConfiguration('use_sim_time'),
-                **extra,
-            },
-        ],
+        parameters=[params_file, {'robot_description_file': robot_file, **extra, **_given(context)}],
     )]
+
+
+def _given(context):
+    """Return scene_file and use_sim_time if given: an empty argument leaves the params_file value."""
+    given = {}
+    if LaunchConfiguration('scene').perform(context):
+        given['scene_file'] = ParameterValue(LaunchConfiguration('scene'), value_type=str)
+    if LaunchConfiguration('use_sim_time').perform(context):
+        given['use_sim_time'] = ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)
+    return given
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -66,12 +69,16 @@ def generate_launch_description() -> LaunchDescription:
                               description="URDF or xacro file; empty: the device's robot in config/robots"),
         DeclareLaunchArgument(
             'scene',
-            default_value=os.path.join(share, 'config', 'worlds', 'reference_tank.world'),
-            description='scene file: the models of the world and their scene_state',
+            default_value='',
+            description='scene file; empty: the params_file value (shipped files: the reference tank)',
         ),
         DeclareLaunchArgument('params_file', default_value='',
                               description="YAML parameters; empty: the device's file in config/"),
         DeclareLaunchArgument('namespace', default_value='', description='namespace of the node and topics'),
-        DeclareLaunchArgument('use_sim_time', default_value='false', description='stamp with /clock'),
+        DeclareLaunchArgument(
+            'use_sim_time',
+            default_value='',
+            description='stamp with /clock (true/false); empty: the params_file value, else false',
+        ),
     ]
     return LaunchDescription([*arguments, OpaqueFunction(function=_node, args=[share])])

@@ -10,9 +10,10 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -20,37 +21,54 @@ def generate_launch_description() -> LaunchDescription:
     arguments = [
         DeclareLaunchArgument(
             'robot_description',
-            default_value=os.path.join(share, 'config', 'robots', 'reference_sonar.urdf'),
-            description='URDF or xacro file of the robot carrying the sonar',
+            default_value='',
+            description='URDF or xacro file of the robot carrying the sonar; empty: the params_file value '
+            '(config/sonar.yaml: the reference robot)',
         ),
         DeclareLaunchArgument(
             'scene',
-            default_value=os.path.join(share, 'config', 'worlds', 'reference_tank.world'),
-            description='scene file: the models of the world and their scene_state',
+            default_value='',
+            description='scene file; empty: the params_file value (config/sonar.yaml: the reference tank)',
         ),
         DeclareLaunchArgument(
             'params_file',
             default_value=os.path.join(share, 'config', 'sonar.yaml'),
             description='YAML parameters of the sonar node',
         ),
-        DeclareLaunchArgument('sensor', default_value='', description='<sensor> name; empty: the first sonar'),
+        DeclareLaunchArgument(
+            'sensor',
+            default_value='',
+            description='<sensor> name; empty: the params_file value (config/sonar.yaml: the first sonar)',
+        ),
         DeclareLaunchArgument('namespace', default_value='', description='namespace of the node and topics'),
-        DeclareLaunchArgument('use_sim_time', default_value='false', description='stamp with /clock'),
+        DeclareLaunchArgument(
+            'use_sim_time',
+            default_value='',
+            description='stamp with /clock (true/false); empty: the params_file value, else false',
+        ),
     ]
-    sonar = Node(
-        package='nps_sonar',
-        executable='sonar_node',
-        name='sonar',
-        namespace=LaunchConfiguration('namespace'),
-        output='screen',
-        parameters=[
-            LaunchConfiguration('params_file'),
-            {
-                'robot_description_file': LaunchConfiguration('robot_description'),
-                'scene_file': LaunchConfiguration('scene'),
-                'sensor': LaunchConfiguration('sensor'),
-                'use_sim_time': LaunchConfiguration('use_sim_time'),
-            },
-        ],
-    )
-    return LaunchDescription([*arguments, sonar])
+    return LaunchDescription([*arguments, OpaqueFunction(function=_sonar_node)])
+
+
+#: launch argument -> node parameter; a non-empty argument wins over the params_file.
+OVERRIDES = {'robot_description': 'robot_description_file', 'scene': 'scene_file', 'sensor': 'sensor'}
+
+
+def _sonar_node(context):
+    """Return the sonar node: the params_file, then the launch arguments that were given."""
+    overrides = {}
+    for argument, parameter in OVERRIDES.items():
+        if LaunchConfiguration(argument).perform(context):
+            overrides[parameter] = ParameterValue(LaunchConfiguration(argument), value_type=str)
+    if LaunchConfiguration('use_sim_time').perform(context):
+        overrides['use_sim_time'] = ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)
+    return [
+        Node(
+            package='nps_sonar',
+            executable='sonar_node',
+            name='sonar',
+            namespace=LaunchConfiguration('namespace'),
+            output='screen',
+            parameters=[LaunchConfiguration('params_file'), overrides],
+        )
+    ]

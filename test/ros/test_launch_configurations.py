@@ -55,12 +55,7 @@ def test_sonar_launch_configuration(receiver, namespace: str) -> None:
     s = share()
     topic = f'/{namespace}/sonar/range' if namespace else '/sonar/range'
     r = receiver(Range, topic)
-    parameters = {
-        'robot_description_file': str(s / 'config' / 'robots' / 'reference_sonar.urdf'),
-        'scene_file': str(s / 'config' / 'worlds' / 'reference_tank.world'),
-        'sensor': '',
-        'use_sim_time': False,
-    }
+    parameters: dict[str, Any] = {}  # by default the launch file passes config/sonar.yaml alone
     extra = launch_arguments('sonar', s / 'config' / 'sonar.yaml', parameters, namespace)
     with running('sonar_node', parameters, extra=extra) as node:
         message = r.wait_for(2, process=node)[-1]
@@ -87,12 +82,7 @@ def test_ranger_launch_configurations(receiver, device: str) -> None:
 
     executable, name, robot, params, extra = ranger_devices()[device]
     s = share()
-    parameters = {
-        'robot_description_file': str(s / 'config' / 'robots' / robot),
-        'scene_file': str(s / 'config' / 'worlds' / 'reference_tank.world'),
-        'use_sim_time': False,
-        **extra,
-    }
+    parameters = {'robot_description_file': str(s / 'config' / 'robots' / robot), **extra}
     probe = receiver(Clock, '/unused_probe')  # a node to look at the graph with
     with running(executable, parameters, extra=launch_arguments(name, s / 'config' / params, parameters)) as node:
         topic = _wait_for_topic(probe, 'nps_sonar/msg/RangerData', node)
