@@ -31,22 +31,19 @@ from nps_sonar_py.description.values import (
     check_fields,
 )
 from nps_sonar_py.description.xml import (
-    Element,
     Located,
-    children,
     fail,
     find_value,
-    local_name,
     only_child,
     parse_float,
     parse_vector,
     required_attribute,
     required_child,
-    source_of,
     to_text,
     vector_attribute,
 )
 from nps_sonar_py.transforms import transform_from_xyz_rpy
+from nps_sonar_py.xml_input import Element, children, local_name, source_of
 
 __all__ = [
     'Box',

@@ -40,22 +40,19 @@ from nps_sonar_py.description.values import (
     check_fields,
 )
 from nps_sonar_py.description.xml import (
-    Element,
     Located,
-    children,
     fail,
     find_value,
-    local_name,
     only_child,
     parse_float,
     parse_int,
     parse_vector,
     required_attribute,
     required_child,
-    source_of,
     to_text,
 )
 from nps_sonar_py.transforms import OPTICAL_TO_BODY, matrix_to_rpy, rpy_to_matrix, transform_from
+from nps_sonar_py.xml_input import Element, children, local_name, source_of
 
 __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',

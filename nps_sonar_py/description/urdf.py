@@ -42,20 +42,16 @@ from nps_sonar_py.description.values import (
     check_fields,
 )
 from nps_sonar_py.description.xml import (
-    Element,
     Located,
-    children,
     fail,
-    local_name,
     only_child,
-    parse_document,
     parse_float,
     required_attribute,
     required_child,
-    source_of,
     vector_attribute,
 )
 from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.xml_input import Element, children, local_name, parse_document, read_document, source_of
 
 __all__ = [
     'DEFAULT_SOURCE',
@@ -517,7 +513,7 @@ def parse_robot(
         DescriptionError: anything that makes the description unusable, with file, line and element.
 
     """
-    return _read_robot(parse_document(xml_text, source), source=source, base_dir=base_dir)
+    return _read_robot(parse_document(xml_text, source, DescriptionError), source=source, base_dir=base_dir)
 
 
 def _expand_xacro(path: str, args: Mapping[str, str]) -> str:
@@ -550,11 +546,7 @@ def load_robot(path: str | os.PathLike[str], *, xacro_args: Mapping[str, str] | 
     else:
         if xacro_args:
             raise DescriptionError('xacro_args given for a file that is not .xacro', file=file)
-        try:
-            with open(file, 'rb') as stream:
-                text = stream.read()
-        except OSError as err:
-            raise DescriptionError(f'cannot read: {err.strerror or err}', file=file) from None
+        text = read_document(file, DescriptionError)
         document = file
-    root = parse_document(text, document)
+    root = parse_document(text, document, DescriptionError)
     return _read_robot(root, source=file, base_dir=base_dir)

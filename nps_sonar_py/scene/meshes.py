@@ -30,6 +30,7 @@ from lxml import etree
 
 from nps_sonar_py.errors import SceneError
 from nps_sonar_py.scene.tessellation import Triangles
+from nps_sonar_py.xml_input import xml_parser
 
 __all__ = [
     'MESH_FORMATS',
@@ -106,7 +107,7 @@ def resolve_mesh_path(
 
 def _dae_unit(path: Path) -> float:
     """Metres per unit of a COLLADA file (``<asset><unit meter>``), 1 if not given."""
-    root = etree.parse(str(path), etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+    root = etree.parse(str(path), xml_parser())
     unit = root.find('{*}asset/{*}unit')
     meter = float(unit.get('meter', '1')) if unit is not None else 1.0
     if not (np.isfinite(meter) and meter > 0.0):

@@ -28,24 +28,26 @@ an entity standing still.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from lxml import etree
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import SceneError
-from nps_sonar_py.scene._xml import (
-    check_children,
-    floats_attribute,
-    label,
-    parse_xml,
-    read_text,
-    required_attribute,
-)
 from nps_sonar_py.transforms import axis_angle_matrix, transform_from_xyz_rpy
+from nps_sonar_py.xml_input import (
+    Element,
+    NumberError,
+    children,
+    label,
+    parse_document,
+    parse_number,
+    parse_numbers,
+    raise_at,
+    read_document,
+)
 
 __all__ = [
     'WORLD_FRAME',
@@ -148,19 +150,62 @@ def integrate_twist(
     return pose
 
 
-def _entity_state(element: etree._Element, *, file: str | None) -> EntityState:
-    check_children(element, file=file, attributes=('model',), children=('parent', 'origin', 'twist'))
+def check_children(
+    element: Element,
+    *,
+    file: str | None,
+    attributes: Collection[str],
+    elements: Collection[str] = (),
+) -> None:
+    """Reject attributes and child elements that the scene format does not define."""
+    for key in element.attrib:
+        if key not in attributes:
+            expected = ', '.join(sorted(attributes)) or 'none'
+            problem = f'unknown attribute {key!r} (expected one of: {expected})'
+            raise_at(SceneError, element, problem, file=file)
+    for child in children(element):
+        if child.tag not in elements:
+            problem = f'unknown element <{child.tag}> in <{element.tag}>'
+            raise_at(SceneError, child, problem, element=label(element), file=file)
+
+
+def required_attribute(element: Element, key: str, *, file: str | None) -> str:
+    """Return attribute ``key``, which must be present and not blank, without surrounding space."""
+    value = element.get(key)
+    if value is None or not value.strip():
+        raise_at(SceneError, element, f'missing required attribute {key!r}', file=file)
+    return value.strip()
+
+
+def floats_attribute(
+    element: Element, key: str, count: int, *, file: str | None, default: float = 0.0
+) -> NDArray[np.float64]:
+    """Attribute ``key`` as ``count`` finite floats separated by spaces; absent gives ``default``s."""
+    text = element.get(key)
+    if text is None:
+        return np.full(count, default)
+    try:
+        return np.array(parse_numbers(text, count))
+    except NumberError as err:
+        problem = {
+            'count': f'must be {count} numbers, got {len(text.split())}',
+            'infinite': 'must be finite (no nan or inf)',
+            'syntax': f'is not {count} numbers',
+        }[err.kind]
+        raise_at(SceneError, element, f'{key}={text!r} {problem}', file=file)
+
+
+def _entity_state(element: Element, *, file: str | None) -> EntityState:
+    check_children(element, file=file, attributes=('model',), elements=('parent', 'origin', 'twist'))
     model = required_attribute(element, 'model', file=file)
-    by_tag: dict[str, etree._Element] = {}
-    for child in element:
+    by_tag: dict[str, Element] = {}
+    for child in children(element):
         if child.tag in by_tag:
-            problem = f'more than one <{child.tag}>'
-            raise SceneError(problem, file=file, line=child.sourceline, element=label(element))
+            raise_at(SceneError, child, f'more than one <{child.tag}>', element=label(element), file=file)
         by_tag[child.tag] = child
     parent = by_tag.get('parent')
     if parent is None:
-        problem = 'missing required element <parent frame="...">'
-        raise SceneError(problem, file=file, line=element.sourceline, element=label(element))
+        raise_at(SceneError, element, 'missing required element <parent frame="...">', file=file)
     check_children(parent, file=file, attributes=('frame',))
     frame = required_attribute(parent, 'frame', file=file)
     origin = np.eye(4)
@@ -177,38 +222,34 @@ def _entity_state(element: etree._Element, *, file: str | None) -> EntityState:
     return EntityState(model, frame, origin, linear, angular, element.sourceline)
 
 
-def parse_scene_state(element: etree._Element | str, *, source: str | None = None) -> SceneState:
-    """Parse a ``<scene_state>`` element, or its XML text, into a :class:`SceneState`.
+def parse_scene_state(element: Element | str | bytes, *, source: str | None = None) -> SceneState:
+    """Parse a ``<scene_state>`` element, or its XML document, into a :class:`SceneState`.
 
     Raises:
         SceneError: malformed XML, a missing or unknown attribute or element, a number that
             is not a finite number, or two states for one model.
 
     """
-    root = parse_xml(element, file=source) if isinstance(element, str) else element
+    root = parse_document(element, source, SceneError) if isinstance(element, (str, bytes)) else element
     if root.tag != 'scene_state':
-        problem = f'expected <scene_state>, got <{root.tag}>'
-        raise SceneError(problem, file=source, line=root.sourceline, element=label(root))
-    check_children(root, file=source, attributes=('scene', 'time_stamp'), children=('entity_state',))
+        raise_at(SceneError, root, f'expected <scene_state>, got <{root.tag}>', file=source)
+    check_children(root, file=source, attributes=('scene', 'time_stamp'), elements=('entity_state',))
     scene = required_attribute(root, 'scene', file=source)
     stamp_text = required_attribute(root, 'time_stamp', file=source)
     try:
-        time_stamp = float(stamp_text)
-    except ValueError:
-        time_stamp = math.nan
-    if not math.isfinite(time_stamp):
+        time_stamp = parse_number(stamp_text)
+    except NumberError:
         problem = f'time_stamp={stamp_text!r} is not a finite number of seconds'
-        raise SceneError(problem, file=source, line=root.sourceline, element=label(root))
+        raise_at(SceneError, root, problem, file=source)
     entities: list[EntityState] = []
-    for child in root:
+    for child in children(root):
         state = _entity_state(child, file=source)
         if any(e.model == state.model for e in entities):
-            problem = f'a second state for model {state.model!r}'
-            raise SceneError(problem, file=source, line=child.sourceline, element=label(child))
+            raise_at(SceneError, child, f'a second state for model {state.model!r}', file=source)
         entities.append(state)
     return SceneState(scene, time_stamp, tuple(entities), source, root.sourceline)
 
 
 def load_scene_state(path: str | Path) -> SceneState:
     """Read a :class:`SceneState` from a file whose root element is ``<scene_state>``."""
-    return parse_scene_state(read_text(path), source=str(path))
+    return parse_scene_state(read_document(path, SceneError), source=str(path))

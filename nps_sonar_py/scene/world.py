@@ -37,14 +37,15 @@ from numpy.typing import NDArray
 from nps_sonar_py.description import Box, Cylinder, Mesh, Robot, Shape, Sphere, load_robot, parse_robot
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
 from nps_sonar_py.errors import SceneError
-from nps_sonar_py.scene._xml import check_children, label, parse_xml, read_text, required_attribute
 from nps_sonar_py.scene.meshes import MeshLoader, PackageResolver
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
     WORLD_FRAME,
     EntityState,
     SceneState,
+    check_children,
     parse_scene_state,
+    required_attribute,
     split_frame,
 )
 from nps_sonar_py.scene.tessellation import (
@@ -54,6 +55,16 @@ from nps_sonar_py.scene.tessellation import (
     box_triangles,
     cylinder_triangles,
     sphere_triangles,
+)
+from nps_sonar_py.xml_input import (
+    Element,
+    NumberError,
+    children,
+    label,
+    parse_document,
+    parse_number,
+    raise_at,
+    read_document,
 )
 
 __all__ = [
@@ -384,44 +395,41 @@ def _entity(
     return Entity(name, surface, mu_all, links, robot.source)
 
 
-def _model_number(
-    element: etree._Element, key: str, file: str | None, low: float, high: float
-) -> float | None:
+def _model_number(element: Element, key: str, file: str | None, low: float, high: float) -> float | None:
     text = element.get(key)
     if text is None:
         return None
     try:
-        value = float(text)
-    except ValueError:
+        value = parse_number(text)
+    except NumberError:
         value = math.nan
     if not low <= value <= high:  # also false for nan
-        problem = f'{key}={text!r} must be a number in [{low}, {high}]'
-        raise SceneError(problem, file=file, line=element.sourceline, element=label(element))
+        raise_at(SceneError, element, f'{key}={text!r} must be a number in [{low}, {high}]', file=file)
     return value
 
 
-def _model(element: etree._Element, file: str | None, base_dir: Path, options: _Options) -> Entity:
+def _model(element: Element, file: str | None, base_dir: Path, options: _Options) -> Entity:
     check_children(
         element,
         file=file,
         attributes=('name', 'file', 'geometry', 'reflectivity', 'retro'),
-        children=('robot',),
+        elements=('robot',),
     )
     name = required_attribute(element, 'name', file=file)
-    where = {'file': file, 'line': element.sourceline, 'element': label(element)}
     geometry = element.get('geometry', options.geometry)
     if geometry not in GEOMETRY_KINDS:
-        raise SceneError(f'geometry={geometry!r} must be one of {GEOMETRY_KINDS}', **where)
+        raise_at(SceneError, element, f'geometry={geometry!r} must be one of {GEOMETRY_KINDS}', file=file)
     reflectivity = _model_number(element, 'reflectivity', file, 0.0, 1.0)
     retro = _model_number(element, 'retro', file, 0.0, math.inf)
-    inline = list(element)
+    inline = children(element)
     model_file = element.get('file')
     if (model_file is None) == (not inline) or len(inline) > 1:
-        raise SceneError('needs either a file attribute or one inline <robot>, not both or neither', **where)
+        problem = 'needs either a file attribute or one inline <robot>, not both or neither'
+        raise_at(SceneError, element, problem, file=file)
     if model_file is not None:
         path = base_dir / model_file
         if not path.is_file():
-            raise SceneError(f'model file not found: {path}', **where)
+            raise_at(SceneError, element, f'model file not found: {path}', file=file)
         robot = load_robot(path)
     else:
         # Leading newlines keep the robot's line numbers those of the scene file.
@@ -474,28 +482,24 @@ def parse_world(
     options = _options(geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver)
     if base_dir is None:
         base_dir = Path(source).parent if source is not None else Path.cwd()
-    root = parse_xml(text, file=source)
+    root = parse_document(text, source, SceneError)
     if root.tag != 'world':
-        raise SceneError(
-            f'expected <world>, got <{root.tag}>', file=source, line=root.sourceline, element=label(root)
-        )
-    check_children(root, file=source, attributes=('name',), children=('model', 'scene_state'))
+        raise_at(SceneError, root, f'expected <world>, got <{root.tag}>', file=source)
+    check_children(root, file=source, attributes=('name',), elements=('model', 'scene_state'))
     name = required_attribute(root, 'name', file=source)
     states = root.findall('scene_state')
     if len(states) > 1:
-        raise SceneError(
-            'more than one <scene_state>', file=source, line=states[1].sourceline, element=label(root)
-        )
+        raise_at(SceneError, states[1], 'more than one <scene_state>', element=label(root), file=source)
     scene_state = parse_scene_state(states[0], source=source) if states else SceneState(name, 0.0)
     models = root.findall('model')
     seen: set[str] = set()
     for element in models:  # names first, so that a duplicate fails before any mesh is read
         model = required_attribute(element, 'name', file=source)
-        where = {'file': source, 'line': element.sourceline, 'element': label(element)}
         if model in seen:
-            raise SceneError(f'two models named {model!r}', **where)
+            raise_at(SceneError, element, f'two models named {model!r}', file=source)
         if model == WORLD_FRAME or FRAME_SEPARATOR in model:
-            raise SceneError(f'model name {model!r} is reserved or contains {FRAME_SEPARATOR!r}', **where)
+            problem = f'model name {model!r} is reserved or contains {FRAME_SEPARATOR!r}'
+            raise_at(SceneError, element, problem, file=source)
         seen.add(model)
     entities = tuple(_model(m, source, Path(base_dir), options) for m in models)
     return World(name, entities, scene_state, source)
@@ -512,7 +516,7 @@ def load_world(
 ) -> World:
     """Read a scene file into a :class:`World` (see :func:`parse_world` for the options)."""
     return parse_world(
-        read_text(path),
+        read_document(path, SceneError),
         source=str(path),
         base_dir=Path(path).parent,
         geometry=geometry,
