@@ -3,12 +3,13 @@
 robot_sensors_node reads the robot and the scene once and hosts one node per sonar and ray
 sensor, named after it (the demo robot: /sonar, /front_scanner, /rear_ranger), all casting
 into one shared raycaster (docs/processes.md). Arguments: robot_description (URDF or xacro
-path; default the demo robot), scene (scene file; default the box room), params_file (YAML;
-default config/demo_robot.yaml), namespace, use_sim_time. The same without launch, in the
-package's share directory (`ros2 pkg prefix --share nps_sonar`):
+path), scene (scene file), params_file (YAML; default config/demo_robot.yaml), namespace,
+use_sim_time; an empty robot_description, scene or use_sim_time leaves the params_file
+value (config/demo_robot.yaml: the demo robot in the box room, wall-clock time). The same
+without launch, in the package's share directory (`ros2 pkg prefix --share nps_sonar`):
     ros2 run nps_sonar robot_sensors_node --ros-args --params-file config/demo_robot.yaml \\
-      -p robot_description_file:=config/robots/demo_robot.urdf.xacro \\
-      -p scene_file:=config/worlds/box_room.world -p use_sim_time:=false [-r __ns:=/<namespace>]
+      [-p robot_description_file:=<urdf>] [-p scene_file:=<world>] [-p use_sim_time:=true] \\
+      [-r __ns:=/<namespace>]
 The node gets no `name=`: a node-name remap would rename every node of the process.
 """
 
@@ -16,16 +17,35 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 
-#: Default files of the arguments, relative to the share directory (test/ros/test_robot_sensors.py reads it).
-DEFAULTS = {
-    'robot_description': 'config/robots/demo_robot.urdf.xacro',
-    'scene': 'config/worlds/box_room.world',
-    'params_file': 'config/demo_robot.yaml',
+#: launch argument -> (node parameter, type); a non-empty argument wins over the params_file.
+OVERRIDES = {
+    'robot_description': ('robot_description_file', str),
+    'scene': ('scene_file', str),
+    'use_sim_time': ('use_sim_time', bool),
 }
+
+
+def _robot_sensors_node(context):
+    """Return the robot_sensors_node: the params_file, then the launch arguments that were given."""
+    given = {
+        parameter: ParameterValue(LaunchConfiguration(argument), value_type=kind)
+        for argument, (parameter, kind) in OVERRIDES.items()
+        if LaunchConfiguration(argument).perform(context)
+    }
+    return [
+        Node(
+            package='nps_sonar',
+            executable='robot_sensors_node',
+            namespace=LaunchConfiguration('namespace'),
+            output='screen',
+            parameters=[LaunchConfiguration('params_file'), given],
+        )
+    ]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -33,34 +53,25 @@ def generate_launch_description() -> LaunchDescription:
     arguments = [
         DeclareLaunchArgument(
             'robot_description',
-            default_value=os.path.join(share, DEFAULTS['robot_description']),
-            description='URDF or xacro file of the robot whose sensors are simulated',
+            default_value='',
+            description='URDF or xacro file of the robot; empty: the params_file value '
+            '(config/demo_robot.yaml: the demo robot)',
         ),
         DeclareLaunchArgument(
             'scene',
-            default_value=os.path.join(share, DEFAULTS['scene']),
-            description='scene file: the models of the world and their scene_state',
+            default_value='',
+            description='scene file; empty: the params_file value (config/demo_robot.yaml: the box room)',
         ),
         DeclareLaunchArgument(
             'params_file',
-            default_value=os.path.join(share, DEFAULTS['params_file']),
+            default_value=os.path.join(share, 'config', 'demo_robot.yaml'),
             description="YAML parameters of every node of the process, keyed '/**'",
         ),
         DeclareLaunchArgument('namespace', default_value='', description='namespace of the nodes and topics'),
-        DeclareLaunchArgument('use_sim_time', default_value='false', description='stamp with /clock'),
+        DeclareLaunchArgument(
+            'use_sim_time',
+            default_value='',
+            description='stamp with /clock (true/false); empty: the params_file value, else false',
+        ),
     ]
-    sensors = Node(
-        package='nps_sonar',
-        executable='robot_sensors_node',
-        namespace=LaunchConfiguration('namespace'),
-        output='screen',
-        parameters=[
-            LaunchConfiguration('params_file'),
-            {
-                'robot_description_file': LaunchConfiguration('robot_description'),
-                'scene_file': LaunchConfiguration('scene'),
-                'use_sim_time': LaunchConfiguration('use_sim_time'),
-            },
-        ],
-    )
-    return LaunchDescription([*arguments, sensors])
+    return LaunchDescription([*arguments, OpaqueFunction(function=_robot_sensors_node)])

@@ -104,20 +104,27 @@ def build_sonar_rig(
     robot_pose: Sequence[float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
     n_rays: int = 500,
     echo_overrides: Mapping[str, Any] | None = None,
+    robot: Robot | None = None,
+    raycaster: Raycaster | None = None,
 ) -> SonarRig:
-    """Read the robot and the world, choose the sonar, and place its cone in the world."""
+    """Read the robot and the world, choose the sonar, and place its cone in the world.
+
+    ``robot`` and ``raycaster``, when given, are used instead of reading the files (sensors
+    of one robot sharing one world: ``robot_sensors_node``).
+    """
     if len(robot_pose) != 6:
         raise ConfigurationError(f'robot_pose must be [x, y, z, roll, pitch, yaw], got {list(robot_pose)!r}')
-    if robot_xml:
+    if robot is None and robot_xml:
         robot = parse_robot(robot_xml, source='<robot_description>')
-    elif robot_file:
+    elif robot is None and robot_file:
         robot = load_robot(robot_file)
-    else:
+    elif robot is None:
         raise ConfigurationError('no robot: give robot_description or robot_description_file')
     sensor = choose_sensor(robot, sensor_name, SensorType.SONAR)
     echo = sonar_echo_config(sensor.sonar, **dict(echo_overrides or {}))
     world_from_root = transform_from_xyz_rpy(robot_pose[:3], robot_pose[3:])
     world_from_optical = world_from_root @ robot.sensor_transform(sensor.name)
     device = SonarDevice(echo, n_rays, np.asarray(world_from_optical))
-    raycaster = Raycaster(load_world(world_file))
+    if raycaster is None:
+        raycaster = Raycaster(load_world(world_file))
     return SonarRig(robot=robot, sensor=sensor, device=device, raycaster=raycaster, world_from_root=world_from_root)

@@ -9,14 +9,16 @@
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
 
-Messages are stored as they arrive and applied by :meth:`Motion.apply` between pings.
+Messages are stored as they arrive and applied by :meth:`Motion.apply` between pings. Nodes
+that cast into one raycaster (``robot_sensors_node``) share a :class:`SceneStart`, so that
+``scene_time: start`` gives them one scene time.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from geometry_msgs.msg import Pose, PoseStamped
@@ -31,7 +33,12 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import EntityState
 from nps_sonar_py.transforms import transform_from
 
-__all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'matrix_from_pose', 'matrix_from_quaternion']
+if TYPE_CHECKING:
+    from nps_sonar_py.scene import Raycaster
+
+__all__ = [
+    'POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart', 'matrix_from_pose', 'matrix_from_quaternion',
+]
 
 POSE_SOURCES = ('fixed', 'odometry', 'pose')
 SCENE_TIMES = ('start', 'clock')
@@ -57,10 +64,23 @@ def matrix_from_pose(pose: Pose) -> NDArray[np.float64]:
     return transform_from(matrix_from_quaternion(q.x, q.y, q.z, q.w), [p.x, p.y, p.z])
 
 
-class Motion:
-    """The subscriptions that move a sensor node's robot and world, applied between pings."""
+class SceneStart:
+    """The node time at which scene time is the scene state's ``time_stamp``: the first ping's."""
 
-    def __init__(self, node: Node, values: dict[str, Any], *, world_from_root: NDArray[np.float64]) -> None:
+    def __init__(self) -> None:
+        self.time: Time | None = None
+
+
+class Motion:
+    """The subscriptions that move a sensor node's robot and world, applied between pings.
+
+    ``start``: shared by the nodes casting into one raycaster; default, this node's own.
+    """
+
+    def __init__(
+        self, node: Node, values: dict[str, Any], *, world_from_root: NDArray[np.float64],
+        start: SceneStart | None = None,
+    ) -> None:
         source, scene_time = values['pose_source'], values['scene_time']
         if source not in POSE_SOURCES:
             raise ConfigurationError(f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}')
@@ -68,7 +88,7 @@ class Motion:
             raise ConfigurationError(f'scene_time must be one of {", ".join(SCENE_TIMES)}, got {scene_time!r}')
         self._node = node
         self._clock_scene_time = scene_time == 'clock'
-        self._start: Time | None = None
+        self._start = start or SceneStart()
         self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
         self.joint_positions: dict[str, float] = {}
         self._robot_changed = False
@@ -113,28 +133,29 @@ class Motion:
         """Scene time in seconds at node time ``now``."""
         if self._clock_scene_time:
             return now.nanoseconds * 1e-9
-        if self._start is None:
-            self._start = now
-        return time_stamp + (now - self._start).nanoseconds * 1e-9
+        if self._start.time is None:
+            self._start.time = now
+        return time_stamp + (now - self._start.time).nanoseconds * 1e-9
 
     def apply(
         self,
         now: Time,
-        *,
-        time_stamp: float,
-        set_time: Callable[[float], None],
-        set_entity_state: Callable[[EntityState, float], None],
+        raycaster: Raycaster,
         set_robot_state: Callable[[NDArray[np.float64], dict[str, float]], None],
     ) -> None:
-        """Bring the world and the robot to ``now``: entity updates, scene time, robot state."""
+        """Bring the world (``raycaster``) and the robot to ``now``: entity updates, scene time, robot state.
+
+        ``set_robot_state(world_from_root, joint_positions)`` is called only after the robot moved.
+        """
+        time_stamp = raycaster.world.time_stamp
         scene_now = self.scene_time(now, time_stamp)  # first: it fixes the start
         updates, self._entity_updates = self._entity_updates, []
         for state, stamp in updates:
             try:
-                set_entity_state(state, self.scene_time(stamp, time_stamp))
+                raycaster.set_entity_state(state, since=self.scene_time(stamp, time_stamp))
             except (KeyError, ValueError) as error:
                 self._node.get_logger().warning(f'ignored the state of {state.model!r}: {error}')
-        set_time(scene_now)
+        raycaster.set_time(scene_now)
         if self._robot_changed:
             self._robot_changed = False
             try:

@@ -18,13 +18,19 @@ intensities, geometry, configuration) and serves ``<device>/get_geometry``,
 Publishers are reliable, depth 10 (REP 2003) unless ``qos_reliability``/``qos_depth`` say
 otherwise. The echo parameters of the sonar node (``ros/params.py``) describe a sonar
 array's elements; here they are read-only: ``SetConfig`` is the run-time interface.
+
+The robot and the world move as for the sonar node (``ros/motion.py``, the same
+parameters): the device follows the robot's pose and joints between readings (its cached
+rays are turned, not rebuilt), and ``RangerGeometry`` follows the joints. With
+``use_sim_time`` the node reads on ``/clock``, stamps in simulated time and publishes
+nothing before ``/clock`` arrives.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,13 +41,15 @@ from sensor_msgs.msg import LaserScan, PointCloud2, Range
 
 from nps_sonar import msg as nps_msg
 from nps_sonar import srv as nps_srv
-from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
+from nps_sonar_py.description import Robot, Sensor, SensorFrame, SensorType, load_robot, parse_robot
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.rig import reference_robot_file, reference_world_file
 from nps_sonar_py.ros.conversions import range_message
+from nps_sonar_py.ros.motion import Motion, SceneStart
 from nps_sonar_py.ros.params import (
     ECHO_PARAMETERS,
+    MOTION_PARAMETERS,
     OUTPUT_PARAMETERS,
     ParameterSpec,
     declare_all,
@@ -59,11 +67,12 @@ from nps_sonar_py.ros.ranger_conversions import (
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.ranger import (
+    FanRanger,
     RangerDevice,
     RangerGeometry,
     ScannerRanger,
     SonarArray,
-    body_pose,
+    SweepRanger,
     element_poses_from_flat,
     select_sensors,
 )
@@ -77,6 +86,7 @@ __all__ = [
     'SONAR_MODEL_PARAMETERS',
     'RangerNode',
     'RangerServer',
+    'RobotMount',
     'device_echo_config',
     'load_robot_from',
     'main',
@@ -109,6 +119,7 @@ COMMON_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('element_size', [0.0, 0.0, 0.0], 'size of a sensing element (x y z, m) for RangerGeometry',
       read_only=True),
     *fixed(s for s in OUTPUT_PARAMETERS if s.name.startswith('qos_')),
+    *MOTION_PARAMETERS,
 )
 
 #: The beam of a sonar element: rays per cone and the echo model (the sonar node's parameters).
@@ -174,6 +185,74 @@ def _same_beam(a: Sensor, b: Sensor) -> bool:
     first, second = a.sonar, b.sonar
     return bool(np.allclose([first.min, first.max, first.radius], [second.min, second.max, second.radius],
                             rtol=1e-12, atol=0.0))
+
+
+class RobotMount:
+    """Where a device sits on its robot, whose joints may move it: its frame and its elements' poses.
+
+    The device frame is either the first sensor's body frame, with ``element_poses`` fixed in
+    it (a scanner, a scanning sonar, one sonar with element poses), or, when ``element_poses``
+    is ``None``, a frame fixed to the root link at the sensors' centroid (at zero joints) with
+    an element at each sensor's body frame (an array of ``<sensor>``). Frames are x forward.
+    """
+
+    def __init__(
+        self, robot: Robot, sensors: Sequence[Sensor], device_frame: str, element_frames: Sequence[str],
+        element_size: Sequence[float], element_poses: NDArray[np.float64] | None = None,
+    ) -> None:
+        self.robot = robot
+        self.sensors = tuple(sensors)
+        self.device_frame = device_frame
+        self.element_frames = tuple(element_frames)
+        self.element_size = tuple(element_size)
+        self.element_poses = element_poses
+        self._root_from_device: NDArray[np.float64] | None = None
+        if element_poses is None:
+            bodies = self._bodies({})
+            self._root_from_device = transform_from_xyz_rpy(bodies[:, :3, 3].mean(axis=0), (0.0, 0.0, 0.0))
+        self._joints: dict[str, float] | None = None
+        self._geometry: RangerGeometry | None = None
+        self._geometry = self.geometry({})
+
+    def _bodies(self, joints: Mapping[str, float]) -> NDArray[np.float64]:
+        body = SensorFrame.BODY
+        return np.array([self.robot.sensor_transform(s.name, joints, frame=body) for s in self.sensors])
+
+    def geometry(self, joint_positions: Mapping[str, float]) -> RangerGeometry:
+        """The device's geometry with joints at ``joint_positions`` (others at 0; unknown ones ignored)."""
+        joints = {name: float(v) for name, v in joint_positions.items() if name in self.robot.joints}
+        previous = self._geometry
+        if previous is not None and joints == self._joints:
+            return previous
+        self._joints = joints
+        bodies = self._bodies(joints)
+        if self._root_from_device is None:
+            root_from_device, poses = bodies[0], self.element_poses
+        else:
+            root_from_device = self._root_from_device
+            poses = np.einsum('ij,kjl->kil', invert_transform(root_from_device), bodies)
+        if previous is not None and np.array_equal(previous.pose, root_from_device) and np.array_equal(
+                previous.element_poses, poses):
+            return previous  # joints that do not carry this device (wheels...)
+        self._geometry = RangerGeometry.of_elements(self.robot.root_link, self.device_frame, root_from_device,
+                                                    self.element_frames, poses, self.element_size)
+        return self._geometry
+
+    def move(
+        self, device: RangerDevice, world_from_root: NDArray[np.float64], joints: Mapping[str, float],
+    ) -> bool:
+        """Place ``device`` where the robot puts it; whether its ``RangerGeometry`` changed."""
+        geometry = self.geometry(joints)
+        changed = geometry is not device.geometry
+        device.geometry = geometry  # first: a sonar array places its elements by it
+        world_from_device = world_from_root @ geometry.pose
+        if isinstance(device, SonarArray):
+            device.set_pose(world_from_device)
+        elif isinstance(device, ScannerRanger):
+            device.scanner.set_pose(world_from_device)
+        elif isinstance(device, (SweepRanger, FanRanger)):
+            device.sonar.set_pose(world_from_device)
+        return changed
 
 
 class RangerServer:
@@ -248,17 +327,27 @@ class RangerServer:
 
 
 class RangerNode(Node):
-    """Reads a ray sensor or a sonar array on a timer and publishes it (see the module docstring)."""
+    """Reads a ray sensor or a sonar array on a timer and publishes it (see the module docstring).
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__('ranger', **kwargs)
+    ``robot``, ``raycaster`` and ``scene_start`` are shared by the sensors of one process
+    (``robot_sensors_node``); by default the node reads its own files. ``kwargs`` go to
+    ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
+    """
+
+    def __init__(
+        self, *, node_name: str = 'ranger', robot: Robot | None = None, raycaster: Raycaster | None = None,
+        scene_start: SceneStart | None = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(node_name, **kwargs)
         declare_all(self, RANGER_PARAMETERS)
         values = read_parameters(self, RANGER_PARAMETERS)
         self.qos = publisher_qos(values['qos_reliability'], values['qos_depth'])
-        self.robot = load_robot_from(values)
+        self.robot = load_robot_from(values) if robot is None else robot
         sensors = select_sensors(self.robot, values['sensors'])
         self.world_from_root = world_from_root(values)
-        self.raycaster = Raycaster(load_world(values['scene_file'] or reference_world_file()))
+        if raycaster is None:
+            raycaster = Raycaster(load_world(values['scene_file'] or reference_world_file()))
+        self.raycaster = raycaster
         kinds = {s.type for s in sensors}
         poses = values['element_poses'] or []
         self.scan_publisher: Any = None
@@ -279,6 +368,7 @@ class RangerNode(Node):
         name = self.device.geometry.device_frame
         self.server = RangerServer(self, name, intensities=values['intensities'])
         self.data_publisher = self.create_publisher(nps_msg.RangerData, f'{name}/ranger', self.qos)
+        self.motion = Motion(self, values, world_from_root=self.world_from_root, start=scene_start)
         self.timer: Any = None
         self.server.serve(self.device, self._on_change)
         self._on_change()
@@ -306,14 +396,13 @@ class RangerNode(Node):
         except ConfigurationError as error:
             raise self._error(sensor, str(error)) from None
         name = values['device_name'] or sensor.name
-        root_from_body = body_pose(self.robot, sensor)
-        geometry = RangerGeometry.of_elements(self.robot.root_link, name, root_from_body, (name,),
-                                              np.eye(4)[None], values['element_size'])
+        self.mount = RobotMount(self.robot, (sensor,), name, (name,), values['element_size'], np.eye(4)[None])
+        geometry = self.mount.geometry({})
         if limits.rows == 1:
             self.scan_publisher = self.create_publisher(LaserScan, f'{name}/scan', self.qos)
         else:
             self.cloud_publisher = self.create_publisher(PointCloud2, f'{name}/points', self.qos)
-        return ScannerRanger(limits, self.world_from_root @ root_from_body, geometry)
+        return ScannerRanger(limits, self.world_from_root @ geometry.pose, geometry)
 
     def _build_array(
         self, values: dict[str, Any], sensors: list[Sensor], flat_poses: list[float],
@@ -326,21 +415,18 @@ class RangerNode(Node):
             if len(sensors) > 1:
                 raise ConfigurationError('element_poses applies to one sonar; several <sensor> were named')
             name = values['device_name'] or sensors[0].name
-            root_from_device = body_pose(self.robot, sensors[0])
             element_poses = element_poses_from_flat(flat_poses)
             frames = tuple(f'{name}_{k}' for k in range(len(element_poses)))
-        else:
+            self.mount = RobotMount(self.robot, sensors[:1], name, frames, values['element_size'],
+                                    element_poses)
+        else:  # the device frame: at the centroid of the elements, parallel to the root link
             name = values['device_name'] or (sensors[0].name if len(sensors) == 1 else 'ranger')
-            bodies = np.array([body_pose(self.robot, s) for s in sensors])
-            # The device frame: at the centroid of the elements, parallel to the root link.
-            root_from_device = transform_from_xyz_rpy(bodies[:, :3, 3].mean(axis=0), (0.0, 0.0, 0.0))
-            element_poses = invert_transform(root_from_device)[None] @ bodies
             frames = tuple(s.name for s in sensors)
-        geometry = RangerGeometry.of_elements(self.robot.root_link, name, root_from_device, frames,
-                                              element_poses, values['element_size'])
+            self.mount = RobotMount(self.robot, sensors, name, frames, values['element_size'])
+        geometry = self.mount.geometry({})
         try:
             device = SonarArray(
-                device_echo_config(values, sensors[0]), self.world_from_root @ root_from_device, geometry,
+                device_echo_config(values, sensors[0]), self.world_from_root @ geometry.pose, geometry,
                 n_rays=values['rays'], range_resolution=values['range_resolution'],
                 frequency=self._rate(values, sensors[0]),
             )
@@ -358,11 +444,19 @@ class RangerNode(Node):
             self.destroy_timer(self.timer)
         self.timer = self.create_timer(period, self.read)
 
+    def _set_robot_state(self, world_from_root: NDArray[np.float64], joints: dict[str, float]) -> None:
+        if self.mount.move(self.device, world_from_root, joints):
+            self.server.refresh()
+
     def read(self) -> None:
-        """One reading of the device, published; nothing while the power is off."""
+        """One reading of the device where the robot is now, published; nothing while the power is off."""
         if not self.server.powered:
             return
-        stamp = self.get_clock().now().to_msg()
+        now = self.get_clock().now()
+        if now.nanoseconds == 0:  # sim time without /clock yet: time is not initialised
+            return
+        self.motion.apply(now, self.raycaster, self._set_robot_state)
+        stamp = now.to_msg()
         config = self.device.ranger_config()
         frame = self.server.device_name
         with_intensities = self.server.intensities

@@ -20,6 +20,10 @@ jitter: a tick runs every step that is due and stamps each with its own time. If
 falls more than a sweep behind, the schedule slips (a warning says so). The Ranger services
 (``<sensor>/get_config`` ...) are those of the ranger node; a new configuration restarts
 the sweep at its first angle (an unfinished sweep is dropped).
+
+The robot and the world move as for the sonar node (``ros/motion.py``): each step sees them
+at its own stamp (the robot as last reported). With ``use_sim_time`` the schedule runs on
+``/clock`` and nothing is published before ``/clock`` arrives.
 """
 
 from __future__ import annotations
@@ -30,14 +34,17 @@ from typing import Any
 
 import numpy as np
 from builtin_interfaces.msg import Time
+from numpy.typing import NDArray
 from rclpy.node import Node
+from rclpy.time import Time as ClockTime
 from sensor_msgs.msg import LaserScan
 
 from nps_sonar import msg as nps_msg
-from nps_sonar_py.description import SensorType
+from nps_sonar_py.description import Robot, SensorType
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.rig import choose_sensor, reference_world_file
 from nps_sonar_py.ros.conversions import sonar_point_message
+from nps_sonar_py.ros.motion import Motion, SceneStart
 from nps_sonar_py.ros.params import ParameterSpec, declare_all
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.ranger_conversions import laser_scan, multibeam_message, ranger_data_message
@@ -46,6 +53,7 @@ from nps_sonar_py.ros.ranger_node import (
     DEFAULT_RATE_HZ,
     SONAR_MODEL_PARAMETERS,
     RangerServer,
+    RobotMount,
     device_echo_config,
     load_robot_from,
     read_parameters,
@@ -54,7 +62,7 @@ from nps_sonar_py.ros.ranger_node import (
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
-from nps_sonar_py.sensing.ranger import FanRanger, RangerGeometry, SweepRanger, body_pose
+from nps_sonar_py.sensing.ranger import FanRanger, SweepRanger
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
 
 __all__ = ['SCANNING_SONAR_PARAMETERS', 'ScanningSonarNode', 'main']
@@ -91,21 +99,29 @@ def _time(nanoseconds: int) -> Time:
 
 
 class ScanningSonarNode(Node):
-    """Steps a scanning sonar through its sweep, or pings a multibeam fan (module docstring)."""
+    """Steps a scanning sonar through its sweep, or pings a multibeam fan (module docstring).
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__('scanning_sonar', **kwargs)
+    ``robot``, ``raycaster`` and ``scene_start`` are shared by the sensors of one process;
+    by default the node reads its own files. ``kwargs`` go to ``rclpy.node.Node``.
+    """
+
+    def __init__(
+        self, *, node_name: str = 'scanning_sonar', robot: Robot | None = None,
+        raycaster: Raycaster | None = None, scene_start: SceneStart | None = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(node_name, **kwargs)
         declare_all(self, SCANNING_SONAR_PARAMETERS)
         values = read_parameters(self, SCANNING_SONAR_PARAMETERS)
-        robot = load_robot_from(values)
+        robot = load_robot_from(values) if robot is None else robot
         sensor = choose_sensor(robot, values['sensor'] or None, SensorType.SONAR)
-        self.raycaster = Raycaster(load_world(values['scene_file'] or reference_world_file()))
+        if raycaster is None:
+            raycaster = Raycaster(load_world(values['scene_file'] or reference_world_file()))
+        self.raycaster = raycaster
         name = sensor.name
         self.frame_id = name
-        root_from_body = body_pose(robot, sensor)
-        world_from_body = world_from_root(values) @ root_from_body
-        geometry = RangerGeometry.of_elements(robot.root_link, name, root_from_body, (name,), np.eye(4)[None],
-                                              values['element_size'])
+        self.mount = RobotMount(robot, (sensor,), name, (name,), values['element_size'], np.eye(4)[None])
+        geometry = self.mount.geometry({})
+        world_from_body = world_from_root(values) @ geometry.pose
         self.mode = values['mode']
         try:
             echo = device_echo_config(values, sensor)
@@ -135,6 +151,7 @@ class ScanningSonarNode(Node):
             self.ping_publisher = self.create_publisher(nps_msg.SonarPoint, f'{name}/sonar_point', qos)
         else:
             self.fan_publisher = self.create_publisher(nps_msg.MultibeamPing, f'{name}/multibeam', qos)
+        self.motion = Motion(self, values, world_from_root=world_from_root(values), start=scene_start)
         self.timer: Any = None
         self.server.serve(self.device, self._restart)
         self._restart()
@@ -162,7 +179,10 @@ class ScanningSonarNode(Node):
             self._t0 = None
             return
         now = self.get_clock().now().nanoseconds
+        if now == 0:  # sim time without /clock yet: time is not initialised
+            return
         if self.mode == 'multibeam':
+            self._move(now)
             self._multibeam(now)
             return
         sonar: ScanningSonar = self.device.sonar
@@ -180,7 +200,17 @@ class ScanningSonarNode(Node):
             self._step(sonar, self._next, self._t0 + round(self._next * period_ns))
             self._next += 1
 
+    def _move(self, stamp_ns: int) -> None:
+        """Bring the world and the robot to the node time ``stamp_ns``."""
+        now = ClockTime(nanoseconds=stamp_ns, clock_type=self.get_clock().clock_type)
+        self.motion.apply(now, self.raycaster, self._set_robot_state)
+
+    def _set_robot_state(self, world_from_root: NDArray[np.float64], joints: dict[str, float]) -> None:
+        if self.mount.move(self.device, world_from_root, joints):
+            self.server.refresh()
+
     def _step(self, sonar: ScanningSonar, index: int, stamp_ns: int) -> None:
+        self._move(stamp_ns)
         step = sonar.step(index)
         ping = sonar.ping(self.raycaster, step.angle)
         stamp = _time(stamp_ns)

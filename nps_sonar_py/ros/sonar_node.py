@@ -29,11 +29,12 @@ from sensor_msgs.msg import LaserScan, Range
 from visualization_msgs.msg import Marker
 
 from nps_sonar import msg as nps_msg
+from nps_sonar_py.description import Robot
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
 from nps_sonar_py.ros.markers import beam_marker, hits_marker
-from nps_sonar_py.ros.motion import Motion
+from nps_sonar_py.ros.motion import Motion, SceneStart
 from nps_sonar_py.ros.params import (
     ECHO_PARAMETERS,
     MOTION_PARAMETERS,
@@ -46,6 +47,7 @@ from nps_sonar_py.ros.params import (
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
+from nps_sonar_py.scene import Raycaster
 
 __all__ = ['SonarNode', 'main']
 
@@ -66,17 +68,25 @@ class _Settings:
 
 
 class SonarNode(Node):
-    """Pings one simulated sonar on a timer and publishes Range, LaserScan and SonarPoint."""
+    """Pings one simulated sonar on a timer and publishes Range, LaserScan and SonarPoint.
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__('sonar', **kwargs)
+    ``robot``, ``raycaster`` and ``scene_start`` are shared by the sensors of one process
+    (``robot_sensors_node``); by default the node reads its own files. ``kwargs`` go to
+    ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
+    """
+
+    def __init__(
+        self, *, node_name: str = 'sonar', robot: Robot | None = None, raycaster: Raycaster | None = None,
+        scene_start: SceneStart | None = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(node_name, **kwargs)
         declare_all(self, PARAMETERS)
         values = read_all(self, PARAMETERS)
-        self.rig = self._build_rig(values)
+        self.rig = self._build_rig(values, robot, raycaster)
         self.settings = self._settings(values)
         self.rig.reconfigure(self.settings.echo, self.settings.rays)
         self._pending: _Settings | None = None
-        self.motion = Motion(self, values, world_from_root=self.rig.world_from_root)
+        self.motion = Motion(self, values, world_from_root=self.rig.world_from_root, start=scene_start)
         name = self.rig.sensor.name
         self.frame_id = values['frame_id'] or name
         qos = publisher_qos(values['qos_reliability'], values['qos_depth'])
@@ -93,7 +103,7 @@ class SonarNode(Node):
         self._log_configuration()
 
     @staticmethod
-    def _build_rig(values: dict[str, Any]) -> SonarRig:
+    def _build_rig(values: dict[str, Any], robot: Robot | None, raycaster: Raycaster | None) -> SonarRig:
         return build_sonar_rig(
             robot_file=values['robot_description_file'] or reference_robot_file(),
             robot_xml=values['robot_description'] or None,
@@ -101,6 +111,8 @@ class SonarNode(Node):
             sensor_name=values['sensor'] or None,
             robot_pose=values['robot_pose'],
             n_rays=1,  # the configured pattern is built once, by reconfigure
+            robot=robot,
+            raycaster=raycaster,
         )
 
     def _settings(self, values: dict[str, Any]) -> _Settings:
@@ -154,11 +166,7 @@ class SonarNode(Node):
         if now.nanoseconds == 0:  # sim time without /clock yet: time is not initialised
             return
         self._apply_pending()
-        self.motion.apply(
-            now, time_stamp=self.rig.raycaster.world.time_stamp, set_time=self.rig.raycaster.set_time,
-            set_entity_state=lambda state, since: self.rig.raycaster.set_entity_state(state, since=since),
-            set_robot_state=self.rig.set_robot_state,
-        )
+        self.motion.apply(now, self.rig.raycaster, self.rig.set_robot_state)
         echo = self.rig.ping()
         s = self.settings
         stamp = now.to_msg()

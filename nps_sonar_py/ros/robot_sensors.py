@@ -1,0 +1,164 @@
+"""Every simulated sensor of a robot in one process, sharing one scene: ``robot_sensors_node``.
+
+Run: ``ros2 run nps_sonar robot_sensors_node --ros-args --params-file config/demo_robot.yaml``
+(``launch/demo_robot.launch.py`` starts the same). The node ``robot_sensors`` reads the robot
+description (default: the demo robot) and the scene (default: the box room) once, builds one
+``Raycaster`` and hosts, in the same executor, one node per simulated sensor, named after
+the sensor and sharing that robot and raycaster:
+
+* each ``<sensor type="sonar">``: a sonar node (``sonar_node.SonarNode``), ``/<sensor>``;
+* each ``<sensor type="ray">``: a ranger node scanner (``ranger_node.RangerNode``), ``/<sensor>``.
+
+Sensors of other types are listed in the log as read but not simulated; ``sensors`` (names
+or globs) restricts the set. Every node reads the same parameter files and ``-p`` values:
+key them ``/**`` for all, ``/**/<sensor>`` for one sensor. The robot's files and pose, and
+each node's sensor (``sensor`` or ``sensors``), are given to the sensor nodes as
+``parameter_overrides``, which rclpy applies over the command line and the files. Each node
+follows the robot's motion (``ros/motion.py``), and they share one scene time.
+
+Do not remap ``__node`` for this executable (launch: no ``name=``): a global remap renames
+every node of the process, so the host refuses to start under another name. ``-r __ns:=/robot``
+(``namespace=``) applies to all, as intended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any
+
+from rclpy.exceptions import InvalidNodeNameException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.validate_node_name import validate_node_name
+
+from nps_sonar_py.description import Sensor, SensorType
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.rig import find_share_file
+from nps_sonar_py.ros.motion import SceneStart
+from nps_sonar_py.ros.params import ParameterSpec, declare_all
+from nps_sonar_py.ros.ranger_node import (
+    COMMON_PARAMETERS,
+    RangerNode,
+    load_robot_from,
+    read_parameters,
+    world_from_root,
+)
+from nps_sonar_py.ros.sonar_node import SonarNode
+from nps_sonar_py.ros.startup import run_node
+from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.sensing.ranger import select_sensors
+
+__all__ = ['DEMO_ROBOT', 'DEMO_SCENE', 'HOST_NAME', 'HOST_PARAMETERS', 'SIMULATED', 'RobotSensors', 'main']
+
+#: The host node's name; the sensor nodes take their sensors' names.
+HOST_NAME = 'robot_sensors'
+#: What an empty ``robot_description_file`` and ``scene_file`` mean here (share directory files).
+DEMO_ROBOT = 'config/robots/demo_robot.urdf.xacro'
+DEMO_SCENE = 'config/worlds/box_room.world'
+
+#: Parameters the host reads once and gives every sensor node.
+SHARED = ('robot_description_file', 'robot_description', 'scene_file', 'robot_pose')
+_DESCRIPTIONS = {
+    'robot_description_file': f'URDF or xacro file of the robot; empty: the demo robot ({DEMO_ROBOT})',
+    'scene_file': f'scene file of the world; empty: the box room ({DEMO_SCENE})',
+}
+
+HOST_PARAMETERS: tuple[ParameterSpec, ...] = (
+    *(dataclasses.replace(spec, description=_DESCRIPTIONS.get(spec.name, spec.description))
+      for spec in COMMON_PARAMETERS if spec.name in SHARED),
+    ParameterSpec('sensors', '', 'comma-separated <sensor> names or globs to simulate; empty: every sonar '
+                  'and ray sensor', read_only=True),
+)
+
+#: The node class and its sensor-choosing parameter, per simulated sensor type.
+SIMULATED: dict[SensorType, tuple[type[Node], str]] = {
+    SensorType.SONAR: (SonarNode, 'sensor'),
+    SensorType.RAY: (RangerNode, 'sensors'),
+}
+
+
+class RobotSensors(Node):
+    """The host: reads the robot and the world once and holds one node per simulated sensor.
+
+    ``kwargs`` go to ``rclpy.node.Node`` for the host and every sensor node (``context``,
+    ``cli_args``, ``parameter_overrides``...).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(HOST_NAME, **kwargs)
+        self.sensor_nodes: list[Node] = []
+        if self.get_name() != HOST_NAME:  # a node-name remap would give every node of the process this name
+            raise ConfigurationError(f'robot_sensors_node names its nodes ({HOST_NAME} and one per sensor), '
+                                     f'got "{self.get_name()}": do not remap __node (launch: no name=)')
+        declare_all(self, HOST_PARAMETERS)
+        values = read_parameters(self, HOST_PARAMETERS)
+        if not values['robot_description']:
+            values['robot_description_file'] = values['robot_description_file'] or find_share_file(DEMO_ROBOT)
+        values['scene_file'] = values['scene_file'] or find_share_file(DEMO_SCENE)
+        world_from_root(values)  # a bad robot_pose is refused here, once
+        self.robot = load_robot_from(values)
+        patterns = values['sensors']
+        chosen = select_sensors(self.robot, patterns) if patterns.strip() else list(self.robot.sensors)
+        simulated = [s for s in chosen if s.type in SIMULATED]
+        not_simulated = [f'{s.name} ({s.type.value})' for s in chosen if s.type not in SIMULATED]
+        not_simulated += [f'{u.name} ({u.type}, not parsed)' for u in self.robot.unread_sensors]
+        others = ', '.join(not_simulated) or 'none'
+        if not simulated:
+            raise DescriptionError(f'has no sonar or ray <sensor> to simulate; other sensors: {others}',
+                                   file=self.robot.source, element='<robot>')
+        for sensor in simulated:  # each names a node
+            try:
+                validate_node_name(sensor.name)
+            except InvalidNodeNameException:
+                raise self._error(sensor, 'its name is not a valid ROS node name (letters, digits and _, '
+                                          'not starting with a digit)') from None
+        world = load_world(values['scene_file'])
+        self.raycaster = Raycaster(world)
+        listed = ', '.join(f'{s.name} ({s.type.value})' for s in simulated)
+        self.get_logger().info(
+            f'robot "{self.robot.name}" from {self.robot.source}: simulating {listed}; '
+            f'read but not simulated: {others}',
+        )
+        n = len(world.entity_names)
+        self.get_logger().info(
+            f'world loaded once from {values["scene_file"]} ({n} entit{"y" if n == 1 else "ies"}): one '
+            f'raycaster shared by {len(simulated)} sensor nodes',
+        )
+        start = SceneStart()
+        shared = [Parameter(name, value=values[name]) for name in SHARED]
+        own = list(kwargs.pop('parameter_overrides', None) or [])
+        for sensor in simulated:
+            node_class, choice = SIMULATED[sensor.type]
+            overrides = [*own, *shared, Parameter(choice, value=sensor.name)]
+            node = node_class(node_name=sensor.name, robot=self.robot, raycaster=self.raycaster,
+                              scene_start=start, parameter_overrides=overrides, **kwargs)
+            self.sensor_nodes.append(node)
+
+    def _error(self, sensor: Sensor, problem: str) -> DescriptionError:
+        return DescriptionError(problem, file=self.robot.source, line=sensor.line,
+                                element=f'<sensor name="{sensor.name}">')
+
+    # One executor spins the host and its sensor nodes: ``run_node`` adds the host, which brings them.
+    @Node.executor.setter
+    def executor(self, new_executor: Any) -> None:
+        """Join (or leave) ``new_executor`` with every sensor node."""
+        Node.executor.fset(self, new_executor)
+        for node in self.sensor_nodes:
+            node.executor = new_executor
+
+    def destroy_node(self) -> None:
+        """Destroy the sensor nodes, then the host."""
+        for node in self.sensor_nodes:
+            node.destroy_node()
+        self.sensor_nodes = []
+        super().destroy_node()
+
+
+def main(args: list[str] | None = None) -> int:
+    """Entry point of ``ros2 run nps_sonar robot_sensors_node``."""
+    return run_node(RobotSensors, args=args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
