@@ -39,7 +39,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.description import Robot, Sensor, SensorFrame, SensorType
+from nps_sonar_py.description import Robot, Sensor, SensorType
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
@@ -412,11 +412,6 @@ def _array_timing_problem(echo: EchoConfig, frequency: float) -> str | None:
         return (f'{frequency:g} Hz is faster than the two-way travel time allows: c / (2 max_range) = '
                 f'{echo.speed_of_sound:.6g} / (2 * {echo.max_range:g}) = {highest:.6g} Hz')
     return None
-
-
-def body_pose(robot: Robot, sensor: Sensor) -> NDArray[np.float64]:
-    """(4, 4) robot root link <- the sensor's body frame (x forward)."""
-    return np.asarray(robot.sensor_transform(sensor.name, frame=SensorFrame.BODY))
 
 
 # --- scanning and multibeam sonars as Ranger devices --------------------------------------
