@@ -61,24 +61,26 @@ def running(name: str, parameters: dict[str, Any] | None = None, extra: list[str
                 process.communicate()
 
 
-class Receiver:
-    """A subscriber in the test process, on its own rclpy context, spinning in a thread."""
+class Probe:
+    """One rclpy node in the test process, on its own context, spinning in a thread.
 
-    def __init__(self, msg_type: Any, topic: str, qos: Any = None) -> None:
+    It subscribes to any number of topics (``received[topic]`` holds each one's messages),
+    calls services, and can publish from ``node``.
+    """
+
+    def __init__(self, node_name: str | None = None) -> None:
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import qos_profile_sensor_data
 
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)
-        self.node = rclpy.create_node(f'test_receiver_{os.getpid()}_{id(self)}', context=self.context)
-        self.messages: list[Any] = []
-        self._lock = threading.Lock()
-        self.node.create_subscription(msg_type, topic, self._on_message, qos or qos_profile_sensor_data)
+        self.node = rclpy.create_node(node_name or f'ranger_probe_{id(self)}', context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        self.lock = threading.Lock()
+        self.received: dict[str, list[Any]] = {}
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
 
     def _spin(self) -> None:
         from rclpy.executors import ExternalShutdownException
@@ -86,19 +88,78 @@ class Receiver:
         try:
             while self.context.ok():
                 self.executor.spin_once(timeout_sec=0.05)
-        except (ExternalShutdownException, RuntimeError):
+        except (ExternalShutdownException, RuntimeError):  # the context shut down while spinning
             pass
 
-    def _on_message(self, message: Any) -> None:
-        with self._lock:
-            self.messages.append(message)
+    def subscribe(self, msg_type: Any, topic: str, qos: Any = None) -> None:
+        """Keep the messages on ``topic`` in ``received[topic]``; sensor-data QoS unless ``qos`` is given."""
+        from rclpy.qos import qos_profile_sensor_data
+
+        self.received[topic] = []
+
+        def store(message: Any) -> None:
+            with self.lock:
+                self.received[topic].append(message)
+
+        self.node.create_subscription(msg_type, topic, store, qos or qos_profile_sensor_data)
+
+    def count(self, topic: str) -> int:
+        with self.lock:
+            return len(self.received[topic])
+
+    def wait(
+        self, topic: str, count: int, process: subprocess.Popen[str], timeout: float = 30.0,
+    ) -> list[Any]:
+        """The first ``count`` messages on ``topic`` received from now on."""
+        start = self.count(topic)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                got = self.received[topic][start:]
+            if len(got) >= count:
+                return got[:count]
+            if process.poll() is not None:
+                pytest.fail(f'the node exited with status {process.returncode}: {process.communicate()[1]}')
+            time.sleep(0.02)
+        pytest.fail(f'{topic}: {self.count(topic) - start} of {count} messages in {timeout} s')
+
+    def call(self, srv_type: Any, name: str, timeout: float = 20.0, **fields: Any) -> Any:
+        """The response of service ``name`` to a request with ``fields``."""
+        client = self.node.create_client(srv_type, name)
+        assert client.wait_for_service(timeout_sec=timeout), f'no service {name}'
+        future = client.call_async(srv_type.Request(**fields))
+        end = time.monotonic() + timeout
+        while not future.done() and time.monotonic() < end:
+            time.sleep(0.01)
+        assert future.done(), f'{name} did not answer'
+        return future.result()
+
+    def close(self) -> None:
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        self.context.try_shutdown()
+        self.thread.join(timeout=5)
+
+
+class Receiver(Probe):
+    """A probe subscribed to one topic at construction; ``messages`` are that topic's."""
+
+    def __init__(self, msg_type: Any, topic: str, qos: Any = None) -> None:
+        super().__init__(f'test_receiver_{os.getpid()}_{id(self)}')
+        self.topic = topic
+        self.subscribe(msg_type, topic, qos)
+
+    @property
+    def messages(self) -> list[Any]:
+        """The topic's messages so far (the live list, appended to under ``lock``)."""
+        return self.received[self.topic]
 
     def wait_for(self, count: int, timeout: float = NODE_START_TIMEOUT,
                  process: subprocess.Popen[str] | None = None) -> list[Any]:
         """The first ``count`` messages; fails with the node's output if they do not come in time."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            with self._lock:
+            with self.lock:
                 if len(self.messages) >= count:
                     return list(self.messages[:count])
             if process is not None and process.poll() is not None:
@@ -107,15 +168,9 @@ class Receiver:
             time.sleep(0.02)
         pytest.fail(f'received {len(self.messages)} of {count} messages in {timeout} s')
 
-    def close(self) -> None:
-        self.executor.shutdown(timeout_sec=1.0)
-        self.node.destroy_node()
-        self.context.try_shutdown()
-        self._thread.join(timeout=5)
-
 
 def set_parameters(
-    receiver: Receiver, node_name: str, values: dict[str, Any], *, atomic: bool = False, timeout: float = 10.0,
+    receiver: Probe, node_name: str, values: dict[str, Any], *, atomic: bool = False, timeout: float = 10.0,
 ) -> list[Any]:
     """Set parameters of a running node with rclpy's parameter client; the SetParametersResult list.
 
@@ -141,6 +196,50 @@ def set_parameters(
 
 def messages_after(receiver: Receiver, count: int, timeout: float = NODE_START_TIMEOUT) -> list[Any]:
     """The next ``count`` messages arriving after this call."""
-    with receiver._lock:
+    with receiver.lock:
         start = len(receiver.messages)
     return receiver.wait_for(start + count, timeout)[start:]
+
+
+@contextmanager
+def publishing(probe: Probe, msg_type: Any, topic: str, message_at: Callable[[], Any],
+               rate: float = 20.0, qos: Any = 10) -> Iterator[None]:
+    """Publish ``message_at()`` on ``topic`` at ``rate`` Hz from a thread for the duration of the block."""
+    publisher = probe.node.create_publisher(msg_type, topic, qos)
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            publisher.publish(message_at())
+            stop.wait(1.0 / rate)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def nanoseconds(stamp: Any) -> int:
+    """A ``builtin_interfaces/Time`` in integer nanoseconds."""
+    return stamp.sec * 10**9 + stamp.nanosec
+
+
+def first_such(
+    probe: Probe, topic: str, node: Any, accept: Callable[[Any], bool], timeout: float = 30.0,
+) -> Any:
+    """The first message on ``topic`` from now on that ``accept``s: waits for a change to arrive."""
+    start = probe.count(topic)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with probe.lock:
+            got = probe.received[topic][start:]
+        for message in got:
+            if accept(message):
+                return message
+        start += len(got)
+        assert node.poll() is None, f'the node exited: {node.communicate()[1]}'
+        time.sleep(0.02)
+    pytest.fail(f'{topic}: no message showed the change in {timeout} s')

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from ros_helpers import Receiver
+from ros_helpers import Probe, Receiver
 
 
 @pytest.fixture
@@ -21,3 +21,11 @@ def receiver() -> Iterator[Callable[..., Receiver]]:
     yield make
     for r in made:
         r.close()
+
+
+@pytest.fixture
+def probe() -> Iterator[Probe]:
+    """A probe node, closed after the test."""
+    p = Probe()
+    yield p
+    p.close()

@@ -1,8 +1,8 @@
 """The ranger and scanning sonar nodes in a moving system, over real DDS: odometry, joints, sim time.
 
-Expected values come from the scenes' planes (``test_ranger_node``): the box room's inner faces
+Expected values come from the scenes' planes (``ranger_scenes``): the box room's inner faces
 x = -3, 5; y = -2, 4; z = 0, 3; the corridor's walls y = -1.0, 1.5 and floor z = 0; the wall
-x = D of ``test_scanning_sonar_node``. A moved device's rays are the documented pattern
+x = D of ``wall_scene``. A moved device's rays are the documented pattern
 turned by the robot's new pose, computed here.
 """
 
@@ -11,88 +11,39 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from test_ranger_node import (
+from ranger_scenes import (
+    ACOUSTICS,
     BOX_ROOM,
     CORRIDOR,
     FLOAT32,
     LASER_XYZ,
     LASER_YAW,
+    MAX_RANGE,
     PLANAR,
     RING_HEIGHT,
     RING_RADIUS,
     SONAR,
-    Probe,
+    C,
+    D,
     corridor_range,
     directions,
     room_hits,
     scanner_robot,
+    wall_scene,
 )
-from test_scanning_sonar_node import ACOUSTICS, BETA, C, D, MAX_RANGE, wall_scene
+from ranger_scenes import WALL_BETA as BETA
+from ros_helpers import Probe, first_such, nanoseconds, publishing, running
 
 from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.ranger import ring_poses
 from nps_sonar_py.sensing.sweep import rotation_z
 from nps_sonar_py.transforms import transform_from_xyz_rpy
-from ros_helpers import running
 
 pytestmark = pytest.mark.ros
-
-
-@pytest.fixture
-def probe() -> Iterator[Probe]:
-    p = Probe()
-    yield p
-    p.close()
-
-
-@contextmanager
-def publishing(probe: Probe, msg_type: Any, topic: str, message_at: Callable[[], Any],
-               rate: float = 20.0, qos: Any = 10) -> Iterator[None]:
-    """Publish ``message_at()`` on ``topic`` at ``rate`` Hz from a thread for the duration of the block."""
-    publisher = probe.node.create_publisher(msg_type, topic, qos)
-    stop = threading.Event()
-
-    def run() -> None:
-        while not stop.is_set():
-            publisher.publish(message_at())
-            stop.wait(1.0 / rate)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=5)
-
-
-def nanoseconds(stamp: Any) -> int:
-    return stamp.sec * 10**9 + stamp.nanosec
-
-
-def first_such(
-    probe: Probe, topic: str, node: Any, accept: Callable[[Any], bool], timeout: float = 30.0,
-) -> Any:
-    """The first message on ``topic`` from now on that ``accept``s: waits for a change to arrive."""
-    start = probe.count(topic)
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        with probe.lock:
-            got = probe.messages[topic][start:]
-        for message in got:
-            if accept(message):
-                return message
-        start += len(got)
-        assert node.poll() is None, f'the node exited: {node.communicate()[1]}'
-        time.sleep(0.02)
-    pytest.fail(f'{topic}: no message showed the change in {timeout} s')
 
 
 def test_odometry_moves_the_scanner(tmp_path: Path, probe: Probe) -> None:
@@ -124,7 +75,7 @@ def test_odometry_moves_the_scanner(tmp_path: Path, probe: Probe) -> None:
 
 
 def pan_ring_robot(tmp_path: Path, count: int = 4) -> str:
-    """A ring of sonars ring_K (test_ranger_node's), ring_0 carried by a revolute joint ``pan`` about +z."""
+    """Sonars ring_K as in ``ranger_scenes.ring_robot``, ring_0 on a revolute joint ``pan`` about +z."""
     sensors = []
     for k in range(count):
         yaw = 2 * math.pi * k / count

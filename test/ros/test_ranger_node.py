@@ -1,6 +1,6 @@
 """The ranger node over real DDS: a scanner in the box room, a sonar ring in the corridor, the services.
 
-Expected values come from the scenes' planes, computed here: the box room's inner faces
+Expected values come from the scenes' planes (``ranger_scenes``): the box room's inner faces
 x = -3, 5; y = -2, 4; z = 0, 3 (laser_retro 40, 80, 120, 160, 200, 240), and the corridor's
 walls y = -1.0, 1.5 and floor z = 0. A sonar's range is the nearest intersection of its
 documented cone (``sensing.cone``) with those planes.
@@ -10,191 +10,39 @@ from __future__ import annotations
 
 import math
 import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from ranger_scenes import (
+    BOX_ROOM,
+    CORRIDOR,
+    FLOAT32,
+    LASER_XYZ,
+    LASER_YAW,
+    PLANAR,
+    RING_HEIGHT,
+    RING_RADIUS,
+    WORLDS,
+    corridor_range,
+    directions,
+    one_sonar_robot,
+    ring_robot,
+    room_hits,
+    scanner_robot,
+)
+from ranger_scenes import RING_BETA as BETA
+from ros_helpers import Probe, executable, ros_args, running
 
-from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.ranger import ring_poses
 from nps_sonar_py.transforms import rpy_to_matrix, transform_from_xyz_rpy
-from ros_helpers import executable, ros_args, running
 
 pytestmark = pytest.mark.ros
 
-WORLDS = Path(__file__).resolve().parents[2] / 'config' / 'worlds'
-BOX_ROOM = str(WORLDS / 'box_room.world')
-CORRIDOR = str(WORLDS / 'corridor.world')
-LOW, HIGH = np.array([-3.0, -2.0, 0.0]), np.array([5.0, 4.0, 3.0])
-RETRO_LOW, RETRO_HIGH = np.array([40.0, 120.0, 200.0]), np.array([80.0, 160.0, 240.0])
-LASER_XYZ, LASER_YAW = np.array([0.5, 0.7, 1.2]), 0.3
-OPTICAL = '-1.5707963267948966 0 -1.5707963267948966'  # optical z along the link's +x
-FLOAT32 = 3e-6
-
-
-# --- scenes and robots ----------------------------------------------------------------------
-
-
-def room_hits(origin: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distance to the nearest face, its retro, and the gap to the next face (corner proximity)."""
-    with np.errstate(divide='ignore', invalid='ignore'):
-        t = np.where(d > 0, (HIGH - origin) / d, np.where(d < 0, (LOW - origin) / d, np.inf))
-    axis = np.argmin(t, axis=1)
-    rows = np.arange(d.shape[0])
-    retro = np.where(d[rows, axis] > 0, RETRO_HIGH[axis], RETRO_LOW[axis])
-    ordered = np.sort(t, axis=1)
-    return t[rows, axis], retro, ordered[:, 1] - ordered[:, 0]
-
-
-def directions(azimuth: np.ndarray, elevation: float = 0.0, yaw: float = LASER_YAW) -> np.ndarray:
-    a = np.asarray(azimuth) + yaw
-    e = elevation
-    return np.column_stack((np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.full(a.shape, math.sin(e))))
-
-
-def scanner_robot(tmp_path: Path, ray: str, rate: float = 20.0) -> str:
-    """A robot whose ray sensor sits at LASER_XYZ, yawed by LASER_YAW, with the given <ray> body."""
-    x, y, z = LASER_XYZ
-    path = tmp_path / 'scanner.urdf'
-    path.write_text(f'''<robot name="scanner">
-  <link name="base_link"/><link name="laser_link"/>
-  <joint name="mount" type="fixed"><parent link="base_link"/><child link="laser_link"/>
-    <origin xyz="{x} {y} {z}" rpy="0 0 {LASER_YAW}"/></joint>
-  <sensor name="laser" type="ray" update_rate="{rate}">
-    <parent link="laser_link"/><origin rpy="{OPTICAL}"/>
-    <ray>{ray}</ray>
-  </sensor>
-</robot>''')
-    return str(path)
-
-
-RING_HEIGHT, RING_RADIUS, BETA, SONAR_MAX = 1.0, 0.2, math.radians(15.0), 5.0
-SONAR = f'<sonar min="0.1" max="{SONAR_MAX}" radius="{SONAR_MAX * math.tan(BETA)!r}"/>'
-
-
-def ring_robot(tmp_path: Path, count: int = 8) -> str:
-    """A ring of ``count`` sonars ring_K at RING_HEIGHT, looking outwards, as separate <sensor> elements."""
-    sensors = []
-    for k in range(count):
-        yaw = 2 * math.pi * k / count
-        sensors.append(
-            f'<sensor name="ring_{k}" type="sonar" update_rate="10"><parent link="base_link"/>'
-            f'<origin xyz="{RING_RADIUS * math.cos(yaw)!r} {RING_RADIUS * math.sin(yaw)!r} {RING_HEIGHT}" '
-            f'rpy="-1.5707963267948966 0 {yaw - math.pi / 2!r}"/>{SONAR}</sensor>'
-        )
-    path = tmp_path / 'ring.urdf'
-    path.write_text(f'<robot name="ring"><link name="base_link"/>{"".join(sensors)}</robot>')
-    return str(path)
-
-
-def one_sonar_robot(tmp_path: Path) -> str:
-    path = tmp_path / 'one_sonar.urdf'
-    path.write_text(f'''<robot name="one"><link name="base_link"/>
-  <sensor name="sonar" type="sonar" update_rate="10"><parent link="base_link"/>
-    <origin xyz="0 0 {RING_HEIGHT}" rpy="{OPTICAL}"/>{SONAR}</sensor></robot>''')
-    return str(path)
-
-
-def corridor_range(world_from_element: np.ndarray, n_rays: int) -> float:
-    d = cone_pattern(BETA, n_rays).directions @ world_from_element[:3, :3].T
-    p = world_from_element[:3, 3]
-    with np.errstate(divide='ignore'):
-        t = np.stack([np.where(d[:, 1] > 0, (1.5 - p[1]) / d[:, 1], np.inf),
-                      np.where(d[:, 1] < 0, (-1.0 - p[1]) / d[:, 1], np.inf),
-                      np.where(d[:, 2] < 0, -p[2] / d[:, 2], np.inf)])
-    nearest = float(t.min())
-    return nearest if nearest <= SONAR_MAX else math.inf
-
-
-# --- a receiver of several topics with service calls -----------------------------------------
-
-
-class Probe:
-    """One rclpy node in the test process: subscriptions on several topics, service calls."""
-
-    def __init__(self) -> None:
-        import rclpy
-        from rclpy.executors import SingleThreadedExecutor
-
-        self.context = rclpy.context.Context()
-        rclpy.init(context=self.context)
-        self.node = rclpy.create_node(f'ranger_probe_{id(self)}', context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self.lock = threading.Lock()
-        self.messages: dict[str, list[Any]] = {}
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self) -> None:
-        try:
-            while self.context.ok():
-                self.executor.spin_once(timeout_sec=0.05)
-        except Exception:  # shutdown while spinning
-            pass
-
-    def subscribe(self, msg_type: Any, topic: str) -> None:
-        from rclpy.qos import qos_profile_sensor_data
-
-        self.messages[topic] = []
-
-        def store(message: Any) -> None:
-            with self.lock:
-                self.messages[topic].append(message)
-
-        self.node.create_subscription(msg_type, topic, store, qos_profile_sensor_data)
-
-    def count(self, topic: str) -> int:
-        with self.lock:
-            return len(self.messages[topic])
-
-    def wait(
-        self, topic: str, count: int, process: subprocess.Popen[str], timeout: float = 30.0,
-    ) -> list[Any]:
-        """The first ``count`` messages on ``topic`` received from now on."""
-        start = self.count(topic)
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            with self.lock:
-                got = self.messages[topic][start:]
-            if len(got) >= count:
-                return got[:count]
-            if process.poll() is not None:
-                pytest.fail(f'the node exited with status {process.returncode}: {process.communicate()[1]}')
-            time.sleep(0.02)
-        pytest.fail(f'{topic}: {self.count(topic) - start} of {count} messages in {timeout} s')
-
-    def call(self, srv_type: Any, name: str, timeout: float = 20.0, **fields: Any) -> Any:
-        client = self.node.create_client(srv_type, name)
-        assert client.wait_for_service(timeout_sec=timeout), f'no service {name}'
-        future = client.call_async(srv_type.Request(**fields))
-        end = time.monotonic() + timeout
-        while not future.done() and time.monotonic() < end:
-            time.sleep(0.01)
-        assert future.done(), f'{name} did not answer'
-        return future.result()
-
-    def close(self) -> None:
-        self.executor.shutdown(timeout_sec=1.0)
-        self.node.destroy_node()
-        self.context.try_shutdown()
-        self.thread.join(timeout=5)
-
-
-@pytest.fixture
-def probe() -> Any:
-    p = Probe()
-    yield p
-    p.close()
-
 
 # --- the scanner ----------------------------------------------------------------------------
-
-PLANAR = ('<horizontal samples="541" min_angle="-2.356194490192345" max_angle="2.356194490192345"/>'
-          '<range min="0.2" max="30"/>')
 
 
 def test_scanner_in_the_box_room(tmp_path: Path, probe: Probe) -> None:

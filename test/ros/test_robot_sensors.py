@@ -7,7 +7,7 @@ a cone of radius 0.3 m at 7 m; front_scanner at (0.3, 0, 0.15), 181 readings ove
 [-pi/2, pi/2], ranges rounded to 0.01 m with N(0, 0.01 m) noise; rear_ranger (Gazebo form)
 at rear_link (-0.3, 0, 0.15) turned by pi, then 0.05 m forward: (-0.35, 0, 0.15) looking
 along -x, 3 readings over [-0.1, 0.1], rounded to 0.01 m. Expected ranges are the box
-room's planes (``test_ranger_node.room_hits``) from those poses.
+room's planes (``ranger_scenes.room_hits``) from those poses.
 """
 
 from __future__ import annotations
@@ -18,18 +18,16 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import yaml
-from test_ranger_motion import first_such, nanoseconds, publishing
-from test_ranger_node import FLOAT32, Probe, room_hits
+from ranger_scenes import FLOAT32, room_hits
+from ros_helpers import Probe, executable, first_such, nanoseconds, publishing, running
 
 from nps_sonar_py.sensing.cone import cone_pattern
-from ros_helpers import executable, running
 
 pytestmark = pytest.mark.ros
 
@@ -40,13 +38,6 @@ ROBOT_POSE, SONAR_RAYS = DEMO['robot_pose'], DEMO['rays']
 SONAR_XYZ, SCANNER_XYZ, REAR_XYZ = (0.2, 0.0, 0.4), (0.3, 0.0, 0.15), (-0.35, 0.0, 0.15)
 SONAR_HALF_ANGLE = math.atan(0.3 / 7.0)
 NODES = {('robot_sensors', '/'), ('sonar', '/'), ('front_scanner', '/'), ('rear_ranger', '/')}
-
-
-@pytest.fixture
-def probe() -> Iterator[Probe]:
-    p = Probe()
-    yield p
-    p.close()
 
 
 def launch_defaults() -> dict[str, str]:

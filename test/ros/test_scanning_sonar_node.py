@@ -1,8 +1,8 @@
 """The scanning sonar node over real DDS: a sweep and a multibeam fan across a wall at a known distance.
 
-The wall's face is the plane x = D in front of the sonar, whose head turns about +z from
-+x. With a hard cone of half angle beta, uniform pattern, one-way, no absorption and
-mu = 1 (``intensity-physics.md`` T5): at head angle theta the echo spans
+The wall's face is the plane x = D in front of the sonar (``ranger_scenes.wall_scene``), whose
+head turns about +z from +x. With a hard cone of half angle beta, uniform pattern, one-way,
+no absorption and mu = 1 (``intensity-physics.md`` T5): at head angle theta the echo spans
 [D / cos(theta - beta), D / cos(theta + beta)] and I(theta) / I(0) = cos(theta)**3 for a
 narrow beam; a step lasts the two-way travel time 2 max_range / c (T12).
 """
@@ -14,47 +14,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
+from ranger_scenes import WALL_BETA as BETA
+from ros_helpers import Probe, running
 
 from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.sweep import rotation_z
-from ros_helpers import running
-from test_ranger_node import Probe
 
 pytestmark = pytest.mark.ros
 
-D = 2.0
-BETA = math.radians(1.0)
-MAX_RANGE = 10.0
-C = 1500.0
 STEP = math.radians(15.0)
 N_RAYS = 3000
-OPTICAL = '-1.5707963267948966 0 -1.5707963267948966'
-
-
-@pytest.fixture
-def probe() -> Probe:
-    p = Probe()
-    yield p
-    p.close()
-
-
-def wall_scene(tmp_path: Path) -> tuple[str, str]:
-    """A sonar at the origin (body frame = base_link) and a wall whose face is x = D."""
-    world = tmp_path / 'wall.world'
-    world.write_text(f'''<world name="wall"><model name="wall" retro="255"><robot name="wall">
-  <link name="wall"><collision>
-    <origin xyz="{D + 0.1} 0 0"/><geometry><box size="0.2 100 100"/></geometry>
-  </collision></link>
-</robot></model></world>''')
-    robot = tmp_path / 'sonar.urdf'
-    robot.write_text(f'''<robot name="head"><link name="base_link"/>
-  <sensor name="head" type="sonar"><parent link="base_link"/><origin rpy="{OPTICAL}"/>
-    <sonar min="0.5" max="{MAX_RANGE}" radius="{MAX_RANGE * math.tan(BETA)!r}"/></sensor></robot>''')
-    return str(robot), str(world)
-
-
-ACOUSTICS = {'beam_pattern': 'uniform', 'n_way': 1, 'absorption': 'none', 'sound_speed': C,
-             'range_bins': 1900}
 
 
 def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
