@@ -83,14 +83,17 @@ class Counter:
         node.create_subscription(msg_type, topic, self.on_message, qos_profile_sensor_data)
 
     def on_message(self, _message: Any) -> None:
+        """Subscription callback: note when a message arrived (its content is not needed)."""
         with self.lock:
             self.arrivals.append(time.monotonic())
 
     def since(self, start: float) -> int:
+        """Messages received at or after ``start`` (monotonic time)."""
         with self.lock:
             return sum(1 for t in self.arrivals if t >= start)
 
     def rate(self, start: float, end: float) -> float:
+        """Messages per second received over [start, end] of monotonic time."""
         with self.lock:
             return sum(1 for t in self.arrivals if start <= t <= end) / (end - start)
 

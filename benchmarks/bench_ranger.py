@@ -61,6 +61,7 @@ class Counter:
         node.create_subscription(msg_type, topic, self.on_message, qos_profile_sensor_data)
 
     def on_message(self, message: Any) -> None:
+        """Subscription callback: note the arrival time and the message's stamp."""
         with self.lock:
             self.arrivals.append(time.monotonic())
             self.stamps.append(message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec)
@@ -76,12 +77,10 @@ class Counter:
 
 
 def ros_args(parameters: dict[str, Any]) -> list[str]:
+    """The ``--ros-args -p name:=value ...`` that give a node ``parameters`` on its command line."""
     args = ['--ros-args']
     for name, value in parameters.items():
-        if isinstance(value, list):
-            text = '[' + ', '.join(repr(float(v)) for v in value) + ']'
-        else:
-            text = str(value)
+        text = '[' + ', '.join(repr(float(v)) for v in value) + ']' if isinstance(value, list) else str(value)
         args += ['-p', f'{name}:={text}']
     return args
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import open3d as o3d  # noqa: TID251 - the benchmark builds the naive baselines itself
+import open3d as o3d  # the benchmark builds the naive baselines itself
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

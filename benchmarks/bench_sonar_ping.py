@@ -25,13 +25,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import open3d as o3d  # noqa: TID251 - the baseline is Open3D alone
+import open3d as o3d  # the baseline is Open3D alone
 from builtin_interfaces.msg import Time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
-from nps_sonar_py.rig import build_sonar_rig, reference_robot_file, reference_world_file
 
 
 def median_time(action: Callable[[], object], repeat: int) -> float:
@@ -45,7 +45,43 @@ def median_time(action: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def stage_times(rig: SonarRig, scene: o3d.t.geometry.RaycastingScene, stamp: Time, n_rays: int,
+                repeat: int) -> tuple[float, float, float, float, float]:
+    """Median times of open3d, cast, echo, messages and the whole ping, with ``n_rays`` per ping.
+
+    A function of its own so that the timed closures bind this size's device, rays and hits,
+    not the loop variables of the caller (ruff B023).
+    """
+    rig.reconfigure(rig.device.echo, n_rays)
+    device = rig.device
+    rays = o3d.core.Tensor(np.hstack((device._origins, device.directions)).astype(np.float32))
+    hits = rig.raycaster.cast(device._origins, device.directions)
+    ping = device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity))
+
+    def messages() -> None:
+        echo = device.echo
+        range_message(ping.range, field_of_view=device.field_of_view, min_range=echo.min_range,
+                      max_range=echo.max_range, stamp=stamp, frame_id='sonar')
+        single_beam_scan(ping, echo, stamp=stamp, frame_id='sonar', scan_time=0.1)
+        sonar_point_message(ping, echo, stamp=stamp, frame_id='sonar', rays=n_rays)
+
+    def whole() -> None:
+        rig.ping()
+        messages()
+
+    t_o3d = median_time(lambda: scene.cast_rays(rays), repeat)
+    t_cast = median_time(lambda: rig.raycaster.cast(device._origins, device.directions), repeat)
+    t_echo = median_time(
+        lambda: device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity)),
+        repeat,
+    )
+    t_msg = median_time(messages, repeat)
+    t_ping = median_time(whole, repeat)
+    return t_o3d, t_cast, t_echo, t_msg, t_ping
+
+
 def main() -> int:
+    """Print the table of stage times per ray count, then the default sonar's time per ping."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--repeat', type=int, default=15)
     options = parser.parse_args()
@@ -57,47 +93,23 @@ def main() -> int:
     for entity, pose in zip(world.entities, poses, strict=True):
         moved = entity.surface.transformed(pose)
         scene.add_triangles(
-            o3d.core.Tensor(moved.vertices.astype(np.float32)), o3d.core.Tensor(moved.triangles.astype(np.uint32)),
+            o3d.core.Tensor(moved.vertices.astype(np.float32)),
+            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
         )
     stamp = Time(sec=1, nanosec=0)
 
     print(f'{"rays":>9} {"open3d":>9} {"cast":>9} {"echo":>9} {"messages":>9} {"ping":>9} '
           f'{"rays/s":>10} {"ping/o3d":>9} {"echo/o3d":>9}')
     for n_rays in (1_000, 10_000, 100_000, 1_000_000):
-        rig.reconfigure(rig.device.echo, n_rays)
-        device = rig.device
-        rays = o3d.core.Tensor(
-            np.hstack((device._origins, device.directions)).astype(np.float32),  # noqa: SLF001
-        )
-        hits = rig.raycaster.cast(device._origins, device.directions)  # noqa: SLF001
-        ping = device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity))
-
-        def messages() -> None:
-            echo = device.echo
-            range_message(ping.range, field_of_view=device.field_of_view, min_range=echo.min_range,
-                          max_range=echo.max_range, stamp=stamp, frame_id='sonar')
-            single_beam_scan(ping, echo, stamp=stamp, frame_id='sonar', scan_time=0.1)
-            sonar_point_message(ping, echo, stamp=stamp, frame_id='sonar', rays=n_rays)
-
-        def whole() -> None:
-            rig.ping()
-            messages()
-
-        t_o3d = median_time(lambda: scene.cast_rays(rays), options.repeat)
-        t_cast = median_time(lambda: rig.raycaster.cast(device._origins, device.directions), options.repeat)  # noqa: SLF001
-        t_echo = median_time(
-            lambda: device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity)),
-            options.repeat,
-        )
-        t_msg = median_time(messages, options.repeat)
-        t_ping = median_time(whole, options.repeat)
+        t_o3d, t_cast, t_echo, t_msg, t_ping = stage_times(rig, scene, stamp, n_rays, options.repeat)
         print(f'{n_rays:>9} {t_o3d * 1e3:>7.2f}ms {t_cast * 1e3:>7.2f}ms {t_echo * 1e3:>7.2f}ms '
               f'{t_msg * 1e3:>7.2f}ms {t_ping * 1e3:>7.2f}ms {n_rays / t_ping:>10.3g} '
               f'{t_ping / t_o3d:>9.2f} {t_echo / t_o3d:>9.2f}')
 
     rig.reconfigure(rig.device.echo, 500)
     t_default = median_time(rig.ping, options.repeat * 10)
-    print(f'default sonar (500 rays): {t_default * 1e3:.3f} ms per ping, {1 / t_default:.0f} pings/s possible')
+    print(f'default sonar (500 rays): {t_default * 1e3:.3f} ms per ping, '
+          f'{1 / t_default:.0f} pings/s possible')
     return 0
 
 

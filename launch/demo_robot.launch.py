@@ -1,4 +1,4 @@
-"""Start every simulated sensor of a robot in one process: `ros2 launch nps_sonar demo_robot.launch.py`.
+r"""Start every simulated sensor of a robot in one process: `ros2 launch nps_sonar demo_robot.launch.py`.
 
 robot_sensors_node reads the robot and the scene once and hosts one node per sonar and ray
 sensor, named after it (the demo robot: /sonar, /front_scanner, /rear_ranger), all casting
@@ -7,8 +7,8 @@ path), scene (scene file), params_file (YAML; default config/demo_robot.yaml), n
 use_sim_time; an empty robot_description, scene or use_sim_time leaves the params_file
 value (config/demo_robot.yaml: the demo robot in the box room, wall-clock time). The same
 without launch, in the package's share directory (`ros2 pkg prefix --share nps_sonar`):
-    ros2 run nps_sonar robot_sensors_node --ros-args --params-file config/demo_robot.yaml \\
-      [-p robot_description_file:=<urdf>] [-p scene_file:=<world>] [-p use_sim_time:=true] \\
+    ros2 run nps_sonar robot_sensors_node --ros-args --params-file config/demo_robot.yaml \
+      [-p robot_description_file:=<urdf>] [-p scene_file:=<world>] [-p use_sim_time:=true] \
       [-r __ns:=/<namespace>]
 The node gets no `name=`: a node-name remap would rename every node of the process.
 """
@@ -49,6 +49,7 @@ def _robot_sensors_node(context):
 
 
 def generate_launch_description() -> LaunchDescription:
+    """The launch arguments and the one robot_sensors_node process (ros2 launch calls this)."""
     share = get_package_share_directory('nps_sonar')
     arguments = [
         DeclareLaunchArgument(

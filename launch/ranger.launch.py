@@ -61,6 +61,7 @@ def _given(context):
 
 
 def generate_launch_description() -> LaunchDescription:
+    """The launch arguments and the node of the chosen device (ros2 launch calls this)."""
     share = get_package_share_directory('nps_sonar')
     arguments = [
         DeclareLaunchArgument('device', default_value='scanner', choices=list(DEVICES),

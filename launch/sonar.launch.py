@@ -17,6 +17,7 @@ from launch_ros.parameter_descriptions import ParameterValue
 
 
 def generate_launch_description() -> LaunchDescription:
+    """The launch arguments and the sonar node (ros2 launch calls this)."""
     share = get_package_share_directory('nps_sonar')
     arguments = [
         DeclareLaunchArgument(

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
-from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.echo import EchoConfig, Ping
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.sonar import SonarDevice, sonar_echo_config
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -92,7 +92,9 @@ def choose_sensor(robot: Robot, name: str | None, kind: SensorType) -> Sensor:
         if sensor.type is kind:
             return sensor
     names = ', '.join(f'{s.name} ({s.type.value})' for s in robot.sensors) or 'none'
-    raise DescriptionError(f'has no <sensor type="{kind.value}">; sensors: {names}', file=robot.source, element='<robot>')
+    raise DescriptionError(
+        f'has no <sensor type="{kind.value}">; sensors: {names}', file=robot.source, element='<robot>',
+    )
 
 
 def build_sonar_rig(
@@ -127,4 +129,6 @@ def build_sonar_rig(
     device = SonarDevice(echo, n_rays, np.asarray(world_from_optical))
     if raycaster is None:
         raycaster = Raycaster(load_world(world_file))
-    return SonarRig(robot=robot, sensor=sensor, device=device, raycaster=raycaster, world_from_root=world_from_root)
+    return SonarRig(
+        robot=robot, sensor=sensor, device=device, raycaster=raycaster, world_from_root=world_from_root,
+    )

@@ -17,13 +17,17 @@ from pathlib import Path
 import numpy as np
 
 BUILD_PYTHON = re.compile(r'/opt/python/cp3\d+-cp3\d+/include/python3\.\d+')
-BUILD_NUMPY = re.compile(r'/opt/python/cp3\d+-cp3\d+/lib/python3\.\d+/site-packages/numpy/(_core|core)/include')
+BUILD_NUMPY = re.compile(
+    r'/opt/python/cp3\d+-cp3\d+/lib/python3\.\d+/site-packages/numpy/(_core|core)/include',
+)
 
 
 def main(venv: Path) -> int:
+    """Rewrite the build machine's include paths in ``venv``'s CMake files; 1 without Python.h."""
     python_include = sysconfig.get_paths()['include']
     if not Path(python_include, 'Python.h').is_file():
-        print(f'fix_cmake_exports: no Python.h in {python_include}; install the Python headers', file=sys.stderr)
+        print(f'fix_cmake_exports: no Python.h in {python_include}; install the Python headers',
+              file=sys.stderr)
         return 1
     numpy_include = np.get_include()
     fixed = 0

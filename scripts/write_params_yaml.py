@@ -26,6 +26,7 @@ def yaml_value(value: object) -> str:
 
 
 def main() -> int:
+    """Write config/sonar.yaml from the parameter tables, one commented block per table."""
     lines = [
         '# Parameters of the sonar node, with their defaults. nps_sonar_py/ros/params.py holds the',
         '# table (types, bounds, read-only flags); `ros2 param describe /sonar <name>` shows each.',

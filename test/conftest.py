@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import socket
-from collections.abc import Iterator
 
 import pytest
 
@@ -45,6 +44,7 @@ os.environ.setdefault('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
 def _ros_missing() -> str | None:
     try:
         import rclpy  # noqa: F401
+
         from nps_sonar.msg import SonarPoint  # noqa: F401
     except ImportError as error:
         return f'the ROS 2 environment is not set up ({error}); run scripts/test, which builds it'
@@ -65,6 +65,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope='session')
-def ros_domain_id() -> Iterator[int]:
+def ros_domain_id() -> int:
     """The ROS_DOMAIN_ID of this test session."""
-    yield _DOMAIN_ID
+    return _DOMAIN_ID

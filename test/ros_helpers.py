@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-
 NODE_START_TIMEOUT = 30.0
 
 
@@ -44,7 +43,9 @@ def ros_args(parameters: dict[str, Any]) -> list[str]:
 
 
 @contextmanager
-def running(name: str, parameters: dict[str, Any] | None = None, extra: list[str] | None = None) -> Iterator[subprocess.Popen[str]]:
+def running(
+    name: str, parameters: dict[str, Any] | None = None, extra: list[str] | None = None,
+) -> Iterator[subprocess.Popen[str]]:
     """A node executable running for the duration of the block, stopped with SIGINT after it."""
     # extra (e.g. --params-file) first: later arguments win, as launch_ros orders a file before a dict
     command = [executable(name), '--ros-args', *(extra or []), *ros_args(parameters or {})[1:]]

@@ -37,7 +37,7 @@ def pixel(figure: Figure, ax: Axes, x: float, y: float) -> np.ndarray:
     """RGB (0..1) of the rendered figure at data point (x, y) of ``ax``."""
     rgba = np.asarray(figure.canvas.buffer_rgba())
     px, py = ax.transData.transform((x, y))
-    return rgba[int(round(rgba.shape[0] - py)), int(round(px)), :3] / 255.0
+    return rgba[round(rgba.shape[0] - py), round(px), :3] / 255.0
 
 
 def colour(name: str, value: float) -> np.ndarray:

@@ -28,7 +28,11 @@ def test_yaw_quarter_turn_maps_x_to_y() -> None:
 
 def test_rpy_is_fixed_axis_roll_then_pitch_then_yaw() -> None:
     roll, pitch, yaw = 0.3, -0.4, 1.1
-    expected = axis_angle_matrix([0, 0, 1], yaw) @ axis_angle_matrix([0, 1, 0], pitch) @ axis_angle_matrix([1, 0, 0], roll)
+    expected = (
+        axis_angle_matrix([0, 0, 1], yaw)
+        @ axis_angle_matrix([0, 1, 0], pitch)
+        @ axis_angle_matrix([1, 0, 0], roll)
+    )
     np.testing.assert_allclose(rpy_to_matrix([roll, pitch, yaw]), expected, atol=1e-14)
 
 

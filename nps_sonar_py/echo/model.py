@@ -439,10 +439,7 @@ class EchoModel:
             # floor((r - r_min) / dr), r == r_max into the last bin; dropped rays into bin n_bins.
             position = (r - r.dtype.type(cfg.min_range)) * r.dtype.type(self._scale)
             index = np.where(kept, np.minimum(position, n_bins - 1), n_bins).astype(np.intp)
-            if cfg.scattering is Scattering.SPECULAR:
-                angular = np.exp(self._kappa * (cos - 1.0))
-            else:
-                angular = cos
+            angular = np.exp(self._kappa * (cos - 1.0)) if cfg.scattering is Scattering.SPECULAR else cos
             per_ray = factor * angular
             per_ray *= mu
             per_ray /= r * r
@@ -460,10 +457,7 @@ class EchoModel:
         intensity = np.ascontiguousarray(intensity, dtype=np.float64)
 
         nearest = float(np.min(r, where=returned, initial=np.inf))
-        if nearest < cfg.min_range:
-            distance = -math.inf
-        else:
-            distance = self._estimate(r, kept, nearest, intensity)
+        distance = -math.inf if nearest < cfg.min_range else self._estimate(r, kept, nearest, intensity)
         if cfg.range_noise.enabled:
             distance = cfg.range_noise.apply(distance, self._bias, generator)
         cast_weight = self._beam_weight_total

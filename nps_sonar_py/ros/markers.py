@@ -7,6 +7,7 @@ thinned to at most ``max_points`` and markers go out at their own, lower rate.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -21,15 +22,21 @@ __all__ = ['BEAM_SEGMENTS', 'beam_marker', 'hits_marker']
 BEAM_SEGMENTS = 32
 
 
-def beam_marker(half_angle: float, length: float, *, stamp: Time, frame_id: str, lifetime: float = 0.0) -> Marker:
+def beam_marker(
+    half_angle: float, length: float, *, stamp: Time, frame_id: str, lifetime: float = 0.0,
+) -> Marker:
     """A cone along +x of ``half_angle`` radians and ``length`` metres, as a TRIANGLE_LIST."""
     azimuth = np.linspace(0.0, 2.0 * math.pi, BEAM_SEGMENTS + 1)
     radius = length * math.tan(half_angle)
     rim = np.column_stack((np.full_like(azimuth, length), radius * np.cos(azimuth), radius * np.sin(azimuth)))
     apex = Point()
     points: list[Point] = []
-    for a, b in zip(rim[:-1], rim[1:], strict=True):
-        points += [apex, Point(x=float(a[0]), y=float(a[1]), z=float(a[2])), Point(x=float(b[0]), y=float(b[1]), z=float(b[2]))]
+    for a, b in itertools.pairwise(rim):
+        points += [
+            apex,
+            Point(x=float(a[0]), y=float(a[1]), z=float(a[2])),
+            Point(x=float(b[0]), y=float(b[1]), z=float(b[2])),
+        ]
     marker = _marker('beam', Marker.TRIANGLE_LIST, stamp=stamp, frame_id=frame_id, lifetime=lifetime)
     marker.scale.x = marker.scale.y = marker.scale.z = 1.0
     marker.color = ColorRGBA(r=0.2, g=0.5, b=1.0, a=0.25)

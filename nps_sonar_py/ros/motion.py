@@ -85,7 +85,9 @@ class Motion:
         if source not in POSE_SOURCES:
             raise ConfigurationError(f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}')
         if scene_time not in SCENE_TIMES:
-            raise ConfigurationError(f'scene_time must be one of {", ".join(SCENE_TIMES)}, got {scene_time!r}')
+            raise ConfigurationError(
+                f'scene_time must be one of {", ".join(SCENE_TIMES)}, got {scene_time!r}',
+            )
         self._node = node
         self._clock_scene_time = scene_time == 'clock'
         self._start = start or SceneStart()
@@ -99,7 +101,9 @@ class Motion:
                 Odometry, values['pose_topic'] or 'odom', lambda m: self._on_pose(m.pose.pose), depth,
             )
         elif source == 'pose':
-            node.create_subscription(PoseStamped, values['pose_topic'] or 'pose', lambda m: self._on_pose(m.pose), depth)
+            node.create_subscription(
+                PoseStamped, values['pose_topic'] or 'pose', lambda m: self._on_pose(m.pose), depth,
+            )
         node.create_subscription(JointState, values['joint_states_topic'], self._on_joint_state, depth)
         node.create_subscription(nps_msg.SceneState, values['scene_state_topic'], self._on_scene_state, depth)
 
@@ -121,7 +125,8 @@ class Motion:
             t, w = entity.twist.linear, entity.twist.angular
             try:
                 state = EntityState(
-                    model=entity.model, frame=entity.parent_frame or 'world', origin=matrix_from_pose(entity.pose),
+                    model=entity.model, frame=entity.parent_frame or 'world',
+                    origin=matrix_from_pose(entity.pose),
                     linear=np.array([t.x, t.y, t.z]), angular=np.array([w.x, w.y, w.z]),
                 )
             except ValueError as error:

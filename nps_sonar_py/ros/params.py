@@ -46,7 +46,9 @@ class ParameterSpec:
         if self.low is None or self.high is None or isinstance(self.default, bool):
             return descriptor
         if isinstance(self.default, int):
-            descriptor.integer_range = [IntegerRange(from_value=int(self.low), to_value=int(self.high), step=1)]
+            descriptor.integer_range = [
+                IntegerRange(from_value=int(self.low), to_value=int(self.high), step=1),
+            ]
         elif isinstance(self.default, float):
             descriptor.floating_point_range = [
                 FloatingPointRange(from_value=float(self.low), to_value=float(self.high), step=0.0),
@@ -58,12 +60,13 @@ P = ParameterSpec
 
 #: What the sonar simulates and where: fixed for the node's life.
 SONAR_PARAMETERS: tuple[ParameterSpec, ...] = (
-    P('robot_description_file', '', 'URDF or xacro file of the robot carrying the sensor; empty: the reference robot',
-      read_only=True),
+    P('robot_description_file', '',
+      'URDF or xacro file of the robot carrying the sensor; empty: the reference robot', read_only=True),
     P('robot_description', '',
       'URDF of the robot as a string (as robot_state_publisher takes it); wins over robot_description_file',
       read_only=True),
-    P('scene_file', '', 'scene file of the world (models and scene_state); empty: the reference tank', read_only=True),
+    P('scene_file', '', 'scene file of the world (models and scene_state); empty: the reference tank',
+      read_only=True),
     P('sensor', '', 'name of the <sensor type="sonar"> to simulate; empty: the first one', read_only=True),
     P('robot_pose', [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
       'pose of the robot root link in the world: x y z [m] roll pitch yaw [rad]', read_only=True),
@@ -75,7 +78,8 @@ SONAR_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('publish_scan', True, 'publish the one-element sensor_msgs/LaserScan (range and intensity)'),
     P('publish_sonar_point', True, 'publish nps_sonar/SonarPoint (range, intensity, profile)'),
     P('rays', 500, 'rays cast per ping, filling the cast cone at equal solid angle', 1, 2_000_000),
-    P('update_rate', 0.0, 'pings per second; 0: the <sensor update_rate>, or 10 Hz if it has none', 0.0, 1000.0),
+    P('update_rate', 0.0, 'pings per second; 0: the <sensor update_rate>, or 10 Hz if it has none',
+      0.0, 1000.0),
 )
 
 #: How messages go out: QoS and markers (fixed for the node's life).
@@ -83,7 +87,8 @@ OUTPUT_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('qos_reliability', 'reliable', 'reliability of the publishers: reliable (REP 2003) or best_effort',
       read_only=True),
     P('qos_depth', 10, 'history depth of the publishers', 1, 10_000, read_only=True),
-    P('marker_rate', 2.0, 'visualization_msgs/Marker of the beam and its hits per second on <sensor>/markers; 0: off',
+    P('marker_rate', 2.0,
+      'visualization_msgs/Marker of the beam and its hits per second on <sensor>/markers; 0: off',
       0.0, 100.0, read_only=True),
 )
 
@@ -91,10 +96,14 @@ OUTPUT_PARAMETERS: tuple[ParameterSpec, ...] = (
 MOTION_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('pose_source', 'fixed', 'robot root pose: fixed (robot_pose), odometry (nav_msgs/Odometry) or pose '
       '(geometry_msgs/PoseStamped) on pose_topic', read_only=True),
-    P('pose_topic', '', 'topic of the robot pose; empty: odom for odometry, pose for pose', read_only=True),
-    P('joint_states_topic', 'joint_states', 'sensor_msgs/JointState topic of the robot joints', read_only=True),
-    P('scene_state_topic', 'scene_state', 'nps_sonar/SceneState topic moving entities of the world', read_only=True),
-    P('scene_time', 'start', "scene time: start (the scene state's time_stamp at the node's first ping) or clock "
+    P('pose_topic', '', 'topic of the robot pose; empty: odom for odometry, pose for pose',
+      read_only=True),
+    P('joint_states_topic', 'joint_states', 'sensor_msgs/JointState topic of the robot joints',
+      read_only=True),
+    P('scene_state_topic', 'scene_state', 'nps_sonar/SceneState topic moving entities of the world',
+      read_only=True),
+    P('scene_time', 'start',
+      "scene time: start (the scene state's time_stamp at the node's first ping) or clock "
       "(the node's clock in seconds, sim time with use_sim_time)", read_only=True),
 )
 
@@ -105,7 +114,8 @@ ECHO_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('beam_pattern', 'piston', 'one-way beam pattern: piston, gaussian, sinc, sinc_dave or uniform'),
     P('n_way', 2, 'pattern applied once (1) or on transmit and receive (2)', 1, 2),
     P('cast_limit', 'half_power', 'cone of rays cast: half_power (the -3 dB beam) or first_null'),
-    P('cast_half_angle', 0.0, 'half angle of the cast cone [rad]; > 0 overrides cast_limit', 0.0, 1.5707963267948966),
+    P('cast_half_angle', 0.0, 'half angle of the cast cone [rad]; > 0 overrides cast_limit',
+      0.0, 1.5707963267948966),
     P('range_bins', 200, 'bins of the intensity profile from min to max range', 1, 100_000),
     P('frequency', 115e3, 'carrier frequency [Hz]', 1.0, 1e8),
     P('medium', 'water', 'water or air: sound speed and automatic absorption'),
@@ -116,12 +126,14 @@ ECHO_PARAMETERS: tuple[ParameterSpec, ...] = (
     P('relative_humidity', 50.0, 'relative humidity of air [%]', 0.0, 100.0),
     P('pressure', 101.325, 'pressure of air [kPa]', 10.0, 200.0),
     P('sound_speed', 0.0, 'speed of sound [m/s]; 0: from the medium', 0.0, 10000.0),
-    P('absorption', 'auto', 'auto (Francois-Garrison in water, ISO 9613-1 in air), none, fixed, francois_garrison, '
+    P('absorption', 'auto',
+      'auto (Francois-Garrison in water, ISO 9613-1 in air), none, fixed, francois_garrison, '
       'thorp or iso_9613_1'),
     P('absorption_db_per_m', 0.0, 'one-way absorption for absorption: fixed [dB/m]', 0.0, 1000.0),
     P('scattering', 'lambert', 'surfaces scatter diffusely (lambert) or mirror-like (specular)'),
     P('specular_cutoff', False, 'no echo from rays whose incidence exceeds critical_angle (in-air rangers)'),
-    P('critical_angle', 0.39269908169872414, 'incidence cut-off [rad], Webots: pi/8', 0.0, 1.5707963267948966),
+    P('critical_angle', 0.39269908169872414, 'incidence cut-off [rad], Webots: pi/8',
+      0.0, 1.5707963267948966),
     P('source_level', 0.0, 'source level added to the dB outputs [dB re 1 uPa at 1 m]', -1000.0, 1000.0),
     P('range_estimator', 'nearest', 'nearest, mean_in_beam, intensity_weighted or first_above_threshold'),
     P('threshold_db', -1000.0, 'level for range_estimator first_above_threshold [dB]', -1000.0, 1000.0),

@@ -76,7 +76,9 @@ def point_cloud(
     names = ['x', 'y', 'z']
     formats: list[object] = [np.float32, np.float32, np.float32]
     offsets = [0, 4, 8]
-    fields = [PointField(name=n, offset=o, datatype=_FLOAT32, count=1) for n, o in zip(names, offsets)]
+    fields = [
+        PointField(name=n, offset=o, datatype=_FLOAT32, count=1) for n, o in zip(names, offsets, strict=True)
+    ]
     if intensities is not None:
         names.append('intensity')
         formats.append(np.float32)

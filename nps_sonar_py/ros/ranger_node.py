@@ -482,7 +482,7 @@ class RangerNode(Node):
             intensities = array_reading.intensities if with_intensities else None
             fov = 2.0 * self.device.echo.cast_half_angle
             elements = self.device.geometry.element_frames
-            for publisher, element, value in zip(self.range_publishers, elements, ranges):
+            for publisher, element, value in zip(self.range_publishers, elements, ranges, strict=True):
                 publisher.publish(range_message(
                     float(value), field_of_view=fov, min_range=config.min_range, max_range=config.max_range,
                     stamp=stamp, frame_id=element,

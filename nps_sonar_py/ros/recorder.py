@@ -43,7 +43,7 @@ from rosbags.interfaces import (
     QosTime,
 )
 from rosbags.rosbag2 import ReaderError, StoragePlugin, Writer, WriterError
-from rosbags.typesys import Stores, get_typestore, get_types_from_msg
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
 from nps_sonar_py import plots

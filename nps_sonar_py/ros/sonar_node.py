@@ -32,6 +32,7 @@ from nps_sonar import msg as nps_msg
 from nps_sonar_py.description import Robot
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
 from nps_sonar_py.ros.markers import beam_marker, hits_marker
 from nps_sonar_py.ros.motion import Motion, SceneStart
@@ -46,7 +47,6 @@ from nps_sonar_py.ros.params import (
 )
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.startup import run_node
-from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
 from nps_sonar_py.scene import Raycaster
 
 __all__ = ['SonarNode', 'main']
@@ -150,8 +150,9 @@ class SonarNode(Node):
     def _log_configuration(self) -> None:
         device, s = self.rig.device, self.settings
         self.get_logger().info(
-            f'sonar "{self.rig.sensor.name}": {s.rate:g} Hz, {device.n_rays} rays, beam {s.echo.beam_width:.4f} rad '
-            f'({s.echo.pattern.value}, {s.echo.n_way}-way), range {s.echo.min_range:g}..{s.echo.max_range:g} m, '
+            f'sonar "{self.rig.sensor.name}": {s.rate:g} Hz, {device.n_rays} rays, '
+            f'beam {s.echo.beam_width:.4f} rad ({s.echo.pattern.value}, {s.echo.n_way}-way), '
+            f'range {s.echo.min_range:g}..{s.echo.max_range:g} m, '
             f'{s.echo.estimator.value} range, frame "{self.frame_id}"',
         )
         if s.rate * device.ping_interval > 1.0:
@@ -188,10 +189,14 @@ class SonarNode(Node):
             self._next_marker = seconds + self.marker_period
             device = self.rig.device
             self.marker_publisher.publish(
-                beam_marker(device.echo.cast_half_angle, device.echo.max_range, stamp=stamp, frame_id=self.frame_id),
+                beam_marker(
+                    device.echo.cast_half_angle, device.echo.max_range, stamp=stamp, frame_id=self.frame_id,
+                ),
             )
             self.marker_publisher.publish(
-                hits_marker(device.pattern.directions, device.last_ranges, stamp=stamp, frame_id=self.frame_id),
+                hits_marker(
+                    device.pattern.directions, device.last_ranges, stamp=stamp, frame_id=self.frame_id,
+                ),
             )
 
 

@@ -27,11 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import open3d as o3d  # noqa: TID251 - the one module allowed to import it
+import open3d as o3d  # the one core module allowed to import it (pyproject.toml, banned-api)
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.scene.scene_state import EntityState
+from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.scene.world import World
 
 __all__ = ['RayHits', 'Raycaster', 'check_rays']
@@ -209,11 +209,11 @@ class Raycaster:
         self.set_time(self._time)
 
     def set_entity_state(self, state: EntityState, *, since: float) -> None:
-        """Move entity ``state.model`` by a newer state: its origin holds at scene time ``since``,
-        and its twist applies from then on (a scene-state update, as ``<entity_state>``).
+        """Move entity ``state.model`` by a newer state (a scene-state update, as ``<entity_state>``).
 
-        The parent frame must be the one the world gives the entity. An entity that was static
-        leaves the world scene, which is rebuilt once.
+        Its origin holds at scene time ``since``, and its twist applies from then on. The parent
+        frame must be the one the world gives the entity. An entity that was static leaves the
+        world scene, which is rebuilt once.
         """
         i = self._world.index(state.model)
         declared = self._world.states[i].frame

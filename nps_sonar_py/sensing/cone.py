@@ -73,4 +73,5 @@ def cone_pattern(half_angle: float, n_rays: int) -> RayPattern:
     azimuth = index * GOLDEN_ANGLE
     directions = np.column_stack((cos_psi, sin_psi * np.cos(azimuth), sin_psi * np.sin(azimuth)))
     solid_angle = np.full(n_rays, 2.0 * math.pi * cap / n_rays)
-    return RayPattern(directions=directions, off_axis=np.arccos(np.clip(cos_psi, -1.0, 1.0)), solid_angle=solid_angle)
+    off_axis = np.arccos(np.clip(cos_psi, -1.0, 1.0))
+    return RayPattern(directions=directions, off_axis=off_axis, solid_angle=solid_angle)

@@ -37,7 +37,9 @@ class RayHitsLike(Protocol):
 class Caster(Protocol):
     """Anything that casts world-frame rays: ``nps_sonar_py.scene.Raycaster``."""
 
-    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHitsLike: ...
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHitsLike:
+        """Hits of the rays from ``origins`` (n, 3) along unit ``directions`` (n, 3)."""
+        ...
 
 
 def sonar_echo_config(spec: SonarSpec, **overrides: Any) -> EchoConfig:

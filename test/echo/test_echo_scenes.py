@@ -7,6 +7,7 @@ the same integral); the reference's printed numbers are cross-checked loosely.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -53,7 +54,7 @@ def piston_b(psi: float, beam_width: float) -> float:
     return 1.0 if x == 0.0 else (2.0 * j1(x) / x) ** 2
 
 
-def cone_quad(f, beta: float) -> float:  # noqa: ANN001 - integrand of (psi, phi)
+def cone_quad(f: Callable[[float, float], float], beta: float) -> float:
     """Integral of f(psi, phi) over the cone psi <= beta, in d(Omega)."""
     return dblquad(lambda psi, phi: f(psi, phi) * math.sin(psi), 0.0, 2 * math.pi, 0.0, beta,
                    epsabs=1e-13, epsrel=1e-10)[0]

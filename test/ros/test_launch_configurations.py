@@ -40,7 +40,9 @@ def ranger_devices() -> dict[str, tuple[Any, ...]]:
     pytest.fail('launch/ranger.launch.py has no DEVICES table')
 
 
-def launch_arguments(name: str, params_file: Path, parameters: dict[str, Any], namespace: str = '') -> list[str]:
+def launch_arguments(
+    name: str, params_file: Path, parameters: dict[str, Any], namespace: str = '',
+) -> list[str]:
     """``--ros-args`` equivalent to a launch_ros Node(name=, namespace=, parameters=[file, dict])."""
     args = ['-r', f'__node:={name}', '--params-file', str(params_file)]
     if namespace:
@@ -69,7 +71,9 @@ def _wait_for_topic(receiver: Receiver, type_name: str, process, timeout: float 
             if type_name in types:
                 return name
         if process.poll() is not None:
-            pytest.fail(f'the node exited with status {process.returncode}: {process.communicate()[1].strip()}')
+            pytest.fail(
+                f'the node exited with status {process.returncode}: {process.communicate()[1].strip()}',
+            )
         time.sleep(0.1)
     pytest.fail(f'no {type_name} topic in {timeout} s')
 
@@ -84,7 +88,8 @@ def test_ranger_launch_configurations(receiver, device: str) -> None:
     s = share()
     parameters = {'robot_description_file': str(s / 'config' / 'robots' / robot), **extra}
     probe = receiver(Clock, '/unused_probe')  # a node to look at the graph with
-    with running(executable, parameters, extra=launch_arguments(name, s / 'config' / params, parameters)) as node:
+    arguments = launch_arguments(name, s / 'config' / params, parameters)
+    with running(executable, parameters, extra=arguments) as node:
         topic = _wait_for_topic(probe, 'nps_sonar/msg/RangerData', node)
         data = receiver(RangerData, topic)
         message = data.wait_for(1, timeout=30.0, process=node)[-1]

@@ -94,7 +94,8 @@ def test_scanner_with_rows_publishes_a_point_cloud(tmp_path: Path, probe: Probe)
     assert (cloud.height, cloud.width) == (5, 72)
     fields = {f.name: f for f in cloud.fields}
     assert list(fields) == ['x', 'y', 'z', 'intensity', 'ring']
-    assert fields['ring'].datatype == PointField.UINT16 and fields['x'].datatype == PointField.FLOAT32
+    assert fields['ring'].datatype == PointField.UINT16
+    assert fields['x'].datatype == PointField.FLOAT32
     dtype = np.dtype({'names': list(fields), 'offsets': [f.offset for f in fields.values()],
                       'formats': ['<f4', '<f4', '<f4', '<f4', '<u2'], 'itemsize': cloud.point_step})
     points = np.frombuffer(bytes(cloud.data), dtype=dtype).reshape(5, 72)
@@ -134,16 +135,19 @@ def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> 
         data = probe.wait('ring/ranger', 2, node)[-1]
         ranges = [probe.wait(f'ring_{k}/range', 1, node)[0] for k in range(8)]
     expected = expected_ring_ranges(8, 300)
-    assert expected[2] == pytest.approx(1.5 - RING_RADIUS) and expected[6] == pytest.approx(1.0 - RING_RADIUS)
+    assert expected[2] == pytest.approx(1.5 - RING_RADIUS)
+    assert expected[6] == pytest.approx(1.0 - RING_RADIUS)
     # Along the corridor: the floor, at 1 / sin(15 deg) for the continuous cone, a little farther for rays.
-    assert math.isfinite(expected[1]) and 1 / math.sin(BETA) <= expected[0] <= 1.03 / math.sin(BETA)
+    assert math.isfinite(expected[1])
+    assert 1 / math.sin(BETA) <= expected[0] <= 1.03 / math.sin(BETA)
     for k, message in enumerate(ranges):
         assert message.header.frame_id == f'ring_{k}'
         assert message.radiation_type == Range.ULTRASOUND
         assert message.field_of_view == pytest.approx(2 * BETA, rel=1e-6)
         assert message.range == pytest.approx(expected[k], rel=FLOAT32)
     np.testing.assert_allclose(np.array(data.ranges), expected, rtol=FLOAT32)
-    assert len(data.intensities) == 8 and min(data.intensities) > 0.0
+    assert len(data.intensities) == 8
+    assert min(data.intensities) > 0.0
     geometry = data.geometry
     assert list(geometry.element_frames) == [f'ring_{k}' for k in range(8)]
     # The device frame sits at the ring's centre; element k at radius 0.2 m, yawed by k * 45 degrees.
@@ -195,9 +199,11 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
                                  'scene_file': BOX_ROOM}) as node:
         probe.wait('laser/scan', 1, node)
         geometry = probe.call(srv.GetRangerGeometry, 'laser/get_geometry').geometry
-        assert geometry.device_frame == 'laser' and len(geometry.element_poses) == 1
+        assert geometry.device_frame == 'laser'
+        assert len(geometry.element_poses) == 1
         config = probe.call(srv.GetRangerConfig, 'laser/get_config').config
-        assert config.frequency == pytest.approx(40.0) and config.max_range == pytest.approx(30.0)
+        assert config.frequency == pytest.approx(40.0)
+        assert config.max_range == pytest.approx(30.0)
 
         # A narrower window, coarser spacing, a shorter range, range rounding and a new rate.
         wanted = RangerConfig(min_angle=-0.5, max_angle=0.5, angular_resolution=0.01, min_range=0.5,
@@ -213,7 +219,8 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         distance, _, _ = room_hits(LASER_XYZ, directions(np.linspace(-0.5, 0.5, 101)))
         expected = np.where(distance > 4.5, np.inf, np.round(distance / 0.01) * 0.01)
         np.testing.assert_allclose(np.array(scan.ranges), expected, atol=1e-5)
-        assert np.isinf(expected).any() and np.isfinite(expected).any()
+        assert np.isinf(expected).any()
+        assert np.isfinite(expected).any()
         stamps = [s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in scans[-4:]]
         assert np.mean(np.diff(stamps)) == pytest.approx(0.05, rel=0.2)
 
@@ -226,7 +233,8 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
             (RangerConfig(**{**good, 'min_range': 5.0}), 'max_range'),
         ]:
             refused = probe.call(srv.SetRangerConfig, 'laser/set_config', config=bad)
-            assert not refused.success and words in refused.reason, refused.reason
+            assert not refused.success, refused.reason
+            assert words in refused.reason, refused.reason
             assert refused.config.angular_resolution == pytest.approx(0.01)
         assert all(len(s.ranges) == 101 for s in probe.wait('laser/scan', 2, node))
 
@@ -245,7 +253,8 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert probe.count('laser/scan') == before
         assert probe.call(srv.SetRangerPower, 'laser/power', power=True).success
         scan = probe.wait('laser/scan', 1, node)[0]
-        assert len(scan.ranges) == 101 and scan.angle_min == pytest.approx(-0.5)
+        assert len(scan.ranges) == 101
+        assert scan.angle_min == pytest.approx(-0.5)
         assert probe.call(srv.GetRangerConfig, 'laser/get_config').config.max_range == pytest.approx(4.5)
 
 
@@ -262,12 +271,14 @@ def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Prob
         config = probe.call(srv.GetRangerConfig, 'ring/get_config').config
         config.frequency = 40.0  # c / (2 * 5 m) = 34.3 Hz
         refused = probe.call(srv.SetRangerConfig, 'ring/set_config', config=config)
-        assert not refused.success and 'two-way travel time' in refused.reason
+        assert not refused.success
+        assert 'two-way travel time' in refused.reason
         assert refused.config.frequency == pytest.approx(10.0)
         config.max_range, config.frequency = 1.0, 40.0  # the north wall (1.3 m) is now out of range
         assert probe.call(srv.SetRangerConfig, 'ring/set_config', config=config).success
         data = [d for d in probe.wait('ring/ranger', 3, node) if d.config.max_range == pytest.approx(1.0)][-1]
-    assert data.ranges[1] == math.inf and data.ranges[3] == pytest.approx(0.8, rel=FLOAT32)
+    assert data.ranges[1] == math.inf
+    assert data.ranges[3] == pytest.approx(0.8, rel=FLOAT32)
 
 
 # --- bad input ---------------------------------------------------------------------------------
@@ -288,7 +299,9 @@ def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, Any
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith('nps_sonar: ') and words in lines[0], result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: '), result.stderr
+    assert words in lines[0], result.stderr
 
 
 @pytest.mark.parametrize(
@@ -316,10 +329,12 @@ def test_point_cloud_without_intensities_has_no_intensity_field() -> None:
     points = np.arange(2 * 3 * 3, dtype=np.float64).reshape(2, 3, 3)
     points[1, 2] = np.nan
     cloud = point_cloud(points, None, stamp=Time(), frame_id='f')
-    assert [f.name for f in cloud.fields] == ['x', 'y', 'z', 'ring'] and cloud.point_step == 16
+    assert [f.name for f in cloud.fields] == ['x', 'y', 'z', 'ring']
+    assert cloud.point_step == 16
     assert not cloud.is_dense
     decoded = np.frombuffer(bytes(cloud.data), dtype=np.dtype(
         {'names': ['x', 'y', 'z', 'ring'], 'formats': ['<f4', '<f4', '<f4', '<u2'], 'offsets': [0, 4, 8, 12],
          'itemsize': 16})).reshape(2, 3)
     np.testing.assert_array_equal(decoded['x'][0], [0.0, 3.0, 6.0])
-    assert np.isnan(decoded['z'][1, 2]) and decoded['ring'].tolist() == [[0, 0, 0], [1, 1, 1]]
+    assert np.isnan(decoded['z'][1, 2])
+    assert decoded['ring'].tolist() == [[0, 0, 0], [1, 1, 1]]

@@ -19,10 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from ros_helpers import executable, running
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import Reader
-
-from ros_helpers import executable, running
 
 pytestmark = pytest.mark.ros
 

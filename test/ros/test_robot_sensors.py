@@ -97,10 +97,12 @@ def check_readings(pose: list[float], sonar: Any, front: Any, rear: Any) -> None
     assert sonar.field_of_view == pytest.approx(2 * SONAR_HALF_ANGLE, rel=1e-6)
     assert sonar.range == pytest.approx(sonar_range(pose), rel=FLOAT32)
     distance, retro, gap = scanner_hits(pose)
-    assert len(front.ranges) == 181 and front.angle_min == pytest.approx(-math.pi / 2)
+    assert len(front.ranges) == 181
+    assert front.angle_min == pytest.approx(-math.pi / 2)
     error = np.array(front.ranges) - distance
     # N(0, 0.01) noise, then rounding to 0.01 m (a uniform error of sd 0.01 / sqrt(12))
-    assert np.max(np.abs(error)) < 6 * 0.0105 and abs(np.mean(error)) < 0.005
+    assert np.max(np.abs(error)) < 6 * 0.0105
+    assert abs(np.mean(error)) < 0.005
     assert 0.007 < np.std(error) < 0.014
     clear = gap > 1e-3
     np.testing.assert_allclose(np.array(front.intensities)[clear], retro[clear], rtol=1e-6)
@@ -148,11 +150,12 @@ def test_demo_robot_launch_configuration(probe: Probe) -> None:
         rear = probe.wait(topics['rear'], 2, node)[-1]
         nodes = set(probe.node.get_node_names_and_namespaces())
         log = stop(node)
-    assert NODES <= nodes
+    assert nodes >= NODES
     assert (sonar.header.frame_id, front.header.frame_id, rear.header.frame_id) == (
         'sonar', 'front_scanner', 'rear_ranger')
     check_readings(ROBOT_POSE, sonar, front, rear)
-    assert log.count('world loaded once from') == 1 and 'shared by 3 sensor nodes' in log
+    assert log.count('world loaded once from') == 1
+    assert 'shared by 3 sensor nodes' in log
     assert 'read but not simulated: imu (imu)' in log
 
 
@@ -180,7 +183,8 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
     with running('robot_sensors_node', parameters, extra=extra) as node:
         end = time.monotonic() + 30.0
         while ('rear_ranger', '/robot1') not in probe.node.get_node_names_and_namespaces():
-            assert time.monotonic() < end and node.poll() is None, 'the nodes did not come up'
+            assert time.monotonic() < end, 'the nodes did not come up'
+            assert node.poll() is None, 'the nodes did not come up'
             time.sleep(0.1)
         time.sleep(1.0)
         assert sum(probe.count(t) for t in topics.values()) == 0  # no /clock yet: nothing is published
@@ -213,7 +217,9 @@ def test_bad_input_exits_with_one_line(arguments: list[str], words: str) -> None
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith('nps_sonar: ') and words in lines[0], result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: '), result.stderr
+    assert words in lines[0], result.stderr
 
 
 # --- in process ----------------------------------------------------------------------------------
@@ -258,9 +264,11 @@ def test_one_world_one_raycaster_in_process(tmp_path: Path, monkeypatch: pytest.
         children = {n.get_name(): n for n in host.sensor_nodes}
         assert list(children) == ['sonar', 'front_scanner', 'rear_ranger']
         assert len(built) == 1  # one world, one raycaster, read by the host
-        assert children['sonar'].rig.raycaster is host.raycaster and children['sonar'].rig.robot is host.robot
+        assert children['sonar'].rig.raycaster is host.raycaster
+        assert children['sonar'].rig.robot is host.robot
         for name in ('front_scanner', 'rear_ranger'):
-            assert children[name].raycaster is host.raycaster and children[name].robot is host.robot
+            assert children[name].raycaster is host.raycaster
+            assert children[name].robot is host.robot
         # parameter_overrides (the host's) win over a '/**' file value, a '/**/sonar' one and -p
         assert children['sonar'].get_parameter('sensor').value == 'sonar'
         assert children['front_scanner'].get_parameter('sensors').value == 'front_scanner'

@@ -48,7 +48,8 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
         assert (config.range_resolution, config.frequency) == pytest.approx((9.5 / 1900, C / (2 * MAX_RANGE)))
         config.frequency = 1.1 * C / (2 * MAX_RANGE)
         refused = probe.call(srv.SetRangerConfig, 'head/set_config', config=config)
-        assert not refused.success and 'two-way travel time' in refused.reason
+        assert not refused.success
+        assert 'two-way travel time' in refused.reason
         config.frequency, config.min_angle, config.max_angle = 50.0, -math.pi / 6, math.pi / 6
         assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
         narrowed = [s for s in probe.wait('head/scan', 3, node) if len(s.ranges) == 5][-1]
@@ -76,7 +77,8 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
         r_min = D / math.cos(abs(theta) - BETA) if degrees else D
         r_max = D / math.cos(abs(theta) + BETA)
         slack = D * math.sin(abs(theta) + BETA) / math.cos(abs(theta) + BETA) ** 2 * 0.02 * BETA + 1e-6
-        assert r_min - 1e-9 <= rays.min() <= r_min + slack and r_max - slack <= rays.max() <= r_max + 1e-9
+        assert r_min - 1e-9 <= rays.min() <= r_min + slack
+        assert r_max - slack <= rays.max() <= r_max + 1e-9
         assert ping.range == pytest.approx(rays.min(), abs=1e-5)
         occupied = np.flatnonzero(np.array(ping.hits))
         low = ping.min_range + ping.bin_width * occupied[[0, -1]]
@@ -111,12 +113,15 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
         assert angles == pytest.approx((-0.6, 0.6, 0.04))
         config.frequency = 80.0
         refused = probe.call(srv.SetRangerConfig, 'head/set_config', config=config)
-        assert not refused.success and 'two-way travel time' in refused.reason and '75' in refused.reason
+        assert not refused.success
+        assert 'two-way travel time' in refused.reason
+        assert '75' in refused.reason
         config.frequency, config.min_angle, config.max_angle = 50.0, -0.2, 0.2
         assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
         narrowed = [s for s in probe.wait('head/scan', 4, node) if len(s.ranges) == 11]
     n, m = fan.beam_count, fan.bin_count
-    assert (n, m) == (31, 1900) and len(fan.profiles) == n * m == len(fan.hits)
+    assert (n, m) == (31, 1900)
+    assert len(fan.profiles) == n * m == len(fan.hits)
     azimuths = np.linspace(-0.6, 0.6, 31)
     np.testing.assert_allclose(fan.azimuths, azimuths, atol=1e-6)
     half = width / 2
@@ -129,7 +134,8 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
     fields = (scan.angle_min, scan.angle_increment, scan.time_increment)
     assert fields == pytest.approx((-0.6, 0.04, 0.0), abs=1e-6)
     np.testing.assert_allclose(scan.ranges, fan.ranges)
-    assert narrowed and (narrowed[-1].angle_min, narrowed[-1].scan_time) == pytest.approx((-0.2, 0.02))
+    assert narrowed
+    assert (narrowed[-1].angle_min, narrowed[-1].scan_time) == pytest.approx((-0.2, 0.02))
 
 
 @pytest.mark.parametrize(
@@ -148,4 +154,6 @@ def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, obj
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith(f'nps_sonar: {robot}') and words in lines[0], result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f'nps_sonar: {robot}'), result.stderr
+    assert words in lines[0], result.stderr

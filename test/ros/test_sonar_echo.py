@@ -14,11 +14,10 @@ import math
 
 import numpy as np
 import pytest
-from ros_helpers import messages_after, running, set_parameters
-from scipy.special import j1
-
 from reference_scene import CONE_HALF_ANGLE as BETA  # the URDF cone: the -3 dB beam and the cast cone
 from reference_scene import FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits, world_directions
+from ros_helpers import messages_after, running, set_parameters
+from scipy.special import j1
 
 from nps_sonar_py.sensing import cone_pattern
 

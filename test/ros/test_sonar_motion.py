@@ -65,7 +65,9 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
     from sensor_msgs.msg import Range
 
     r = receiver(Range, 'sonar/range')
-    clock = r.node.create_publisher(Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+    clock = r.node.create_publisher(
+        Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT),
+    )
     with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
         time.sleep(3.0)
         assert r.messages == []  # no /clock yet: time is not initialised, nothing is published
@@ -74,7 +76,7 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
         def tick() -> Clock:
             t = 100.0 + 0.05 * (len(published) + 1)
             published.append(t)
-            return Clock(clock=Time(sec=int(t), nanosec=int(round((t % 1) * 1e9))))
+            return Clock(clock=Time(sec=int(t), nanosec=round((t % 1) * 1e9)))
 
         _publish_for(clock, tick, 3.0)
         assert node.poll() is None
@@ -136,7 +138,8 @@ def test_joint_states_turn_the_sonar(receiver, tmp_path: Path) -> None:
     joints = _publisher(r, JointState, 'joint_states')
     with running('sonar_node', {**ONE_RAY, 'robot_description_file': str(robot)}) as node:
         assert r.wait_for(1, process=node)[-1].range == pytest.approx(1.75, abs=1e-6)
-        # pan +90 deg turns the boresight from +y to -x: the wall x = 0 is 2.1 m away; other joints are ignored
+        # pan +90 deg turns the boresight from +y to -x: the wall x = 0 is 2.1 m away;
+        # other joints are ignored
         state = JointState(name=['pan', 'some_wheel'], position=[math.pi / 2, 3.0])
         _publish_for(joints, lambda: state, 0.5)
         assert messages_after(r, 2)[-1].range == pytest.approx(2.1, abs=1e-5)
@@ -183,12 +186,15 @@ def test_markers_show_the_beam_and_its_hits(receiver) -> None:
         received = markers.wait_for(4, process=node)
     beam = next(m for m in received if m.ns == 'beam')
     hits = next(m for m in received if m.ns == 'hits')
-    assert beam.type == Marker.TRIANGLE_LIST and beam.header.frame_id == 'sonar'
-    assert len(beam.points) % 3 == 0 and len(beam.points) >= 3 * 16
+    assert beam.type == Marker.TRIANGLE_LIST
+    assert beam.header.frame_id == 'sonar'
+    assert len(beam.points) % 3 == 0
+    assert len(beam.points) >= 3 * 16
     rim = [p for p in beam.points if p.x > 0]
     assert all(p.x == pytest.approx(7.0) for p in rim)  # the cone reaches max range
     assert all(math.hypot(p.y, p.z) == pytest.approx(0.5, rel=1e-6) for p in rim)  # radius 0.5 m there
-    assert hits.type == Marker.POINTS and len(hits.points) > 0
+    assert hits.type == Marker.POINTS
+    assert len(hits.points) > 0
     ranges = cylinder_hits(SONAR, world_directions(500))[0]  # the default 500 rays all meet the cylinder
     for p in hits.points:  # every hit lies on the cylinder's face
         assert ranges.min() - 1e-5 <= math.sqrt(p.x**2 + p.y**2 + p.z**2) <= ranges.max() + 2 * FACETING

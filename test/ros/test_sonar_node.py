@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from reference_scene import CONE_RADIUS, FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits
 from reference_scene import world_directions as sonar_world_directions
 from ros_helpers import executable, ros_args, running
@@ -119,7 +118,9 @@ def _run_to_exit(robot_file: Path) -> subprocess.CompletedProcess[str]:
     ],
     ids=['no-parent', 'max-below-min', 'unknown-parent-link', 'malformed-xml'],
 )
-def test_bad_input_exits_with_one_line(tmp_path: Path, old: str, new: str, element: str, problem: str) -> None:
+def test_bad_input_exits_with_one_line(
+    tmp_path: Path, old: str, new: str, element: str, problem: str,
+) -> None:
     robot_file = _bad_robot(tmp_path, old, new)
     result = _run_to_exit(robot_file)
     assert result.returncode == 2, result.stderr

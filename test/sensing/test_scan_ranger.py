@@ -92,7 +92,8 @@ def test_a_ring_of_sonars_in_the_corridor(corridor: Raycaster) -> None:
     d45 = (NORTH - 0.2 * math.sin(math.pi / 4)) / math.cos(math.pi / 4 - BETA)
     assert d45 <= expected[1] <= d45 * 1.02
     np.testing.assert_allclose(reading.ranges, expected, rtol=2e-6)
-    assert reading.intensities.shape == (8,) and np.all(reading.intensities > 0)
+    assert reading.intensities.shape == (8,)
+    assert np.all(reading.intensities > 0)
     assert len(reading.pings) == 8
 
 
@@ -103,7 +104,8 @@ def test_elements_beyond_max_range_read_plus_inf(corridor: Raycaster) -> None:
     geometry = RangerGeometry.of_elements('base_link', 'ring', np.eye(4), frames, poses, (0, 0, 0))
     device = SonarArray(echo(beam_width=math.radians(2.0)), LIFT, geometry, n_rays=50, frequency=10.0)
     ranges = device.ping(corridor).ranges
-    assert ranges[0] == math.inf and ranges[2] == math.inf
+    assert ranges[0] == math.inf
+    assert ranges[2] == math.inf
     assert ranges[1] == pytest.approx(NORTH - 0.2, abs=2e-6)
 
 
@@ -117,20 +119,26 @@ def test_geometry_size_holds_every_element() -> None:
 def test_array_set_config_checks_physics_and_keeps_the_old_config(corridor: Raycaster) -> None:
     device = ring_array()
     before = device.ranger_config()
-    assert before.min_angle == pytest.approx(-BETA) and before.angular_resolution == pytest.approx(2 * BETA)
+    assert before.min_angle == pytest.approx(-BETA)
+    assert before.angular_resolution == pytest.approx(2 * BETA)
     # c / (2 max_range) = 343 / 10 = 34.3 Hz: 40 Hz cannot hear the farthest echo before the next ping.
     reason = device.reconfigure(dataclasses.replace(before, frequency=40.0))
-    assert reason is not None and 'two-way travel time' in reason and '34.3' in reason
+    assert reason is not None
+    assert 'two-way travel time' in reason
+    assert '34.3' in reason
     reason = device.reconfigure(dataclasses.replace(before, max_angle=0.5))
-    assert reason is not None and 'fixed' in reason
+    assert reason is not None
+    assert 'fixed' in reason
     reason = device.reconfigure(dataclasses.replace(before, max_range=9.0))
-    assert reason is not None and 'range window' in reason
+    assert reason is not None
+    assert 'range window' in reason
     assert device.ranger_config() == before
     # Halving max_range lifts the limit to 68.6 Hz; the floor (3.86 m) is then out of range.
     assert device.reconfigure(dataclasses.replace(before, max_range=2.5, frequency=60.0)) is None
     assert device.ranger_config().frequency == 60.0
     ranges = device.ping(corridor).ranges
-    assert ranges[0] == math.inf and ranges[2] == pytest.approx(NORTH - 0.2, abs=2e-6)
+    assert ranges[0] == math.inf
+    assert ranges[2] == pytest.approx(NORTH - 0.2, abs=2e-6)
     assert device.reconfigure(dataclasses.replace(device.ranger_config(), range_resolution=0.25)) is None
     assert device.ping(corridor).ranges[2] == pytest.approx(1.25)
 
@@ -157,7 +165,8 @@ def test_scanner_set_config_narrows_the_window() -> None:
         (dataclasses.replace(new, min_angle=math.nan), 'finite'),
     ]:
         reason = device.reconfigure(bad)
-        assert reason is not None and words in reason, reason
+        assert reason is not None
+        assert words in reason, reason
         assert device.config.horizontal.samples == 201  # unchanged
     assert config_problem(new) is None
 

@@ -79,8 +79,10 @@ def test_sweep_across_a_wall_spreads_the_echo_as_t5_says(wall: Raycaster, degree
     assert ping.range == pytest.approx(rays.min(), abs=2e-6)  # the nearest echo (Open3D: float32)
     occupied = np.flatnonzero(ping.hits)
     edges = ping.bin_edges
-    assert edges[occupied[0]] <= rays.min() + 2e-6 and rays.min() - 2e-6 < edges[occupied[0] + 1]
-    assert edges[occupied[-1]] <= rays.max() + 2e-6 and rays.max() - 2e-6 < edges[occupied[-1] + 1]
+    assert edges[occupied[0]] <= rays.min() + 2e-6
+    assert rays.min() - 2e-6 < edges[occupied[0] + 1]
+    assert edges[occupied[-1]] <= rays.max() + 2e-6
+    assert rays.max() - 2e-6 < edges[occupied[-1] + 1]
     assert ping.hits.sum() == N_RAYS
 
 
@@ -120,7 +122,9 @@ def test_a_step_shorter_than_the_travel_time_is_refused() -> None:
     echo = narrow_echo(max_range=30.0)
     sweep = SweepConfig(step_period=0.039)
     problem = sweep_problem(echo, sweep)
-    assert problem is not None and 'two-way travel time' in problem and '0.04' in problem
+    assert problem is not None
+    assert 'two-way travel time' in problem
+    assert '0.04' in problem
     with pytest.raises(ConfigurationError, match='two-way travel time'):
         ScanningSonar(echo, sweep, np.eye(4), n_rays=10)
 
