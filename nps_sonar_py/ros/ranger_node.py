@@ -29,6 +29,7 @@ nothing before ``/clock`` arrives.
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -38,6 +39,7 @@ from numpy.typing import NDArray
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import LaserScan, PointCloud2, Range
+from visualization_msgs.msg import Marker
 
 from nps_sonar import msg as nps_msg
 from nps_sonar import srv as nps_srv
@@ -46,6 +48,7 @@ from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.rig import reference_robot_file, reference_world_file
 from nps_sonar_py.ros.conversions import range_message
+from nps_sonar_py.ros.markers import beam_marker, hits_marker
 from nps_sonar_py.ros.motion import Motion, SceneStart
 from nps_sonar_py.ros.params import (
     ECHO_PARAMETERS,
@@ -142,6 +145,7 @@ RANGER_PARAMETERS: tuple[ParameterSpec, ...] = (
       read_only=True),
     P('range_resolution', 0.0, 'sonar arrays: ranges rounded to multiples of it [m]; 0: none', 0.0, 1000.0,
       read_only=True),
+    *fixed(s for s in OUTPUT_PARAMETERS if s.name == 'marker_rate'),
     *SONAR_MODEL_PARAMETERS,
 )
 
@@ -353,6 +357,9 @@ class RangerNode(Node):
         self.scan_publisher: Any = None
         self.cloud_publisher: Any = None
         self.range_publishers: list[Any] = []
+        self.marker_publishers: list[Any] = []  # sonar arrays: each element's beam and hits
+        self.marker_period = math.inf
+        self._next_marker = -math.inf
         if kinds == {SensorType.RAY}:
             if len(sensors) > 1:
                 raise self._error(sensors[1], 'an array of ray sensors is not supported; name one ray sensor')
@@ -433,6 +440,11 @@ class RangerNode(Node):
         except ConfigurationError as error:
             raise self._error(sensors[0], str(error)) from None
         self.range_publishers = [self.create_publisher(Range, f'{frame}/range', self.qos) for frame in frames]
+        if values['marker_rate'] > 0.0:
+            self.marker_publishers = [
+                self.create_publisher(Marker, f'{frame}/markers', self.qos) for frame in frames
+            ]
+            self.marker_period = 1.0 / values['marker_rate']
         return device
 
     def _on_change(self) -> None:
@@ -447,6 +459,18 @@ class RangerNode(Node):
     def _set_robot_state(self, world_from_root: NDArray[np.float64], joints: dict[str, float]) -> None:
         if self.mount.move(self.device, world_from_root, joints):
             self.server.refresh()
+
+    def _publish_markers(self, seconds: float, stamp: Any, elements: Sequence[str]) -> None:
+        """Each array element's beam and last hits at ``marker_rate``, in the element's frame."""
+        if not self.marker_publishers or seconds < self._next_marker:
+            return
+        self._next_marker = seconds + self.marker_period
+        device = self.device
+        half, length = device.echo.cast_half_angle, device.echo.max_range
+        rows = zip(self.marker_publishers, elements, device.last_ranges, strict=True)
+        for publisher, element, ranges in rows:
+            publisher.publish(beam_marker(half, length, stamp=stamp, frame_id=element))
+            publisher.publish(hits_marker(device.pattern.directions, ranges, stamp=stamp, frame_id=element))
 
     def read(self) -> None:
         """One reading of the device where the robot is now, published; nothing while the power is off."""
@@ -487,6 +511,7 @@ class RangerNode(Node):
                     float(value), field_of_view=fov, min_range=config.min_range, max_range=config.max_range,
                     stamp=stamp, frame_id=element,
                 ))
+            self._publish_markers(now.nanoseconds * 1e-9, stamp, elements)
         self.data_publisher.publish(ranger_data_message(
             ranges, intensities, geometry=self.server.geometry_message, config=self.server.config_message,
             stamp=stamp, frame_id=frame,

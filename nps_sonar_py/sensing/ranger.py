@@ -343,6 +343,8 @@ class SonarArray:
         self.frequency = frequency
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
+        self.last_ranges: NDArray[np.floating] = np.full((self.size, self.n_rays), np.inf)
         self.set_pose(self._world_from_device)
 
     def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
@@ -365,6 +367,7 @@ class SonarArray:
         hits = caster.cast(self._origins, self._directions)
         k, n = self.size, self.pattern.directions.shape[0]
         r = np.asarray(hits.ranges).reshape(k, n)
+        self.last_ranges = r
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
         mu = np.nan_to_num(np.asarray(hits.reflectivity), nan=0.0).reshape(k, n)
         pings = tuple(self.model.ping(r[i], cos[i], mu[i]) for i in range(k))

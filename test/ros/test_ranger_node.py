@@ -25,6 +25,7 @@ from ranger_scenes import (
     PLANAR,
     RING_HEIGHT,
     RING_RADIUS,
+    SONAR_MAX,
     WORLDS,
     corridor_range,
     directions,
@@ -338,3 +339,22 @@ def test_point_cloud_without_intensities_has_no_intensity_field() -> None:
     np.testing.assert_array_equal(decoded['x'][0], [0.0, 3.0, 6.0])
     assert np.isnan(decoded['z'][1, 2])
     assert decoded['ring'].tolist() == [[0, 0, 0], [1, 1, 1]]
+
+
+def test_ring_elements_show_their_beams_and_hits(tmp_path: Path, probe: Probe) -> None:
+    from visualization_msgs.msg import Marker
+
+    probe.subscribe(Marker, 'ring_2/markers')
+    parameters = {'robot_description_file': ring_robot(tmp_path), 'scene_file': CORRIDOR, 'sensors': 'ring_*',
+                  'device_name': 'ring', 'rays': 300, 'medium': 'air', 'marker_rate': 5.0}
+    with running('ranger_node', parameters) as node:
+        markers = probe.wait('ring_2/markers', 4, node)
+    beam = next(m for m in markers if m.ns == 'beam')
+    hits = next(m for m in markers if m.ns == 'hits')
+    assert beam.header.frame_id == hits.header.frame_id == 'ring_2'
+    rim = [p for p in beam.points if p.x > 0]
+    assert all(p.x == pytest.approx(SONAR_MAX) for p in rim)
+    assert all(math.hypot(p.y, p.z) == pytest.approx(SONAR_MAX * math.tan(BETA), rel=1e-6) for p in rim)
+    # Element 2 looks along +y at the wall y = 1.5 from y = 0.2: every hit lies 1.3 m ahead along its x axis.
+    assert len(hits.points) == 300
+    np.testing.assert_allclose([p.x for p in hits.points], 1.5 - RING_RADIUS, atol=1e-4)
