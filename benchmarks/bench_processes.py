@@ -30,14 +30,13 @@ import random
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import psutil
 import yaml
+from ros_watch import TopicCounter, executable, spin_in_thread
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 CONFIG = REPOSITORY / 'config' / 'demo_robot.yaml'
@@ -46,15 +45,6 @@ SCENE = REPOSITORY / 'config' / 'worlds' / 'box_room.world'
 #: topic -> (message type name, rate asked in Hz)
 TOPICS = {'sonar/range': ('Range', 10.0), 'front_scanner/scan': ('LaserScan', 20.0),
           'rear_ranger/scan': ('LaserScan', 15.0)}
-
-
-def executable(name: str) -> str:
-    """``lib/nps_sonar/<name>`` of the colcon-built package on ``AMENT_PREFIX_PATH``."""
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        candidate = Path(prefix, 'lib', 'nps_sonar', name)
-        if candidate.is_file():
-            return str(candidate)
-    sys.exit(f'{name} is not installed: run `source scripts/env.sh && nps_setup` first')
 
 
 def arrangements(rays: int) -> dict[str, list[list[str]]]:
@@ -72,32 +62,6 @@ def arrangements(rays: int) -> dict[str, list[list[str]]]:
     }
 
 
-class Counter:
-    """Arrival times of one topic's messages in this process."""
-
-    def __init__(self, node: Any, msg_type: Any, topic: str) -> None:
-        from rclpy.qos import qos_profile_sensor_data
-
-        self.arrivals: list[float] = []
-        self.lock = threading.Lock()
-        node.create_subscription(msg_type, topic, self.on_message, qos_profile_sensor_data)
-
-    def on_message(self, _message: Any) -> None:
-        """Subscription callback: note when a message arrived (its content is not needed)."""
-        with self.lock:
-            self.arrivals.append(time.monotonic())
-
-    def since(self, start: float) -> int:
-        """Messages received at or after ``start`` (monotonic time)."""
-        with self.lock:
-            return sum(1 for t in self.arrivals if t >= start)
-
-    def rate(self, start: float, end: float) -> float:
-        """Messages per second received over [start, end] of monotonic time."""
-        with self.lock:
-            return sum(1 for t in self.arrivals if start <= t <= end) / (end - start)
-
-
 @dataclass
 class Run:
     """What one arrangement did in one run."""
@@ -109,7 +73,9 @@ class Run:
     uss: float  # MiB, summed
 
 
-def measure(commands: list[list[str]], counters: dict[str, Counter], seconds: float, warmup: float) -> Run:
+def measure(
+    commands: list[list[str]], counters: dict[str, TopicCounter], seconds: float, warmup: float,
+) -> Run:
     """Start ``commands``, wait for every topic, warm up, measure over ``seconds``, stop them."""
     begin = time.monotonic()
     processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -167,20 +133,11 @@ def main() -> int:
 
     rclpy.init()
     node = rclpy.create_node('bench_processes')
-    counters = {topic: Counter(node, getattr(sensor_msgs, kind), topic)
+    counters = {topic: TopicCounter(node, getattr(sensor_msgs, kind), topic)
                 for topic, (kind, _) in TOPICS.items()}
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-
-    def spin() -> None:
-        try:
-            while rclpy.ok():
-                executor.spin_once(timeout_sec=0.05)
-        except Exception:  # the context shut down while spinning
-            pass
-
-    spinning = threading.Thread(target=spin, daemon=True)
-    spinning.start()
+    spinning = spin_in_thread(executor)
     runs: dict[str, list[Run]] = {name: [] for name in arrangements(rays)}
     try:
         for _ in range(options.repeats):

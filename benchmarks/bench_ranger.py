@@ -25,55 +25,20 @@ import os
 import random
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from ros_watch import TopicCounter, executable, spin_in_thread
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf('SC_CLK_TCK')
-
-
-def executable(name: str) -> str:
-    """``lib/nps_sonar/<name>`` of the colcon-built package on ``AMENT_PREFIX_PATH``."""
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        candidate = Path(prefix, 'lib', 'nps_sonar', name)
-        if candidate.is_file():
-            return str(candidate)
-    sys.exit(f'{name} is not installed: run `source scripts/env.sh && nps_setup` first')
 
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far, s (``/proc/<pid>/stat`` fields 14 and 15)."""
     fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-class Counter:
-    """Receive one topic in this process; keep arrival times and header stamps."""
-
-    def __init__(self, node: Any, msg_type: Any, topic: str) -> None:
-        from rclpy.qos import qos_profile_sensor_data
-
-        self.arrivals: list[float] = []
-        self.stamps: list[float] = []
-        self.lock = threading.Lock()
-        node.create_subscription(msg_type, topic, self.on_message, qos_profile_sensor_data)
-
-    def on_message(self, message: Any) -> None:
-        """Subscription callback: note the arrival time and the message's stamp."""
-        with self.lock:
-            self.arrivals.append(time.monotonic())
-            self.stamps.append(message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec)
-
-    def window(self, start: float, end: float) -> tuple[float, float]:
-        """(received per second, stamps per second) over [start, end] of monotonic time."""
-        with self.lock:
-            inside = [i for i, t in enumerate(self.arrivals) if start <= t <= end]
-        if len(inside) < 2:
-            return 0.0, 0.0
-        stamps = [self.stamps[i] for i in inside]
-        return len(inside) / (end - start), (len(stamps) - 1) / (stamps[-1] - stamps[0])
 
 
 def ros_args(parameters: dict[str, Any]) -> list[str]:
@@ -112,19 +77,12 @@ def main() -> int:
     }
     rclpy.init()
     node = rclpy.create_node('bench_ranger')
-    counters = {name: Counter(node, msg_type, topic) for name, (_, msg_type, topic, _, _) in devices.items()}
+    counters = {
+        name: TopicCounter(node, msg_type, topic) for name, (_, msg_type, topic, _, _) in devices.items()
+    }
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-
-    def spin() -> None:
-        try:
-            while rclpy.ok():
-                executor.spin_once(timeout_sec=0.05)
-        except Exception:  # the context shut down while spinning
-            pass
-
-    spinning = threading.Thread(target=spin, daemon=True)
-    spinning.start()
+    spinning = spin_in_thread(executor)
     processes = {
         name: subprocess.Popen([executable('ranger_node'), *ros_args(parameters)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
