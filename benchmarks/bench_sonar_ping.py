@@ -30,7 +30,10 @@ from builtin_interfaces.msg import Time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nps_sonar_py.rig import SonarRig, build_sonar_rig, reference_robot_file, reference_world_file
+from nps_sonar_py.devices import Rig, SingleBeamSonar, SonarSetup, load_robot_from, reference_world_file
+from nps_sonar_py.devices.build import robot_root_pose
+from nps_sonar_py.devices.settings import BeamSettings, OutputSettings, RobotSettings, SensorSettings
+from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
 
 
@@ -45,17 +48,25 @@ def median_time(action: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def stage_times(rig: SonarRig, scene: o3d.t.geometry.RaycastingScene, stamp: Time, n_rays: int,
+def sonar_rig(n_rays: int, raycaster: Raycaster) -> Rig:
+    """The reference sonar, with ``n_rays`` per ping, in ``raycaster``'s world."""
+    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings(rays=n_rays))
+    return Rig(load_robot_from(RobotSettings()), setup, raycaster, robot_root_pose([0.0] * 6))
+
+
+def stage_times(raycaster: Raycaster, scene: o3d.t.geometry.RaycastingScene, stamp: Time, n_rays: int,
                 repeat: int) -> tuple[float, float, float, float, float]:
     """Median times of open3d, cast, echo, messages and the whole ping, with ``n_rays`` per ping.
 
     A function of its own so that the timed closures bind this size's device, rays and hits,
     not the loop variables of the caller (ruff B023).
     """
-    rig.reconfigure(rig.device.echo, n_rays)
+    rig = sonar_rig(n_rays, raycaster)
     device = rig.device
-    rays = o3d.core.Tensor(np.hstack((device._origins, device.directions)).astype(np.float32))
-    hits = rig.raycaster.cast(device._origins, device.directions)
+    assert isinstance(device, SingleBeamSonar)
+    origins, directions = device._origins, device._directions
+    rays = o3d.core.Tensor(np.hstack((origins, directions)).astype(np.float32))
+    hits = raycaster.cast(origins, directions)
     ping = device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity))
 
     def messages() -> None:
@@ -66,11 +77,11 @@ def stage_times(rig: SonarRig, scene: o3d.t.geometry.RaycastingScene, stamp: Tim
         sonar_point_message(ping, echo, stamp=stamp, frame_id='sonar', rays=n_rays)
 
     def whole() -> None:
-        rig.ping()
+        rig.read()
         messages()
 
     t_o3d = median_time(lambda: scene.cast_rays(rays), repeat)
-    t_cast = median_time(lambda: rig.raycaster.cast(device._origins, device.directions), repeat)
+    t_cast = median_time(lambda: raycaster.cast(origins, directions), repeat)
     t_echo = median_time(
         lambda: device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity)),
         repeat,
@@ -86,8 +97,8 @@ def main() -> int:
     parser.add_argument('--repeat', type=int, default=15)
     options = parser.parse_args()
 
-    rig = build_sonar_rig(robot_file=reference_robot_file(), world_file=reference_world_file())
-    world = rig.raycaster.world
+    raycaster = Raycaster(load_world(reference_world_file()))
+    world = raycaster.world
     poses = world.poses()
     scene = o3d.t.geometry.RaycastingScene()
     for entity, pose in zip(world.entities, poses, strict=True):
@@ -101,13 +112,13 @@ def main() -> int:
     print(f'{"rays":>9} {"open3d":>9} {"cast":>9} {"echo":>9} {"messages":>9} {"ping":>9} '
           f'{"rays/s":>10} {"ping/o3d":>9} {"echo/o3d":>9}')
     for n_rays in (1_000, 10_000, 100_000, 1_000_000):
-        t_o3d, t_cast, t_echo, t_msg, t_ping = stage_times(rig, scene, stamp, n_rays, options.repeat)
+        t_o3d, t_cast, t_echo, t_msg, t_ping = stage_times(raycaster, scene, stamp, n_rays, options.repeat)
         print(f'{n_rays:>9} {t_o3d * 1e3:>7.2f}ms {t_cast * 1e3:>7.2f}ms {t_echo * 1e3:>7.2f}ms '
               f'{t_msg * 1e3:>7.2f}ms {t_ping * 1e3:>7.2f}ms {n_rays / t_ping:>10.3g} '
               f'{t_ping / t_o3d:>9.2f} {t_echo / t_o3d:>9.2f}')
 
-    rig.reconfigure(rig.device.echo, 500)
-    t_default = median_time(rig.ping, options.repeat * 10)
+    rig = sonar_rig(500, raycaster)
+    t_default = median_time(rig.read, options.repeat * 10)
     print(f'default sonar (500 rays): {t_default * 1e3:.3f} ms per ping, '
           f'{1 / t_default:.0f} pings/s possible')
     return 0

@@ -76,7 +76,7 @@ _nps_build() {
       local interfaces
       interfaces=$(find msg $( [ -d srv ] && echo srv ) -type f | LC_ALL=C sort)
       echo "$interfaces"
-      find launch config -type f | LC_ALL=C sort
+      find launch config nps_sonar_py -type f -not -name "*.pyc" | LC_ALL=C sort
       echo "$interfaces" | xargs cat
     }) | sha256sum | cut -c1-16)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$NPS_WS/install/setup.bash" ]; then

@@ -1,6 +1,6 @@
-"""Write config/sonar.yaml from the sonar node's parameter table (names, defaults, descriptions).
+"""Write config/sonar.yaml from the sonar node's settings records (names, defaults, descriptions).
 
-Run after changing nps_sonar_py/ros/params.py: ``scripts/run python scripts/write_params_yaml.py``.
+Run after changing nps_sonar_py/devices/settings.py: ``scripts/run python scripts/write_params_yaml.py``.
 test/ros/test_parameter_files.py fails while the two disagree.
 """
 
@@ -11,7 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nps_sonar_py.ros.params import ECHO_PARAMETERS, MOTION_PARAMETERS, OUTPUT_PARAMETERS, SONAR_PARAMETERS
+from nps_sonar_py.devices.settings import specs
+from nps_sonar_py.ros.sonar_node import SonarNode
 
 
 def yaml_value(value: object) -> str:
@@ -20,33 +21,29 @@ def yaml_value(value: object) -> str:
         return 'true' if value else 'false'
     if isinstance(value, str):
         return f"'{value}'"
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return '[' + ', '.join(repr(float(v)) for v in value) + ']'
     return repr(value)
 
 
 def main() -> int:
-    """Write config/sonar.yaml from the parameter tables, one commented block per table."""
+    """Write config/sonar.yaml, one commented block per settings record."""
     lines = [
-        '# Parameters of the sonar node, with their defaults. nps_sonar_py/ros/params.py holds the',
-        '# table (types, bounds, read-only flags); `ros2 param describe /sonar <name>` shows each.',
-        "# Keyed '/**' so that they apply whatever the node's name and namespace. Read-only ones",
-        '# need a restart; the echo model (last block) may change at run time, validated as a whole.',
+        '# Parameters of the sonar node, with their defaults. nps_sonar_py/devices/settings.py',
+        '# holds the table (types, bounds, run-time flags); `ros2 param describe /sonar <name>`',
+        "# shows each. Keyed '/**' so that they apply whatever the node's name and namespace.",
+        '# Read-only ones need a restart; the others may change at run time, validated as a whole.',
         '# Written by scripts/write_params_yaml.py.',
         '/**:',
         '  ros__parameters:',
     ]
-    blocks = (
-        ('What is simulated, where, and what is published', SONAR_PARAMETERS),
-        ('QoS and markers', OUTPUT_PARAMETERS),
-        ('How the robot and the world move', MOTION_PARAMETERS),
-        ('The echo model (nps_sonar_py.echo.EchoConfig)', ECHO_PARAMETERS),
-    )
-    for title, table in blocks:
-        lines.append(f'    # --- {title} ---')
-        for p in table:
-            lines.append(f'    # {p.description}' + (' (read-only)' if p.read_only else ''))
-            lines.append(f'    {p.name}: {yaml_value(p.default)}')
+    for record in SonarNode.records():
+        title = (record.__doc__ or record.__name__).strip().splitlines()[0].rstrip('.')
+        lines.append(f'    # --- {title} ({record.__name__}) ---')
+        for spec in specs(record):
+            runtime = SonarNode.RECONFIGURABLE and spec.runtime
+            lines.append(f'    # {spec.description}' + ('' if runtime else ' (read-only)'))
+            lines.append(f'    {spec.name}: {yaml_value(spec.default)}')
     path = Path(__file__).resolve().parents[1] / 'config' / 'sonar.yaml'
     path.write_text('\n'.join(lines) + '\n')
     print(f'wrote {path}')

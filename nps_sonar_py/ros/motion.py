@@ -16,9 +16,8 @@ that cast into one raycaster (``robot_sensors_node``) share a :class:`SceneStart
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from geometry_msgs.msg import Pose, PoseStamped
@@ -29,39 +28,18 @@ from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
 from nps_sonar import msg as nps_msg
+from nps_sonar_py.devices.settings import MotionSettings
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.ros.conversions import matrix_from_pose
 from nps_sonar_py.scene import EntityState
-from nps_sonar_py.transforms import transform_from
 
 if TYPE_CHECKING:
     from nps_sonar_py.scene import Raycaster
 
-__all__ = [
-    'POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart', 'matrix_from_pose', 'matrix_from_quaternion',
-]
+__all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart']
 
 POSE_SOURCES = ('fixed', 'odometry', 'pose')
 SCENE_TIMES = ('start', 'clock')
-
-
-def matrix_from_quaternion(x: float, y: float, z: float, w: float) -> NDArray[np.float64]:
-    """Rotation matrix of a quaternion ``(x, y, z, w)`` (normalised first)."""
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if not n > 0.0:
-        msg = 'a quaternion of zero length is no rotation'
-        raise ValueError(msg)
-    x, y, z, w = x / n, y / n, z / n, w / n
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
-
-
-def matrix_from_pose(pose: Pose) -> NDArray[np.float64]:
-    """4x4 transform of a ``geometry_msgs/Pose``."""
-    q, p = pose.orientation, pose.position
-    return transform_from(matrix_from_quaternion(q.x, q.y, q.z, q.w), [p.x, p.y, p.z])
 
 
 class SceneStart:
@@ -78,10 +56,10 @@ class Motion:
     """
 
     def __init__(
-        self, node: Node, values: dict[str, Any], *, world_from_root: NDArray[np.float64],
+        self, node: Node, settings: MotionSettings, *, world_from_root: NDArray[np.float64],
         start: SceneStart | None = None,
     ) -> None:
-        source, scene_time = values['pose_source'], values['scene_time']
+        source, scene_time = settings.pose_source, settings.scene_time
         if source not in POSE_SOURCES:
             raise ConfigurationError(f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}')
         if scene_time not in SCENE_TIMES:
@@ -98,14 +76,14 @@ class Motion:
         depth = 10
         if source == 'odometry':
             node.create_subscription(
-                Odometry, values['pose_topic'] or 'odom', lambda m: self._on_pose(m.pose.pose), depth,
+                Odometry, settings.pose_topic or 'odom', lambda m: self._on_pose(m.pose.pose), depth,
             )
         elif source == 'pose':
             node.create_subscription(
-                PoseStamped, values['pose_topic'] or 'pose', lambda m: self._on_pose(m.pose), depth,
+                PoseStamped, settings.pose_topic or 'pose', lambda m: self._on_pose(m.pose), depth,
             )
-        node.create_subscription(JointState, values['joint_states_topic'], self._on_joint_state, depth)
-        node.create_subscription(nps_msg.SceneState, values['scene_state_topic'], self._on_scene_state, depth)
+        node.create_subscription(JointState, settings.joint_states_topic, self._on_joint_state, depth)
+        node.create_subscription(nps_msg.SceneState, settings.scene_state_topic, self._on_scene_state, depth)
 
     def _on_pose(self, pose: Pose) -> None:
         try:

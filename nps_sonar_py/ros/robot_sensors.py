@@ -33,23 +33,17 @@ from rclpy.parameter import Parameter
 from rclpy.validate_node_name import validate_node_name
 
 from nps_sonar_py.description import Sensor, SensorType
+from nps_sonar_py.devices import find_share_file, load_robot_from, robot_root_pose, select_sensors
+from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings, plain
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
-from nps_sonar_py.rig import find_share_file
 from nps_sonar_py.ros.motion import SceneStart
-from nps_sonar_py.ros.params import ParameterSpec, declare_all
-from nps_sonar_py.ros.ranger_node import (
-    COMMON_PARAMETERS,
-    RangerNode,
-    load_robot_from,
-    read_parameters,
-    world_from_root,
-)
+from nps_sonar_py.ros.params import declare_settings, read_settings
+from nps_sonar_py.ros.ranger_node import RangerNode
 from nps_sonar_py.ros.sonar_node import SonarNode
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.scene import Raycaster, load_world
-from nps_sonar_py.sensing.ranger import select_sensors
 
-__all__ = ['DEMO_ROBOT', 'DEMO_SCENE', 'HOST_NAME', 'HOST_PARAMETERS', 'SIMULATED', 'RobotSensors', 'main']
+__all__ = ['DEMO_ROBOT', 'DEMO_SCENE', 'HOST_NAME', 'HOST_RECORDS', 'SIMULATED', 'RobotSensors', 'main']
 
 #: The host node's name; the sensor nodes take their sensors' names.
 HOST_NAME = 'robot_sensors'
@@ -57,19 +51,8 @@ HOST_NAME = 'robot_sensors'
 DEMO_ROBOT = 'config/robots/demo_robot.urdf.xacro'
 DEMO_SCENE = 'config/worlds/box_room.world'
 
-#: Parameters the host reads once and gives every sensor node.
-SHARED = ('robot_description_file', 'robot_description', 'scene_file', 'robot_pose')
-_DESCRIPTIONS = {
-    'robot_description_file': f'URDF or xacro file of the robot; empty: the demo robot ({DEMO_ROBOT})',
-    'scene_file': f'scene file of the world; empty: the box room ({DEMO_SCENE})',
-}
-
-HOST_PARAMETERS: tuple[ParameterSpec, ...] = (
-    *(dataclasses.replace(spec, description=_DESCRIPTIONS.get(spec.name, spec.description))
-      for spec in COMMON_PARAMETERS if spec.name in SHARED),
-    ParameterSpec('sensors', '', 'comma-separated <sensor> names or globs to simulate; empty: every sonar '
-                  'and ray sensor', read_only=True),
-)
+#: The host's settings: the robot and world it shares, and which sensors it simulates.
+HOST_RECORDS = (RobotSettings, SelectionSettings)
 
 #: The node class and its sensor-choosing parameter, per simulated sensor type.
 SIMULATED: dict[SensorType, tuple[type[Node], str]] = {
@@ -91,14 +74,17 @@ class RobotSensors(Node):
         if self.get_name() != HOST_NAME:  # a node-name remap would give every node of the process this name
             raise ConfigurationError(f'robot_sensors_node names its nodes ({HOST_NAME} and one per sensor), '
                                      f'got "{self.get_name()}": do not remap __node (launch: no name=)')
-        declare_all(self, HOST_PARAMETERS)
-        values = read_parameters(self, HOST_PARAMETERS)
-        if not values['robot_description']:
-            values['robot_description_file'] = values['robot_description_file'] or find_share_file(DEMO_ROBOT)
-        values['scene_file'] = values['scene_file'] or find_share_file(DEMO_SCENE)
-        world_from_root(values)  # a bad robot_pose is refused here, once
-        self.robot = load_robot_from(values)
-        patterns = values['sensors']
+        declare_settings(self, HOST_RECORDS, runtime=False)
+        settings = read_settings(self, HOST_RECORDS)
+        where = settings[RobotSettings]
+        if not where.robot_description:
+            where = dataclasses.replace(
+                where, robot_description_file=where.robot_description_file or find_share_file(DEMO_ROBOT)
+            )
+        where = dataclasses.replace(where, scene_file=where.scene_file or find_share_file(DEMO_SCENE))
+        robot_root_pose(where.robot_pose)  # a bad robot_pose is refused here, once
+        self.robot = load_robot_from(where)
+        patterns = settings[SelectionSettings].sensors
         chosen = select_sensors(self.robot, patterns) if patterns.strip() else list(self.robot.sensors)
         simulated = [s for s in chosen if s.type in SIMULATED]
         not_simulated = [f'{s.name} ({s.type.value})' for s in chosen if s.type not in SIMULATED]
@@ -113,7 +99,7 @@ class RobotSensors(Node):
             except InvalidNodeNameException:
                 raise self._error(sensor, 'its name is not a valid ROS node name (letters, digits and _, '
                                           'not starting with a digit)') from None
-        world = load_world(values['scene_file'])
+        world = load_world(where.scene_file)
         self.raycaster = Raycaster(world)
         listed = ', '.join(f'{s.name} ({s.type.value})' for s in simulated)
         self.get_logger().info(
@@ -122,11 +108,14 @@ class RobotSensors(Node):
         )
         n = len(world.entity_names)
         self.get_logger().info(
-            f'world loaded once from {values["scene_file"]} ({n} entit{"y" if n == 1 else "ies"}): one '
+            f'world loaded once from {where.scene_file} ({n} entit{"y" if n == 1 else "ies"}): one '
             f'raycaster shared by {len(simulated)} sensor nodes',
         )
         start = SceneStart()
-        shared = [Parameter(name, value=values[name]) for name in SHARED]
+        shared = [
+            Parameter(f.name, value=plain(getattr(where, f.name)))
+            for f in dataclasses.fields(where)
+        ]
         own = list(kwargs.pop('parameter_overrides', None) or [])
         for sensor in simulated:
             node_class, choice = SIMULATED[sensor.type]

@@ -28,7 +28,8 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.scan import SurfaceCaster, scan_directions
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.scan import scan_directions
 
 __all__ = ['FanConfig', 'FanPing', 'MultibeamSonar']
 

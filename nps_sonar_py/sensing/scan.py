@@ -42,8 +42,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -51,6 +49,7 @@ from nps_sonar_py.description import RaySpec, ScanAxis
 from nps_sonar_py.echo import NoiseType, RangeNoise
 from nps_sonar_py.echo.reflectivity import RETRO_FULL_SCALE
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.caster import SurfaceCaster
 
 __all__ = [
     'AxisSampling',
@@ -58,8 +57,6 @@ __all__ = [
     'ScanConfig',
     'ScanReading',
     'Scanner',
-    'SurfaceCaster',
-    'SurfaceHits',
     'apply_range_noise',
     'intensity_mode',
     'scan_directions',
@@ -67,27 +64,6 @@ __all__ = [
 
 #: Most rays a scanner may cast per scan (a guard against a configuration that would stall a node).
 MAX_RAYS = 4_000_000
-
-
-class SurfaceHits(Protocol):
-    """What the devices read of a cast (``scene.RayHits``): per ray, range, ``|cos|`` of incidence, mu."""
-
-    @property
-    def ranges(self) -> NDArray[np.floating]: ...  # noqa: D102
-
-    @property
-    def cos_incidence(self) -> NDArray[np.floating]: ...  # noqa: D102
-
-    @property
-    def reflectivity(self) -> NDArray[np.floating]: ...  # noqa: D102
-
-
-class SurfaceCaster(Protocol):
-    """Anything that casts world-frame rays and reports the surfaces hit: ``scene.Raycaster``."""
-
-    def cast(  # noqa: D102
-        self, origins: NDArray[np.float64], directions: NDArray[np.float64],
-    ) -> SurfaceHits: ...
 
 
 class IntensityMode(Enum):

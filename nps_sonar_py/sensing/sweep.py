@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.scan import SurfaceCaster
+from nps_sonar_py.sensing.caster import SurfaceCaster
 
 __all__ = ['ScanningSonar', 'SweepConfig', 'SweepStep', 'rotation_z', 'sweep_problem']
 

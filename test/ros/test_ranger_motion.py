@@ -39,7 +39,7 @@ from ranger_scenes import WALL_BETA as BETA
 from ros_helpers import Probe, first_such, nanoseconds, publishing, running
 
 from nps_sonar_py.sensing.cone import cone_pattern
-from nps_sonar_py.sensing.ranger import ring_poses
+from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.sensing.sweep import rotation_z
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 

@@ -37,7 +37,7 @@ from ranger_scenes import (
 from ranger_scenes import RING_BETA as BETA
 from ros_helpers import Probe, executable, ros_args, running
 
-from nps_sonar_py.sensing.ranger import ring_poses
+from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.transforms import rpy_to_matrix, transform_from_xyz_rpy
 
 pytestmark = pytest.mark.ros
@@ -312,20 +312,22 @@ def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, Any
 def test_parameter_files_name_declared_parameters_with_their_types(file: str, table: str) -> None:
     import yaml
 
-    from nps_sonar_py.ros.ranger_node import RANGER_PARAMETERS
-    from nps_sonar_py.ros.scanning_sonar_node import SCANNING_SONAR_PARAMETERS
+    from nps_sonar_py.ros.params import parameter_specs
+    from nps_sonar_py.ros.ranger_node import RangerNode
+    from nps_sonar_py.ros.scanning_sonar_node import ScanningSonarNode
 
-    specs = {p.name: p for p in (RANGER_PARAMETERS if table == 'ranger' else SCANNING_SONAR_PARAMETERS)}
+    node = RangerNode if table == 'ranger' else ScanningSonarNode
+    specs = {p.name: p for p in parameter_specs(node.records())}
     values = yaml.safe_load((WORLDS.parent / file).read_text())['/**']['ros__parameters']
     for name, value in values.items():
         assert name in specs, name
-        assert type(value) is type(specs[name].default), name  # 50 where 50.0 is declared fails at start
+        assert type(value) is type(specs[name].plain_default), name  # 50 where 50.0 is declared fails at start
 
 
 def test_point_cloud_without_intensities_has_no_intensity_field() -> None:
     from builtin_interfaces.msg import Time
 
-    from nps_sonar_py.ros.ranger_conversions import point_cloud
+    from nps_sonar_py.ros.conversions import point_cloud
 
     points = np.arange(2 * 3 * 3, dtype=np.float64).reshape(2, 3, 3)
     points[1, 2] = np.nan

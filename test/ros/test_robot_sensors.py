@@ -264,11 +264,9 @@ def test_one_world_one_raycaster_in_process(tmp_path: Path, monkeypatch: pytest.
         children = {n.get_name(): n for n in host.sensor_nodes}
         assert list(children) == ['sonar', 'front_scanner', 'rear_ranger']
         assert len(built) == 1  # one world, one raycaster, read by the host
-        assert children['sonar'].rig.raycaster is host.raycaster
-        assert children['sonar'].rig.robot is host.robot
-        for name in ('front_scanner', 'rear_ranger'):
-            assert children[name].raycaster is host.raycaster
-            assert children[name].robot is host.robot
+        for name in ('sonar', 'front_scanner', 'rear_ranger'):
+            assert children[name].rig.caster is host.raycaster
+            assert children[name].rig.robot is host.robot
         # parameter_overrides (the host's) win over a '/**' file value, a '/**/sonar' one and -p
         assert children['sonar'].get_parameter('sensor').value == 'sonar'
         assert children['front_scanner'].get_parameter('sensors').value == 'front_scanner'

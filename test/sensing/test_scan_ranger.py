@@ -1,4 +1,4 @@
-"""Ranger devices (``sensing.ranger``): a sonar ring in the corridor, and SetConfig's checks.
+"""Ranger devices (``nps_sonar_py.devices``): a sonar ring in the corridor, and SetConfig's checks.
 
 The corridor (``config/worlds/corridor.world``): walls y = -1.0 and y = 1.5, floor z = 0,
 nothing else within 30 m. Expected ranges are the nearest intersection of the documented
@@ -19,7 +19,7 @@ from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.cone import cone_pattern
-from nps_sonar_py.sensing.ranger import (
+from nps_sonar_py.devices import (
     RangerConfig,
     RangerGeometry,
     ScannerRanger,
@@ -79,7 +79,7 @@ def corridor() -> Raycaster:
 
 def test_a_ring_of_sonars_in_the_corridor(corridor: Raycaster) -> None:
     device = ring_array()
-    reading = device.ping(corridor)
+    reading = device.read(corridor)
     expected = [corridor_range(LIFT @ p) for p in ring_poses(8, 0.2)]
     # The plain cases: looking straight at a wall reads the perpendicular distance.
     assert expected[2] == pytest.approx(NORTH - 0.2)
@@ -103,7 +103,7 @@ def test_elements_beyond_max_range_read_plus_inf(corridor: Raycaster) -> None:
     frames = ['a', 'b', 'c', 'd']
     geometry = RangerGeometry.of_elements('base_link', 'ring', np.eye(4), frames, poses, (0, 0, 0))
     device = SonarArray(echo(beam_width=math.radians(2.0)), LIFT, geometry, n_rays=50, frequency=10.0)
-    ranges = device.ping(corridor).ranges
+    ranges = device.read(corridor).ranges
     assert ranges[0] == math.inf
     assert ranges[2] == math.inf
     assert ranges[1] == pytest.approx(NORTH - 0.2, abs=2e-6)
@@ -136,11 +136,11 @@ def test_array_set_config_checks_physics_and_keeps_the_old_config(corridor: Rayc
     # Halving max_range lifts the limit to 68.6 Hz; the floor (3.86 m) is then out of range.
     assert device.reconfigure(dataclasses.replace(before, max_range=2.5, frequency=60.0)) is None
     assert device.ranger_config().frequency == 60.0
-    ranges = device.ping(corridor).ranges
+    ranges = device.read(corridor).ranges
     assert ranges[0] == math.inf
     assert ranges[2] == pytest.approx(NORTH - 0.2, abs=2e-6)
     assert device.reconfigure(dataclasses.replace(device.ranger_config(), range_resolution=0.25)) is None
-    assert device.ping(corridor).ranges[2] == pytest.approx(1.25)
+    assert device.read(corridor).ranges[2] == pytest.approx(1.25)
 
 
 def test_scanner_set_config_narrows_the_window() -> None:

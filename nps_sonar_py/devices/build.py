@@ -1,0 +1,420 @@
+"""Every device built in one place: from a robot and typed settings to a device on its mount.
+
+A node (or a script) reads a robot (:func:`load_robot_from`), chooses a setup (the records
+of ``devices/settings.py`` that describe its device) and calls :func:`build_device`, which
+picks the sensors, checks them and returns the device with its :class:`RobotMount`. Which
+device a setup makes:
+
+* :class:`SonarSetup`: one ``<sensor type="sonar">``: a :class:`SingleBeamSonar`;
+* :class:`RangerSetup`: one ``<sensor type="ray">``: a :class:`ScannerRanger`; sonars (several
+  names or a glob, or one with ``element_poses``): a :class:`SonarArray`;
+* :class:`ScanningSetup`: ``mode: sweep``: a :class:`SweepRanger`; ``multibeam``: a :class:`FanRanger`.
+
+A configuration the device refuses is a ``DescriptionError`` located at the sensor's element.
+No rclpy here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import math
+import os
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
+from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.mount import RobotMount
+from nps_sonar_py.devices.scanner import ScannerRanger
+from nps_sonar_py.devices.scanning import FanRanger, SweepRanger
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    GeometrySettings,
+    OutputSettings,
+    RangerSettings,
+    RobotSettings,
+    ScanningSettings,
+    SelectionSettings,
+    SensorSettings,
+)
+from nps_sonar_py.devices.sonar import SingleBeamSonar, SonarArray, sonar_echo_config
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
+from nps_sonar_py.sensing.scan import ScanConfig
+from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
+from nps_sonar_py.transforms import transform_from_xyz_rpy
+
+__all__ = [
+    'DEFAULT_RATE_HZ',
+    'DeviceSetup',
+    'RangerSetup',
+    'ScanningSetup',
+    'SonarSetup',
+    'build_device',
+    'choose_sensor',
+    'element_poses_from_flat',
+    'find_share_file',
+    'load_robot_from',
+    'make_setup',
+    'reference_robot_file',
+    'reference_world_file',
+    'ring_poses',
+    'robot_root_pose',
+    'select_sensors',
+    'setup_records',
+]
+
+#: Readings per second when neither the settings nor the ``<sensor update_rate>`` give one.
+DEFAULT_RATE_HZ = 10.0
+
+_REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def share_prefixes() -> list[Path]:
+    """The prefixes of ``AMENT_PREFIX_PATH``, in order (the ament index is a file layout)."""
+    return [Path(p) for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
+
+
+def find_share_file(relative: str) -> str:
+    """A file of this package's ``share/nps_sonar`` (installed) or of the source tree."""
+    for prefix in share_prefixes():
+        candidate = prefix / 'share' / 'nps_sonar' / relative
+        if candidate.is_file():
+            return str(candidate)
+    return str(_REPOSITORY / relative)
+
+
+def reference_robot_file() -> str:
+    """The robot of the reference scenario: a sonar at (2.1, 1.0, 1.0) looking along +y."""
+    return find_share_file('config/robots/reference_sonar.urdf')
+
+
+def reference_world_file() -> str:
+    """The world of the reference scenario (NPS ``blueview_basement_cylinder``): tank and cylinder."""
+    return find_share_file('config/worlds/reference_tank.world')
+
+
+def load_robot_from(settings: RobotSettings, default_file: str | None = None) -> Robot:
+    """The robot of ``robot_description`` (wins) or ``robot_description_file`` (or ``default_file``)."""
+    if settings.robot_description:
+        return parse_robot(settings.robot_description, source='<robot_description>')
+    return load_robot(settings.robot_description_file or default_file or reference_robot_file())
+
+
+def robot_root_pose(pose: Sequence[float]) -> NDArray[np.float64]:
+    """(4, 4) world <- robot root link of ``[x, y, z, roll, pitch, yaw]``."""
+    if len(pose) != 6:
+        raise ConfigurationError(
+            f'robot_pose must be [x, y, z, roll, pitch, yaw], got {list(pose)!r}'
+        )
+    return transform_from_xyz_rpy(pose[:3], pose[3:])
+
+
+# --- choosing sensors ---------------------------------------------------------------------------
+
+
+def _listing(robot: Robot) -> str:
+    return ', '.join(f'{s.name} ({s.type.value})' for s in robot.sensors) or 'none'
+
+
+def choose_sensor(robot: Robot, name: str | None, kind: SensorType) -> Sensor:
+    """The sensor called ``name``, or the first of type ``kind``; an error says what there is."""
+    if name:
+        sensor = robot.sensor(name)
+        if sensor.type is not kind:
+            raise _located(robot, sensor, f'is of type "{sensor.type.value}", not "{kind.value}"')
+        return sensor
+    for sensor in robot.sensors:
+        if sensor.type is kind:
+            return sensor
+    raise DescriptionError(
+        f'has no <sensor type="{kind.value}">; sensors: {_listing(robot)}',
+        file=robot.source,
+        element='<robot>',
+    )
+
+
+def select_sensors(robot: Robot, patterns: str) -> list[Sensor]:
+    """The sensors named by ``patterns``: comma-separated names or shell globs, in URDF order.
+
+    Empty: the first ``ray`` sensor, else every ``sonar`` sensor. A name that matches nothing
+    is an error listing the robot's sensors.
+    """
+    names = [p.strip() for p in patterns.split(',') if p.strip()]
+    chosen: list[Sensor] = []
+    if not names:
+        rays = robot.sensors_of_type(SensorType.RAY)
+        chosen += list(rays[:1]) or list(robot.sensors_of_type(SensorType.SONAR))
+        if not chosen:
+            raise DescriptionError(
+                f'has no ray or sonar <sensor>; sensors: {_listing(robot)}',
+                file=robot.source,
+                element='<robot>',
+            )
+        return chosen
+    for pattern in names:
+        matched = [s for s in robot.sensors if fnmatch.fnmatchcase(s.name, pattern)]
+        if not matched:
+            raise DescriptionError(
+                f'no <sensor> matches "{pattern}"; sensors: {_listing(robot)}',
+                file=robot.source,
+                element='<robot>',
+            )
+        chosen += [s for s in matched if s not in chosen]
+    return chosen
+
+
+def element_poses_from_flat(values: Sequence[float]) -> NDArray[np.float64]:
+    """(k, 4, 4) poses from ``[x, y, z, roll, pitch, yaw] * k`` (URDF conventions, m and rad)."""
+    flat = [float(v) for v in values]
+    if len(flat) % 6 or not flat:
+        raise ConfigurationError(
+            f'element_poses needs 6 numbers (x y z roll pitch yaw) per element, got {len(flat)}'
+        )
+    if not all(math.isfinite(v) for v in flat):
+        raise ConfigurationError('element_poses must be finite numbers')
+    rows = np.array(flat).reshape(-1, 6)
+    return np.array([transform_from_xyz_rpy(row[:3], row[3:]) for row in rows])
+
+
+def ring_poses(count: int, radius: float, *, start: float = 0.0) -> NDArray[np.float64]:
+    """(count, 4, 4) elements on a circle about +z, each looking outwards, the first at ``start`` rad."""
+    yaw = start + 2.0 * math.pi * np.arange(count) / count
+    poses = np.tile(np.eye(4), (count, 1, 1))
+    c, s = np.cos(yaw), np.sin(yaw)
+    poses[:, 0, 0], poses[:, 0, 1], poses[:, 1, 0], poses[:, 1, 1] = c, -s, s, c
+    poses[:, 0, 3], poses[:, 1, 3] = radius * c, radius * s
+    return poses
+
+
+def _located(robot: Robot, sensor: Sensor, problem: str) -> DescriptionError:
+    return DescriptionError(
+        problem, file=robot.source, line=sensor.line, element=f'<sensor name="{sensor.name}">'
+    )
+
+
+def _rate(output: OutputSettings, sensor: Sensor) -> float:
+    return float(output.update_rate or sensor.update_rate or DEFAULT_RATE_HZ)
+
+
+# --- setups -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SonarSetup:
+    """One single-beam sonar (``sonar_node``)."""
+
+    sensor: SensorSettings
+    output: OutputSettings
+    beam: BeamSettings
+
+
+@dataclass(frozen=True)
+class RangerSetup:
+    """A scanner or a sonar array (``ranger_node``)."""
+
+    selection: SelectionSettings
+    ranger: RangerSettings
+    geometry: GeometrySettings
+    output: OutputSettings
+    beam: BeamSettings
+
+
+@dataclass(frozen=True)
+class ScanningSetup:
+    """A scanning sonar or a multibeam (``scanning_sonar_node``)."""
+
+    sensor: SensorSettings
+    scanning: ScanningSettings
+    geometry: GeometrySettings
+    output: OutputSettings
+    beam: BeamSettings
+
+
+DeviceSetup = SonarSetup | RangerSetup | ScanningSetup
+Built = tuple[RobotMount, Device[Any]]
+_Setup = TypeVar('_Setup', SonarSetup, RangerSetup, ScanningSetup)
+
+
+def setup_records(setup: type[DeviceSetup]) -> tuple[type[Any], ...]:
+    """The settings record classes a setup is made of, in field order."""
+    hints = typing.get_type_hints(setup)
+    return tuple(hints[f.name] for f in dataclasses.fields(setup))
+
+
+def make_setup(setup: type[_Setup], record: Callable[[type[Any]], Any]) -> _Setup:
+    """A ``setup`` of the records ``record(RecordClass)`` gives."""
+    return setup(*(record(kind) for kind in setup_records(setup)))
+
+
+def build_device(robot: Robot, setup: DeviceSetup) -> Built:
+    """The device ``setup`` describes on ``robot``, with its mount, at the robot's zero pose.
+
+    Raises ``DescriptionError`` (a sensor that does not fit, located in the robot's file) or
+    ``ConfigurationError`` (settings that contradict each other).
+    """
+    builders: dict[type[Any], Callable[[Robot, Any], Built]] = {
+        SonarSetup: _build_sonar,
+        RangerSetup: _build_ranger,
+        ScanningSetup: _build_scanning,
+    }
+    return builders[type(setup)](robot, setup)
+
+
+_Device = TypeVar('_Device')
+
+
+def _checked(robot: Robot, sensor: Sensor, make: Callable[[], _Device]) -> _Device:
+    """``make()``, with a ``ConfigurationError`` turned into an error located at ``sensor``."""
+    try:
+        return make()
+    except ConfigurationError as error:
+        raise _located(robot, sensor, str(error)) from None
+
+
+def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
+    sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
+    frame = setup.sensor.frame_id or sensor.name
+    mount = RobotMount(
+        robot, (sensor,), sensor.name, frame, (frame,), (0.0, 0.0, 0.0), np.eye(4)[None]
+    )
+    geometry = mount.geometry({})
+    echo = sonar_echo_config(sensor.sonar, **setup.beam.echo_overrides())
+    device = SingleBeamSonar(
+        echo, geometry.pose, geometry, n_rays=setup.beam.rays, frequency=_rate(setup.output, sensor)
+    )
+    return mount, device
+
+
+def _same_beam(a: Sensor, b: Sensor) -> bool:
+    first, second = a.sonar, b.sonar
+    return bool(
+        np.allclose(
+            [first.min, first.max, first.radius],
+            [second.min, second.max, second.radius],
+            rtol=1e-12,
+            atol=0.0,
+        )
+    )
+
+
+def _build_ranger(robot: Robot, setup: RangerSetup) -> Built:
+    sensors = select_sensors(robot, setup.selection.sensors)
+    kinds = {s.type for s in sensors}
+    if kinds == {SensorType.RAY}:
+        return _build_scanner(robot, setup, sensors)
+    if kinds == {SensorType.SONAR}:
+        return _build_array(robot, setup, sensors)
+    listed = ', '.join(f'{s.name} ({s.type.value})' for s in sensors)
+    raise DescriptionError(
+        f'a device is one ray sensor or sonars, not {listed}', file=robot.source, element='<robot>'
+    )
+
+
+def _build_scanner(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Built:
+    sensor = sensors[0]
+    if len(sensors) > 1:
+        raise _located(
+            robot, sensors[1], 'an array of ray sensors is not supported; name one ray sensor'
+        )
+    if setup.ranger.element_poses:
+        raise ConfigurationError('element_poses applies to a sonar, not to a ray sensor')
+    limits = _checked(
+        robot,
+        sensor,
+        lambda: ScanConfig.from_ray_spec(
+            sensor.ray,
+            update_rate=_rate(setup.output, sensor),
+            intensity=setup.ranger.intensity,
+            seed=setup.beam.noise_seed,
+        ),
+    )
+    name = setup.ranger.device_name or sensor.name
+    mount = RobotMount(
+        robot, (sensor,), name, name, (name,), setup.geometry.element_size, np.eye(4)[None]
+    )
+    geometry = mount.geometry({})
+    return mount, ScannerRanger(limits, geometry.pose, geometry)
+
+
+def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Built:
+    first = sensors[0]
+    for other in sensors[1:]:
+        if not _same_beam(other, first):
+            raise _located(
+                robot,
+                other,
+                f'the elements of an array need the <sonar> (min, max, radius) of "{first.name}"',
+            )
+    size = setup.geometry.element_size
+    if setup.ranger.element_poses:
+        if len(sensors) > 1:
+            raise ConfigurationError(
+                'element_poses applies to one sonar; several <sensor> were named'
+            )
+        name = setup.ranger.device_name or first.name
+        element_poses = element_poses_from_flat(setup.ranger.element_poses)
+        frames = tuple(f'{name}_{k}' for k in range(len(element_poses)))
+        mount = RobotMount(robot, sensors[:1], name, name, frames, size, element_poses)
+    else:  # the device frame: at the centroid of the elements, parallel to the root link
+        name = setup.ranger.device_name or (first.name if len(sensors) == 1 else 'ranger')
+        frames = tuple(s.name for s in sensors)
+        mount = RobotMount(robot, sensors, name, name, frames, size)
+    geometry = mount.geometry({})
+    device = _checked(
+        robot,
+        first,
+        lambda: SonarArray(
+            sonar_echo_config(first.sonar, **setup.beam.echo_overrides()),
+            geometry.pose,
+            geometry,
+            n_rays=setup.beam.rays,
+            range_resolution=setup.ranger.range_resolution,
+            frequency=_rate(setup.output, first),
+        ),
+    )
+    return mount, device
+
+
+def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
+    sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
+    frame = setup.sensor.frame_id or sensor.name
+    mount = RobotMount(
+        robot, (sensor,), sensor.name, frame, (frame,), setup.geometry.element_size, np.eye(4)[None]
+    )
+    geometry = mount.geometry({})
+    s = setup.scanning
+
+    def make() -> Device[Any]:
+        echo = sonar_echo_config(sensor.sonar, **setup.beam.echo_overrides())
+        limits = (echo.min_range, echo.max_range)
+        if s.mode == 'sweep':
+            sweep = SweepConfig(s.min_angle, s.max_angle, s.step, s.step_period, s.bounce)
+            sonar = ScanningSonar(echo, sweep, geometry.pose, n_rays=setup.beam.rays)
+            return SweepRanger(sonar, geometry, limits=limits)
+        if s.mode == 'multibeam':
+            fan = FanConfig(
+                s.beams,
+                s.min_angle,
+                s.max_angle,
+                s.vertical_beam_width,
+                s.rays_horizontal,
+                s.rays_vertical,
+            )
+            multibeam = MultibeamSonar(echo, fan, geometry.pose)
+            return FanRanger(
+                multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits
+            )
+        raise ConfigurationError(f'mode must be sweep or multibeam, got {s.mode!r}')
+
+    return mount, _checked(robot, sensor, make)

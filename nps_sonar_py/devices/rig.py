@@ -1,0 +1,72 @@
+"""A device on a robot in a world: what a node moves, reads and reconfigures.
+
+The robot's root link sits at ``world_from_root`` in the world; its joints move the device
+through its :class:`RobotMount`. The rig casts into one ``caster`` (the world's raycaster,
+which the sensors of one process may share). No rclpy here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.description import Robot
+from nps_sonar_py.devices.build import DeviceSetup, build_device
+from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.mount import RobotMount
+from nps_sonar_py.sensing.caster import SurfaceCaster
+
+__all__ = ['Rig']
+
+
+class Rig:
+    """One device mounted on a robot, placed in a world.
+
+    Args:
+        robot: the robot carrying the device.
+        setup: the settings the device is built from (``devices/build.py``).
+        caster: the world's raycaster.
+        world_from_root: (4, 4) pose of the robot's root link in the world.
+    """
+
+    def __init__(
+        self,
+        robot: Robot,
+        setup: DeviceSetup,
+        caster: SurfaceCaster,
+        world_from_root: NDArray[np.float64],
+    ) -> None:
+        self.robot = robot
+        self.caster = caster
+        self.setup = setup
+        self.mount: RobotMount
+        self.device: Device[Any]
+        self.mount, self.device = build_device(robot, setup)
+        self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
+        self.joints: dict[str, float] = {}
+        self.mount.place(self.device, self.world_from_root, self.joints)
+
+    def move(self, world_from_root: NDArray[np.float64], joints: Mapping[str, float]) -> bool:
+        """Move the robot: its root link and its joints; whether the device's geometry changed."""
+        self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
+        self.joints = dict(joints)
+        return self.mount.place(self.device, self.world_from_root, self.joints)
+
+    def read(self) -> Any:
+        """One reading of the device where the robot holds it now."""
+        return self.device.read(self.caster)
+
+    def rebuilt(self, setup: DeviceSetup) -> tuple[RobotMount, Device[Any]]:
+        """A device of ``setup`` where this one is, not yet in use (raises if ``setup`` is refused)."""
+        mount, device = build_device(self.robot, setup)
+        mount.place(device, self.world_from_root, self.joints)
+        return mount, device
+
+    def use(self, setup: DeviceSetup, built: tuple[RobotMount, Device[Any]]) -> None:
+        """Read with ``built`` (from :meth:`rebuilt`) from now on."""
+        self.setup = setup
+        self.mount, self.device = built
+        self.mount.place(self.device, self.world_from_root, self.joints)

@@ -1,0 +1,242 @@
+"""Single-beam sonars as devices: one sonar, or an array of them pinging together.
+
+The URDF ``<sonar>`` gives a cone (``min``, ``max``, and ``radius`` at ``max``); this package
+reads that cone as the beam's one-way -3 dB width, ``beam_width = 2 atan(radius / max)``,
+unless the configuration sets another. Rays fill the cast cone (``EchoConfig.cast_half_angle``,
+by default the -3 dB half width, so the URDF cone itself) at equal solid angle
+(``sensing.cone``), built once per configuration, and the echo model (``nps_sonar_py.echo``)
+turns their hits into a range, an intensity and a profile per element.
+
+A single sonar is an array of one element at the device's own frame
+(:class:`SingleBeamSonar`). Array elements ping at once and each hears only the echoes along
+its own cone: cross-talk between elements is not simulated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.description import SonarSpec
+from nps_sonar_py.devices.interface import (
+    MAX_FREQUENCY,
+    TOLERANCE,
+    Beam,
+    RangerConfig,
+    RangerGeometry,
+    config_problem,
+    window_problem,
+)
+from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.cone import RayPattern, cone_half_angle, cone_pattern
+
+__all__ = ['ArrayReading', 'SingleBeamSonar', 'SonarArray', 'sonar_echo_config']
+
+
+def sonar_echo_config(spec: SonarSpec, **overrides: Any) -> EchoConfig:
+    """The echo configuration of a URDF ``<sonar>``: its range window, its cone as the -3 dB beam.
+
+    ``overrides`` are ``EchoConfig`` fields; ``beam_width`` of 0 or ``None`` keeps the cone's.
+    Raises ``ConfigurationError`` naming the field when a value is out of range.
+    """
+    fields = {'min_range': spec.min, 'max_range': spec.max, **overrides}
+    if not fields.get('beam_width'):
+        fields['beam_width'] = 2.0 * cone_half_angle(spec.radius, spec.max)
+    return EchoConfig(**fields)
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayReading:
+    """One ping of every element: ``ranges`` (k,) m REP 117 and ``intensities`` (k,) linear totals."""
+
+    ranges: NDArray[np.float64]
+    intensities: NDArray[np.float64]
+    pings: tuple[Ping, ...]
+
+
+class SonarArray:
+    """Single-beam sonars at fixed poses, pinging together; each hears only its own cone.
+
+    Args:
+        echo: the beam and echo model shared by every element (``beam_width``, ranges, medium...).
+        world_from_device: (4, 4) device frame in the world.
+        geometry: frames and poses of the elements (x-forward body frames in the device frame).
+        n_rays: rays per element's cone.
+        range_resolution: readings are rounded to multiples of it, m; 0 for none.
+        frequency: pings per second, at most ``c / (2 max_range)``.
+    """
+
+    catch_up = False
+    cycle_length = 1
+    #: Whether a frequency faster than the two-way travel time allows is refused.
+    refuses_fast_pings = True
+
+    def __init__(
+        self,
+        echo: EchoConfig,
+        world_from_device: NDArray[np.float64],
+        geometry: RangerGeometry,
+        *,
+        n_rays: int = 500,
+        range_resolution: float = 0.0,
+        frequency: float = 10.0,
+    ) -> None:
+        self.geometry = geometry
+        self.limits = echo
+        self.n_rays = n_rays
+        self._world_from_device = np.asarray(world_from_device, dtype=np.float64)
+        self._apply(echo, range_resolution, frequency)
+
+    def _apply(self, echo: EchoConfig, range_resolution: float, frequency: float) -> None:
+        problem = self._timing_problem(echo, frequency)
+        if problem:
+            raise ConfigurationError(problem)
+        self.echo = echo
+        self.range_resolution = range_resolution
+        self.frequency = frequency
+        self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
+        self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
+        self.last_ranges: NDArray[np.floating] = np.full((self.size, self.n_rays), np.inf)
+        self.set_pose(self._world_from_device)
+
+    def _timing_problem(self, echo: EchoConfig, frequency: float) -> str | None:
+        if not (math.isfinite(frequency) and 0.0 < frequency <= MAX_FREQUENCY):
+            return f'frequency must be in (0, {MAX_FREQUENCY:g}] Hz, got {frequency!r}'
+        if self.refuses_fast_pings:
+            return travel_time_problem(echo, frequency)
+        return None
+
+    @property
+    def period(self) -> float:
+        """Seconds between pings."""
+        return 1.0 / self.frequency
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return int(self.geometry.element_poses.shape[0])
+
+    @property
+    def field_of_view(self) -> float:
+        """Full angle of the cast cone, radians, as ``sensor_msgs/Range.field_of_view``."""
+        return 2.0 * self.echo.cast_half_angle
+
+    def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
+        """Place the device; every element follows."""
+        self._world_from_device = np.asarray(world_from_device, dtype=np.float64).copy()
+        world_from_element = self._world_from_device[None] @ self.geometry.element_poses  # (k, 4, 4)
+        self.world_from_elements = world_from_element
+        # (k, n, 3): each element's cone turned into the world. einsum, not @: right after an
+        # Open3D cast, BLAS threads would wait for the cores.
+        directions = np.einsum(
+            'kij,nj->kni', world_from_element[:, :3, :3], self.pattern.directions
+        )
+        self._directions = directions.reshape(-1, 3)
+        self._origins = np.repeat(
+            world_from_element[:, :3, 3], self.pattern.directions.shape[0], axis=0
+        )
+
+    def read(self, caster: SurfaceCaster) -> ArrayReading:
+        """All elements ping once: one cast of every cone, the echo model per element."""
+        hits = caster.cast(self._origins, self._directions)
+        k, n = self.size, self.pattern.directions.shape[0]
+        r = np.asarray(hits.ranges).reshape(k, n)
+        self.last_ranges = r
+        cos = np.asarray(hits.cos_incidence).reshape(k, n)
+        mu = np.nan_to_num(np.asarray(hits.reflectivity), nan=0.0).reshape(k, n)
+        pings = tuple(self.model.ping(r[i], cos[i], mu[i]) for i in range(k))
+        ranges = np.array([p.range for p in pings], dtype=np.float64)
+        if self.range_resolution > 0.0:
+            finite = np.isfinite(ranges)
+            ranges[finite] = (
+                np.round(ranges[finite] / self.range_resolution) * self.range_resolution
+            )
+        return ArrayReading(ranges, np.array([p.total for p in pings]), pings)
+
+    def restart(self) -> None:
+        """Pings are independent: nothing to restart."""
+
+    def beams(self) -> tuple[Beam, ...]:
+        """Each element's cone and its rays' last hits, in the element's frame."""
+        half, length = self.echo.cast_half_angle, self.echo.max_range
+        directions = self.pattern.directions
+        return tuple(
+            Beam(frame, half, length, directions, ranges)
+            for frame, ranges in zip(self.geometry.element_frames, self.last_ranges, strict=True)
+        )
+
+    def ranger_config(self) -> RangerConfig:
+        """The configuration in Ranger terms (the angles are the cone's, fixed)."""
+        half = self.echo.cast_half_angle
+        return RangerConfig(
+            -half,
+            half,
+            2.0 * half,
+            self.echo.min_range,
+            self.echo.max_range,
+            self.range_resolution,
+            self.frequency,
+        )
+
+    def reconfigure(self, config: RangerConfig) -> str | None:
+        """Apply ranges, range resolution and frequency; the cone cannot change."""
+        problem = config_problem(config)
+        half = self.echo.cast_half_angle
+        slack = TOLERANCE * max(1.0, half)
+        if problem is None and (
+            abs(config.min_angle + half) > slack
+            or abs(config.max_angle - half) > slack
+            or abs(config.angular_resolution - 2.0 * half) > slack
+        ):
+            problem = (
+                f'the angles of a sonar element are fixed by its transducer: min_angle '
+                f'{-half:.6g}, max_angle {half:.6g}, angular_resolution {2.0 * half:.6g} rad'
+            )
+        lim = self.limits
+        problem = problem or window_problem(config, None, (lim.min_range, lim.max_range))
+        if problem:
+            return problem
+        try:
+            echo = dataclasses.replace(
+                self.echo, min_range=config.min_range, max_range=config.max_range
+            )
+            problem = self._timing_problem(echo, config.frequency)
+            if problem:
+                return problem
+            self._apply(echo, config.range_resolution, config.frequency)
+        except (ConfigurationError, ValueError) as error:
+            return str(error)
+        return None
+
+
+class SingleBeamSonar(SonarArray):
+    """One sonar: an array of one element at the device's own frame.
+
+    Unlike an array, it takes a ping rate faster than the two-way travel time allows (a
+    simulation may want it); :meth:`too_fast` says so, and the node warns.
+    """
+
+    refuses_fast_pings = False
+
+    def too_fast(self) -> str | None:
+        """Why the ping rate is faster than a real sonar could ping to its maximum range, or ``None``."""
+        return travel_time_problem(self.echo, self.frequency)
+
+
+def travel_time_problem(echo: EchoConfig, frequency: float) -> str | None:
+    """Why ``frequency`` is faster than the two-way travel time to ``max_range`` allows, or ``None``."""
+    highest = 1.0 / echo.min_ping_interval
+    if frequency > highest * (1.0 + 1e-9):
+        return (
+            f'{frequency:g} Hz is faster than the two-way travel time allows: c / (2 max_range) = '
+            f'{echo.speed_of_sound:.6g} / (2 * {echo.max_range:g}) = {highest:.6g} Hz'
+        )
+    return None

@@ -1,0 +1,241 @@
+"""The node every simulated device runs in: what the sonar, ranger and scanning-sonar nodes share.
+
+A :class:`DeviceNode` declares its parameters from its settings records, reads the robot
+and the world (or shares another node's), builds its device with the core builder
+(``devices/build.py``) and then, on a timer:
+
+1. brings the world and the robot to the reading's time (``ros/motion.py``: scene time,
+   robot pose, joints, scene-state updates);
+2. reads the device once (``Device.read``);
+3. publishes the reading (``ros/outputs.py``, by the kind of device) and, at
+   ``marker_rate``, each sonar beam and its hits as ``visualization_msgs/Marker`` on
+   ``<element>/markers``.
+
+With ``use_sim_time`` the timer runs on ``/clock`` and nothing is read before ``/clock``
+arrives. A device whose readings must all be taken (the steps of a sweep, ``catch_up``) is
+read on a schedule ``t0 + k * period``: a tick takes every reading that is due, each stamped
+with its own time; more than a cycle behind, the schedule slips (a throttled warning says
+so). Other devices are read once per tick, stamped with the tick's time.
+
+Every device serves the Ranger services (``ros/services.py``). A subclass says only what is
+particular to it: the kind of setup its device is built from (:attr:`SETUP`, whose records
+are its parameters with those of every node), any settings records of its own
+(:attr:`EXTRA_RECORDS`) and whether run-time settings may change (:attr:`RECONFIGURABLE`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.time import Time
+from visualization_msgs.msg import Marker
+
+from nps_sonar_py.description import Robot
+from nps_sonar_py.devices import DeviceSetup, Rig, load_robot_from, reference_world_file
+from nps_sonar_py.devices.build import make_setup, robot_root_pose, setup_records
+from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotSettings
+from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.ros.conversions import beam_markers
+from nps_sonar_py.ros.motion import Motion, SceneStart
+from nps_sonar_py.ros.outputs import outputs_for
+from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
+from nps_sonar_py.ros.qos import publisher_qos
+from nps_sonar_py.ros.services import RangerServices
+from nps_sonar_py.scene import Raycaster, load_world
+
+__all__ = ['COMMON_RECORDS', 'MIN_TICK', 'DeviceNode']
+
+#: Settings records of every device node.
+COMMON_RECORDS: tuple[type[Any], ...] = (RobotSettings, OutputSettings, MotionSettings)
+#: Shortest timer period of a catch-up schedule; readings due in between run together, s.
+MIN_TICK = 0.01
+
+
+class DeviceNode(Node):
+    """One simulated device on a robot in a world, read on a timer and published.
+
+    ``robot``, ``raycaster`` and ``scene_start`` are shared by the sensors of one process
+    (``robot_sensors_node``); by default the node reads its own files. ``kwargs`` go to
+    ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
+    """
+
+    #: The kind of setup this node's device is built from (``devices/build.py``).
+    SETUP: ClassVar[type[DeviceSetup]]
+    #: Settings records of the node's own, beside those of every node and of its setup.
+    EXTRA_RECORDS: ClassVar[tuple[type[Any], ...]] = ()
+    #: Whether the run-time settings may change while the node runs (else SetConfig only).
+    RECONFIGURABLE: ClassVar[bool] = False
+
+    @classmethod
+    def records(cls) -> tuple[type[Any], ...]:
+        """The settings records whose fields are this node's parameters, in declaration order."""
+        records = list(COMMON_RECORDS)
+        for record in (*setup_records(cls.SETUP), *cls.EXTRA_RECORDS):
+            if record not in records:
+                records.append(record)
+        return tuple(records)
+
+    def __init__(
+        self,
+        node_name: str,
+        *,
+        robot: Robot | None = None,
+        raycaster: Raycaster | None = None,
+        scene_start: SceneStart | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(node_name, **kwargs)
+        declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
+        self.settings = read_settings(self, self.records())
+        where = self.settings[RobotSettings]
+        world_from_root = robot_root_pose(where.robot_pose)
+        robot = load_robot_from(where) if robot is None else robot
+        if raycaster is None:
+            raycaster = Raycaster(load_world(where.scene_file or reference_world_file()))
+        self.raycaster = raycaster
+        self.rig = Rig(robot, self.setup(self.settings), raycaster, world_from_root)
+        output = self.settings[OutputSettings]
+        self.qos = publisher_qos(output.qos_reliability, output.qos_depth)
+        self.ranger_services = RangerServices(
+            self, self.rig, intensities=output.intensities, on_change=self._restart
+        )
+        self.outputs = outputs_for(self)
+        self.motion = Motion(
+            self, self.settings[MotionSettings], world_from_root=world_from_root, start=scene_start
+        )
+        self._marker_period = 1.0 / output.marker_rate if output.marker_rate > 0.0 else None
+        self._next_marker = float('-inf')
+        self._marker_publishers: dict[str, Any] = {}
+        if self._marker_period is not None:
+            for beam in self.rig.device.beams():
+                self._marker_publisher(beam.frame)
+        self._pending: tuple[Settings, Any] | None = None
+        self._t0: int | None = None
+        self._next = 0
+        self.timer: Any = None
+        self._restart()
+        if self.RECONFIGURABLE:
+            self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.get_logger().info(self.describe())
+
+    def setup(self, settings: Settings) -> DeviceSetup:
+        """The device's setup from the node's settings."""
+        return make_setup(self.SETUP, settings.__getitem__)
+
+    def describe(self) -> str:
+        """One line on the device, logged at start and after a change."""
+        device = self.rig.device
+        c = device.ranger_config()
+        return (
+            f'{type(device).__name__} "{self.rig.mount.name}": '
+            f'{c.min_angle:.4f}..{c.max_angle:.4f} rad every {c.angular_resolution:.6f} rad, '
+            f'{c.min_range:g}..{c.max_range:g} m, {c.frequency:g} readings/s, '
+            f'frame "{device.geometry.device_frame}"'
+        )
+
+    # --- run-time settings ---------------------------------------------------------------------
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        """Validate a change as a whole (by building its device); apply it before the next reading."""
+        changes = {p.name: p.value for p in parameters}
+        try:
+            settings = read_settings(self, self.records(), changes)
+            setup = self.setup(settings)
+            built = self.rig.rebuilt(setup) if setup != self.rig.setup else None
+        except NpsSonarError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        self._pending = (settings, (setup, built))
+        return SetParametersResult(successful=True)
+
+    def _apply_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        settings, (setup, built) = pending
+        if settings == self.settings:
+            return
+        self.settings = settings
+        if built is not None:
+            period = self.rig.device.period
+            self.rig.use(setup, built)
+            self.ranger_services.refresh()
+            if self.rig.device.period != period:
+                self._restart()
+        self.get_logger().info(self.describe())
+
+    # --- the schedule ----------------------------------------------------------------------------
+
+    def _restart(self) -> None:
+        """(Re)start reading: at start-up, after a SetConfig or a power switch."""
+        device = self.rig.device
+        device.restart()
+        self._t0, self._next = None, 0
+        tick = max(device.period, MIN_TICK) if device.catch_up else device.period
+        if self.timer is not None and abs(self.timer.timer_period_ns - tick * 1e9) < 1.0:
+            return
+        if self.timer is not None:
+            self.destroy_timer(self.timer)
+        self.timer = self.create_timer(tick, self.tick)
+
+    def tick(self) -> None:
+        """Take the reading (or, for a catch-up device, every reading) that is due by now."""
+        self._apply_pending()
+        if not self.ranger_services.powered:
+            self._t0 = None
+            return
+        now = self.get_clock().now()
+        if now.nanoseconds == 0:  # sim time without /clock yet: time is not initialised
+            return
+        device = self.rig.device
+        if not device.catch_up:
+            self._read_at(now)
+            return
+        period_ns = device.period * 1e9
+        if self._t0 is None:
+            device.restart()
+            self._t0, self._next = now.nanoseconds, 0
+        due = int((now.nanoseconds - self._t0) // period_ns) + 1
+        if due - self._next > device.cycle_length:
+            self.get_logger().warning(
+                'slower than real time: the reading schedule slips', throttle_duration_sec=5.0
+            )
+            self._t0 = now.nanoseconds - round(self._next * period_ns)
+            due = self._next + 1
+        clock_type = now.clock_type
+        while self._next < due:
+            # Integer nanoseconds: a float stamp near 1.8e18 ns would be off by hundreds of ns.
+            stamp = self._t0 + round(self._next * period_ns)
+            self._read_at(Time(nanoseconds=stamp, clock_type=clock_type))
+            self._next += 1
+
+    def _read_at(self, now: Time) -> None:
+        """Move the world and the robot to ``now``, read the device once, publish."""
+        self.motion.apply(now, self.raycaster, self._move_robot)
+        reading = self.rig.read()
+        stamp = now.to_msg()
+        self.outputs.publish(reading, stamp)
+        self._publish_markers(now.nanoseconds * 1e-9, stamp)
+
+    def _move_robot(self, world_from_root: Any, joints: dict[str, float]) -> None:
+        if self.rig.move(world_from_root, joints):
+            self.ranger_services.refresh()
+
+    def _publish_markers(self, seconds: float, stamp: Any) -> None:
+        """Each sonar beam and its last hits, at ``marker_rate``, on ``<element>/markers``."""
+        if self._marker_period is None or seconds < self._next_marker:
+            return
+        self._next_marker = seconds + self._marker_period
+        for beam in self.rig.device.beams():
+            publisher = self._marker_publisher(beam.frame)
+            for marker in beam_markers(beam, stamp=stamp):
+                publisher.publish(marker)
+
+    def _marker_publisher(self, frame: str) -> Any:
+        publisher = self._marker_publishers.get(frame)
+        if publisher is None:
+            publisher = self.create_publisher(Marker, f'{frame}/markers', self.qos)
+            self._marker_publishers[frame] = publisher
+        return publisher

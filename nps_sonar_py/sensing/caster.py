@@ -1,0 +1,35 @@
+"""What the sensors need of a raycaster: cast world-frame rays, report the surfaces hit.
+
+``nps_sonar_py.scene.Raycaster`` is the implementation; the sensors depend only on this
+protocol, so that they can be tested against any caster and import no Open3D.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ['SurfaceCaster', 'SurfaceHits']
+
+
+class SurfaceHits(Protocol):
+    """Per ray: range (inf on a miss), ``|cos|`` of the incidence, Lambert reflectivity ``mu``."""
+
+    @property
+    def ranges(self) -> NDArray[np.floating]: ...  # noqa: D102
+
+    @property
+    def cos_incidence(self) -> NDArray[np.floating]: ...  # noqa: D102
+
+    @property
+    def reflectivity(self) -> NDArray[np.floating]: ...  # noqa: D102
+
+
+class SurfaceCaster(Protocol):
+    """Anything that casts world-frame rays and reports the surfaces hit."""
+
+    def cast(  # noqa: D102
+        self, origins: NDArray[np.float64], directions: NDArray[np.float64]
+    ) -> SurfaceHits: ...
