@@ -1,0 +1,194 @@
+"""Every device from one builder, behind one protocol, without ROS (``nps_sonar_py.devices``).
+
+Expected ranges are the reference scenario's and the corridor's geometry (``reference_scene``,
+``ranger_scenes``), worked out here, not read from the devices.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ranger_scenes import CORRIDOR
+from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, FACETING, SONAR
+
+from nps_sonar_py.description import SensorType
+from nps_sonar_py.devices import (
+    Device,
+    FanRanger,
+    RangerSetup,
+    Rig,
+    ScannerRanger,
+    ScanningSetup,
+    SingleBeamSonar,
+    SonarArray,
+    SonarSetup,
+    SweepRanger,
+    build_device,
+    load_robot_from,
+    reference_world_file,
+    robot_root_pose,
+)
+from nps_sonar_py.devices.build import make_setup, setup_records
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    GeometrySettings,
+    OutputSettings,
+    RangerSettings,
+    RobotSettings,
+    ScanningSettings,
+    SelectionSettings,
+    SensorSettings,
+    specs,
+)
+from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.scene import Raycaster, load_world
+
+ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
+#: The reference sonar sits at the world origin of its robot; its robot's root is placed here.
+ORIGIN = robot_root_pose([0.0] * 6)
+
+
+def reference_rig(**beam: object) -> Rig:
+    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings(**beam))  # type: ignore[arg-type]
+    caster = Raycaster(load_world(reference_world_file()))
+    return Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
+
+
+def ranger_setup(**ranger: object) -> RangerSetup:
+    return RangerSetup(
+        SelectionSettings(),
+        RangerSettings(**ranger),  # type: ignore[arg-type]
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(medium='air', rays=50),
+    )
+
+
+def test_every_device_class_has_the_whole_protocol() -> None:
+    members = {name for name in vars(Device) if not name.startswith('_')} | {'catch_up'}
+    assert {'period', 'read', 'set_pose', 'reconfigure'} <= members
+    for kind in (SingleBeamSonar, SonarArray, ScannerRanger, SweepRanger, FanRanger):
+        missing = sorted(m for m in members if not hasattr(kind, m))
+        assert not missing, (kind.__name__, missing)
+
+
+def test_the_reference_sonar_is_a_single_beam_whose_boresight_meets_the_cylinder() -> None:
+    rig = reference_rig(rays=1)
+    assert isinstance(rig.device, SingleBeamSonar)
+    reading = rig.read()
+    # One ray, the boresight, along world +y from (2.1, 1.0): the cylinder's face is at
+    # y = 3.0 - 0.25, within the 64-gon's faceting of the circle.
+    expected = CYLINDER_CENTRE[1] - CYLINDER_RADIUS - SONAR[1]
+    assert reading.ranges[0] == pytest.approx(expected, abs=FACETING + 1e-6)
+    assert reading.pings[0].range == reading.ranges[0]
+
+
+def test_moving_the_robot_moves_the_sonar() -> None:
+    rig = reference_rig(rays=1)
+    before = rig.read().ranges[0]
+    # The root 0.5 m further along +y: the boresight's hit is 0.5 m nearer.
+    rig.move(robot_root_pose([0.0, 0.5, 0.0, 0.0, 0.0, 0.0]), {})
+    assert rig.read().ranges[0] == pytest.approx(before - 0.5, abs=1e-6)
+
+
+def test_a_rebuilt_device_keeps_the_pose_and_takes_the_new_settings() -> None:
+    rig = reference_rig(rays=1)
+    rig.move(robot_root_pose([0.0, 0.5, 0.0, 0.0, 0.0, 0.0]), {})
+    setup = dataclasses.replace(rig.setup, beam=BeamSettings(rays=7))  # type: ignore[call-arg]
+    rig.use(setup, rig.rebuilt(setup))
+    assert rig.device.ranger_config().frequency == pytest.approx(15.0)  # the URDF's update_rate
+    assert isinstance(rig.device, SingleBeamSonar)
+    assert rig.device.n_rays == 7
+    assert rig.read().ranges[0] == pytest.approx(
+        CYLINDER_CENTRE[1] - CYLINDER_RADIUS - SONAR[1] - 0.5, abs=FACETING + 1e-6
+    )
+
+
+def test_a_ranger_setup_makes_a_scanner_of_a_ray_sensor_and_an_array_of_sonars() -> None:
+    scanner_robot = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanner.urdf'))
+    )
+    _, scanner = build_device(scanner_robot, ranger_setup())
+    assert isinstance(scanner, ScannerRanger)
+    ring = load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / 'sonar_ring.urdf')))
+    mount, array = build_device(ring, ranger_setup())
+    assert isinstance(array, SonarArray)
+    assert array.size == len(ring.sensors_of_type(SensorType.SONAR))
+    assert mount.name == 'ranger'
+    assert len(array.beams()) == array.size
+
+
+def test_a_scanning_setup_makes_a_sweep_that_assembles_its_sweep() -> None:
+    robot = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
+    )
+    setup = ScanningSetup(
+        SensorSettings(),
+        ScanningSettings(min_angle=-0.3, max_angle=0.3, step=0.1),
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(rays=20),
+    )
+    caster = Raycaster(load_world(CORRIDOR))
+    rig = Rig(robot, setup, caster, ORIGIN)
+    device = rig.device
+    assert isinstance(device, SweepRanger)
+    assert device.catch_up
+    assert device.cycle_length == 7  # -0.3, -0.2, ..., 0.3
+    readings = [rig.read() for _ in range(device.cycle_length)]
+    assert [r.sweep is None for r in readings] == [True] * 6 + [False]
+    sweep = readings[-1].sweep
+    assert sweep is not None
+    np.testing.assert_array_equal(sweep.ranges, [r.ping.range for r in readings])
+    assert [r.step.angle for r in readings] == pytest.approx(np.linspace(-0.3, 0.3, 7).tolist())
+    device.restart()
+    assert rig.read().step.position == 0
+
+
+def test_a_multibeam_setup_makes_a_fan() -> None:
+    robot = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
+    )
+    setup = ScanningSetup(
+        SensorSettings(),
+        ScanningSettings(mode='multibeam', min_angle=-0.3, max_angle=0.3, beams=7),
+        GeometrySettings(),
+        OutputSettings(update_rate=5.0),
+        BeamSettings(),
+    )
+    _, fan = build_device(robot, setup)
+    assert isinstance(fan, FanRanger)
+    assert fan.period == pytest.approx(0.2)
+    assert fan.ranger_config().angular_resolution == pytest.approx(0.1)
+
+
+def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> None:
+    robot = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
+    )
+    setup = ScanningSetup(
+        SensorSettings(),
+        ScanningSettings(mode='spiral'),
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(),
+    )
+    with pytest.raises(DescriptionError, match=r"<sensor name=.*mode must be sweep or multibeam"):
+        build_device(robot, setup)
+
+
+def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None:
+    for kind in (SonarSetup, RangerSetup, ScanningSetup):
+        records = setup_records(kind)
+        made = make_setup(kind, lambda record: record())
+        assert [type(getattr(made, f.name)) for f in dataclasses.fields(kind)] == list(records)
+    every = (
+        RobotSettings, SensorSettings, SelectionSettings, OutputSettings, GeometrySettings,
+        RangerSettings, ScanningSettings, BeamSettings,
+    )
+    names = [spec.name for record in every for spec in specs(record)]
+    assert len(names) == len(set(names))
