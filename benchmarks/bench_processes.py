@@ -43,21 +43,46 @@ CONFIG = REPOSITORY / 'config' / 'demo_robot.yaml'
 ROBOT = REPOSITORY / 'config' / 'robots' / 'demo_robot.urdf.xacro'
 SCENE = REPOSITORY / 'config' / 'worlds' / 'box_room.world'
 #: topic -> (message type name, rate asked in Hz)
-TOPICS = {'sonar/range': ('Range', 10.0), 'front_scanner/scan': ('LaserScan', 20.0),
-          'rear_ranger/scan': ('LaserScan', 15.0)}
+TOPICS = {
+    'sonar/range': ('Range', 10.0),
+    'front_scanner/scan': ('LaserScan', 20.0),
+    'rear_ranger/scan': ('LaserScan', 15.0),
+}
 
 
 def arrangements(rays: int) -> dict[str, list[list[str]]]:
     """Command lines of each arrangement: the same parameters, robot, world and node names."""
-    files = ['--ros-args', '--params-file', str(CONFIG), '-p', f'robot_description_file:={ROBOT}',
-             '-p', f'scene_file:={SCENE}', '-p', f'rays:={rays}']
+    files = [
+        '--ros-args',
+        '--params-file',
+        str(CONFIG),
+        '-p',
+        f'robot_description_file:={ROBOT}',
+        '-p',
+        f'scene_file:={SCENE}',
+        '-p',
+        f'rays:={rays}',
+    ]
     return {
         'one process': [[executable('robot_sensors_node'), *files]],
         'one per sensor': [
             [executable('sonar_node'), *files, '-p', 'sensor:=sonar', '-r', '__node:=sonar'],
-            [executable('ranger_node'), *files, '-p', 'sensors:=front_scanner',
-             '-r', '__node:=front_scanner'],
-            [executable('ranger_node'), *files, '-p', 'sensors:=rear_ranger', '-r', '__node:=rear_ranger'],
+            [
+                executable('ranger_node'),
+                *files,
+                '-p',
+                'sensors:=front_scanner',
+                '-r',
+                '__node:=front_scanner',
+            ],
+            [
+                executable('ranger_node'),
+                *files,
+                '-p',
+                'sensors:=rear_ranger',
+                '-r',
+                '__node:=rear_ranger',
+            ],
         ],
     }
 
@@ -74,18 +99,25 @@ class Run:
 
 
 def measure(
-    commands: list[list[str]], counters: dict[str, TopicCounter], seconds: float, warmup: float,
+    commands: list[list[str]],
+    counters: dict[str, TopicCounter],
+    seconds: float,
+    warmup: float,
 ) -> Run:
     """Start ``commands``, wait for every topic, warm up, measure over ``seconds``, stop them."""
     begin = time.monotonic()
-    processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                 for c in commands]
+    processes = [
+        subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for c in commands
+    ]
     try:
         deadline = begin + 60.0
         while any(c.since(begin) == 0 for c in counters.values()):
             for process in processes:
                 if process.poll() is not None:
-                    sys.exit(f'{Path(process.args[0]).name} exited: {process.communicate()[1].strip()}')
+                    sys.exit(
+                        f'{Path(process.args[0]).name} exited: {process.communicate()[1].strip()}'
+                    )
             if time.monotonic() > deadline:
                 sys.exit('no message on every topic within 60 s')
             time.sleep(0.01)
@@ -107,20 +139,36 @@ def measure(
             except subprocess.TimeoutExpired:
                 process.kill()
     mib = 1024.0 * 1024.0
-    return Run(startup=startup, rates={t: c.rate(start, end) for t, c in counters.items()},
-               cpu=cpu / (end - start), rss=sum(m.rss for m in memory) / mib,
-               uss=sum(m.uss for m in memory) / mib)
+    return Run(
+        startup=startup,
+        rates={t: c.rate(start, end) for t, c in counters.items()},
+        cpu=cpu / (end - start),
+        rss=sum(m.rss for m in memory) / mib,
+        uss=sum(m.uss for m in memory) / mib,
+    )
 
 
 def main() -> int:
     """Run both arrangements, alternating, and print the figures and their ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--seconds', type=float, default=10.0, help='measuring window, s (default 10)')
-    parser.add_argument('--warmup', type=float, default=2.0,
-                        help='seconds ignored after every topic publishes (default 2)')
-    parser.add_argument('--repeats', type=int, default=1, help='runs of each arrangement, alternating')
-    parser.add_argument('--rays', type=int, default=0,
-                        help='sonar rays per ping; default: config/demo_robot.yaml (500)')
+    parser.add_argument(
+        '--seconds', type=float, default=10.0, help='measuring window, s (default 10)'
+    )
+    parser.add_argument(
+        '--warmup',
+        type=float,
+        default=2.0,
+        help='seconds ignored after every topic publishes (default 2)',
+    )
+    parser.add_argument(
+        '--repeats', type=int, default=1, help='runs of each arrangement, alternating'
+    )
+    parser.add_argument(
+        '--rays',
+        type=int,
+        default=0,
+        help='sonar rays per ping; default: config/demo_robot.yaml (500)',
+    )
     options = parser.parse_args()
     robot = yaml.safe_load(CONFIG.read_text())['/**']['ros__parameters']
     rays = options.rays or robot['rays']
@@ -133,8 +181,10 @@ def main() -> int:
 
     rclpy.init()
     node = rclpy.create_node('bench_processes')
-    counters = {topic: TopicCounter(node, getattr(sensor_msgs, kind), topic)
-                for topic, (kind, _) in TOPICS.items()}
+    counters = {
+        topic: TopicCounter(node, getattr(sensor_msgs, kind), topic)
+        for topic, (kind, _) in TOPICS.items()
+    }
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinning = spin_in_thread(executor)
@@ -156,20 +206,30 @@ def main() -> int:
     def rate(name: str, topic: str) -> float:
         return statistics.median(r.rates[topic] for r in runs[name])
 
-    print(f'demo robot in the box room, {rays} sonar rays; {options.seconds:g} s window after '
-          f'{options.warmup:g} s warm-up, {options.repeats} run(s) each; {os.cpu_count()} cores, '
-          f'{psutil.virtual_memory().total / 2**30:.1f} GiB')
-    header = ''.join(f'{t.split("/")[0] + f" {asked:g} Hz":>22}' for t, (_, asked) in TOPICS.items())
+    print(
+        f'demo robot in the box room, {rays} sonar rays; {options.seconds:g} s window after '
+        f'{options.warmup:g} s warm-up, {options.repeats} run(s) each; {os.cpu_count()} cores, '
+        f'{psutil.virtual_memory().total / 2**30:.1f} GiB'
+    )
+    header = ''.join(
+        f'{t.split("/")[0] + f" {asked:g} Hz":>22}' for t, (_, asked) in TOPICS.items()
+    )
     print(f'{"arrangement":<16}{header}{"CPU s/s":>9}{"RSS MiB":>9}{"USS MiB":>9}{"start s":>9}')
     for name in runs:
         rates = ''.join(f'{rate(name, t):>19.2f} Hz' for t in TOPICS)
-        print(f'{name:<16}{rates}{median(name, "cpu"):>9.3f}{median(name, "rss"):>9.0f}'
-              f'{median(name, "uss"):>9.0f}{median(name, "startup"):>9.2f}')
+        print(
+            f'{name:<16}{rates}{median(name, "cpu"):>9.3f}{median(name, "rss"):>9.0f}'
+            f'{median(name, "uss"):>9.0f}{median(name, "startup"):>9.2f}'
+        )
     together, apart = 'one process', 'one per sensor'
-    ratios = {field: median(apart, field) / median(together, field)
-              for field in ('cpu', 'rss', 'uss', 'startup')}
-    print(f'one per sensor / one process: CPU {ratios["cpu"]:.2f}x, RSS {ratios["rss"]:.2f}x, '
-          f'USS {ratios["uss"]:.2f}x, start-up {ratios["startup"]:.2f}x')
+    ratios = {
+        field: median(apart, field) / median(together, field)
+        for field in ('cpu', 'rss', 'uss', 'startup')
+    }
+    print(
+        f'one per sensor / one process: CPU {ratios["cpu"]:.2f}x, RSS {ratios["rss"]:.2f}x, '
+        f'USS {ratios["uss"]:.2f}x, start-up {ratios["startup"]:.2f}x'
+    )
     return 0
 
 

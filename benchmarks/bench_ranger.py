@@ -45,7 +45,11 @@ def ros_args(parameters: dict[str, Any]) -> list[str]:
     """The ``--ros-args -p name:=value ...`` that give a node ``parameters`` on its command line."""
     args = ['--ros-args']
     for name, value in parameters.items():
-        text = '[' + ', '.join(repr(float(v)) for v in value) + ']' if isinstance(value, list) else str(value)
+        text = (
+            '[' + ', '.join(repr(float(v)) for v in value) + ']'
+            if isinstance(value, list)
+            else str(value)
+        )
         args += ['-p', f'{name}:={text}']
     return args
 
@@ -53,8 +57,12 @@ def ros_args(parameters: dict[str, Any]) -> list[str]:
 def main() -> int:
     """Run both devices, measure, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--seconds', type=float, default=10.0, help='measuring window, s (default 10)')
-    parser.add_argument('--warmup', type=float, default=3.0, help='seconds ignored after both publish')
+    parser.add_argument(
+        '--seconds', type=float, default=10.0, help='measuring window, s (default 10)'
+    )
+    parser.add_argument(
+        '--warmup', type=float, default=3.0, help='seconds ignored after both publish'
+    )
     options = parser.parse_args()
     os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(101, 199)))
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
@@ -67,25 +75,52 @@ def main() -> int:
 
     world = str(REPOSITORY / 'config' / 'worlds' / 'reference_tank.world')
     devices = {
-        'scanner': ({'robot_description_file': str(REPOSITORY / 'config' / 'robots' / 'ranger_scanner.urdf'),
-                     'scene_file': world, 'robot_pose': [2.1, 1.0, 0.0, 0.0, 0.0, 1.5707963267948966]},
-                    LaserScan, 'laser/scan', 40.0, '1080 readings'),
-        'sonar ring': ({'robot_description_file': str(REPOSITORY / 'config' / 'robots' / 'sonar_ring.urdf'),
-                        'scene_file': world, 'robot_pose': [1.2, 4.8, 0.0, 0.0, 0.0, 0.0],
-                        'sensors': 'ring_*', 'device_name': 'ring', 'rays': 200},
-                       RangerData, 'ring/ranger', 20.0, '16 elements x 200 rays'),
+        'scanner': (
+            {
+                'robot_description_file': str(
+                    REPOSITORY / 'config' / 'robots' / 'ranger_scanner.urdf'
+                ),
+                'scene_file': world,
+                'robot_pose': [2.1, 1.0, 0.0, 0.0, 0.0, 1.5707963267948966],
+            },
+            LaserScan,
+            'laser/scan',
+            40.0,
+            '1080 readings',
+        ),
+        'sonar ring': (
+            {
+                'robot_description_file': str(
+                    REPOSITORY / 'config' / 'robots' / 'sonar_ring.urdf'
+                ),
+                'scene_file': world,
+                'robot_pose': [1.2, 4.8, 0.0, 0.0, 0.0, 0.0],
+                'sensors': 'ring_*',
+                'device_name': 'ring',
+                'rays': 200,
+            },
+            RangerData,
+            'ring/ranger',
+            20.0,
+            '16 elements x 200 rays',
+        ),
     }
     rclpy.init()
     node = rclpy.create_node('bench_ranger')
     counters = {
-        name: TopicCounter(node, msg_type, topic) for name, (_, msg_type, topic, _, _) in devices.items()
+        name: TopicCounter(node, msg_type, topic)
+        for name, (_, msg_type, topic, _, _) in devices.items()
     }
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinning = spin_in_thread(executor)
     processes = {
-        name: subprocess.Popen([executable('ranger_node'), *ros_args(parameters)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        name: subprocess.Popen(
+            [executable('ranger_node'), *ros_args(parameters)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for name, (parameters, *_rest) in devices.items()
     }
     try:
@@ -119,13 +154,17 @@ def main() -> int:
     cores = os.cpu_count() or 1
     wall = end - start
     print(f'reference tank, {wall:.1f} s window after {options.warmup:g} s warm-up, {cores} cores')
-    print(f'{"device":<12} {"what":<24} {"asked":>7} {"received":>9} {"stamped":>8} {"CPU % of a core":>16}')
+    print(
+        f'{"device":<12} {"what":<24} {"asked":>7} {"received":>9} {"stamped":>8} {"CPU % of a core":>16}'
+    )
     total = 0.0
     for name, (_, _, _, asked, what) in devices.items():
         received, stamped = counters[name].window(start, end)
         share = 100.0 * cpu[name] / wall
         total += share
-        print(f'{name:<12} {what:<24} {asked:>5.1f}Hz {received:>7.2f}Hz {stamped:>6.2f}Hz {share:>15.1f}%')
+        print(
+            f'{name:<12} {what:<24} {asked:>5.1f}Hz {received:>7.2f}Hz {stamped:>6.2f}Hz {share:>15.1f}%'
+        )
     print(f'both nodes: {total:.1f} % of one core, {total / cores:.1f} % of the machine')
     return 0
 

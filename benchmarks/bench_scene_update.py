@@ -52,7 +52,9 @@ def grid(triangles: int, size: float, rng: np.random.Generator) -> Triangles:
     i, j = np.meshgrid(np.arange(m - 1), np.arange(m - 1), indexing='ij')
     a = (i * m + j).ravel()
     b, c, d = a + m, a + m + 1, a + 1
-    return Triangles(vertices, np.concatenate((np.column_stack((a, b, c)), np.column_stack((a, c, d)))))
+    return Triangles(
+        vertices, np.concatenate((np.column_stack((a, b, c)), np.column_stack((a, c, d))))
+    )
 
 
 def make_world(total: int, mover_fraction: float, rng: np.random.Generator) -> World:
@@ -137,7 +139,11 @@ def bench(total: int, mover_fraction: float, repeat: int) -> dict[str, float]:
     def rebuild_movers(k: int) -> object:
         poses = world.poses(0.1 * k)
         movers = scene_of(
-            [e.surface.transformed(p) for e, p, m in zip(world.entities, poses, moving, strict=True) if m]
+            [
+                e.surface.transformed(p)
+                for e, p, m in zip(world.entities, poses, moving, strict=True)
+                if m
+            ]
         )
         return static.cast_rays(o3d_rays), movers.cast_rays(o3d_rays)
 
@@ -174,16 +180,23 @@ def bench(total: int, mover_fraction: float, repeat: int) -> dict[str, float]:
 def main() -> None:
     """Print the table for 1e5 and 1e6 triangles."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--repeat', type=int, default=5, help='timed repetitions per figure (median)')
+    parser.add_argument(
+        '--repeat', type=int, default=5, help='timed repetitions per figure (median)'
+    )
     args = parser.parse_args()
     print(f'open3d {o3d.__version__}, {N_RAYS:.0e} rays per cycle, median of {args.repeat} runs')
     for total in (100_000, 1_000_000):
-        for fraction, mover in ((0.0, '256-triangle target'), (0.1, 'target + hull of 10 % of triangles')):
+        for fraction, mover in (
+            (0.0, '256-triangle target'),
+            (0.1, 'target + hull of 10 % of triangles'),
+        ):
             times = bench(total, fraction, args.repeat)
             base = times['rebuild all']
             print(f'\n{total:.0e} triangles, moving: {mover}')
             for name, seconds in times.items():
-                print(f'  {name:<15} {seconds * 1e3:10.3f} ms   {seconds / base:8.5f} x rebuild all')
+                print(
+                    f'  {name:<15} {seconds * 1e3:10.3f} ms   {seconds / base:8.5f} x rebuild all'
+                )
 
 
 if __name__ == '__main__':

@@ -30,11 +30,22 @@ from builtin_interfaces.msg import Time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nps_sonar_py.devices import Rig, SingleBeamSonar, SonarSetup, load_robot_from, reference_world_file
+from nps_sonar_py.devices import (
+    Rig,
+    SingleBeamSonar,
+    SonarSetup,
+    load_robot_from,
+    reference_world_file,
+)
 from nps_sonar_py.devices.build import robot_root_pose
-from nps_sonar_py.devices.settings import BeamSettings, OutputSettings, RobotSettings, SensorSettings
-from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    OutputSettings,
+    RobotSettings,
+    SensorSettings,
+)
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
+from nps_sonar_py.scene import Raycaster, load_world
 
 
 def median_time(action: Callable[[], object], repeat: int) -> float:
@@ -54,8 +65,13 @@ def sonar_rig(n_rays: int, raycaster: Raycaster) -> Rig:
     return Rig(load_robot_from(RobotSettings()), setup, raycaster, robot_root_pose([0.0] * 6))
 
 
-def stage_times(raycaster: Raycaster, scene: o3d.t.geometry.RaycastingScene, stamp: Time, n_rays: int,
-                repeat: int) -> tuple[float, float, float, float, float]:
+def stage_times(
+    raycaster: Raycaster,
+    scene: o3d.t.geometry.RaycastingScene,
+    stamp: Time,
+    n_rays: int,
+    repeat: int,
+) -> tuple[float, float, float, float, float]:
     """Median times of open3d, cast, echo, messages and the whole ping, with ``n_rays`` per ping.
 
     A function of its own so that the timed closures bind this size's device, rays and hits,
@@ -71,8 +87,14 @@ def stage_times(raycaster: Raycaster, scene: o3d.t.geometry.RaycastingScene, sta
 
     def messages() -> None:
         echo = device.echo
-        range_message(ping.range, field_of_view=device.field_of_view, min_range=echo.min_range,
-                      max_range=echo.max_range, stamp=stamp, frame_id='sonar')
+        range_message(
+            ping.range,
+            field_of_view=device.field_of_view,
+            min_range=echo.min_range,
+            max_range=echo.max_range,
+            stamp=stamp,
+            frame_id='sonar',
+        )
         single_beam_scan(ping, echo, stamp=stamp, frame_id='sonar', scan_time=0.1)
         sonar_point_message(ping, echo, stamp=stamp, frame_id='sonar', rays=n_rays)
 
@@ -83,7 +105,9 @@ def stage_times(raycaster: Raycaster, scene: o3d.t.geometry.RaycastingScene, sta
     t_o3d = median_time(lambda: scene.cast_rays(rays), repeat)
     t_cast = median_time(lambda: raycaster.cast(origins, directions), repeat)
     t_echo = median_time(
-        lambda: device.model.ping(hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity)),
+        lambda: device.model.ping(
+            hits.ranges, hits.cos_incidence, np.nan_to_num(hits.reflectivity)
+        ),
         repeat,
     )
     t_msg = median_time(messages, repeat)
@@ -109,18 +133,26 @@ def main() -> int:
         )
     stamp = Time(sec=1, nanosec=0)
 
-    print(f'{"rays":>9} {"open3d":>9} {"cast":>9} {"echo":>9} {"messages":>9} {"ping":>9} '
-          f'{"rays/s":>10} {"ping/o3d":>9} {"echo/o3d":>9}')
+    print(
+        f'{"rays":>9} {"open3d":>9} {"cast":>9} {"echo":>9} {"messages":>9} {"ping":>9} '
+        f'{"rays/s":>10} {"ping/o3d":>9} {"echo/o3d":>9}'
+    )
     for n_rays in (1_000, 10_000, 100_000, 1_000_000):
-        t_o3d, t_cast, t_echo, t_msg, t_ping = stage_times(raycaster, scene, stamp, n_rays, options.repeat)
-        print(f'{n_rays:>9} {t_o3d * 1e3:>7.2f}ms {t_cast * 1e3:>7.2f}ms {t_echo * 1e3:>7.2f}ms '
-              f'{t_msg * 1e3:>7.2f}ms {t_ping * 1e3:>7.2f}ms {n_rays / t_ping:>10.3g} '
-              f'{t_ping / t_o3d:>9.2f} {t_echo / t_o3d:>9.2f}')
+        t_o3d, t_cast, t_echo, t_msg, t_ping = stage_times(
+            raycaster, scene, stamp, n_rays, options.repeat
+        )
+        print(
+            f'{n_rays:>9} {t_o3d * 1e3:>7.2f}ms {t_cast * 1e3:>7.2f}ms {t_echo * 1e3:>7.2f}ms '
+            f'{t_msg * 1e3:>7.2f}ms {t_ping * 1e3:>7.2f}ms {n_rays / t_ping:>10.3g} '
+            f'{t_ping / t_o3d:>9.2f} {t_echo / t_o3d:>9.2f}'
+        )
 
     rig = sonar_rig(500, raycaster)
     t_default = median_time(rig.read, options.repeat * 10)
-    print(f'default sonar (500 rays): {t_default * 1e3:.3f} ms per ping, '
-          f'{1 / t_default:.0f} pings/s possible')
+    print(
+        f'default sonar (500 rays): {t_default * 1e3:.3f} ms per ping, '
+        f'{1 / t_default:.0f} pings/s possible'
+    )
     return 0
 
 

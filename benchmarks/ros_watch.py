@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
+
+from nps_sonar_py.ament import executable as installed_executable
 
 __all__ = ['TopicCounter', 'executable', 'spin_in_thread']
 
 
 def executable(name: str) -> str:
     """``lib/nps_sonar/<name>`` of the colcon-built package on ``AMENT_PREFIX_PATH``."""
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        candidate = Path(prefix, 'lib', 'nps_sonar', name)
-        if candidate.is_file():
-            return str(candidate)
-    sys.exit(f'{name} is not installed: run `scripts/run python benchmarks/<script>.py`')
+    found = installed_executable(name)
+    if found is None:
+        sys.exit(f'{name} is not installed: run `scripts/run python benchmarks/<script>.py`')
+    return str(found)
 
 
 class TopicCounter:
@@ -54,7 +53,9 @@ class TopicCounter:
         """(received per second, stamps per second) over [start, end] of monotonic time."""
         with self.lock:
             inside = [i for i, t in enumerate(self.arrivals) if start <= t <= end]
-            stamps = [self.stamps[i] for i in inside] if len(self.stamps) == len(self.arrivals) else []
+            stamps = (
+                [self.stamps[i] for i in inside] if len(self.stamps) == len(self.arrivals) else []
+            )
         if len(inside) < 2 or len(stamps) < 2:
             return 0.0, 0.0
         return len(inside) / (end - start), (len(stamps) - 1) / (stamps[-1] - stamps[0])

@@ -68,7 +68,9 @@ def generate_launch_description() -> LaunchDescription:
             default_value=os.path.join(share, 'config', 'demo_robot.yaml'),
             description="YAML parameters of every node of the process, keyed '/**'",
         ),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of the nodes and topics'),
+        DeclareLaunchArgument(
+            'namespace', default_value='', description='namespace of the nodes and topics'
+        ),
         DeclareLaunchArgument(
             'use_sim_time',
             default_value='',

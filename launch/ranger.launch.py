@@ -24,11 +24,20 @@ from launch_ros.parameter_descriptions import ParameterValue
 DEVICES = {
     'scanner': ('ranger_node', 'ranger', 'ranger_scanner.urdf', 'ranger.yaml', {}),
     'ring': ('ranger_node', 'ranger', 'sonar_ring.urdf', 'ranger_ring.yaml', {}),
-    'sweep': ('scanning_sonar_node', 'scanning_sonar', 'ranger_scanning_sonar.urdf',
-              'scanning_sonar.yaml', {'mode': 'sweep'}),
-    'multibeam': ('scanning_sonar_node', 'scanning_sonar', 'ranger_scanning_sonar.urdf',
-                  'scanning_sonar.yaml',
-                  {'mode': 'multibeam', 'min_angle': -0.7853981633974483, 'max_angle': 0.7853981633974483}),
+    'sweep': (
+        'scanning_sonar_node',
+        'scanning_sonar',
+        'ranger_scanning_sonar.urdf',
+        'scanning_sonar.yaml',
+        {'mode': 'sweep'},
+    ),
+    'multibeam': (
+        'scanning_sonar_node',
+        'scanning_sonar',
+        'ranger_scanning_sonar.urdf',
+        'scanning_sonar.yaml',
+        {'mode': 'multibeam', 'min_angle': -0.7853981633974483, 'max_angle': 0.7853981633974483},
+    ),
 }
 
 
@@ -38,16 +47,24 @@ def _node(context, share):
         raise RuntimeError(f'device must be one of {", ".join(DEVICES)}, got {device!r}')
     executable, name, robot, params, extra = DEVICES[device]
     robot_file = LaunchConfiguration('robot_description').perform(context) or os.path.join(
-        share, 'config', 'robots', robot)
-    params_file = LaunchConfiguration('params_file').perform(context) or os.path.join(share, 'config', params)
-    return [Node(
-        package='nps_sonar',
-        executable=executable,
-        name=name,
-        namespace=LaunchConfiguration('namespace'),
-        output='screen',
-        parameters=[params_file, {'robot_description_file': robot_file, **extra, **_given(context)}],
-    )]
+        share, 'config', 'robots', robot
+    )
+    params_file = LaunchConfiguration('params_file').perform(context) or os.path.join(
+        share, 'config', params
+    )
+    return [
+        Node(
+            package='nps_sonar',
+            executable=executable,
+            name=name,
+            namespace=LaunchConfiguration('namespace'),
+            output='screen',
+            parameters=[
+                params_file,
+                {'robot_description_file': robot_file, **extra, **_given(context)},
+            ],
+        )
+    ]
 
 
 def _given(context):
@@ -56,7 +73,9 @@ def _given(context):
     if LaunchConfiguration('scene').perform(context):
         given['scene_file'] = ParameterValue(LaunchConfiguration('scene'), value_type=str)
     if LaunchConfiguration('use_sim_time').perform(context):
-        given['use_sim_time'] = ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)
+        given['use_sim_time'] = ParameterValue(
+            LaunchConfiguration('use_sim_time'), value_type=bool
+        )
     return given
 
 
@@ -64,18 +83,30 @@ def generate_launch_description() -> LaunchDescription:
     """The launch arguments and the node of the chosen device (ros2 launch calls this)."""
     share = get_package_share_directory('nps_sonar')
     arguments = [
-        DeclareLaunchArgument('device', default_value='scanner', choices=list(DEVICES),
-                              description='scanner, ring (sonar array), sweep or multibeam'),
-        DeclareLaunchArgument('robot_description', default_value='',
-                              description="URDF or xacro file; empty: the device's robot in config/robots"),
+        DeclareLaunchArgument(
+            'device',
+            default_value='scanner',
+            choices=list(DEVICES),
+            description='scanner, ring (sonar array), sweep or multibeam',
+        ),
+        DeclareLaunchArgument(
+            'robot_description',
+            default_value='',
+            description="URDF or xacro file; empty: the device's robot in config/robots",
+        ),
         DeclareLaunchArgument(
             'scene',
             default_value='',
             description='scene file; empty: the params_file value (shipped files: the reference tank)',
         ),
-        DeclareLaunchArgument('params_file', default_value='',
-                              description="YAML parameters; empty: the device's file in config/"),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of the node and topics'),
+        DeclareLaunchArgument(
+            'params_file',
+            default_value='',
+            description="YAML parameters; empty: the device's file in config/",
+        ),
+        DeclareLaunchArgument(
+            'namespace', default_value='', description='namespace of the node and topics'
+        ),
         DeclareLaunchArgument(
             'use_sim_time',
             default_value='',

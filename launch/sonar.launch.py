@@ -41,7 +41,9 @@ def generate_launch_description() -> LaunchDescription:
             default_value='',
             description='<sensor> name; empty: the params_file value (config/sonar.yaml: the first sonar)',
         ),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of the node and topics'),
+        DeclareLaunchArgument(
+            'namespace', default_value='', description='namespace of the node and topics'
+        ),
         DeclareLaunchArgument(
             'use_sim_time',
             default_value='',
@@ -52,7 +54,11 @@ def generate_launch_description() -> LaunchDescription:
 
 
 #: launch argument -> node parameter; a non-empty argument wins over the params_file.
-OVERRIDES = {'robot_description': 'robot_description_file', 'scene': 'scene_file', 'sensor': 'sensor'}
+OVERRIDES = {
+    'robot_description': 'robot_description_file',
+    'scene': 'scene_file',
+    'sensor': 'sensor',
+}
 
 
 def _sonar_node(context):
@@ -62,7 +68,9 @@ def _sonar_node(context):
         if LaunchConfiguration(argument).perform(context):
             overrides[parameter] = ParameterValue(LaunchConfiguration(argument), value_type=str)
     if LaunchConfiguration('use_sim_time').perform(context):
-        overrides['use_sim_time'] = ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)
+        overrides['use_sim_time'] = ParameterValue(
+            LaunchConfiguration('use_sim_time'), value_type=bool
+        )
     return [
         Node(
             package='nps_sonar',

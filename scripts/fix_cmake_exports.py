@@ -26,8 +26,10 @@ def main(venv: Path) -> int:
     """Rewrite the build machine's include paths in ``venv``'s CMake files; 1 without Python.h."""
     python_include = sysconfig.get_paths()['include']
     if not Path(python_include, 'Python.h').is_file():
-        print(f'fix_cmake_exports: no Python.h in {python_include}; install the Python headers',
-              file=sys.stderr)
+        print(
+            f'fix_cmake_exports: no Python.h in {python_include}; install the Python headers',
+            file=sys.stderr,
+        )
         return 1
     numpy_include = np.get_include()
     fixed = 0

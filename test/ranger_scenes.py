@@ -23,8 +23,10 @@ RETRO_LOW, RETRO_HIGH = np.array([40.0, 120.0, 200.0]), np.array([80.0, 160.0, 2
 LASER_XYZ, LASER_YAW = np.array([0.5, 0.7, 1.2]), 0.3
 OPTICAL = '-1.5707963267948966 0 -1.5707963267948966'  # optical z along the link's +x
 FLOAT32 = 3e-6
-PLANAR = ('<horizontal samples="541" min_angle="-2.356194490192345" max_angle="2.356194490192345"/>'
-          '<range min="0.2" max="30"/>')
+PLANAR = (
+    '<horizontal samples="541" min_angle="-2.356194490192345" max_angle="2.356194490192345"/>'
+    '<range min="0.2" max="30"/>'
+)
 
 
 # --- the box room and a scanner in it ---------------------------------------------------------
@@ -45,7 +47,9 @@ def directions(azimuth: np.ndarray, elevation: float = 0.0, yaw: float = LASER_Y
     """World unit vectors at ``azimuth`` (+ ``yaw``) about +z and ``elevation`` above the xy plane."""
     a = np.asarray(azimuth) + yaw
     e = elevation
-    return np.column_stack((np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.full(a.shape, math.sin(e))))
+    return np.column_stack(
+        (np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.full(a.shape, math.sin(e)))
+    )
 
 
 def scanner_robot(tmp_path: Path, ray: str, rate: float = 20.0) -> str:
@@ -99,9 +103,13 @@ def corridor_range(world_from_element: np.ndarray, n_rays: int) -> float:
     d = cone_pattern(RING_BETA, n_rays).directions @ world_from_element[:3, :3].T
     p = world_from_element[:3, 3]
     with np.errstate(divide='ignore'):
-        t = np.stack([np.where(d[:, 1] > 0, (1.5 - p[1]) / d[:, 1], np.inf),
-                      np.where(d[:, 1] < 0, (-1.0 - p[1]) / d[:, 1], np.inf),
-                      np.where(d[:, 2] < 0, -p[2] / d[:, 2], np.inf)])
+        t = np.stack(
+            [
+                np.where(d[:, 1] > 0, (1.5 - p[1]) / d[:, 1], np.inf),
+                np.where(d[:, 1] < 0, (-1.0 - p[1]) / d[:, 1], np.inf),
+                np.where(d[:, 2] < 0, -p[2] / d[:, 2], np.inf),
+            ]
+        )
     nearest = float(t.min())
     return nearest if nearest <= SONAR_MAX else math.inf
 
@@ -112,8 +120,13 @@ D = 2.0
 WALL_BETA = math.radians(1.0)
 MAX_RANGE = 10.0
 C = 1500.0
-ACOUSTICS = {'beam_pattern': 'uniform', 'n_way': 1, 'absorption': 'none', 'sound_speed': C,
-             'range_bins': 1900}
+ACOUSTICS = {
+    'beam_pattern': 'uniform',
+    'n_way': 1,
+    'absorption': 'none',
+    'sound_speed': C,
+    'range_bins': 1900,
+}
 
 
 def wall_scene(tmp_path: Path) -> tuple[str, str]:

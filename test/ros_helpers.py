@@ -8,22 +8,22 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from nps_sonar_py.ament import executable as installed_executable
 
 NODE_START_TIMEOUT = 30.0
 
 
 def executable(name: str) -> str:
     """Path of a console script of the colcon-built package (``lib/nps_sonar/<name>``)."""
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        candidate = Path(prefix, 'lib', 'nps_sonar', name)
-        if candidate.is_file():
-            return str(candidate)
-    msg = f'{name} is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test'
-    raise FileNotFoundError(msg)
+    found = installed_executable(name)
+    if found is None:
+        msg = f'{name} is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test'
+        raise FileNotFoundError(msg)
+    return str(found)
 
 
 def ros_args(parameters: dict[str, Any]) -> list[str]:
@@ -44,7 +44,9 @@ def ros_args(parameters: dict[str, Any]) -> list[str]:
 
 @contextmanager
 def running(
-    name: str, parameters: dict[str, Any] | None = None, extra: list[str] | None = None,
+    name: str,
+    parameters: dict[str, Any] | None = None,
+    extra: list[str] | None = None,
 ) -> Iterator[subprocess.Popen[str]]:
     """A node executable running for the duration of the block, stopped with SIGINT after it."""
     # extra (e.g. --params-file) first: later arguments win, as launch_ros orders a file before a dict
@@ -75,7 +77,9 @@ class Probe:
 
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context)
-        self.node = rclpy.create_node(node_name or f'ranger_probe_{id(self)}', context=self.context)
+        self.node = rclpy.create_node(
+            node_name or f'ranger_probe_{id(self)}', context=self.context
+        )
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.lock = threading.Lock()
@@ -109,7 +113,11 @@ class Probe:
             return len(self.received[topic])
 
     def wait(
-        self, topic: str, count: int, process: subprocess.Popen[str], timeout: float = 30.0,
+        self,
+        topic: str,
+        count: int,
+        process: subprocess.Popen[str],
+        timeout: float = 30.0,
     ) -> list[Any]:
         """The first ``count`` messages on ``topic`` received from now on."""
         start = self.count(topic)
@@ -120,7 +128,9 @@ class Probe:
             if len(got) >= count:
                 return got[:count]
             if process.poll() is not None:
-                pytest.fail(f'the node exited with status {process.returncode}: {process.communicate()[1]}')
+                pytest.fail(
+                    f'the node exited with status {process.returncode}: {process.communicate()[1]}'
+                )
             time.sleep(0.02)
         pytest.fail(f'{topic}: {self.count(topic) - start} of {count} messages in {timeout} s')
 
@@ -155,8 +165,12 @@ class Receiver(Probe):
         """The topic's messages so far (the live list, appended to under ``lock``)."""
         return self.received[self.topic]
 
-    def wait_for(self, count: int, timeout: float = NODE_START_TIMEOUT,
-                 process: subprocess.Popen[str] | None = None) -> list[Any]:
+    def wait_for(
+        self,
+        count: int,
+        timeout: float = NODE_START_TIMEOUT,
+        process: subprocess.Popen[str] | None = None,
+    ) -> list[Any]:
         """The first ``count`` messages; fails with the node's output if they do not come in time."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
@@ -171,7 +185,12 @@ class Receiver(Probe):
 
 
 def set_parameters(
-    receiver: Probe, node_name: str, values: dict[str, Any], *, atomic: bool = False, timeout: float = 10.0,
+    receiver: Probe,
+    node_name: str,
+    values: dict[str, Any],
+    *,
+    atomic: bool = False,
+    timeout: float = 10.0,
 ) -> list[Any]:
     """Set parameters of a running node with rclpy's parameter client; the SetParametersResult list.
 
@@ -195,7 +214,9 @@ def set_parameters(
     return [response.result] if atomic else list(response.results)
 
 
-def messages_after(receiver: Receiver, count: int, timeout: float = NODE_START_TIMEOUT) -> list[Any]:
+def messages_after(
+    receiver: Receiver, count: int, timeout: float = NODE_START_TIMEOUT
+) -> list[Any]:
     """The next ``count`` messages arriving after this call."""
     with receiver.lock:
         start = len(receiver.messages)
@@ -203,8 +224,14 @@ def messages_after(receiver: Receiver, count: int, timeout: float = NODE_START_T
 
 
 @contextmanager
-def publishing(probe: Probe, msg_type: Any, topic: str, message_at: Callable[[], Any],
-               rate: float = 20.0, qos: Any = 10) -> Iterator[None]:
+def publishing(
+    probe: Probe,
+    msg_type: Any,
+    topic: str,
+    message_at: Callable[[], Any],
+    rate: float = 20.0,
+    qos: Any = 10,
+) -> Iterator[None]:
     """Publish ``message_at()`` on ``topic`` at ``rate`` Hz from a thread for the duration of the block."""
     publisher = probe.node.create_publisher(msg_type, topic, qos)
     stop = threading.Event()
@@ -229,7 +256,11 @@ def nanoseconds(stamp: Any) -> int:
 
 
 def first_such(
-    probe: Probe, topic: str, node: Any, accept: Callable[[Any], bool], timeout: float = 30.0,
+    probe: Probe,
+    topic: str,
+    node: Any,
+    accept: Callable[[Any], bool],
+    timeout: float = 30.0,
 ) -> Any:
     """The first message on ``topic`` from now on that ``accept``s: waits for a change to arrive."""
     start = probe.count(topic)

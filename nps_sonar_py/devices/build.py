@@ -19,16 +19,15 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import math
-import os
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
 from nps_sonar_py.devices.interface import Device
 from nps_sonar_py.devices.mount import RobotMount
@@ -60,7 +59,6 @@ __all__ = [
     'build_device',
     'choose_sensor',
     'element_poses_from_flat',
-    'find_share_file',
     'load_robot_from',
     'make_setup',
     'reference_robot_file',
@@ -74,34 +72,17 @@ __all__ = [
 #: Readings per second when neither the settings nor the ``<sensor update_rate>`` give one.
 DEFAULT_RATE_HZ = 10.0
 
-_REPOSITORY = Path(__file__).resolve().parents[2]
-
-
 # --- files -------------------------------------------------------------------------------------
-
-
-def share_prefixes() -> list[Path]:
-    """The prefixes of ``AMENT_PREFIX_PATH``, in order (the ament index is a file layout)."""
-    return [Path(p) for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
-
-
-def find_share_file(relative: str) -> str:
-    """A file of this package's ``share/nps_sonar`` (installed) or of the source tree."""
-    for prefix in share_prefixes():
-        candidate = prefix / 'share' / 'nps_sonar' / relative
-        if candidate.is_file():
-            return str(candidate)
-    return str(_REPOSITORY / relative)
 
 
 def reference_robot_file() -> str:
     """The robot of the reference scenario: a sonar at (2.1, 1.0, 1.0) looking along +y."""
-    return find_share_file('config/robots/reference_sonar.urdf')
+    return share_file('config/robots/reference_sonar.urdf')
 
 
 def reference_world_file() -> str:
     """The world of the reference scenario (NPS ``blueview_basement_cylinder``): tank and cylinder."""
-    return find_share_file('config/worlds/reference_tank.world')
+    return share_file('config/worlds/reference_tank.world')
 
 
 def load_robot_from(settings: RobotSettings, default_file: str | None = None) -> Robot:
@@ -243,7 +224,6 @@ class ScanningSetup:
 
 DeviceSetup = SonarSetup | RangerSetup | ScanningSetup
 Built = tuple[RobotMount, Device[Any]]
-_Setup = TypeVar('_Setup', SonarSetup, RangerSetup, ScanningSetup)
 
 
 def setup_records(setup: type[DeviceSetup]) -> tuple[type[Any], ...]:
@@ -252,7 +232,7 @@ def setup_records(setup: type[DeviceSetup]) -> tuple[type[Any], ...]:
     return tuple(hints[f.name] for f in dataclasses.fields(setup))
 
 
-def make_setup(setup: type[_Setup], record: Callable[[type[Any]], Any]) -> _Setup:
+def make_setup(setup: type[DeviceSetup], record: Callable[[type[Any]], Any]) -> DeviceSetup:
     """A ``setup`` of the records ``record(RecordClass)`` gives."""
     return setup(*(record(kind) for kind in setup_records(setup)))
 
@@ -291,7 +271,11 @@ def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
     geometry = mount.geometry({})
     echo = sonar_echo_config(sensor.sonar, **setup.beam.echo_overrides())
     device = SingleBeamSonar(
-        echo, geometry.pose, geometry, n_rays=setup.beam.rays, frequency=_rate(setup.output, sensor)
+        echo,
+        geometry.pose,
+        geometry,
+        n_rays=setup.beam.rays,
+        frequency=_rate(setup.output, sensor),
     )
     return mount, device
 
@@ -390,7 +374,13 @@ def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
     sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
     frame = setup.sensor.frame_id or sensor.name
     mount = RobotMount(
-        robot, (sensor,), sensor.name, frame, (frame,), setup.geometry.element_size, np.eye(4)[None]
+        robot,
+        (sensor,),
+        sensor.name,
+        frame,
+        (frame,),
+        setup.geometry.element_size,
+        np.eye(4)[None],
     )
     geometry = mount.geometry({})
     s = setup.scanning

@@ -98,7 +98,9 @@ class RangerGeometry:
     ) -> RangerGeometry:
         """Geometry whose size is the box holding every element's origin grown by the element size."""
         poses = np.asarray(element_poses, dtype=np.float64).reshape(-1, 4, 4)
-        sizes = np.broadcast_to(np.asarray(element_size, dtype=np.float64), (poses.shape[0], 3)).copy()
+        sizes = np.broadcast_to(
+            np.asarray(element_size, dtype=np.float64), (poses.shape[0], 3)
+        ).copy()
         origins = poses[:, :3, 3]
         size = origins.max(axis=0) - origins.min(axis=0) + sizes.max(axis=0)
         return cls(

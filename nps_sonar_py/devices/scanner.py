@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from numpy.typing import NDArray
 import numpy as np
+from numpy.typing import NDArray
 
 from nps_sonar_py.devices.interface import (
     Beam,

@@ -224,7 +224,13 @@ class FanRanger:
         """The configuration in Ranger terms."""
         f, e = self.sonar.fan, self.sonar.echo
         return RangerConfig(
-            f.min_angle, f.max_angle, f.spacing, e.min_range, e.max_range, e.bin_width, self.frequency
+            f.min_angle,
+            f.max_angle,
+            f.spacing,
+            e.min_range,
+            e.max_range,
+            e.bin_width,
+            self.frequency,
         )
 
     def reconfigure(self, config: RangerConfig) -> str | None:
@@ -273,4 +279,6 @@ def _echo_with_ranges(echo: EchoConfig, config: RangerConfig) -> EchoConfig:
         raise ConfigurationError(
             f'range_resolution {config.range_resolution:g} m makes {n_bins} bins, more than {MAX_BINS}'
         )
-    return dataclasses.replace(echo, min_range=min_range, max_range=config.max_range, n_bins=n_bins)
+    return dataclasses.replace(
+        echo, min_range=min_range, max_range=config.max_range, n_bins=n_bins
+    )

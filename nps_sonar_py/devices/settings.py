@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from nps_sonar_py.echo import Environment, RangeNoise
+from nps_sonar_py.echo import Environment, Medium, NoiseType, RangeNoise
+from nps_sonar_py.echo._validate import member
 
 __all__ = [
     'BeamSettings',
@@ -116,7 +117,9 @@ class RobotSettings:
 class SensorSettings:
     """The one sensor a sonar or scanning-sonar node simulates."""
 
-    sensor: str = setting('', 'name of the <sensor type="sonar"> to simulate; empty: the first one')
+    sensor: str = setting(
+        '', 'name of the <sensor type="sonar"> to simulate; empty: the first one'
+    )
     frame_id: str = setting('', 'frame_id of the messages; empty: the sensor name')
 
 
@@ -156,6 +159,12 @@ class OutputSettings:
         0.0,
         100.0,
     )
+    diagnostics_rate: float = setting(
+        1.0,
+        'diagnostic_msgs/DiagnosticArray of the achieved rate per second on /diagnostics; 0: off',
+        0.0,
+        100.0,
+    )
 
 
 @dataclass(frozen=True)
@@ -164,9 +173,7 @@ class SonarTopicSettings:
 
     range_topic: str = setting('', 'sensor_msgs/Range topic; empty: <sensor>/range')
     scan_topic: str = setting('', 'one-element sensor_msgs/LaserScan topic; empty: <sensor>/scan')
-    sonar_point_topic: str = setting(
-        '', 'nps_sonar/SonarPoint topic; empty: <sensor>/sonar_point'
-    )
+    sonar_point_topic: str = setting('', 'nps_sonar/SonarPoint topic; empty: <sensor>/sonar_point')
     publish_range: bool = setting(True, 'publish sensor_msgs/Range', runtime=True)
     publish_scan: bool = setting(
         True,
@@ -411,7 +418,7 @@ class BeamSettings:
             'n_bins': self.range_bins,
             'frequency': self.frequency,
             'environment': Environment(
-                medium=self.medium,
+                medium=member(Medium, self.medium, 'environment.medium'),
                 temperature=self.temperature,
                 salinity=self.salinity,
                 depth=self.depth,
@@ -429,7 +436,7 @@ class BeamSettings:
             'estimator': self.range_estimator,
             'threshold_db': self.threshold_db,
             'range_noise': RangeNoise(
-                type=self.range_noise_type,
+                type=member(NoiseType, self.range_noise_type, 'range_noise.type'),
                 mean=self.range_noise_mean,
                 stddev=self.range_noise_stddev,
                 bias_mean=self.range_noise_bias_mean,

@@ -132,7 +132,9 @@ class SonarArray:
     def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
         """Place the device; every element follows."""
         self._world_from_device = np.asarray(world_from_device, dtype=np.float64).copy()
-        world_from_element = self._world_from_device[None] @ self.geometry.element_poses  # (k, 4, 4)
+        world_from_element = (
+            self._world_from_device[None] @ self.geometry.element_poses
+        )  # (k, 4, 4)
         self.world_from_elements = world_from_element
         # (k, n, 3): each element's cone turned into the world. einsum, not @: right after an
         # Open3D cast, BLAS threads would wait for the cores.

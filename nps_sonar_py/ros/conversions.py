@@ -65,7 +65,13 @@ def uint32_array(values: np.ndarray) -> array:
 
 
 def range_message(
-    reading: float, *, field_of_view: float, min_range: float, max_range: float, stamp: Time, frame_id: str,
+    reading: float,
+    *,
+    field_of_view: float,
+    min_range: float,
+    max_range: float,
+    stamp: Time,
+    frame_id: str,
 ) -> Range:
     """A ``sensor_msgs/Range`` of one ping: ULTRASOUND, the cone's full angle, REP 117 values."""
     return Range(
@@ -79,7 +85,13 @@ def range_message(
 
 
 def single_beam_scan(
-    ping: Ping, config: EchoConfig, *, stamp: Time, frame_id: str, scan_time: float, azimuth: float = 0.0,
+    ping: Ping,
+    config: EchoConfig,
+    *,
+    stamp: Time,
+    frame_id: str,
+    scan_time: float,
+    azimuth: float = 0.0,
     intensities: bool = True,
 ) -> LaserScan:
     """A one-element ``LaserScan`` of one ping, as the NPS single-beam plugin published.
@@ -104,7 +116,13 @@ def single_beam_scan(
 
 
 def sonar_point_message(
-    ping: Ping, config: EchoConfig, *, stamp: Time, frame_id: str, rays: int, azimuth: float = 0.0,
+    ping: Ping,
+    config: EchoConfig,
+    *,
+    stamp: Time,
+    frame_id: str,
+    rays: int,
+    azimuth: float = 0.0,
     intensities: bool = True,
 ) -> nps_msg.SonarPoint:
     """The ``SonarPoint`` of one ping: range, intensity in linear units and dB, and the profile."""
@@ -131,9 +149,17 @@ def sonar_point_message(
 
 
 def laser_scan(
-    ranges: NDArray[np.floating], intensities: NDArray[np.floating] | None, *, angle_min: float,
-    angle_increment: float, time_increment: float, scan_time: float, range_min: float, range_max: float,
-    stamp: Time, frame_id: str,
+    ranges: NDArray[np.floating],
+    intensities: NDArray[np.floating] | None,
+    *,
+    angle_min: float,
+    angle_increment: float,
+    time_increment: float,
+    scan_time: float,
+    range_min: float,
+    range_max: float,
+    stamp: Time,
+    frame_id: str,
 ) -> LaserScan:
     """A ``LaserScan`` whose ``angle_max = angle_min + (n - 1) angle_increment``; no intensities: empty."""
     n = int(np.size(ranges))
@@ -147,7 +173,9 @@ def laser_scan(
         range_min=float(range_min),
         range_max=float(range_max),
         ranges=float32_array(np.ravel(ranges)),
-        intensities=float32_array(np.ravel(intensities)) if intensities is not None else array('f'),
+        intensities=float32_array(np.ravel(intensities))
+        if intensities is not None
+        else array('f'),
     )
 
 
@@ -156,7 +184,11 @@ _UINT16 = PointField.UINT16
 
 
 def point_cloud(
-    points: NDArray[np.floating], intensities: NDArray[np.floating] | None, *, stamp: Time, frame_id: str,
+    points: NDArray[np.floating],
+    intensities: NDArray[np.floating] | None,
+    *,
+    stamp: Time,
+    frame_id: str,
 ) -> PointCloud2:
     """An organised ``PointCloud2`` (height = rows, width = readings per row) of x, y, z, intensity, ring.
 
@@ -169,7 +201,8 @@ def point_cloud(
     formats: list[object] = [np.float32, np.float32, np.float32]
     offsets = [0, 4, 8]
     fields = [
-        PointField(name=n, offset=o, datatype=_FLOAT32, count=1) for n, o in zip(names, offsets, strict=True)
+        PointField(name=n, offset=o, datatype=_FLOAT32, count=1)
+        for n, o in zip(names, offsets, strict=True)
     ]
     if intensities is not None:
         names.append('intensity')
@@ -182,7 +215,9 @@ def point_cloud(
     offsets.append(ring_offset)
     fields.append(PointField(name='ring', offset=ring_offset, datatype=_UINT16, count=1))
     itemsize = (ring_offset + 2 + 3) // 4 * 4
-    dtype = np.dtype({'names': names, 'formats': formats, 'offsets': offsets, 'itemsize': itemsize})
+    dtype = np.dtype(
+        {'names': names, 'formats': formats, 'offsets': offsets, 'itemsize': itemsize}
+    )
     cloud = np.zeros((rows, columns), dtype=dtype)
     cloud['x'] = points[..., 0]
     cloud['y'] = points[..., 1]
@@ -209,8 +244,10 @@ def pose_message(transform: NDArray[np.float64]) -> Pose:
     """A ``geometry_msgs/Pose`` of a 4x4 transform."""
     x, y, z, w = (float(v) for v in matrix_to_quaternion(transform[:3, :3]))
     t = transform[:3, 3]
-    return Pose(position=Point(x=float(t[0]), y=float(t[1]), z=float(t[2])),
-                orientation=Quaternion(x=x, y=y, z=z, w=w))
+    return Pose(
+        position=Point(x=float(t[0]), y=float(t[1]), z=float(t[2])),
+        orientation=Quaternion(x=x, y=y, z=z, w=w),
+    )
 
 
 def _vector(v: NDArray[np.float64]) -> Vector3:
@@ -233,9 +270,12 @@ def ranger_geometry_message(geometry: RangerGeometry) -> nps_msg.RangerGeometry:
 def ranger_config_message(config: RangerConfig) -> nps_msg.RangerConfig:
     """The ``RangerConfig`` message of a configuration."""
     return nps_msg.RangerConfig(
-        min_angle=float(config.min_angle), max_angle=float(config.max_angle),
-        angular_resolution=float(config.angular_resolution), min_range=float(config.min_range),
-        max_range=float(config.max_range), range_resolution=float(config.range_resolution),
+        min_angle=float(config.min_angle),
+        max_angle=float(config.max_angle),
+        angular_resolution=float(config.angular_resolution),
+        min_range=float(config.min_range),
+        max_range=float(config.max_range),
+        range_resolution=float(config.range_resolution),
         frequency=float(config.frequency),
     )
 
@@ -243,28 +283,44 @@ def ranger_config_message(config: RangerConfig) -> nps_msg.RangerConfig:
 def ranger_config_from_message(message: nps_msg.RangerConfig) -> RangerConfig:
     """The configuration a ``RangerConfig`` message asks for (unchecked)."""
     return RangerConfig(
-        min_angle=message.min_angle, max_angle=message.max_angle,
-        angular_resolution=message.angular_resolution, min_range=message.min_range,
-        max_range=message.max_range, range_resolution=message.range_resolution, frequency=message.frequency,
+        min_angle=message.min_angle,
+        max_angle=message.max_angle,
+        angular_resolution=message.angular_resolution,
+        min_range=message.min_range,
+        max_range=message.max_range,
+        range_resolution=message.range_resolution,
+        frequency=message.frequency,
     )
 
 
 def ranger_data_message(
-    ranges: NDArray[np.floating], intensities: NDArray[np.floating] | None, *,
-    geometry: nps_msg.RangerGeometry, config: nps_msg.RangerConfig, stamp: Time, frame_id: str,
+    ranges: NDArray[np.floating],
+    intensities: NDArray[np.floating] | None,
+    *,
+    geometry: nps_msg.RangerGeometry,
+    config: nps_msg.RangerConfig,
+    stamp: Time,
+    frame_id: str,
 ) -> nps_msg.RangerData:
     """A ``RangerData``; the geometry and configuration messages are built once per change by the caller."""
     return nps_msg.RangerData(
         header=Header(stamp=stamp, frame_id=frame_id),
         ranges=float32_array(np.ravel(ranges)),
-        intensities=float32_array(np.ravel(intensities)) if intensities is not None else array('f'),
+        intensities=float32_array(np.ravel(intensities))
+        if intensities is not None
+        else array('f'),
         geometry=geometry,
         config=config,
     )
 
 
 def multibeam_message(
-    ping: FanPing, echo: EchoConfig, *, vertical_beam_width: float, stamp: Time, frame_id: str,
+    ping: FanPing,
+    echo: EchoConfig,
+    *,
+    vertical_beam_width: float,
+    stamp: Time,
+    frame_id: str,
     intensities: bool = True,
 ) -> nps_msg.MultibeamPing:
     """The ``MultibeamPing`` of one fan ping: flat, beam-major arrays."""
@@ -298,11 +354,13 @@ def matrix_from_quaternion(x: float, y: float, z: float, w: float) -> NDArray[np
         msg = 'a quaternion of zero length is no rotation'
         raise ValueError(msg)
     x, y, z, w = x / n, y / n, z / n, w / n
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def matrix_from_pose(pose: Pose) -> NDArray[np.float64]:
@@ -315,12 +373,19 @@ BEAM_SEGMENTS = 32
 
 
 def beam_marker(
-    half_angle: float, length: float, *, stamp: Time, frame_id: str, lifetime: float = 0.0,
+    half_angle: float,
+    length: float,
+    *,
+    stamp: Time,
+    frame_id: str,
+    lifetime: float = 0.0,
 ) -> Marker:
     """A cone along +x of ``half_angle`` radians and ``length`` metres, as a TRIANGLE_LIST."""
     azimuth = np.linspace(0.0, 2.0 * math.pi, BEAM_SEGMENTS + 1)
     radius = length * math.tan(half_angle)
-    rim = np.column_stack((np.full_like(azimuth, length), radius * np.cos(azimuth), radius * np.sin(azimuth)))
+    rim = np.column_stack(
+        (np.full_like(azimuth, length), radius * np.cos(azimuth), radius * np.sin(azimuth))
+    )
     apex = Point()
     points: list[Point] = []
     for a, b in itertools.pairwise(rim):
@@ -329,7 +394,9 @@ def beam_marker(
             Point(x=float(a[0]), y=float(a[1]), z=float(a[2])),
             Point(x=float(b[0]), y=float(b[1]), z=float(b[2])),
         ]
-    marker = _marker('beam', Marker.TRIANGLE_LIST, stamp=stamp, frame_id=frame_id, lifetime=lifetime)
+    marker = _marker(
+        'beam', Marker.TRIANGLE_LIST, stamp=stamp, frame_id=frame_id, lifetime=lifetime
+    )
     marker.scale.x = marker.scale.y = marker.scale.z = 1.0
     marker.color = ColorRGBA(r=0.2, g=0.5, b=1.0, a=0.25)
     marker.points = points
@@ -337,8 +404,13 @@ def beam_marker(
 
 
 def hits_marker(
-    directions: NDArray[np.float64], ranges: NDArray[np.floating], *, stamp: Time, frame_id: str,
-    max_points: int = 1000, lifetime: float = 0.0,
+    directions: NDArray[np.float64],
+    ranges: NDArray[np.floating],
+    *,
+    stamp: Time,
+    frame_id: str,
+    max_points: int = 1000,
+    lifetime: float = 0.0,
 ) -> Marker:
     """The rays' hit points (``ranges`` along body-frame unit ``directions``) as POINTS; misses left out."""
     finite = np.flatnonzero(np.isfinite(ranges))
@@ -355,7 +427,11 @@ def hits_marker(
 def _marker(namespace: str, kind: int, *, stamp: Time, frame_id: str, lifetime: float) -> Marker:
     seconds = math.floor(lifetime)
     return Marker(
-        header=Header(stamp=stamp, frame_id=frame_id), ns=namespace, id=0, type=kind, action=Marker.ADD,
+        header=Header(stamp=stamp, frame_id=frame_id),
+        ns=namespace,
+        id=0,
+        type=kind,
+        action=Marker.ADD,
         lifetime=Duration(sec=int(seconds), nanosec=int((lifetime - seconds) * 1e9)),
         frame_locked=True,
     )

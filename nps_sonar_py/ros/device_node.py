@@ -9,7 +9,9 @@ and the world (or shares another node's), builds its device with the core builde
 2. reads the device once (``Device.read``);
 3. publishes the reading (``ros/outputs.py``, by the kind of device) and, at
    ``marker_rate``, each sonar beam and its hits as ``visualization_msgs/Marker`` on
-   ``<element>/markers``.
+   ``<element>/markers``;
+
+and, at ``diagnostics_rate``, its achieved rate on ``/diagnostics`` (``ros/diagnostics.py``).
 
 With ``use_sim_time`` the timer runs on ``/clock`` and nothing is read before ``/clock``
 arrives. A device whose readings must all be taken (the steps of a sweep, ``catch_up``) is
@@ -25,6 +27,7 @@ are its parameters with those of every node), any settings records of its own
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from rcl_interfaces.msg import SetParametersResult
@@ -39,6 +42,7 @@ from nps_sonar_py.devices.build import make_setup, robot_root_pose, setup_record
 from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotSettings
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.conversions import beam_markers
+from nps_sonar_py.ros.diagnostics import Diagnostics
 from nps_sonar_py.ros.motion import Motion, SceneStart
 from nps_sonar_py.ros.outputs import outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
@@ -103,6 +107,7 @@ class DeviceNode(Node):
             self, self.rig, intensities=output.intensities, on_change=self._restart
         )
         self.outputs = outputs_for(self)
+        self.diagnostics = Diagnostics(self, output.diagnostics_rate)
         self.motion = Motion(
             self, self.settings[MotionSettings], world_from_root=world_from_root, start=scene_start
         )
@@ -172,6 +177,7 @@ class DeviceNode(Node):
         """(Re)start reading: at start-up, after a SetConfig or a power switch."""
         device = self.rig.device
         device.restart()
+        self.diagnostics.rates.restart()
         self._t0, self._next = None, 0
         tick = max(device.period, MIN_TICK) if device.catch_up else device.period
         if self.timer is not None and abs(self.timer.timer_period_ns - tick * 1e9) < 1.0:
@@ -213,11 +219,14 @@ class DeviceNode(Node):
 
     def _read_at(self, now: Time) -> None:
         """Move the world and the robot to ``now``, read the device once, publish."""
+        start = time.perf_counter()
         self.motion.apply(now, self.raycaster, self._move_robot)
         reading = self.rig.read()
         stamp = now.to_msg()
         self.outputs.publish(reading, stamp)
-        self._publish_markers(now.nanoseconds * 1e-9, stamp)
+        seconds = now.nanoseconds * 1e-9
+        self._publish_markers(seconds, stamp)
+        self.diagnostics.rates.record(seconds, time.perf_counter() - start)
 
     def _move_robot(self, world_from_root: Any, joints: dict[str, float]) -> None:
         if self.rig.move(world_from_root, joints):

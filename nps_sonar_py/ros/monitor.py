@@ -36,12 +36,17 @@ class SonarMonitor(Node):
         self._window_count = 0
         self._window_start = time.monotonic()
         self.create_subscription(Range, f'{sensor}/range', self._on_range, qos_profile_sensor_data)
-        self.create_subscription(SonarPoint, f'{sensor}/sonar_point', self._on_echo, qos_profile_sensor_data)
+        self.create_subscription(
+            SonarPoint, f'{sensor}/sonar_point', self._on_echo, qos_profile_sensor_data
+        )
         steady = rclpy.clock.Clock(clock_type=rclpy.clock.ClockType.STEADY_TIME)
         self.create_timer(1.0, self._report, clock=steady)
         self.topic = self.resolve_topic_name(f'{sensor}/range')
-        print(f'listening on {self.topic} and {self.resolve_topic_name(f"{sensor}/sonar_point")} '
-              '(Ctrl-C to stop)', flush=True)
+        print(
+            f'listening on {self.topic} and {self.resolve_topic_name(f"{sensor}/sonar_point")} '
+            '(Ctrl-C to stop)',
+            flush=True,
+        )
 
     def _on_range(self, message: Range) -> None:
         self.latest = message
@@ -61,7 +66,9 @@ class SonarMonitor(Node):
         m = self.latest
         echo = ''
         if self.echo is not None:
-            echo = f'echo {self.echo.intensity_db:7.2f} dB (confidence {self.echo.confidence:.2f})  '
+            echo = (
+                f'echo {self.echo.intensity_db:7.2f} dB (confidence {self.echo.confidence:.2f})  '
+            )
         print(
             f'range {_reading(m.range)}  {echo}[{m.min_range:.2f}, {m.max_range:.2f}] m, '
             f'fov {math.degrees(m.field_of_view):.2f} deg, frame "{m.header.frame_id}"  {rate:5.1f} Hz',
@@ -79,8 +86,12 @@ def main(args: list[str] | None = None) -> int:
     """Entry point of ``ros2 run nps_sonar sonar_monitor``."""
     argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('sensor', nargs='?', default='sonar', help='the sensor name (topic prefix)')
-    parser.add_argument('--duration', type=float, default=0.0, help='stop after this many seconds (0: never)')
+    parser.add_argument(
+        'sensor', nargs='?', default='sonar', help='the sensor name (topic prefix)'
+    )
+    parser.add_argument(
+        '--duration', type=float, default=0.0, help='stop after this many seconds (0: never)'
+    )
     options = parser.parse_args(argv[1:])
     rclpy.init(args=args)
     monitor = SonarMonitor(options.sensor)

@@ -56,12 +56,18 @@ class Motion:
     """
 
     def __init__(
-        self, node: Node, settings: MotionSettings, *, world_from_root: NDArray[np.float64],
+        self,
+        node: Node,
+        settings: MotionSettings,
+        *,
+        world_from_root: NDArray[np.float64],
         start: SceneStart | None = None,
     ) -> None:
         source, scene_time = settings.pose_source, settings.scene_time
         if source not in POSE_SOURCES:
-            raise ConfigurationError(f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}')
+            raise ConfigurationError(
+                f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}'
+            )
         if scene_time not in SCENE_TIMES:
             raise ConfigurationError(
                 f'scene_time must be one of {", ".join(SCENE_TIMES)}, got {scene_time!r}',
@@ -76,14 +82,24 @@ class Motion:
         depth = 10
         if source == 'odometry':
             node.create_subscription(
-                Odometry, settings.pose_topic or 'odom', lambda m: self._on_pose(m.pose.pose), depth,
+                Odometry,
+                settings.pose_topic or 'odom',
+                lambda m: self._on_pose(m.pose.pose),
+                depth,
             )
         elif source == 'pose':
             node.create_subscription(
-                PoseStamped, settings.pose_topic or 'pose', lambda m: self._on_pose(m.pose), depth,
+                PoseStamped,
+                settings.pose_topic or 'pose',
+                lambda m: self._on_pose(m.pose),
+                depth,
             )
-        node.create_subscription(JointState, settings.joint_states_topic, self._on_joint_state, depth)
-        node.create_subscription(nps_msg.SceneState, settings.scene_state_topic, self._on_scene_state, depth)
+        node.create_subscription(
+            JointState, settings.joint_states_topic, self._on_joint_state, depth
+        )
+        node.create_subscription(
+            nps_msg.SceneState, settings.scene_state_topic, self._on_scene_state, depth
+        )
 
     def _on_pose(self, pose: Pose) -> None:
         try:
@@ -103,9 +119,11 @@ class Motion:
             t, w = entity.twist.linear, entity.twist.angular
             try:
                 state = EntityState(
-                    model=entity.model, frame=entity.parent_frame or 'world',
+                    model=entity.model,
+                    frame=entity.parent_frame or 'world',
                     origin=matrix_from_pose(entity.pose),
-                    linear=np.array([t.x, t.y, t.z]), angular=np.array([w.x, w.y, w.z]),
+                    linear=np.array([t.x, t.y, t.z]),
+                    angular=np.array([w.x, w.y, w.z]),
                 )
             except ValueError as error:
                 self._node.get_logger().warning(f'ignored the state of {entity.model!r}: {error}')

@@ -267,9 +267,7 @@ class FanOutput(_RangerData):
     def __init__(self, node: DeviceNode) -> None:
         super().__init__(node)
         self.scan = node.create_publisher(LaserScan, f'{self.name}/scan', node.qos)
-        self.fan = node.create_publisher(
-            nps_msg.MultibeamPing, f'{self.name}/multibeam', node.qos
-        )
+        self.fan = node.create_publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam', node.qos)
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""

@@ -8,11 +8,18 @@ from nps_sonar_py.errors import ConfigurationError
 
 __all__ = ['RELIABILITIES', 'publisher_qos']
 
-RELIABILITIES = {'reliable': ReliabilityPolicy.RELIABLE, 'best_effort': ReliabilityPolicy.BEST_EFFORT}
+RELIABILITIES = {
+    'reliable': ReliabilityPolicy.RELIABLE,
+    'best_effort': ReliabilityPolicy.BEST_EFFORT,
+}
 
 
 def publisher_qos(reliability: str, depth: int) -> QoSProfile:
     """Keep-last ``depth``, ``reliable`` or ``best_effort``; ConfigurationError for anything else."""
     if reliability not in RELIABILITIES:
-        raise ConfigurationError(f'qos_reliability must be reliable or best_effort, got {reliability!r}')
-    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=RELIABILITIES[reliability])
+        raise ConfigurationError(
+            f'qos_reliability must be reliable or best_effort, got {reliability!r}'
+        )
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=RELIABILITIES[reliability]
+    )

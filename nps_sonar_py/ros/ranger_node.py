@@ -28,6 +28,7 @@ from nps_sonar_py.ros.startup import run_node
 
 __all__ = ['RangerNode', 'main']
 
+
 class RangerNode(DeviceNode):
     """Reads a ray sensor or a sonar array on a timer and publishes it (see the module docstring)."""
 

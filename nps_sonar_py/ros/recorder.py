@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 from rosbags.highlevel import AnyReader, AnyReaderError
@@ -47,6 +47,7 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
 from nps_sonar_py import plots
+from nps_sonar_py.ament import find_installed
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ DEFAULT_TOPICS = (
 )
 SONAR_POINT = 'nps_sonar/msg/SonarPoint'
 #: rosbag2 metadata version, as the rosbag2 of Jazzy and Kilted writes (QoS profiles as a list).
-BAG_VERSION = 9
+BAG_VERSION: Final = 9
 #: Messages the subscriptions queue before the recorder writes them.
 SUBSCRIPTION_DEPTH = 100
 DISCOVERY_PERIOD = 0.1  # s, how often new publishers are looked for
@@ -139,10 +140,9 @@ def make_typestore(distro: str | None = None) -> Typestore:
 
 def msg_directory(package: str) -> Path | None:
     """``share/<package>/msg`` of the first AMENT_PREFIX_PATH prefix with it (this package: else ``msg/``)."""
-    for prefix in filter(None, os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)):
-        candidate = Path(prefix, 'share', package, 'msg')
-        if candidate.is_dir():
-            return candidate
+    installed = find_installed(f'share/{package}/msg')
+    if installed is not None:
+        return installed
     source = Path(__file__).resolve().parents[2] / 'msg'
     return source if package == _PACKAGE and source.is_dir() else None
 
@@ -172,7 +172,11 @@ class BagRecorder:
     """
 
     def __init__(
-        self, path: str | Path, topics: Sequence[TopicSpec], *, node_name: str = 'sonar_record',
+        self,
+        path: str | Path,
+        topics: Sequence[TopicSpec],
+        *,
+        node_name: str = 'sonar_record',
         context: Context | None = None,
     ) -> None:
         import rclpy
@@ -190,7 +194,9 @@ class BagRecorder:
         self.connections: dict[str, Connection] = {}
         self._pending = {self.node.resolve_topic_name(s.topic): s.msgtype for s in topics}
         self._timer = self.node.create_timer(
-            DISCOVERY_PERIOD, self._discover, clock=Clock(clock_type=ClockType.STEADY_TIME),
+            DISCOVERY_PERIOD,
+            self._discover,
+            clock=Clock(clock_type=ClockType.STEADY_TIME),
         )
         self._closed = False
 
@@ -204,18 +210,25 @@ class BagRecorder:
             if publishers:
                 self._subscribe(topic, msgtype, publishers)
 
-    def _subscribe(self, topic: str, msgtype: str | None, publishers: list[TopicEndpointInfo]) -> None:
+    def _subscribe(
+        self, topic: str, msgtype: str | None, publishers: list[TopicEndpointInfo]
+    ) -> None:
         from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
         offered = {normalize_type(p.topic_type) for p in publishers}
         log = self.node.get_logger()
         if msgtype is None:
             if len(offered) != 1:
-                log.warning(f'{topic}: publishers disagree on its type {sorted(offered)}; waiting', once=True)
+                log.warning(
+                    f'{topic}: publishers disagree on its type {sorted(offered)}; waiting',
+                    once=True,
+                )
                 return
             msgtype = offered.pop()
         elif msgtype not in offered:
-            log.warning(f'{topic}: publishers offer {sorted(offered)}, not {msgtype}; waiting', once=True)
+            log.warning(
+                f'{topic}: publishers offer {sorted(offered)}, not {msgtype}; waiting', once=True
+            )
             return
         del self._pending[topic]
         try:
@@ -232,7 +245,9 @@ class BagRecorder:
                     f'records the definition hashed {digest}; readers may misread it',
                 )
         connection = self.writer.add_connection(
-            topic, msgtype, typestore=self.typestore,
+            topic,
+            msgtype,
+            typestore=self.typestore,
             offered_qos_profiles=[_bag_qos(p.qos_profile) for p in publishers],
         )
         self.connections[topic] = connection
@@ -243,7 +258,9 @@ class BagRecorder:
             if all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
             else ReliabilityPolicy.BEST_EFFORT,
             durability=DurabilityPolicy.TRANSIENT_LOCAL
-            if all(p.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for p in publishers)
+            if all(
+                p.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for p in publishers
+            )
             else DurabilityPolicy.VOLATILE,
         )
         clock = self.node.get_clock()
@@ -284,7 +301,10 @@ def _bag_qos(profile: Any) -> Qos:
 
 
 def draw_report(
-    bag_path: str | Path, out_dir: str | Path | None = None, *, topic: str | None = None,
+    bag_path: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    topic: str | None = None,
 ) -> Report:
     """Draw ``profile.png`` and ``sweep.png`` of a bag's ``SonarPoint`` messages into ``out_dir``.
 
@@ -296,13 +316,17 @@ def draw_report(
     bag_path = Path(bag_path)
     out = Path(out_dir) if out_dir is not None else bag_path
     with AnyReader([bag_path], default_typestore=make_typestore()) as reader:
-        candidates = [c for c in reader.connections if c.msgtype == SONAR_POINT and topic in {None, c.topic}]
+        candidates = [
+            c for c in reader.connections if c.msgtype == SONAR_POINT and topic in {None, c.topic}
+        ]
         if not candidates:
             return Report(topic, 0, None, None, None)
         chosen = max(candidates, key=lambda c: (c.msgcount, c.topic)).topic
-        pings = [
+        pings: list[Any] = [
             reader.deserialize(raw, c.msgtype)
-            for c, _, raw in reader.messages(connections=[c for c in candidates if c.topic == chosen])
+            for c, _, raw in reader.messages(
+                connections=[c for c in candidates if c.topic == chosen]
+            )
         ]
     with_profiles = [p for p in pings if len(p.profile)]
     if not with_profiles:
@@ -312,8 +336,12 @@ def draw_report(
     out.mkdir(parents=True, exist_ok=True)
     profile_png = out / 'profile.png'
     plots.draw_profile(
-        profile_png, last.profile, edges, range_estimate=float(last.range),
-        source_level=float(last.source_level), title=f'Intensity profile of the last ping on {chosen}',
+        profile_png,
+        last.profile,
+        edges,
+        range_estimate=float(last.range),
+        source_level=float(last.source_level),
+        title=f'Intensity profile of the last ping on {chosen}',
     )
     layout = (last.min_range, last.max_range, len(last.profile))
     same = [p for p in with_profiles if (p.min_range, p.max_range, len(p.profile)) == layout]
@@ -322,15 +350,27 @@ def draw_report(
     sweep_png = out / 'sweep.png'
     if np.ptp(azimuths) > 1e-6:
         kind = 'fan'
-        plots.draw_sweep(sweep_png, grid, edges, azimuths, source_level=float(last.source_level),
-                         title=f'Sweep on {chosen}')
+        plots.draw_sweep(
+            sweep_png,
+            grid,
+            edges,
+            azimuths,
+            source_level=float(last.source_level),
+            title=f'Sweep on {chosen}',
+        )
     else:
         kind = 'echogram'
         times = np.array([p.header.stamp.sec + 1e-9 * p.header.stamp.nanosec for p in same])
         order = np.argsort(times, kind='stable')
         keep = order[np.concatenate(([True], np.diff(times[order]) > 0.0))]  # one ping per stamp
-        plots.draw_echogram(sweep_png, grid[keep], edges, times[keep], source_level=float(last.source_level),
-                            title=f'Echogram on {chosen}')
+        plots.draw_echogram(
+            sweep_png,
+            grid[keep],
+            edges,
+            times[keep],
+            source_level=float(last.source_level),
+            title=f'Echogram on {chosen}',
+        )
     return Report(chosen, len(pings), profile_png, sweep_png, kind)
 
 
@@ -350,27 +390,45 @@ def _strip_ros_args(argv: Sequence[str]) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog='sonar_record', description=__doc__.splitlines()[0],
+        prog='sonar_record',
+        description=__doc__.splitlines()[0],
         epilog='The bag reads without ROS with rosbags (docs/recording.md).',
     )
     parser.add_argument('output', type=Path, help='the bag directory to create (must not exist)')
-    parser.add_argument('--topics', nargs='+', metavar='TOPIC[:TYPE]', default=list(DEFAULT_TOPICS),
-                        help='topics to record, with pkg/msg/Name types or none (the publishers\'); '
-                             'default: %(default)s')
-    parser.add_argument('--duration', type=float, default=0.0,
-                        help='stop after this many seconds (0: on SIGINT or SIGTERM)')
-    parser.add_argument('--redraw', action='store_true',
-                        help='only draw the pictures of the existing bag OUTPUT (needs no ROS)')
+    parser.add_argument(
+        '--topics',
+        nargs='+',
+        metavar='TOPIC[:TYPE]',
+        default=list(DEFAULT_TOPICS),
+        help="topics to record, with pkg/msg/Name types or none (the publishers'); "
+        'default: %(default)s',
+    )
+    parser.add_argument(
+        '--duration',
+        type=float,
+        default=0.0,
+        help='stop after this many seconds (0: on SIGINT or SIGTERM)',
+    )
+    parser.add_argument(
+        '--redraw',
+        action='store_true',
+        help='only draw the pictures of the existing bag OUTPUT (needs no ROS)',
+    )
     return parser
 
 
 def _print_report(report: Report) -> None:
     if report.profile is None:
-        print(f'no SonarPoint profile recorded{f" on {report.topic}" if report.topic else ""}; no pictures',
-              flush=True)
+        print(
+            f'no SonarPoint profile recorded{f" on {report.topic}" if report.topic else ""}; no pictures',
+            flush=True,
+        )
         return
-    print(f'drew {report.profile} and {report.sweep} ({report.sweep_kind} of {report.pings} pings '
-          f'on {report.topic})', flush=True)
+    print(
+        f'drew {report.profile} and {report.sweep} ({report.sweep_kind} of {report.pings} pings '
+        f'on {report.topic})',
+        flush=True,
+    )
 
 
 def main(args: list[str] | None = None) -> int:

@@ -32,10 +32,12 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.validate_node_name import validate_node_name
 
+from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import Sensor, SensorType
-from nps_sonar_py.devices import find_share_file, load_robot_from, robot_root_pose, select_sensors
+from nps_sonar_py.devices import load_robot_from, robot_root_pose, select_sensors
 from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings, plain
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.motion import SceneStart
 from nps_sonar_py.ros.params import declare_settings, read_settings
 from nps_sonar_py.ros.ranger_node import RangerNode
@@ -43,7 +45,15 @@ from nps_sonar_py.ros.sonar_node import SonarNode
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.scene import Raycaster, load_world
 
-__all__ = ['DEMO_ROBOT', 'DEMO_SCENE', 'HOST_NAME', 'HOST_RECORDS', 'SIMULATED', 'RobotSensors', 'main']
+__all__ = [
+    'DEMO_ROBOT',
+    'DEMO_SCENE',
+    'HOST_NAME',
+    'HOST_RECORDS',
+    'SIMULATED',
+    'RobotSensors',
+    'main',
+]
 
 #: The host node's name; the sensor nodes take their sensors' names.
 HOST_NAME = 'robot_sensors'
@@ -55,7 +65,7 @@ DEMO_SCENE = 'config/worlds/box_room.world'
 HOST_RECORDS = (RobotSettings, SelectionSettings)
 
 #: The node class and its sensor-choosing parameter, per simulated sensor type.
-SIMULATED: dict[SensorType, tuple[type[Node], str]] = {
+SIMULATED: dict[SensorType, tuple[type[DeviceNode], str]] = {
     SensorType.SONAR: (SonarNode, 'sensor'),
     SensorType.RAY: (RangerNode, 'sensors'),
 }
@@ -71,34 +81,47 @@ class RobotSensors(Node):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(HOST_NAME, **kwargs)
         self.sensor_nodes: list[Node] = []
-        if self.get_name() != HOST_NAME:  # a node-name remap would give every node of the process this name
-            raise ConfigurationError(f'robot_sensors_node names its nodes ({HOST_NAME} and one per sensor), '
-                                     f'got "{self.get_name()}": do not remap __node (launch: no name=)')
+        if (
+            self.get_name() != HOST_NAME
+        ):  # a node-name remap would give every node of the process this name
+            raise ConfigurationError(
+                f'robot_sensors_node names its nodes ({HOST_NAME} and one per sensor), '
+                f'got "{self.get_name()}": do not remap __node (launch: no name=)'
+            )
         declare_settings(self, HOST_RECORDS, runtime=False)
         settings = read_settings(self, HOST_RECORDS)
         where = settings[RobotSettings]
         if not where.robot_description:
             where = dataclasses.replace(
-                where, robot_description_file=where.robot_description_file or find_share_file(DEMO_ROBOT)
+                where,
+                robot_description_file=where.robot_description_file or share_file(DEMO_ROBOT),
             )
-        where = dataclasses.replace(where, scene_file=where.scene_file or find_share_file(DEMO_SCENE))
+        where = dataclasses.replace(where, scene_file=where.scene_file or share_file(DEMO_SCENE))
         robot_root_pose(where.robot_pose)  # a bad robot_pose is refused here, once
         self.robot = load_robot_from(where)
         patterns = settings[SelectionSettings].sensors
-        chosen = select_sensors(self.robot, patterns) if patterns.strip() else list(self.robot.sensors)
+        chosen = (
+            select_sensors(self.robot, patterns) if patterns.strip() else list(self.robot.sensors)
+        )
         simulated = [s for s in chosen if s.type in SIMULATED]
         not_simulated = [f'{s.name} ({s.type.value})' for s in chosen if s.type not in SIMULATED]
         not_simulated += [f'{u.name} ({u.type}, not parsed)' for u in self.robot.unread_sensors]
         others = ', '.join(not_simulated) or 'none'
         if not simulated:
-            raise DescriptionError(f'has no sonar or ray <sensor> to simulate; other sensors: {others}',
-                                   file=self.robot.source, element='<robot>')
+            raise DescriptionError(
+                f'has no sonar or ray <sensor> to simulate; other sensors: {others}',
+                file=self.robot.source,
+                element='<robot>',
+            )
         for sensor in simulated:  # each names a node
             try:
                 validate_node_name(sensor.name)
             except InvalidNodeNameException:
-                raise self._error(sensor, 'its name is not a valid ROS node name (letters, digits and _, '
-                                          'not starting with a digit)') from None
+                raise self._error(
+                    sensor,
+                    'its name is not a valid ROS node name (letters, digits and _, '
+                    'not starting with a digit)',
+                ) from None
         world = load_world(where.scene_file)
         self.raycaster = Raycaster(world)
         listed = ', '.join(f'{s.name} ({s.type.value})' for s in simulated)
@@ -120,19 +143,29 @@ class RobotSensors(Node):
         for sensor in simulated:
             node_class, choice = SIMULATED[sensor.type]
             overrides = [*own, *shared, Parameter(choice, value=sensor.name)]
-            node = node_class(node_name=sensor.name, robot=self.robot, raycaster=self.raycaster,
-                              scene_start=start, parameter_overrides=overrides, **kwargs)
+            node = node_class(
+                node_name=sensor.name,
+                robot=self.robot,
+                raycaster=self.raycaster,
+                scene_start=start,
+                parameter_overrides=overrides,
+                **kwargs,
+            )
             self.sensor_nodes.append(node)
 
     def _error(self, sensor: Sensor, problem: str) -> DescriptionError:
-        return DescriptionError(problem, file=self.robot.source, line=sensor.line,
-                                element=f'<sensor name="{sensor.name}">')
+        return DescriptionError(
+            problem,
+            file=self.robot.source,
+            line=sensor.line,
+            element=f'<sensor name="{sensor.name}">',
+        )
 
     # One executor spins the host and its sensor nodes: ``run_node`` adds the host, which brings them.
-    @Node.executor.setter
+    @Node.executor.setter  # type: ignore[attr-defined]  # rclpy types the property as overloads
     def executor(self, new_executor: Any) -> None:
         """Join (or leave) ``new_executor`` with every sensor node."""
-        Node.executor.fset(self, new_executor)
+        Node.executor.fset(self, new_executor)  # type: ignore[attr-defined]  # as above
         for node in self.sensor_nodes:
             node.executor = new_executor
 

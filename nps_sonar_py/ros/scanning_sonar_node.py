@@ -32,6 +32,7 @@ from nps_sonar_py.ros.startup import run_node
 
 __all__ = ['ScanningSonarNode', 'main']
 
+
 class ScanningSonarNode(DeviceNode):
     """Steps a scanning sonar through its sweep, or pings a multibeam fan (module docstring)."""
 

@@ -46,7 +46,9 @@ class RangerServices:
         self._on_change = on_change
         self.refresh()
         prefix = rig.mount.name
-        node.create_service(nps_srv.GetRangerGeometry, f'{prefix}/get_geometry', self._get_geometry)
+        node.create_service(
+            nps_srv.GetRangerGeometry, f'{prefix}/get_geometry', self._get_geometry
+        )
         node.create_service(nps_srv.GetRangerConfig, f'{prefix}/get_config', self._get_config)
         node.create_service(nps_srv.SetRangerConfig, f'{prefix}/set_config', self._set_config)
         node.create_service(nps_srv.SetRangerPower, f'{prefix}/power', self._power)

@@ -28,6 +28,7 @@ from nps_sonar_py.ros.startup import run_node
 
 __all__ = ['SonarNode', 'main']
 
+
 class SonarNode(DeviceNode):
     """Pings one simulated sonar on a timer and publishes Range, LaserScan and SonarPoint."""
 

@@ -125,7 +125,9 @@ class MultibeamSonar:
         world_from_body: (4, 4) pose of the sensor's body frame (x forward) in the world.
     """
 
-    def __init__(self, echo: EchoConfig, fan: FanConfig, world_from_body: NDArray[np.float64]) -> None:
+    def __init__(
+        self, echo: EchoConfig, fan: FanConfig, world_from_body: NDArray[np.float64]
+    ) -> None:
         self.echo = echo
         self.fan = fan
         half = echo.cast_half_angle
@@ -133,7 +135,7 @@ class MultibeamSonar:
         d_a = 2.0 * half / nh
         offsets = -half + (np.arange(nh) + 0.5) * d_a
         d_e = fan.vertical_width / nv
-        low = -0.5 * fan.vertical_width + np.arange(nv) * d_e
+        low = -0.5 * fan.vertical_width + np.arange(nv, dtype=np.float64) * d_e
         elevations = low + 0.5 * d_e
         solid = d_a * (np.sin(low + d_e) - np.sin(low))  # (nv,)
         off_axis = np.broadcast_to(np.abs(offsets)[None, :], (nv, nh)).ravel()

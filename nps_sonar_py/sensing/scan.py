@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -126,37 +127,57 @@ class ScanConfig:
             if problem:
                 raise ConfigurationError(problem)
         if not (math.isfinite(self.min_range) and self.min_range >= 0.0):
-            raise ConfigurationError(f'min_range must be a finite number >= 0 m, got {self.min_range!r}')
+            raise ConfigurationError(
+                f'min_range must be a finite number >= 0 m, got {self.min_range!r}'
+            )
         if not (math.isfinite(self.max_range) and self.max_range > self.min_range):
             raise ConfigurationError(
                 f'max_range ({self.max_range!r}) must be finite and > min_range ({self.min_range!r})'
             )
         if not (math.isfinite(self.range_resolution) and self.range_resolution >= 0.0):
-            raise ConfigurationError(f'range_resolution must be >= 0 m, got {self.range_resolution!r}')
+            raise ConfigurationError(
+                f'range_resolution must be >= 0 m, got {self.range_resolution!r}'
+            )
         if not isinstance(self.noise, RangeNoise):
             raise ConfigurationError('noise must be a RangeNoise')
         object.__setattr__(self, 'intensity', intensity_mode(self.intensity))
         if not (math.isfinite(self.update_rate) and self.update_rate > 0.0):
-            raise ConfigurationError(f'update_rate must be a positive number of Hz, got {self.update_rate!r}')
+            raise ConfigurationError(
+                f'update_rate must be a positive number of Hz, got {self.update_rate!r}'
+            )
         rays = AxisSampling(self.horizontal).n_rays * AxisSampling(self.vertical).n_rays
         if rays > MAX_RAYS:
             raise ConfigurationError(f'{rays} rays per scan is more than the {MAX_RAYS} allowed')
 
     @classmethod
     def from_ray_spec(
-        cls, spec: RaySpec, *, update_rate: float, intensity: IntensityMode | str = IntensityMode.RETRO,
+        cls,
+        spec: RaySpec,
+        *,
+        update_rate: float,
+        intensity: IntensityMode | str = IntensityMode.RETRO,
         seed: int | None = None,
     ) -> ScanConfig:
         """The configuration of a URDF/SDF ``<ray>``, its ``<noise>`` included."""
         noise = spec.noise
         range_noise = RangeNoise(
-            type=NoiseType(noise.type.value), mean=noise.mean, stddev=noise.stddev,
-            bias_mean=noise.bias_mean, bias_stddev=noise.bias_stddev, precision=noise.precision,
+            type=NoiseType(noise.type.value),
+            mean=noise.mean,
+            stddev=noise.stddev,
+            bias_mean=noise.bias_mean,
+            bias_stddev=noise.bias_stddev,
+            precision=noise.precision,
         )
         return cls(
-            horizontal=spec.horizontal, vertical=spec.vertical, min_range=spec.range.min,
-            max_range=spec.range.max, range_resolution=spec.range.resolution or 0.0, noise=range_noise,
-            intensity=intensity_mode(intensity), update_rate=update_rate, seed=seed,
+            horizontal=spec.horizontal,
+            vertical=spec.vertical,
+            min_range=spec.range.min,
+            max_range=spec.range.max,
+            range_resolution=spec.range.resolution or 0.0,
+            noise=range_noise,
+            intensity=intensity_mode(intensity),
+            update_rate=update_rate,
+            seed=seed,
         )
 
     @property
@@ -193,7 +214,9 @@ class AxisSampling:
             start = self.reading_angles[0] - 0.5 * self.increment
             j = np.arange(self.n_rays, dtype=np.float64)
             self.ray_angles = start + (j + 0.5) * (samples * self.increment) / self.n_rays
-            self.cell = np.minimum(((j + 0.5) * samples / self.n_rays).astype(np.intp), samples - 1)
+            self.cell = np.minimum(
+                ((j + 0.5) * samples / self.n_rays).astype(np.intp), samples - 1
+            )
         else:
             self.mode = 'interpolate'
             if self.n_rays > 1 and span > 0.0:
@@ -234,7 +257,9 @@ class AxisSampling:
             out = self._interpolate(moved, finite_only=False)
         return np.moveaxis(out, -1, axis)
 
-    def _interpolate(self, values: NDArray[np.float64], *, finite_only: bool) -> NDArray[np.float64]:
+    def _interpolate(
+        self, values: NDArray[np.float64], *, finite_only: bool
+    ) -> NDArray[np.float64]:
         low = values[..., self.lower]
         high = values[..., self.upper]
         w = self.weight
@@ -246,7 +271,9 @@ class AxisSampling:
         return mixed
 
 
-def _average_ranges(values: NDArray[np.float64], cell: NDArray[np.intp], n_cells: int) -> NDArray[np.float64]:
+def _average_ranges(
+    values: NDArray[np.float64], cell: NDArray[np.intp], n_cells: int
+) -> NDArray[np.float64]:
     """Mean of the finite ranges of each cell along the last axis; else -inf if any, else +inf."""
     rows = values.reshape(-1, values.shape[-1])
     index = (np.arange(rows.shape[0])[:, None] * n_cells + cell[None, :]).ravel()
@@ -257,11 +284,15 @@ def _average_ranges(values: NDArray[np.float64], cell: NDArray[np.intp], n_cells
     counts = np.bincount(index[finite], minlength=size)
     too_close = np.bincount(index[flat == -np.inf], minlength=size) > 0
     with np.errstate(invalid='ignore', divide='ignore'):
-        out = np.where(counts > 0, sums / np.maximum(counts, 1), np.where(too_close, -np.inf, np.inf))
+        out = np.where(
+            counts > 0, sums / np.maximum(counts, 1), np.where(too_close, -np.inf, np.inf)
+        )
     return out.reshape((*values.shape[:-1], n_cells))
 
 
-def scan_directions(azimuth: NDArray[np.float64], elevation: NDArray[np.float64]) -> NDArray[np.float64]:
+def scan_directions(
+    azimuth: NDArray[np.float64], elevation: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """(len(elevation), len(azimuth), 3) unit directions in the body frame, rows by elevation."""
     a = np.asarray(azimuth, dtype=np.float64)[None, :]
     e = np.asarray(elevation, dtype=np.float64)[:, None]
@@ -319,7 +350,9 @@ class Scanner:
         self.config = config
         self.horizontal = AxisSampling(config.horizontal)
         self.vertical = AxisSampling(config.vertical)
-        self.body_rays = scan_directions(self.horizontal.ray_angles, self.vertical.ray_angles).reshape(-1, 3)
+        self.body_rays = scan_directions(
+            self.horizontal.ray_angles, self.vertical.ray_angles
+        ).reshape(-1, 3)
         directions = scan_directions(self.horizontal.reading_angles, self.vertical.reading_angles)
         directions.flags.writeable = False
         self.reading_directions = directions
@@ -358,12 +391,18 @@ class Scanner:
             intensity = retro
         ranges = self.horizontal.ranges(ranges.reshape(shape), axis=1)
         ranges = self.vertical.ranges(ranges, axis=0)
-        intensity = self.vertical.means(self.horizontal.means(intensity.reshape(shape), axis=1), axis=0)
+        intensity = self.vertical.means(
+            self.horizontal.means(intensity.reshape(shape), axis=1), axis=0
+        )
         ranges = apply_range_noise(ranges, cfg.noise, self._bias, self._rng)
         if cfg.range_resolution > 0.0:
             finite = np.isfinite(ranges)
-            ranges = np.where(finite, np.round(ranges / cfg.range_resolution) * cfg.range_resolution, ranges)
-        ranges = np.where(ranges > cfg.max_range, np.inf, np.where(ranges < cfg.min_range, -np.inf, ranges))
+            ranges = np.where(
+                finite, np.round(ranges / cfg.range_resolution) * cfg.range_resolution, ranges
+            )
+        ranges = np.where(
+            ranges > cfg.max_range, np.inf, np.where(ranges < cfg.min_range, -np.inf, ranges)
+        )
         return ScanReading(
             ranges=np.ascontiguousarray(ranges),
             intensities=np.ascontiguousarray(intensity),

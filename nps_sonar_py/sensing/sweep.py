@@ -28,8 +28,8 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
 
 __all__ = ['ScanningSonar', 'SweepConfig', 'SweepStep', 'rotation_z', 'sweep_problem']
 
@@ -64,8 +64,10 @@ class SweepConfig:
     def __post_init__(self) -> None:
         problem = _angles_problem(self.min_angle, self.max_angle, self.step)
         if problem is None and not (math.isfinite(self.step_period) and self.step_period >= 0.0):
-            problem = (f'step_period must be a number of seconds >= 0 (0: the two-way travel time), '
-                       f'got {self.step_period!r}')
+            problem = (
+                f'step_period must be a number of seconds >= 0 (0: the two-way travel time), '
+                f'got {self.step_period!r}'
+            )
         if problem is None and self.bounce and self.full_turn:
             problem = 'bounce needs a sector narrower than a full turn'
         if problem:
@@ -99,7 +101,9 @@ def _angles_problem(min_angle: float, max_angle: float, step: float) -> str | No
     if step > _FULL_TURN:
         return f'step must be at most 2 pi, got {step!r}'
     if (max_angle - min_angle) / step > 100_000:
-        return f'{(max_angle - min_angle) / step:.0f} steps per sweep is more than the 100000 allowed'
+        return (
+            f'{(max_angle - min_angle) / step:.0f} steps per sweep is more than the 100000 allowed'
+        )
     return None
 
 
@@ -142,7 +146,11 @@ class ScanningSonar:
     """
 
     def __init__(
-        self, echo: EchoConfig, sweep: SweepConfig, world_from_body: NDArray[np.float64], *,
+        self,
+        echo: EchoConfig,
+        sweep: SweepConfig,
+        world_from_body: NDArray[np.float64],
+        *,
         n_rays: int = 200,
     ) -> None:
         problem = sweep_problem(echo, sweep)
@@ -199,7 +207,8 @@ class ScanningSonar:
         """(n, 3) world directions of the cone with the head at ``angle`` rad."""
         rotation = self.world_from_body[:3, :3] @ rotation_z(angle)
         # einsum, not @: right after an Open3D cast, BLAS threads would wait for the cores.
-        return np.einsum('ij,nj->ni', rotation, self.pattern.directions)
+        directions: NDArray[np.float64] = np.einsum('ij,nj->ni', rotation, self.pattern.directions)
+        return directions
 
     def ping(self, caster: SurfaceCaster, angle: float) -> Ping:
         """The echo of one ping with the head at ``angle`` rad."""

@@ -7,7 +7,6 @@ Expected ranges are the reference scenario's and the corridor's geometry (``refe
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 import numpy as np
@@ -177,7 +176,7 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
         OutputSettings(),
         BeamSettings(),
     )
-    with pytest.raises(DescriptionError, match=r"<sensor name=.*mode must be sweep or multibeam"):
+    with pytest.raises(DescriptionError, match=r'<sensor name=.*mode must be sweep or multibeam'):
         build_device(robot, setup)
 
 
@@ -187,8 +186,14 @@ def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None
         made = make_setup(kind, lambda record: record())
         assert [type(getattr(made, f.name)) for f in dataclasses.fields(kind)] == list(records)
     every = (
-        RobotSettings, SensorSettings, SelectionSettings, OutputSettings, GeometrySettings,
-        RangerSettings, ScanningSettings, BeamSettings,
+        RobotSettings,
+        SensorSettings,
+        SelectionSettings,
+        OutputSettings,
+        GeometrySettings,
+        RangerSettings,
+        ScanningSettings,
+        BeamSettings,
     )
     names = [spec.name for record in every for spec in specs(record)]
     assert len(names) == len(set(names))

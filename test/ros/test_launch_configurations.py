@@ -9,13 +9,14 @@ device table is read from the launch file itself, so a device added there is tes
 from __future__ import annotations
 
 import ast
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ros_helpers import NODE_START_TIMEOUT, Receiver, running
+
+from nps_sonar_py.ament import package_share
 
 pytestmark = pytest.mark.ros
 
@@ -24,24 +25,28 @@ LAUNCH = Path(__file__).resolve().parents[2] / 'launch'
 
 def share() -> Path:
     """The installed ``share/nps_sonar`` (what ``get_package_share_directory`` returns)."""
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        candidate = Path(prefix, 'share', 'nps_sonar')
-        if (candidate / 'package.xml').is_file():
-            return candidate
-    pytest.fail('nps_sonar is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test')
+    found = package_share('nps_sonar')
+    if found is None:
+        pytest.fail('nps_sonar is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test')
+    return found
 
 
 def ranger_devices() -> dict[str, tuple[Any, ...]]:
     """The ``DEVICES`` table of launch/ranger.launch.py, read without importing launch."""
     tree = ast.parse((LAUNCH / 'ranger.launch.py').read_text())
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(getattr(t, 'id', '') == 'DEVICES' for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, 'id', '') == 'DEVICES' for t in node.targets
+        ):
             return ast.literal_eval(node.value)
     pytest.fail('launch/ranger.launch.py has no DEVICES table')
 
 
 def launch_arguments(
-    name: str, params_file: Path, parameters: dict[str, Any], namespace: str = '',
+    name: str,
+    params_file: Path,
+    parameters: dict[str, Any],
+    namespace: str = '',
 ) -> list[str]:
     """``--ros-args`` equivalent to a launch_ros Node(name=, namespace=, parameters=[file, dict])."""
     args = ['-r', f'__node:={name}', '--params-file', str(params_file)]
@@ -64,7 +69,9 @@ def test_sonar_launch_configuration(receiver, namespace: str) -> None:
     assert message.range == pytest.approx(1.750, abs=1e-6)
 
 
-def _wait_for_topic(receiver: Receiver, type_name: str, process, timeout: float = NODE_START_TIMEOUT) -> str:
+def _wait_for_topic(
+    receiver: Receiver, type_name: str, process, timeout: float = NODE_START_TIMEOUT
+) -> str:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         for name, types in receiver.node.get_topic_names_and_types():

@@ -21,5 +21,7 @@ def test_sonar_yaml_matches_the_parameter_table() -> None:
     table = {p.name: p for p in parameter_specs(SonarNode.records())}
     assert set(values) == set(table)
     for name, value in values.items():
-        assert type(value) is type(table[name].plain_default), name  # a 50 where 50.0 is declared fails at start
+        assert type(value) is type(table[name].plain_default), (
+            name
+        )  # a 50 where 50.0 is declared fails at start
         assert value == table[name].plain_default, name

@@ -38,8 +38,8 @@ from ranger_scenes import (
 from ranger_scenes import WALL_BETA as BETA
 from ros_helpers import Probe, first_such, nanoseconds, publishing, running
 
-from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.devices import ring_poses
+from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.sweep import rotation_z
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
@@ -52,23 +52,40 @@ def test_odometry_moves_the_scanner(tmp_path: Path, probe: Probe) -> None:
 
     probe.subscribe(LaserScan, 'laser/scan')
     moved = Odometry()
-    moved.pose.pose.position.x, moved.pose.pose.position.y, moved.pose.pose.position.z = 1.0, 0.5, 0.2
+    moved.pose.pose.position.x, moved.pose.pose.position.y, moved.pose.pose.position.z = (
+        1.0,
+        0.5,
+        0.2,
+    )
     yaw = 0.5
-    moved.pose.pose.orientation.z, moved.pose.pose.orientation.w = math.sin(yaw / 2), math.cos(yaw / 2)
-    parameters = {'robot_description_file': scanner_robot(tmp_path, PLANAR, rate=25.0),
-                  'scene_file': BOX_ROOM, 'pose_source': 'odometry'}
+    moved.pose.pose.orientation.z, moved.pose.pose.orientation.w = (
+        math.sin(yaw / 2),
+        math.cos(yaw / 2),
+    )
+    parameters = {
+        'robot_description_file': scanner_robot(tmp_path, PLANAR, rate=25.0),
+        'scene_file': BOX_ROOM,
+        'pose_source': 'odometry',
+    }
     with running('ranger_node', parameters) as node:
         still = probe.wait('laser/scan', 1, node)[-1]
         with publishing(probe, Odometry, 'odom', lambda: moved):
-            first_such(probe, 'laser/scan', node, lambda m: abs(m.ranges[270] - still.ranges[270]) > 0.01)
+            first_such(
+                probe, 'laser/scan', node, lambda m: abs(m.ranges[270] - still.ranges[270]) > 0.01
+            )
             after = probe.wait('laser/scan', 1, node)[-1]
     angles = -3 * math.pi / 4 + (3 * math.pi / 2 / 540) * np.arange(541)
     standing = room_hits(LASER_XYZ, directions(angles))[0]
     np.testing.assert_allclose(np.array(still.ranges), standing, rtol=FLOAT32)
     # world <- laser = odometry pose @ mount: at (1, 0.5, 0.2) + Rz(0.5) LASER_XYZ, yawed by 0.5 more.
     c, s = math.cos(yaw), math.sin(yaw)
-    origin = np.array([1.0 + c * LASER_XYZ[0] - s * LASER_XYZ[1], 0.5 + s * LASER_XYZ[0] + c * LASER_XYZ[1],
-                       0.2 + LASER_XYZ[2]])
+    origin = np.array(
+        [
+            1.0 + c * LASER_XYZ[0] - s * LASER_XYZ[1],
+            0.5 + s * LASER_XYZ[0] + c * LASER_XYZ[1],
+            0.2 + LASER_XYZ[2],
+        ]
+    )
     expected = room_hits(origin, directions(angles, yaw=LASER_YAW + yaw))[0]
     np.testing.assert_allclose(np.array(after.ranges), expected, rtol=FLOAT32)
     assert np.max(np.abs(expected - standing)) > 0.5
@@ -86,10 +103,10 @@ def pan_ring_robot(tmp_path: Path, count: int = 4) -> str:
             f'rpy="-1.5707963267948966 0 {yaw - math.pi / 2!r}"/>{SONAR}</sensor>'
         )
     path = tmp_path / 'pan_ring.urdf'
-    path.write_text(f'''<robot name="pan_ring"><link name="base_link"/><link name="pan_link"/>
+    path.write_text(f"""<robot name="pan_ring"><link name="base_link"/><link name="pan_link"/>
   <joint name="pan" type="revolute"><parent link="base_link"/><child link="pan_link"/>
     <axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/></joint>
-  {"".join(sensors)}</robot>''')
+  {''.join(sensors)}</robot>""")
     return str(path)
 
 
@@ -99,13 +116,21 @@ def test_joint_states_turn_a_ring_element(tmp_path: Path, probe: Probe) -> None:
     from nps_sonar.msg import RangerData
 
     probe.subscribe(RangerData, 'ring/ranger')
-    parameters = {'robot_description_file': pan_ring_robot(tmp_path), 'scene_file': CORRIDOR,
-                  'sensors': 'ring_*', 'device_name': 'ring', 'rays': 300, 'medium': 'air'}
+    parameters = {
+        'robot_description_file': pan_ring_robot(tmp_path),
+        'scene_file': CORRIDOR,
+        'sensors': 'ring_*',
+        'device_name': 'ring',
+        'rays': 300,
+        'medium': 'air',
+    }
     turned = JointState(name=['pan', 'a_wheel_of_another_robot'], position=[math.pi / 2, 1.0])
     with running('ranger_node', parameters) as node:
         before = probe.wait('ring/ranger', 1, node)[-1]
         with publishing(probe, JointState, 'joint_states', lambda: turned):
-            first_such(probe, 'ring/ranger', node, lambda m: m.geometry.element_poses[0].position.y > 0.1)
+            first_such(
+                probe, 'ring/ranger', node, lambda m: m.geometry.element_poses[0].position.y > 0.1
+            )
             after = probe.wait('ring/ranger', 1, node)[-1]
     lift = transform_from_xyz_rpy((0.0, 0.0, RING_HEIGHT), (0.0, 0.0, 0.0))
     poses = ring_poses(4, RING_RADIUS)
@@ -135,9 +160,17 @@ def test_sweep_on_sim_time_moved_by_a_pose(tmp_path: Path, probe: Probe) -> None
     probe.subscribe(LaserScan, 'head/scan')
     robot, world = wall_scene(tmp_path)
     rays = 500
-    parameters = {'robot_description_file': robot, 'scene_file': world, 'min_angle': -math.pi / 3,
-                  'max_angle': math.pi / 3, 'step': math.radians(15.0), 'rays': rays, 'use_sim_time': True,
-                  'pose_source': 'pose', **ACOUSTICS}
+    parameters = {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'min_angle': -math.pi / 3,
+        'max_angle': math.pi / 3,
+        'step': math.radians(15.0),
+        'rays': rays,
+        'use_sim_time': True,
+        'pose_source': 'pose',
+        **ACOUSTICS,
+    }
     sim = [100 * 10**9]  # ns
     lock = threading.Lock()
 
@@ -158,13 +191,17 @@ def test_sweep_on_sim_time_moved_by_a_pose(tmp_path: Path, probe: Probe) -> None
             time.sleep(0.1)
         time.sleep(1.5)
         assert probe.count('head/sonar_point') == 0  # no /clock yet: nothing is published
-        with publishing(probe, PoseStamped, 'pose', lambda: closer), \
-                publishing(probe, Clock, '/clock', tick, rate=50.0, qos=best_effort):
+        with (
+            publishing(probe, PoseStamped, 'pose', lambda: closer),
+            publishing(probe, Clock, '/clock', tick, rate=50.0, qos=best_effort),
+        ):
             moved = first_such(probe, 'head/sonar_point', node, lambda m: m.range < D - 0.25)
             # The first sweep that starts at or after the move: a sweep under way when the pose
             # came holds steps from both poses.
             moved_at = nanoseconds(moved.header.stamp)
-            scan = first_such(probe, 'head/scan', node, lambda m: nanoseconds(m.header.stamp) >= moved_at)
+            scan = first_such(
+                probe, 'head/scan', node, lambda m: nanoseconds(m.header.stamp) >= moved_at
+            )
             pings = probe.wait('head/sonar_point', 30, node)
         with lock:
             last = sim[0]
@@ -172,13 +209,17 @@ def test_sweep_on_sim_time_moved_by_a_pose(tmp_path: Path, probe: Probe) -> None
     stamps = np.array([nanoseconds(p.header.stamp) for p in pings])
     assert stamps.min() > 100 * 10**9
     assert stamps.max() <= last
-    np.testing.assert_allclose(np.diff(stamps), period * 1e9, atol=2)  # one step per travel time, sim time
+    np.testing.assert_allclose(
+        np.diff(stamps), period * 1e9, atol=2
+    )  # one step per travel time, sim time
     assert 100 * 10**9 < nanoseconds(scan.header.stamp) <= last
     assert scan.scan_time == pytest.approx(9 * period, rel=1e-6)
     pattern = cone_pattern(BETA, rays).directions
     for ping in pings:
         nearest = ((D - 0.5) / (pattern @ rotation_z(ping.azimuth).T)[:, 0]).min()
         assert ping.range == pytest.approx(nearest, abs=1e-5)
-    expected = [((D - 0.5) / (pattern @ rotation_z(a).T)[:, 0]).min()
-                for a in scan.angle_min + scan.angle_increment * np.arange(9)]
+    expected = [
+        ((D - 0.5) / (pattern @ rotation_z(a).T)[:, 0]).min()
+        for a in scan.angle_min + scan.angle_increment * np.arange(9)
+    ]
     np.testing.assert_allclose(scan.ranges, expected, atol=1e-5)

@@ -74,31 +74,48 @@ def test_scanner_in_the_box_room(tmp_path: Path, probe: Probe) -> None:
     np.testing.assert_allclose(np.array(data.ranges), distance, rtol=FLOAT32)
     geometry = data.geometry
     assert (geometry.parent_frame, geometry.device_frame, list(geometry.element_frames)) == (
-        'base_link', 'laser', ['laser'])
+        'base_link',
+        'laser',
+        ['laser'],
+    )
     p = geometry.pose.position
     assert (p.x, p.y, p.z) == pytest.approx(tuple(LASER_XYZ))
     q = geometry.pose.orientation
-    assert (q.x, q.y, q.z, q.w) == pytest.approx((0.0, 0.0, math.sin(LASER_YAW / 2), math.cos(LASER_YAW / 2)))
+    assert (q.x, q.y, q.z, q.w) == pytest.approx(
+        (0.0, 0.0, math.sin(LASER_YAW / 2), math.cos(LASER_YAW / 2))
+    )
     config = data.config
-    assert (config.min_angle, config.max_angle, config.frequency) == pytest.approx((-half, half, 25.0))
+    assert (config.min_angle, config.max_angle, config.frequency) == pytest.approx(
+        (-half, half, 25.0)
+    )
 
 
 def test_scanner_with_rows_publishes_a_point_cloud(tmp_path: Path, probe: Probe) -> None:
     from sensor_msgs.msg import PointCloud2, PointField
 
-    ray = ('<horizontal samples="72" min_angle="-3.141592653589793" max_angle="3.0543261909900767"/>'
-           '<vertical samples="5" min_angle="-0.6" max_angle="0.6"/><range min="0.1" max="20"/>')
+    ray = (
+        '<horizontal samples="72" min_angle="-3.141592653589793" max_angle="3.0543261909900767"/>'
+        '<vertical samples="5" min_angle="-0.6" max_angle="0.6"/><range min="0.1" max="20"/>'
+    )
     probe.subscribe(PointCloud2, 'laser/points')
-    with running('ranger_node', {'robot_description_file': scanner_robot(tmp_path, ray),
-                                 'scene_file': BOX_ROOM}) as node:
+    with running(
+        'ranger_node',
+        {'robot_description_file': scanner_robot(tmp_path, ray), 'scene_file': BOX_ROOM},
+    ) as node:
         cloud = probe.wait('laser/points', 1, node)[-1]
     assert (cloud.height, cloud.width) == (5, 72)
     fields = {f.name: f for f in cloud.fields}
     assert list(fields) == ['x', 'y', 'z', 'intensity', 'ring']
     assert fields['ring'].datatype == PointField.UINT16
     assert fields['x'].datatype == PointField.FLOAT32
-    dtype = np.dtype({'names': list(fields), 'offsets': [f.offset for f in fields.values()],
-                      'formats': ['<f4', '<f4', '<f4', '<f4', '<u2'], 'itemsize': cloud.point_step})
+    dtype = np.dtype(
+        {
+            'names': list(fields),
+            'offsets': [f.offset for f in fields.values()],
+            'formats': ['<f4', '<f4', '<f4', '<f4', '<u2'],
+            'itemsize': cloud.point_step,
+        }
+    )
     points = np.frombuffer(bytes(cloud.data), dtype=dtype).reshape(5, 72)
     assert cloud.row_step == 72 * cloud.point_step
     azimuth = np.linspace(-math.pi, math.radians(175.0), 72)
@@ -130,8 +147,14 @@ def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> 
     for k in range(8):
         probe.subscribe(Range, f'ring_{k}/range')
     probe.subscribe(RangerData, 'ring/ranger')
-    parameters = {'robot_description_file': ring_robot(tmp_path), 'scene_file': CORRIDOR, 'sensors': 'ring_*',
-                  'device_name': 'ring', 'rays': 300, 'medium': 'air'}
+    parameters = {
+        'robot_description_file': ring_robot(tmp_path),
+        'scene_file': CORRIDOR,
+        'sensors': 'ring_*',
+        'device_name': 'ring',
+        'rays': 300,
+        'medium': 'air',
+    }
     with running('ranger_node', parameters) as node:
         data = probe.wait('ring/ranger', 2, node)[-1]
         ranges = [probe.wait(f'ring_{k}/range', 1, node)[0] for k in range(8)]
@@ -152,12 +175,16 @@ def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> 
     geometry = data.geometry
     assert list(geometry.element_frames) == [f'ring_{k}' for k in range(8)]
     # The device frame sits at the ring's centre; element k at radius 0.2 m, yawed by k * 45 degrees.
-    assert (geometry.pose.position.x, geometry.pose.position.y, geometry.pose.position.z) == pytest.approx(
-        (0.0, 0.0, RING_HEIGHT), abs=1e-9)
+    assert (
+        geometry.pose.position.x,
+        geometry.pose.position.y,
+        geometry.pose.position.z,
+    ) == pytest.approx((0.0, 0.0, RING_HEIGHT), abs=1e-9)
     for k, pose in enumerate(geometry.element_poses):
         yaw = 2 * math.pi * k / 8
         assert (pose.position.x, pose.position.y) == pytest.approx(
-            (RING_RADIUS * math.cos(yaw), RING_RADIUS * math.sin(yaw)), abs=1e-9)
+            (RING_RADIUS * math.cos(yaw), RING_RADIUS * math.sin(yaw)), abs=1e-9
+        )
         assert abs(pose.orientation.z) == pytest.approx(abs(math.sin(yaw / 2)), abs=1e-9)
     assert data.config.frequency == pytest.approx(10.0)
     assert (data.config.min_angle, data.config.max_angle) == pytest.approx((-BETA, BETA), rel=1e-9)
@@ -174,8 +201,13 @@ def test_ring_as_one_sonar_with_element_poses(tmp_path: Path, probe: Probe) -> N
     for k in range(8):
         yaw = 2 * math.pi * k / 8
         flat += [RING_RADIUS * math.cos(yaw), RING_RADIUS * math.sin(yaw), 0.0, 0.0, 0.0, yaw]
-    parameters = {'robot_description_file': one_sonar_robot(tmp_path), 'scene_file': CORRIDOR,
-                  'element_poses': flat, 'rays': 300, 'medium': 'air'}
+    parameters = {
+        'robot_description_file': one_sonar_robot(tmp_path),
+        'scene_file': CORRIDOR,
+        'element_poses': flat,
+        'rays': 300,
+        'medium': 'air',
+    }
     with running('ranger_node', parameters) as node:
         data = probe.wait('sonar/ranger', 1, node)[-1]
         element = probe.wait('sonar_2/range', 1, node)[-1]
@@ -196,8 +228,13 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
 
     probe.subscribe(LaserScan, 'laser/scan')
     probe.subscribe(RangerData, 'laser/ranger')
-    with running('ranger_node', {'robot_description_file': scanner_robot(tmp_path, PLANAR, rate=40.0),
-                                 'scene_file': BOX_ROOM}) as node:
+    with running(
+        'ranger_node',
+        {
+            'robot_description_file': scanner_robot(tmp_path, PLANAR, rate=40.0),
+            'scene_file': BOX_ROOM,
+        },
+    ) as node:
         probe.wait('laser/scan', 1, node)
         geometry = probe.call(srv.GetRangerGeometry, 'laser/get_geometry').geometry
         assert geometry.device_frame == 'laser'
@@ -207,15 +244,24 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert config.max_range == pytest.approx(30.0)
 
         # A narrower window, coarser spacing, a shorter range, range rounding and a new rate.
-        wanted = RangerConfig(min_angle=-0.5, max_angle=0.5, angular_resolution=0.01, min_range=0.5,
-                              max_range=4.5, range_resolution=0.01, frequency=20.0)
+        wanted = RangerConfig(
+            min_angle=-0.5,
+            max_angle=0.5,
+            angular_resolution=0.01,
+            min_range=0.5,
+            max_range=4.5,
+            range_resolution=0.01,
+            frequency=20.0,
+        )
         answer = probe.call(srv.SetRangerConfig, 'laser/set_config', config=wanted)
         assert answer.success, answer.reason
         assert answer.config.angular_resolution == pytest.approx(0.01)
         scans = [s for s in probe.wait('laser/scan', 6, node) if len(s.ranges) == 101]
         assert len(scans) >= 4  # a scan or two may have been in flight before the change
         scan = scans[-1]
-        assert (scan.angle_min, scan.angle_increment, scan.scan_time) == pytest.approx((-0.5, 0.01, 0.05))
+        assert (scan.angle_min, scan.angle_increment, scan.scan_time) == pytest.approx(
+            (-0.5, 0.01, 0.05)
+        )
         assert scan.range_max == pytest.approx(4.5)
         distance, _, _ = room_hits(LASER_XYZ, directions(np.linspace(-0.5, 0.5, 101)))
         expected = np.where(distance > 4.5, np.inf, np.round(distance / 0.01) * 0.01)
@@ -226,8 +272,15 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert np.mean(np.diff(stamps)) == pytest.approx(0.05, rel=0.2)
 
         # Impossible configurations are refused with a reason; the last good one stays.
-        good = {'min_angle': -0.5, 'max_angle': 0.5, 'angular_resolution': 0.01, 'min_range': 0.5,
-                'max_range': 4.5, 'range_resolution': 0.0, 'frequency': 20.0}
+        good = {
+            'min_angle': -0.5,
+            'max_angle': 0.5,
+            'angular_resolution': 0.01,
+            'min_range': 0.5,
+            'max_range': 4.5,
+            'range_resolution': 0.0,
+            'frequency': 20.0,
+        }
         for bad, words in [
             (RangerConfig(**{**good, 'min_angle': -3.0}), 'field of view'),
             (RangerConfig(**{**good, 'angular_resolution': 0.3}), 'whole number'),
@@ -240,7 +293,9 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert all(len(s.ranges) == 101 for s in probe.wait('laser/scan', 2, node))
 
         # Intensities off: left empty, in both messages.
-        assert probe.call(srv.EnableRangerIntensities, 'laser/enable_intensities', enable=False).success
+        assert probe.call(
+            srv.EnableRangerIntensities, 'laser/enable_intensities', enable=False
+        ).success
         probe.wait('laser/scan', 1, node)
         assert all(len(s.intensities) == 0 for s in probe.wait('laser/scan', 2, node))
         data = probe.wait('laser/ranger', 2, node)
@@ -256,7 +311,9 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         scan = probe.wait('laser/scan', 1, node)[0]
         assert len(scan.ranges) == 101
         assert scan.angle_min == pytest.approx(-0.5)
-        assert probe.call(srv.GetRangerConfig, 'laser/get_config').config.max_range == pytest.approx(4.5)
+        assert probe.call(
+            srv.GetRangerConfig, 'laser/get_config'
+        ).config.max_range == pytest.approx(4.5)
 
 
 def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Probe) -> None:
@@ -264,9 +321,15 @@ def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Prob
     from nps_sonar.msg import RangerData
 
     probe.subscribe(RangerData, 'ring/ranger')
-    parameters = {'robot_description_file': ring_robot(tmp_path, 4), 'scene_file': CORRIDOR,
-                  'sensors': 'ring_*', 'device_name': 'ring', 'rays': 50, 'medium': 'air',
-                  'sound_speed': 343.0}
+    parameters = {
+        'robot_description_file': ring_robot(tmp_path, 4),
+        'scene_file': CORRIDOR,
+        'sensors': 'ring_*',
+        'device_name': 'ring',
+        'rays': 50,
+        'medium': 'air',
+        'sound_speed': 343.0,
+    }
     with running('ranger_node', parameters) as node:
         probe.wait('ring/ranger', 1, node)
         config = probe.call(srv.GetRangerConfig, 'ring/get_config').config
@@ -275,9 +338,16 @@ def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Prob
         assert not refused.success
         assert 'two-way travel time' in refused.reason
         assert refused.config.frequency == pytest.approx(10.0)
-        config.max_range, config.frequency = 1.0, 40.0  # the north wall (1.3 m) is now out of range
+        config.max_range, config.frequency = (
+            1.0,
+            40.0,
+        )  # the north wall (1.3 m) is now out of range
         assert probe.call(srv.SetRangerConfig, 'ring/set_config', config=config).success
-        data = [d for d in probe.wait('ring/ranger', 3, node) if d.config.max_range == pytest.approx(1.0)][-1]
+        data = [
+            d
+            for d in probe.wait('ring/ranger', 3, node)
+            if d.config.max_range == pytest.approx(1.0)
+        ][-1]
     assert data.ranges[1] == math.inf
     assert data.ranges[3] == pytest.approx(0.8, rel=FLOAT32)
 
@@ -293,10 +363,14 @@ def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Prob
     ],
     ids=['unknown-sensor', 'bad-element-poses'],
 )
-def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, Any], words: str) -> None:
+def test_bad_input_exits_with_one_line(
+    tmp_path: Path, parameters: dict[str, Any], words: str
+) -> None:
     robot = ring_robot(tmp_path, 2)
-    command = [executable('ranger_node'), *ros_args({'robot_description_file': robot, 'scene_file': CORRIDOR,
-                                                     **parameters})]
+    command = [
+        executable('ranger_node'),
+        *ros_args({'robot_description_file': robot, 'scene_file': CORRIDOR, **parameters}),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -307,7 +381,11 @@ def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, Any
 
 @pytest.mark.parametrize(
     ('file', 'table'),
-    [('ranger.yaml', 'ranger'), ('ranger_ring.yaml', 'ranger'), ('scanning_sonar.yaml', 'scanning')],
+    [
+        ('ranger.yaml', 'ranger'),
+        ('ranger_ring.yaml', 'ranger'),
+        ('scanning_sonar.yaml', 'scanning'),
+    ],
 )
 def test_parameter_files_name_declared_parameters_with_their_types(file: str, table: str) -> None:
     import yaml
@@ -321,7 +399,9 @@ def test_parameter_files_name_declared_parameters_with_their_types(file: str, ta
     values = yaml.safe_load((WORLDS.parent / file).read_text())['/**']['ros__parameters']
     for name, value in values.items():
         assert name in specs, name
-        assert type(value) is type(specs[name].plain_default), name  # 50 where 50.0 is declared fails at start
+        assert type(value) is type(specs[name].plain_default), (
+            name
+        )  # 50 where 50.0 is declared fails at start
 
 
 def test_point_cloud_without_intensities_has_no_intensity_field() -> None:
@@ -335,9 +415,17 @@ def test_point_cloud_without_intensities_has_no_intensity_field() -> None:
     assert [f.name for f in cloud.fields] == ['x', 'y', 'z', 'ring']
     assert cloud.point_step == 16
     assert not cloud.is_dense
-    decoded = np.frombuffer(bytes(cloud.data), dtype=np.dtype(
-        {'names': ['x', 'y', 'z', 'ring'], 'formats': ['<f4', '<f4', '<f4', '<u2'], 'offsets': [0, 4, 8, 12],
-         'itemsize': 16})).reshape(2, 3)
+    decoded = np.frombuffer(
+        bytes(cloud.data),
+        dtype=np.dtype(
+            {
+                'names': ['x', 'y', 'z', 'ring'],
+                'formats': ['<f4', '<f4', '<f4', '<u2'],
+                'offsets': [0, 4, 8, 12],
+                'itemsize': 16,
+            }
+        ),
+    ).reshape(2, 3)
     np.testing.assert_array_equal(decoded['x'][0], [0.0, 3.0, 6.0])
     assert np.isnan(decoded['z'][1, 2])
     assert decoded['ring'].tolist() == [[0, 0, 0], [1, 1, 1]]
@@ -347,8 +435,15 @@ def test_ring_elements_show_their_beams_and_hits(tmp_path: Path, probe: Probe) -
     from visualization_msgs.msg import Marker
 
     probe.subscribe(Marker, 'ring_2/markers')
-    parameters = {'robot_description_file': ring_robot(tmp_path), 'scene_file': CORRIDOR, 'sensors': 'ring_*',
-                  'device_name': 'ring', 'rays': 300, 'medium': 'air', 'marker_rate': 5.0}
+    parameters = {
+        'robot_description_file': ring_robot(tmp_path),
+        'scene_file': CORRIDOR,
+        'sensors': 'ring_*',
+        'device_name': 'ring',
+        'rays': 300,
+        'medium': 'air',
+        'marker_rate': 5.0,
+    }
     with running('ranger_node', parameters) as node:
         markers = probe.wait('ring_2/markers', 4, node)
     beam = next(m for m in markers if m.ns == 'beam')
@@ -356,7 +451,9 @@ def test_ring_elements_show_their_beams_and_hits(tmp_path: Path, probe: Probe) -
     assert beam.header.frame_id == hits.header.frame_id == 'ring_2'
     rim = [p for p in beam.points if p.x > 0]
     assert all(p.x == pytest.approx(SONAR_MAX) for p in rim)
-    assert all(math.hypot(p.y, p.z) == pytest.approx(SONAR_MAX * math.tan(BETA), rel=1e-6) for p in rim)
+    assert all(
+        math.hypot(p.y, p.z) == pytest.approx(SONAR_MAX * math.tan(BETA), rel=1e-6) for p in rim
+    )
     # Element 2 looks along +y at the wall y = 1.5 from y = 0.2: every hit lies 1.3 m ahead along its x axis.
     assert len(hits.points) == 300
     np.testing.assert_allclose([p.x for p in hits.points], 1.5 - RING_RADIUS, atol=1e-4)

@@ -9,7 +9,6 @@ the nearest point of the cylinder to the sonar, and nothing else in the tank is 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import threading
@@ -22,6 +21,8 @@ import yaml
 from ros_helpers import executable, running
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import Reader
+
+from nps_sonar_py.ament import find_installed
 
 pytestmark = pytest.mark.ros
 
@@ -40,12 +41,11 @@ EXPECTED_TYPES = {
 def rosidl_type_hash(msgtype: str) -> str:
     """The RIHS01 hash rosidl generated for ``pkg/msg/Name`` (``share/pkg/msg/Name.json``)."""
     package, _, name = msgtype.split('/')
-    for prefix in os.environ['AMENT_PREFIX_PATH'].split(os.pathsep):
-        path = Path(prefix, 'share', package, 'msg', f'{name}.json')
-        if path.is_file():
-            hashes = json.loads(path.read_text())['type_hashes']
-            return next(h['hash_string'] for h in hashes if h['type_name'] == msgtype)
-    raise FileNotFoundError(msgtype)
+    path = find_installed(f'share/{package}/msg/{name}.json')
+    if path is None:
+        raise FileNotFoundError(msgtype)
+    hashes = json.loads(path.read_text())['type_hashes']
+    return next(h['hash_string'] for h in hashes if h['type_name'] == msgtype)
 
 
 def wait_for_output(node: subprocess.Popen[str], receiver_factory, topic: str, msg_type) -> None:
@@ -59,7 +59,9 @@ class RecorderProcess:
     def __init__(self, bag: Path, *args: str) -> None:
         self.process = subprocess.Popen(
             [executable('sonar_record'), str(bag), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.out: list[str] = []
         self.err: list[str] = []
@@ -89,10 +91,14 @@ class RecorderProcess:
                 pytest.fail(f'sonar_record exited with {self.process.returncode}: {text}')
             time.sleep(0.02)
         self.finish(signal.SIGINT, timeout=10.0)  # leave no recorder running
-        pytest.fail(f'sonar_record did not subscribe to {topics} in {timeout} s: {"".join(self.err)}')
+        pytest.fail(
+            f'sonar_record did not subscribe to {topics} in {timeout} s: {"".join(self.err)}'
+        )
 
     def finish(
-        self, signal_number: int | None = signal.SIGINT, timeout: float = 60.0,
+        self,
+        signal_number: int | None = signal.SIGINT,
+        timeout: float = 60.0,
     ) -> tuple[int, str, str]:
         """Send ``signal_number`` (None: let it stop by itself); the exit status, stdout and stderr."""
         if signal_number is not None:
@@ -153,14 +159,18 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
     with AnyReader([bag]) as reader:
         received: dict[str, list] = {topic: [] for topic in EXPECTED_TYPES}
         for connection, timestamp, raw in reader.messages():
-            received[connection.topic].append((timestamp, reader.deserialize(raw, connection.msgtype)))
+            received[connection.topic].append(
+                (timestamp, reader.deserialize(raw, connection.msgtype))
+            )
     stamps = {}
     for topic, entries in received.items():
         log_times = np.array([t for t, _ in entries])
         stamps[topic] = np.array([stamp_ns(m) for _, m in entries])
         assert np.all(np.diff(stamps[topic]) > 0), topic
         assert np.all(np.diff(log_times) >= 0), topic
-        assert np.all(log_times >= stamps[topic]), topic  # received after it was stamped, on the same clock
+        assert np.all(log_times >= stamps[topic]), (
+            topic
+        )  # received after it was stamped, on the same clock
         assert np.median(np.diff(stamps[topic])) == pytest.approx(1e9 / RATE, rel=0.1), topic
     # The three messages of a ping carry its one stamp: where all topics were recorded, the stamps agree.
     low = max(t[0] for t in stamps.values())
@@ -174,7 +184,9 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
     assert {m.radiation_type for m in ranges} == {0}  # ULTRASOUND
     assert {m.header.frame_id for m in ranges} == {'sonar'}
     scans = [m for _, m in received['/sonar/scan']]
-    assert [float(m.ranges[0]) for m in scans] == pytest.approx([BORESIGHT_RANGE] * len(scans), abs=1e-6)
+    assert [float(m.ranges[0]) for m in scans] == pytest.approx(
+        [BORESIGHT_RANGE] * len(scans), abs=1e-6
+    )
     point = received['/sonar/sonar_point'][-1][1]
     assert point.range == pytest.approx(BORESIGHT_RANGE, abs=1e-6)
     assert float(point.profile.sum()) == pytest.approx(point.intensity, rel=1e-5)
@@ -190,7 +202,9 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
 
 
 @pytest.mark.parametrize('signal_number', [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_stops_recording_and_closes_the_bag(tmp_path: Path, receiver, signal_number: int) -> None:
+def test_a_signal_stops_recording_and_closes_the_bag(
+    tmp_path: Path, receiver, signal_number: int
+) -> None:
     from sensor_msgs.msg import Range
 
     bag = tmp_path / 'bag'
@@ -214,7 +228,9 @@ def test_a_signal_stops_recording_and_closes_the_bag(tmp_path: Path, receiver, s
 
 def test_duration_stops_the_recorder_by_itself(tmp_path: Path) -> None:
     bag = tmp_path / 'bag'
-    recorder = RecorderProcess(bag, '--topics', '/nobody/publishes:std_msgs/msg/String', '--duration', '1')
+    recorder = RecorderProcess(
+        bag, '--topics', '/nobody/publishes:std_msgs/msg/String', '--duration', '1'
+    )
     begun = time.monotonic()
     status, out, err = recorder.finish(None, timeout=30)
     assert time.monotonic() - begun < 20
@@ -233,7 +249,9 @@ def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
         ([str(tmp_path / 'bag'), '--topics', '/x:not_a_type'], 'expected pkg/msg/Name'),
         ([str(tmp_path / 'bag'), '--topics', '/x:no_such_pkg/msg/Thing'], 'is not installed'),
     ):
-        done = subprocess.run([executable('sonar_record'), *args], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [executable('sonar_record'), *args], capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 2
         assert done.stderr.startswith('nps_sonar: ')
         assert words in done.stderr
@@ -245,7 +263,12 @@ def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
 
     step = 0.25
     bag = tmp_path / 'bag'
-    parameters = {'min_angle': -2 * step, 'max_angle': 2 * step, 'step': step, 'range_estimator': 'nearest'}
+    parameters = {
+        'min_angle': -2 * step,
+        'max_angle': 2 * step,
+        'step': step,
+        'range_estimator': 'nearest',
+    }
     with running('scanning_sonar_node', parameters):
         recorder = RecorderProcess(bag, '--topics', '/sonar/sonar_point:nps_sonar/SonarPoint')
         recorder.wait_recording(['/sonar/sonar_point'])
@@ -262,5 +285,9 @@ def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
     assert ahead
     assert ahead == pytest.approx([BORESIGHT_RANGE] * len(ahead), abs=1e-6)
     report = draw_report(bag, tmp_path / 'again')  # redrawn from the bag, as --redraw does
-    assert (report.topic, report.sweep_kind, report.pings) == ('/sonar/sonar_point', 'fan', len(pings))
+    assert (report.topic, report.sweep_kind, report.pings) == (
+        '/sonar/sonar_point',
+        'fan',
+        len(pings),
+    )
     assert report.sweep.read_bytes() == (bag / 'sweep.png').read_bytes()  # drawn deterministically

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import math
-import os
 import subprocess
 import threading
 import time
@@ -27,6 +26,7 @@ import yaml
 from ranger_scenes import FLOAT32, room_hits
 from ros_helpers import Probe, executable, first_such, nanoseconds, publishing, running
 
+from nps_sonar_py.ament import package_share
 from nps_sonar_py.sensing.cone import cone_pattern
 
 pytestmark = pytest.mark.ros
@@ -54,11 +54,10 @@ def launch_defaults() -> dict[str, str]:
 
 def share() -> Path:
     """The installed ``share/nps_sonar``, as ``get_package_share_directory`` finds it."""
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        candidate = Path(prefix, 'share', 'nps_sonar')
-        if (candidate / 'package.xml').is_file():
-            return candidate
-    pytest.fail('nps_sonar is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test')
+    found = package_share('nps_sonar')
+    if found is None:
+        pytest.fail('nps_sonar is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test')
+    return found
 
 
 # --- what each sensor should read ---------------------------------------------------------
@@ -85,11 +84,15 @@ def sonar_range(pose: list[float]) -> float:
 
 
 def scanner_hits(pose: list[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return room_hits(in_world(pose, SCANNER_XYZ), fan(pose[5] + np.linspace(-math.pi / 2, math.pi / 2, 181)))
+    return room_hits(
+        in_world(pose, SCANNER_XYZ), fan(pose[5] + np.linspace(-math.pi / 2, math.pi / 2, 181))
+    )
 
 
 def rear_ranges(pose: list[float]) -> np.ndarray:
-    return room_hits(in_world(pose, REAR_XYZ), fan(pose[5] + math.pi + np.array([-0.1, 0.0, 0.1])))[0]
+    return room_hits(
+        in_world(pose, REAR_XYZ), fan(pose[5] + math.pi + np.array([-0.1, 0.0, 0.1]))
+    )[0]
 
 
 def check_readings(pose: list[float], sonar: Any, front: Any, rear: Any) -> None:
@@ -116,8 +119,11 @@ def subscribe_all(probe: Probe, namespace: str = '') -> dict[str, str]:
     from sensor_msgs.msg import LaserScan, Range
 
     prefix = f'/{namespace}/' if namespace else ''
-    topics = {'sonar': f'{prefix}sonar/range', 'front': f'{prefix}front_scanner/scan',
-              'rear': f'{prefix}rear_ranger/scan'}
+    topics = {
+        'sonar': f'{prefix}sonar/range',
+        'front': f'{prefix}front_scanner/scan',
+        'rear': f'{prefix}rear_ranger/scan',
+    }
     probe.subscribe(Range, topics['sonar'])
     probe.subscribe(LaserScan, topics['front'])
     probe.subscribe(LaserScan, topics['rear'])
@@ -152,7 +158,10 @@ def test_demo_robot_launch_configuration(probe: Probe) -> None:
         log = stop(node)
     assert nodes >= NODES
     assert (sonar.header.frame_id, front.header.frame_id, rear.header.frame_id) == (
-        'sonar', 'front_scanner', 'rear_ranger')
+        'sonar',
+        'front_scanner',
+        'rear_ranger',
+    )
     check_readings(ROBOT_POSE, sonar, front, rear)
     assert log.count('world loaded once from') == 1
     assert 'shared by 3 sensor nodes' in log
@@ -169,7 +178,10 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
     moved = [2.5, 0.5, 0.0, 0.0, 0.0, -0.4]
     odometry = Odometry()
     odometry.pose.pose.position.x, odometry.pose.pose.position.y = moved[0], moved[1]
-    odometry.pose.pose.orientation.z, odometry.pose.pose.orientation.w = math.sin(-0.2), math.cos(-0.2)
+    odometry.pose.pose.orientation.z, odometry.pose.pose.orientation.w = (
+        math.sin(-0.2),
+        math.cos(-0.2),
+    )
     sim = [100 * 10**9]
     lock = threading.Lock()
 
@@ -187,17 +199,23 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
             assert node.poll() is None, 'the nodes did not come up'
             time.sleep(0.1)
         time.sleep(1.0)
-        assert sum(probe.count(t) for t in topics.values()) == 0  # no /clock yet: nothing is published
+        assert (
+            sum(probe.count(t) for t in topics.values()) == 0
+        )  # no /clock yet: nothing is published
         best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
-        with publishing(probe, Odometry, '/robot1/odom', lambda: odometry), \
-                publishing(probe, Clock, '/clock', tick, qos=best_effort):
+        with (
+            publishing(probe, Odometry, '/robot1/odom', lambda: odometry),
+            publishing(probe, Clock, '/clock', tick, qos=best_effort),
+        ):
             expected = sonar_range(moved)
             first_such(probe, topics['sonar'], node, lambda m: abs(m.range - expected) < 0.01)
             behind = rear_ranges(moved)[1]
             first_such(probe, topics['rear'], node, lambda m: abs(m.ranges[1] - behind) < 0.01)
             ahead = scanner_hits(moved)[0][90]
             first_such(probe, topics['front'], node, lambda m: abs(m.ranges[90] - ahead) < 0.06)
-            sonar, front, rear = (probe.wait(topics[k], 1, node)[-1] for k in ('sonar', 'front', 'rear'))
+            sonar, front, rear = (
+                probe.wait(topics[k], 1, node)[-1] for k in ('sonar', 'front', 'rear')
+            )
         with lock:
             last = sim[0]
         stop(node)
@@ -208,8 +226,13 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
 
 @pytest.mark.parametrize(
     ('arguments', 'words'),
-    [(['-p', 'sensors:=imu'], 'has no sonar or ray <sensor> to simulate; other sensors: imu (imu)'),
-     (['-r', '__node:=sensors'], 'do not remap __node')],
+    [
+        (
+            ['-p', 'sensors:=imu'],
+            'has no sonar or ray <sensor> to simulate; other sensors: imu (imu)',
+        ),
+        (['-r', '__node:=sensors'], 'do not remap __node'),
+    ],
     ids=['nothing-to-simulate', 'node-name-remap'],
 )
 def test_bad_input_exits_with_one_line(arguments: list[str], words: str) -> None:
@@ -236,7 +259,9 @@ PRECEDENCE = """/**:
 """
 
 
-def test_one_world_one_raycaster_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_world_one_raycaster_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The host builds one Raycaster for all; its parameter_overrides beat the files and -p."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -255,9 +280,19 @@ def test_one_world_one_raycaster_in_process(tmp_path: Path, monkeypatch: pytest.
     parameters = tmp_path / 'precedence.yaml'
     parameters.write_text(PRECEDENCE)
     context = rclpy.context.Context()
-    rclpy.init(context=context, args=['robot_sensors_node', '--ros-args', '--params-file',
-                                      str(CONFIG / 'demo_robot.yaml'), '--params-file', str(parameters),
-                                      '-p', 'sensor:=rear_ranger'])
+    rclpy.init(
+        context=context,
+        args=[
+            'robot_sensors_node',
+            '--ros-args',
+            '--params-file',
+            str(CONFIG / 'demo_robot.yaml'),
+            '--params-file',
+            str(parameters),
+            '-p',
+            'sensor:=rear_ranger',
+        ],
+    )
     host = None
     try:
         host = RobotSensors(context=context)

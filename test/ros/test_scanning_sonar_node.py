@@ -36,16 +36,26 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
     probe.subscribe(SonarPoint, 'head/sonar_point')
     probe.subscribe(LaserScan, 'head/scan')
     robot, world = wall_scene(tmp_path)
-    parameters = {'robot_description_file': robot, 'scene_file': world, 'min_angle': -math.pi / 3,
-                  'max_angle': math.pi / 3, 'step': STEP, 'rays': N_RAYS, **ACOUSTICS}
+    parameters = {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'min_angle': -math.pi / 3,
+        'max_angle': math.pi / 3,
+        'step': STEP,
+        'rays': N_RAYS,
+        **ACOUSTICS,
+    }
     with running('scanning_sonar_node', parameters) as node:
         scan = probe.wait('head/scan', 2, node)[-1]
         pings = probe.wait('head/sonar_point', 9, node)
         # The Ranger view: the sector, the step, the bin width, steps per second.
         config = probe.call(srv.GetRangerConfig, 'head/get_config').config
         assert (config.min_angle, config.max_angle, config.angular_resolution) == pytest.approx(
-            (-math.pi / 3, math.pi / 3, STEP))
-        assert (config.range_resolution, config.frequency) == pytest.approx((9.5 / 1900, C / (2 * MAX_RANGE)))
+            (-math.pi / 3, math.pi / 3, STEP)
+        )
+        assert (config.range_resolution, config.frequency) == pytest.approx(
+            (9.5 / 1900, C / (2 * MAX_RANGE))
+        )
         config.frequency = 1.1 * C / (2 * MAX_RANGE)
         refused = probe.call(srv.SetRangerConfig, 'head/set_config', config=config)
         assert not refused.success
@@ -54,12 +64,14 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
         assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
         narrowed = [s for s in probe.wait('head/scan', 3, node) if len(s.ranges) == 5][-1]
     assert (narrowed.angle_min, narrowed.time_increment, narrowed.scan_time) == pytest.approx(
-        (-math.pi / 6, 0.02, 0.1))
+        (-math.pi / 6, 0.02, 0.1)
+    )
     step_period = 2 * MAX_RANGE / C
     # One sweep of 9 steps from -60 to 60 degrees; a step lasts the two-way travel time.
     assert len(scan.ranges) == 9 == len(scan.intensities)
     assert (scan.angle_min, scan.angle_max, scan.angle_increment) == pytest.approx(
-        (-math.pi / 3, math.pi / 3, STEP), abs=1e-6)
+        (-math.pi / 3, math.pi / 3, STEP), abs=1e-6
+    )
     assert scan.time_increment == pytest.approx(step_period, rel=1e-6)
     assert scan.scan_time == pytest.approx(9 * step_period, rel=1e-6)
     stamps = np.array([p.header.stamp.sec * 10**9 + p.header.stamp.nanosec for p in pings])
@@ -68,7 +80,9 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
     by_angle = {round(math.degrees(p.azimuth)): p for p in pings}
     assert sorted(by_angle) == [-60, -45, -30, -15, 0, 15, 30, 45, 60]
     level = by_angle[0].intensity
-    assert level == pytest.approx(math.pi / 2 * (1 - math.cos(BETA) ** 4) / D**2, rel=3e-3)  # T2, mu = 1
+    assert level == pytest.approx(
+        math.pi / 2 * (1 - math.cos(BETA) ** 4) / D**2, rel=3e-3
+    )  # T2, mu = 1
     for degrees, ping in by_angle.items():
         theta = math.radians(degrees)
         # T5: cos**3 for a narrow beam, symmetric about the wall's normal.
@@ -76,7 +90,9 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
         rays = D / (cone_pattern(BETA, N_RAYS).directions @ rotation_z(theta).T)[:, 0]
         r_min = D / math.cos(abs(theta) - BETA) if degrees else D
         r_max = D / math.cos(abs(theta) + BETA)
-        slack = D * math.sin(abs(theta) + BETA) / math.cos(abs(theta) + BETA) ** 2 * 0.02 * BETA + 1e-6
+        slack = (
+            D * math.sin(abs(theta) + BETA) / math.cos(abs(theta) + BETA) ** 2 * 0.02 * BETA + 1e-6
+        )
         assert r_min - 1e-9 <= rays.min() <= r_min + slack
         assert r_max - slack <= rays.max() <= r_max + 1e-9
         assert ping.range == pytest.approx(rays.min(), abs=1e-5)
@@ -101,9 +117,20 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
     probe.subscribe(LaserScan, 'head/scan')
     robot, world = wall_scene(tmp_path)
     width, vertical = math.radians(1.5), math.radians(10.0)
-    parameters = {'robot_description_file': robot, 'scene_file': world, 'mode': 'multibeam', 'beams': 31,
-                  'min_angle': -0.6, 'max_angle': 0.6, 'beam_width': width, 'vertical_beam_width': vertical,
-                  'rays_horizontal': 3, 'rays_vertical': 11, 'update_rate': 20.0, **ACOUSTICS}
+    parameters = {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'mode': 'multibeam',
+        'beams': 31,
+        'min_angle': -0.6,
+        'max_angle': 0.6,
+        'beam_width': width,
+        'vertical_beam_width': vertical,
+        'rays_horizontal': 3,
+        'rays_vertical': 11,
+        'update_rate': 20.0,
+        **ACOUSTICS,
+    }
     with running('scanning_sonar_node', parameters) as node:
         fan = probe.wait('head/multibeam', 1, node)[-1]
         scan = probe.wait('head/scan', 1, node)[-1]
@@ -130,7 +157,9 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
     cosines = np.cos(elevations)[None, :, None] * np.cos(azimuths[:, None, None] + offsets)
     nearest = (D / cosines).reshape(31, -1)
     np.testing.assert_allclose(fan.ranges, nearest.min(axis=1), atol=1e-5)
-    np.testing.assert_allclose(np.array(fan.profiles).reshape(n, m).sum(axis=1), fan.intensities, rtol=1e-4)
+    np.testing.assert_allclose(
+        np.array(fan.profiles).reshape(n, m).sum(axis=1), fan.intensities, rtol=1e-4
+    )
     fields = (scan.angle_min, scan.angle_increment, scan.time_increment)
     assert fields == pytest.approx((-0.6, 0.04, 0.0), abs=1e-6)
     np.testing.assert_allclose(scan.ranges, fan.ranges)
@@ -140,17 +169,24 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
 
 @pytest.mark.parametrize(
     ('parameters', 'words'),
-    [({'step_period': 0.001}, 'two-way travel time'), ({'mode': 'fan'}, 'mode must be sweep or multibeam')],
+    [
+        ({'step_period': 0.001}, 'two-way travel time'),
+        ({'mode': 'fan'}, 'mode must be sweep or multibeam'),
+    ],
     ids=['step-too-short', 'unknown-mode'],
 )
-def test_bad_input_exits_with_one_line(tmp_path: Path, parameters: dict[str, object], words: str) -> None:
+def test_bad_input_exits_with_one_line(
+    tmp_path: Path, parameters: dict[str, object], words: str
+) -> None:
     import subprocess
 
     from ros_helpers import executable, ros_args
 
     robot, world = wall_scene(tmp_path)
-    command = [executable('scanning_sonar_node'),
-               *ros_args({'robot_description_file': robot, 'scene_file': world, **parameters})]
+    command = [
+        executable('scanning_sonar_node'),
+        *ros_args({'robot_description_file': robot, 'scene_file': world, **parameters}),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]

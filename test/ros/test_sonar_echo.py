@@ -14,7 +14,9 @@ import math
 
 import numpy as np
 import pytest
-from reference_scene import CONE_HALF_ANGLE as BETA  # the URDF cone: the -3 dB beam and the cast cone
+from reference_scene import (
+    CONE_HALF_ANGLE as BETA,  # the URDF cone: the -3 dB beam and the cast cone
+)
 from reference_scene import FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits, world_directions
 from ros_helpers import messages_after, running, set_parameters
 from scipy.special import j1
@@ -26,7 +28,12 @@ pytestmark = pytest.mark.ros
 N_RAYS = 2000
 ABSORPTION = 0.5  # dB/m, one way, set as a fixed absorption so the test states it
 BINS = 200
-PARAMETERS = {'rays': N_RAYS, 'absorption': 'fixed', 'absorption_db_per_m': ABSORPTION, 'update_rate': 20.0}
+PARAMETERS = {
+    'rays': N_RAYS,
+    'absorption': 'fixed',
+    'absorption_db_per_m': ABSORPTION,
+    'update_rate': 20.0,
+}
 
 
 def analytic_echo() -> dict[str, np.ndarray]:
@@ -41,7 +48,9 @@ def analytic_echo() -> dict[str, np.ndarray]:
     with np.errstate(invalid='ignore', divide='ignore'):
         piston = np.where(x > 1e-12, (2 * j1(x) / x) ** 2, 1.0)
     mu = 255 / 255  # the cylinder's laser_retro 255 read as a perfect Lambertian reflector
-    intensity = piston**2 * mu * cos_alpha * pattern.solid_angle / r**2 * 10 ** (-2 * ABSORPTION * r / 10)
+    intensity = (
+        piston**2 * mu * cos_alpha * pattern.solid_angle / r**2 * 10 ** (-2 * ABSORPTION * r / 10)
+    )
     return {'r': r, 'psi': psi, 'intensity': intensity, 'solid_angle': pattern.solid_angle}
 
 
@@ -114,7 +123,9 @@ def test_range_estimators_changed_at_run_time(receiver, expected) -> None:
         index = np.floor((r - MIN_RANGE) / bin_width).astype(int)
         centres = MIN_RANGE + (np.arange(BINS) + 0.5) * bin_width
         profile = np.bincount(index, weights=intensity, minlength=BINS)
-        assert point.range == pytest.approx(np.average(centres, weights=profile), abs=0.01 * bin_width)
+        assert point.range == pytest.approx(
+            np.average(centres, weights=profile), abs=0.01 * bin_width
+        )
 
         set_parameters(points, '/sonar', {'range_estimator': 'first_above_threshold'})
         point = messages_after(points, 2)[-1]
@@ -132,7 +143,10 @@ def test_an_invalid_change_is_refused_and_the_node_keeps_its_settings(receiver, 
         assert 'medium' in refused[0].reason
         # each value alone is valid; together they are not (a Gaussian beam has no null)
         refused = set_parameters(
-            points, '/sonar', {'beam_pattern': 'gaussian', 'cast_limit': 'first_null'}, atomic=True,
+            points,
+            '/sonar',
+            {'beam_pattern': 'gaussian', 'cast_limit': 'first_null'},
+            atomic=True,
         )
         assert not refused[0].successful
         assert 'no null' in refused[0].reason

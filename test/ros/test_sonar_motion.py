@@ -38,8 +38,12 @@ def test_best_effort_qos_and_depth(receiver) -> None:
     from sensor_msgs.msg import Range
 
     best_effort = receiver(Range, 'sonar/range')  # sensor-data QoS: best effort
-    reliable = receiver(Range, 'sonar/range', QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
-    with running('sonar_node', {**ONE_RAY, 'qos_reliability': 'best_effort', 'qos_depth': 3}) as node:
+    reliable = receiver(
+        Range, 'sonar/range', QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+    )
+    with running(
+        'sonar_node', {**ONE_RAY, 'qos_reliability': 'best_effort', 'qos_depth': 3}
+    ) as node:
         best_effort.wait_for(5, process=node)
         infos = best_effort.node.get_publishers_info_by_topic('/sonar/range')
     # (discovery carries the reliability, not the history depth, so the depth is not checked here)
@@ -66,7 +70,9 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
 
     r = receiver(Range, 'sonar/range')
     clock = r.node.create_publisher(
-        Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT),
+        Clock,
+        '/clock',
+        QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT),
     )
     with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
         time.sleep(3.0)
@@ -105,7 +111,9 @@ def test_odometry_moves_the_robot(receiver) -> None:
         aside.pose.pose.position.x = 0.2  # boresight 0.2 m off the axis: 2 - sqrt(0.25^2 - 0.2^2)
         _publish_for(odometry, lambda: aside, 0.5)
         assert messages_after(r, 2)[-1].range == pytest.approx(1.85, abs=2 * FACETING)
-        turned = Odometry()  # a half turn about the world z axis: the sonar at (-2.1, -1, 1) looks along -y
+        turned = (
+            Odometry()
+        )  # a half turn about the world z axis: the sonar at (-2.1, -1, 1) looks along -y
         turned.pose.pose.orientation.z, turned.pose.pose.orientation.w = 1.0, 0.0
         _publish_for(odometry, lambda: turned, 0.5)
         assert messages_after(r, 2)[-1].range == math.inf
@@ -192,10 +200,18 @@ def test_markers_show_the_beam_and_its_hits(receiver) -> None:
     assert len(beam.points) >= 3 * 16
     rim = [p for p in beam.points if p.x > 0]
     assert all(p.x == pytest.approx(7.0) for p in rim)  # the cone reaches max range
-    assert all(math.hypot(p.y, p.z) == pytest.approx(0.5, rel=1e-6) for p in rim)  # radius 0.5 m there
+    assert all(
+        math.hypot(p.y, p.z) == pytest.approx(0.5, rel=1e-6) for p in rim
+    )  # radius 0.5 m there
     assert hits.type == Marker.POINTS
     assert len(hits.points) > 0
-    ranges = cylinder_hits(SONAR, world_directions(500))[0]  # the default 500 rays all meet the cylinder
+    ranges = cylinder_hits(SONAR, world_directions(500))[
+        0
+    ]  # the default 500 rays all meet the cylinder
     for p in hits.points:  # every hit lies on the cylinder's face
-        assert ranges.min() - 1e-5 <= math.sqrt(p.x**2 + p.y**2 + p.z**2) <= ranges.max() + 2 * FACETING
+        assert (
+            ranges.min() - 1e-5
+            <= math.sqrt(p.x**2 + p.y**2 + p.z**2)
+            <= ranges.max() + 2 * FACETING
+        )
         assert p.x > 0

@@ -20,7 +20,6 @@ from ros_helpers import executable, ros_args, running
 pytestmark = pytest.mark.ros
 
 
-
 def nearest_cylinder_hit(origin: np.ndarray, directions: np.ndarray) -> float:
     """Nearest intersection of rays from ``origin`` with the analytic cylinder."""
     return float(cylinder_hits(origin, directions)[0].min())
@@ -42,7 +41,9 @@ def test_range_message_on_the_reference_scene(receiver) -> None:
     with running('sonar_node') as node:  # the defaults: reference robot and tank, 500 rays
         messages = r.wait_for(3, process=node)
     # Ray 0 of the cone is the boresight, which meets the front of the cylinder: nothing is nearer.
-    assert nearest_cylinder_hit(SONAR, sonar_world_directions(500)) == pytest.approx(1.750, abs=1e-12)
+    assert nearest_cylinder_hit(SONAR, sonar_world_directions(500)) == pytest.approx(
+        1.750, abs=1e-12
+    )
     m = messages[-1]
     assert m.range == pytest.approx(1.750, abs=1e-6)
     assert m.radiation_type == Range.ULTRASOUND
@@ -119,7 +120,11 @@ def _run_to_exit(robot_file: Path) -> subprocess.CompletedProcess[str]:
     ids=['no-parent', 'max-below-min', 'unknown-parent-link', 'malformed-xml'],
 )
 def test_bad_input_exits_with_one_line(
-    tmp_path: Path, old: str, new: str, element: str, problem: str,
+    tmp_path: Path,
+    old: str,
+    new: str,
+    element: str,
+    problem: str,
 ) -> None:
     robot_file = _bad_robot(tmp_path, old, new)
     result = _run_to_exit(robot_file)

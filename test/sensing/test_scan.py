@@ -36,7 +36,9 @@ def face_distances(origin: np.ndarray, directions: np.ndarray) -> np.ndarray:
         return np.where(d > 0, (HIGH - origin) / d, np.where(d < 0, (LOW - origin) / d, np.inf))
 
 
-def room_hits(origin: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def room_hits(
+    origin: np.ndarray, directions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distance, retro and |cos incidence| of rays from inside the room to its nearest face."""
     d = np.asarray(directions, dtype=np.float64)
     t_axis = face_distances(origin, d)
@@ -49,8 +51,13 @@ def room_hits(origin: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, n
 def world_dirs(azimuth: np.ndarray, elevation: float = 0.0, yaw: float = YAW) -> np.ndarray:
     """Directions of body-frame angles for a sensor yawed by ``yaw`` about world z."""
     a = np.asarray(azimuth) + yaw
-    return np.column_stack((np.cos(elevation) * np.cos(a), np.cos(elevation) * np.sin(a),
-                            np.full(a.shape, math.sin(elevation))))
+    return np.column_stack(
+        (
+            np.cos(elevation) * np.cos(a),
+            np.cos(elevation) * np.sin(a),
+            np.full(a.shape, math.sin(elevation)),
+        )
+    )
 
 
 @pytest.fixture(scope='module')
@@ -107,8 +114,12 @@ def test_resolution_above_one_averages_the_rays_of_each_cell(room: Raycaster) ->
     centres = np.linspace(-1.5, 1.5, 91)
     sub = (centres[:, None] + np.array([-delta / 3, 0.0, delta / 3])[None]).ravel()
     distance, retro, _ = room_hits(ORIGIN, world_dirs(sub))
-    np.testing.assert_allclose(reading.ranges[0], distance.reshape(91, 3).mean(axis=1), rtol=FLOAT32)
-    np.testing.assert_allclose(reading.intensities[0], retro.reshape(91, 3).mean(axis=1), rtol=1e-9)
+    np.testing.assert_allclose(
+        reading.ranges[0], distance.reshape(91, 3).mean(axis=1), rtol=FLOAT32
+    )
+    np.testing.assert_allclose(
+        reading.intensities[0], retro.reshape(91, 3).mean(axis=1), rtol=1e-9
+    )
 
 
 def test_resolution_below_one_interpolates_between_rays(room: Raycaster) -> None:

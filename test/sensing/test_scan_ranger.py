@@ -15,10 +15,6 @@ import numpy as np
 import pytest
 
 from nps_sonar_py.description import ScanAxis, parse_robot
-from nps_sonar_py.echo import EchoConfig
-from nps_sonar_py.errors import ConfigurationError, DescriptionError
-from nps_sonar_py.scene import Raycaster, load_world
-from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.devices import (
     RangerConfig,
     RangerGeometry,
@@ -29,6 +25,10 @@ from nps_sonar_py.devices import (
     ring_poses,
     select_sensors,
 )
+from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.scan import ScanConfig
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
@@ -40,24 +40,35 @@ C_AIR = 343.0
 N_RAYS = 200
 
 
-def corridor_range(world_from_element: np.ndarray, beta: float = BETA, n: int = N_RAYS,
-                   max_range: float = MAX_RANGE) -> float:
+def corridor_range(
+    world_from_element: np.ndarray,
+    beta: float = BETA,
+    n: int = N_RAYS,
+    max_range: float = MAX_RANGE,
+) -> float:
     """Nearest hit of an element's cone on the corridor's walls and floor; +inf beyond max_range."""
     d = cone_pattern(beta, n).directions @ world_from_element[:3, :3].T
     p = world_from_element[:3, 3]
     with np.errstate(divide='ignore'):
-        t = np.stack([
-            np.where(d[:, 1] > 0, (NORTH - p[1]) / d[:, 1], np.inf),
-            np.where(d[:, 1] < 0, (SOUTH - p[1]) / d[:, 1], np.inf),
-            np.where(d[:, 2] < 0, -p[2] / d[:, 2], np.inf),
-        ])
+        t = np.stack(
+            [
+                np.where(d[:, 1] > 0, (NORTH - p[1]) / d[:, 1], np.inf),
+                np.where(d[:, 1] < 0, (SOUTH - p[1]) / d[:, 1], np.inf),
+                np.where(d[:, 2] < 0, -p[2] / d[:, 2], np.inf),
+            ]
+        )
     nearest = float(t.min())
     return nearest if nearest <= max_range else math.inf
 
 
 def echo(**kwargs: object) -> EchoConfig:
-    settings: dict[str, object] = {'beam_width': 2 * BETA, 'min_range': 0.1, 'max_range': MAX_RANGE,
-                                   'sound_speed': C_AIR, 'frequency': 40e3}
+    settings: dict[str, object] = {
+        'beam_width': 2 * BETA,
+        'min_range': 0.1,
+        'max_range': MAX_RANGE,
+        'sound_speed': C_AIR,
+        'frequency': 40e3,
+    }
     settings.update(kwargs)
     return EchoConfig(**settings)  # type: ignore[arg-type]
 
@@ -68,7 +79,9 @@ LIFT = transform_from_xyz_rpy((0, 0, HEIGHT), (0, 0, 0))
 def ring_array(count: int = 8, radius: float = 0.2) -> SonarArray:
     poses = ring_poses(count, radius)
     frames = [f'ring_{k}' for k in range(count)]
-    geometry = RangerGeometry.of_elements('base_link', 'ring', LIFT, frames, poses, (0.02, 0.04, 0.02))
+    geometry = RangerGeometry.of_elements(
+        'base_link', 'ring', LIFT, frames, poses, (0.02, 0.04, 0.02)
+    )
     return SonarArray(echo(), LIFT, geometry, n_rays=N_RAYS, frequency=20.0)
 
 
@@ -102,7 +115,9 @@ def test_elements_beyond_max_range_read_plus_inf(corridor: Raycaster) -> None:
     poses = ring_poses(4, 0.2)
     frames = ['a', 'b', 'c', 'd']
     geometry = RangerGeometry.of_elements('base_link', 'ring', np.eye(4), frames, poses, (0, 0, 0))
-    device = SonarArray(echo(beam_width=math.radians(2.0)), LIFT, geometry, n_rays=50, frequency=10.0)
+    device = SonarArray(
+        echo(beam_width=math.radians(2.0)), LIFT, geometry, n_rays=50, frequency=10.0
+    )
     ranges = device.read(corridor).ranges
     assert ranges[0] == math.inf
     assert ranges[2] == math.inf
@@ -139,14 +154,20 @@ def test_array_set_config_checks_physics_and_keeps_the_old_config(corridor: Rayc
     ranges = device.read(corridor).ranges
     assert ranges[0] == math.inf
     assert ranges[2] == pytest.approx(NORTH - 0.2, abs=2e-6)
-    assert device.reconfigure(dataclasses.replace(device.ranger_config(), range_resolution=0.25)) is None
+    assert (
+        device.reconfigure(dataclasses.replace(device.ranger_config(), range_resolution=0.25))
+        is None
+    )
     assert device.read(corridor).ranges[2] == pytest.approx(1.25)
 
 
 def test_scanner_set_config_narrows_the_window() -> None:
-    limits = ScanConfig(horizontal=ScanAxis(samples=1081, min_angle=-2.0, max_angle=2.0), max_range=30.0)
-    geometry = RangerGeometry.of_elements('base_link', 'laser', np.eye(4), ['laser'], np.eye(4)[None],
-                                          (0, 0, 0))
+    limits = ScanConfig(
+        horizontal=ScanAxis(samples=1081, min_angle=-2.0, max_angle=2.0), max_range=30.0
+    )
+    geometry = RangerGeometry.of_elements(
+        'base_link', 'laser', np.eye(4), ['laser'], np.eye(4)[None], (0, 0, 0)
+    )
     device = ScannerRanger(limits, np.eye(4), geometry)
     config = device.ranger_config()
     assert config.angular_resolution == pytest.approx(4.0 / 1080)
@@ -173,10 +194,13 @@ def test_scanner_set_config_narrows_the_window() -> None:
 
 def test_select_sensors_by_name_and_glob() -> None:
     sonars = ''.join(
-        f'<sensor name="s{k}" type="sonar"><parent link="base"/><sonar max="3"/></sensor>' for k in range(3)
+        f'<sensor name="s{k}" type="sonar"><parent link="base"/><sonar max="3"/></sensor>'
+        for k in range(3)
     )
-    robot = parse_robot(f'<robot name="r"><link name="base"/>{sonars}'
-                        '<sensor name="laser" type="ray"><parent link="base"/></sensor></robot>')
+    robot = parse_robot(
+        f'<robot name="r"><link name="base"/>{sonars}'
+        '<sensor name="laser" type="ray"><parent link="base"/></sensor></robot>'
+    )
     assert [s.name for s in select_sensors(robot, '')] == ['laser']
     assert [s.name for s in select_sensors(robot, 's*')] == ['s0', 's1', 's2']
     assert [s.name for s in select_sensors(robot, 's2, s0')] == ['s2', 's0']
@@ -185,7 +209,9 @@ def test_select_sensors_by_name_and_glob() -> None:
 
 
 def test_element_poses_from_flat() -> None:
-    poses = element_poses_from_flat([0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, math.pi / 2])
+    poses = element_poses_from_flat(
+        [0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, math.pi / 2]
+    )
     np.testing.assert_allclose(poses, ring_poses(4, 0.1)[:2], atol=1e-12)
     with pytest.raises(ConfigurationError, match='6 numbers'):
         element_poses_from_flat([0.0] * 7)

@@ -43,8 +43,14 @@ def wall_world(tmp_path: Path, distance: float = D, retro: float = 255.0) -> str
 
 def narrow_echo(**kwargs: object) -> EchoConfig:
     settings: dict[str, object] = {
-        'beam_width': 2 * BETA, 'pattern': BeamPattern.UNIFORM, 'n_way': 1, 'absorption': Absorption.NONE,
-        'min_range': 0.5, 'max_range': 10.0, 'n_bins': 4750, 'sound_speed': C,
+        'beam_width': 2 * BETA,
+        'pattern': BeamPattern.UNIFORM,
+        'n_way': 1,
+        'absorption': Absorption.NONE,
+        'min_range': 0.5,
+        'max_range': 10.0,
+        'n_bins': 4750,
+        'sound_speed': C,
     }
     settings.update(kwargs)
     return EchoConfig(**settings)  # type: ignore[arg-type]
@@ -64,15 +70,21 @@ def cone_ranges(theta: float, beta: float = BETA, n: int = N_RAYS) -> np.ndarray
 @pytest.mark.parametrize('degrees', [0.0, 15.0, 30.0, 45.0, 60.0])
 def test_sweep_across_a_wall_spreads_the_echo_as_t5_says(wall: Raycaster, degrees: float) -> None:
     theta = math.radians(degrees)
-    sonar = ScanningSonar(narrow_echo(), SweepConfig(-math.pi / 2, math.pi / 2, math.radians(15.0)),
-                          np.eye(4), n_rays=N_RAYS)
+    sonar = ScanningSonar(
+        narrow_echo(),
+        SweepConfig(-math.pi / 2, math.pi / 2, math.radians(15.0)),
+        np.eye(4),
+        n_rays=N_RAYS,
+    )
     ping = sonar.ping(wall, theta)
     r_min = D / math.cos(theta - BETA) if theta >= BETA else D
     r_max = D / math.cos(theta + BETA)
     rays = cone_ranges(theta)
     # The rays lie inside the cone: their extremes are inside T5's interval, and close to its ends
     # (within the range that 2 % of beta moves them: dr/dtheta = D sin / cos**2).
-    slack_min = D * math.sin(max(theta - BETA, 0.0)) / math.cos(theta - BETA) ** 2 * 0.02 * BETA + 1e-6
+    slack_min = (
+        D * math.sin(max(theta - BETA, 0.0)) / math.cos(theta - BETA) ** 2 * 0.02 * BETA + 1e-6
+    )
     slack_max = D * math.sin(theta + BETA) / math.cos(theta + BETA) ** 2 * 0.02 * BETA + 1e-6
     assert r_min - 1e-9 <= rays.min() <= r_min + slack_min
     assert r_max - slack_max <= rays.max() <= r_max + 1e-9
@@ -114,7 +126,9 @@ def test_step_period_is_the_two_way_travel_time() -> None:
     ping360 = ScanningSonar(narrow_echo(max_range=50.0), SweepConfig(), np.eye(4), n_rays=10)
     assert ping360.sweep_period == pytest.approx(400 * 2 * 50.0 / C)
     assert ping360.sweep_period == pytest.approx(26.67, abs=0.01)
-    slower = ScanningSonar(narrow_echo(max_range=30.0), SweepConfig(step_period=0.1), np.eye(4), n_rays=10)
+    slower = ScanningSonar(
+        narrow_echo(max_range=30.0), SweepConfig(step_period=0.1), np.eye(4), n_rays=10
+    )
     assert slower.step_period == 0.1
 
 
@@ -149,8 +163,14 @@ def test_sector_steps_restart_or_bounce() -> None:
 
 def test_multibeam_fan_sees_the_wall_beam_by_beam(wall: Raycaster) -> None:
     echo = narrow_echo(beam_width=math.radians(1.5), estimator=RangeEstimator.NEAREST, n_bins=950)
-    fan = FanConfig(beams=31, min_angle=-0.6, max_angle=0.6, vertical_width=math.radians(10.0),
-                    rays_horizontal=3, rays_vertical=11)
+    fan = FanConfig(
+        beams=31,
+        min_angle=-0.6,
+        max_angle=0.6,
+        vertical_width=math.radians(10.0),
+        rays_horizontal=3,
+        rays_vertical=11,
+    )
     sonar = MultibeamSonar(echo, fan, np.eye(4))
     ping = sonar.ping(wall)
     azimuths = np.linspace(-0.6, 0.6, 31)
