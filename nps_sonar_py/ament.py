@@ -1,4 +1,4 @@
-"""The ament index as a file layout: installed files found through ``AMENT_PREFIX_PATH``, without ROS.
+"""The ament index as a file layout: installed files on ``AMENT_PREFIX_PATH``, without ROS.
 
 Every lookup of an installed file (this package's share files and executables, another
 package's share directory or message definitions) goes through here, in the order of the
@@ -23,7 +23,7 @@ def prefixes() -> list[Path]:
 
 
 def find_installed(relative: str) -> Path | None:
-    """``<prefix>/<relative>`` of the first prefix that has it (a file or a folder), or ``None``."""
+    """``<prefix>/<relative>`` of the first prefix that has it (file or folder), or ``None``."""
     for prefix in prefixes():
         candidate = prefix / relative
         if candidate.exists():

@@ -8,7 +8,8 @@ device a setup makes:
 * :class:`SonarSetup`: one ``<sensor type="sonar">``: a :class:`SingleBeamSonar`;
 * :class:`RangerSetup`: one ``<sensor type="ray">``: a :class:`ScannerRanger`; sonars (several
   names or a glob, or one with ``element_poses``): a :class:`SonarArray`;
-* :class:`ScanningSetup`: ``mode: sweep``: a :class:`SweepRanger`; ``multibeam``: a :class:`FanRanger`.
+* :class:`ScanningSetup`: ``mode: sweep``: a :class:`SweepRanger`; ``multibeam``: a
+  :class:`FanRanger`.
 
 A configuration the device refuses is a ``DescriptionError`` located at the sensor's element.
 No rclpy here.
@@ -81,15 +82,15 @@ def reference_robot_file() -> str:
 
 
 def reference_world_file() -> str:
-    """The world of the reference scenario (NPS ``blueview_basement_cylinder``): tank and cylinder."""
+    """The reference scenario's world (NPS ``blueview_basement_cylinder``): tank and cylinder."""
     return share_file('config/worlds/reference_tank.world')
 
 
-def load_robot_from(settings: RobotSettings, default_file: str | None = None) -> Robot:
-    """The robot of ``robot_description`` (wins) or ``robot_description_file`` (or ``default_file``)."""
+def load_robot_from(settings: RobotSettings) -> Robot:
+    """The robot of ``robot_description``, else ``robot_description_file`` (or the reference)."""
     if settings.robot_description:
         return parse_robot(settings.robot_description, source='<robot_description>')
-    return load_robot(settings.robot_description_file or default_file or reference_robot_file())
+    return load_robot(settings.robot_description_file or reference_robot_file())
 
 
 def robot_root_pose(pose: Sequence[float]) -> NDArray[np.float64]:
@@ -169,7 +170,7 @@ def element_poses_from_flat(values: Sequence[float]) -> NDArray[np.float64]:
 
 
 def ring_poses(count: int, radius: float, *, start: float = 0.0) -> NDArray[np.float64]:
-    """(count, 4, 4) elements on a circle about +z, each looking outwards, the first at ``start`` rad."""
+    """(count, 4, 4) elements on a circle about +z looking outwards, the first at ``start`` rad."""
     yaw = start + 2.0 * math.pi * np.arange(count) / count
     poses = np.tile(np.eye(4), (count, 1, 1))
     c, s = np.cos(yaw), np.sin(yaw)

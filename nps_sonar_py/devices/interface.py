@@ -10,7 +10,7 @@ What ``RangerConfig`` means per device (``docs/ranger.md``):
 
 | field | scanner | sonar (array) | scanning sonar | multibeam |
 | --- | --- | --- | --- | --- |
-| min/max_angle | first/last reading | -/+ cone half angle | first/last head angle | first/last beam axis |
+| min/max_angle | first/last reading | -/+ cone half angle | first/last head | first/last axis |
 | angular_resolution | reading spacing | cone full angle | head step | beam spacing |
 | range_resolution | rounding of ranges | rounding of ranges | range bin width | range bin width |
 | frequency | scans/s | pings/s | steps (pings)/s | pings/s |
@@ -53,7 +53,7 @@ ReadingT_co = TypeVar('ReadingT_co', covariant=True)
 
 @dataclass(frozen=True)
 class RangerConfig:
-    """Player's ``RangerConfig``; SI units (rad, m, Hz). Not validated here: see :func:`config_problem`."""
+    """Player's ``RangerConfig``; SI units (rad, m, Hz). Validated by :func:`config_problem`."""
 
     min_angle: float
     max_angle: float
@@ -96,7 +96,7 @@ class RangerGeometry:
         element_poses: NDArray[np.float64],
         element_size: Sequence[float],
     ) -> RangerGeometry:
-        """Geometry whose size is the box holding every element's origin grown by the element size."""
+        """Geometry sized as the box of the elements' origins grown by the element size."""
         poses = np.asarray(element_poses, dtype=np.float64).reshape(-1, 4, 4)
         sizes = np.broadcast_to(
             np.asarray(element_size, dtype=np.float64), (poses.shape[0], 3)
@@ -165,7 +165,7 @@ class Device(Protocol[ReadingT_co]):
         ...
 
     def restart(self) -> None:
-        """Start a new cycle: the next reading is the first of a sweep (no-op for other devices)."""
+        """Start a new cycle: the next reading is the first of a sweep (no-op for others)."""
         ...
 
     def ranger_config(self) -> RangerConfig:
@@ -173,7 +173,7 @@ class Device(Protocol[ReadingT_co]):
         ...
 
     def reconfigure(self, config: RangerConfig) -> str | None:
-        """Apply ``config`` and return ``None``, or return why it is impossible and change nothing."""
+        """Apply ``config`` and return ``None``, or return why not and change nothing."""
         ...
 
     def beams(self) -> tuple[Beam, ...]:
@@ -182,7 +182,7 @@ class Device(Protocol[ReadingT_co]):
 
 
 def config_problem(config: RangerConfig) -> str | None:
-    """Why ``config`` is impossible for any device (non-finite, disordered, negative), or ``None``."""
+    """Why ``config`` is impossible for any device (non-finite, disordered...), or ``None``."""
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
         if not math.isfinite(value):
@@ -233,7 +233,7 @@ def window_problem(
 
 
 def steps_problem(config: RangerConfig) -> tuple[int, str | None]:
-    """Number of ``angular_resolution`` intervals from ``min_angle`` to ``max_angle``, which must be whole."""
+    """Number of ``angular_resolution`` intervals from ``min_angle`` to ``max_angle`` (whole)."""
     span, resolution = config.max_angle - config.min_angle, config.angular_resolution
     if span == 0.0:
         return 0, None
@@ -243,6 +243,7 @@ def steps_problem(config: RangerConfig) -> tuple[int, str | None]:
     if count < 1 or abs(count * resolution - span) > 1e-4 * resolution + 1e-12:
         return (
             0,
-            f'the span {span:.6g} is not a whole number of angular_resolution steps ({resolution:.6g})',
+            f'the span {span:.6g} is not a whole number of angular_resolution steps '
+            f'({resolution:.6g})',
         )
     return count, None

@@ -1,4 +1,4 @@
-"""Where a device sits on its robot, whose joints may move it: its frame and its elements' poses."""
+"""Where a device sits on its robot, whose joints may move it: its frame and its elements."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class RobotMount:
         )
 
     def geometry(self, joint_positions: Mapping[str, float]) -> RangerGeometry:
-        """The device's geometry with joints at ``joint_positions`` (others at 0; unknown ones ignored)."""
+        """The geometry with joints at ``joint_positions`` (others at 0; unknown ones ignored)."""
         joints = {
             name: float(v) for name, v in joint_positions.items() if name in self.robot.joints
         }

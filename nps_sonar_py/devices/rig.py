@@ -60,7 +60,7 @@ class Rig:
         return self.device.read(self.caster)
 
     def rebuilt(self, setup: DeviceSetup) -> tuple[RobotMount, Device[Any]]:
-        """A device of ``setup`` where this one is, not yet in use (raises if ``setup`` is refused)."""
+        """A device of ``setup`` where this one is, not yet in use (raises if refused)."""
         mount, device = build_device(self.robot, setup)
         mount.place(device, self.world_from_root, self.joints)
         return mount, device

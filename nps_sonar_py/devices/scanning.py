@@ -1,4 +1,4 @@
-"""Scanning and multibeam sonars as devices of one element (``sensing.sweep``, ``sensing.multibeam``).
+"""Scanning and multibeam sonars as devices of one element (``sensing.sweep``, ``.multibeam``).
 
 A scanning sonar's reading is one step of its sweep: the ping at the head angle of that
 step and, when the step ends a sweep, the whole sweep as one scan. A multibeam's reading
@@ -147,7 +147,7 @@ class SweepRanger:
         )
 
     def reconfigure(self, config: RangerConfig) -> str | None:
-        """Sector, step, range window, bin width and step rate; the step rate obeys ``2 max_range / c``."""
+        """Sector, step, range window, bin width and step rate (obeying ``2 max_range / c``)."""
         problem = config_problem(config) or window_problem(config, None, self.limits)
         if problem:
             return problem
@@ -174,7 +174,7 @@ class SweepRanger:
 
 
 class FanRanger:
-    """A multibeam sonar as a Ranger device of one element; each reading is one ping of every beam."""
+    """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
 
     catch_up = False
     cycle_length = 1
@@ -277,7 +277,8 @@ def _echo_with_ranges(echo: EchoConfig, config: RangerConfig) -> EchoConfig:
     )
     if n_bins > MAX_BINS:
         raise ConfigurationError(
-            f'range_resolution {config.range_resolution:g} m makes {n_bins} bins, more than {MAX_BINS}'
+            f'range_resolution {config.range_resolution:g} m makes {n_bins} bins, '
+            f'more than {MAX_BINS}'
         )
     return dataclasses.replace(
         echo, min_range=min_range, max_range=config.max_range, n_bins=n_bins

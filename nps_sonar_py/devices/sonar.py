@@ -54,7 +54,7 @@ def sonar_echo_config(spec: SonarSpec, **overrides: Any) -> EchoConfig:
 
 @dataclass(frozen=True, eq=False)
 class ArrayReading:
-    """One ping of every element: ``ranges`` (k,) m REP 117 and ``intensities`` (k,) linear totals."""
+    """One ping of every element: ``ranges`` (k,) m, REP 117; ``intensities`` (k,) linear."""
 
     ranges: NDArray[np.float64]
     intensities: NDArray[np.float64]
@@ -229,12 +229,12 @@ class SingleBeamSonar(SonarArray):
     refuses_fast_pings = False
 
     def too_fast(self) -> str | None:
-        """Why the ping rate is faster than a real sonar could ping to its maximum range, or ``None``."""
+        """Why the rate is faster than a real sonar pings to its maximum range, or ``None``."""
         return travel_time_problem(self.echo, self.frequency)
 
 
 def travel_time_problem(echo: EchoConfig, frequency: float) -> str | None:
-    """Why ``frequency`` is faster than the two-way travel time to ``max_range`` allows, or ``None``."""
+    """Why ``frequency`` beats the two-way travel time to ``max_range``, or ``None``."""
     highest = 1.0 / echo.min_ping_interval
     if frequency > highest * (1.0 + 1e-9):
         return (

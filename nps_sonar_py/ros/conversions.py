@@ -161,7 +161,7 @@ def laser_scan(
     stamp: Time,
     frame_id: str,
 ) -> LaserScan:
-    """A ``LaserScan`` whose ``angle_max = angle_min + (n - 1) angle_increment``; no intensities: empty."""
+    """A ``LaserScan``: ``angle_max = angle_min + (n - 1) angle_increment``."""
     n = int(np.size(ranges))
     return LaserScan(
         header=Header(stamp=stamp, frame_id=frame_id),
@@ -190,7 +190,7 @@ def point_cloud(
     stamp: Time,
     frame_id: str,
 ) -> PointCloud2:
-    """An organised ``PointCloud2`` (height = rows, width = readings per row) of x, y, z, intensity, ring.
+    """An organised ``PointCloud2`` (height rows, width readings) of x, y, z, intensity, ring.
 
     ``points`` is (rows, columns, 3) in the sensor frame with NaN where there is no return
     (so ``is_dense`` is false); ``ring`` is the row index, 0 the lowest. Without
@@ -302,7 +302,7 @@ def ranger_data_message(
     stamp: Time,
     frame_id: str,
 ) -> nps_msg.RangerData:
-    """A ``RangerData``; the geometry and configuration messages are built once per change by the caller."""
+    """A ``RangerData``; the caller builds its geometry and configuration once per change."""
     return nps_msg.RangerData(
         header=Header(stamp=stamp, frame_id=frame_id),
         ranges=float32_array(np.ravel(ranges)),
@@ -412,7 +412,7 @@ def hits_marker(
     max_points: int = 1000,
     lifetime: float = 0.0,
 ) -> Marker:
-    """The rays' hit points (``ranges`` along body-frame unit ``directions``) as POINTS; misses left out."""
+    """The rays' hits (``ranges`` along body-frame unit ``directions``) as POINTS; no misses."""
     finite = np.flatnonzero(np.isfinite(ranges))
     if finite.size > max_points:
         finite = finite[np.linspace(0, finite.size - 1, max_points).astype(np.intp)]

@@ -144,7 +144,7 @@ class DeviceNode(Node):
     # --- run-time settings ---------------------------------------------------------------------
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
-        """Validate a change as a whole (by building its device); apply it before the next reading."""
+        """Validate a change as a whole (by building its device); apply it before the next read."""
         changes = {p.name: p.value for p in parameters}
         try:
             settings = read_settings(self, self.records(), changes)

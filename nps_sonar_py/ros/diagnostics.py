@@ -1,4 +1,4 @@
-"""How a device node keeps up: its achieved reading rate on ``/diagnostics``, and a warning when it falls behind.
+"""How a device node keeps up: its achieved rate on ``/diagnostics``, a warning when behind.
 
 Each device node publishes, at ``diagnostics_rate``, a ``diagnostic_msgs/DiagnosticArray``
 on ``/diagnostics`` (where ``diagnostic_aggregator``, ``rqt_robot_monitor`` and
@@ -50,7 +50,7 @@ class ReadingRate:
         self._times.append(seconds)
 
     def rate(self, now: float) -> float | None:
-        """Readings per second over the window ending at ``now``; ``None`` before a whole window."""
+        """Readings per second over the window ending at ``now``; ``None`` before a window."""
         while self._times and self._times[0] <= now - self.window:
             self._times.popleft()
         if self._first is None or now - self._first < self.window:
@@ -84,7 +84,8 @@ class Diagnostics:
         behind = powered and achieved is not None and achieved < BEHIND * configured
         if behind and not self._behind:
             node.get_logger().warning(
-                f'falling behind: {achieved:.3g} of {configured:g} readings/s; this machine cannot '
+                f'falling behind: {achieved:.3g} of {configured:g} readings/s; this machine '
+                'cannot '
                 'hold the configuration (lower the rate, the rays or the bins)'
             )
         self._behind = behind

@@ -71,7 +71,8 @@ class SonarMonitor(Node):
             )
         print(
             f'range {_reading(m.range)}  {echo}[{m.min_range:.2f}, {m.max_range:.2f}] m, '
-            f'fov {math.degrees(m.field_of_view):.2f} deg, frame "{m.header.frame_id}"  {rate:5.1f} Hz',
+            f'fov {math.degrees(m.field_of_view):.2f} deg, frame "{m.header.frame_id}"  '
+            f'{rate:5.1f} Hz',
             flush=True,
         )
 

@@ -144,7 +144,7 @@ class Motion:
         raycaster: Raycaster,
         set_robot_state: Callable[[NDArray[np.float64], dict[str, float]], None],
     ) -> None:
-        """Bring the world (``raycaster``) and the robot to ``now``: entity updates, scene time, robot state.
+        """Bring the world (``raycaster``) and the robot to ``now``: entities, scene time, robot.
 
         ``set_robot_state(world_from_root, joint_positions)`` is called only after the robot moved.
         """

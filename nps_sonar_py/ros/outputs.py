@@ -5,11 +5,11 @@ Topics are relative (namespaces and remapping apply); ``<device>`` is the device
 
 | device | per reading |
 | --- | --- |
-| ``SingleBeamSonar`` | ``<sensor>/range`` (``Range``), ``<sensor>/scan`` (one-element ``LaserScan``), ``<sensor>/sonar_point`` (``SonarPoint``), each switchable and renamable |
+| ``SingleBeamSonar`` | ``<sensor>/range``, ``/scan`` (one element), ``/sonar_point`` (switches) |
 | ``SonarArray`` | ``<element>/range`` per element, ``<device>/ranger`` (``RangerData``) |
-| ``ScannerRanger`` | ``<device>/scan`` (one row) or ``<device>/points`` (``PointCloud2``), ``<device>/ranger`` |
-| ``SweepRanger`` | ``<device>/sonar_point`` per step; per sweep ``<device>/scan`` and ``<device>/ranger`` |
-| ``FanRanger`` | ``<device>/scan``, ``<device>/multibeam`` (``MultibeamPing``), ``<device>/ranger`` |
+| ``ScannerRanger`` | ``<device>/scan`` (one row) or ``<device>/points``, ``<device>/ranger`` |
+| ``SweepRanger`` | ``<device>/sonar_point`` per step; ``<device>/scan``, ``/ranger`` per sweep |
+| ``FanRanger`` | ``<device>/scan``, ``<device>/multibeam``, ``<device>/ranger`` |
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ RELIABILITIES = {
 
 
 def publisher_qos(reliability: str, depth: int) -> QoSProfile:
-    """Keep-last ``depth``, ``reliable`` or ``best_effort``; ConfigurationError for anything else."""
+    """Keep-last ``depth``, ``reliable`` or ``best_effort``; ConfigurationError for others."""
     if reliability not in RELIABILITIES:
         raise ConfigurationError(
             f'qos_reliability must be reliable or best_effort, got {reliability!r}'

@@ -30,7 +30,7 @@ __all__ = ['RangerNode', 'main']
 
 
 class RangerNode(DeviceNode):
-    """Reads a ray sensor or a sonar array on a timer and publishes it (see the module docstring)."""
+    """Reads a ray sensor or a sonar array on a timer and publishes it (module docstring)."""
 
     SETUP = RangerSetup
 

@@ -88,14 +88,14 @@ _PACKAGE = 'nps_sonar'
 
 @dataclass(frozen=True)
 class TopicSpec:
-    """A topic to record and its type (``pkg/msg/Name``); ``None``: the type its publishers offer."""
+    """A topic to record and its type (``pkg/msg/Name``); ``None``: its publishers' type."""
 
     topic: str
     msgtype: str | None = None
 
 
 class Report(NamedTuple):
-    """What ``draw_report`` drew: the ``SonarPoint`` topic, its ping count and the pictures (or None)."""
+    """What ``draw_report`` drew: the ``SonarPoint`` topic, its pings, the pictures (or None)."""
 
     topic: str | None
     pings: int
@@ -105,7 +105,7 @@ class Report(NamedTuple):
 
 
 def parse_topic(text: str) -> TopicSpec:
-    """``/sonar/range:sensor_msgs/msg/Range`` (``sensor_msgs/Range`` too, or no type) as a TopicSpec."""
+    """``/sonar/range:sensor_msgs/msg/Range`` (or ``sensor_msgs/Range``, no type): a TopicSpec."""
     topic, _, msgtype = text.partition(':')
     if not topic:
         raise ConfigurationError(f'topic {text!r}: expected TOPIC[:TYPE]')
@@ -139,7 +139,7 @@ def make_typestore(distro: str | None = None) -> Typestore:
 
 
 def msg_directory(package: str) -> Path | None:
-    """``share/<package>/msg`` of the first AMENT_PREFIX_PATH prefix with it (this package: else ``msg/``)."""
+    """``share/<package>/msg`` of the first prefix with it (this package: else ``msg/``)."""
     installed = find_installed(f'share/{package}/msg')
     if installed is not None:
         return installed
@@ -148,7 +148,7 @@ def msg_directory(package: str) -> Path | None:
 
 
 def register_type(typestore: Typestore, msgtype: str) -> None:
-    """Make ``msgtype`` known to ``typestore``: if missing, register its package's ``.msg`` files."""
+    """Make ``msgtype`` known to ``typestore``, registering its package's ``.msg`` files."""
     if msgtype in typestore.fielddefs:
         return
     package = msgtype.split('/')[0]
@@ -241,7 +241,8 @@ class BagRecorder:
         for p in publishers:
             if str(p.topic_type_hash) not in {digest, 'INVALID'}:
                 log.warning(
-                    f'{topic}: {p.node_name} publishes {msgtype} hashed {p.topic_type_hash}, but the bag '
+                    f'{topic}: {p.node_name} publishes {msgtype} hashed {p.topic_type_hash}, '
+                    'but the bag '
                     f'records the definition hashed {digest}; readers may misread it',
                 )
         connection = self.writer.add_connection(
@@ -375,7 +376,7 @@ def draw_report(
 
 
 def _strip_ros_args(argv: Sequence[str]) -> list[str]:
-    """``argv`` without its ``--ros-args ... [--]`` sections (as rclpy's remove_ros_args, without rclpy)."""
+    """``argv`` without its ``--ros-args ... [--]`` sections (as rclpy's remove_ros_args)."""
     kept: list[str] = []
     inside = False
     for arg in argv:
@@ -420,7 +421,8 @@ def _parser() -> argparse.ArgumentParser:
 def _print_report(report: Report) -> None:
     if report.profile is None:
         print(
-            f'no SonarPoint profile recorded{f" on {report.topic}" if report.topic else ""}; no pictures',
+            'no SonarPoint profile recorded'
+            f'{f" on {report.topic}" if report.topic else ""}; no pictures',
             flush=True,
         )
         return

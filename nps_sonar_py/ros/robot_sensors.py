@@ -131,7 +131,8 @@ class RobotSensors(Node):
         )
         n = len(world.entity_names)
         self.get_logger().info(
-            f'world loaded once from {where.scene_file} ({n} entit{"y" if n == 1 else "ies"}): one '
+            f'world loaded once from {where.scene_file} '
+            f'({n} entit{"y" if n == 1 else "ies"}): one '
             f'raycaster shared by {len(simulated)} sensor nodes',
         )
         start = SceneStart()
@@ -161,7 +162,8 @@ class RobotSensors(Node):
             element=f'<sensor name="{sensor.name}">',
         )
 
-    # One executor spins the host and its sensor nodes: ``run_node`` adds the host, which brings them.
+    # One executor spins the host and its sensor nodes: ``run_node`` adds the host, which
+    # brings them.
     @Node.executor.setter  # type: ignore[attr-defined]  # rclpy types the property as overloads
     def executor(self, new_executor: Any) -> None:
         """Join (or leave) ``new_executor`` with every sensor node."""

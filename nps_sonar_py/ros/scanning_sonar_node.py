@@ -1,13 +1,15 @@
 """The scanning sonar node: a mechanically scanned sonar (sweep) or a multibeam fan.
 
-Run: ``ros2 run nps_sonar scanning_sonar_node --ros-args --params-file config/scanning_sonar.yaml``.
+Run: ``ros2 run nps_sonar scanning_sonar_node --ros-args --params-file
+config/scanning_sonar.yaml``.
 
 The sonar is a ``<sensor type="sonar">`` of the robot (``sensor``; empty: the first); its
 cone gives the beam width unless ``beam_width`` is set, and the acoustic parameters the
 echo model (``echo.EchoConfig``). Topics, relative to the node's namespace, in the
 sensor's x-forward frame (named after the sensor):
 
-* ``mode: sweep``: one ``<sensor>/sonar_point`` (``nps_sonar/SonarPoint``, ``azimuth`` = head angle)
+* ``mode: sweep``: one ``<sensor>/sonar_point`` (``nps_sonar/SonarPoint``, ``azimuth`` = head
+  angle)
   per step, and per sweep one ``<sensor>/scan`` (``sensor_msgs/LaserScan``: one range and total
   intensity per step, ``time_increment`` = the step period, ``scan_time`` = the sweep period,
   stamped when its first step was transmitted) and one ``<sensor>/ranger`` (``RangerData``).

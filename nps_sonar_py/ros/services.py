@@ -26,7 +26,7 @@ __all__ = ['RangerServices']
 
 
 class RangerServices:
-    """The five services of a rig's device, and the geometry and configuration messages they answer.
+    """The five services of a rig's device, and the geometry and configuration they answer.
 
     ``on_change`` is called after a configuration was applied or the power switched.
     """

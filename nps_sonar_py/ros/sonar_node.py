@@ -40,7 +40,7 @@ class SonarNode(DeviceNode):
         super().__init__(node_name, **kwargs)
 
     def describe(self) -> str:
-        """The sonar's rate, rays, beam, range window and estimator; a warning if it pings too fast."""
+        """The rate, rays, beam, range window and estimator; a warning if it pings too fast."""
         device = self.rig.device
         assert isinstance(device, SingleBeamSonar)
         echo = device.echo

@@ -75,7 +75,7 @@ class IntensityMode(Enum):
 
 
 def intensity_mode(value: IntensityMode | str) -> IntensityMode:
-    """``value`` as an ``IntensityMode`` (also by its string value); ``ConfigurationError`` otherwise."""
+    """``value`` as an ``IntensityMode`` (also its string value); else ``ConfigurationError``."""
     try:
         return IntensityMode(value)
     except ValueError:
@@ -132,7 +132,8 @@ class ScanConfig:
             )
         if not (math.isfinite(self.max_range) and self.max_range > self.min_range):
             raise ConfigurationError(
-                f'max_range ({self.max_range!r}) must be finite and > min_range ({self.min_range!r})'
+                f'max_range ({self.max_range!r}) must be finite and > min_range '
+                f'({self.min_range!r})'
             )
         if not (math.isfinite(self.range_resolution) and self.range_resolution >= 0.0):
             raise ConfigurationError(
@@ -303,7 +304,7 @@ def scan_directions(
 def apply_range_noise(
     values: NDArray[np.float64], noise: RangeNoise, bias: float, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """``values + bias + N(mean, stddev)`` on the finite values, rounded to ``precision``; vectorised.
+    """``values + bias + N(mean, stddev)`` on the finite values, rounded to ``precision``.
 
     The array form of ``echo.RangeNoise.apply``: infinities pass unchanged and draw nothing.
     """
@@ -333,7 +334,7 @@ class ScanReading:
     directions: NDArray[np.float64]
 
     def points(self) -> NDArray[np.float64]:
-        """(rows, columns, 3) points in the sensor body frame, m; NaN where there is no finite range."""
+        """(rows, columns, 3) points in the sensor body frame, m; NaN where no finite range."""
         r = np.where(np.isfinite(self.ranges), self.ranges, np.nan)
         return self.directions * r[..., None]
 

@@ -1,4 +1,4 @@
-"""A mechanically scanned sonar: one beam stepped through a sector, one ping of the echo model per step.
+"""A mechanically scanned sonar: one beam stepped through a sector, one echo ping per step.
 
 Like a Ping360 or a Tritech Micron. The head turns about the sensor's body +z axis (x
 forward, REP 103); head angle 0 looks along +x, positive angles turn towards +y, as
@@ -49,7 +49,7 @@ class SweepConfig:
 
     Attributes:
         min_angle: first head angle, rad.
-        max_angle: last head angle, rad, >= min_angle; ``max_angle - min_angle >= 2 pi`` is a full turn.
+        max_angle: last head angle, rad, >= min_angle; a span of 2 pi or more is a full turn.
         step: angle between steps, rad, > 0 (Ping360: 2 pi / 400, 0.9 degrees).
         step_period: seconds per step, >= 2 max_range / c; 0 takes that minimum.
         bounce: a sector sweeps back and forth instead of restarting at ``min_angle``.
@@ -116,14 +116,15 @@ def sweep_problem(echo: EchoConfig, sweep: SweepConfig) -> str | None:
     if sweep.step_period and sweep.step_period < minimum * (1.0 - 1e-9):
         return (
             f'a step every {sweep.step_period:.6g} s is shorter than the two-way travel time '
-            f'2 max_range / c = 2 * {echo.max_range:g} / {echo.speed_of_sound:.6g} = {minimum:.6g} s'
+            f'2 max_range / c = 2 * {echo.max_range:g} / {echo.speed_of_sound:.6g} '
+            f'= {minimum:.6g} s'
         )
     return None
 
 
 @dataclass(frozen=True)
 class SweepStep:
-    """Step ``index`` of the run: its sweep, its place there, the head angle (rad), whether it is the last."""
+    """Step ``index`` of the run: its sweep, its place, the head angle (rad), whether last."""
 
     index: int
     sweep: int
@@ -166,7 +167,7 @@ class ScanningSonar:
 
     @property
     def step_period(self) -> float:
-        """Seconds per step: the configured period, or the two-way travel time ``2 max_range / c``."""
+        """Seconds per step: the configured period, or the two-way time ``2 max_range / c``."""
         return self.sweep.step_period or self.echo.min_ping_interval
 
     @property
@@ -194,7 +195,7 @@ class ScanningSonar:
         return SweepStep(int(index), sweep, position, angle, position == n - 1)
 
     def sweep_angles(self, sweep: int) -> tuple[float, float, float]:
-        """``(angle_min, angle_max, angle_increment)`` of sweep number ``sweep`` in ``LaserScan`` terms.
+        """``(angle_min, angle_max, angle_increment)`` of sweep ``sweep``, as ``LaserScan``'s.
 
         ``angle_min`` is the first step's angle; a reverse (bounce) sweep has a negative increment.
         """
