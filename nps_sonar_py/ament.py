@@ -33,8 +33,10 @@ def find_installed(relative: str) -> Path | None:
 
 def package_share(package: str) -> Path | None:
     """``<prefix>/share/<package>`` of the first prefix whose ament index lists ``package``."""
-    marker = find_installed(f'share/ament_index/resource_index/packages/{package}')
-    return None if marker is None else marker.parents[3] / 'share' / package
+    for prefix in prefixes():
+        if (prefix / 'share/ament_index/resource_index/packages' / package).is_file():
+            return prefix / 'share' / package
+    return None
 
 
 def share_file(relative: str) -> str:

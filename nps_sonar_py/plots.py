@@ -23,11 +23,18 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import QuadMesh
 from matplotlib.figure import Figure
+from matplotlib.projections.polar import PolarAxes
 from matplotlib.ticker import FuncFormatter
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
-    'COLOUR_MAP', 'DEFAULT_DYNAMIC_RANGE', 'DPI', 'bin_edges', 'draw_echogram', 'draw_profile', 'draw_sweep',
+    'COLOUR_MAP',
+    'DEFAULT_DYNAMIC_RANGE',
+    'DPI',
+    'bin_edges',
+    'draw_echogram',
+    'draw_profile',
+    'draw_sweep',
     'to_db',
 ]
 
@@ -45,7 +52,7 @@ _ESTIMATE_COLOUR = '#d1495b'
 
 
 def bin_edges(min_range: float, max_range: float, n_bins: int) -> NDArray[np.float64]:
-    """(n_bins + 1,) equal range-bin edges from ``min_range`` to ``max_range``, m, as the echo model bins."""
+    """(n_bins + 1,) range-bin edges, m, ``min_range`` to ``max_range``, as the echo model bins."""
     return np.linspace(min_range, max_range, n_bins + 1)
 
 
@@ -88,15 +95,25 @@ def draw_profile(
         figure = Figure(figsize=_PROFILE_SIZE, dpi=DPI, layout='constrained')
         ax = figure.add_subplot()
         if db:
-            shown, floor, top = _clipped_levels(to_db(values, source_level), dynamic_range, source_level)
+            shown, floor, top = _clipped_levels(
+                to_db(values, source_level), dynamic_range, source_level
+            )
             ax.set_ylim(floor, top + 0.05 * dynamic_range)
             ax.set_ylabel(_level_label(source_level))
         else:
             shown, floor = values, 0.0
             ax.set_ylim(0.0, 1.08 * max(float(values.max()), np.finfo(np.float64).tiny))
             ax.set_ylabel('intensity (linear, re source at 1 m)')
-        ax.stairs(shown, edges, baseline=floor, fill=True, facecolor=_PROFILE_COLOUR, alpha=0.35,
-                  edgecolor=_PROFILE_COLOUR, label='profile')
+        ax.stairs(
+            shown,
+            edges,
+            baseline=floor,
+            fill=True,
+            facecolor=_PROFILE_COLOUR,
+            alpha=0.35,
+            edgecolor=_PROFILE_COLOUR,
+            label='profile',
+        )
         ax.stairs(shown, edges, baseline=None, color=_PROFILE_COLOUR, linewidth=1.2)
         if range_estimate is not None:
             _mark_range(ax, range_estimate)
@@ -147,16 +164,23 @@ def draw_sweep(
     with matplotlib.style.context('default'):
         figure = Figure(figsize=_SWEEP_SIZE, dpi=DPI, layout='constrained')
         ax = figure.add_subplot(projection='polar')
+        assert isinstance(ax, PolarAxes)  # (add_subplot is typed to return Axes)
         ax.set_theta_zero_location('N')  # the sensor's x axis up, +y (left) to the left
-        levels, floor, top = _clipped_levels(to_db(grid, source_level), dynamic_range, source_level)
-        mesh = ax.pcolormesh(theta, edges, levels.T, cmap=COLOUR_MAP, vmin=floor, vmax=top, shading='flat')
+        levels, floor, top = _clipped_levels(
+            to_db(grid, source_level), dynamic_range, source_level
+        )
+        mesh = ax.pcolormesh(
+            theta, edges, levels.T, cmap=COLOUR_MAP, vmin=floor, vmax=top, shading='flat'
+        )
         ax.set_rlim(0.0, edges[-1])
         if full_circle:
             ticks = np.arange(0, 360, 45)
-            ax.set_thetagrids(ticks, labels=[f'{180 - (180 - t) % 360}°' for t in ticks])  # (-180, 180]
+            # (-180, 180]
+            ax.set_thetagrids(ticks, labels=[f'{180 - (180 - t) % 360}°' for t in ticks])
             ax.set_thetalim(0.0, 2 * math.pi)
             ax.set_rlabel_position(67.5)  # clear of the 0 deg label
-            ax.tick_params(axis='y', colors='white')  # the range labels lie on the image, inside it
+            # the range labels lie on the image, inside it
+            ax.tick_params(axis='y', colors='white')
             ax.set_rticks([r for r in ax.get_yticks() if 0.0 < r < 0.95 * edges[-1]])
             extent = '360 deg'
         else:
@@ -164,7 +188,9 @@ def draw_sweep(
             ax.set_thetamax(math.degrees(theta[-1]))
             extent = f'{math.degrees(angles[0]):.1f} to {math.degrees(angles[-1]):.1f} deg'
         ax.yaxis.set_major_formatter(FuncFormatter(lambda r, _: f'{r:g} m'))
-        ax.set_xlabel('azimuth (deg, 0 = sensor x axis, counter-clockwise); range (m) on the rings')
+        ax.set_xlabel(
+            'azimuth (deg, 0 = sensor x axis, counter-clockwise); range (m) on the rings'
+        )
         ax.grid(alpha=0.4)
         ax.set_title(f'{title}: {grid.shape[0]} azimuths, {extent}')
         _colour_bar(figure, mesh, ax, source_level)
@@ -201,8 +227,12 @@ def draw_echogram(
     with matplotlib.style.context('default'):
         figure = Figure(figsize=_ECHOGRAM_SIZE, dpi=DPI, layout='constrained')
         ax = figure.add_subplot()
-        levels, floor, top = _clipped_levels(to_db(grid, source_level), dynamic_range, source_level)
-        mesh = ax.pcolormesh(columns, edges, levels.T, cmap=COLOUR_MAP, vmin=floor, vmax=top, shading='flat')
+        levels, floor, top = _clipped_levels(
+            to_db(grid, source_level), dynamic_range, source_level
+        )
+        mesh = ax.pcolormesh(
+            columns, edges, levels.T, cmap=COLOUR_MAP, vmin=floor, vmax=top, shading='flat'
+        )
         ax.set_ylim(edges[-1], edges[0])  # range increasing downwards, as echo sounders show it
         ax.set_xlabel('time since the first ping (s)')
         ax.set_ylabel('range (m)')
@@ -211,17 +241,23 @@ def draw_echogram(
         return _save(figure, path)
 
 
-def _profile_input(intensity: ArrayLike, edges: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _profile_input(
+    intensity: ArrayLike, edges: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     values = np.asarray(intensity, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f'Expected a profile of shape (m,) with m >= 1, got shape {values.shape}')
     return values, _edges(edges, values.size)
 
 
-def _sweep_input(intensities: ArrayLike, edges: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _sweep_input(
+    intensities: ArrayLike, edges: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     grid = np.asarray(intensities, dtype=np.float64)
     if grid.ndim != 2 or 0 in grid.shape:
-        raise ValueError(f'Expected profiles of shape (n, m) with n, m >= 1, got shape {grid.shape}')
+        raise ValueError(
+            f'Expected profiles of shape (n, m) with n, m >= 1, got shape {grid.shape}'
+        )
     return grid, _edges(edges, grid.shape[1])
 
 
@@ -240,9 +276,11 @@ def _vector(values: ArrayLike, name: str, n: int) -> NDArray[np.float64]:
 
 
 def _clipped_levels(
-    levels: NDArray[np.float64], dynamic_range: float, source_level: float,
+    levels: NDArray[np.float64],
+    dynamic_range: float,
+    source_level: float,
 ) -> tuple[NDArray[np.float64], float, float]:
-    """Levels raised to the floor ``top - dynamic_range``, the floor and the top (the strongest level)."""
+    """Levels raised to the floor ``top - dynamic_range``, the floor and the top (strongest)."""
     if not dynamic_range > 0.0:
         raise ValueError(f'dynamic_range must be > 0 dB, got {dynamic_range}')
     finite = levels[np.isfinite(levels)]
@@ -254,15 +292,17 @@ def _clipped_levels(
 def _cell_edges(centres: NDArray[np.float64], default_step: float) -> NDArray[np.float64]:
     """(n + 1,) edges around increasing cell centres: midpoints, the ends half a step out."""
     if centres.size == 1:
-        return centres[0] + np.array([-0.5, 0.5]) * default_step
+        edges: NDArray[np.float64] = centres[0] + np.array([-0.5, 0.5]) * default_step
+        return edges
     middle = 0.5 * (centres[:-1] + centres[1:])
     return np.concatenate(([2 * centres[0] - middle[0]], middle, [2 * centres[-1] - middle[-1]]))
 
 
 def _contiguous_sector(
-    angles: NDArray[np.float64], grid: NDArray[np.float64],
+    angles: NDArray[np.float64],
+    grid: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
-    """Angles in [0, 2 pi) in increasing order made one contiguous sector, the rows of grid with them.
+    """Angles in [0, 2 pi), increasing, made one contiguous sector; the rows of grid with them.
 
     The widest gap between neighbouring angles is left outside the sector, which is then centred
     on its middle direction's principal value. Angles without a gap wider than 1.5 steps cover the
@@ -280,13 +320,20 @@ def _contiguous_sector(
 
 
 def _level_label(source_level: float) -> str:
-    return 'echo level (dB re 1 µPa)' if source_level != 0.0 else 'echo level (dB re source at 1 m)'
+    return (
+        'echo level (dB re 1 µPa)' if source_level != 0.0 else 'echo level (dB re source at 1 m)'
+    )
 
 
 def _mark_range(ax: Axes, range_estimate: float) -> None:
     if math.isfinite(range_estimate):
-        ax.axvline(range_estimate, color=_ESTIMATE_COLOUR, linestyle='--', linewidth=1.5,
-                   label=f'range estimate {range_estimate:.3f} m')
+        ax.axvline(
+            range_estimate,
+            color=_ESTIMATE_COLOUR,
+            linestyle='--',
+            linewidth=1.5,
+            label=f'range estimate {range_estimate:.3f} m',
+        )
         return
     reading = {True: '+Inf: no echo within max_range', False: '-Inf: echo nearer than min_range'}
     text = reading[range_estimate > 0] if math.isinf(range_estimate) else 'NaN: invalid'
@@ -299,7 +346,7 @@ def _colour_bar(figure: Figure, mesh: QuadMesh, ax: Axes, source_level: float) -
 
 
 def _save(figure: Figure, path: str | Path) -> Figure:
-    """Write ``figure`` to ``path`` as a PNG with the Agg canvas; no metadata that changes between runs."""
+    """Write ``figure`` to ``path`` as a PNG with the Agg canvas, no run-dependent metadata."""
     FigureCanvasAgg(figure)
     figure.savefig(Path(path), format='png', dpi=DPI, metadata={'Software': None})
     return figure

@@ -61,7 +61,8 @@ def axis_angle_matrix(axis: ArrayLike, angle: float) -> FloatArray:
     a = np.asarray(axis, dtype=np.float64).reshape(3)
     a = a / np.linalg.norm(a)
     k = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-    return np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * (k @ k)
+    rotation: FloatArray = np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * (k @ k)
+    return rotation
 
 
 def transform_from(rotation: ArrayLike, translation: ArrayLike) -> FloatArray:
@@ -72,7 +73,9 @@ def transform_from(rotation: ArrayLike, translation: ArrayLike) -> FloatArray:
     return t
 
 
-def transform_from_xyz_rpy(xyz: Sequence[float] | ArrayLike, rpy: Sequence[float] | ArrayLike) -> FloatArray:
+def transform_from_xyz_rpy(
+    xyz: Sequence[float] | ArrayLike, rpy: Sequence[float] | ArrayLike
+) -> FloatArray:
     """4x4 transform of a URDF ``<origin xyz rpy>``."""
     return transform_from(rpy_to_matrix(rpy), xyz)
 
@@ -90,7 +93,9 @@ def matrix_to_quaternion(rotation: ArrayLike) -> FloatArray:
     trace = np.trace(r)
     if trace > 0.0:
         s = 2.0 * np.sqrt(trace + 1.0)
-        q = np.array([(r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, 0.25 * s])
+        q = np.array(
+            [(r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s, 0.25 * s]
+        )
     else:
         i = int(np.argmax(np.diag(r)))
         j, k = (i + 1) % 3, (i + 2) % 3

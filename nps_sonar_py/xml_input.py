@@ -33,6 +33,7 @@ __all__ = [
     'parse_numbers',
     'raise_at',
     'read_document',
+    'required_attribute',
     'source_of',
     'xml_parser',
 ]
@@ -50,7 +51,7 @@ _INT = re.compile(r'[+-]?\d+')
 
 
 def xml_parser(encoding: str | None = None) -> etree.XMLParser:
-    """A parser for plain data: no DTD, entities or network; comments and processing instructions dropped."""
+    """A parser for plain data: no DTD, entities or network; comments and PIs dropped."""
     return etree.XMLParser(
         remove_comments=True,
         remove_pis=True,
@@ -62,7 +63,7 @@ def xml_parser(encoding: str | None = None) -> etree.XMLParser:
 
 
 def parse_document(data: str | bytes, source: str | None, error: type[InputError]) -> Element:
-    """Root element of an XML document; ``source`` names it in later errors (see :func:`source_of`).
+    """Root element of an XML document; ``source`` names it in errors (see :func:`source_of`).
 
     A ``str`` is read as Unicode whatever its XML declaration says; ``bytes`` follow the
     declaration (UTF-8 without one).
@@ -87,7 +88,7 @@ def parse_document(data: str | bytes, source: str | None, error: type[InputError
 
 
 def read_document(path: str | os.PathLike[str], error: type[InputError]) -> bytes:
-    """The bytes of the file ``path``, for :func:`parse_document`; an unreadable file is an ``error``."""
+    """The bytes of the file ``path``, for :func:`parse_document`; ``error`` if unreadable."""
     try:
         with open(path, 'rb') as stream:
             return stream.read()
@@ -110,7 +111,7 @@ def local_name(el: Element) -> str:
 
 
 def label(el: Element) -> str:
-    """``<tag name="...">`` with the first attribute that identifies the element, else ``<tag>``."""
+    """``<tag name="...">``, with the first attribute that identifies the element, or ``<tag>``."""
     name = f'{el.prefix}:{local_name(el)}' if el.prefix else local_name(el)
     for key in _LABELS:
         value = el.get(key)
@@ -142,6 +143,39 @@ def raise_at(
         line=el.sourceline,
         element=(label(el) if element is None else element).translate(_CONTROL),
     )
+
+
+def required_attribute(
+    el: Element,
+    name: str,
+    error: type[InputError],
+    *,
+    strip: bool = False,
+    problem: str = 'missing attribute {name}',
+    element: str | None = None,
+    file: str | None = None,
+) -> str:
+    """Return the attribute ``name`` of ``el``, which must be there (else ``error`` at ``el``).
+
+    Args:
+        el: the element.
+        name: the attribute.
+        error: the exception class of the caller's layer.
+        strip: return the value without white space around it, and take a value that is
+            only white space as missing; without ``strip`` the value is returned as written,
+            even empty.
+        problem: the message when it is missing, ``{name}`` replaced by ``name`` (so
+            ``'{name!r}'`` quotes it).
+        element: how the error names the place (default :func:`label` of ``el``).
+        file: the file the error names (default ``el``'s document's source).
+
+    """
+    value: str | None = el.get(name)
+    if value is not None and strip:
+        value = value.strip() or None
+    if value is None:
+        raise_at(error, el, problem.format(name=name), element=element, file=file)
+    return value
 
 
 class NumberError(ValueError):

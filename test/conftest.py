@@ -1,4 +1,4 @@
-"""Test session setup: a ROS domain of its own, discovery on this host, ROS tests never skipped in CI.
+"""Test session setup: an own ROS domain, discovery on this host, ROS tests never skipped in CI.
 
 Tests marked ``ros`` need the colcon-built messages (``scripts/test`` builds them and sets
 ``NPS_REQUIRE_ROS=1``). Run by plain ``pytest`` without that build they are skipped with the

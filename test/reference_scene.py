@@ -23,13 +23,13 @@ FACETING = CYLINDER_RADIUS * (1 - math.cos(math.pi / 64))
 
 
 def world_directions(n_rays: int, half_angle: float = CONE_HALF_ANGLE) -> np.ndarray:
-    """The documented cone (body x forward) turned to look along world +y: body (a, b, c) -> (-b, a, c)."""
+    """The documented cone (body x forward) turned to world +y: body (a, b, c) -> (-b, a, c)."""
     d = cone_pattern(half_angle, n_rays).directions
     return np.column_stack((-d[:, 1], d[:, 0], d[:, 2]))
 
 
 def cylinder_hits(origin: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Range (inf on a miss) and outward unit normal of each ray's first hit on the analytic cylinder."""
+    """Range (inf on a miss) and outward unit normal of each ray's first hit on the cylinder."""
     h = directions[:, :2]
     f = origin[:2] - CYLINDER_CENTRE
     a = np.einsum('ij,ij->i', h, h)

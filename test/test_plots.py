@@ -90,7 +90,9 @@ def test_profile_in_linear_units_and_without_echo(tmp_path: Path) -> None:
     assert baseline == 0.0
     assert 'linear' in ax.get_ylabel()
 
-    silent = plots.draw_profile(tmp_path / 'silent.png', np.zeros(4), edges, range_estimate=math.inf)
+    silent = plots.draw_profile(
+        tmp_path / 'silent.png', np.zeros(4), edges, range_estimate=math.inf
+    )
     texts = [t.get_text() for t in silent.axes[0].texts]
     assert 'no echo in range' in texts
     assert any('+Inf' in t for t in texts)
@@ -99,14 +101,18 @@ def test_profile_in_linear_units_and_without_echo(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(('reading', 'words'), [(-math.inf, '-Inf'), (math.nan, 'NaN')])
 def test_profile_writes_out_rep117_readings(tmp_path: Path, reading: float, words: str) -> None:
-    figure = plots.draw_profile(tmp_path / 'p.png', [1.0, 0.0], [0.5, 1.0, 1.5], range_estimate=reading)
+    figure = plots.draw_profile(
+        tmp_path / 'p.png', [1.0, 0.0], [0.5, 1.0, 1.5], range_estimate=reading
+    )
     assert any(words in t.get_text() for t in figure.axes[0].texts)
 
 
 # ---------------------------------------------------------------- sweep (fan)
 
 
-def fan_scene(azimuths_deg: np.ndarray, echo_deg: float, echo_range: float) -> tuple[np.ndarray, np.ndarray]:
+def fan_scene(
+    azimuths_deg: np.ndarray, echo_deg: float, echo_range: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Coarse bins (0.5 m) and one strong cell, so that a cell spans many pixels."""
     edges = plots.bin_edges(0.5, 7.0, 13)
     grid = np.full((azimuths_deg.size, 13), WEAK)
@@ -115,8 +121,10 @@ def fan_scene(azimuths_deg: np.ndarray, echo_deg: float, echo_range: float) -> t
     return grid, edges
 
 
-def strongest_cell(mesh: QuadMesh, theta_or_t: np.ndarray, edges: np.ndarray) -> tuple[float, float]:
-    """(column centre, range centre) of the mesh's strongest cell; the mesh is (range bins, columns)."""
+def strongest_cell(
+    mesh: QuadMesh, theta_or_t: np.ndarray, edges: np.ndarray
+) -> tuple[float, float]:
+    """(column centre, range centre) of the mesh's strongest cell; mesh: (range bins, columns)."""
     levels = np.asarray(mesh.get_array()).reshape(edges.size - 1, theta_or_t.size - 1)
     row, column = np.unravel_index(np.argmax(levels), levels.shape)
     return float(centres(theta_or_t)[column]), float(centres(edges)[row])
@@ -227,7 +235,9 @@ def test_the_same_input_gives_the_same_bytes(tmp_path: Path) -> None:
         plots.draw_sweep(tmp_path / f'sweep_{name}.png', grid, edges, azimuths)
         plots.draw_echogram(tmp_path / f'echogram_{name}.png', grid, edges, np.arange(30) * 0.1)
     for kind in ('profile', 'sweep', 'echogram'):
-        assert (tmp_path / f'{kind}_a.png').read_bytes() == (tmp_path / f'{kind}_b.png').read_bytes()
+        assert (tmp_path / f'{kind}_a.png').read_bytes() == (
+            tmp_path / f'{kind}_b.png'
+        ).read_bytes()
 
 
 def test_inputs_are_checked(tmp_path: Path) -> None:
@@ -245,10 +255,12 @@ def test_inputs_are_checked(tmp_path: Path) -> None:
     assert not png.exists()
 
 
-# ---------------------------------------------------------------- the report of a bag (rosbags, no ROS)
+# --------------------------------------------------------- the report of a bag (rosbags, no ROS)
 
 
-def write_sonar_bag(path: Path, azimuths: np.ndarray, *, n_bins: int = 40, echo_range: float = 2.0) -> None:
+def write_sonar_bag(
+    path: Path, azimuths: np.ndarray, *, n_bins: int = 40, echo_range: float = 2.0
+) -> None:
     """A bag of SonarPoint pings (one echo at ``echo_range``) written with rosbags alone."""
     from rosbags.rosbag2 import StoragePlugin, Writer
 
@@ -267,11 +279,22 @@ def write_sonar_bag(path: Path, azimuths: np.ndarray, *, n_bins: int = 40, echo_
             t = 10**9 + i * 10**8  # 10 Hz from t = 1 s
             message = sonar_point(
                 header=header(stamp=stamp(sec=t // 10**9, nanosec=t % 10**9), frame_id='sonar'),
-                range=echo_range, intensity=float(profile.sum()),
+                range=echo_range,
+                intensity=float(profile.sum()),
                 intensity_db=float(10 * np.log10(profile.sum())),
-                source_level=0.0, confidence=1.0, range_estimator=0, azimuth=float(azimuth), beam_width=0.1,
-                cast_half_angle=0.1, frequency=2e5, sound_speed=1500.0, min_range=0.1, max_range=7.0,
-                bin_width=float(edges[1] - edges[0]), profile=profile, hits=np.zeros(n_bins, dtype=np.uint32),
+                source_level=0.0,
+                confidence=1.0,
+                range_estimator=0,
+                azimuth=float(azimuth),
+                beam_width=0.1,
+                cast_half_angle=0.1,
+                frequency=2e5,
+                sound_speed=1500.0,
+                min_range=0.1,
+                max_range=7.0,
+                bin_width=float(edges[1] - edges[0]),
+                profile=profile,
+                hits=np.zeros(n_bins, dtype=np.uint32),
                 rays=100,
             )
             writer.write(connection, t, store.serialize_cdr(message, SONAR_POINT))
@@ -310,14 +333,21 @@ def test_redraw_needs_no_ros(tmp_path: Path) -> None:
         'assert "rclpy" not in sys.modules, "redrawing imported rclpy"\n'
         'sys.exit(status)\n'
     )
-    done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).parents[1])
+    done = subprocess.run(
+        [sys.executable, '-c', script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[1],
+    )
     assert done.returncode == 0, done.stderr
     assert 'fan of 3 pings on /sonar/sonar_point' in done.stdout
     assert (tmp_path / 'bag' / 'sweep.png').is_file()
 
 
-def test_redraw_of_a_missing_bag_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_redraw_of_a_missing_bag_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from nps_sonar_py.ros.recorder import main
 
     assert main(['sonar_record', str(tmp_path / 'missing'), '--redraw']) == 2

@@ -23,7 +23,9 @@ angles = st.floats(-math.pi, math.pi, allow_nan=False)
 
 
 def test_yaw_quarter_turn_maps_x_to_y() -> None:
-    np.testing.assert_allclose(rpy_to_matrix([0, 0, math.pi / 2]) @ [1, 0, 0], [0, 1, 0], atol=1e-15)
+    np.testing.assert_allclose(
+        rpy_to_matrix([0, 0, math.pi / 2]) @ [1, 0, 0], [0, 1, 0], atol=1e-15
+    )
 
 
 def test_rpy_is_fixed_axis_roll_then_pitch_then_yaw() -> None:
@@ -49,7 +51,9 @@ def test_optical_frame_convention() -> None:
     np.testing.assert_array_equal(OPTICAL_TO_BODY @ [1, 0, 0], [0, -1, 0])
     np.testing.assert_array_equal(OPTICAL_TO_BODY @ [0, 1, 0], [0, 0, -1])
     # the usual URDF optical origin rpy = (-pi/2, 0, -pi/2) is exactly body<-optical
-    np.testing.assert_allclose(rpy_to_matrix([-math.pi / 2, 0, -math.pi / 2]), OPTICAL_TO_BODY, atol=1e-15)
+    np.testing.assert_allclose(
+        rpy_to_matrix([-math.pi / 2, 0, -math.pi / 2]), OPTICAL_TO_BODY, atol=1e-15
+    )
 
 
 def test_inverse_transform() -> None:
@@ -66,4 +70,6 @@ def test_inverse_transform() -> None:
     ],
 )
 def test_quaternion_xyzw(axis: list[float], angle: float, quaternion: list[float]) -> None:
-    np.testing.assert_allclose(matrix_to_quaternion(axis_angle_matrix(axis, angle)), quaternion, atol=1e-15)
+    np.testing.assert_allclose(
+        matrix_to_quaternion(axis_angle_matrix(axis, angle)), quaternion, atol=1e-15
+    )

@@ -23,7 +23,7 @@ Rules, in full in ``docs/description.md``:
 from __future__ import annotations
 
 from nps_sonar_py.description.geometry import Box, Cylinder, Geometry, Mesh, Shape, Sphere, Surface
-from nps_sonar_py.description.kinematics import joint_transform
+from nps_sonar_py.description.kinematics import JointType, joint_transform
 from nps_sonar_py.description.sensors import (
     BODY_TO_OPTICAL_TRANSFORM,
     DEFAULT_RAY_MAX_RANGE,
@@ -56,7 +56,6 @@ from nps_sonar_py.description.urdf import (
     DEFAULT_SOURCE,
     Joint,
     JointLimit,
-    JointType,
     Link,
     Mimic,
     Robot,

@@ -32,18 +32,19 @@ from nps_sonar_py.description.values import (
 )
 from nps_sonar_py.description.xml import (
     Located,
+    describe,
     fail,
     find_value,
     only_child,
     parse_float,
     parse_vector,
-    required_attribute,
     required_child,
     to_text,
     vector_attribute,
 )
+from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.transforms import transform_from_xyz_rpy
-from nps_sonar_py.xml_input import Element, children, local_name, source_of
+from nps_sonar_py.xml_input import Element, children, local_name, required_attribute, source_of
 
 __all__ = [
     'Box',
@@ -184,7 +185,7 @@ def _parse_geometry(el: Element) -> Geometry:
     kind = local_name(shape)
 
     def number(name: str) -> float:
-        text = required_attribute(shape, name)
+        text = required_attribute(shape, name, DescriptionError, element=describe(shape))
         located = Located(text, shape, f'{name}="{text}"')
         value = parse_float(located)
         problem = NON_NEGATIVE.problem(value)
@@ -193,7 +194,7 @@ def _parse_geometry(el: Element) -> Geometry:
         return value
 
     def vector(name: str) -> tuple[float, float, float]:
-        text = required_attribute(shape, name)
+        text = required_attribute(shape, name, DescriptionError, element=describe(shape))
         x, y, z = parse_vector(Located(text, shape, f'{name}="{text}"'), 3)
         return (x, y, z)
 
@@ -205,7 +206,9 @@ def _parse_geometry(el: Element) -> Geometry:
         if kind == 'sphere':
             return Sphere(number('radius'))
         if kind == 'mesh':
-            filename = required_attribute(shape, 'filename')
+            filename = required_attribute(
+                shape, 'filename', DescriptionError, element=describe(shape)
+            )
             scale = vector_attribute(shape, 'scale', 3, (1.0, 1.0, 1.0))
             return Mesh(filename, (scale[0], scale[1], scale[2]))
     except FieldError as err:
@@ -228,7 +231,8 @@ def parse_surface(el: Element) -> Surface:
     if ours is not None:
         for child in children(ours):
             if child.tag != 'reflectivity':
-                fail(child, f'unknown element <{local_name(child)}>; <nps_sonar> holds only <reflectivity>')
+                problem = f'unknown element <{local_name(child)}>; <nps_sonar> holds only '
+                fail(child, problem + '<reflectivity>')
         for name in ours.attrib:
             if name != 'reflectivity':
                 fail(ours, f'unknown attribute {name}; <nps_sonar> takes only reflectivity')

@@ -1,10 +1,11 @@
-"""Forward kinematics of a URDF tree at given joint positions, one configuration at a time.
+"""URDF joint types (:class:`JointType`) and forward kinematics at given joint positions.
 
-A joint's transform is ``parent_link <- child_link = origin @ motion(q)``, where ``motion``
-is a rotation of ``q`` radians about the unit ``axis`` (revolute, continuous), a translation
-of ``q`` metres along it (prismatic), or the identity (fixed). A joint without a position
-is at 0; a ``<mimic>`` joint without one follows ``multiplier * q_other + offset``.
-Positions are not clamped to the limits.
+Poses are computed one configuration at a time. A joint's transform is
+``parent_link <- child_link = origin @ motion(q)``, where ``motion`` is a rotation of ``q``
+radians about the unit ``axis`` (revolute, continuous), a translation of ``q`` metres along
+it (prismatic), or the identity (fixed). A joint without a position is at 0; a ``<mimic>``
+joint without one follows ``multiplier * q_other + offset``. Positions are not clamped to
+the limits.
 
 Floating and planar joints have no single position, so a pose below one is not known:
 asking for it raises :class:`~nps_sonar_py.errors.DescriptionError` naming the joint. The
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,9 +28,21 @@ from nps_sonar_py.transforms import axis_angle_matrix, transform_from
 if TYPE_CHECKING:
     from nps_sonar_py.description.urdf import Joint
 
-__all__ = ['chain_transform', 'joint_motion', 'joint_transform', 'resolve_positions']
+__all__ = ['JointType', 'chain_transform', 'joint_motion', 'joint_transform', 'resolve_positions']
 
-_REVOLVING = frozenset({'revolute', 'continuous'})
+
+class JointType(Enum):
+    """URDF joint types; the value is the ``type`` attribute."""
+
+    FIXED = 'fixed'
+    REVOLUTE = 'revolute'
+    CONTINUOUS = 'continuous'
+    PRISMATIC = 'prismatic'
+    FLOATING = 'floating'
+    PLANAR = 'planar'
+
+
+_REVOLVING = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS})
 
 
 def joint_motion(joint: Joint, position: float) -> NDArray[np.float64]:
@@ -38,15 +52,15 @@ def joint_motion(joint: Joint, position: float) -> NDArray[np.float64]:
         DescriptionError: a floating or planar joint, whose pose one number cannot give.
 
     """
-    kind = joint.type.value
-    if kind == 'fixed':
+    kind = joint.type
+    if kind is JointType.FIXED:
         return np.eye(4)
     if kind in _REVOLVING:
         return transform_from(axis_angle_matrix(joint.axis, position), np.zeros(3))
-    if kind == 'prismatic':
+    if kind is JointType.PRISMATIC:
         return transform_from(np.eye(3), position * joint.axis)
     raise DescriptionError(
-        f'{kind} joint: a pose through it is not given by a joint position, '
+        f'{kind.value} joint: a pose through it is not given by a joint position, '
         'so links below it cannot be placed',
         file=joint.source,
         line=joint.line,
@@ -73,7 +87,9 @@ def resolve_positions(
     given = dict(positions or {})
     unknown = sorted(set(given) - set(joints))
     if unknown:
-        raise ValueError(f'positions given for joints the robot does not have: {", ".join(unknown)}')
+        raise ValueError(
+            f'positions given for joints the robot does not have: {", ".join(unknown)}'
+        )
     for name, value in given.items():
         if not math.isfinite(float(value)):
             raise ValueError(f'position of joint {name!r} is not finite: {value!r}')

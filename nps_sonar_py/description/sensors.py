@@ -41,18 +41,20 @@ from nps_sonar_py.description.values import (
 )
 from nps_sonar_py.description.xml import (
     Located,
+    describe,
     fail,
     find_value,
     only_child,
     parse_float,
     parse_int,
     parse_vector,
-    required_attribute,
     required_child,
     to_text,
 )
+from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.noise_type import NoiseType
 from nps_sonar_py.transforms import OPTICAL_TO_BODY, matrix_to_rpy, rpy_to_matrix, transform_from
-from nps_sonar_py.xml_input import Element, children, local_name, source_of
+from nps_sonar_py.xml_input import Element, children, local_name, required_attribute, source_of
 
 __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
@@ -85,14 +87,16 @@ __all__ = [
     'sensor_to_xml',
 ]
 
-#: 4x4 transform body (x forward) <- optical (z forward): ``parent<-body @ this = parent<-optical``.
+#: 4x4 transform body (x forward) <- optical (z forward):
+#: ``parent<-body @ this = parent<-optical``.
 OPTICAL_TO_BODY_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY, np.zeros(3))
 OPTICAL_TO_BODY_TRANSFORM.flags.writeable = False
 #: 4x4 transform optical <- body, the inverse of :data:`OPTICAL_TO_BODY_TRANSFORM`.
 BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY.T, np.zeros(3))
 BODY_TO_OPTICAL_TRANSFORM.flags.writeable = False
 
-#: Maximum range of a ``<ray>`` without ``<range><max>``, in metres (the proposal says only "finite").
+#: Maximum range of a ``<ray>`` without ``<range><max>``, in metres (the proposal says only
+#: "finite").
 DEFAULT_RAY_MAX_RANGE = 10.0
 
 _AT_LEAST_ONE = Bound(low=1.0)
@@ -128,14 +132,6 @@ class SensorFrame(Enum):
     BODY = 'body'  #: x forward, y left, z up (REP 103): the frame of ``Range`` and ``LaserScan``.
 
 
-class NoiseType(Enum):
-    """SDF ``<noise><type>``."""
-
-    NONE = 'none'
-    GAUSSIAN = 'gaussian'
-    GAUSSIAN_QUANTIZED = 'gaussian_quantized'
-
-
 class ForceTorqueFrame(Enum):
     """SDF ``<force_torque><frame>``: the frame the wrench is expressed in."""
 
@@ -155,11 +151,15 @@ class MeasureDirection(Enum):
 # be found at (alternatives, '/' between nested elements), 'bound' is checked on construction.
 
 
-def _number(default: Any = MISSING, *, bound: Bound | None = None, xml: str | tuple[str, ...] = ()) -> Any:
+def _number(
+    default: Any = MISSING, *, bound: Bound | None = None, xml: str | tuple[str, ...] = ()
+) -> Any:
     return field(default=default, metadata={'kind': 'float', 'bound': bound, 'xml': _paths(xml)})
 
 
-def _integer(default: Any = MISSING, *, bound: Bound | None = None, xml: str | tuple[str, ...] = ()) -> Any:
+def _integer(
+    default: Any = MISSING, *, bound: Bound | None = None, xml: str | tuple[str, ...] = ()
+) -> Any:
     return field(default=default, metadata={'kind': 'int', 'bound': bound, 'xml': _paths(xml)})
 
 
@@ -196,7 +196,9 @@ class Noise:
     ``type`` is required, as in SDF.
     """
 
-    type: NoiseType = field(default=NoiseType.NONE, metadata=_choice(NoiseType, required_in_xml=True))
+    type: NoiseType = field(
+        default=NoiseType.NONE, metadata=_choice(NoiseType, required_in_xml=True)
+    )
     mean: float = _number(0.0)
     stddev: float = _number(0.0, bound=NON_NEGATIVE)
     bias_mean: float = _number(0.0)
@@ -231,10 +233,13 @@ class CameraSpec:
 
 @dataclass(frozen=True)
 class ScanAxis:
-    """``<horizontal>`` or ``<vertical>`` of a ray sensor: its fan of rays.
+    """``<horizontal>`` or ``<vertical>`` of a ray sensor: its readings and the rays cast for them.
 
-    ``samples`` rays from ``min_angle`` to ``max_angle`` (radians, ``max_angle >= min_angle``);
-    ``resolution`` multiplies ``samples`` to give the number of readings returned.
+    ``samples`` readings, evenly spaced from ``min_angle`` to ``max_angle`` (radians,
+    ``max_angle >= min_angle``; one sample sits in the middle). ``resolution`` multiplies
+    ``samples`` to give the number of rays cast, ``max(1, round(samples * resolution))``:
+    above 1 a reading is the mean of its rays, below 1 it is interpolated between its two
+    neighbouring rays (``docs/ranger.md``).
     """
 
     samples: int = _integer(1, bound=_AT_LEAST_ONE)
@@ -274,7 +279,9 @@ class RaySpec:
     horizontal: ScanAxis = field(
         default_factory=ScanAxis, metadata=_nested(xml=('horizontal', 'scan/horizontal'))
     )
-    vertical: ScanAxis = field(default_factory=ScanAxis, metadata=_nested(xml=('vertical', 'scan/vertical')))
+    vertical: ScanAxis = field(
+        default_factory=ScanAxis, metadata=_nested(xml=('vertical', 'scan/vertical'))
+    )
     range: RangeSpec = field(default_factory=RangeSpec, metadata=_nested())
     noise: Noise = field(default_factory=Noise, metadata=_nested())
 
@@ -284,7 +291,9 @@ class ImuSpec:
     """``<imu><gyro><noise/></gyro><acceleration><noise/></acceleration></imu>``."""
 
     gyro_noise: Noise = field(default_factory=Noise, metadata=_nested(xml='gyro/noise'))
-    acceleration_noise: Noise = field(default_factory=Noise, metadata=_nested(xml='acceleration/noise'))
+    acceleration_noise: Noise = field(
+        default_factory=Noise, metadata=_nested(xml='acceleration/noise')
+    )
 
 
 @dataclass(frozen=True)
@@ -298,15 +307,21 @@ class MagnetometerSpec:
 class GpsSpec:
     """``<gps><position_sensing><noise/></position_sensing><velocity_sensing>...``."""
 
-    position_noise: Noise = field(default_factory=Noise, metadata=_nested(xml='position_sensing/noise'))
-    velocity_noise: Noise = field(default_factory=Noise, metadata=_nested(xml='velocity_sensing/noise'))
+    position_noise: Noise = field(
+        default_factory=Noise, metadata=_nested(xml='position_sensing/noise')
+    )
+    velocity_noise: Noise = field(
+        default_factory=Noise, metadata=_nested(xml='velocity_sensing/noise')
+    )
 
 
 @dataclass(frozen=True)
 class ForceTorqueSpec:
     """``<force_torque><frame/><measure_direction/></force_torque>``; defaults as SDF."""
 
-    frame: ForceTorqueFrame = field(default=ForceTorqueFrame.CHILD, metadata=_choice(ForceTorqueFrame))
+    frame: ForceTorqueFrame = field(
+        default=ForceTorqueFrame.CHILD, metadata=_choice(ForceTorqueFrame)
+    )
     measure_direction: MeasureDirection = field(
         default=MeasureDirection.CHILD_TO_PARENT,
         metadata=_choice(MeasureDirection),
@@ -431,7 +446,9 @@ class Sensor(RecordEq):
 
     def _typed(self, wanted: SensorType, cls: builtins.type[_Spec]) -> _Spec:
         if self.type is not wanted or not isinstance(self.spec, cls):
-            raise AttributeError(f'sensor {self.name!r} is a {self.type.value} sensor, not {wanted.value}')
+            raise AttributeError(
+                f'sensor {self.name!r} is a {self.type.value} sensor, not {wanted.value}'
+            )
         return self.spec
 
     @property
@@ -487,7 +504,7 @@ class Sensor(RecordEq):
 
 @dataclass(frozen=True)
 class UnreadSensor:
-    """A Gazebo ``<sensor>`` of a type this package does not read (camera, imu, ...): listed, not parsed."""
+    """A Gazebo ``<sensor>`` of a type not read here (camera, imu, ...): listed, not parsed."""
 
     name: str
     type: str
@@ -502,7 +519,8 @@ class UnreadSensor:
 class _SpecReader:
     """Reads spec dataclasses from XML by their field declarations and remembers what it read.
 
-    With ``strict``, :meth:`check_unknown` then rejects any element or attribute no field asked for.
+    With ``strict``, :meth:`check_unknown` then rejects any element or attribute that no field
+    asked for.
     """
 
     def __init__(self, *, strict: bool) -> None:
@@ -527,7 +545,7 @@ class _SpecReader:
         return node
 
     def read(self, cls: type, el: Element) -> Any:
-        """Read an instance of the spec ``cls`` from ``el``; fields not written get their defaults."""
+        """Read the spec ``cls`` from ``el``; fields not written keep their defaults."""
         self._visit(el)
         values: dict[str, Any] = {}
         where: dict[str, Element] = {}
@@ -609,10 +627,8 @@ class _SpecReader:
             for child in children(el):
                 if child.tag not in allowed:
                     expected = ', '.join(f'<{a}>' for a in sorted(allowed)) or 'no elements'
-                    fail(
-                        child,
-                        f'unknown element <{local_name(child)}> in <{local_name(el)}>; expected {expected}',
-                    )
+                    problem = f'unknown element <{local_name(child)}> in <{local_name(el)}>'
+                    fail(child, f'{problem}; expected {expected}')
             for name in el.attrib:
                 if name not in self._attributes[el]:
                     expected = ', '.join(sorted(self._attributes[el])) or 'no attributes'
@@ -654,22 +670,30 @@ def _build(el: Element, **kwargs: Any) -> Sensor:
 
 
 def parse_sensor(el: Element, links: frozenset[str] | set[str]) -> Sensor:
-    """Read a proposal-form ``<sensor>``; ``links`` are the robot's link names (for ``<parent>``)."""
+    """Read a proposal-form ``<sensor>``; ``links``: the robot's link names (for ``<parent>``)."""
     for name in el.attrib:
         if name not in _URDF_ATTRIBUTES:
             fail(el, f'unknown attribute {name}; expected name, type, id, update_rate')
-    name = required_attribute(el, 'name')
+    name = required_attribute(el, 'name', DescriptionError, element=describe(el))
     if not name.strip():
         fail(el, 'name must not be empty')
-    sensor_type = _sensor_type(el, required_attribute(el, 'type'))
+    sensor_type = _sensor_type(
+        el, required_attribute(el, 'type', DescriptionError, element=describe(el))
+    )
     rate_text = el.get('update_rate')
-    rate = _update_rate(None if rate_text is None else Located(rate_text, el, f'update_rate="{rate_text}"'))
+    rate = _update_rate(
+        None if rate_text is None else Located(rate_text, el, f'update_rate="{rate_text}"')
+    )
     parent = required_child(el, 'parent')
-    parent_link = required_attribute(parent, 'link')
+    parent_link = required_attribute(parent, 'link', DescriptionError, element=describe(parent))
     _check_parent(parent, parent_link, links)
     origin = parse_origin(only_child(el, 'origin'))
     gazebo_el = only_child(el, 'gazebo')
-    gazebo = None if gazebo_el is None else etree.tostring(gazebo_el, encoding='unicode', with_tail=False)
+    gazebo = (
+        None
+        if gazebo_el is None
+        else etree.tostring(gazebo_el, encoding='unicode', with_tail=False)
+    )
 
     typed = sensor_type.value
     for child in children(el):
@@ -714,7 +738,7 @@ _GAZEBO_TYPES: dict[str, tuple[SensorType, tuple[str, ...]]] = {
 
 
 def _sdf_pose(el: Element | None, reference: str) -> NDArray[np.float64]:
-    """4x4 transform of an SDF ``<pose>x y z roll pitch yaw</pose>`` relative to the reference link."""
+    """4x4 transform of an SDF ``<pose>x y z roll pitch yaw</pose>``, from the reference link."""
     if el is None:
         return np.eye(4)
     for key in ('relative_to', 'frame'):
@@ -740,15 +764,18 @@ def parse_gazebo_sensor(
     links: frozenset[str] | set[str],
 ) -> Sensor | UnreadSensor:
     """Read a ``<sensor>`` inside ``<gazebo reference="...">``; only ray-like and sonar types."""
-    name = required_attribute(el, 'name')
-    type_text = required_attribute(el, 'type').strip()
+    name = required_attribute(el, 'name', DescriptionError, element=describe(el))
+    type_text = required_attribute(el, 'type', DescriptionError, element=describe(el)).strip()
     if type_text not in _GAZEBO_TYPES:
         return UnreadSensor(name, type_text, reference, source_of(el), el.sourceline)
     if not name.strip():
         fail(el, 'name must not be empty')
     gazebo_el = el.getparent()
     if reference is None:
-        fail(gazebo_el if gazebo_el is not None else el, 'a Gazebo <sensor> needs <gazebo reference="link">')
+        fail(
+            gazebo_el if gazebo_el is not None else el,
+            'a Gazebo <sensor> needs <gazebo reference="link">',
+        )
     if reference not in links:
         fail(gazebo_el if gazebo_el is not None else el, f'unknown link {reference!r}')
     sensor_type, tags = _GAZEBO_TYPES[type_text]
@@ -804,7 +831,7 @@ def _write_spec(spec: Any, el: Element) -> None:
 
 
 def sensor_to_xml(sensor: Sensor) -> str:
-    """Write ``sensor`` as a proposal-form ``<sensor>`` element, values as elements; reads back equal.
+    """Write ``sensor`` as a proposal-form ``<sensor>``, values as elements; it reads back equal.
 
     A Gazebo-form sensor is written in the proposal form, without its Gazebo XML.
     """

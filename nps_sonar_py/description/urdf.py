@@ -15,15 +15,20 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.description.geometry import Shape, Surface, parse_origin, parse_shape, parse_surface
-from nps_sonar_py.description.kinematics import chain_transform, resolve_positions
+from nps_sonar_py.description.geometry import (
+    Shape,
+    Surface,
+    parse_origin,
+    parse_shape,
+    parse_surface,
+)
+from nps_sonar_py.description.kinematics import JointType, chain_transform, resolve_positions
 from nps_sonar_py.description.sensors import (
     BODY_TO_OPTICAL_TRANSFORM,
     Sensor,
@@ -43,15 +48,23 @@ from nps_sonar_py.description.values import (
 )
 from nps_sonar_py.description.xml import (
     Located,
+    describe,
     fail,
     only_child,
     parse_float,
-    required_attribute,
     required_child,
     vector_attribute,
 )
 from nps_sonar_py.errors import DescriptionError
-from nps_sonar_py.xml_input import Element, children, local_name, parse_document, read_document, source_of
+from nps_sonar_py.xml_input import (
+    Element,
+    children,
+    local_name,
+    parse_document,
+    read_document,
+    required_attribute,
+    source_of,
+)
 
 __all__ = [
     'DEFAULT_SOURCE',
@@ -69,17 +82,6 @@ __all__ = [
 DEFAULT_SOURCE = '<robot_description>'
 
 _XACRO_NAMESPACE = '{http://www.ros.org/wiki/xacro}'
-
-
-class JointType(Enum):
-    """URDF joint types; the value is the ``type`` attribute."""
-
-    FIXED = 'fixed'
-    REVOLUTE = 'revolute'
-    CONTINUOUS = 'continuous'
-    PRISMATIC = 'prismatic'
-    FLOATING = 'floating'
-    PLANAR = 'planar'
 
 
 @dataclass(frozen=True)
@@ -259,7 +261,7 @@ class Robot:
         *,
         frame: SensorFrame = SensorFrame.OPTICAL,
     ) -> NDArray[np.float64]:
-        """(4, 4) transform root_link <- sensor frame: optical (z forward) by default, or body (x forward)."""
+        """(4, 4) transform root_link <- sensor frame: optical (z forward), or body (x forward)."""
         sensor = self.sensor(name)
         pose = self.link_transform(sensor.parent_link, joint_positions) @ sensor.origin
         return pose @ BODY_TO_OPTICAL_TRANSFORM if frame is SensorFrame.BODY else pose
@@ -289,8 +291,8 @@ def _build(el: Element, cls: type[_T], **kwargs: Any) -> _T:
 
 
 def _parse_joint(el: Element, links: Mapping[str, Element]) -> Joint:
-    name = required_attribute(el, 'name')
-    type_text = required_attribute(el, 'type')
+    name = required_attribute(el, 'name', DescriptionError, element=describe(el))
+    type_text = required_attribute(el, 'type', DescriptionError, element=describe(el))
     try:
         joint_type = JointType(type_text)
     except ValueError:
@@ -299,14 +301,18 @@ def _parse_joint(el: Element, links: Mapping[str, Element]) -> Joint:
     ends = {}
     for end in ('parent', 'child'):
         end_el = required_child(el, end)
-        link = required_attribute(end_el, 'link')
+        link = required_attribute(end_el, 'link', DescriptionError, element=describe(end_el))
         if link not in links:
             fail(end_el, f'unknown link {link!r}')
         ends[end] = link
     if ends['parent'] == ends['child']:
         fail(el, f'joins link {ends["parent"]!r} to itself')
     axis_el = only_child(el, 'axis')
-    axis = (1.0, 0.0, 0.0) if axis_el is None else vector_attribute(axis_el, 'xyz', 3, (1.0, 0.0, 0.0))
+    axis = (
+        (1.0, 0.0, 0.0)
+        if axis_el is None
+        else vector_attribute(axis_el, 'xyz', 3, (1.0, 0.0, 0.0))
+    )
     if axis_el is not None and joint_type is not JointType.FIXED and not any(axis):
         fail(axis_el, 'axis must not be zero')
     if not any(axis):  # a fixed joint ignores its axis
@@ -328,7 +334,7 @@ def _parse_joint(el: Element, links: Mapping[str, Element]) -> Joint:
     mimic = None
     if mimic_el is not None:
         mimic = Mimic(
-            required_attribute(mimic_el, 'joint'),
+            required_attribute(mimic_el, 'joint', DescriptionError, element=describe(mimic_el)),
             _number(mimic_el, 'multiplier', 1.0),
             _number(mimic_el, 'offset', 0.0),
         )
@@ -376,14 +382,19 @@ def _check_tree(
             seen.append(node)
     roots = [name for name in link_els if name not in parent_of]
     if len(roots) != 1:  # loops were caught above, so there is at least one root
-        fail(robot_el, f'{len(roots)} root links ({", ".join(roots)}); a robot is a tree with one root')
+        fail(
+            robot_el,
+            f'{len(roots)} root links ({", ".join(roots)}); a robot is a tree with one root',
+        )
     for joint in joints.values():
         if joint.mimic is not None:
             _check_mimic(joint, joints, joint_els)
     return roots[0]
 
 
-def _check_mimic(joint: Joint, joints: Mapping[str, Joint], joint_els: Mapping[str, Element]) -> None:
+def _check_mimic(
+    joint: Joint, joints: Mapping[str, Joint], joint_els: Mapping[str, Element]
+) -> None:
     seen = [joint.name]
     node = joint
     while node.mimic is not None:
@@ -397,14 +408,13 @@ def _check_mimic(joint: Joint, joints: Mapping[str, Joint], joint_els: Mapping[s
 
 
 def _reject_misplaced(root: Element) -> None:
-    """Refuse what would otherwise be skipped silently: xacro left unexpanded, a ``<sensor>`` astray."""
+    """Refuse what would be skipped silently: xacro left unexpanded, a ``<sensor>`` astray."""
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
         if el.tag.startswith(_XACRO_NAMESPACE):
-            fail(
-                el, 'unexpanded xacro element; expand with xacro first (load_robot does it for .xacro files)'
-            )
+            problem = 'unexpanded xacro element; expand with xacro first'
+            fail(el, f'{problem} (load_robot does it for .xacro files)')
         in_robot = el.getparent() is root or any(a.tag == 'gazebo' for a in el.iterancestors())
         if el.tag == 'sensor' and not in_robot:
             fail(el, 'a <sensor> belongs in <robot> or in <gazebo reference="link">')
@@ -414,16 +424,17 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
     if root.tag != 'robot':
         fail(root, f'root element is <{local_name(root)}>, expected <robot>')
     _reject_misplaced(root)
-    name = required_attribute(root, 'name')
+    name = required_attribute(root, 'name', DescriptionError, element=describe(root))
 
     link_els: dict[str, Element] = {}
     shapes: dict[str, tuple[tuple[Shape, ...], tuple[Shape, ...]]] = {}
     for el in children(root, 'link'):
-        link_name = required_attribute(el, 'name')
+        link_name = required_attribute(el, 'name', DescriptionError, element=describe(el))
         if not link_name:
             fail(el, 'name must not be empty')
         if link_name in link_els:
-            fail(el, f'link {link_name!r} defined twice (first on line {link_els[link_name].sourceline})')
+            first = link_els[link_name].sourceline
+            fail(el, f'link {link_name!r} defined twice (first on line {first})')
         link_els[link_name] = el
         shapes[link_name] = (
             tuple(parse_shape(v) for v in children(el, 'visual')),
@@ -437,7 +448,8 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
     for el in children(root, 'joint'):
         joint = _parse_joint(el, link_els)
         if joint.name in joints:
-            fail(el, f'joint {joint.name!r} defined twice (first on line {joint_els[joint.name].sourceline})')
+            first = joint_els[joint.name].sourceline
+            fail(el, f'joint {joint.name!r} defined twice (first on line {first})')
         joint_els[joint.name] = el
         joints[joint.name] = joint
     root_link = _check_tree(root, link_els, joint_els, joints)
@@ -455,9 +467,11 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
             if surface != Surface():
                 if reference is None or reference not in link_els:
                     what = 'no reference' if reference is None else f'unknown link {reference!r}'
-                    fail(el, f'laser_retro or nps_sonar for {what}; they belong to <gazebo reference="link">')
+                    problem = f'laser_retro or nps_sonar for {what}'
+                    fail(el, f'{problem}; they belong to <gazebo reference="link">')
                 if reference in surfaces:
-                    fail(el, f'link surface given twice (first on line {surfaces[reference][1].sourceline})')
+                    first = surfaces[reference][1].sourceline
+                    fail(el, f'link surface given twice (first on line {first})')
                 surfaces[reference] = (surface, el)
             for sensor_el in children(el, 'sensor'):
                 found = parse_gazebo_sensor(sensor_el, reference, link_names)
@@ -468,7 +482,10 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
     seen: dict[str, Sensor] = {}
     for sensor, el in sensors:
         if sensor.name in seen:
-            fail(el, f'sensor {sensor.name!r} defined twice (first on line {seen[sensor.name].line})')
+            fail(
+                el,
+                f'sensor {sensor.name!r} defined twice (first on line {seen[sensor.name].line})',
+            )
         seen[sensor.name] = sensor
 
     links = {}
@@ -510,17 +527,22 @@ def parse_robot(
         base_dir: directory that relative mesh file names are relative to.
 
     Raises:
-        DescriptionError: anything that makes the description unusable, with file, line and element.
+        DescriptionError: anything that makes the description unusable, with file, line and
+            element.
 
     """
-    return _read_robot(parse_document(xml_text, source, DescriptionError), source=source, base_dir=base_dir)
+    return _read_robot(
+        parse_document(xml_text, source, DescriptionError), source=source, base_dir=base_dir
+    )
 
 
 def _expand_xacro(path: str, args: Mapping[str, str]) -> str:
     try:
-        import xacro  # type: ignore[import-untyped]
+        import xacro
     except ImportError:
-        raise DescriptionError('cannot expand xacro: the xacro package is not installed', file=path) from None
+        raise DescriptionError(
+            'cannot expand xacro: the xacro package is not installed', file=path
+        ) from None
     try:
         doc = xacro.process_file(path, mappings={str(k): str(v) for k, v in args.items()})
     except Exception as err:  # xacro raises XacroException, ExpatError, NameError, OSError, ...
@@ -529,7 +551,9 @@ def _expand_xacro(path: str, args: Mapping[str, str]) -> str:
     return str(doc.toprettyxml(indent='  '))
 
 
-def load_robot(path: str | os.PathLike[str], *, xacro_args: Mapping[str, str] | None = None) -> Robot:
+def load_robot(
+    path: str | os.PathLike[str], *, xacro_args: Mapping[str, str] | None = None
+) -> Robot:
     """Load the robot of a ``.urdf`` file, or of a ``.xacro`` file expanded with ``xacro_args``.
 
     Relative mesh file names are relative to the file's directory (``Robot.base_dir``).

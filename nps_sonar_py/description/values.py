@@ -54,7 +54,9 @@ class Bound:
             return f'must be finite, got {value!r}'
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
             return f'must be {">" if self.low_open else ">="} {self.low:g}, got {value!r}'
-        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+        if self.high is not None and (
+            value > self.high or (self.high_open and value == self.high)
+        ):
             return f'must be {"<" if self.high_open else "<="} {self.high:g}, got {value!r}'
         return None
 

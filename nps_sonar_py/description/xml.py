@@ -1,4 +1,4 @@
-"""The description's way of reading values, on :mod:`nps_sonar_py.xml_input`: errors are DescriptionErrors.
+"""The description's reading of values on :mod:`nps_sonar_py.xml_input`, raising DescriptionError.
 
 An error names the element by its path from the nearest anchor element:
 ``file:line: <sensor name="sonar"><sonar><max>: must be > min (0.1), got 0.05``.
@@ -36,7 +36,6 @@ __all__ = [
     'parse_float',
     'parse_int',
     'parse_vector',
-    'required_attribute',
     'required_child',
     'to_text',
     'vector_attribute',
@@ -47,7 +46,7 @@ _ANCHORS = frozenset({'robot', 'link', 'joint', 'sensor', 'gazebo', 'material'})
 
 
 def describe(el: Element) -> str:
-    """Name the element by its path from the nearest anchor, e.g. ``<sensor name="s"><sonar><max>``."""
+    """Name the element by its path from the nearest anchor: ``<sensor name="s"><sonar><max>``."""
     parts = [label(el)]
     node = el
     while local_name(node) not in _ANCHORS:
@@ -60,7 +59,7 @@ def describe(el: Element) -> str:
 
 
 def fail(el: Element, problem: str) -> NoReturn:
-    """Raise a :class:`DescriptionError` at ``el`` (its file, line and description), on one line."""
+    """Raise a :class:`DescriptionError` at ``el`` (file, line and description), on one line."""
     raise_at(DescriptionError, el, problem, element=describe(el))
 
 
@@ -87,14 +86,6 @@ def required_child(el: Element, tag: str) -> Element:
     if found is None:  # pragma: no cover (only_child has failed already)
         fail(el, f'missing <{tag}>')
     return found
-
-
-def required_attribute(el: Element, name: str) -> str:
-    """Return the attribute ``name``, which must be there."""
-    value = el.get(name)
-    if value is None:
-        fail(el, f'missing attribute {name}')
-    return value
 
 
 def to_text(el: Element) -> str:
@@ -125,7 +116,7 @@ class Located:
 
 
 def find_value(el: Element, name: str) -> Located | None:
-    """Find the value ``name`` of ``el``: attribute ``name`` or child ``<name>``; ``None`` if absent.
+    """Find the value ``name`` of ``el``, attribute ``name`` or child ``<name>``; None if absent.
 
     Raises:
         DescriptionError: given both ways, or the child given twice.
@@ -166,7 +157,9 @@ def parse_vector(value: Located, n: int) -> tuple[float, ...]:
         value.fail(str(err))
 
 
-def vector_attribute(el: Element, name: str, n: int, default: Sequence[float]) -> tuple[float, ...]:
+def vector_attribute(
+    el: Element, name: str, n: int, default: Sequence[float]
+) -> tuple[float, ...]:
     """Attribute ``name`` of ``el`` as ``n`` floats, or ``default`` when absent."""
     text = el.get(name)
     if text is None:

@@ -1,4 +1,4 @@
-"""Range estimation and the acoustic intensity of a single-beam sonar or ranger (numpy and scipy only).
+"""Range estimation and the acoustic intensity of a single-beam sonar or ranger (numpy, scipy).
 
 Modules:
 

@@ -47,7 +47,7 @@ _KELVIN = 273.15
 
 
 class Medium(Enum):
-    """The medium sound travels in: it picks the sound-speed formula and the ``AUTO`` absorption."""
+    """The medium sound travels in: it picks the sound-speed formula and ``AUTO`` absorption."""
 
     WATER = 'water'
     AIR = 'air'
@@ -93,11 +93,15 @@ class Environment:
                 name = f'environment.{field.name}'
                 object.__setattr__(self, field.name, finite(name, getattr(self, field.name)))
         t, rh = self.temperature, self.relative_humidity
-        check(t > -_KELVIN, 'environment.temperature', 'must be above absolute zero (-273.15 C)', t)
+        check(
+            t > -_KELVIN, 'environment.temperature', 'must be above absolute zero (-273.15 C)', t
+        )
         check(self.salinity >= 0.0, 'environment.salinity', 'must be >= 0 PSU', self.salinity)
         check(self.depth >= 0.0, 'environment.depth', 'must be >= 0 m', self.depth)
         check(0.0 <= self.ph <= 14.0, 'environment.ph', 'must be in [0, 14]', self.ph)
-        check(0.0 <= rh <= 100.0, 'environment.relative_humidity', 'must be in [0, 100] percent', rh)
+        check(
+            0.0 <= rh <= 100.0, 'environment.relative_humidity', 'must be in [0, 100] percent', rh
+        )
         check(self.pressure > 0.0, 'environment.pressure', 'must be > 0 kPa', self.pressure)
 
     @property
@@ -108,8 +112,10 @@ class Environment:
         return sound_speed_water(self.temperature, self.salinity, self.depth)
 
 
-def sound_speed_water(temperature: float = 10.0, salinity: float = 35.0, depth: float = 0.0) -> float:
-    """Speed of sound in water in m/s, ``c = 1412 + 3.21 T + 1.19 S + 0.0167 z`` (Francois-Garrison).
+def sound_speed_water(
+    temperature: float = 10.0, salinity: float = 35.0, depth: float = 0.0
+) -> float:
+    """Speed of sound in water, m/s: ``c = 1412 + 3.21 T + 1.19 S + 0.0167 z`` (Francois-Garrison).
 
     Args:
         temperature: degrees Celsius.
@@ -176,11 +182,12 @@ def francois_garrison(
     t = temperature
     c = sound_speed_water(temperature, salinity, depth)
     theta = 273.0 + t
-    a1 = 8.86 / c * 10.0 ** (0.78 * ph - 5.0)
-    f1 = 2.8 * math.sqrt(salinity / 35.0) * 10.0 ** (4.0 - 1245.0 / theta)
+    # (float ** float is typed Any, as a negative base gives a complex: these bases are > 0)
+    a1: float = 8.86 / c * 10.0 ** (0.78 * ph - 5.0)
+    f1: float = 2.8 * math.sqrt(salinity / 35.0) * 10.0 ** (4.0 - 1245.0 / theta)
     a2 = 21.44 * salinity / c * (1.0 + 0.025 * t)
     p2 = 1.0 - 1.37e-4 * depth + 6.2e-9 * depth**2
-    f2 = 8.17 * 10.0 ** (8.0 - 1990.0 / theta) / (1.0 + 0.0018 * (salinity - 35.0))
+    f2: float = 8.17 * 10.0 ** (8.0 - 1990.0 / theta) / (1.0 + 0.0018 * (salinity - 35.0))
     if t <= 20.0:
         a3 = 4.937e-4 - 2.59e-5 * t + 9.11e-7 * t**2 - 1.50e-8 * t**3
     else:
@@ -232,15 +239,19 @@ def iso9613_air(
     t = temperature + _KELVIN
     p_rel = pressure / _ISO_PR
     t_rel = t / _ISO_T0
-    psat_rel = 10.0 ** (-6.8346 * (_ISO_T01 / t) ** 1.261 + 4.6151)
+    # (float ** float is typed Any, as a negative base gives a complex: these bases are > 0)
+    psat_rel: float = 10.0 ** (-6.8346 * (_ISO_T01 / t) ** 1.261 + 4.6151)
     h = relative_humidity * psat_rel / p_rel
     fr_o = p_rel * (24.0 + 4.04e4 * h * (0.02 + h) / (0.391 + h))
-    fr_n = p_rel * t_rel**-0.5 * (9.0 + 280.0 * h * math.exp(-4.170 * (t_rel ** (-1.0 / 3.0) - 1.0)))
+    fr_n: float = (
+        p_rel * t_rel**-0.5 * (9.0 + 280.0 * h * math.exp(-4.170 * (t_rel ** (-1.0 / 3.0) - 1.0)))
+    )
     f_sq = frequency * frequency
     classical = 1.84e-11 / p_rel * math.sqrt(t_rel)
     oxygen = 0.01275 * math.exp(-2239.1 / t) / (fr_o + f_sq / fr_o)
     nitrogen = 0.1068 * math.exp(-3352.0 / t) / (fr_n + f_sq / fr_n)
-    return 8.686 * f_sq * (classical + t_rel**-2.5 * (oxygen + nitrogen))
+    relaxation: float = t_rel**-2.5 * (oxygen + nitrogen)
+    return 8.686 * f_sq * (classical + relaxation)
 
 
 def absorption_db_per_m(
@@ -269,7 +280,9 @@ def absorption_db_per_m(
         return fixed
     if model is Absorption.ISO_9613_1:
         if env.medium is not Medium.AIR:
-            fail('absorption', 'ISO 9613-1 is a model of air, but the medium is water', model.value)
+            fail(
+                'absorption', 'ISO 9613-1 is a model of air, but the medium is water', model.value
+            )
         return iso9613_air(
             frequency,
             temperature=env.temperature,
@@ -277,7 +290,9 @@ def absorption_db_per_m(
             pressure=env.pressure,
         )
     if env.medium is not Medium.WATER:
-        fail('absorption', f'{model.value} is a model of water, but the medium is air', model.value)
+        fail(
+            'absorption', f'{model.value} is a model of water, but the medium is air', model.value
+        )
     if model is Absorption.THORP:
         return thorp(frequency, depth=env.depth)
     return francois_garrison(

@@ -87,7 +87,7 @@ def piston_ka(beam_width: float) -> float:
 
 
 def piston_diameter(beam_width: float, frequency: float, sound_speed: float) -> float:
-    """Diameter in metres of the circular piston with this beam width, ``D = 2 a = ka lambda / pi``.
+    """Diameter in metres of the circular piston of this beam width, ``D = 2 a = ka lambda / pi``.
 
     Args:
         beam_width: one-way -3 dB full beam width in radians, in (0, pi).

@@ -38,12 +38,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo._validate import check, fail, finite, member
-from nps_sonar_py.echo.absorption import Absorption, Environment, absorption_db_per_m, min_ping_interval
+from nps_sonar_py.echo.absorption import (
+    Absorption,
+    Environment,
+    absorption_db_per_m,
+    min_ping_interval,
+)
 from nps_sonar_py.echo.beam import BeamPattern, beam_intensity, first_null_half_angle
 from nps_sonar_py.echo.noise import RangeNoise, coherent_speckle
 
@@ -126,8 +132,9 @@ class EchoConfig:
         absorption: absorption model; ``AUTO`` is Francois-Garrison in water, ISO 9613-1 in air.
         fixed_absorption: one-way dB/m used by ``Absorption.FIXED``, >= 0.
         scattering: ``LAMBERT`` (diffuse) or ``SPECULAR`` (image source, smooth walls in air).
-        specular_lobe_width: width ``sigma`` of the specular lobe ``exp((cos(alpha) - 1) / sigma**2)``,
-            radians, in (0, pi/4]; about the angular spread of ``alpha``.
+        specular_lobe_width: width ``sigma`` of the specular lobe
+            ``exp((cos(alpha) - 1) / sigma**2)``, radians, in (0, pi/4]; about the angular
+            spread of ``alpha``.
         specular_cutoff: drop rays whose incidence exceeds ``critical_angle`` (Webots rule).
         critical_angle: incidence cut-off in radians, in (0, pi/2]; default pi/8 (Webots).
         source_level: SL in dB (re 1 uPa at 1 m, or 0 for levels relative to the source).
@@ -171,7 +178,9 @@ class EchoConfig:
             object.__setattr__(self, name, value)
 
         bw = finite('beam_width', self.beam_width)
-        check(0.0 < bw < math.pi, 'beam_width', 'must be in (0, pi) radians (full -3 dB width)', bw)
+        check(
+            0.0 < bw < math.pi, 'beam_width', 'must be in (0, pi) radians (full -3 dB width)', bw
+        )
         put('beam_width', bw)
         put('pattern', member(BeamPattern, self.pattern, 'pattern'))
         n_way_ok = _is_int(self.n_way) and self.n_way in (1, 2)
@@ -183,7 +192,8 @@ class EchoConfig:
             check(0.0 < limit <= math.pi / 2, 'cast_limit', 'must be in (0, pi/2] radians', limit)
             put('cast_limit', limit)
         if self.cast_limit is CastLimit.FIRST_NULL and not self.cast_half_angle <= math.pi / 2:
-            reason = f'the {self.pattern.value} pattern of this width has no null before pi/2; give radians'
+            reason = f'the {self.pattern.value} pattern of this width has no null before pi/2'
+            reason += '; give radians'
             fail('cast_limit', reason, self.cast_limit.value)
         r_min = finite('min_range', self.min_range)
         r_max = finite('max_range', self.max_range)
@@ -191,12 +201,21 @@ class EchoConfig:
         check(r_max > r_min, 'max_range', f'must be > min_range ({r_min!r} m)', r_max)
         put('min_range', r_min)
         put('max_range', r_max)
-        check(_is_int(self.n_bins) and self.n_bins >= 1, 'n_bins', 'must be an integer >= 1', self.n_bins)
+        check(
+            _is_int(self.n_bins) and self.n_bins >= 1,
+            'n_bins',
+            'must be an integer >= 1',
+            self.n_bins,
+        )
         f = finite('frequency', self.frequency)
         check(f > 0.0, 'frequency', 'must be > 0 Hz', f)
         put('frequency', f)
-        check(isinstance(self.environment, Environment), 'environment', 'must be an Environment',
-              self.environment)
+        check(
+            isinstance(self.environment, Environment),
+            'environment',
+            'must be an Environment',
+            self.environment,
+        )
         if self.sound_speed is not None:
             c = finite('sound_speed', self.sound_speed)
             check(c > 0.0, 'sound_speed', 'must be > 0 m/s or None', c)
@@ -209,27 +228,45 @@ class EchoConfig:
         absorption_db_per_m(self.absorption, f, self.environment, fixed)
         put('scattering', member(Scattering, self.scattering, 'scattering'))
         lobe = finite('specular_lobe_width', self.specular_lobe_width)
-        check(0.0 < lobe <= math.pi / 4, 'specular_lobe_width', 'must be in (0, pi/4] radians', lobe)
+        check(
+            0.0 < lobe <= math.pi / 4, 'specular_lobe_width', 'must be in (0, pi/4] radians', lobe
+        )
         put('specular_lobe_width', lobe)
-        check(isinstance(self.specular_cutoff, bool), 'specular_cutoff', 'must be a bool',
-              self.specular_cutoff)
+        check(
+            isinstance(self.specular_cutoff, bool),
+            'specular_cutoff',
+            'must be a bool',
+            self.specular_cutoff,
+        )
         crit = finite('critical_angle', self.critical_angle)
         check(0.0 < crit <= math.pi / 2, 'critical_angle', 'must be in (0, pi/2] radians', crit)
         put('critical_angle', crit)
         put('source_level', finite('source_level', self.source_level))
         put('estimator', member(RangeEstimator, self.estimator, 'estimator'))
         thr = self.threshold_db
-        check(isinstance(thr, (int, float)) and not isinstance(thr, bool) and thr < math.inf,
-              'threshold_db', 'must be a number below +inf (-inf takes any echo)', thr)
+        check(
+            isinstance(thr, (int, float)) and not isinstance(thr, bool) and thr < math.inf,
+            'threshold_db',
+            'must be a number below +inf (-inf takes any echo)',
+            thr,
+        )
         put('threshold_db', float(thr))
-        check(isinstance(self.range_noise, RangeNoise), 'range_noise', 'must be a RangeNoise',
-              self.range_noise)
+        check(
+            isinstance(self.range_noise, RangeNoise),
+            'range_noise',
+            'must be a RangeNoise',
+            self.range_noise,
+        )
         check(isinstance(self.speckle, bool), 'speckle', 'must be a bool', self.speckle)
         gain = finite('gain_stddev', self.gain_stddev)
         check(gain >= 0.0, 'gain_stddev', 'must be >= 0', gain)
         put('gain_stddev', gain)
-        check(self.seed is None or (_is_int(self.seed) and self.seed >= 0), 'seed',
-              'must be None or an integer >= 0', self.seed)
+        check(
+            self.seed is None or (_is_int(self.seed) and self.seed >= 0),
+            'seed',
+            'must be None or an integer >= 0',
+            self.seed,
+        )
 
     @property
     def cast_half_angle(self) -> float:
@@ -238,7 +275,7 @@ class EchoConfig:
             return 0.5 * self.beam_width
         if self.cast_limit is CastLimit.FIRST_NULL:
             return first_null_half_angle(self.pattern, self.beam_width)
-        return float(self.cast_limit)  # type: ignore[arg-type]
+        return float(self.cast_limit)
 
     @property
     def speed_of_sound(self) -> float:
@@ -253,7 +290,9 @@ class EchoConfig:
     @property
     def absorption_db_per_m(self) -> float:
         """One-way absorption of the chosen model at ``frequency``, dB/m."""
-        return absorption_db_per_m(self.absorption, self.frequency, self.environment, self.fixed_absorption)
+        return absorption_db_per_m(
+            self.absorption, self.frequency, self.environment, self.fixed_absorption
+        )
 
     @property
     def min_ping_interval(self) -> float:
@@ -356,8 +395,12 @@ class EchoModel:
         d_omega = _ray_array('solid_angle', solid_angle)
         if d_omega.shape != psi.shape:
             fail('solid_angle', f'must have the shape of off_axis {psi.shape}', d_omega.shape)
-        check(bool(np.all((psi >= 0.0) & (psi <= math.pi))), 'off_axis', 'must be in [0, pi] radians',
-              'values outside')
+        check(
+            bool(np.all((psi >= 0.0) & (psi <= math.pi))),
+            'off_axis',
+            'must be in [0, pi] radians',
+            'values outside',
+        )
         check(bool(np.all(d_omega >= 0.0)), 'solid_angle', 'must be >= 0 sr', 'negative values')
         self.config = config
         self.n_rays = int(psi.shape[0])
@@ -372,8 +415,8 @@ class EchoModel:
         if config.scattering is Scattering.SPECULAR:
             kappa = config.specular_lobe_width**-2
             self._kappa = kappa
-            # K(alpha) = kappa exp(kappa (cos alpha - 1)) / (2 pi (1 - exp(-kappa))) integrates to 1
-            # over the hemisphere; the image source sits at 2 r, hence the 1/4.
+            # K(alpha) = kappa exp(kappa (cos alpha - 1)) / (2 pi (1 - exp(-kappa))) integrates
+            # to 1 over the hemisphere; the image source sits at 2 r, hence the 1/4.
             self._factor = weight * (0.25 * kappa / (2.0 * math.pi * -math.expm1(-kappa)))
         else:
             self._factor = weight
@@ -425,7 +468,9 @@ class EchoModel:
         cos = np.abs(self._per_ray('cos_incidence', cos_incidence))
         mu = np.asarray(reflectivity)
         if mu.ndim != 0 and mu.shape != (self.n_rays,):
-            msg = f'reflectivity: expected a scalar or shape ({self.n_rays},), got shape {mu.shape}'
+            msg = (
+                f'reflectivity: expected a scalar or shape ({self.n_rays},), got shape {mu.shape}'
+            )
             raise ValueError(msg)
         single = r.dtype == np.float32
         factor = self._factor_f32() if single else self._factor
@@ -439,13 +484,17 @@ class EchoModel:
             # floor((r - r_min) / dr), r == r_max into the last bin; dropped rays into bin n_bins.
             position = (r - r.dtype.type(cfg.min_range)) * r.dtype.type(self._scale)
             index = np.where(kept, np.minimum(position, n_bins - 1), n_bins).astype(np.intp)
-            angular = np.exp(self._kappa * (cos - 1.0)) if cfg.scattering is Scattering.SPECULAR else cos
+            angular = (
+                np.exp(self._kappa * (cos - 1.0)) if cfg.scattering is Scattering.SPECULAR else cos
+            )
             per_ray = factor * angular
             per_ray *= mu
             per_ray /= r * r
             if self._attenuation > 0.0:
                 per_ray *= np.exp(-self._attenuation * r)
-        intensity = np.bincount(index, weights=per_ray, minlength=n_bins + 1)[:n_bins]
+        # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
+        weighted = np.bincount(index, weights=per_ray, minlength=n_bins + 1)
+        intensity = cast('NDArray[np.float64]', weighted)[:n_bins]
         hits = np.bincount(index, minlength=n_bins + 1)[:n_bins].astype(np.int64)
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
@@ -453,15 +502,23 @@ class EchoModel:
             kept_index = np.flatnonzero(kept)
             intensity = coherent_speckle(per_ray[kept_index], index[kept_index], n_bins, generator)
         if cfg.gain_stddev > 0.0:
-            intensity = intensity * max(0.0, 1.0 + cfg.gain_stddev * float(generator.standard_normal()))
+            intensity = intensity * max(
+                0.0, 1.0 + cfg.gain_stddev * float(generator.standard_normal())
+            )
         intensity = np.ascontiguousarray(intensity, dtype=np.float64)
 
         nearest = float(np.min(r, where=returned, initial=np.inf))
-        distance = -math.inf if nearest < cfg.min_range else self._estimate(r, kept, nearest, intensity)
+        distance = (
+            -math.inf if nearest < cfg.min_range else self._estimate(r, kept, nearest, intensity)
+        )
         if cfg.range_noise.enabled:
             distance = cfg.range_noise.apply(distance, self._bias, generator)
         cast_weight = self._beam_weight_total
-        confidence = float(np.sum(self._beam_weight, where=kept)) / cast_weight if cast_weight > 0.0 else 0.0
+        confidence = (
+            float(np.sum(self._beam_weight, where=kept)) / cast_weight
+            if cast_weight > 0.0
+            else 0.0
+        )
         return Ping(
             intensity=intensity,
             hits=hits,
@@ -474,7 +531,11 @@ class EchoModel:
         )
 
     def _estimate(
-        self, r: NDArray[np.floating], kept: NDArray[np.bool_], nearest: float, intensity: NDArray[np.float64]
+        self,
+        r: NDArray[np.floating],
+        kept: NDArray[np.bool_],
+        nearest: float,
+        intensity: NDArray[np.float64],
     ) -> float:
         cfg = self.config
         estimator = cfg.estimator
@@ -525,7 +586,8 @@ def cos_incidence(directions: ArrayLike, normals: ArrayLike) -> NDArray[np.float
     """
     d = np.asarray(directions)
     n = np.asarray(normals)
-    return np.minimum(np.abs(np.einsum('ij,ij->i', d, n)), 1.0)
+    cosine: NDArray[np.float64] = np.minimum(np.abs(np.einsum('ij,ij->i', d, n)), 1.0)
+    return cosine
 
 
 def _ray_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
@@ -542,4 +604,3 @@ def _ray_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-

@@ -16,22 +16,14 @@ given, so that a seed reproduces a ping bit for bit (``intensity-physics.md`` se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo._validate import check, finite, member
+from nps_sonar_py.noise_type import NoiseType
 
 __all__ = ['NoiseType', 'RangeNoise', 'coherent_speckle']
-
-
-class NoiseType(Enum):
-    """SDF ``<noise type=...>``: none, gaussian or gaussian_quantized."""
-
-    NONE = 'none'
-    GAUSSIAN = 'gaussian'
-    GAUSSIAN_QUANTIZED = 'gaussian_quantized'
 
 
 @dataclass(frozen=True)
@@ -60,7 +52,9 @@ class RangeNoise:
         for name in ('mean', 'stddev', 'bias_mean', 'bias_stddev', 'precision'):
             object.__setattr__(self, name, finite(f'range_noise.{name}', getattr(self, name)))
         check(self.stddev >= 0.0, 'range_noise.stddev', 'must be >= 0 m', self.stddev)
-        check(self.bias_stddev >= 0.0, 'range_noise.bias_stddev', 'must be >= 0 m', self.bias_stddev)
+        check(
+            self.bias_stddev >= 0.0, 'range_noise.bias_stddev', 'must be >= 0 m', self.bias_stddev
+        )
         check(self.precision >= 0.0, 'range_noise.precision', 'must be >= 0 m', self.precision)
         if self.type is NoiseType.GAUSSIAN_QUANTIZED:
             check(
@@ -84,7 +78,7 @@ class RangeNoise:
         return -bias if rng.random() < 0.5 else bias
 
     def apply(self, value: float, bias: float, rng: np.random.Generator) -> float:
-        """``value + bias + N(mean, stddev)``, quantised; infinities pass unchanged, drawing nothing.
+        """``value + bias + N(mean, stddev)``, quantised; infinities pass, drawing nothing.
 
         >>> noise = RangeNoise(NoiseType.GAUSSIAN_QUANTIZED, precision=0.01)
         >>> noise.apply(1.234, 0.0, np.random.default_rng(0))

@@ -29,7 +29,14 @@ from nps_sonar_py.scene.tessellation import (
     cylinder_triangles,
     sphere_triangles,
 )
-from nps_sonar_py.scene.world import GEOMETRY_KINDS, Entity, World, entity_from_robot, load_world, parse_world
+from nps_sonar_py.scene.world import (
+    GEOMETRY_KINDS,
+    Entity,
+    World,
+    entity_from_robot,
+    load_world,
+    parse_world,
+)
 
 if TYPE_CHECKING:
     from nps_sonar_py.scene.raycaster import Raycaster, RayHits

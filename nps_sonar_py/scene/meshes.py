@@ -28,6 +28,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 from lxml import etree
 
+from nps_sonar_py.ament import package_share
 from nps_sonar_py.errors import SceneError
 from nps_sonar_py.scene.tessellation import Triangles
 from nps_sonar_py.xml_input import xml_parser
@@ -48,8 +49,10 @@ MESH_FORMATS = ('.dae', '.obj', '.stl')
 PackageResolver = Callable[[str], 'str | os.PathLike[str] | None']
 
 
-def resolve_package(package: str, *, package_resolver: PackageResolver | None = None) -> Path | None:
-    """Find the share directory of ROS package ``package``; None if neither resolver nor index has it."""
+def resolve_package(
+    package: str, *, package_resolver: PackageResolver | None = None
+) -> Path | None:
+    """Find the share directory of ROS package ``package``; None if no resolver or index has it."""
     if package_resolver is not None:
         try:
             found = package_resolver(package)
@@ -57,13 +60,7 @@ def resolve_package(package: str, *, package_resolver: PackageResolver | None = 
             found = None
         if found is not None:
             return Path(found)
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        if (
-            prefix
-            and (Path(prefix) / 'share' / 'ament_index' / 'resource_index' / 'packages' / package).is_file()
-        ):
-            return Path(prefix) / 'share' / package
-    return None
+    return package_share(package)
 
 
 def resolve_mesh_path(
@@ -87,13 +84,15 @@ def resolve_mesh_path(
             raise ValueError(msg)
         share = resolve_package(parts.netloc, package_resolver=package_resolver)
         if share is None:
-            msg = f'package {parts.netloc!r} of {filename!r} is neither on AMENT_PREFIX_PATH nor resolved'
+            msg = f'package {parts.netloc!r} of {filename!r}'
+            msg += ' is neither on AMENT_PREFIX_PATH nor resolved'
             raise LookupError(msg)
         return share / relative
     if parts.scheme == 'file':
         path = Path(unquote(parts.netloc + parts.path))
     elif parts.scheme and len(parts.scheme) > 1:  # one letter is a Windows drive
-        msg = f'unsupported URI scheme {parts.scheme!r} in {filename!r} (use package://, file:// or a path)'
+        msg = f'unsupported URI scheme {parts.scheme!r} in {filename!r}'
+        msg += ' (use package://, file:// or a path)'
         raise ValueError(msg)
     else:
         path = Path(filename)
@@ -116,7 +115,9 @@ def _dae_unit(path: Path) -> float:
     return meter
 
 
-def read_mesh(path: str | os.PathLike[str], *, file: str | None = None, line: int | None = None) -> Triangles:
+def read_mesh(
+    path: str | os.PathLike[str], *, file: str | None = None, line: int | None = None
+) -> Triangles:
     """Triangles of the mesh file ``path``, in the file's units scaled to metres.
 
     Raises:
@@ -130,15 +131,14 @@ def read_mesh(path: str | os.PathLike[str], *, file: str | None = None, line: in
     element = f'<mesh filename="{path.name}">'
     suffix = path.suffix.lower()
     if suffix not in MESH_FORMATS:
-        problem = (
-            f'unsupported mesh format {path.suffix or "(none)"!r} of {path} (expected one of {MESH_FORMATS})'
-        )
+        problem = f'unsupported mesh format {path.suffix or "(none)"!r} of {path}'
+        problem += f' (expected one of {MESH_FORMATS})'
         raise SceneError(problem, file=file, line=line, element=element)
     if not path.is_file():
         raise SceneError(f'mesh file not found: {path}', file=file, line=line, element=element)
     try:
         unit = _dae_unit(path) if suffix == '.dae' else 1.0
-        mesh = trimesh.load(str(path), force='mesh', process=False)
+        mesh = trimesh.load_mesh(str(path), process=False)
         vertices = np.asarray(mesh.vertices, dtype=np.float64) * unit
         faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
     except Exception as err:
@@ -147,7 +147,9 @@ def read_mesh(path: str | os.PathLike[str], *, file: str | None = None, line: in
     if faces.shape[0] == 0:
         raise SceneError(f'mesh {path} holds no triangles', file=file, line=line, element=element)
     if not np.all(np.isfinite(vertices)) or faces.min() < 0 or faces.max() >= vertices.shape[0]:
-        raise SceneError(f'mesh {path} has invalid vertices or faces', file=file, line=line, element=element)
+        raise SceneError(
+            f'mesh {path} has invalid vertices or faces', file=file, line=line, element=element
+        )
     return Triangles(vertices, faces)
 
 

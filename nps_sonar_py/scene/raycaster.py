@@ -70,7 +70,9 @@ class RayHits:
         return self.entity >= 0
 
 
-def check_rays(origins: ArrayLike, directions: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def check_rays(
+    origins: ArrayLike, directions: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Rays as two (n, 3) float64 arrays; one origin (3,) is shared by all directions.
 
     Raises:
@@ -83,7 +85,13 @@ def check_rays(origins: ArrayLike, directions: ArrayLike) -> tuple[NDArray[np.fl
         d = d.reshape(1, -1)
     if o.ndim == 1:
         o = o.reshape(1, -1)
-    if d.ndim != 2 or d.shape[1] != 3 or o.ndim != 2 or o.shape[1] != 3 or o.shape[0] not in (1, d.shape[0]):
+    if (
+        d.ndim != 2
+        or d.shape[1] != 3
+        or o.ndim != 2
+        or o.shape[1] != 3
+        or o.shape[0] not in (1, d.shape[0])
+    ):
         msg = f'expected origins (n, 3) or (3,) and directions (n, 3), got {o.shape} and {d.shape}'
         raise ValueError(msg)
     o = np.broadcast_to(o, d.shape)
@@ -96,19 +104,23 @@ def check_rays(origins: ArrayLike, directions: ArrayLike) -> tuple[NDArray[np.fl
     return o, d
 
 
-def _scene(parts: Iterable[tuple[NDArray[np.float64], NDArray[np.int64]]]) -> o3d.t.geometry.RaycastingScene:
+def _scene(
+    parts: Iterable[tuple[NDArray[np.float64], NDArray[np.int64]]],
+) -> o3d.t.geometry.RaycastingScene:
     """Build a scene of (vertices, triangles) parts, geometry ids 0, 1, ... in order, BVH included.
 
     Open3D builds the BVH on the first query; one ray cast here moves that cost out of the
     first sensor cycle and into construction.
     """
+    # Open3D's stubs leave out that Tensor's dtype and device have defaults (the array's
+    # dtype, the CPU): hence the ignores of call-overload.
     scene = o3d.t.geometry.RaycastingScene()
     for vertices, triangles in parts:
-        scene.add_triangles(
-            o3d.core.Tensor(np.ascontiguousarray(vertices, dtype=np.float32)),
-            o3d.core.Tensor(np.ascontiguousarray(triangles, dtype=np.uint32)),
-        )
-    scene.cast_rays(o3d.core.Tensor(np.array([[0, 0, 0, 0, 0, 1]], dtype=np.float32)))
+        v = np.ascontiguousarray(vertices, dtype=np.float32)
+        t = np.ascontiguousarray(triangles, dtype=np.uint32)
+        scene.add_triangles(o3d.core.Tensor(v), o3d.core.Tensor(t))  # type: ignore[call-overload]
+    ray = np.array([[0, 0, 0, 0, 0, 1]], dtype=np.float32)
+    scene.cast_rays(o3d.core.Tensor(ray))  # type: ignore[call-overload]
     return scene
 
 
@@ -151,7 +163,9 @@ class Raycaster:
 
     """
 
-    def __init__(self, world: World, *, time: float | None = None, dynamic: Iterable[str] = ()) -> None:
+    def __init__(
+        self, world: World, *, time: float | None = None, dynamic: Iterable[str] = ()
+    ) -> None:
         self._world = world
         self._time = world.time_stamp if time is None else float(time)
         self._overrides: dict[int, NDArray[np.float64]] = {}
@@ -182,10 +196,11 @@ class Raycaster:
 
     def entity_pose(self, name: str) -> NDArray[np.float64]:
         """(4, 4) transform entity -> world of entity ``name`` now."""
-        return self._poses[self._world.index(name)].copy()
+        pose: NDArray[np.float64] = self._poses[self._world.index(name)].copy()
+        return pose
 
     def set_time(self, time: float) -> None:
-        """Move the entities with a twist (and their children) to their poses at ``time`` seconds."""
+        """Move the entities with a twist (and their children) to their poses at ``time`` (s)."""
         self._time = float(time)
         self._poses = self._world.poses(self._time, overrides=self._overrides, states=self._states)
 
@@ -200,7 +215,10 @@ class Raycaster:
         if m.shape != (4, 4) or not np.all(np.isfinite(m)):
             msg = f'pose must be a finite (4, 4) transform, got shape {m.shape}'
             raise ValueError(msg)
-        if not np.allclose(m[:3, :3] @ m[:3, :3].T, np.eye(3), atol=1e-6) or np.linalg.det(m[:3, :3]) < 0.0:
+        if (
+            not np.allclose(m[:3, :3] @ m[:3, :3].T, np.eye(3), atol=1e-6)
+            or np.linalg.det(m[:3, :3]) < 0.0
+        ):
             msg = 'pose must be a rigid transform (orthonormal rotation, determinant +1)'
             raise ValueError(msg)
         self._overrides[i] = m.copy()
@@ -209,7 +227,7 @@ class Raycaster:
         self.set_time(self._time)
 
     def set_entity_state(self, state: EntityState, *, since: float) -> None:
-        """Move entity ``state.model`` by a newer state (a scene-state update, as ``<entity_state>``).
+        """Move entity ``state.model`` by a newer state (a scene-state update: ``<entity_state>``).
 
         Its origin holds at scene time ``since``, and its twist applies from then on. The parent
         frame must be the one the world gives the entity. An entity that was static leaves the
@@ -277,7 +295,9 @@ class Raycaster:
                 continue
             # x_local = R^T (x - p); the normals go back with R.
             local_o = rotate_rows(o[rows] - translation, rotation.T)
-            t, _, primitive, normal = _cast(moving.scene, local_o, rotate_rows(d[rows], rotation.T))
+            t, _, primitive, normal = _cast(
+                moving.scene, local_o, rotate_rows(d[rows], rotation.T)
+            )
             closer = t < ranges[rows]
             rows = rows[closer]
             ranges[rows] = t[closer]
@@ -295,7 +315,7 @@ class Raycaster:
         return mask
 
     def _build_static(self) -> None:
-        """Build one scene of the static entities in world coordinates (geometry id g: _static_entity[g])."""
+        """Build one scene of the static entities, world frame; geometry g is _static_entity[g]."""
         world = self._world
         members = [
             i
@@ -306,7 +326,9 @@ class Raycaster:
         sizes = [len(world.entities[i].surface) for i in members]
         self._static_offset = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
         self._static_reflectivity = (
-            np.concatenate([world.entities[i].reflectivity for i in members]) if members else np.zeros(0)
+            np.concatenate([world.entities[i].reflectivity for i in members])
+            if members
+            else np.zeros(0)
         )
         self._static: o3d.t.geometry.RaycastingScene | None = None
         if not members:

@@ -47,6 +47,7 @@ from nps_sonar_py.xml_input import (
     parse_numbers,
     raise_at,
     read_document,
+    required_attribute,
 )
 
 __all__ = [
@@ -64,6 +65,10 @@ WORLD_FRAME = 'world'
 
 #: Separates a model from one of its links in ``<parent frame="model::link">``.
 FRAME_SEPARATOR = '::'
+
+#: The scene's ``problem`` for :func:`~nps_sonar_py.xml_input.required_attribute`, which the
+#: scene calls with ``strip=True``: a required attribute must not be blank either.
+MISSING_ATTRIBUTE = 'missing required attribute {name!r}'
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
@@ -122,7 +127,7 @@ class SceneState:
 
 
 def split_frame(frame: str) -> tuple[str | None, str | None]:
-    """``(model, link)`` of a parent frame: world -> (None, None), m -> (m, None), m::l -> (m, l)."""
+    """``(model, link)`` of a frame: world -> (None, None), m -> (m, None), m::l -> (m, l)."""
     if frame == WORLD_FRAME:
         return None, None
     model, sep, link = frame.partition(FRAME_SEPARATOR)
@@ -132,7 +137,7 @@ def split_frame(frame: str) -> tuple[str | None, str | None]:
 def integrate_twist(
     origin: ArrayLike, linear: ArrayLike, angular: ArrayLike, dt: float
 ) -> NDArray[np.float64]:
-    """Pose after ``dt`` seconds of a constant twist about the entity's origin, in the parent frame.
+    """Pose after ``dt`` seconds of a constant twist about the entity's origin (parent frame).
 
     Translation and rotation are separate: ``p = p0 + v dt`` and ``R = exp([w] dt) R0``.
 
@@ -169,18 +174,10 @@ def check_children(
             raise_at(SceneError, child, problem, element=label(element), file=file)
 
 
-def required_attribute(element: Element, key: str, *, file: str | None) -> str:
-    """Return attribute ``key``, which must be present and not blank, without surrounding space."""
-    value = element.get(key)
-    if value is None or not value.strip():
-        raise_at(SceneError, element, f'missing required attribute {key!r}', file=file)
-    return value.strip()
-
-
 def floats_attribute(
     element: Element, key: str, count: int, *, file: str | None, default: float = 0.0
 ) -> NDArray[np.float64]:
-    """Attribute ``key`` as ``count`` finite floats separated by spaces; absent gives ``default``s."""
+    """Attribute ``key`` as ``count`` finite floats separated by spaces; ``default``s if absent."""
     text = element.get(key)
     if text is None:
         return np.full(count, default)
@@ -196,18 +193,30 @@ def floats_attribute(
 
 
 def _entity_state(element: Element, *, file: str | None) -> EntityState:
-    check_children(element, file=file, attributes=('model',), elements=('parent', 'origin', 'twist'))
-    model = required_attribute(element, 'model', file=file)
+    check_children(
+        element, file=file, attributes=('model',), elements=('parent', 'origin', 'twist')
+    )
+    model = required_attribute(
+        element, 'model', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=file
+    )
     by_tag: dict[str, Element] = {}
     for child in children(element):
         if child.tag in by_tag:
-            raise_at(SceneError, child, f'more than one <{child.tag}>', element=label(element), file=file)
+            raise_at(
+                SceneError,
+                child,
+                f'more than one <{child.tag}>',
+                element=label(element),
+                file=file,
+            )
         by_tag[child.tag] = child
     parent = by_tag.get('parent')
     if parent is None:
         raise_at(SceneError, element, 'missing required element <parent frame="...">', file=file)
     check_children(parent, file=file, attributes=('frame',))
-    frame = required_attribute(parent, 'frame', file=file)
+    frame = required_attribute(
+        parent, 'frame', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=file
+    )
     origin = np.eye(4)
     if (element_origin := by_tag.get('origin')) is not None:
         check_children(element_origin, file=file, attributes=('xyz', 'rpy'))
@@ -230,12 +239,22 @@ def parse_scene_state(element: Element | str | bytes, *, source: str | None = No
             is not a finite number, or two states for one model.
 
     """
-    root = parse_document(element, source, SceneError) if isinstance(element, (str, bytes)) else element
+    root = (
+        parse_document(element, source, SceneError)
+        if isinstance(element, (str, bytes))
+        else element
+    )
     if root.tag != 'scene_state':
         raise_at(SceneError, root, f'expected <scene_state>, got <{root.tag}>', file=source)
-    check_children(root, file=source, attributes=('scene', 'time_stamp'), elements=('entity_state',))
-    scene = required_attribute(root, 'scene', file=source)
-    stamp_text = required_attribute(root, 'time_stamp', file=source)
+    check_children(
+        root, file=source, attributes=('scene', 'time_stamp'), elements=('entity_state',)
+    )
+    scene = required_attribute(
+        root, 'scene', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=source
+    )
+    stamp_text = required_attribute(
+        root, 'time_stamp', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=source
+    )
     try:
         time_stamp = parse_number(stamp_text)
     except NumberError:

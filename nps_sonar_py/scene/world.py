@@ -28,24 +28,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, TypeGuard
 
 import numpy as np
 from lxml import etree
 from numpy.typing import NDArray
 
-from nps_sonar_py.description import Box, Cylinder, Mesh, Robot, Shape, Sphere, load_robot, parse_robot
+from nps_sonar_py.description import (
+    Box,
+    Cylinder,
+    Mesh,
+    Robot,
+    Shape,
+    Sphere,
+    load_robot,
+    parse_robot,
+)
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
 from nps_sonar_py.errors import SceneError
 from nps_sonar_py.scene.meshes import MeshLoader, PackageResolver
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
+    MISSING_ATTRIBUTE,
     WORLD_FRAME,
     EntityState,
     SceneState,
     check_children,
     parse_scene_state,
-    required_attribute,
     split_frame,
 )
 from nps_sonar_py.scene.tessellation import (
@@ -65,6 +74,7 @@ from nps_sonar_py.xml_input import (
     parse_number,
     raise_at,
     read_document,
+    required_attribute,
 )
 
 __all__ = [
@@ -82,6 +92,11 @@ GEOMETRY_KINDS = ('collision', 'visual')
 
 Geometry = Literal['collision', 'visual']
 
+
+def _is_geometry(kind: str) -> TypeGuard[Geometry]:
+    return kind in GEOMETRY_KINDS
+
+
 #: Largest coordinate, in metres, that a triangle may have: float32's range, with room to spare.
 _LARGEST = 1e30
 
@@ -95,7 +110,8 @@ class Entity:
         surface: triangles of all its links at zero joint positions, in metres, entity frame.
         reflectivity: (k,) Lambert coefficient of each triangle, in [0, 1]; a scalar given
             to the constructor applies to all.
-        links: (4, 4) transform link -> entity frame of each link, for ``<parent frame="m::link">``.
+        links: (4, 4) transform link -> entity frame of each link, for
+            ``<parent frame="m::link">``.
         source: the file the model was read from, if any.
 
     """
@@ -107,7 +123,9 @@ class Entity:
     source: str | None = None
 
     def __post_init__(self) -> None:
-        mu = np.broadcast_to(np.asarray(self.reflectivity, dtype=np.float64), (len(self.surface),)).copy()
+        mu = np.broadcast_to(
+            np.asarray(self.reflectivity, dtype=np.float64), (len(self.surface),)
+        ).copy()
         if not np.all((mu >= 0.0) & (mu <= 1.0)):
             msg = f'entity {self.name!r}: reflectivity must be in [0, 1]'
             raise ValueError(msg)
@@ -153,17 +171,27 @@ class World:
         for i, entity in enumerate(self.entities):
             if entity.name == WORLD_FRAME or FRAME_SEPARATOR in entity.name or not entity.name:
                 problem = f'model name {entity.name!r} is reserved or contains {FRAME_SEPARATOR!r}'
-                raise SceneError(problem, file=self.source, element=f'<model name="{entity.name}">')
+                raise SceneError(
+                    problem, file=self.source, element=f'<model name="{entity.name}">'
+                )
             if index[entity.name] != i:
-                raise SceneError(f'two models named {entity.name!r}', file=self.source, element='<world>')
+                raise SceneError(
+                    f'two models named {entity.name!r}', file=self.source, element='<world>'
+                )
         state_file = self.scene_state.source or self.source
         if self.scene_state.scene != self.name:
-            problem = f'scene={self.scene_state.scene!r} is not the name of this world, {self.name!r}'
-            raise SceneError(problem, file=state_file, line=self.scene_state.line, element='<scene_state>')
+            problem = (
+                f'scene={self.scene_state.scene!r} is not the name of this world, {self.name!r}'
+            )
+            raise SceneError(
+                problem, file=state_file, line=self.scene_state.line, element='<scene_state>'
+            )
         for state in self.scene_state.entities:
             if state.model not in index:
                 problem = f'no model named {state.model!r} (models: {", ".join(names) or "none"})'
-                raise SceneError(problem, file=state_file, line=state.line, element=_state_label(state))
+                raise SceneError(
+                    problem, file=state_file, line=state.line, element=_state_label(state)
+                )
         states = tuple(self.scene_state.entity(n) or EntityState(n) for n in names)
         parents = np.full(len(names), -1, dtype=np.int64)
         attachments = np.tile(np.eye(4), (len(names), 1, 1))
@@ -171,16 +199,17 @@ class World:
             model, link = split_frame(state.frame)
             if model is None:
                 continue
-            where = {'file': state_file, 'line': state.line, 'element': _state_label(state)}
+            where = _state_label(state)
             if model not in index:
-                raise SceneError(f'unknown parent frame {state.frame!r}: no model named {model!r}', **where)
+                problem = f'unknown parent frame {state.frame!r}: no model named {model!r}'
+                raise SceneError(problem, file=state_file, line=state.line, element=where)
             parent = self.entities[index[model]]
             if link is not None:
                 if link not in parent.links:
                     known = ', '.join(parent.links) or 'none'
-                    problem = f'unknown parent frame {state.frame!r}: model {model!r} has no link {link!r}'
-                    problem += f' ({known})'
-                    raise SceneError(problem, **where)
+                    problem = f'unknown parent frame {state.frame!r}: model {model!r}'
+                    problem += f' has no link {link!r} ({known})'
+                    raise SceneError(problem, file=state_file, line=state.line, element=where)
                 attachments[i] = parent.links[link]
             parents[i] = index[model]
         order = _parents_first(parents, names, states, state_file)
@@ -269,7 +298,9 @@ def _parents_first(
             if i in chain:
                 cycle = ' -> '.join(names[j] for j in [*chain[chain.index(i) :], i])
                 problem = f'parent frames form a cycle: {cycle}'
-                raise SceneError(problem, file=file, line=states[i].line, element=_state_label(states[i]))
+                raise SceneError(
+                    problem, file=file, line=states[i].line, element=_state_label(states[i])
+                )
             chain.append(i)
             i = int(parents[i])
         for j in reversed(chain):
@@ -294,7 +325,7 @@ def _options(
     default_lambert: float,
     package_resolver: PackageResolver | None,
 ) -> _Options:
-    if geometry not in GEOMETRY_KINDS:
+    if not _is_geometry(geometry):
         msg = f'geometry must be one of {GEOMETRY_KINDS}, got {geometry!r}'
         raise ValueError(msg)
     if not 0.0 <= default_lambert <= 1.0:
@@ -305,7 +336,7 @@ def _options(
         msg += f', got {cylinder_segments} and {sphere_subdivisions}'
         raise ValueError(msg)
     return _Options(
-        geometry,  # type: ignore[arg-type]
+        geometry,
         int(cylinder_segments),
         int(sphere_subdivisions),
         float(default_lambert),
@@ -313,7 +344,9 @@ def _options(
     )
 
 
-def _shape_triangles(shape: Shape, base_dir: str | os.PathLike[str] | None, options: _Options) -> Triangles:
+def _shape_triangles(
+    shape: Shape, base_dir: str | os.PathLike[str] | None, options: _Options
+) -> Triangles:
     """Triangles of one URDF shape, in its link's frame."""
     g = shape.geometry
     kind = type(g).__name__.lower()
@@ -329,12 +362,16 @@ def _shape_triangles(shape: Shape, base_dir: str | os.PathLike[str] | None, opti
             if not np.all(np.isfinite(scale) & (scale != 0.0)):
                 msg = f'mesh scale must be three finite non-zero numbers, got {scale.tolist()}'
                 raise ValueError(msg)
-            mesh = options.meshes.load(g.filename, base_dir, file=shape.source, line=shape.line).scaled(scale)
+            mesh = options.meshes.load(
+                g.filename, base_dir, file=shape.source, line=shape.line
+            ).scaled(scale)
         else:
             msg = f'unsupported geometry {type(g).__name__}'
             raise ValueError(msg)
     except ValueError as err:
-        raise SceneError(str(err), file=shape.source, line=shape.line, element=f'<{kind}>') from None
+        raise SceneError(
+            str(err), file=shape.source, line=shape.line, element=f'<{kind}>'
+        ) from None
     return mesh.transformed(shape.origin)
 
 
@@ -354,11 +391,13 @@ def entity_from_robot(
     retro: float | None = None,
     package_resolver: PackageResolver | None = None,
 ) -> Entity:
-    """Make the :class:`Entity` of a parsed robot: its links' shapes as triangles in its root frame.
+    """Make the :class:`Entity` of a parsed robot: its links' shapes as triangles, root frame.
 
     ``reflectivity`` and ``retro`` are the model-level fallbacks (see the module docstring).
     """
-    options = _options(geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver)
+    options = _options(
+        geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver
+    )
     return _entity(name, robot, options, reflectivity, retro)
 
 
@@ -378,7 +417,10 @@ def _entity(
             if not np.all(np.abs(mesh.vertices) <= _LARGEST):  # also catches nan
                 problem = f'shape reaches beyond {_LARGEST:g} m (Open3D works in float32)'
                 raise SceneError(
-                    problem, file=shape.source, line=shape.line, element=f'<link name="{link_name}">'
+                    problem,
+                    file=shape.source,
+                    line=shape.line,
+                    element=f'<link name="{link_name}">',
                 )
             link_retro = _first(shape.retro, link.retro)
             mu = _first(
@@ -395,7 +437,9 @@ def _entity(
     return Entity(name, surface, mu_all, links, robot.source)
 
 
-def _model_number(element: Element, key: str, file: str | None, low: float, high: float) -> float | None:
+def _model_number(
+    element: Element, key: str, file: str | None, low: float, high: float
+) -> float | None:
     text = element.get(key)
     if text is None:
         return None
@@ -404,7 +448,9 @@ def _model_number(element: Element, key: str, file: str | None, low: float, high
     except NumberError:
         value = math.nan
     if not low <= value <= high:  # also false for nan
-        raise_at(SceneError, element, f'{key}={text!r} must be a number in [{low}, {high}]', file=file)
+        raise_at(
+            SceneError, element, f'{key}={text!r} must be a number in [{low}, {high}]', file=file
+        )
     return value
 
 
@@ -415,10 +461,17 @@ def _model(element: Element, file: str | None, base_dir: Path, options: _Options
         attributes=('name', 'file', 'geometry', 'reflectivity', 'retro'),
         elements=('robot',),
     )
-    name = required_attribute(element, 'name', file=file)
-    geometry = element.get('geometry', options.geometry)
-    if geometry not in GEOMETRY_KINDS:
-        raise_at(SceneError, element, f'geometry={geometry!r} must be one of {GEOMETRY_KINDS}', file=file)
+    name = required_attribute(
+        element, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=file
+    )
+    geometry: str = element.get('geometry', options.geometry)
+    if not _is_geometry(geometry):
+        raise_at(
+            SceneError,
+            element,
+            f'geometry={geometry!r} must be one of {GEOMETRY_KINDS}',
+            file=file,
+        )
     reflectivity = _model_number(element, 'reflectivity', file, 0.0, 1.0)
     retro = _model_number(element, 'retro', file, 0.0, math.inf)
     inline = children(element)
@@ -439,7 +492,7 @@ def _model(element: Element, file: str | None, base_dir: Path, options: _Options
         options
         if geometry == options.geometry
         else _Options(
-            geometry,  # type: ignore[arg-type]
+            geometry,
             options.cylinder_segments,
             options.sphere_subdivisions,
             options.default_lambert,
@@ -479,22 +532,30 @@ def parse_world(
         DescriptionError: a model's URDF that cannot be used.
 
     """
-    options = _options(geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver)
+    options = _options(
+        geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver
+    )
     if base_dir is None:
         base_dir = Path(source).parent if source is not None else Path.cwd()
     root = parse_document(text, source, SceneError)
     if root.tag != 'world':
         raise_at(SceneError, root, f'expected <world>, got <{root.tag}>', file=source)
     check_children(root, file=source, attributes=('name',), elements=('model', 'scene_state'))
-    name = required_attribute(root, 'name', file=source)
+    name = required_attribute(
+        root, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=source
+    )
     states = root.findall('scene_state')
     if len(states) > 1:
-        raise_at(SceneError, states[1], 'more than one <scene_state>', element=label(root), file=source)
+        raise_at(
+            SceneError, states[1], 'more than one <scene_state>', element=label(root), file=source
+        )
     scene_state = parse_scene_state(states[0], source=source) if states else SceneState(name, 0.0)
     models = root.findall('model')
     seen: set[str] = set()
     for element in models:  # names first, so that a duplicate fails before any mesh is read
-        model = required_attribute(element, 'name', file=source)
+        model = required_attribute(
+            element, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=source
+        )
         if model in seen:
             raise_at(SceneError, element, f'two models named {model!r}', file=source)
         if model == WORLD_FRAME or FRAME_SEPARATOR in model:

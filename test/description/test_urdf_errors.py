@@ -1,4 +1,4 @@
-"""Every way a description can be unusable gives one DescriptionError naming file, line, element, problem."""
+"""Each way a description can be unusable: one DescriptionError (file, line, element, problem)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ def robot(body: str) -> str:
 
 def sonar(inner: str, *, attrs: str = '') -> str:
     """A sonar sensor on line 3 whose <sonar> is on line 5."""
-    return f'<sensor name="s" type="sonar"{attrs}>\n<parent link="base"/>\n<sonar>{inner}</sonar>\n</sensor>'
+    return (
+        f'<sensor name="s" type="sonar"{attrs}>\n<parent link="base"/>\n'
+        f'<sonar>{inner}</sonar>\n</sensor>'
+    )
 
 
 def error_of(text: str, source: str = '<robot_description>') -> DescriptionError:
@@ -29,9 +32,21 @@ def error_of(text: str, source: str = '<robot_description>') -> DescriptionError
 
 # (case id, document, line, element, problem regex)
 CASES = [
-    ('malformed', '<robot name="r">\n<link name="a">\n</robot>', 3, None, r'malformed XML: .*mismatch'),
+    (
+        'malformed',
+        '<robot name="r">\n<link name="a">\n</robot>',
+        3,
+        None,
+        r'malformed XML: .*mismatch',
+    ),
     ('empty', '', 1, None, r'malformed XML'),
-    ('root', '<model name="m"/>', 1, '<model name="m">', r'root element is <model>, expected <robot>'),
+    (
+        'root',
+        '<model name="m"/>',
+        1,
+        '<model name="m">',
+        r'root element is <model>, expected <robot>',
+    ),
     ('no links', '<robot name="r"/>', 1, '<robot name="r">', r'no <link>'),
     ('robot name', '<robot>\n<link name="a"/></robot>', 1, '<robot>', r'missing attribute name'),
     (
@@ -55,7 +70,13 @@ CASES = [
         '<sensor name="s">',
         r"unknown sensor type 'lidar'; expected one of camera, ray, .*rfid",
     ),
-    ('no parent', robot('<sensor name="s" type="sonar"/>'), 3, '<sensor name="s">', r'missing <parent>'),
+    (
+        'no parent',
+        robot('<sensor name="s" type="sonar"/>'),
+        3,
+        '<sensor name="s">',
+        r'missing <parent>',
+    ),
     (
         'parent link',
         robot('<sensor name="s" type="sonar"><parent/></sensor>'),
@@ -77,8 +98,20 @@ CASES = [
         '<sensor name="s"><sonar><max>',
         r"'abc' is not a number",
     ),
-    ('nan', robot(sonar('<max>nan</max>')), 5, '<sensor name="s"><sonar><max>', r"'nan' is not a number"),
-    ('inf', robot(sonar('<max>1e999</max>')), 5, '<sensor name="s"><sonar><max>', r"'1e999' is not a finite"),
+    (
+        'nan',
+        robot(sonar('<max>nan</max>')),
+        5,
+        '<sensor name="s"><sonar><max>',
+        r"'nan' is not a number",
+    ),
+    (
+        'inf',
+        robot(sonar('<max>1e999</max>')),
+        5,
+        '<sensor name="s"><sonar><max>',
+        r"'1e999' is not a finite",
+    ),
     (
         'underscore',
         robot(sonar('<max>1_0</max>')),
@@ -100,8 +133,20 @@ CASES = [
         '<sensor name="s"><sonar><radius>',
         r'radius: must be > 0, got -0.5',
     ),
-    ('negative min', robot(sonar('<min>-1</min>')), 5, '<sensor name="s"><sonar><min>', r'min: must be >= 0'),
-    ('negative rate', robot(sonar('', attrs=' update_rate="-1"')), 3, '<sensor name="s">', r'must be >= 0'),
+    (
+        'negative min',
+        robot(sonar('<min>-1</min>')),
+        5,
+        '<sensor name="s"><sonar><min>',
+        r'min: must be >= 0',
+    ),
+    (
+        'negative rate',
+        robot(sonar('', attrs=' update_rate="-1"')),
+        3,
+        '<sensor name="s">',
+        r'must be >= 0',
+    ),
     (
         'max < min',
         robot(sonar('<min>0.5</min>\n<max>0.1</max>')),
@@ -199,7 +244,8 @@ CASES = [
     (
         'far < near',
         robot(
-            '<sensor name="c" type="camera"><parent link="base"/><camera><image width="2" height="1" '
+            '<sensor name="c" type="camera"><parent link="base"/><camera>'
+            '<image width="2" height="1" '
             'format="rgb8" hfov="1" near="1" far="0.5"/></camera></sensor>'
         ),
         3,
@@ -209,7 +255,8 @@ CASES = [
     (
         'width fraction',
         robot(
-            '<sensor name="c" type="camera"><parent link="base"/><camera><image width="2.5" height="1" '
+            '<sensor name="c" type="camera"><parent link="base"/><camera>'
+            '<image width="2.5" height="1" '
             'format="rgb8" hfov="1" near="1" far="2"/></camera></sensor>'
         ),
         3,
@@ -219,7 +266,8 @@ CASES = [
     (
         'angles',
         robot(
-            '<sensor name="l" type="ray"><parent link="base"/><ray>\n<scan><horizontal min_angle="1" '
+            '<sensor name="l" type="ray"><parent link="base"/><ray>\n<scan>'
+            '<horizontal min_angle="1" '
             'max_angle="-1"/></scan></ray></sensor>'
         ),
         4,
@@ -229,7 +277,8 @@ CASES = [
     (
         'samples',
         robot(
-            '<sensor name="l" type="ray"><parent link="base"/><ray><horizontal><samples>0</samples>'
+            '<sensor name="l" type="ray"><parent link="base"/><ray><horizontal>'
+            '<samples>0</samples>'
             '</horizontal></ray></sensor>'
         ),
         3,
@@ -239,7 +288,8 @@ CASES = [
     (
         'range',
         robot(
-            '<sensor name="l" type="ray"><parent link="base"/><ray><range min="5" max="1"/></ray></sensor>'
+            '<sensor name="l" type="ray"><parent link="base"/><ray><range min="5" max="1"/></ray>'
+            '</sensor>'
         ),
         3,
         '<sensor name="l"><ray><range>',
@@ -305,7 +355,13 @@ CASES = [
         '<sensor name="s">',
         r"sensor 's' defined twice \(first on line 3\)",
     ),
-    ('duplicate link', robot('<link name="base"/>'), 3, '<link name="base">', r"link 'base' defined twice"),
+    (
+        'duplicate link',
+        robot('<link name="base"/>'),
+        3,
+        '<link name="base">',
+        r"link 'base' defined twice",
+    ),
     (
         'joint unknown child',
         robot('<joint name="j1" type="fixed"><parent link="base"/>\n<child link="arm"/></joint>'),
@@ -316,7 +372,8 @@ CASES = [
     (
         'joint unknown parent',
         robot(
-            '<link name="arm"/><joint name="j1" type="fixed"><parent link="bse"/><child link="arm"/></joint>'
+            '<link name="arm"/><joint name="j1" type="fixed"><parent link="bse"/>'
+            '<child link="arm"/></joint>'
         ),
         3,
         '<joint name="j1"><parent>',
@@ -324,7 +381,10 @@ CASES = [
     ),
     (
         'joint type',
-        robot('<link name="a"/><joint name="j1" type="hinge"><parent link="base"/><child link="a"/></joint>'),
+        robot(
+            '<link name="a"/><joint name="j1" type="hinge"><parent link="base"/><child link="a"/>'
+            '</joint>'
+        ),
         3,
         '<joint name="j1">',
         r"unknown joint type 'hinge'",
@@ -332,7 +392,8 @@ CASES = [
     (
         'joint limit',
         robot(
-            '<link name="a"/><joint name="j1" type="revolute"><parent link="base"/><child link="a"/></joint>'
+            '<link name="a"/><joint name="j1" type="revolute"><parent link="base"/>'
+            '<child link="a"/></joint>'
         ),
         3,
         '<joint name="j1">',
@@ -341,7 +402,8 @@ CASES = [
     (
         'limit order',
         robot(
-            '<link name="a"/><joint name="j1" type="prismatic"><parent link="base"/><child link="a"/>'
+            '<link name="a"/><joint name="j1" type="prismatic"><parent link="base"/>'
+            '<child link="a"/>'
             '<limit lower="1" upper="0"/></joint>'
         ),
         3,
@@ -351,7 +413,8 @@ CASES = [
     (
         'zero axis',
         robot(
-            '<link name="a"/><joint name="j1" type="continuous"><parent link="base"/><child link="a"/>'
+            '<link name="a"/><joint name="j1" type="continuous"><parent link="base"/>'
+            '<child link="a"/>'
             '<axis xyz="0 0 0"/></joint>'
         ),
         3,
@@ -392,7 +455,8 @@ CASES = [
     (
         'mimic',
         robot(
-            '<link name="a"/><joint name="j1" type="continuous"><parent link="base"/><child link="a"/>'
+            '<link name="a"/><joint name="j1" type="continuous"><parent link="base"/>'
+            '<child link="a"/>'
             '<mimic joint="j9"/></joint>'
         ),
         3,
@@ -401,7 +465,9 @@ CASES = [
     ),
     (
         'box',
-        robot('<link name="a">\n<visual><geometry><box size="1 -1 1"/></geometry></visual></link>'),
+        robot(
+            '<link name="a">\n<visual><geometry><box size="1 -1 1"/></geometry></visual></link>'
+        ),
         4,
         '<link name="a"><visual><geometry><box>',
         r'size: must be >= 0, got -1.0',
@@ -425,7 +491,10 @@ CASES = [
     ),
     (
         'capsule',
-        robot('<link name="a"><visual><geometry><capsule radius="1" length="1"/></geometry></visual></link>'),
+        robot(
+            '<link name="a"><visual><geometry><capsule radius="1" length="1"/></geometry></visual>'
+            '</link>'
+        ),
         3,
         '<link name="a"><visual><geometry><capsule>',
         r'unknown geometry <capsule>',
@@ -497,7 +566,10 @@ CASES = [
     ),
     (
         'gazebo pose',
-        robot('<gazebo reference="base"><sensor name="g" type="sonar"><pose>0 0 0</pose></sensor></gazebo>'),
+        robot(
+            '<gazebo reference="base"><sensor name="g" type="sonar"><pose>0 0 0</pose></sensor>'
+            '</gazebo>'
+        ),
         3,
         '<sensor name="g"><pose>',
         r'expected 6 numbers, got 3',
@@ -552,11 +624,15 @@ def test_error_names_file_line_element_and_problem(
 
 def test_message_format_is_one_line_file_line_element_problem():
     err = error_of(robot(sonar('<min>0.5</min>\n<max>0.1</max>')), source='tank.urdf')
-    assert str(err) == 'tank.urdf:6: <sensor name="s"><sonar><max>: max: must be > min (0.5), got 0.1'
+    assert (
+        str(err) == 'tank.urdf:6: <sensor name="s"><sonar><max>: max: must be > min (0.5), got 0.1'
+    )
 
 
 def test_attribute_form_errors_name_the_attribute():
-    err = error_of(robot('<sensor name="s" type="sonar"><parent link="base"/><sonar max="x7"/></sensor>'))
+    err = error_of(
+        robot('<sensor name="s" type="sonar"><parent link="base"/><sonar max="x7"/></sensor>')
+    )
     assert err.problem == 'max="x7": \'x7\' is not a number'
 
 
@@ -583,7 +659,8 @@ def test_file_errors_name_the_file(tmp_path: Path):
 def test_xacro_errors_name_the_file(tmp_path: Path):
     path = tmp_path / 'bad.urdf.xacro'
     path.write_text(
-        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="$(arg nope)"/></robot>'
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="$(arg nope)"/>'
+        '</robot>'
     )
     with pytest.raises(DescriptionError, match=r'xacro failed: .*nope') as info:
         load_robot(path)
@@ -593,8 +670,10 @@ def test_xacro_errors_name_the_file(tmp_path: Path):
 def test_xacro_output_errors_name_the_xacro_file(tmp_path: Path):
     path = tmp_path / 'bad.urdf.xacro'
     path.write_text(
-        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:arg name="m" default="1"/>'
-        '<link name="a"/><sensor name="s" type="sonar"><parent link="a"/><sonar max="$(arg m)"/></sensor>'
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+        '<xacro:arg name="m" default="1"/>'
+        '<link name="a"/><sensor name="s" type="sonar"><parent link="a"/><sonar max="$(arg m)"/>'
+        '</sensor>'
         '</robot>',
     )
     with pytest.raises(DescriptionError, match=r'max: must be > 0') as info:

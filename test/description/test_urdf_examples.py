@@ -36,13 +36,14 @@ def test_reference_sonar_pose_in_the_world():
     assert robot.root_link == 'base_link'
     pose = robot.sensor_transform('sonar')  # base_link is the world origin
     np.testing.assert_allclose(pose[:3, 3], [2.1, 1.0, 1.0], atol=1e-12)
-    np.testing.assert_allclose(pose[:3, 2], [0.0, 1.0, 0.0], atol=1e-12)  # optical z: looks along world +y
-    np.testing.assert_allclose(
-        pose[:3, 0], [1.0, 0.0, 0.0], atol=1e-12
-    )  # right of +y, seen from above, is +x
+    # optical z: looks along world +y
+    np.testing.assert_allclose(pose[:3, 2], [0.0, 1.0, 0.0], atol=1e-12)
+    # right of +y, seen from above, is +x
+    np.testing.assert_allclose(pose[:3, 0], [1.0, 0.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(pose[:3, 1], [0.0, 0.0, -1.0], atol=1e-12)  # down
     body = robot.sensor_transform('sonar', frame=SensorFrame.BODY)
-    np.testing.assert_allclose(body[:3, 0], [0.0, 1.0, 0.0], atol=1e-12)  # REP 103 forward: yaw pi/2
+    # REP 103 forward: yaw pi/2
+    np.testing.assert_allclose(body[:3, 0], [0.0, 1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(body[:3, 2], [0.0, 0.0, 1.0], atol=1e-12)
 
 
@@ -95,7 +96,9 @@ def test_demo_robot_geometry_and_surfaces():
     assert base.visuals[0].geometry == Box((0.6, 0.4, 0.2))
     assert (base.retro, base.reflectivity) == (100.0, 0.4)
     assert robot.links['pan_link'].collisions[0].retro == 255.0
-    assert robot.links['laser_link'].visuals[0].geometry == Mesh('meshes/scanner.stl', (0.001, 0.001, 0.001))
+    assert robot.links['laser_link'].visuals[0].geometry == Mesh(
+        'meshes/scanner.stl', (0.001, 0.001, 0.001)
+    )
     assert robot.base_dir == str(ROBOTS)
 
 

@@ -20,7 +20,8 @@ def test_fixed_joints_compose():
         chain_robot(
             '<joint name="j1" type="fixed"><parent link="base"/><child link="a"/>'
             '<origin xyz="1 0 0" rpy="0 0 1.5707963267948966"/></joint>'
-            '<joint name="j2" type="fixed"><parent link="a"/><child link="b"/><origin xyz="2 0 0"/></joint>',
+            '<joint name="j2" type="fixed"><parent link="a"/><child link="b"/>'
+            '<origin xyz="2 0 0"/></joint>',
         ),
     )
     # a is at x=1 yawed +90 deg, so a's +x is base +y: b is 2 m along base +y from a
@@ -34,9 +35,11 @@ def test_fixed_joints_compose():
 def test_revolute_about_z():
     robot = parse_robot(
         chain_robot(
-            '<joint name="pan" type="revolute"><parent link="base"/><child link="a"/><origin xyz="0 0 1"/>'
+            '<joint name="pan" type="revolute"><parent link="base"/><child link="a"/>'
+            '<origin xyz="0 0 1"/>'
             '<axis xyz="0 0 1"/><limit lower="-3" upper="3"/></joint>'
-            '<joint name="arm" type="fixed"><parent link="a"/><child link="b"/><origin xyz="0.5 0 0"/>'
+            '<joint name="arm" type="fixed"><parent link="a"/><child link="b"/>'
+            '<origin xyz="0.5 0 0"/>'
             '</joint>',
         ),
     )
@@ -50,7 +53,8 @@ def test_joint_at_zero_when_not_given_and_default_axis_is_x():
     robot = parse_robot(
         chain_robot(
             '<joint name="roll" type="continuous"><parent link="base"/><child link="a"/></joint>'
-            '<joint name="arm" type="fixed"><parent link="a"/><child link="b"/><origin xyz="0 1 0"/></joint>',
+            '<joint name="arm" type="fixed"><parent link="a"/><child link="b"/>'
+            '<origin xyz="0 1 0"/></joint>',
         ),
     )
     np.testing.assert_allclose(robot.link_transform('b')[:3, 3], [0.0, 1.0, 0.0])
@@ -64,22 +68,28 @@ def test_joint_at_zero_when_not_given_and_default_axis_is_x():
 def test_prismatic_along_a_normalised_axis():
     robot = parse_robot(
         chain_robot(
-            '<joint name="lift" type="prismatic"><parent link="base"/><child link="a"/><origin xyz="1 0 0" '
-            'rpy="0 0 1.5707963267948966"/><axis xyz="2 0 0"/><limit lower="0" upper="1"/></joint>',
+            '<joint name="lift" type="prismatic"><parent link="base"/><child link="a"/>'
+            '<origin xyz="1 0 0" '
+            'rpy="0 0 1.5707963267948966"/><axis xyz="2 0 0"/><limit lower="0" upper="1"/>'
+            '</joint>',
             '<link name="a"/>',
         ),
     )
     np.testing.assert_allclose(robot.joints['lift'].axis, [1.0, 0.0, 0.0])
     # the joint frame's +x is base +y, so moving 0.3 m goes along base +y
-    np.testing.assert_allclose(robot.link_transform('a', {'lift': 0.3})[:3, 3], [1.0, 0.3, 0.0], atol=1e-12)
+    np.testing.assert_allclose(
+        robot.link_transform('a', {'lift': 0.3})[:3, 3], [1.0, 0.3, 0.0], atol=1e-12
+    )
 
 
 def test_mimic_joint_follows_its_leader_unless_given():
     robot = parse_robot(
         chain_robot(
-            '<joint name="j1" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>'
+            '<joint name="j1" type="continuous"><parent link="base"/><child link="a"/>'
+            '<axis xyz="0 0 1"/>'
             '</joint>'
-            '<joint name="j2" type="prismatic"><parent link="a"/><child link="b"/><limit upper="9"/>'
+            '<joint name="j2" type="prismatic"><parent link="a"/><child link="b"/>'
+            '<limit upper="9"/>'
             '<mimic joint="j1" multiplier="2" offset="0.5"/></joint>',
         ),
     )
@@ -98,9 +108,11 @@ def test_mimic_loop_is_an_error():
     with pytest.raises(DescriptionError, match='mimic loop: j1 -> j2 -> j1'):
         parse_robot(
             chain_robot(
-                '<joint name="j1" type="continuous"><parent link="base"/><child link="a"/><mimic joint="j2"/>'
+                '<joint name="j1" type="continuous"><parent link="base"/><child link="a"/>'
+                '<mimic joint="j2"/>'
                 '</joint>'
-                '<joint name="j2" type="continuous"><parent link="a"/><child link="b"/><mimic joint="j1"/>'
+                '<joint name="j2" type="continuous"><parent link="a"/><child link="b"/>'
+                '<mimic joint="j1"/>'
                 '</joint>',
             ),
         )
@@ -110,7 +122,8 @@ def test_mimic_loop_is_an_error():
 def test_floating_and_planar_joints_load_but_cannot_be_posed(kind: str):
     robot = parse_robot(
         chain_robot(
-            '<joint name="j1" type="fixed"><parent link="base"/><child link="a"/><origin xyz="1 0 0"/>'
+            '<joint name="j1" type="fixed"><parent link="base"/><child link="a"/>'
+            '<origin xyz="1 0 0"/>'
             '</joint>'
             f'<joint name="free" type="{kind}"><parent link="a"/><child link="b"/></joint>'
             '<sensor name="s" type="sonar"><parent link="b"/></sensor>',
@@ -118,7 +131,9 @@ def test_floating_and_planar_joints_load_but_cannot_be_posed(kind: str):
     )
     assert robot.joints['free'].type is JointType(kind)
     np.testing.assert_allclose(robot.link_transform('a')[:3, 3], [1.0, 0.0, 0.0])
-    with pytest.raises(DescriptionError, match=f'{kind} joint: a pose through it is not given') as info:
+    with pytest.raises(
+        DescriptionError, match=f'{kind} joint: a pose through it is not given'
+    ) as info:
         robot.sensor_transform('s')
     assert info.value.element == '<joint name="free">'
     assert info.value.line == 1
@@ -140,7 +155,8 @@ def test_bad_joint_positions_are_value_errors():
 def test_sensor_transform_in_optical_and_body_frames():
     robot = parse_robot(
         chain_robot(
-            '<joint name="j1" type="fixed"><parent link="base"/><child link="a"/><origin xyz="0 0 2"/>'
+            '<joint name="j1" type="fixed"><parent link="base"/><child link="a"/>'
+            '<origin xyz="0 0 2"/>'
             '</joint>'
             '<sensor name="s" type="sonar"><parent link="a"/>'
             '<origin xyz="1 0 0" rpy="-1.5707963267948966 0 -1.5707963267948966"/></sensor>',
@@ -151,11 +167,13 @@ def test_sensor_transform_in_optical_and_body_frames():
     body = robot.sensor_transform('s', frame=SensorFrame.BODY)
     np.testing.assert_allclose(optical[:3, 3], [1.0, 0.0, 2.0], atol=1e-12)
     np.testing.assert_allclose(optical[:3, 2], [1.0, 0.0, 0.0], atol=1e-12)  # looks along base +x
-    np.testing.assert_allclose(body, [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 2], [0, 0, 0, 1]], atol=1e-12)
+    np.testing.assert_allclose(
+        body, [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 2], [0, 0, 0, 1]], atol=1e-12
+    )
 
 
 def test_random_chains_match_an_independent_oracle():
-    """Seeded random chains of mixed joints against scipy's rotations (extrinsic xyz = URDF rpy)."""
+    """Seeded random chains of mixed joints against scipy's rotations (extrinsic xyz: URDF rpy)."""
     rng = np.random.default_rng(2345)
     kinds = ['fixed', 'revolute', 'continuous', 'prismatic']
     for _ in range(25):
@@ -176,7 +194,8 @@ def test_random_chains_match_an_independent_oracle():
             q = float(rng.uniform(-2, 2))
             positions[f'j{i}'] = q
             joints.append(
-                f'<joint name="j{i}" type="{kind}"><parent link="{"base" if i == 1 else f"l{i - 1}"}"/>'
+                f'<joint name="j{i}" type="{kind}">'
+                f'<parent link="{"base" if i == 1 else f"l{i - 1}"}"/>'
                 f'<child link="l{i}"/><origin xyz="{words["xyz"]}" rpy="{words["rpy"]}"/>'
                 f'<axis xyz="{words["axis"]}"/><limit lower="-9" upper="9"/></joint>',
             )

@@ -16,12 +16,14 @@ def link_robot(link_body: str, extra: str = '') -> Robot:
 
 def test_every_geometry_and_origin():
     robot = link_robot(
-        '<visual name="v1"><origin xyz="1 2 3" rpy="0 0 1.5707963267948966"/><geometry><box size="1 2 3"/>'
+        '<visual name="v1"><origin xyz="1 2 3" rpy="0 0 1.5707963267948966"/><geometry>'
+        '<box size="1 2 3"/>'
         '</geometry>'
         '<material name="red"><color rgba="1 0 0 1"/></material></visual>'
         '<visual><geometry><cylinder radius="0.25" length="1"/></geometry></visual>'
         '<collision><geometry><sphere radius="0.5"/></geometry></collision>'
-        '<collision><geometry><mesh filename="package://pkg/meshes/hull.stl" scale="0.001 0.001 -0.001"/>'
+        '<collision><geometry>'
+        '<mesh filename="package://pkg/meshes/hull.stl" scale="0.001 0.001 -0.001"/>'
         '</geometry></collision>'
         '<collision><geometry><mesh filename="meshes/fin.dae"/></geometry></collision>'
         '<inertial><mass value="1"/></inertial>',
@@ -48,11 +50,14 @@ def test_link_without_shapes():
 
 def test_surface_properties_own_then_link_then_none():
     robot = link_robot(
-        '<collision><geometry><sphere radius="1"/></geometry><laser_retro>255</laser_retro></collision>'
-        '<collision><geometry><sphere radius="2"/></geometry><nps_sonar><reflectivity>0.9</reflectivity>'
+        '<collision><geometry><sphere radius="1"/></geometry><laser_retro>255</laser_retro>'
+        '</collision>'
+        '<collision><geometry><sphere radius="2"/></geometry><nps_sonar>'
+        '<reflectivity>0.9</reflectivity>'
         '</nps_sonar></collision>'
         '<visual><geometry><sphere radius="3"/></geometry></visual>',
-        '<gazebo reference="base"><laser_retro>50</laser_retro><nps_sonar reflectivity="0.3"/></gazebo>',
+        '<gazebo reference="base"><laser_retro>50</laser_retro><nps_sonar reflectivity="0.3"/>'
+        '</gazebo>',
     )
     link = robot.links['base']
     assert (link.retro, link.reflectivity) == (50.0, 0.3)

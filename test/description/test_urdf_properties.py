@@ -1,4 +1,4 @@
-"""Laws for all inputs: valid sensors survive a write-and-read round trip; damaged files fail cleanly."""
+"""Laws for all inputs: valid sensors survive a write and read back; damaged files fail cleanly."""
 
 from __future__ import annotations
 
@@ -47,7 +47,9 @@ def finite(low: float, high: float) -> st.SearchStrategy[float]:
 
 
 WORDS = st.text(
-    alphabet='abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./', min_size=1, max_size=16
+    alphabet='abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./',
+    min_size=1,
+    max_size=16,
 )
 
 noises = st.builds(
@@ -121,7 +123,9 @@ GAZEBO = '<gazebo><plugin name="p" filename="libp.so"><topic>t</topic></plugin><
 def sensors(draw: st.DrawFn) -> Sensor:
     sensor_type = draw(st.sampled_from(SensorType))
     xyz = draw(st.tuples(finite(-100, 100), finite(-100, 100), finite(-100, 100)))
-    rpy = draw(st.tuples(finite(-math.pi, math.pi), finite(-math.pi, math.pi), finite(-math.pi, math.pi)))
+    rpy = draw(
+        st.tuples(finite(-math.pi, math.pi), finite(-math.pi, math.pi), finite(-math.pi, math.pi))
+    )
     return Sensor(
         name=draw(WORDS),
         type=sensor_type,
@@ -225,7 +229,9 @@ def damaged(draw: st.DrawFn) -> str:
             if numbers:
                 m = draw(st.sampled_from(numbers))
                 new = draw(
-                    st.sampled_from(['-1', '0', 'nan', 'inf', '1e999', '', 'abc', '2.5', '-0.0', '9' * 30])
+                    st.sampled_from(
+                        ['-1', '0', 'nan', 'inf', '1e999', '', 'abc', '2.5', '-0.0', '9' * 30]
+                    )
                 )
                 text = text[: m.start()] + new + text[m.end() :]
         elif op == 'attribute':
@@ -233,7 +239,9 @@ def damaged(draw: st.DrawFn) -> str:
             if found:
                 m = draw(st.sampled_from(found))
                 value = draw(
-                    st.sampled_from(['base_link', 'sonar_link', 'mast_link', 'sonar', 'ray', 'x', ''])
+                    st.sampled_from(
+                        ['base_link', 'sonar_link', 'mast_link', 'sonar', 'ray', 'x', '']
+                    )
                 )
                 text = f'{text[: m.start()]}{m.group(1)}="{value}"{text[m.end() :]}'
         else:

@@ -73,7 +73,7 @@ def sphere_hits(directions: Array, centre: Array, radius: float) -> tuple[Array,
 
 
 def cone_towards(direction: Array, half_angle: float, n: int) -> tuple[Array, Array, Array]:
-    """Equal-solid-angle rays in a cone about ``direction``: directions, off-axis from +x, dOmega."""
+    """Equal-solid-angle rays in a cone about ``direction``: directions, off-axis, dOmega."""
     rays: RayPattern = cone_pattern(half_angle, n)
     d = unit(direction)
     axis = np.cross([1.0, 0.0, 0.0], d)

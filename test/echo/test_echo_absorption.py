@@ -37,8 +37,12 @@ from nps_sonar_py.errors import ConfigurationError
         (38e3, 10.0, 35.0, 10.2),
     ],
 )
-def test_francois_garrison(frequency: float, temperature: float, salinity: float, db_per_km: float) -> None:
-    alpha = francois_garrison(frequency, temperature=temperature, salinity=salinity, depth=0.0, ph=8.0)
+def test_francois_garrison(
+    frequency: float, temperature: float, salinity: float, db_per_km: float
+) -> None:
+    alpha = francois_garrison(
+        frequency, temperature=temperature, salinity=salinity, depth=0.0, ph=8.0
+    )
     assert alpha * 1e3 == pytest.approx(db_per_km, rel=0.01)
 
 
@@ -76,14 +80,22 @@ def test_thorp_formula_at_10_khz() -> None:
         (42e3, 30.0, 50.0, 1.449),
     ],
 )
-def test_iso9613_air(frequency: float, temperature: float, humidity: float, db_per_m: float) -> None:
-    alpha = iso9613_air(frequency, temperature=temperature, relative_humidity=humidity, pressure=101.325)
+def test_iso9613_air(
+    frequency: float, temperature: float, humidity: float, db_per_m: float
+) -> None:
+    alpha = iso9613_air(
+        frequency, temperature=temperature, relative_humidity=humidity, pressure=101.325
+    )
     assert alpha == pytest.approx(db_per_m, rel=0.01)
 
 
 def test_sound_speed() -> None:
-    assert sound_speed_water(10.0, 35.0, 0.0) == pytest.approx(1412 + 3.21 * 10 + 1.19 * 35, rel=1e-15)
-    assert sound_speed_water(10.0, 35.0, 100.0) - sound_speed_water(10.0, 35.0, 0.0) == pytest.approx(1.67)
+    assert sound_speed_water(10.0, 35.0, 0.0) == pytest.approx(
+        1412 + 3.21 * 10 + 1.19 * 35, rel=1e-15
+    )
+    assert sound_speed_water(10.0, 35.0, 100.0) - sound_speed_water(
+        10.0, 35.0, 0.0
+    ) == pytest.approx(1.67)
     assert sound_speed_air(20.0) == pytest.approx(331.3 * math.sqrt(1 + 20 / 273.15), rel=1e-15)
     assert sound_speed_air(20.0) == pytest.approx(343.2, abs=0.05)
     assert Environment(Medium.AIR, temperature=20.0).sound_speed == sound_speed_air(20.0)
@@ -97,7 +109,10 @@ def test_model_selection_and_fixed_value() -> None:
     assert absorption_db_per_m(Absorption.THORP, 10e3, water) == thorp(10e3)
     assert absorption_db_per_m(Absorption.FIXED, 115e3, water, 0.0354) == 0.0354
     assert absorption_db_per_m(Absorption.NONE, 115e3, water, 0.0354) == 0.0
-    assert EchoConfig(absorption=Absorption.FIXED, fixed_absorption=0.0354).absorption_db_per_m == 0.0354
+    assert (
+        EchoConfig(absorption=Absorption.FIXED, fixed_absorption=0.0354).absorption_db_per_m
+        == 0.0354
+    )
     with pytest.raises(ConfigurationError, match='absorption: ISO 9613-1 is a model of air'):
         absorption_db_per_m(Absorption.ISO_9613_1, 40e3, water)
     with pytest.raises(ConfigurationError, match='absorption: thorp is a model of water'):
@@ -114,7 +129,9 @@ def test_model_selection_and_fixed_value() -> None:
     ],
 )
 def test_min_ping_interval(max_range: float, sound_speed: float, seconds: float) -> None:
-    assert min_ping_interval(max_range, sound_speed) == pytest.approx(2 * max_range / sound_speed, rel=1e-15)
+    assert min_ping_interval(max_range, sound_speed) == pytest.approx(
+        2 * max_range / sound_speed, rel=1e-15
+    )
     assert min_ping_interval(max_range, sound_speed) == pytest.approx(seconds, rel=3e-3)
 
 
@@ -123,7 +140,9 @@ def test_ping360_revolution_and_config_timing() -> None:
     assert 400 * min_ping_interval(2.0, 1500.0) == pytest.approx(1.07, abs=0.005)
     config = EchoConfig(max_range=30.0, sound_speed=1500.0)
     assert config.min_ping_interval == pytest.approx(0.040, rel=1e-12)
-    air = EchoConfig(max_range=4.0, environment=Environment(Medium.AIR, temperature=20.0), frequency=40e3)
+    air = EchoConfig(
+        max_range=4.0, environment=Environment(Medium.AIR, temperature=20.0), frequency=40e3
+    )
     assert air.speed_of_sound == sound_speed_air(20.0)
     assert air.min_ping_interval * 1e3 == pytest.approx(23.3, abs=0.05)
     assert air.wavelength * 1e3 == pytest.approx(8.58, abs=0.01)

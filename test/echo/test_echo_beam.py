@@ -1,4 +1,4 @@
-"""T1 of intensity-physics.md section 6: beam patterns, first nulls, the 3 dB gate, the cast cone."""
+"""T1 of intensity-physics.md section 6: beam patterns, first nulls, 3 dB gate, cast cone."""
 
 from __future__ import annotations
 
@@ -57,7 +57,9 @@ def test_piston_pattern_matches_its_formula() -> None:
     bw = math.radians(25.0)
     psi = np.linspace(0.0, math.radians(80.0), 57)
     expected = [piston_b(p, bw) for p in psi]
-    np.testing.assert_allclose(beam_intensity(BeamPattern.PISTON, psi, bw), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        beam_intensity(BeamPattern.PISTON, psi, bw), expected, rtol=1e-12, atol=1e-15
+    )
 
 
 def test_gaussian_pattern_matches_its_formula() -> None:
@@ -82,7 +84,9 @@ def test_exact_sinc_uses_length_over_wavelength() -> None:
     bw = math.radians(25.0)
     psi = 0.1
     u = u3 / math.sin(bw / 2) * math.sin(psi)  # pi (L / lambda) sin(psi)
-    assert beam_intensity(BeamPattern.SINC, [psi], bw)[0] == pytest.approx((math.sin(u) / u) ** 2, rel=1e-12)
+    assert beam_intensity(BeamPattern.SINC, [psi], bw)[0] == pytest.approx(
+        (math.sin(u) / u) ** 2, rel=1e-12
+    )
 
 
 def test_uniform_pattern_is_a_hard_cone() -> None:
@@ -153,8 +157,15 @@ def test_first_null_of_uniform_gaussian_and_wide_beams() -> None:
 )
 def test_three_db_gate(cast: CastLimit, included: list[int]) -> None:
     bw = math.radians(25.0)
-    config = EchoConfig(beam_width=bw, cast_limit=cast, absorption=Absorption.NONE, min_range=1.0,
-                        max_range=3.0, n_bins=2, n_way=1)
+    config = EchoConfig(
+        beam_width=bw,
+        cast_limit=cast,
+        absorption=Absorption.NONE,
+        min_range=1.0,
+        max_range=3.0,
+        n_bins=2,
+        n_way=1,
+    )
     for psi, expected in zip([bw / 2 - 1e-9, bw / 2 + 1e-9], included, strict=True):
         model = EchoModel(config, [psi], [1e-3])
         echo = model.ping([2.0], [1.0], [1.0])
@@ -177,7 +188,7 @@ def test_ping2_example() -> None:
 
 @pytest.mark.parametrize(('n_way', 'expected'), [(1, 0.493), (2, 0.774)])
 def test_energy_inside_the_half_power_cone(n_way: int, expected: float) -> None:
-    """Section 1.5: share of the pattern energy of a uniform scene inside the 3 dB gate (25 deg piston)."""
+    """Section 1.5: pattern energy of a uniform scene inside the 3 dB gate (25 deg piston)."""
     bw = math.radians(25.0)
 
     def energy(limit: float) -> float:
@@ -187,8 +198,15 @@ def test_energy_inside_the_half_power_cone(n_way: int, expected: float) -> None:
     assert share == pytest.approx(expected, abs=1e-3)
 
     def total(cast: CastLimit | float) -> float:
-        config = EchoConfig(beam_width=bw, n_way=n_way, cast_limit=cast, absorption=Absorption.NONE,
-                            min_range=1.0, max_range=3.0, n_bins=4)
+        config = EchoConfig(
+            beam_width=bw,
+            n_way=n_way,
+            cast_limit=cast,
+            absorption=Absorption.NONE,
+            min_range=1.0,
+            max_range=3.0,
+            n_bins=4,
+        )
         rays = cone_pattern(config.cast_half_angle, 200_000)
         model = EchoModel(config, rays.off_axis, rays.solid_angle)
         # A sphere around the sensor: every ray hits at 2 m, head on.

@@ -1,4 +1,4 @@
-"""Validation of the echo configuration records: every invalid value names its field and the reason."""
+"""Validation of the echo configuration records: an invalid value names its field and why."""
 
 from __future__ import annotations
 
@@ -72,7 +72,9 @@ from nps_sonar_py.errors import ConfigurationError
     ],
 )
 def test_invalid_echo_config(field: str, value: object, reason: str) -> None:
-    with pytest.raises(ConfigurationError, match=rf'^{field}: {reason}.*, got {re_escape(value)}$'):
+    with pytest.raises(
+        ConfigurationError, match=rf'^{field}: {reason}.*, got {re_escape(value)}$'
+    ):
         EchoConfig(**{field: value})  # type: ignore[arg-type]
 
 
@@ -89,7 +91,9 @@ def test_first_null_needs_a_null() -> None:
     message = 'cast_limit: the gaussian pattern of this width has no null'
     with pytest.raises(ConfigurationError, match=message):
         EchoConfig(pattern=BeamPattern.GAUSSIAN, cast_limit=CastLimit.FIRST_NULL)
-    with pytest.raises(ConfigurationError, match='cast_limit: the piston pattern of this width has no null'):
+    with pytest.raises(
+        ConfigurationError, match='cast_limit: the piston pattern of this width has no null'
+    ):
         EchoConfig(beam_width=math.radians(170.0), cast_limit=CastLimit.FIRST_NULL)
 
 
@@ -131,9 +135,15 @@ def test_invalid_range_noise(kwargs: dict, message: str) -> None:
 
 
 def test_string_values_become_enum_members() -> None:
-    config = EchoConfig(pattern='sinc', cast_limit='first_null', absorption='thorp', scattering='specular',
-                        estimator='mean_in_beam', environment=Environment(medium='water'),
-                        range_noise=RangeNoise(type='gaussian', stddev=1))  # type: ignore[arg-type]
+    config = EchoConfig(
+        pattern='sinc',
+        cast_limit='first_null',
+        absorption='thorp',
+        scattering='specular',
+        estimator='mean_in_beam',
+        environment=Environment(medium='water'),
+        range_noise=RangeNoise(type='gaussian', stddev=1),
+    )  # type: ignore[arg-type]
     assert config.pattern is BeamPattern.SINC
     assert config.cast_limit is CastLimit.FIRST_NULL
     assert config.absorption is Absorption.THORP

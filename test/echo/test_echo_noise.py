@@ -37,7 +37,8 @@ def test_t10_speckle_statistics() -> None:
     mean = float(intensity.mean())
     assert mean / incoherent == pytest.approx(1.0, abs=0.01)  # E[I] = sum I_i
     assert float(intensity.std()) / mean == pytest.approx(1.0, abs=0.02)  # exponential
-    rayleigh_mean = math.sqrt(math.pi) / 2 * math.sqrt(incoherent)  # E|P| = (sqrt(pi) / 2) sqrt(sum I_i)
+    # E|P| = (sqrt(pi) / 2) sqrt(sum I_i)
+    rayleigh_mean = math.sqrt(math.pi) / 2 * math.sqrt(incoherent)
     assert float(np.sqrt(intensity).mean()) / rayleigh_mean == pytest.approx(1.0, abs=0.01)
     assert float(np.mean(intensity > incoherent)) == pytest.approx(math.exp(-1.0), abs=0.005)
 
@@ -49,8 +50,13 @@ def test_speckle_of_a_single_return_keeps_its_mean() -> None:
 
 
 def wall_scene(n: int = 5000, **kwargs: object) -> tuple[EchoConfig, RayPattern, tuple]:
-    settings: dict[str, object] = {'beam_width': math.radians(30.0), 'absorption': Absorption.NONE,
-                                   'min_range': 1.0, 'max_range': 20.0, 'n_bins': 40}
+    settings: dict[str, object] = {
+        'beam_width': math.radians(30.0),
+        'absorption': Absorption.NONE,
+        'min_range': 1.0,
+        'max_range': 20.0,
+        'n_bins': 40,
+    }
     settings.update(kwargs)
     config = EchoConfig(**settings)  # type: ignore[arg-type]
     rays = cone_pattern(config.cast_half_angle, n)
@@ -58,8 +64,11 @@ def wall_scene(n: int = 5000, **kwargs: object) -> tuple[EchoConfig, RayPattern,
     return config, rays, plane_hits(rays.directions, 8.0 * normal, normal)
 
 
-NOISY = {'speckle': True, 'gain_stddev': 0.1,
-         'range_noise': RangeNoise(NoiseType.GAUSSIAN, stddev=0.02, bias_mean=0.05, bias_stddev=0.01)}
+NOISY = {
+    'speckle': True,
+    'gain_stddev': 0.1,
+    'range_noise': RangeNoise(NoiseType.GAUSSIAN, stddev=0.02, bias_mean=0.05, bias_stddev=0.01),
+}
 
 
 def test_noise_is_off_by_default() -> None:
@@ -86,8 +95,11 @@ def test_same_seed_gives_bit_identical_pings() -> None:
         assert np.array_equal(first.hits, second.hits)
         assert first.range == second.range
         assert first.total == second.total
-    assert not np.array_equal(runs[0][0].intensity, runs[0][1].intensity)  # successive pings differ
-    other = EchoModel(EchoConfig(**{**config.__dict__, 'seed': 1235}), rays.off_axis, rays.solid_angle)
+    # successive pings differ
+    assert not np.array_equal(runs[0][0].intensity, runs[0][1].intensity)
+    other = EchoModel(
+        EchoConfig(**{**config.__dict__, 'seed': 1235}), rays.off_axis, rays.solid_angle
+    )
     assert not np.array_equal(other.ping(*hits, 0.5).intensity, runs[0][0].intensity)
 
 
@@ -136,11 +148,16 @@ def test_gain_noise() -> None:
 def test_range_noise_follows_gz_sensors() -> None:
     noise = RangeNoise(NoiseType.GAUSSIAN, mean=0.01, stddev=0.02, bias_mean=0.1, bias_stddev=0.0)
     config, rays, hits = wall_scene(range_noise=noise, seed=0)
-    clean_range = EchoModel(wall_scene()[0], rays.off_axis, rays.solid_angle).ping(*hits, 1.0).range
+    clean_range = (
+        EchoModel(wall_scene()[0], rays.off_axis, rays.solid_angle).ping(*hits, 1.0).range
+    )
     biases = []
     for seed in range(40):
-        model = EchoModel(EchoConfig(**{**config.__dict__, 'seed': seed}), rays.off_axis, rays.solid_angle)
-        assert abs(model.range_bias) == pytest.approx(0.1, abs=1e-15)  # bias_stddev 0: only the sign varies
+        model = EchoModel(
+            EchoConfig(**{**config.__dict__, 'seed': seed}), rays.off_axis, rays.solid_angle
+        )
+        # bias_stddev 0: only the sign varies
+        assert abs(model.range_bias) == pytest.approx(0.1, abs=1e-15)
         biases.append(model.range_bias)
     assert 0 < sum(b > 0 for b in biases) < len(biases)  # negated with probability 1/2
     model = EchoModel(config, rays.off_axis, rays.solid_angle)

@@ -1,4 +1,4 @@
-"""Invariances of the echo model, with hypothesis: ray count (T9), rotation about the axis, scaling laws."""
+"""Invariances of the echo model (hypothesis): ray count (T9), rotation about the axis, scaling."""
 
 from __future__ import annotations
 
@@ -22,9 +22,12 @@ azimuths = st.floats(0.0, 2 * math.pi)
 distances = st.floats(0.5, 50.0)
 
 
-def config_for(pattern: BeamPattern, beam_width: float, n_way: int = 2, **kwargs: object) -> EchoConfig:
-    return EchoConfig(beam_width=beam_width, pattern=pattern, n_way=n_way, absorption=Absorption.NONE,
-                      **kwargs)  # type: ignore[arg-type]
+def config_for(
+    pattern: BeamPattern, beam_width: float, n_way: int = 2, **kwargs: object
+) -> EchoConfig:
+    return EchoConfig(
+        beam_width=beam_width, pattern=pattern, n_way=n_way, absorption=Absorption.NONE, **kwargs
+    )  # type: ignore[arg-type]
 
 
 def wall_echo(
@@ -34,14 +37,22 @@ def wall_echo(
 
 
 @FAST
-@given(pattern=patterns, beam_width=widths, tilt=tilts, azimuth=azimuths, n=st.integers(50_000, 150_000))
+@given(
+    pattern=patterns,
+    beam_width=widths,
+    tilt=tilts,
+    azimuth=azimuths,
+    n=st.integers(50_000, 150_000),
+)
 def test_t9_doubling_the_ray_count_changes_no_bin_by_one_percent(
     pattern: BeamPattern, beam_width: float, tilt: float, azimuth: float, n: int
 ) -> None:
     distance = 10.0
     normal = tilted_normal(tilt, azimuth)
     r_far = distance / math.cos(min(tilt + beam_width / 2, math.radians(80.0)))
-    config = config_for(pattern, beam_width, min_range=0.9 * distance, max_range=1.05 * r_far, n_bins=10)
+    config = config_for(
+        pattern, beam_width, min_range=0.9 * distance, max_range=1.05 * r_far, n_bins=10
+    )
     echoes = []
     for count in (n, 2 * n):
         rays = cone_pattern(config.cast_half_angle, count)
@@ -58,8 +69,9 @@ def test_t9_doubling_the_ray_count_changes_no_bin_by_one_percent(
 
 @FAST
 @given(pattern=patterns, beam_width=widths, tilt=tilts, azimuth=azimuths, spin=azimuths)
-def test_rotation_about_the_axis(pattern: BeamPattern, beam_width: float, tilt: float, azimuth: float,
-                                 spin: float) -> None:
+def test_rotation_about_the_axis(
+    pattern: BeamPattern, beam_width: float, tilt: float, azimuth: float, spin: float
+) -> None:
     distance = 8.0
     config = config_for(pattern, beam_width, min_range=1.0, max_range=200.0, n_bins=50)
     rays = cone_pattern(config.cast_half_angle, 100_000)
@@ -80,10 +92,21 @@ def test_rotation_about_the_axis(pattern: BeamPattern, beam_width: float, tilt: 
 
 
 @FAST
-@given(pattern=patterns, beam_width=widths, tilt=tilts, azimuth=azimuths, distance=distances,
-       scale=st.sampled_from([2.0, 0.5, 3.0, 1.7]))
+@given(
+    pattern=patterns,
+    beam_width=widths,
+    tilt=tilts,
+    azimuth=azimuths,
+    distance=distances,
+    scale=st.sampled_from([2.0, 0.5, 3.0, 1.7]),
+)
 def test_beam_filling_echo_scales_as_one_over_range_squared(
-    pattern: BeamPattern, beam_width: float, tilt: float, azimuth: float, distance: float, scale: float
+    pattern: BeamPattern,
+    beam_width: float,
+    tilt: float,
+    azimuth: float,
+    distance: float,
+    scale: float,
 ) -> None:
     config = config_for(pattern, beam_width, min_range=0.1, max_range=1e4, n_bins=20)
     rays = cone_pattern(config.cast_half_angle, 20_000)
@@ -98,9 +121,16 @@ def test_beam_filling_echo_scales_as_one_over_range_squared(
 
 
 @FAST
-@given(pattern=patterns, beam_width=widths, tilt=tilts, gain=st.floats(1e-6, 1e3), seed=st.integers(0, 2**31))
-def test_echo_is_linear_in_reflectivity(pattern: BeamPattern, beam_width: float, tilt: float, gain: float,
-                                        seed: int) -> None:
+@given(
+    pattern=patterns,
+    beam_width=widths,
+    tilt=tilts,
+    gain=st.floats(1e-6, 1e3),
+    seed=st.integers(0, 2**31),
+)
+def test_echo_is_linear_in_reflectivity(
+    pattern: BeamPattern, beam_width: float, tilt: float, gain: float, seed: int
+) -> None:
     config = config_for(pattern, beam_width, min_range=0.1, max_range=100.0, n_bins=30)
     rays = cone_pattern(config.cast_half_angle, 20_000)
     model = EchoModel(config, rays.off_axis, rays.solid_angle)
@@ -119,7 +149,9 @@ def test_echo_is_linear_in_reflectivity(pattern: BeamPattern, beam_width: float,
 
 @FAST
 @given(pattern=patterns, beam_width=widths, distance=distances)
-def test_float32_inputs_agree_with_float64(pattern: BeamPattern, beam_width: float, distance: float) -> None:
+def test_float32_inputs_agree_with_float64(
+    pattern: BeamPattern, beam_width: float, distance: float
+) -> None:
     config = config_for(pattern, beam_width, min_range=0.1, max_range=200.0, n_bins=40)
     rays = cone_pattern(config.cast_half_angle, 20_000)
     model = EchoModel(config, rays.off_axis, rays.solid_angle)

@@ -36,8 +36,13 @@ BETA = math.radians(12.5)  # half angle of a 25 degree beam
 def uniform_config(beta: float = BETA, **kwargs: object) -> EchoConfig:
     """The section 6 default: hard cone of half angle beta, no absorption, no noise."""
     settings: dict[str, object] = {
-        'beam_width': 2 * beta, 'pattern': BeamPattern.UNIFORM, 'n_way': 1, 'absorption': Absorption.NONE,
-        'min_range': 0.01, 'max_range': 100.0, 'n_bins': 100,
+        'beam_width': 2 * beta,
+        'pattern': BeamPattern.UNIFORM,
+        'n_way': 1,
+        'absorption': Absorption.NONE,
+        'min_range': 0.01,
+        'max_range': 100.0,
+        'n_bins': 100,
     }
     settings.update(kwargs)
     return EchoConfig(**settings)  # type: ignore[arg-type]
@@ -56,8 +61,15 @@ def piston_b(psi: float, beam_width: float) -> float:
 
 def cone_quad(f: Callable[[float, float], float], beta: float) -> float:
     """Integral of f(psi, phi) over the cone psi <= beta, in d(Omega)."""
-    return dblquad(lambda psi, phi: f(psi, phi) * math.sin(psi), 0.0, 2 * math.pi, 0.0, beta,
-                   epsabs=1e-13, epsrel=1e-10)[0]
+    return dblquad(
+        lambda psi, phi: f(psi, phi) * math.sin(psi),
+        0.0,
+        2 * math.pi,
+        0.0,
+        beta,
+        epsabs=1e-13,
+        epsrel=1e-10,
+    )[0]
 
 
 # ----------------------------------------------------------------------------------------- T2
@@ -88,10 +100,20 @@ def test_t2_range_doubling_is_exactly_minus_6_db() -> None:
 @pytest.mark.parametrize(('n_way', 'printed'), [(1, 0.104689), (2, 0.079243)])
 def test_t2_piston_beam_filling(n_way: int, printed: float) -> None:
     bw = math.radians(25.0)
-    exact = 2 * math.pi * quad(lambda p: piston_b(p, bw) ** n_way * math.cos(p) ** 3 * math.sin(p), 0, bw / 2,
-                               epsabs=1e-14)[0]
+    exact = (
+        2
+        * math.pi
+        * quad(
+            lambda p: piston_b(p, bw) ** n_way * math.cos(p) ** 3 * math.sin(p),
+            0,
+            bw / 2,
+            epsabs=1e-14,
+        )[0]
+    )
     assert exact == pytest.approx(printed, abs=2e-6)
-    config = EchoConfig(beam_width=bw, n_way=n_way, absorption=Absorption.NONE, min_range=1.0, max_range=20.0)
+    config = EchoConfig(
+        beam_width=bw, n_way=n_way, absorption=Absorption.NONE, min_range=1.0, max_range=20.0
+    )
     model, d = model_and_rays(config, 200_000)
     echo = model.ping(*plane_hits(d, 10.0 * X, X), 1.0)
     assert echo.total * 100.0 == pytest.approx(exact, rel=5e-3)
@@ -111,8 +133,11 @@ def test_t2_absorption_over_the_footprint() -> None:
     assert -expected_db > 2 * alpha * big_r  # off-axis rays travel further
     lossless, d = model_and_rays(uniform_config(), 100_000)
     rays = cone_pattern(BETA, 100_000)
-    lossy = EchoModel(uniform_config(absorption=Absorption.FIXED, fixed_absorption=alpha), rays.off_axis,
-                      rays.solid_angle)
+    lossy = EchoModel(
+        uniform_config(absorption=Absorption.FIXED, fixed_absorption=alpha),
+        rays.off_axis,
+        rays.solid_angle,
+    )
     hits = plane_hits(d, big_r * X, X)
     measured_db = lossy.ping(*hits, 1.0).total_level - lossless.ping(*hits, 1.0).total_level
     assert measured_db == pytest.approx(expected_db, abs=5e-3)
@@ -132,11 +157,15 @@ def test_t2_hit_range_histogram() -> None:
 
     expected_hits = np.diff(cdf(edges))
     np.testing.assert_allclose(echo.hits / n, expected_hits, rtol=0, atol=1e-3)
-    np.testing.assert_allclose(expected_hits[:5], [0.2099, 0.2078, 0.2058, 0.2037, 0.1728], atol=1e-4)
+    np.testing.assert_allclose(
+        expected_hits[:5], [0.2099, 0.2078, 0.2058, 0.2037, 0.1728], atol=1e-4
+    )
     u = np.clip(big_r / edges, math.cos(BETA), 1.0)
     expected = mu / big_r**2 * (math.pi / 2) * (u[:-1] ** 4 - u[1:] ** 4)
     np.testing.assert_allclose(echo.intensity[:5], expected[:5], rtol=5e-3)
-    np.testing.assert_allclose(echo.intensity[:4], [3.1027e-4, 3.0265e-4, 2.9525e-4, 2.8807e-4], rtol=5e-4)
+    np.testing.assert_allclose(
+        echo.intensity[:4], [3.1027e-4, 3.0265e-4, 2.9525e-4, 2.8807e-4], rtol=5e-4
+    )
     assert np.all(echo.intensity[5:] == 0.0)
     assert np.all(echo.hits[5:] == 0)
     assert echo.total == pytest.approx(1.43724e-3, rel=5e-3)
@@ -149,12 +178,16 @@ def test_t2_range_estimators_on_the_plane() -> None:
     hits = plane_hits(rays.directions, big_r * X, X)
 
     def estimate(estimator: RangeEstimator, **kwargs: object) -> float:
-        config = uniform_config(estimator=estimator, min_range=9.0, max_range=11.0, n_bins=2000, **kwargs)
+        config = uniform_config(
+            estimator=estimator, min_range=9.0, max_range=11.0, n_bins=2000, **kwargs
+        )
         return EchoModel(config, rays.off_axis, rays.solid_angle).ping(*hits, 1.0).range
 
     assert estimate(RangeEstimator.NEAREST) == big_r
     # Mean of R / cos(psi) over the cone, uniform in solid angle.
-    assert estimate(RangeEstimator.MEAN_IN_BEAM) == pytest.approx(big_r * -math.log(c) / (1 - c), rel=1e-5)
+    assert estimate(RangeEstimator.MEAN_IN_BEAM) == pytest.approx(
+        big_r * -math.log(c) / (1 - c), rel=1e-5
+    )
     # Intensity-weighted: R (4/3) (1 - cos^3) / (1 - cos^4), to the 1 mm bin.
     weighted = big_r * (4 / 3) * (1 - c**3) / (1 - c**4)
     assert estimate(RangeEstimator.INTENSITY_WEIGHTED) == pytest.approx(weighted, abs=5e-4)
@@ -164,8 +197,14 @@ def test_t2_range_estimators_on_the_plane() -> None:
 
 def test_mean_in_beam_uses_only_the_half_power_cone() -> None:
     bw = math.radians(25.0)
-    config = EchoConfig(beam_width=bw, cast_limit=CastLimit.FIRST_NULL, estimator=RangeEstimator.MEAN_IN_BEAM,
-                        absorption=Absorption.NONE, min_range=1.0, max_range=40.0)
+    config = EchoConfig(
+        beam_width=bw,
+        cast_limit=CastLimit.FIRST_NULL,
+        estimator=RangeEstimator.MEAN_IN_BEAM,
+        absorption=Absorption.NONE,
+        min_range=1.0,
+        max_range=40.0,
+    )
     rays = cone_pattern(config.cast_half_angle, 200_000)
     model = EchoModel(config, rays.off_axis, rays.solid_angle)
     echo = model.ping(*plane_hits(rays.directions, 10.0 * X, X), 1.0)
@@ -182,8 +221,17 @@ def test_mean_in_beam_uses_only_the_half_power_cone() -> None:
 
 def small_plate_exact(mu: float, big_r: float, half: float) -> float:
     """mu * integral over the square plate normal to the axis of R^2 / (R^2 + y^2 + z^2)^3."""
-    return mu * dblquad(lambda z, y: big_r**2 / (big_r**2 + y * y + z * z) ** 3, -half, half, -half, half,
-                        epsrel=1e-12)[0]
+    return (
+        mu
+        * dblquad(
+            lambda z, y: big_r**2 / (big_r**2 + y * y + z * z) ** 3,
+            -half,
+            half,
+            -half,
+            half,
+            epsrel=1e-12,
+        )[0]
+    )
 
 
 @pytest.mark.parametrize('big_r', [5.0, 10.0, 20.0])
@@ -191,7 +239,9 @@ def test_t3_small_plate_on_axis(big_r: float) -> None:
     mu, side = 0.3, 0.2
     beta = 1.5 * math.atan(side / math.sqrt(2) / big_r)  # the plate fills ~28 % of the cone
     model, d = model_and_rays(uniform_config(beta), 200_000)
-    echo = model.ping(*plate_hits(d, big_r * X, X, np.array([0.0, 1.0, 0.0]), side / 2, side / 2), mu)
+    echo = model.ping(
+        *plate_hits(d, big_r * X, X, np.array([0.0, 1.0, 0.0]), side / 2, side / 2), mu
+    )
     exact = small_plate_exact(mu, big_r, side / 2)
     assert exact == pytest.approx(mu * side**2 / big_r**4, rel=2e-3)  # I = mu A / R^4
     assert echo.total == pytest.approx(exact, rel=5e-3)
@@ -202,7 +252,9 @@ def test_t3_small_plate_range_law() -> None:
     model, d = model_and_rays(uniform_config(math.radians(2.0)), 400_000)
     totals = []
     for big_r in (5.0, 10.0, 20.0):
-        echo = model.ping(*plate_hits(d, big_r * X, X, np.array([0.0, 1.0, 0.0]), side / 2, side / 2), mu)
+        echo = model.ping(
+            *plate_hits(d, big_r * X, X, np.array([0.0, 1.0, 0.0]), side / 2, side / 2), mu
+        )
         totals.append(echo.total)
     assert 10 * math.log10(totals[1] / totals[0]) == pytest.approx(-12.04, abs=0.05)
     assert 10 * math.log10(totals[2] / totals[1]) == pytest.approx(-12.04, abs=0.1)
@@ -210,13 +262,17 @@ def test_t3_small_plate_range_law() -> None:
 
 def test_t3_tilted_small_plate_is_cos_squared() -> None:
     mu, side, big_r = 1.0, 0.2, 10.0
-    model, d = model_and_rays(uniform_config(1.5 * math.atan(side / math.sqrt(2) / big_r)), 300_000)
+    model, d = model_and_rays(
+        uniform_config(1.5 * math.atan(side / math.sqrt(2) / big_r)), 300_000
+    )
     results = {}
     for theta_deg in (0.0, 30.0, 60.0):
         theta = math.radians(theta_deg)
         normal = tilted_normal(theta)
         u_axis = np.array([-math.sin(theta), math.cos(theta), 0.0])  # in the plane, tilted with it
-        results[theta_deg] = model.ping(*plate_hits(d, big_r * X, normal, u_axis, side / 2, side / 2), mu)
+        results[theta_deg] = model.ping(
+            *plate_hits(d, big_r * X, normal, u_axis, side / 2, side / 2), mu
+        )
     for theta_deg in (30.0, 60.0):
         c = math.cos(math.radians(theta_deg))
         ratio = results[theta_deg].total / results[0.0].total
@@ -230,16 +286,19 @@ def test_t3_tilted_small_plate_is_cos_squared() -> None:
 
 
 def tilted_plane_exact(beta: float, theta: float) -> float:
-    """Integral over the cone of (d.n)^3 / cos^2(theta): a plane through (R, 0, 0) tilted by theta, R = 1."""
+    """Integral over the cone of (d.n)^3 / cos^2(theta): a plane through (1, 0, 0) tilted theta."""
 
     def f(psi: float, phi: float) -> float:
         dn = math.cos(psi) * math.cos(theta) + math.sin(psi) * math.cos(phi) * math.sin(theta)
         return dn**3
+
     return cone_quad(f, beta) / math.cos(theta) ** 2
 
 
 @pytest.mark.parametrize(('beta_deg', 'printed'), [(1.0, None), (12.5, (0.8764, 0.7325, 0.5540))])
-def test_t4_beam_filling_plate_tilted_at_fixed_axial_range(beta_deg: float, printed: tuple | None) -> None:
+def test_t4_beam_filling_plate_tilted_at_fixed_axial_range(
+    beta_deg: float, printed: tuple | None
+) -> None:
     beta, big_r = math.radians(beta_deg), 10.0
     model, d = model_and_rays(uniform_config(beta), 200_000)
     base = model.ping(*plane_hits(d, big_r * X, X), 1.0).total
@@ -260,7 +319,10 @@ def test_t4_beam_filling_plate_tilted_at_fixed_axial_range(beta_deg: float, prin
 
 @pytest.mark.parametrize(
     ('beta_deg', 'printed'),
-    [(1.0, (0.9012, 0.6495, 0.3536, 0.1250, 0.0173)), (12.5, (0.9035, 0.6573, 0.3663, 0.1385, 0.0260))],
+    [
+        (1.0, (0.9012, 0.6495, 0.3536, 0.1250, 0.0173)),
+        (12.5, (0.9035, 0.6573, 0.3663, 0.1385, 0.0260)),
+    ],
 )
 def test_t5_wall_sweep_is_cos_cubed(beta_deg: float, printed: tuple) -> None:
     beta, wall = math.radians(beta_deg), 7.0
@@ -272,12 +334,16 @@ def test_t5_wall_sweep_is_cos_cubed(beta_deg: float, printed: tuple) -> None:
         n = tilted_normal(theta)
 
         def f(psi: float, phi: float, theta: float = theta) -> float:
-            return (math.cos(psi) * math.cos(theta) + math.sin(psi) * math.cos(phi) * math.sin(theta)) ** 3
+            return (
+                math.cos(psi) * math.cos(theta) + math.sin(psi) * math.cos(phi) * math.sin(theta)
+            ) ** 3
 
         exact = cone_quad(f, beta) / base_exact
         assert exact == pytest.approx(value, abs=1e-4)
         if beta_deg == 1.0:  # within 0.1 % up to 60 deg; the beam's curvature adds 0.3 % at 75 deg
-            assert exact == pytest.approx(math.cos(theta) ** 3, rel=1e-3 if theta_deg <= 60.0 else 4e-3)
+            assert exact == pytest.approx(
+                math.cos(theta) ** 3, rel=1e-3 if theta_deg <= 60.0 else 4e-3
+            )
         measured = model.ping(*plane_hits(d, wall * n, n), 1.0).total / base
         assert measured == pytest.approx(exact, rel=5e-3)
 
@@ -309,7 +375,10 @@ def test_t5_range_spread(axial: float, theta_deg: float, beta_deg: float, printe
 
 
 def test_t5_fan_hit_cdf() -> None:
-    """A 2-D fan (rays uniform in angle) across a wall: F(r) = (acos(D/r) - (theta - beta)) / (2 beta)."""
+    """A 2-D fan (rays uniform in angle) across a wall.
+
+    F(r) = (acos(D/r) - (theta - beta)) / (2 beta).
+    """
     theta, beta, axial = math.radians(45.0), math.radians(12.5), 10.0
     wall = axial * math.cos(theta)
     n = 100_000
@@ -333,11 +402,18 @@ def test_t5_fan_hit_cdf() -> None:
 
 def lambert_sphere_exact(mu: float, a: float, big_r: float) -> float:
     """mu * 2 pi * integral of cos(alpha) / r^2 over the rays that hit a sphere on the axis."""
+
     def f(psi: float) -> float:
         root = math.sqrt(max(0.0, a * a - (big_r * math.sin(psi)) ** 2))
         r = big_r * math.cos(psi) - root
         return root / a / r**2 * math.sin(psi)
-    return mu * 2 * math.pi * quad(f, 0.0, math.asin(a / big_r), epsabs=1e-20, epsrel=1e-11, limit=200)[0]
+
+    return (
+        mu
+        * 2
+        * math.pi
+        * quad(f, 0.0, math.asin(a / big_r), epsabs=1e-20, epsrel=1e-11, limit=200)[0]
+    )
 
 
 @pytest.mark.parametrize('mu', [1e-3, 3 / (8 * math.pi)])
@@ -350,15 +426,24 @@ def test_t6_lambert_sphere(mu: float) -> None:
     assert exact / formula == pytest.approx(1.015, abs=2e-3)  # finite-size bias ~ 1 + 1.6 a / R
     assert echo.total == pytest.approx(formula, rel=0.02)
     assert echo.total == pytest.approx(exact, rel=5e-3)
-    if mu != 1e-3:  # Lambert sphere with mu = 3 / (8 pi) matches a rigid sphere: TS = 10 log10(a^2 / 4)
-        assert 10 * math.log10(echo.total * big_r**4) == pytest.approx(10 * math.log10(a * a / 4), abs=0.1)
+    # Lambert sphere with mu = 3 / (8 pi) matches a rigid sphere: TS = 10 log10(a^2 / 4)
+    if mu != 1e-3:
+        assert 10 * math.log10(echo.total * big_r**4) == pytest.approx(
+            10 * math.log10(a * a / 4), abs=0.1
+        )
 
 
 @pytest.mark.parametrize('n_way', [1, 2])
 def test_t6_point_target_sweep_follows_the_beam_pattern(n_way: int) -> None:
     bw, a, big_r = math.radians(25.0), 0.05, 10.0
-    config = EchoConfig(beam_width=bw, n_way=n_way, cast_limit=CastLimit.FIRST_NULL,
-                        absorption=Absorption.NONE, min_range=1.0, max_range=20.0)
+    config = EchoConfig(
+        beam_width=bw,
+        n_way=n_way,
+        cast_limit=CastLimit.FIRST_NULL,
+        absorption=Absorption.NONE,
+        min_range=1.0,
+        max_range=20.0,
+    )
 
     def echo_at(phi: float) -> float:
         direction = np.array([math.cos(phi), math.sin(phi), 0.0])
@@ -379,10 +464,18 @@ def test_t6_point_target_sweep_follows_the_beam_pattern(n_way: int) -> None:
 
 def in_air_config(**kwargs: object) -> EchoConfig:
     settings: dict[str, object] = {
-        'beam_width': math.radians(30.0), 'pattern': BeamPattern.PISTON, 'n_way': 2, 'frequency': 40e3,
-        'environment': Environment(Medium.AIR, temperature=20.0), 'absorption': Absorption.NONE,
-        'scattering': Scattering.SPECULAR, 'specular_lobe_width': math.radians(0.5), 'specular_cutoff': True,
-        'min_range': 0.02, 'max_range': 4.0, 'n_bins': 200,
+        'beam_width': math.radians(30.0),
+        'pattern': BeamPattern.PISTON,
+        'n_way': 2,
+        'frequency': 40e3,
+        'environment': Environment(Medium.AIR, temperature=20.0),
+        'absorption': Absorption.NONE,
+        'scattering': Scattering.SPECULAR,
+        'specular_lobe_width': math.radians(0.5),
+        'specular_cutoff': True,
+        'min_range': 0.02,
+        'max_range': 4.0,
+        'n_bins': 200,
     }
     settings.update(kwargs)
     return EchoConfig(**settings)  # type: ignore[arg-type]
@@ -395,7 +488,9 @@ def test_t7_specular_wall_is_an_image_source(theta_deg: float) -> None:
     model, d = model_and_rays(config, 200_000)
     n = tilted_normal(math.radians(theta_deg), 0.7)
     echo = model.ping(*plane_hits(d, wall * n, n), reflection)
-    expected = reflection * piston_b(math.radians(theta_deg), config.beam_width) ** 2 / (2 * wall) ** 2
+    expected = (
+        reflection * piston_b(math.radians(theta_deg), config.beam_width) ** 2 / (2 * wall) ** 2
+    )
     assert echo.total == pytest.approx(expected, rel=0.01)
     k = int(np.searchsorted(echo.bin_edges, wall, side='right')) - 1
     assert echo.intensity[k] / echo.total > 0.999  # a single range bin at r = D
@@ -406,7 +501,8 @@ def test_t7_specular_wall_is_an_image_source(theta_deg: float) -> None:
 
 @pytest.mark.parametrize('scattering', list(Scattering))
 def test_t7_webots_cut_off(scattering: Scattering) -> None:
-    config = in_air_config(scattering=scattering)  # cast half angle 15 deg, critical angle 22.5 deg
+    # cast half angle 15 deg, critical angle 22.5 deg
+    config = in_air_config(scattering=scattering)
     model, d = model_and_rays(config, 20_000)
     n = tilted_normal(math.radians(40.0))  # every ray meets the wall at more than 25 deg
     r, cos = plane_hits(d, 1.0 * n, n)
@@ -423,8 +519,11 @@ def test_t7_webots_cut_off(scattering: Scattering) -> None:
     assert math.isfinite(echo.range)
     assert 0.0 < echo.confidence < 1.0
     rays = cone_pattern(config.cast_half_angle, 20_000)
-    no_cutoff = EchoModel(in_air_config(scattering=scattering, specular_cutoff=False), rays.off_axis,
-                          rays.solid_angle)
+    no_cutoff = EchoModel(
+        in_air_config(scattering=scattering, specular_cutoff=False),
+        rays.off_axis,
+        rays.solid_angle,
+    )
     assert int(no_cutoff.ping(r, cos, 0.9).hits.sum()) == len(d) > int(echo.hits.sum())
 
 
@@ -434,8 +533,12 @@ def test_in_air_absorption_is_applied_both_ways() -> None:
     lossy = in_air_config(absorption=Absorption.AUTO)
     rays = cone_pattern(lossless.cast_half_angle, 100_000)
     hits = plane_hits(rays.directions, wall * X, X)
-    totals = [EchoModel(c, rays.off_axis, rays.solid_angle).ping(*hits, 1.0).total for c in (lossless, lossy)]
-    expected_db = -2 * iso9613_air(40e3, temperature=20.0, relative_humidity=50.0) * wall  # r ~ D in the lobe
+    totals = [
+        EchoModel(c, rays.off_axis, rays.solid_angle).ping(*hits, 1.0).total
+        for c in (lossless, lossy)
+    ]
+    # r ~ D in the lobe
+    expected_db = -2 * iso9613_air(40e3, temperature=20.0, relative_humidity=50.0) * wall
     assert 10 * math.log10(totals[1] / totals[0]) == pytest.approx(expected_db, abs=0.01)
 
 
@@ -473,12 +576,23 @@ def test_t8_two_small_plates_in_their_own_bins() -> None:
 
     def exact(mu_: float, big_r: float) -> float:  # plate normal to the axis, offset along z
         zc = big_r * math.tan(psi0)
-        return mu_ * dblquad(lambda z, yy: big_r**2 / (big_r**2 + yy * yy + z * z) ** 3,
-                             -side / 2, side / 2, zc - side / 2, zc + side / 2, epsrel=1e-12)[0]
+        return (
+            mu_
+            * dblquad(
+                lambda z, yy: big_r**2 / (big_r**2 + yy * yy + z * z) ** 3,
+                -side / 2,
+                side / 2,
+                zc - side / 2,
+                zc + side / 2,
+                epsrel=1e-12,
+            )[0]
+        )
 
     assert echo.intensity[k1] == pytest.approx(exact(mu1, r1), rel=5e-3)
     assert echo.intensity[k2] == pytest.approx(exact(mu2, r2), rel=5e-3)
-    assert echo.intensity[k1] / echo.intensity[k2] == pytest.approx(mu1 / mu2 * (r2 / r1) ** 4, rel=0.01)
+    assert echo.intensity[k1] / echo.intensity[k2] == pytest.approx(
+        mu1 / mu2 * (r2 / r1) ** 4, rel=0.01
+    )
 
 
 def test_t8_two_beam_filling_half_planes() -> None:
@@ -497,8 +611,9 @@ def test_t8_two_beam_filling_half_planes() -> None:
 
 def test_t8_threshold_estimator_picks_the_strong_far_echo() -> None:
     (r1, mu1), (r2, mu2) = (4.0, 1e-4), (9.0, 0.5)
-    base = uniform_config(min_range=1.0, max_range=20.0, n_bins=19,
-                          estimator=RangeEstimator.FIRST_ABOVE_THRESHOLD)
+    base = uniform_config(
+        min_range=1.0, max_range=20.0, n_bins=19, estimator=RangeEstimator.FIRST_ABOVE_THRESHOLD
+    )
     rays = cone_pattern(BETA, 50_000)
     upper = rays.directions[:, 2] > 0.0
     ra, ca = plane_hits(rays.directions, r1 * X, X)
@@ -529,7 +644,10 @@ def test_t8_range_gating_and_bin_edges() -> None:
     assert echo2.range == -math.inf  # REP 117: too close
     for estimator in RangeEstimator:
         config3 = uniform_config(min_range=1.0, max_range=3.0, n_bins=4, estimator=estimator)
-        assert EchoModel(config3, [0.0, 0.0], [1.0, 1.0]).ping(too_close, [1.0, 1.0], 1.0).range == -math.inf
+        assert (
+            EchoModel(config3, [0.0, 0.0], [1.0, 1.0]).ping(too_close, [1.0, 1.0], 1.0).range
+            == -math.inf
+        )
 
 
 def test_t8_all_misses() -> None:

@@ -1,4 +1,4 @@
-"""Randomly corrupted valid scene, model and mesh files load or raise SceneError/DescriptionError."""
+"""Randomly corrupted scene, model and mesh files load or raise SceneError/DescriptionError."""
 
 from __future__ import annotations
 
@@ -130,7 +130,9 @@ def test_the_uncorrupted_scene_loads(scene_dir):
     assert world.moving().tolist() == [False, True, True]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_corrupted_scene_files(scene_dir, data):
     path = scene_dir / 'scene.world'
@@ -141,7 +143,9 @@ def test_corrupted_scene_files(scene_dir, data):
         path.write_text(SCENE)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_corrupted_model_files(scene_dir, data):
     path = scene_dir / 'models' / 'tank.urdf'
@@ -153,7 +157,9 @@ def test_corrupted_model_files(scene_dir, data):
         path.write_text(original)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_corrupted_mesh_files(scene_dir, data):
     path = scene_dir / 'meshes' / 'ring_buoy.obj'

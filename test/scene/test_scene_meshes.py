@@ -38,7 +38,8 @@ def test_package_uri_through_the_ament_index(tmp_path, monkeypatch):
     share = _ament_prefix(tmp_path / 'overlay', 'my_pkg')
     _ament_prefix(tmp_path / 'underlay', 'my_pkg')
     monkeypatch.setenv(
-        'AMENT_PREFIX_PATH', f'{tmp_path / "missing"}:{tmp_path / "overlay"}:{tmp_path / "underlay"}'
+        'AMENT_PREFIX_PATH',
+        f'{tmp_path / "missing"}:{tmp_path / "overlay"}:{tmp_path / "underlay"}',
     )
     assert resolve_package('my_pkg') == share
     assert resolve_mesh_path('package://my_pkg/meshes/a.dae', None) == share / 'meshes' / 'a.dae'
@@ -53,7 +54,10 @@ def test_package_resolver_comes_first_and_may_decline(tmp_path, monkeypatch):
     def resolver(name: str) -> Path:
         return known[name]  # KeyError, like ament_index_python's PackageNotFoundError
 
-    assert resolve_mesh_path('package://pkg/m.stl', None, package_resolver=resolver) == known['pkg'] / 'm.stl'
+    assert (
+        resolve_mesh_path('package://pkg/m.stl', None, package_resolver=resolver)
+        == known['pkg'] / 'm.stl'
+    )
     assert resolve_package('nope', package_resolver=resolver) is None
     assert resolve_package('nope', package_resolver=lambda name: None) is None
 
@@ -106,7 +110,9 @@ def test_mesh_errors_name_the_referring_file_and_line(tmp_path):
     with pytest.raises(SceneError, match=r"robot\.urdf:7: .*unsupported mesh format '\.ply'"):
         read_mesh(tmp_path / 'a.ply', **where)
     (tmp_path / 'noise.stl').write_bytes(b'solid x\nfacet normal nonsense\n' * 3)
-    with pytest.raises(SceneError, match=r'robot\.urdf:7: .*(cannot read mesh|holds no triangles)'):
+    with pytest.raises(
+        SceneError, match=r'robot\.urdf:7: .*(cannot read mesh|holds no triangles)'
+    ):
         read_mesh(tmp_path / 'noise.stl', **where)
     (tmp_path / 'broken.dae').write_text('<COLLADA><asset>')
     with pytest.raises(SceneError, match=r'cannot read mesh .*broken\.dae'):

@@ -19,7 +19,9 @@ from nps_sonar_py.scene.world import Entity, World
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 
-def world_of(*entities: Entity, states: tuple[EntityState, ...] = (), time_stamp: float = 0.0) -> World:
+def world_of(
+    *entities: Entity, states: tuple[EntityState, ...] = (), time_stamp: float = 0.0
+) -> World:
     return World('test', entities, SceneState('test', time_stamp, states))
 
 
@@ -27,7 +29,11 @@ def placed(
     name: str, xyz, rpy=(0.0, 0.0, 0.0), *, frame='world', linear=(0, 0, 0), angular=(0, 0, 0)
 ) -> EntityState:
     return EntityState(
-        name, frame, transform_from_xyz_rpy(xyz, rpy), np.array(linear, float), np.array(angular, float)
+        name,
+        frame,
+        transform_from_xyz_rpy(xyz, rpy),
+        np.array(linear, float),
+        np.array(angular, float),
     )
 
 
@@ -48,7 +54,8 @@ F32 = 2.0 * float(np.finfo(np.float32).eps)
 
 def test_box_face_at_a_known_distance_and_a_miss():
     world = world_of(
-        Entity('box', box_triangles([1.0, 1.0, 1.0]), reflectivity=0.25), states=(placed('box', [5, 0, 0]),)
+        Entity('box', box_triangles([1.0, 1.0, 1.0]), reflectivity=0.25),
+        states=(placed('box', [5, 0, 0]),),
     )
     hits = Raycaster(world).cast(np.zeros(3), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     # first ray hits the face x = 4.5
@@ -68,12 +75,18 @@ def test_box_face_at_a_known_distance_and_a_miss():
 
 @pytest.mark.parametrize('n', [0, 1, 11, 1000])
 def test_output_shapes_and_dtypes(n):
-    world = world_of(Entity('box', box_triangles([1.0, 1.0, 1.0])), states=(placed('box', [5, 0, 0]),))
+    world = world_of(
+        Entity('box', box_triangles([1.0, 1.0, 1.0])), states=(placed('box', [5, 0, 0]),)
+    )
     rng = np.random.default_rng(123)
     hits = Raycaster(world).cast(rng.normal(size=(n, 3)), unit(rng.normal(size=(n, 3))))
     assert len(hits) == n
     assert (
-        hits.ranges.shape == hits.cos_incidence.shape == hits.reflectivity.shape == hits.entity.shape == (n,)
+        hits.ranges.shape
+        == hits.cos_incidence.shape
+        == hits.reflectivity.shape
+        == hits.entity.shape
+        == (n,)
     )
     assert hits.normals.shape == (n, 3)
     assert hits.ranges.dtype == np.float64
@@ -81,7 +94,9 @@ def test_output_shapes_and_dtypes(n):
 
 
 def test_one_ray_given_as_vectors():
-    world = world_of(Entity('box', box_triangles([1.0, 1.0, 1.0])), states=(placed('box', [0, 0, -3]),))
+    world = world_of(
+        Entity('box', box_triangles([1.0, 1.0, 1.0])), states=(placed('box', [0, 0, -3]),)
+    )
     hits = Raycaster(world).cast([0.0, 0.0, 0.0], [0.0, 0.0, -1.0])
     assert hits.ranges == pytest.approx([2.5], rel=F32)
 
@@ -125,7 +140,9 @@ def test_off_axis_hits_lie_between_the_true_and_the_inscribed_circle(moving):
     points = SONAR + hits.ranges[:, None] * directions
     radial = unit(np.column_stack((points[:, :2] - centre, np.zeros(len(yaw)))))
     analytic = np.abs(np.einsum('ij,ij->i', directions, radial))
-    angle_error = np.abs(np.arccos(np.clip(hits.cos_incidence, 0, 1)) - np.arccos(np.clip(analytic, 0, 1)))
+    angle_error = np.abs(
+        np.arccos(np.clip(hits.cos_incidence, 0, 1)) - np.arccos(np.clip(analytic, 0, 1))
+    )
     assert angle_error.max() <= math.pi / 64 + 1e-6
 
 
@@ -140,7 +157,9 @@ def test_incidence_cosine_on_an_oblique_plate_is_analytic():
     np.testing.assert_allclose(hits.cos_incidence, np.abs(directions @ normal), atol=1e-6)
     np.testing.assert_allclose(np.abs(hits.normals @ normal), 1.0, atol=1e-6)
     # the near face is the plane n.x = 3 cos(tilt) - 0.005
-    np.testing.assert_allclose(hits.ranges, (3.0 * math.cos(tilt) - 0.005) / (directions @ normal), rtol=1e-6)
+    np.testing.assert_allclose(
+        hits.ranges, (3.0 * math.cos(tilt) - 0.005) / (directions @ normal), rtol=1e-6
+    )
 
 
 def test_reflectivity_and_entity_index_per_entity():
@@ -170,7 +189,9 @@ def test_per_triangle_reflectivity_within_an_entity():
         ]
     )
     mu = np.r_[np.full(12, 0.2), np.full(12, 0.7)]
-    hits = Raycaster(world_of(Entity('pair', mesh, mu))).cast(np.zeros(3), [[1.0, 0, 0], [-1.0, 0, 0]])
+    hits = Raycaster(world_of(Entity('pair', mesh, mu))).cast(
+        np.zeros(3), [[1.0, 0, 0], [-1.0, 0, 0]]
+    )
     assert hits.reflectivity.tolist() == [0.2, 0.7]
 
 
@@ -191,7 +212,9 @@ def test_moving_entity_pose_at_time_t_follows_its_twist():
         dt = t - 10.0
         hits = caster.cast(np.zeros(3), [1.0, 0, 0])
         angle = omega * dt
-        assert hits.ranges[0] == pytest.approx(3.0 + speed * dt - 0.005 / math.cos(angle), abs=1e-5)
+        assert hits.ranges[0] == pytest.approx(
+            3.0 + speed * dt - 0.005 / math.cos(angle), abs=1e-5
+        )
         assert hits.cos_incidence[0] == pytest.approx(math.cos(angle), abs=1e-6)
         np.testing.assert_allclose(
             caster.entity_pose('plate'),
@@ -201,8 +224,11 @@ def test_moving_entity_pose_at_time_t_follows_its_twist():
 
 
 def test_entity_parented_to_a_link_of_a_moving_entity():
-    arm = transform_from_xyz_rpy([0.0, 1.0, 0.0], [0.0, 0.0, math.pi / 2])  # link 'arm' -> vehicle frame
-    vehicle = Entity('vehicle', box_triangles([0.2, 0.2, 0.2]), links={'base': np.eye(4), 'arm': arm})
+    # link 'arm' -> vehicle frame
+    arm = transform_from_xyz_rpy([0.0, 1.0, 0.0], [0.0, 0.0, math.pi / 2])
+    vehicle = Entity(
+        'vehicle', box_triangles([0.2, 0.2, 0.2]), links={'base': np.eye(4), 'arm': arm}
+    )
     tag = Entity('tag', box_triangles([0.1, 0.1, 0.1]), reflectivity=0.8)
     states = (
         placed('vehicle', [0, 0, 0], linear=(1.0, 0, 0), angular=(0, 0, math.pi / 4)),
@@ -235,14 +261,16 @@ def test_set_entity_pose_moves_a_static_entity_and_its_children():
     hits = caster.cast(up, [[1.0, 0, 0]] * 2)
     assert hits.ranges == pytest.approx([6.5, 6.5], rel=F32)
     assert hits.entity.tolist() == [0, 1]
-    assert caster.cast(np.zeros(3), [-1.0, 0, 0]).ranges == pytest.approx([4.5], rel=F32)  # the rest stays
+    # the rest stays
+    assert caster.cast(np.zeros(3), [-1.0, 0, 0]).ranges == pytest.approx([4.5], rel=F32)
     caster.set_time(100.0)  # the set pose holds over time
     assert caster.cast(up, [[1.0, 0, 0]] * 2).ranges == pytest.approx([6.5, 6.5], rel=F32)
 
 
 def test_set_entity_pose_overrides_a_twist():
     world = world_of(
-        Entity('box', box_triangles([1, 1, 1])), states=(placed('box', [5, 0, 0], linear=(1, 0, 0)),)
+        Entity('box', box_triangles([1, 1, 1])),
+        states=(placed('box', [5, 0, 0], linear=(1, 0, 0)),),
     )
     caster = Raycaster(world, dynamic=('box',))
     caster.set_entity_pose('box', transform_from_xyz_rpy([3, 0, 0], [0, 0, 0]))
@@ -297,18 +325,26 @@ def test_random_rays_against_a_brute_force_oracle():
         directions = unit(rng.uniform(-1, 1, (400, 3)) - 0.3 * origins)
         hits = caster.cast(origins, directions)
         ranges, owner = _brute_force(world, world.poses(t), origins, directions)
-        agree = np.isclose(hits.ranges, ranges, atol=1e-4) | (np.isinf(hits.ranges) & np.isinf(ranges))
+        agree = np.isclose(hits.ranges, ranges, atol=1e-4) | (
+            np.isinf(hits.ranges) & np.isinf(ranges)
+        )
         assert agree.mean() > 0.99  # edge grazes may differ in float32
-        assert np.all(hits.entity[agree & np.isfinite(ranges)] == owner[agree & np.isfinite(ranges)])
+        assert np.all(
+            hits.entity[agree & np.isfinite(ranges)] == owner[agree & np.isfinite(ranges)]
+        )
         assert 50 < np.isfinite(ranges).sum() < 400
         assert np.all(hits.reflectivity[hits.hit] == (hits.entity[hits.hit] + 1) / 10)
 
 
 def test_many_random_rays_exercise_batching():
     # cast lots of random rays to test the internal batching; we expect no errors
-    world = world_of(reference_cylinder(), states=(placed('target', [0, 0, 0], angular=(0, 0, 1)),))
+    world = world_of(
+        reference_cylinder(), states=(placed('target', [0, 0, 0], angular=(0, 0, 1)),)
+    )
     rng = np.random.RandomState(123)
-    hits = Raycaster(world).cast(rng.uniform(-2, 2, (100_000, 3)), unit(rng.normal(size=(100_000, 3))))
+    hits = Raycaster(world).cast(
+        rng.uniform(-2, 2, (100_000, 3)), unit(rng.normal(size=(100_000, 3)))
+    )
     assert isinstance(hits, RayHits)
     assert np.all(hits.ranges[hits.hit] > 0)
 
@@ -347,16 +383,23 @@ def test_a_scene_state_update_moves_an_entity_from_its_own_time() -> None:
 
     from nps_sonar_py.scene import load_world
 
-    world = load_world(Path(__file__).resolve().parents[2] / 'config' / 'worlds' / 'reference_tank.world')
+    world = load_world(
+        Path(__file__).resolve().parents[2] / 'config' / 'worlds' / 'reference_tank.world'
+    )
     raycaster = Raycaster(world)
     # At scene time 10 s the target is at (1.0, 3.0, 1.0) and moves at 0.2 m/s along +x.
-    update = EntityState(model='target', origin=transform_from_xyz_rpy([1.0, 3.0, 1.0], [0, 0, 0]),
-                         linear=np.array([0.2, 0.0, 0.0]))
+    update = EntityState(
+        model='target',
+        origin=transform_from_xyz_rpy([1.0, 3.0, 1.0], [0, 0, 0]),
+        linear=np.array([0.2, 0.0, 0.0]),
+    )
     raycaster.set_entity_state(update, since=10.0)
     for t in (10.0, 15.0):
         raycaster.set_time(t)
         x = 1.0 + 0.2 * (t - 10.0)
-        np.testing.assert_allclose(raycaster.entity_pose('target')[:3, 3], [x, 3.0, 1.0], atol=1e-12)
+        np.testing.assert_allclose(
+            raycaster.entity_pose('target')[:3, 3], [x, 3.0, 1.0], atol=1e-12
+        )
         # a ray along +y at the target's x meets its face at y = 3.0 - 0.25
         hits = raycaster.cast([x, 1.0, 1.0], [0.0, 1.0, 0.0])
         assert hits.ranges[0] == pytest.approx(1.75, abs=1e-5)

@@ -106,7 +106,10 @@ def _state(body: str, attributes: str = 'scene="s" time_stamp="0"') -> str:
     ('text', 'message'),
     [
         ('<scene_state scene="s" time_stamp="0"', r'f\.xml:1: malformed XML'),
-        (_state('', 'time_stamp="0"'), r"f\.xml:1: <scene_state>: missing required attribute 'scene'"),
+        (
+            _state('', 'time_stamp="0"'),
+            r"f\.xml:1: <scene_state>: missing required attribute 'scene'",
+        ),
         (
             _state('', 'scene="s"'),
             r"f\.xml:1: <scene_state scene=\"s\">: missing required attribute 'time_stamp'",
@@ -121,21 +124,36 @@ def _state(body: str, attributes: str = 'scene="s" time_stamp="0"') -> str:
             _state('<entity_state model="a"/>'),
             r'f\.xml:2: <entity_state model="a">: missing required element <parent',
         ),
-        (_state('<entity_state model="a"><parent/></entity_state>'), r"missing required attribute 'frame'"),
         (
-            _state('<entity_state model="a"><parent frame="world"/>\n<origin xyz="1 2"/></entity_state>'),
+            _state('<entity_state model="a"><parent/></entity_state>'),
+            r"missing required attribute 'frame'",
+        ),
+        (
+            _state(
+                '<entity_state model="a"><parent frame="world"/>\n<origin xyz="1 2"/>'
+                '</entity_state>'
+            ),
             r'f\.xml:3: <origin>: xyz=\'1 2\' must be 3 numbers, got 2',
         ),
         (
-            _state('<entity_state model="a"><parent frame="world"/><origin xyz="1 two 3"/></entity_state>'),
+            _state(
+                '<entity_state model="a"><parent frame="world"/><origin xyz="1 two 3"/>'
+                '</entity_state>'
+            ),
             r"xyz='1 two 3' is not 3 numbers",
         ),
         (
-            _state('<entity_state model="a"><parent frame="world"/><twist linear="nan 0 0"/></entity_state>'),
+            _state(
+                '<entity_state model="a"><parent frame="world"/><twist linear="nan 0 0"/>'
+                '</entity_state>'
+            ),
             r'<twist>: linear=.* must be finite',
         ),
         (
-            _state('<entity_state model="a"><parent frame="world"/><twist lineer="1 0 0"/></entity_state>'),
+            _state(
+                '<entity_state model="a"><parent frame="world"/><twist lineer="1 0 0"/>'
+                '</entity_state>'
+            ),
             r"<twist>: unknown attribute 'lineer'",
         ),
         (
@@ -143,7 +161,9 @@ def _state(body: str, attributes: str = 'scene="s" time_stamp="0"') -> str:
             r'unknown element <pose> in <entity_state>',
         ),
         (
-            _state('<entity_state model="a"><parent frame="world"/><origin/><origin/></entity_state>'),
+            _state(
+                '<entity_state model="a"><parent frame="world"/><origin/><origin/></entity_state>'
+            ),
             r'more than one <origin>',
         ),
         (

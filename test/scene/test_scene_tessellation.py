@@ -1,4 +1,4 @@
-"""Primitives to triangles: counts, exact vertices, closed outward-wound surfaces, faceting error."""
+"""Primitives to triangles: counts, exact vertices, closed outward-wound surfaces, faceting."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 
 def assert_closed_and_consistent(mesh: Triangles) -> None:
-    """Every directed edge appears once and its reverse once: a closed, consistently wound surface."""
+    """Each directed edge appears once, and its reverse once: closed, consistently wound."""
     t = mesh.triangles
     directed = t[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
     as_set = {tuple(e) for e in directed.tolist()}
@@ -56,7 +56,9 @@ def test_cylinder_counts_vertices_at_two_pi_k_over_n_and_outward(segments):
     assert len(mesh) == 4 * segments
     rim = mesh.vertices[:segments]
     angle = 2.0 * math.pi * np.arange(segments) / segments
-    np.testing.assert_allclose(rim[:, :2], 0.25 * np.column_stack((np.cos(angle), np.sin(angle))), atol=1e-15)
+    np.testing.assert_allclose(
+        rim[:, :2], 0.25 * np.column_stack((np.cos(angle), np.sin(angle))), atol=1e-15
+    )
     np.testing.assert_array_equal(rim[:, 2], -0.5)
     np.testing.assert_array_equal(mesh.vertices[segments : 2 * segments, 2], 0.5)
     assert_closed_and_consistent(mesh)
@@ -99,7 +101,9 @@ def test_mirroring_transform_keeps_the_winding_outward():
     mirrored = box_triangles([1.0, 2.0, 3.0]).scaled([-1.0, 1.0, 1.0])
     assert_outward(mirrored, np.zeros(3))
     assert signed_volume(mirrored) == pytest.approx(6.0)
-    moved = cylinder_triangles(1.0, 2.0, 16).transformed(transform_from_xyz_rpy([1, 2, 3], [0.1, 0.2, 0.3]))
+    moved = cylinder_triangles(1.0, 2.0, 16).transformed(
+        transform_from_xyz_rpy([1, 2, 3], [0.1, 0.2, 0.3])
+    )
     assert_outward(moved, np.array([1.0, 2.0, 3.0]))
 
 

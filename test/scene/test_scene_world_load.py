@@ -37,13 +37,16 @@ def box(size: str = '1 1 1', *, inner: str = '', tag: str = 'collision', origin:
 
 def world(*models: str, state: str = '', name: str = 'w') -> str:
     body = '\n'.join(models)
-    scene_state = f'<scene_state scene="{name}" time_stamp="0">\n{state}\n</scene_state>' if state else ''
+    scene_state = (
+        f'<scene_state scene="{name}" time_stamp="0">\n{state}\n</scene_state>' if state else ''
+    )
     return f'<world name="{name}">\n{body}\n{scene_state}\n</world>\n'
 
 
 def entity(model: str, frame: str = 'world', xyz: str = '0 0 0', twist: str = '') -> str:
     return (
-        f'<entity_state model="{model}"><parent frame="{frame}"/><origin xyz="{xyz}"/>{twist}</entity_state>'
+        f'<entity_state model="{model}"><parent frame="{frame}"/><origin xyz="{xyz}"/>'
+        f'{twist}</entity_state>'
     )
 
 
@@ -114,7 +117,8 @@ def test_demo_world_primitives_mesh_twist_and_a_child_of_a_link():
 
 def test_collision_by_default_visual_on_request():
     model = inline(
-        'm', box('1 1 1', tag='collision') + box('2 2 2', tag='visual') + box('3 3 3', tag='visual')
+        'm',
+        box('1 1 1', tag='collision') + box('2 2 2', tag='visual') + box('3 3 3', tag='visual'),
     )
     text = world(
         model,
@@ -128,7 +132,9 @@ def test_collision_by_default_visual_on_request():
     assert [len(e.surface) for e in visual.entities] == [24, 0]
     assert np.abs(visual.entities[0].surface.vertices).max() == 1.5
     # a per-model switch wins over the loader's
-    per_model = parse_world(world(model.replace('<model name="m"', '<model name="m" geometry="visual"')))
+    per_model = parse_world(
+        world(model.replace('<model name="m"', '<model name="m" geometry="visual"'))
+    )
     assert len(per_model.entities[0].surface) == 24
 
 
@@ -149,10 +155,19 @@ def test_reflectivity_precedence():
     own_retro = '<laser_retro>51</laser_retro>'
     gazebo = '<gazebo reference="{0}_link"><laser_retro>102</laser_retro>{1}</gazebo>'
     models = [
-        inline('a', box(inner=own_mu + own_retro), extra=gazebo.format('a', own_mu.replace('0.11', '0.22'))),
-        inline('b', box(inner=own_retro), extra=gazebo.format('b', own_mu.replace('0.11', '0.22'))),
         inline(
-            'c', box(inner=own_retro), extra=gazebo.format('c', ''), model_attributes='reflectivity="0.33"'
+            'a',
+            box(inner=own_mu + own_retro),
+            extra=gazebo.format('a', own_mu.replace('0.11', '0.22')),
+        ),
+        inline(
+            'b', box(inner=own_retro), extra=gazebo.format('b', own_mu.replace('0.11', '0.22'))
+        ),
+        inline(
+            'c',
+            box(inner=own_retro),
+            extra=gazebo.format('c', ''),
+            model_attributes='reflectivity="0.33"',
         ),
         inline('d', box(), extra=gazebo.format('d', ''), model_attributes='reflectivity="0.33"'),
         inline('e', box(), model_attributes='reflectivity="0.33" retro="153"'),
@@ -175,7 +190,9 @@ def test_links_and_joints_place_shapes_in_the_root_frame():
         '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
         '</robot></model>'
     )
-    w = parse_world(world(robot, inline('tag', box('0.1 0.1 0.1')), state=entity('tag', 'r::arm', '1 0 0')))
+    w = parse_world(
+        world(robot, inline('tag', box('0.1 0.1 0.1')), state=entity('tag', 'r::arm', '1 0 0'))
+    )
     arm_box = w.entities[0].surface.vertices[8:]
     np.testing.assert_allclose(arm_box.mean(axis=0), [0.0, 2.5, 0.0], atol=1e-12)
     np.testing.assert_allclose(w.poses()[1][:3, 3], [0.0, 3.0, 0.0], atol=1e-12)
@@ -183,7 +200,9 @@ def test_links_and_joints_place_shapes_in_the_root_frame():
 
 def test_meshes_by_package_uri_file_uri_and_relative_path(tmp_path, monkeypatch):
     share = tmp_path / 'prefix' / 'share' / 'my_models'
-    marker = tmp_path / 'prefix' / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'my_models'
+    marker = (
+        tmp_path / 'prefix' / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'my_models'
+    )
     marker.parent.mkdir(parents=True)
     marker.write_text('')
     (share / 'meshes').mkdir(parents=True)
@@ -191,11 +210,16 @@ def test_meshes_by_package_uri_file_uri_and_relative_path(tmp_path, monkeypatch)
     dae = trimesh.exchange.dae.export_collada(trimesh.creation.box((1.0, 1.0, 1.0)))
     dae = dae.decode() if isinstance(dae, bytes) else dae
     (tmp_path / 'models').mkdir()
-    (tmp_path / 'models' / 'cube.dae').write_text(dae.replace('<asset>', '<asset><unit meter="0.1"/>', 1))
+    (tmp_path / 'models' / 'cube.dae').write_text(
+        dae.replace('<asset>', '<asset><unit meter="0.1"/>', 1)
+    )
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path / 'prefix'))
 
     def mesh(filename: str, scale: str = '1 1 1') -> str:
-        return f'<collision><geometry><mesh filename="{filename}" scale="{scale}"/></geometry></collision>'
+        return (
+            f'<collision><geometry><mesh filename="{filename}" scale="{scale}"/></geometry>'
+            '</collision>'
+        )
 
     (tmp_path / 'models' / 'thing.urdf').write_text(
         '<robot name="thing"><link name="l">' + mesh('cube.dae', '2 2 2') + '</link></robot>',
@@ -218,7 +242,9 @@ def test_meshes_by_package_uri_file_uri_and_relative_path(tmp_path, monkeypatch)
 # --- errors ------------------------------------------------------------------------------------
 
 
-def _raises(text: str, error: type[Exception], match: str, tmp_path: Path, **files: str) -> Exception:
+def _raises(
+    text: str, error: type[Exception], match: str, tmp_path: Path, **files: str
+) -> Exception:
     for name, content in files.items():
         target = tmp_path / name.replace('__', '/')
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -271,18 +297,24 @@ OK = inline('a', box())
         ),
         (
             world(OK, state=entity('a', 'nowhere')),
-            r":4: <entity_state model=\"a\">: unknown parent frame 'nowhere': no model named 'nowhere'",
+            r':4: <entity_state model=\"a\">: '
+            r"unknown parent frame 'nowhere': no model named 'nowhere'",
         ),
         (world(OK, state=entity('a', 'a')), r'parent frames form a cycle: a -> a'),
         (
-            world(OK, inline('b', box()), state=entity('a', 'b') + '\n' + entity('b', 'a::a_link')),
+            world(
+                OK, inline('b', box()), state=entity('a', 'b') + '\n' + entity('b', 'a::a_link')
+            ),
             r':5: <entity_state model="a">: parent frames form a cycle: a -> b -> a',
         ),
         (
             world(OK, inline('b', box()), state=entity('b', 'a::arm')),
             r"unknown parent frame 'a::arm': model 'a' has no link 'arm' \(a_link\)",
         ),
-        (world(OK, state=entity('a', xyz='1 nan 2')), r":4: <origin>: xyz='1 nan 2' must be finite"),
+        (
+            world(OK, state=entity('a', xyz='1 nan 2')),
+            r":4: <origin>: xyz='1 nan 2' must be finite",
+        ),
         (world(OK, state=entity('a', xyz='1 x 2')), r"xyz='1 x 2' is not 3 numbers"),
         (
             world(OK, state=entity('a').replace('<parent frame="world"/>', '')),
@@ -293,7 +325,11 @@ OK = inline('a', box())
             r":3: <scene_state>: scene='other' is not",
         ),
         (
-            world(OK, '<scene_state scene="w" time_stamp="0"/>', '<scene_state scene="w" time_stamp="1"/>'),
+            world(
+                OK,
+                '<scene_state scene="w" time_stamp="0"/>',
+                '<scene_state scene="w" time_stamp="1"/>',
+            ),
             r'more than one <scene_state>',
         ),
     ],
@@ -308,7 +344,8 @@ def test_scene_file_errors(text, match, tmp_path):
         ('missing.stl', r'bad\.world:3: <mesh filename="missing\.stl">: mesh file not found'),
         (
             'bad.stl',
-            r'bad\.world:3: <mesh filename="bad\.stl">: (cannot read mesh|mesh .* holds no triangles)',
+            r'bad\.world:3: <mesh filename="bad\.stl">: (cannot read mesh|mesh .* holds no '
+            r'triangles)',
         ),
         ('model.ply', r"unsupported mesh format '\.ply'"),
         ('model://x/m.dae', r"unsupported URI scheme 'model'"),
@@ -317,7 +354,9 @@ def test_scene_file_errors(text, match, tmp_path):
 )
 def test_mesh_errors_point_at_the_shape(mesh, match, tmp_path, monkeypatch):
     monkeypatch.setenv('AMENT_PREFIX_PATH', '')
-    text = world(inline('a', f'<collision>\n<geometry><mesh filename="{mesh}"/></geometry></collision>'))
+    text = world(
+        inline('a', f'<collision>\n<geometry><mesh filename="{mesh}"/></geometry></collision>')
+    )
     _raises(
         text.replace('<collision>\n', '\n<collision>'),
         SceneError,
