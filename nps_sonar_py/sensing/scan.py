@@ -47,7 +47,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description import RaySpec, ScanAxis
-from nps_sonar_py.echo import NoiseType, RangeNoise
+from nps_sonar_py.echo import RangeNoise
 from nps_sonar_py.echo.reflectivity import RETRO_FULL_SCALE
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
@@ -162,7 +162,7 @@ class ScanConfig:
         """The configuration of a URDF/SDF ``<ray>``, its ``<noise>`` included."""
         noise = spec.noise
         range_noise = RangeNoise(
-            type=NoiseType(noise.type.value),
+            type=noise.type,
             mean=noise.mean,
             stddev=noise.stddev,
             bias_mean=noise.bias_mean,
