@@ -1,4 +1,4 @@
-"""The demo robot's sensors in one process or in one process each: CPU, memory, start-up, rates.
+r"""The demo robot's sensors in one process or in one process each: CPU, memory, start-up, rates.
 
 Two arrangements of the same three sensors of ``config/robots/demo_robot.urdf.xacro`` in the
 box room (``config/demo_robot.yaml``: the robot's pose, 500 sonar rays), each at its URDF rate
@@ -19,7 +19,8 @@ them; then the ratios separate / together of the same run. Arrangements alternat
 ``--repeats`` > 1 and the figures are medians; ``--rays`` loads the sonar (one GIL per
 process: one process runs the pings one after the other). Run inside the package's environment:
 
-    source scripts/env.sh && nps_setup && python benchmarks/bench_processes.py [--seconds 10] [--rays 500]
+    source scripts/env.sh && nps_setup && \
+        python benchmarks/bench_processes.py [--seconds 10] [--rays 500]
 """
 
 from __future__ import annotations

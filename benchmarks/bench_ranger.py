@@ -1,4 +1,4 @@
-"""A 1080-sample scanner at 40 Hz and a 16-sonar ring at 20 Hz, running together on the reference scene.
+"""A 1080-sample scanner at 40 Hz and a 16-sonar ring at 20 Hz together on the reference scene.
 
 Starts two ``ranger_node`` processes as ``ros2 run`` would (the colcon-built executables),
 both in the reference tank (``config/worlds/reference_tank.world``):
@@ -42,7 +42,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def ros_args(parameters: dict[str, Any]) -> list[str]:
-    """The ``--ros-args -p name:=value ...`` that give a node ``parameters`` on its command line."""
+    """The ``--ros-args -p name:=value ...`` giving a node ``parameters`` on its command line."""
     args = ['--ros-args']
     for name, value in parameters.items():
         text = (
@@ -155,7 +155,8 @@ def main() -> int:
     wall = end - start
     print(f'reference tank, {wall:.1f} s window after {options.warmup:g} s warm-up, {cores} cores')
     print(
-        f'{"device":<12} {"what":<24} {"asked":>7} {"received":>9} {"stamped":>8} {"CPU % of a core":>16}'
+        f'{"device":<12} {"what":<24} {"asked":>7} {"received":>9} {"stamped":>8} '
+        f'{"CPU % of a core":>16}'
     )
     total = 0.0
     for name, (_, _, _, asked, what) in devices.items():
@@ -163,7 +164,8 @@ def main() -> int:
         share = 100.0 * cpu[name] / wall
         total += share
         print(
-            f'{name:<12} {what:<24} {asked:>5.1f}Hz {received:>7.2f}Hz {stamped:>6.2f}Hz {share:>15.1f}%'
+            f'{name:<12} {what:<24} {asked:>5.1f}Hz {received:>7.2f}Hz {stamped:>6.2f}Hz '
+            f'{share:>15.1f}%'
         )
     print(f'both nodes: {total:.1f} % of one core, {total / cores:.1f} % of the machine')
     return 0

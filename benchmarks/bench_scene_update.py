@@ -42,7 +42,10 @@ N_RAYS = 100_000
 
 
 def grid(triangles: int, size: float, rng: np.random.Generator) -> Triangles:
-    """Make a bumpy square heightfield of about ``triangles`` triangles, ``size`` metres wide, centred."""
+    """Make a bumpy square heightfield, ``size`` metres wide, centred.
+
+    It has about ``triangles`` triangles.
+    """
     m = max(2, round(np.sqrt(triangles / 2.0)) + 1)
     x, y = np.meshgrid(
         np.linspace(-size / 2, size / 2, m), np.linspace(-size / 2, size / 2, m), indexing='ij'
@@ -95,7 +98,7 @@ def rays() -> tuple[np.ndarray, np.ndarray]:
 
 
 def median_time(step: Callable[[int], object], repeat: int) -> float:
-    """Return the median wall time in seconds of ``step(k)`` for k = 1..repeat, after one warm-up."""
+    """Return the median wall time (s) of ``step(k)`` for k = 1..repeat, after one warm-up."""
     step(0)  # warm up
     times = []
     for k in range(1, repeat + 1):

@@ -21,7 +21,7 @@ def executable(name: str) -> str:
 
 
 class TopicCounter:
-    """Arrival times (monotonic) of one topic's messages in this process, and their header stamps."""
+    """Arrival times (monotonic) of one topic's messages here, and their header stamps."""
 
     def __init__(self, node: Any, msg_type: Any, topic: str) -> None:
         from rclpy.qos import qos_profile_sensor_data

@@ -1,4 +1,4 @@
-r"""Start every simulated sensor of a robot in one process: `ros2 launch nps_sonar demo_robot.launch.py`.
+r"""Run a robot's simulated sensors in one process: `ros2 launch nps_sonar demo_robot.launch.py`.
 
 robot_sensors_node reads the robot and the scene once and hosts one node per sonar and ray
 sensor, named after it (the demo robot: /sonar, /front_scanner, /rear_ranger), all casting
@@ -31,7 +31,7 @@ OVERRIDES = {
 
 
 def _robot_sensors_node(context):
-    """Return the robot_sensors_node: the params_file, then the launch arguments that were given."""
+    """Return the robot_sensors_node: the params_file, then the launch arguments given."""
     given = {
         parameter: ParameterValue(LaunchConfiguration(argument), value_type=kind)
         for argument, (parameter, kind) in OVERRIDES.items()
@@ -61,7 +61,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument(
             'scene',
             default_value='',
-            description='scene file; empty: the params_file value (config/demo_robot.yaml: the box room)',
+            description='scene file; empty: the params_file value '
+            '(config/demo_robot.yaml: the box room)',
         ),
         DeclareLaunchArgument(
             'params_file',

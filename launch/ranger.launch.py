@@ -1,4 +1,4 @@
-"""Start a Ranger device: `ros2 launch nps_sonar ranger.launch.py [device:=scanner|ring|sweep|multibeam]`.
+"""Start a Ranger device: `ros2 launch nps_sonar ranger.launch.py [device:=<device>]`.
 
 device chooses the node, the robot and the parameter file:
     scanner    ranger_node, config/robots/ranger_scanner.urdf, config/ranger.yaml
@@ -68,7 +68,7 @@ def _node(context, share):
 
 
 def _given(context):
-    """Return scene_file and use_sim_time if given: an empty argument leaves the params_file value."""
+    """Return scene_file and use_sim_time if given: an empty one leaves the params_file value."""
     given = {}
     if LaunchConfiguration('scene').perform(context):
         given['scene_file'] = ParameterValue(LaunchConfiguration('scene'), value_type=str)
@@ -97,7 +97,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument(
             'scene',
             default_value='',
-            description='scene file; empty: the params_file value (shipped files: the reference tank)',
+            description='scene file; empty: the params_file value '
+            '(shipped files: the reference tank)',
         ),
         DeclareLaunchArgument(
             'params_file',

@@ -23,13 +23,14 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument(
             'robot_description',
             default_value='',
-            description='URDF or xacro file of the robot carrying the sonar; empty: the params_file value '
-            '(config/sonar.yaml: the reference robot)',
+            description='URDF or xacro file of the robot carrying the sonar; empty: the '
+            'params_file value (config/sonar.yaml: the reference robot)',
         ),
         DeclareLaunchArgument(
             'scene',
             default_value='',
-            description='scene file; empty: the params_file value (config/sonar.yaml: the reference tank)',
+            description='scene file; empty: the params_file value '
+            '(config/sonar.yaml: the reference tank)',
         ),
         DeclareLaunchArgument(
             'params_file',
@@ -39,7 +40,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument(
             'sensor',
             default_value='',
-            description='<sensor> name; empty: the params_file value (config/sonar.yaml: the first sonar)',
+            description='<sensor> name; empty: the params_file value '
+            '(config/sonar.yaml: the first sonar)',
         ),
         DeclareLaunchArgument(
             'namespace', default_value='', description='namespace of the node and topics'

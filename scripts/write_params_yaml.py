@@ -1,6 +1,7 @@
 """Write config/sonar.yaml from the sonar node's settings records (names, defaults, descriptions).
 
-Run after changing nps_sonar_py/devices/settings.py: ``scripts/run python scripts/write_params_yaml.py``.
+Run after changing nps_sonar_py/devices/settings.py:
+``scripts/run python scripts/write_params_yaml.py``.
 test/ros/test_parameter_files.py fails while the two disagree.
 """
 
@@ -32,7 +33,10 @@ def main() -> int:
         '# Parameters of the sonar node, with their defaults. nps_sonar_py/devices/settings.py',
         '# holds the table (types, bounds, run-time flags); `ros2 param describe /sonar <name>`',
         "# shows each. Keyed '/**' so that they apply whatever the node's name and namespace.",
-        '# Read-only ones need a restart; the others may change at run time, validated as a whole.',
+        (
+            '# Read-only ones need a restart; the others may change at run time,'
+            ' validated as a whole.'
+        ),
         '# Written by scripts/write_params_yaml.py.',
         '/**:',
         '  ros__parameters:',

@@ -1,4 +1,4 @@
-"""Scenes and robots of the ranger and scanning sonar node tests, and their geometry for expected values.
+"""Scenes and robots of the ranger and scanning sonar node tests; geometry for expected values.
 
 The box room's inner faces are x = -3, 5; y = -2, 4; z = 0, 3 (laser_retro 40, 80, 120, 160,
 200, 240); the corridor's walls are y = -1.0, 1.5 and its floor z = 0. A sonar's range is the
@@ -44,7 +44,7 @@ def room_hits(origin: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def directions(azimuth: np.ndarray, elevation: float = 0.0, yaw: float = LASER_YAW) -> np.ndarray:
-    """World unit vectors at ``azimuth`` (+ ``yaw``) about +z and ``elevation`` above the xy plane."""
+    """World unit vectors at ``azimuth`` (+ ``yaw``) about +z, ``elevation`` above the xy plane."""
     a = np.asarray(azimuth) + yaw
     e = elevation
     return np.column_stack(
@@ -53,7 +53,7 @@ def directions(azimuth: np.ndarray, elevation: float = 0.0, yaw: float = LASER_Y
 
 
 def scanner_robot(tmp_path: Path, ray: str, rate: float = 20.0) -> str:
-    """A robot whose ray sensor sits at LASER_XYZ, yawed by LASER_YAW, with the given <ray> body."""
+    """A robot with a ray sensor at LASER_XYZ, yawed by LASER_YAW, with the given <ray> body."""
     x, y, z = LASER_XYZ
     path = tmp_path / 'scanner.urdf'
     path.write_text(f'''<robot name="scanner">
@@ -75,13 +75,17 @@ SONAR = f'<sonar min="0.1" max="{SONAR_MAX}" radius="{SONAR_MAX * math.tan(RING_
 
 
 def ring_robot(tmp_path: Path, count: int = 8) -> str:
-    """A ring of ``count`` sonars ring_K at RING_HEIGHT, looking outwards, as separate <sensor> elements."""
+    """A ring of ``count`` sonars ring_K at RING_HEIGHT, looking outwards.
+
+    They are separate <sensor> elements.
+    """
     sensors = []
     for k in range(count):
         yaw = 2 * math.pi * k / count
         sensors.append(
             f'<sensor name="ring_{k}" type="sonar" update_rate="10"><parent link="base_link"/>'
-            f'<origin xyz="{RING_RADIUS * math.cos(yaw)!r} {RING_RADIUS * math.sin(yaw)!r} {RING_HEIGHT}" '
+            f'<origin xyz="{RING_RADIUS * math.cos(yaw)!r} '
+            f'{RING_RADIUS * math.sin(yaw)!r} {RING_HEIGHT}" '
             f'rpy="-1.5707963267948966 0 {yaw - math.pi / 2!r}"/>{SONAR}</sensor>'
         )
     path = tmp_path / 'ring.urdf'
@@ -99,7 +103,7 @@ def one_sonar_robot(tmp_path: Path) -> str:
 
 
 def corridor_range(world_from_element: np.ndarray, n_rays: int) -> float:
-    """The range a ring sonar at ``world_from_element`` reads in the corridor (inf beyond SONAR_MAX)."""
+    """The corridor range of a ring sonar at ``world_from_element`` (inf beyond SONAR_MAX)."""
     d = cone_pattern(RING_BETA, n_rays).directions @ world_from_element[:3, :3].T
     p = world_from_element[:3, 3]
     with np.errstate(divide='ignore'):
@@ -138,7 +142,8 @@ def wall_scene(tmp_path: Path) -> tuple[str, str]:
   </collision></link>
 </robot></model></world>''')
     robot = tmp_path / 'sonar.urdf'
+    radius = MAX_RANGE * math.tan(WALL_BETA)
     robot.write_text(f'''<robot name="head"><link name="base_link"/>
   <sensor name="head" type="sonar"><parent link="base_link"/><origin rpy="{OPTICAL}"/>
-    <sonar min="0.5" max="{MAX_RANGE}" radius="{MAX_RANGE * math.tan(WALL_BETA)!r}"/></sensor></robot>''')
+    <sonar min="0.5" max="{MAX_RANGE}" radius="{radius!r}"/></sensor></robot>''')
     return str(robot), str(world)

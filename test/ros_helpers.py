@@ -1,4 +1,4 @@
-"""Helpers of the node tests: start a node executable as ``ros2 run`` would, receive its messages."""
+"""Helpers for node tests: start a node executable as ``ros2 run`` would, receive its messages."""
 
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ def running(
     extra: list[str] | None = None,
 ) -> Iterator[subprocess.Popen[str]]:
     """A node executable running for the duration of the block, stopped with SIGINT after it."""
-    # extra (e.g. --params-file) first: later arguments win, as launch_ros orders a file before a dict
+    # extra (e.g. --params-file) first: later arguments win,
+    # as launch_ros orders a file before a dict
     command = [executable(name), '--ros-args', *(extra or []), *ros_args(parameters or {})[1:]]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -97,7 +98,10 @@ class Probe:
             pass
 
     def subscribe(self, msg_type: Any, topic: str, qos: Any = None) -> None:
-        """Keep the messages on ``topic`` in ``received[topic]``; sensor-data QoS unless ``qos`` is given."""
+        """Keep the messages on ``topic`` in ``received[topic]``.
+
+        Sensor-data QoS unless ``qos`` is given.
+        """
         from rclpy.qos import qos_profile_sensor_data
 
         self.received[topic] = []
@@ -171,7 +175,7 @@ class Receiver(Probe):
         timeout: float = NODE_START_TIMEOUT,
         process: subprocess.Popen[str] | None = None,
     ) -> list[Any]:
-        """The first ``count`` messages; fails with the node's output if they do not come in time."""
+        """The first ``count`` messages; fails with the node's output unless they come in time."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             with self.lock:
@@ -192,7 +196,7 @@ def set_parameters(
     atomic: bool = False,
     timeout: float = 10.0,
 ) -> list[Any]:
-    """Set parameters of a running node with rclpy's parameter client; the SetParametersResult list.
+    """Set a running node's parameters with rclpy's parameter client; the SetParametersResult list.
 
     ``atomic`` sets all or none, with one result (``set_parameters_atomically``).
     """
@@ -232,7 +236,7 @@ def publishing(
     rate: float = 20.0,
     qos: Any = 10,
 ) -> Iterator[None]:
-    """Publish ``message_at()`` on ``topic`` at ``rate`` Hz from a thread for the duration of the block."""
+    """Publish ``message_at()`` on ``topic`` at ``rate`` Hz from a thread during the block."""
     publisher = probe.node.create_publisher(msg_type, topic, qos)
     stop = threading.Event()
 
@@ -262,7 +266,7 @@ def first_such(
     accept: Callable[[Any], bool],
     timeout: float = 30.0,
 ) -> Any:
-    """The first message on ``topic`` from now on that ``accept``s: waits for a change to arrive."""
+    """The first message on ``topic`` from now on that ``accept``s: waits for a change to come."""
     start = probe.count(topic)
     end = time.monotonic() + timeout
     while time.monotonic() < end:

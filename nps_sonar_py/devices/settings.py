@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from nps_sonar_py.ament import share_file
 from nps_sonar_py.echo import Environment, Medium, NoiseType, RangeNoise
 from nps_sonar_py.echo._validate import member
 
@@ -95,8 +96,8 @@ class RobotSettings:
 
     robot_description_file: str = setting(
         '',
-        "URDF or xacro file of the robot; empty: the node's default robot (the reference robot; "
-        'robot_sensors_node: the demo robot)',
+        "URDF or xacro file of the robot; empty: the node's default robot (the reference sonar; "
+        'ranger_node: the reference scanner; robot_sensors_node: the demo robot)',
     )
     robot_description: str = setting(
         '',
@@ -111,6 +112,21 @@ class RobotSettings:
     robot_pose: tuple[float, ...] = setting(
         ZERO_POSE, 'pose of the robot root link in the world: x y z [m] roll pitch yaw [rad]'
     )
+
+    def with_defaults(self, robot_file: str, scene_file: str) -> RobotSettings:
+        """These settings with an empty robot file and scene file set to this package's files.
+
+        ``robot_file`` and ``scene_file`` are relative to the package's share directory (or
+        the source tree); a ``robot_description`` string wins over any robot file.
+        """
+        robot = self.robot_description_file
+        if not (robot or self.robot_description):
+            robot = share_file(robot_file)
+        return dataclasses.replace(
+            self,
+            robot_description_file=robot,
+            scene_file=self.scene_file or share_file(scene_file),
+        )
 
 
 @dataclass(frozen=True)

@@ -512,7 +512,13 @@ class EchoModel:
             -math.inf if nearest < cfg.min_range else self._estimate(r, kept, nearest, intensity)
         )
         if cfg.range_noise.enabled:
+            # REP 117 holds after the noise too: a noisy reading below the window reads -inf
+            # ("too close"), above it +inf ("nothing in range"), as the scanners do.
             distance = cfg.range_noise.apply(distance, self._bias, generator)
+            if distance < cfg.min_range:
+                distance = -math.inf
+            elif distance > cfg.max_range:
+                distance = math.inf
         cast_weight = self._beam_weight_total
         confidence = (
             float(np.sum(self._beam_weight, where=kept)) / cast_weight

@@ -37,7 +37,7 @@ from rclpy.time import Time
 from visualization_msgs.msg import Marker
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices import DeviceSetup, Rig, load_robot_from, reference_world_file
+from nps_sonar_py.devices import DeviceSetup, Rig, load_robot_from
 from nps_sonar_py.devices.build import make_setup, robot_root_pose, setup_records
 from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotSettings
 from nps_sonar_py.errors import NpsSonarError
@@ -72,6 +72,9 @@ class DeviceNode(Node):
     EXTRA_RECORDS: ClassVar[tuple[type[Any], ...]] = ()
     #: Whether the run-time settings may change while the node runs (else SetConfig only).
     RECONFIGURABLE: ClassVar[bool] = False
+    #: The robot and the world when the settings name none (share-directory files).
+    DEFAULT_ROBOT: ClassVar[str] = 'config/robots/reference_sonar.urdf'
+    DEFAULT_SCENE: ClassVar[str] = 'config/worlds/reference_tank.world'
 
     @classmethod
     def records(cls) -> tuple[type[Any], ...]:
@@ -94,11 +97,11 @@ class DeviceNode(Node):
         super().__init__(node_name, **kwargs)
         declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
         self.settings = read_settings(self, self.records())
-        where = self.settings[RobotSettings]
+        where = self.settings[RobotSettings].with_defaults(self.DEFAULT_ROBOT, self.DEFAULT_SCENE)
         world_from_root = robot_root_pose(where.robot_pose)
         robot = load_robot_from(where) if robot is None else robot
         if raycaster is None:
-            raycaster = Raycaster(load_world(where.scene_file or reference_world_file()))
+            raycaster = Raycaster(load_world(where.scene_file))
         self.raycaster = raycaster
         self.rig = Rig(robot, self.setup(self.settings), raycaster, world_from_root)
         output = self.settings[OutputSettings]

@@ -33,6 +33,7 @@ class RangerNode(DeviceNode):
     """Reads a ray sensor or a sonar array on a timer and publishes it (module docstring)."""
 
     SETUP = RangerSetup
+    DEFAULT_ROBOT = 'config/robots/ranger_scanner.urdf'
 
     def __init__(self, *, node_name: str = 'ranger', **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)

@@ -32,7 +32,6 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.validate_node_name import validate_node_name
 
-from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import Sensor, SensorType
 from nps_sonar_py.devices import load_robot_from, robot_root_pose, select_sensors
 from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings, plain
@@ -90,13 +89,7 @@ class RobotSensors(Node):
             )
         declare_settings(self, HOST_RECORDS, runtime=False)
         settings = read_settings(self, HOST_RECORDS)
-        where = settings[RobotSettings]
-        if not where.robot_description:
-            where = dataclasses.replace(
-                where,
-                robot_description_file=where.robot_description_file or share_file(DEMO_ROBOT),
-            )
-        where = dataclasses.replace(where, scene_file=where.scene_file or share_file(DEMO_SCENE))
+        where = settings[RobotSettings].with_defaults(DEMO_ROBOT, DEMO_SCENE)
         robot_root_pose(where.robot_pose)  # a bad robot_pose is refused here, once
         self.robot = load_robot_from(where)
         patterns = settings[SelectionSettings].sensors

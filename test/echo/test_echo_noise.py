@@ -179,6 +179,22 @@ def test_quantized_range_noise_and_infinities() -> None:
     assert too_close.range == -math.inf
 
 
+def test_noisy_ranges_stay_in_the_window_or_read_as_rep117_says() -> None:
+    # A wall 8 m away (20 degrees off the boresight: about 8.5 m along it) in a 1..20 m
+    # window, and noise of 5 m: many draws land outside the window. Each must read -inf
+    # below 1 m, +inf beyond 20 m, and otherwise lie within [1, 20] m.
+    noise = RangeNoise(NoiseType.GAUSSIAN, stddev=5.0)
+    config, rays, hits = wall_scene(range_noise=noise, seed=11)
+    model = EchoModel(config, rays.off_axis, rays.solid_angle)
+    readings = np.array([model.ping(*hits, 1.0).range for _ in range(2000)])
+    finite = readings[np.isfinite(readings)]
+    assert np.all((finite >= 1.0) & (finite <= 20.0))
+    assert set(readings[~np.isfinite(readings)].tolist()) <= {-math.inf, math.inf}
+    # Both sides are reached: P(N(8.5, 5) < 1) is about 7 %, P(> 20) about 1 %.
+    assert np.sum(readings == -math.inf) > 50
+    assert np.sum(readings == math.inf) > 2
+
+
 def test_bias_draw_matches_the_gz_recipe() -> None:
     noise = RangeNoise(NoiseType.GAUSSIAN, bias_mean=0.2, bias_stddev=0.05)
     rng = np.random.default_rng(42)

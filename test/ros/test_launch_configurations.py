@@ -48,7 +48,7 @@ def launch_arguments(
     parameters: dict[str, Any],
     namespace: str = '',
 ) -> list[str]:
-    """``--ros-args`` equivalent to a launch_ros Node(name=, namespace=, parameters=[file, dict])."""
+    """``--ros-args`` matching a launch_ros Node(name=, namespace=, parameters=[file, dict])."""
     args = ['-r', f'__node:={name}', '--params-file', str(params_file)]
     if namespace:
         args += ['-r', f'__ns:=/{namespace}']
@@ -79,7 +79,8 @@ def _wait_for_topic(
                 return name
         if process.poll() is not None:
             pytest.fail(
-                f'the node exited with status {process.returncode}: {process.communicate()[1].strip()}',
+                f'the node exited with status {process.returncode}: '
+                f'{process.communicate()[1].strip()}',
             )
         time.sleep(0.1)
     pytest.fail(f'no {type_name} topic in {timeout} s')

@@ -1,4 +1,4 @@
-"""The ranger and scanning sonar nodes in a moving system, over real DDS: odometry, joints, sim time.
+"""Ranger and scanning sonar nodes in a moving system, over real DDS: odometry, joints, sim time.
 
 Expected values come from the scenes' planes (``ranger_scenes``): the box room's inner faces
 x = -3, 5; y = -2, 4; z = 0, 3; the corridor's walls y = -1.0, 1.5 and floor z = 0; the wall
@@ -77,7 +77,8 @@ def test_odometry_moves_the_scanner(tmp_path: Path, probe: Probe) -> None:
     angles = -3 * math.pi / 4 + (3 * math.pi / 2 / 540) * np.arange(541)
     standing = room_hits(LASER_XYZ, directions(angles))[0]
     np.testing.assert_allclose(np.array(still.ranges), standing, rtol=FLOAT32)
-    # world <- laser = odometry pose @ mount: at (1, 0.5, 0.2) + Rz(0.5) LASER_XYZ, yawed by 0.5 more.
+    # world <- laser = odometry pose @ mount: at (1, 0.5, 0.2) + Rz(0.5) LASER_XYZ,
+    # yawed by 0.5 more.
     c, s = math.cos(yaw), math.sin(yaw)
     origin = np.array(
         [
@@ -92,14 +93,18 @@ def test_odometry_moves_the_scanner(tmp_path: Path, probe: Probe) -> None:
 
 
 def pan_ring_robot(tmp_path: Path, count: int = 4) -> str:
-    """Sonars ring_K as in ``ranger_scenes.ring_robot``, ring_0 on a revolute joint ``pan`` about +z."""
+    """Sonars ring_K as in ``ranger_scenes.ring_robot``, ring_0 on a revolute joint ``pan``.
+
+    The joint ``pan`` turns about +z.
+    """
     sensors = []
     for k in range(count):
         yaw = 2 * math.pi * k / count
         parent = 'pan_link' if k == 0 else 'base_link'
         sensors.append(
             f'<sensor name="ring_{k}" type="sonar" update_rate="10"><parent link="{parent}"/>'
-            f'<origin xyz="{RING_RADIUS * math.cos(yaw)!r} {RING_RADIUS * math.sin(yaw)!r} {RING_HEIGHT}" '
+            f'<origin xyz="{RING_RADIUS * math.cos(yaw)!r} '
+            f'{RING_RADIUS * math.sin(yaw)!r} {RING_HEIGHT}" '
             f'rpy="-1.5707963267948966 0 {yaw - math.pi / 2!r}"/>{SONAR}</sensor>'
         )
     path = tmp_path / 'pan_ring.urdf'

@@ -1,4 +1,4 @@
-"""The ranger node over real DDS: a scanner in the box room, a sonar ring in the corridor, the services.
+"""The ranger node over real DDS: a box-room scanner, a sonar ring in the corridor, the services.
 
 Expected values come from the scenes' planes (``ranger_scenes``): the box room's inner faces
 x = -3, 5; y = -2, 4; z = 0, 3 (laser_retro 40, 80, 120, 160, 200, 240), and the corridor's
@@ -90,6 +90,23 @@ def test_scanner_in_the_box_room(tmp_path: Path, probe: Probe) -> None:
     )
 
 
+def test_the_shipped_ranger_yaml_starts_the_scanner_it_describes(probe: Probe) -> None:
+    from sensor_msgs.msg import LaserScan
+
+    probe.subscribe(LaserScan, 'laser/scan')
+    params = Path(__file__).resolve().parents[2] / 'config' / 'ranger.yaml'
+    with running('ranger_node', extra=['--params-file', str(params)]) as node:
+        scan = probe.wait('laser/scan', 1, node)[-1]
+    # config/robots/ranger_scanner.urdf: 1080 readings over +-135 degrees, 0.1..30 m; the robot
+    # stands where the reference sonar does, 1 m up, looking along +y at the cylinder whose face
+    # is 1.75 m away (y = 3.0 - 0.25 from y = 1.0). The two middle readings are 0.125 degrees
+    # off the axis; the scanner's noise has a stddev of 1 cm.
+    assert len(scan.ranges) == 1080
+    assert (scan.range_min, scan.range_max) == pytest.approx((0.1, 30.0))
+    middle = np.array(scan.ranges[539:541])
+    np.testing.assert_allclose(middle, 1.75, atol=0.05)
+
+
 def test_scanner_with_rows_publishes_a_point_cloud(tmp_path: Path, probe: Probe) -> None:
     from sensor_msgs.msg import PointCloud2, PointField
 
@@ -161,7 +178,8 @@ def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> 
     expected = expected_ring_ranges(8, 300)
     assert expected[2] == pytest.approx(1.5 - RING_RADIUS)
     assert expected[6] == pytest.approx(1.0 - RING_RADIUS)
-    # Along the corridor: the floor, at 1 / sin(15 deg) for the continuous cone, a little farther for rays.
+    # Along the corridor: the floor, at 1 / sin(15 deg) for the continuous cone,
+    # a little farther for rays.
     assert math.isfinite(expected[1])
     assert 1 / math.sin(BETA) <= expected[0] <= 1.03 / math.sin(BETA)
     for k, message in enumerate(ranges):
@@ -174,7 +192,8 @@ def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> 
     assert min(data.intensities) > 0.0
     geometry = data.geometry
     assert list(geometry.element_frames) == [f'ring_{k}' for k in range(8)]
-    # The device frame sits at the ring's centre; element k at radius 0.2 m, yawed by k * 45 degrees.
+    # The device frame sits at the ring's centre;
+    # element k at radius 0.2 m, yawed by k * 45 degrees.
     assert (
         geometry.pose.position.x,
         geometry.pose.position.y,
@@ -454,6 +473,7 @@ def test_ring_elements_show_their_beams_and_hits(tmp_path: Path, probe: Probe) -
     assert all(
         math.hypot(p.y, p.z) == pytest.approx(SONAR_MAX * math.tan(BETA), rel=1e-6) for p in rim
     )
-    # Element 2 looks along +y at the wall y = 1.5 from y = 0.2: every hit lies 1.3 m ahead along its x axis.
+    # Element 2 looks along +y at the wall y = 1.5 from y = 0.2:
+    # every hit lies 1.3 m ahead along its x axis.
     assert len(hits.points) == 300
     np.testing.assert_allclose([p.x for p in hits.points], 1.5 - RING_RADIUS, atol=1e-4)

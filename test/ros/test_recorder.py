@@ -100,7 +100,7 @@ class RecorderProcess:
         signal_number: int | None = signal.SIGINT,
         timeout: float = 60.0,
     ) -> tuple[int, str, str]:
-        """Send ``signal_number`` (None: let it stop by itself); the exit status, stdout and stderr."""
+        """Send ``signal_number`` (None: it stops by itself); the exit status, stdout, stderr."""
         if signal_number is not None:
             self.process.send_signal(signal_number)
         try:
@@ -172,7 +172,8 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
             topic
         )  # received after it was stamped, on the same clock
         assert np.median(np.diff(stamps[topic])) == pytest.approx(1e9 / RATE, rel=0.1), topic
-    # The three messages of a ping carry its one stamp: where all topics were recorded, the stamps agree.
+    # The three messages of a ping carry its one stamp:
+    # where all topics were recorded, the stamps agree.
     low = max(t[0] for t in stamps.values())
     high = min(t[-1] for t in stamps.values())
     common = [set(t[(t >= low) & (t <= high)].tolist()) for t in stamps.values()]

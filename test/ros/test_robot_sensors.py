@@ -41,7 +41,10 @@ NODES = {('robot_sensors', '/'), ('sonar', '/'), ('front_scanner', '/'), ('rear_
 
 
 def launch_defaults() -> dict[str, str]:
-    """The default of each argument of launch/demo_robot.launch.py (a call's source text if not a literal)."""
+    """The default of each argument of launch/demo_robot.launch.py.
+
+    A call's source text if the default is not a literal.
+    """
     tree = ast.parse((REPOSITORY / 'launch' / 'demo_robot.launch.py').read_text())
     defaults = {}
     for node in ast.walk(tree):
@@ -142,7 +145,7 @@ def stop(node: subprocess.Popen[str]) -> str:
 
 
 def test_demo_robot_launch_configuration(probe: Probe) -> None:
-    """What launch/demo_robot.launch.py starts by default: the node with config/demo_robot.yaml alone."""
+    """What demo_robot.launch.py starts by default: the node with config/demo_robot.yaml alone."""
     defaults = launch_defaults()
     # Empty arguments leave the params_file's values: the launch file then passes the file alone.
     for empty in ('robot_description', 'scene', 'namespace', 'use_sim_time'):
@@ -305,7 +308,8 @@ def test_one_world_one_raycaster_in_process(
         # parameter_overrides (the host's) win over a '/**' file value, a '/**/sonar' one and -p
         assert children['sonar'].get_parameter('sensor').value == 'sonar'
         assert children['front_scanner'].get_parameter('sensors').value == 'front_scanner'
-        # ... and the files still configure the rest: '/**/sonar' beats '/**' for the sonar node alone
+        # ... and the files still configure the rest:
+        # '/**/sonar' beats '/**' for the sonar node alone
         assert children['sonar'].get_parameter('rays').value == 64
         assert children['front_scanner'].get_parameter('rays').value == 32
         # One executor: adding the host adds its sensor nodes; they ping together without error.

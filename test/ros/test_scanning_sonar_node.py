@@ -1,4 +1,4 @@
-"""The scanning sonar node over real DDS: a sweep and a multibeam fan across a wall at a known distance.
+"""The scanning sonar node over real DDS: a sweep and a multibeam fan across a wall at distance D.
 
 The wall's face is the plane x = D in front of the sonar (``ranger_scenes.wall_scene``), whose
 head turns about +z from +x. With a hard cone of half angle beta, uniform pattern, one-way,

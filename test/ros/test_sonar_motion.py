@@ -1,4 +1,4 @@
-"""The sonar node in a moving ROS system, over real DDS: QoS, sim time, robot and world motion, markers.
+"""The sonar node in a moving ROS system over real DDS: QoS, sim time, robot/world motion, markers.
 
 Expected ranges come from the reference scenario's geometry (DESIGN.md): the sonar at
 (2.1, 1.0, 1.0) looks along +y at a vertical cylinder of radius 0.25 m centred on (2.1, 3.0);

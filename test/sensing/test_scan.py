@@ -162,7 +162,8 @@ def test_rep117_outside_the_range_window(room: Raycaster) -> None:
 
 
 def test_averaging_keeps_the_returns_of_a_cell_that_also_misses(room: Raycaster) -> None:
-    # Rays of one cell: some beyond max_range (+inf), some within: the reading is the mean of those within.
+    # Rays of one cell: some beyond max_range (+inf), some within:
+    # the reading is the mean of those within.
     axis = ScanAxis(samples=1, resolution=4.0, min_angle=0.0, max_angle=0.8)
     config = ScanConfig(horizontal=axis, max_range=5.3)
     sub = (np.arange(4) + 0.5) * 0.8 / 4

@@ -46,7 +46,7 @@ def corridor_range(
     n: int = N_RAYS,
     max_range: float = MAX_RANGE,
 ) -> float:
-    """Nearest hit of an element's cone on the corridor's walls and floor; +inf beyond max_range."""
+    """Nearest hit of an element's cone on the corridor walls and floor; +inf beyond max_range."""
     d = cone_pattern(beta, n).directions @ world_from_element[:3, :3].T
     p = world_from_element[:3, 3]
     with np.errstate(divide='ignore'):
@@ -97,9 +97,10 @@ def test_a_ring_of_sonars_in_the_corridor(corridor: Raycaster) -> None:
     # The plain cases: looking straight at a wall reads the perpendicular distance.
     assert expected[2] == pytest.approx(NORTH - 0.2)
     assert expected[6] == pytest.approx(-0.2 - SOUTH)
-    # Along the corridor the cone's lower edge meets the floor at 1 / sin(15 deg), and at 45 degrees its
-    # edge nearest the wall's normal at D / cos(45 - 15 deg): the continuous cone's values, which 200
-    # rays reach within 2 % (their rim is sampled; a range below the continuous one would be a bug).
+    # Along the corridor the cone's lower edge meets the floor at 1 / sin(15 deg), and at 45
+    # degrees its edge nearest the wall's normal at D / cos(45 - 15 deg): the continuous cone's
+    # values, which 200 rays reach within 2 % (their rim is sampled; a range below the
+    # continuous one would be a bug).
     floor = HEIGHT / math.sin(BETA)
     assert floor <= expected[0] <= floor * 1.02
     d45 = (NORTH - 0.2 * math.sin(math.pi / 4)) / math.cos(math.pi / 4 - BETA)
@@ -127,7 +128,8 @@ def test_elements_beyond_max_range_read_plus_inf(corridor: Raycaster) -> None:
 def test_geometry_size_holds_every_element() -> None:
     geometry = ring_array().geometry
     assert geometry.element_poses.shape == (8, 4, 4)
-    # Origins span 0.4 m in x and y (elements at 0, 90, 180, 270 degrees), grown by the element size.
+    # Origins span 0.4 m in x and y (elements at 0, 90, 180, 270 degrees),
+    # grown by the element size.
     np.testing.assert_allclose(geometry.size, [0.4 + 0.02, 0.4 + 0.04, 0.02])
 
 
@@ -136,7 +138,8 @@ def test_array_set_config_checks_physics_and_keeps_the_old_config(corridor: Rayc
     before = device.ranger_config()
     assert before.min_angle == pytest.approx(-BETA)
     assert before.angular_resolution == pytest.approx(2 * BETA)
-    # c / (2 max_range) = 343 / 10 = 34.3 Hz: 40 Hz cannot hear the farthest echo before the next ping.
+    # c / (2 max_range) = 343 / 10 = 34.3 Hz:
+    # 40 Hz cannot hear the farthest echo before the next ping.
     reason = device.reconfigure(dataclasses.replace(before, frequency=40.0))
     assert reason is not None
     assert 'two-way travel time' in reason

@@ -1,4 +1,4 @@
-"""The scanning sonar and the multibeam fan against a plane wall, by the physics reference's T5 and T12.
+"""The scanning sonar and multibeam fan against a plane wall, by the physics reference T5 and T12.
 
 A wall whose face is the plane x = D; the sonar at the origin, its head turning about +z.
 With the head at theta from the wall's normal and a hard cone of half angle beta
@@ -175,7 +175,8 @@ def test_multibeam_fan_sees_the_wall_beam_by_beam(wall: Raycaster) -> None:
     ping = sonar.ping(wall)
     azimuths = np.linspace(-0.6, 0.6, 31)
     np.testing.assert_allclose(ping.azimuths, azimuths)
-    # The documented grid: columns at the centres of 3 cells across +-0.75 degrees, rows across +-5 degrees.
+    # The documented grid: columns at the centres of 3 cells across +-0.75 degrees,
+    # rows across +-5 degrees.
     half = math.radians(0.75)
     offsets = -half + (np.arange(3) + 0.5) * 2 * half / 3
     elevations = -math.radians(5.0) + (np.arange(11) + 0.5) * math.radians(10.0) / 11
