@@ -36,6 +36,7 @@ __all__ = [
     'MAX_FREQUENCY',
     'Beam',
     'Device',
+    'IndependentReadings',
     'RangerConfig',
     'RangerGeometry',
     'config_problem',
@@ -179,6 +180,24 @@ class Device(Protocol[ReadingT_co]):
     def beams(self) -> tuple[Beam, ...]:
         """The sonar beams to draw (empty for devices that are not cones of rays)."""
         ...
+
+
+class IndependentReadings:
+    """What a device whose readings are independent of each other shares: no cycle, no catch-up.
+
+    A base of the devices that ping or scan afresh each time (all but the scanning sonar);
+    it draws no beams unless the device says otherwise.
+    """
+
+    catch_up = False
+    cycle_length = 1
+
+    def restart(self) -> None:
+        """Readings are independent: nothing to restart."""
+
+    def beams(self) -> tuple[Beam, ...]:
+        """No sonar beam to draw."""
+        return ()
 
 
 def config_problem(config: RangerConfig) -> str | None:

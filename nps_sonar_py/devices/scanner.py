@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.devices.interface import (
-    Beam,
+    IndependentReadings,
     RangerConfig,
     RangerGeometry,
     config_problem,
@@ -22,16 +22,13 @@ from nps_sonar_py.sensing.scan import AxisSampling, ScanConfig, Scanner, ScanRea
 __all__ = ['ScannerRanger']
 
 
-class ScannerRanger:
+class ScannerRanger(IndependentReadings):
     """A ray sensor as a Ranger device of one element.
 
     ``limits`` (the description's configuration) bound what ``SetConfig`` may ask: the angle
     window and the range window can only be narrowed; the reading spacing may change (the
     rays per reading, ``resolution``, and the vertical rows are kept).
     """
-
-    catch_up = False
-    cycle_length = 1
 
     def __init__(
         self, limits: ScanConfig, world_from_body: NDArray[np.float64], geometry: RangerGeometry
@@ -57,13 +54,6 @@ class ScannerRanger:
     def read(self, caster: SurfaceCaster) -> ScanReading:
         """One scan from the current pose."""
         return self.scanner.scan(caster)
-
-    def restart(self) -> None:
-        """Scans are independent: nothing to restart."""
-
-    def beams(self) -> tuple[Beam, ...]:
-        """A scanner draws no sonar beam."""
-        return ()
 
     def ranger_config(self) -> RangerConfig:
         """The configuration in Ranger terms."""

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.devices.interface import (
     Beam,
+    IndependentReadings,
     RangerConfig,
     RangerGeometry,
     config_problem,
@@ -173,11 +174,8 @@ class SweepRanger:
         return None
 
 
-class FanRanger:
+class FanRanger(IndependentReadings):
     """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
-
-    catch_up = False
-    cycle_length = 1
 
     def __init__(
         self,
@@ -212,13 +210,6 @@ class FanRanger:
     def read(self, caster: SurfaceCaster) -> FanPing:
         """One ping of every beam."""
         return self.sonar.ping(caster)
-
-    def restart(self) -> None:
-        """Pings are independent: nothing to restart."""
-
-    def beams(self) -> tuple[Beam, ...]:
-        """The fan is not drawn."""
-        return ()
 
     def ranger_config(self) -> RangerConfig:
         """The configuration in Ranger terms."""

@@ -27,6 +27,7 @@ from nps_sonar_py.devices.interface import (
     MAX_FREQUENCY,
     TOLERANCE,
     Beam,
+    IndependentReadings,
     RangerConfig,
     RangerGeometry,
     config_problem,
@@ -61,7 +62,7 @@ class ArrayReading:
     pings: tuple[Ping, ...]
 
 
-class SonarArray:
+class SonarArray(IndependentReadings):
     """Single-beam sonars at fixed poses, pinging together; each hears only its own cone.
 
     Args:
@@ -73,8 +74,6 @@ class SonarArray:
         frequency: pings per second, at most ``c / (2 max_range)``.
     """
 
-    catch_up = False
-    cycle_length = 1
     #: Whether a frequency faster than the two-way travel time allows is refused.
     refuses_fast_pings = True
 
@@ -162,9 +161,6 @@ class SonarArray:
                 np.round(ranges[finite] / self.range_resolution) * self.range_resolution
             )
         return ArrayReading(ranges, np.array([p.total for p in pings]), pings)
-
-    def restart(self) -> None:
-        """Pings are independent: nothing to restart."""
 
     def beams(self) -> tuple[Beam, ...]:
         """Each element's cone and its rays' last hits, in the element's frame."""
