@@ -94,10 +94,18 @@ def load_robot_from(settings: RobotSettings) -> Robot:
 
 
 def robot_root_pose(pose: Sequence[float]) -> NDArray[np.float64]:
-    """(4, 4) world <- robot root link of ``[x, y, z, roll, pitch, yaw]``."""
+    """(4, 4) world <- robot root link of ``[x, y, z, roll, pitch, yaw]``.
+
+    Every value must be finite: a nan or inf here would reach the raycaster at the first
+    reading and stop the node there, so it is refused at start instead.
+    """
     if len(pose) != 6:
         raise ConfigurationError(
             f'robot_pose must be [x, y, z, roll, pitch, yaw], got {list(pose)!r}'
+        )
+    if not all(math.isfinite(value) for value in pose):
+        raise ConfigurationError(
+            f'robot_pose must be finite (no nan or inf), got {[float(v) for v in pose]!r}'
         )
     return transform_from_xyz_rpy(pose[:3], pose[3:])
 

@@ -9,7 +9,10 @@
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
 
-Messages are stored as they arrive and applied by :meth:`Motion.apply` between pings. Nodes
+Every message is checked before anything is taken from it (``ros/message_checks.py``: finite,
+bounded, consistent): a bad one is dropped whole with a warning, throttled per topic, that
+names the topic, the field and the problem, and the last good state stays. Messages are
+stored as they arrive and applied by :meth:`Motion.apply` between pings. Nodes
 that cast into one raycaster (``robot_sensors_node``) share a :class:`SceneStart`, so that
 ``scene_time: start`` gives them one scene time.
 """
@@ -17,9 +20,10 @@ that cast into one raycaster (``robot_sensors_node``) share a :class:`SceneStart
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import rclpy.logging
 from geometry_msgs.msg import Pose, PoseStamped
 from nav_msgs.msg import Odometry
 from numpy.typing import NDArray
@@ -31,6 +35,12 @@ from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices.settings import MotionSettings
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import matrix_from_pose
+from nps_sonar_py.ros.message_checks import (
+    joint_state_problem,
+    odometry_problem,
+    pose_stamped_problem,
+    scene_state_problem,
+)
 from nps_sonar_py.scene import EntityState
 
 if TYPE_CHECKING:
@@ -40,6 +50,8 @@ __all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart']
 
 POSE_SOURCES = ('fixed', 'odometry', 'pose')
 SCENE_TIMES = ('start', 'clock')
+#: Shortest interval between two warnings about bad messages on one topic, s.
+WARNING_PERIOD = 5.0
 
 
 class SceneStart:
@@ -47,6 +59,31 @@ class SceneStart:
 
     def __init__(self) -> None:
         self.time: Time | None = None
+
+
+class _Checked:
+    """A subscription's callback that passes a message on only if ``check`` finds no problem.
+
+    A bad message is dropped with a warning naming the topic and the problem. Each topic has
+    its own logger object (under the node's logger name), so its own throttle: a flood on one
+    topic does not hide the first bad message on another.
+    """
+
+    def __init__(
+        self, node: Node, check: Callable[[Any], str | None], use: Callable[[Any], None]
+    ) -> None:
+        self.topic = ''  # the resolved name, once subscribed
+        self._check, self._use = check, use
+        self._logger = rclpy.logging.get_logger(node.get_logger().name)
+
+    def __call__(self, message: Any) -> None:
+        problem = self._check(message)
+        if problem is None:
+            self._use(message)
+            return
+        self._logger.warning(
+            f'ignored a message on {self.topic}: {problem}', throttle_duration_sec=WARNING_PERIOD
+        )
 
 
 class Motion:
@@ -79,34 +116,46 @@ class Motion:
         self.joint_positions: dict[str, float] = {}
         self._robot_changed = False
         self._entity_updates: list[tuple[EntityState, Time]] = []
-        depth = 10
         if source == 'odometry':
-            node.create_subscription(
+            self._subscribe(
                 Odometry,
                 settings.pose_topic or 'odom',
+                odometry_problem,
                 lambda m: self._on_pose(m.pose.pose),
-                depth,
             )
         elif source == 'pose':
-            node.create_subscription(
+            self._subscribe(
                 PoseStamped,
                 settings.pose_topic or 'pose',
+                pose_stamped_problem,
                 lambda m: self._on_pose(m.pose),
-                depth,
             )
-        node.create_subscription(
-            JointState, settings.joint_states_topic, self._on_joint_state, depth
+        self._subscribe(
+            JointState, settings.joint_states_topic, joint_state_problem, self._on_joint_state
         )
-        node.create_subscription(
-            nps_msg.SceneState, settings.scene_state_topic, self._on_scene_state, depth
+        self._subscribe(
+            nps_msg.SceneState,
+            settings.scene_state_topic,
+            scene_state_problem,
+            self._on_scene_state,
         )
 
+    def _subscribe(
+        self,
+        msg_type: Any,
+        topic: str,
+        check: Callable[[Any], str | None],
+        use: Callable[[Any], None],
+    ) -> None:
+        """Subscribe to ``topic``; each message is ``check``ed and, if good, ``use``d."""
+        callback = _Checked(self._node, check, use)
+        subscription = self._node.create_subscription(msg_type, topic, callback, 10)
+        callback.topic = subscription.topic_name
+
+    # The callbacks below get only messages that passed their check (ros/message_checks.py).
+
     def _on_pose(self, pose: Pose) -> None:
-        try:
-            self.world_from_root = matrix_from_pose(pose)
-        except ValueError as error:
-            self._node.get_logger().warning(f'ignored a robot pose: {error}')
-            return
+        self.world_from_root = matrix_from_pose(pose)
         self._robot_changed = True
 
     def _on_joint_state(self, message: JointState) -> None:
@@ -117,17 +166,13 @@ class Motion:
         stamp = Time.from_msg(message.header.stamp, clock_type=self._node.get_clock().clock_type)
         for entity in message.entities:
             t, w = entity.twist.linear, entity.twist.angular
-            try:
-                state = EntityState(
-                    model=entity.model,
-                    frame=entity.parent_frame or 'world',
-                    origin=matrix_from_pose(entity.pose),
-                    linear=np.array([t.x, t.y, t.z]),
-                    angular=np.array([w.x, w.y, w.z]),
-                )
-            except ValueError as error:
-                self._node.get_logger().warning(f'ignored the state of {entity.model!r}: {error}')
-                continue
+            state = EntityState(
+                model=entity.model,
+                frame=entity.parent_frame or 'world',
+                origin=matrix_from_pose(entity.pose),
+                linear=np.array([t.x, t.y, t.z]),
+                angular=np.array([w.x, w.y, w.z]),
+            )
             self._entity_updates.append((state, stamp))
 
     def scene_time(self, now: Time, time_stamp: float) -> float:

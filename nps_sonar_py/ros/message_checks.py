@@ -1,0 +1,206 @@
+"""Checks of the messages that move a sensor node, before it uses them: pure functions, no node.
+
+Each check returns the message's first problem, naming the field as a path into the message
+(``'pose.pose.position.x is nan'``), or None when the message can be used. ``ros/motion.py``
+drops a message with a problem whole and keeps its last good state. Only the fields a node
+reads are checked: an odometry's twist and covariances, a joint state's velocities and
+efforts, are not used and may hold anything.
+
+The bounds are far beyond any real use and exist to stop nonsense (uninitialised memory, a
+diverged filter, a unit mix-up) before it reaches the raycaster, where a nan, an inf or an
+overflow stopped the node or made an entity vanish:
+
+* :data:`MAX_POSITION`, 1e6 m, per coordinate of a pose: a thousand kilometres, beyond any
+  tank, harbour or survey area. Open3D casts in float32, whose spacing there is already
+  6 cm, so a robot farther out would get meaningless ranges anyway; products of poses stay
+  far from float64 overflow.
+* :data:`MAX_LINEAR`, 1e4 m/s, per component of an entity's linear twist: about seven times
+  the speed of sound in water, faster than anything an echo sounder works on. An entity
+  moving at it for a century is still about 3e13 m away: finite.
+* :data:`MAX_ANGULAR`, 1e3 rad/s, per component of an entity's angular twist: about 160 turns
+  a second, above any propeller or sonar head. It keeps the turn ``|w| dt`` finite and
+  resolved (under 1e12 rad after 30 years); an overflow to inf made the rotation nan and
+  the entity vanished.
+* :data:`MAX_JOINT_POSITION`, 1e9 rad or m: a message does not say whether a joint turns or
+  slides, and a continuous joint (a wheel) counts turns without end: 1e9 rad is five years
+  of a wheel at 1 turn/s, where angles still resolve 1e-7 rad. It keeps a prismatic joint's
+  translation finite through every product too.
+* Quaternions: finite, with a norm in [:data:`MIN_QUATERNION_NORM`,
+  :data:`MAX_QUATERNION_NORM`] = [1e-6, 1e6]; they are normalised when used, as before.
+  Shorter is a zero quaternion (an unset orientation) plus rounding, whose direction is noise;
+  the upper bound is its mirror, and keeps the normalisation's sum of squares far from
+  overflow.
+* :data:`MAX_JOINTS` names in a joint state and :data:`MAX_ENTITIES` entities in a scene
+  state, 10 000 each, checked before anything is built from them: a robot or a world has a
+  few dozen; each one costs Python work between two readings.
+* A scene state's ``header.stamp`` must be a valid time: ``sec >= 0`` (``rclpy.time.Time``
+  refuses negative seconds, which raised in the callback and stopped the node) and
+  ``nanosec < 1e9``.
+* Names (joint names, entity models) must not be empty: nothing is called ``''``.
+* A joint state may carry no positions (only velocities or efforts, as ``sensor_msgs/
+  JointState`` allows): nothing is taken from it. Otherwise it has a position per name.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from builtin_interfaces.msg import Time
+    from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist, Vector3
+    from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import JointState
+
+    from nps_sonar import msg as nps_msg
+
+__all__ = [
+    'MAX_ANGULAR',
+    'MAX_ENTITIES',
+    'MAX_JOINTS',
+    'MAX_JOINT_POSITION',
+    'MAX_LINEAR',
+    'MAX_POSITION',
+    'MAX_QUATERNION_NORM',
+    'MIN_QUATERNION_NORM',
+    'joint_state_problem',
+    'number_problem',
+    'odometry_problem',
+    'pose_problem',
+    'pose_stamped_problem',
+    'quaternion_problem',
+    'scene_state_problem',
+    'stamp_problem',
+    'twist_problem',
+]
+
+#: Largest accepted coordinate of a position, m.
+MAX_POSITION = 1e6
+#: Largest accepted component of a linear velocity, m/s.
+MAX_LINEAR = 1e4
+#: Largest accepted component of an angular velocity, rad/s.
+MAX_ANGULAR = 1e3
+#: Largest accepted joint position, rad or m.
+MAX_JOINT_POSITION = 1e9
+#: Accepted band of a quaternion's norm (it is normalised when used).
+MIN_QUATERNION_NORM = 1e-6
+MAX_QUATERNION_NORM = 1e6
+#: Most names in one ``sensor_msgs/JointState``.
+MAX_JOINTS = 10_000
+#: Most entities in one ``nps_sonar/SceneState``.
+MAX_ENTITIES = 10_000
+
+_NANOSECONDS = 10**9
+
+
+def number_problem(name: str, value: float, bound: float, unit: str) -> str | None:
+    """Why field ``name`` holding ``value`` is unusable (nan, inf, beyond ``bound``), or None."""
+    value = float(value)
+    if math.isnan(value):
+        return f'{name} is nan'
+    if math.isinf(value):
+        return f'{name} is {value!r}'
+    if abs(value) > bound:
+        return f'{name} is {value!r}, beyond the bound of {bound:g} {unit}'
+    return None
+
+
+def _vector_problem(name: str, vector: Point | Vector3, bound: float, unit: str) -> str | None:
+    for axis in 'xyz':
+        problem = number_problem(f'{name}.{axis}', getattr(vector, axis), bound, unit)
+        if problem is not None:
+            return problem
+    return None
+
+
+def quaternion_problem(q: Quaternion, name: str = 'orientation') -> str | None:
+    """Why quaternion ``q`` is no rotation: a component not finite, a norm out of the band."""
+    for axis in 'xyzw':
+        value = float(getattr(q, axis))
+        if not math.isfinite(value):
+            return f'{name}.{axis} is {value!r}'
+    norm = math.hypot(q.x, q.y, q.z, q.w)  # scaled: no overflow or underflow on the way
+    if norm < MIN_QUATERNION_NORM:
+        return f'{name} has norm {norm:.3g}, below {MIN_QUATERNION_NORM:g}'
+    if norm > MAX_QUATERNION_NORM:
+        return f'{name} has norm {norm:.3g}, above {MAX_QUATERNION_NORM:g}'
+    return None
+
+
+def pose_problem(pose: Pose, name: str = 'pose') -> str | None:
+    """Why a ``geometry_msgs/Pose`` cannot place anything, or None."""
+    problem = _vector_problem(f'{name}.position', pose.position, MAX_POSITION, 'm')
+    return problem or quaternion_problem(pose.orientation, f'{name}.orientation')
+
+
+def twist_problem(twist: Twist, name: str = 'twist') -> str | None:
+    """Why a ``geometry_msgs/Twist`` cannot move anything, or None."""
+    problem = _vector_problem(f'{name}.linear', twist.linear, MAX_LINEAR, 'm/s')
+    return problem or _vector_problem(f'{name}.angular', twist.angular, MAX_ANGULAR, 'rad/s')
+
+
+def odometry_problem(message: Odometry) -> str | None:
+    """Why a ``nav_msgs/Odometry`` cannot place the robot (only its pose is read), or None."""
+    return pose_problem(message.pose.pose, 'pose.pose')
+
+
+def pose_stamped_problem(message: PoseStamped) -> str | None:
+    """Why a ``geometry_msgs/PoseStamped`` cannot place the robot, or None."""
+    return pose_problem(message.pose, 'pose')
+
+
+def joint_state_problem(message: JointState) -> str | None:
+    """Why a ``sensor_msgs/JointState`` cannot set joint positions, or None.
+
+    The number of names is checked first, before anything is built from them; the
+    positions are checked as one array.
+    """
+    names, positions = message.name, message.position
+    if len(names) > MAX_JOINTS:
+        return f'name has {len(names)} entries, more than {MAX_JOINTS}'
+    if '' in names:
+        return f'name[{names.index("")}] is empty'
+    if len(positions) == 0:  # velocities or efforts only: no positions to take
+        return None
+    if len(positions) != len(names):
+        return f'name and position differ in length: {len(names)} and {len(positions)}'
+    values = np.asarray(positions, dtype=np.float64)
+    bad = ~(np.abs(values) <= MAX_JOINT_POSITION)  # nan compares false: bad too
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    problem = number_problem(f'position[{i}]', values[i], MAX_JOINT_POSITION, 'rad or m')
+    return f'{problem} (joint {names[i]!r})'
+
+
+def stamp_problem(stamp: Time, name: str = 'header.stamp') -> str | None:
+    """Why a ``builtin_interfaces/Time`` is not a valid time (negative, nanosec past 1e9)."""
+    if stamp.sec < 0:
+        return f'{name}.sec is {stamp.sec}, negative'
+    if stamp.nanosec >= _NANOSECONDS:
+        return f'{name}.nanosec is {stamp.nanosec}, not below 1e9'
+    return None
+
+
+def scene_state_problem(message: nps_msg.SceneState) -> str | None:
+    """Why an ``nps_sonar/SceneState`` cannot be applied, or None: one bad entity spoils it.
+
+    The number of entities is checked first, before any entity is looked at.
+    """
+    problem = stamp_problem(message.header.stamp)
+    if problem is not None:
+        return problem
+    entities = message.entities
+    if len(entities) > MAX_ENTITIES:
+        return f'entities has {len(entities)} entries, more than {MAX_ENTITIES}'
+    for i, entity in enumerate(entities):
+        name = f'entities[{i}]'
+        if not entity.model:
+            return f'{name}.model is empty'
+        problem = pose_problem(entity.pose, f'{name}.pose')
+        problem = problem or twist_problem(entity.twist, f'{name}.twist')
+        if problem is not None:
+            return f'{problem} (model {entity.model!r})'
+    return None

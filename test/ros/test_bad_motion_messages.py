@@ -1,0 +1,255 @@
+"""Bad messages on the topics that move a sonar node, over real DDS: dropped, warned, survived.
+
+Expected ranges come from the reference scenario's geometry (``reference_scene``): the sonar
+at (2.1, 1.0, 1.0) looks along +y at a vertical cylinder of radius 0.25 m centred on
+(2.1, 3.0), whose 64-gon has a vertex facing -y on the boresight, so the one-ray range is
+exact: ``3.0 - 0.25 - 1.0 = 1.75`` m from the robot's start; the tank's inner wall x = 0.
+Each test sees a good message take effect, then a bad one dropped with a warning naming the
+topic and the field, while the node keeps publishing the range of the last good state.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, SONAR
+from ros_helpers import (
+    Receiver,
+    executable,
+    first_such,
+    messages_after,
+    publishing,
+    running,
+)
+
+pytestmark = pytest.mark.ros
+
+NAN, INF = math.nan, math.inf
+ONE_RAY = {'rays': 1, 'update_rate': 20.0}
+#: The cylinder's face on the boresight (its vertex facing -y), world y.
+FACE_Y = float(CYLINDER_CENTRE[1]) - CYLINDER_RADIUS
+#: Range readings checked after a bad message was dropped.
+AFTER = 5
+
+
+def _boresight_to_cylinder(sonar_y: float) -> float:
+    """Range along +y from a sonar at world y ``sonar_y`` (on the cylinder's axis in x)."""
+    return FACE_Y - sonar_y
+
+
+class NodeLog:
+    """A running node's stderr, read line by line in a thread as it comes."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.lock = threading.Lock()
+        self.lines: list[str] = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self.lock:
+                self.lines.append(line.rstrip('\n'))
+
+    def text(self) -> str:
+        with self.lock:
+            return '\n'.join(self.lines)
+
+    def wait_for(self, *words: str, timeout: float = 20.0) -> str:
+        """The first line holding all ``words``: waits for it to come."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                found = next((ln for ln in self.lines if all(w in ln for w in words)), None)
+            if found is not None:
+                return found
+            assert self.process.poll() is None, f'the node exited:\n{self.text()}'
+            time.sleep(0.02)
+        pytest.fail(f'no line with {words} on stderr in {timeout} s:\n{self.text()}')
+
+    def stop(self) -> int:
+        """Stop the node with SIGINT; its exit status, once its stderr is read to the end."""
+        self.process.send_signal(signal.SIGINT)
+        status = self.process.wait(timeout=15)
+        self.thread.join(timeout=5)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        return status
+
+
+def _reaches(r: Receiver, node: subprocess.Popen[str], expected: float) -> None:
+    """Wait for a Range of ``expected`` metres: a good message has taken effect."""
+    first_such(r, r.topic, node, lambda m: abs(m.range - expected) < 1e-6)
+
+
+def _stays(r: Receiver, node: subprocess.Popen[str], expected: float) -> None:
+    """The next readings all show ``expected`` metres, and the node still runs."""
+    after = messages_after(r, AFTER)
+    assert node.poll() is None
+    assert [m.range for m in after] == pytest.approx([expected] * AFTER, abs=1e-6)
+
+
+def _set(message: Any, path: str, value: float) -> Any:
+    """A copy of ``message`` with the field at dotted ``path`` set to ``value``."""
+    message = copy.deepcopy(message)
+    *parents, last = path.split('.')
+    target = message
+    for part in parents:
+        target = target[int(part)] if part.isdigit() else getattr(target, part)
+    setattr(target, last, value)
+    return message
+
+
+@pytest.mark.parametrize(
+    ('field', 'value', 'problem'),
+    [
+        ('pose.pose.position.x', NAN, 'pose.pose.position.x is nan'),
+        ('pose.pose.orientation.z', INF, 'pose.pose.orientation.z is inf'),
+        ('pose.pose.orientation.w', 0.0, 'pose.pose.orientation has norm 0'),
+        ('pose.pose.position.y', 1e308, 'pose.pose.position.y is 1e+308'),
+    ],
+    ids=['nan-position', 'inf-quaternion', 'zero-quaternion', 'huge-position'],
+)
+def test_bad_odometry_keeps_the_last_good_pose(
+    receiver: Any, field: str, value: float, problem: str
+) -> None:
+    from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    good = Odometry()
+    good.pose.pose.position.y = 0.5  # the robot 0.5 m nearer the cylinder
+    good.pose.pose.orientation.w = 1.0
+    bad = _set(good, field, value)
+    with running('sonar_node', {**ONE_RAY, 'pose_source': 'odometry'}) as node:
+        log = NodeLog(node)
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
+            _boresight_to_cylinder(SONAR[1]), abs=1e-6
+        )
+        with publishing(r, Odometry, 'odom', lambda: good):
+            _reaches(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+        with publishing(r, Odometry, 'odom', lambda: bad):
+            log.wait_for(f'ignored a message on /odom: {problem}')
+            _stays(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
+
+
+PAN_ROBOT = """<?xml version="1.0"?>
+<robot name="pan_sonar">
+  <link name="base_link"/>
+  <link name="head"/>
+  <joint name="pan" type="revolute">
+    <parent link="base_link"/><child link="head"/>
+    <origin xyz="2.1 1.0 1.0" rpy="0 0 1.5707963267948966"/>
+    <axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>
+  </joint>
+  <sensor name="sonar" type="sonar" update_rate="20">
+    <parent link="head"/>
+    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 -1.5707963267948966"/>
+    <sonar><min>0.1</min><max>7</max><radius>0.5</radius></sonar>
+  </sensor>
+</robot>
+"""
+
+
+def test_a_nan_joint_state_keeps_the_last_good_joints(receiver: Any, tmp_path: Path) -> None:
+    from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import JointState, Range
+
+    robot = tmp_path / 'pan_sonar.urdf'
+    robot.write_text(PAN_ROBOT)  # the reference sonar on a joint "pan" about z
+    r = receiver(Range, 'sonar/range')
+    turned = JointState(name=['pan'], position=[math.pi / 2])  # boresight from +y to -x
+    nan = JointState(name=['pan'], position=[NAN])
+    moved = Odometry()
+    moved.pose.pose.position.x = 0.5  # the whole robot 0.5 m farther from the wall x = 0
+    moved.pose.pose.orientation.w = 1.0
+    parameters = {**ONE_RAY, 'robot_description_file': str(robot), 'pose_source': 'odometry'}
+    with running('sonar_node', parameters) as node:
+        log = NodeLog(node)
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
+            _boresight_to_cylinder(SONAR[1]), abs=1e-6
+        )
+        with publishing(r, JointState, 'joint_states', lambda: turned):
+            _reaches(r, node, SONAR[0])  # the wall x = 0 is 2.1 m away along -x
+        with publishing(r, JointState, 'joint_states', lambda: nan):
+            log.wait_for("ignored a message on /joint_states: position[0] is nan (joint 'pan')")
+            _stays(r, node, SONAR[0])
+            # Not frozen: the robot still moves, its pan still at the last good 90 degrees.
+            with publishing(r, Odometry, 'odom', lambda: moved):
+                _reaches(r, node, SONAR[0] + 0.5)
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
+
+
+@pytest.mark.parametrize(
+    ('field', 'value', 'problem'),
+    [
+        ('entities.0.pose.position.y', NAN, "entities[0].pose.position.y is nan (model 'target')"),
+        ('entities.0.twist.linear.y', 1e308, 'entities[0].twist.linear.y is 1e+308'),
+        ('entities.0.twist.angular.z', 1e308, 'entities[0].twist.angular.z is 1e+308'),
+    ],
+    ids=['nan-pose', 'huge-linear-twist', 'huge-angular-twist'],
+)
+def test_a_bad_scene_state_leaves_the_entity_where_it_was(
+    receiver: Any, field: str, value: float, problem: str
+) -> None:
+    from sensor_msgs.msg import Range
+
+    from nps_sonar.msg import EntityState, SceneState
+
+    r = receiver(Range, 'sonar/range')
+    target = EntityState(model='target', parent_frame='world')
+    target.pose.position.x, target.pose.position.y, target.pose.position.z = 2.1, 4.0, 1.0
+    target.pose.orientation.w = 1.0  # the cylinder 1 m farther along +y, standing still
+    good = SceneState(entities=[target])
+    good.header.stamp = r.node.get_clock().now().to_msg()
+    # The bad state would also bring the cylinder 0.5 m nearer: the whole message is dropped.
+    bad = _set(_set(good, 'entities.0.pose.position.y', 3.5), field, value)
+    with running('sonar_node', ONE_RAY) as node:
+        log = NodeLog(node)
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
+            _boresight_to_cylinder(SONAR[1]), abs=1e-6
+        )
+        with publishing(r, SceneState, 'scene_state', lambda: good):
+            _reaches(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
+        with publishing(r, SceneState, 'scene_state', lambda: bad):
+            log.wait_for(f'ignored a message on /scene_state: {problem}')
+            _stays(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
+
+
+@pytest.mark.parametrize(
+    ('node_name', 'value', 'read'),
+    [('sonar_node', '.nan', 'nan'), ('ranger_node', '-.inf', '-inf')],
+)
+def test_a_robot_pose_that_is_not_finite_exits_with_one_line(
+    node_name: str, value: str, read: str
+) -> None:
+    command = [
+        executable(node_name),
+        '--ros-args',
+        '-p',
+        f'robot_pose:=[1.0, {value}, 0.0, 0.0, 0.0, 0.0]',
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: ')
+    assert 'robot_pose' in lines[0]
+    assert f'[1.0, {read}, 0.0' in lines[0]  # the values as the node read them (YAML)
+    assert 'Traceback' not in result.stderr
