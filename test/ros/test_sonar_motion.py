@@ -15,22 +15,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 from reference_scene import FACETING, SONAR, cylinder_hits, world_directions
-from ros_helpers import Receiver, messages_after, running
+from ros_helpers import (
+    NODE_START_TIMEOUT,
+    Receiver,
+    first_such,
+    messages_after,
+    publishing,
+    running,
+)
 
 pytestmark = pytest.mark.ros
 
 ONE_RAY = {'rays': 1, 'update_rate': 20.0}
 
 
-def _publisher(receiver: Receiver, msg_type, topic: str):
-    return receiver.node.create_publisher(msg_type, topic, 10)
-
-
-def _publish_for(publisher, message_at, seconds: float, rate: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        publisher.publish(message_at())
-        time.sleep(1.0 / rate)
+def _until_range(
+    receiver: Receiver, node, msg_type, topic: str, message, expected: float, tolerance: float
+) -> None:
+    """Publish ``message`` on ``topic`` until the sonar reads ``expected`` (event, not a sleep)."""
+    with publishing(receiver, msg_type, topic, lambda: message):
+        if math.isinf(expected):
+            first_such(receiver, 'sonar/range', node, lambda m: m.range == expected)
+        else:
+            first_such(
+                receiver, 'sonar/range', node, lambda m: abs(m.range - expected) <= tolerance
+            )
 
 
 def test_best_effort_qos_and_depth(receiver) -> None:
@@ -69,14 +78,20 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
     from sensor_msgs.msg import Range
 
     r = receiver(Range, 'sonar/range')
-    clock = r.node.create_publisher(
-        Clock,
-        '/clock',
-        QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT),
-    )
     with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
-        time.sleep(3.0)
-        assert r.messages == []  # no /clock yet: time is not initialised, nothing is published
+        # Up: the node subscribes to /clock and offers /sonar/range. With no /clock yet its
+        # time is not initialised: it must publish nothing (a slow machine only makes this
+        # check weaker, never fail).
+        deadline = time.monotonic() + NODE_START_TIMEOUT
+        while not (
+            r.node.count_subscribers('/clock') >= 1
+            and r.node.count_publishers('/sonar/range') >= 1
+        ):
+            assert time.monotonic() < deadline, 'the node did not come up'
+            assert node.poll() is None, node.communicate()[1]
+            time.sleep(0.02)
+        time.sleep(0.5)  # ten ping periods at 20 Hz
+        assert r.messages == []
         published: list[float] = []
 
         def tick() -> Clock:
@@ -84,10 +99,13 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
             published.append(t)
             return Clock(clock=Time(sec=int(t), nanosec=round((t % 1) * 1e9)))
 
-        _publish_for(clock, tick, 3.0)
+        best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+        with publishing(r, Clock, '/clock', tick, rate=20.0, qos=best_effort):
+            r.wait_for(10, timeout=60.0, process=node)  # however long a loaded machine takes
         assert node.poll() is None
+        published = list(published)
     stamps = np.array([m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for m in r.messages])
-    assert len(stamps) >= 10, f'{len(stamps)} Range messages while /clock ran for 3 s at 20 Hz'
+    assert len(stamps) >= 10
     # Each ping is stamped with the simulated time the node last received: one of the /clock
     # values, never the wall clock; and the pings go forward in simulated time.
     distance = np.abs(stamps[:, None] - np.array(published)[None, :]).min(axis=1)
@@ -100,23 +118,18 @@ def test_odometry_moves_the_robot(receiver) -> None:
     from sensor_msgs.msg import Range
 
     r = receiver(Range, 'sonar/range')
-    odometry = _publisher(r, Odometry, 'odom')
     with running('sonar_node', {**ONE_RAY, 'pose_source': 'odometry'}) as node:
         assert r.wait_for(1, process=node)[-1].range == pytest.approx(1.75, abs=1e-6)
         forward = Odometry()
         forward.pose.pose.position.y = 0.5  # the robot 0.5 m closer: 1.25 m to the cylinder's face
-        _publish_for(odometry, lambda: forward, 0.5)
-        assert messages_after(r, 2)[-1].range == pytest.approx(1.25, abs=1e-6)
+        _until_range(r, node, Odometry, 'odom', forward, 1.25, 1e-6)
         aside = Odometry()
         aside.pose.pose.position.x = 0.2  # boresight 0.2 m off the axis: 2 - sqrt(0.25^2 - 0.2^2)
-        _publish_for(odometry, lambda: aside, 0.5)
-        assert messages_after(r, 2)[-1].range == pytest.approx(1.85, abs=2 * FACETING)
-        turned = (
-            Odometry()
-        )  # a half turn about the world z axis: the sonar at (-2.1, -1, 1) looks along -y
+        _until_range(r, node, Odometry, 'odom', aside, 1.85, 2 * FACETING)
+        # a half turn about the world z axis: the sonar at (-2.1, -1, 1) looks along -y
+        turned = Odometry()
         turned.pose.pose.orientation.z, turned.pose.pose.orientation.w = 1.0, 0.0
-        _publish_for(odometry, lambda: turned, 0.5)
-        assert messages_after(r, 2)[-1].range == math.inf
+        _until_range(r, node, Odometry, 'odom', turned, math.inf, 0.0)
 
 
 PAN_ROBOT = """<?xml version="1.0"?>
@@ -143,14 +156,12 @@ def test_joint_states_turn_the_sonar(receiver, tmp_path: Path) -> None:
     robot = tmp_path / 'pan_sonar.urdf'
     robot.write_text(PAN_ROBOT)
     r = receiver(Range, 'sonar/range')
-    joints = _publisher(r, JointState, 'joint_states')
     with running('sonar_node', {**ONE_RAY, 'robot_description_file': str(robot)}) as node:
         assert r.wait_for(1, process=node)[-1].range == pytest.approx(1.75, abs=1e-6)
         # pan +90 deg turns the boresight from +y to -x: the wall x = 0 is 2.1 m away;
         # other joints are ignored
         state = JointState(name=['pan', 'some_wheel'], position=[math.pi / 2, 3.0])
-        _publish_for(joints, lambda: state, 0.5)
-        assert messages_after(r, 2)[-1].range == pytest.approx(2.1, abs=1e-5)
+        _until_range(r, node, JointState, 'joint_states', state, 2.1, 1e-5)
 
 
 def test_scene_state_updates_move_an_entity(receiver) -> None:
@@ -159,9 +170,13 @@ def test_scene_state_updates_move_an_entity(receiver) -> None:
     from nps_sonar.msg import EntityState, SceneState
 
     r = receiver(Range, 'sonar/range')
-    updates = _publisher(r, SceneState, 'scene_state')
+    updates = r.node.create_publisher(SceneState, 'scene_state', 10)
     with running('sonar_node', ONE_RAY) as node:
         r.wait_for(1, process=node)
+        deadline = time.monotonic() + NODE_START_TIMEOUT
+        while updates.get_subscription_count() < 1:  # the node hears the update once sent
+            assert time.monotonic() < deadline, 'the node does not subscribe to scene_state'
+            time.sleep(0.02)
         stamp = r.node.get_clock().now()
         target = EntityState(model='target', parent_frame='world')
         target.pose.position.x, target.pose.position.y, target.pose.position.z = 2.1, 4.0, 1.0
