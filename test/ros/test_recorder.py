@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from ros_helpers import executable, running
+from ros_helpers import Probe, executable, messages_after, running
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import Reader
 
@@ -28,8 +28,8 @@ pytestmark = pytest.mark.ros
 
 SONAR_Y, CYLINDER_Y, CYLINDER_RADIUS = 1.0, 3.0, 0.25
 BORESIGHT_RANGE = CYLINDER_Y - CYLINDER_RADIUS - SONAR_Y  # 1.750 m
-RATE = 20.0  # Hz, set so that the message counts are known
-RECORD_SECONDS = 3.0
+RATE = 20.0  # Hz
+PINGS = 60  # pings published while the recorder listens
 MCAP_MAGIC = b'\x89MCAP0\r\n'  # opens and closes every MCAP file (MCAP specification, "Magic")
 EXPECTED_TYPES = {
     '/sonar/range': 'sensor_msgs/msg/Range',
@@ -46,11 +46,6 @@ def rosidl_type_hash(msgtype: str) -> str:
         raise FileNotFoundError(msgtype)
     hashes = json.loads(path.read_text())['type_hashes']
     return next(h['hash_string'] for h in hashes if h['type_name'] == msgtype)
-
-
-def wait_for_output(node: subprocess.Popen[str], receiver_factory, topic: str, msg_type) -> None:
-    """Block until the node publishes on ``topic`` (so that recording starts on a running node)."""
-    receiver_factory(msg_type, topic).wait_for(1, process=node)
 
 
 class RecorderProcess:
@@ -119,15 +114,19 @@ def stamp_ns(message) -> int:
 
 
 def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) -> None:
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import Range
 
     bag = tmp_path / 'sonar_bag'
+    # The test's own record of what was published: reliable, as the recorder subscribes.
+    reference = receiver(
+        Range, 'sonar/range', QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+    )
     with running('sonar_node', {'update_rate': RATE}) as node:
-        wait_for_output(node, receiver, 'sonar/range', Range)
+        reference.wait_for(1, process=node)
         recorder = RecorderProcess(bag)  # the default topics
-        started = recorder.wait_recording(list(EXPECTED_TYPES))
-        time.sleep(RECORD_SECONDS)
-        window = time.monotonic() - started
+        recorder.wait_recording(list(EXPECTED_TYPES))
+        messages_after(reference, PINGS)  # pings published while recording, however slowly
         status, out, err = recorder.finish()
     assert status == 0, err
     assert 'Traceback' not in err
@@ -151,9 +150,7 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
             assert c.msgdef.data  # the definition travels with the bag
         counts = {t: c.msgcount for t, c in connections.items()}
         assert reader.message_count == sum(counts.values())
-    # About RATE pings a second while subscribed (matching a new subscription may take a moment).
-    for topic, count in counts.items():
-        assert 0.5 * RATE * window <= count <= RATE * window + 2, topic
+    assert all(count >= PINGS // 2 for count in counts.values()), counts
 
     # Deserialized from the bag's own definitions (AnyReader checks them against the hashes).
     with AnyReader([bag]) as reader:
@@ -178,7 +175,12 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
     high = min(t[-1] for t in stamps.values())
     common = [set(t[(t >= low) & (t <= high)].tolist()) for t in stamps.values()]
     assert common[0] == common[1] == common[2]
-    assert len(common[0]) >= 0.5 * RATE * window
+    # No ping lost or doubled: between its first and last, the bag holds exactly the pings the
+    # test's reliable subscription received.
+    published = np.array(sorted(stamp_ns(m) for m in reference.messages))
+    for topic, recorded in stamps.items():
+        inside = published[(published >= recorded[0]) & (published <= recorded[-1])]
+        assert recorded.tolist() == inside.tolist(), topic
 
     ranges = [m for _, m in received['/sonar/range']]
     assert [m.range for m in ranges] == pytest.approx([BORESIGHT_RANGE] * len(ranges), abs=1e-6)
@@ -209,12 +211,13 @@ def test_a_signal_stops_recording_and_closes_the_bag(
     from sensor_msgs.msg import Range
 
     bag = tmp_path / 'bag'
+    ranges = receiver(Range, 'sonar/range')
     with running('sonar_node', {'update_rate': RATE}) as node:
-        wait_for_output(node, receiver, 'sonar/range', Range)
+        ranges.wait_for(1, process=node)
         # A relative topic without a type: resolved to /sonar/range, typed by its publisher.
         recorder = RecorderProcess(bag, '--topics', 'sonar/range')
         recorder.wait_recording(['/sonar/range'])
-        time.sleep(1.0)
+        messages_after(ranges, 3)  # published while the recorder listens, however slowly
         status, out, err = recorder.finish(signal_number)
     assert status == 0, err
     assert 'Traceback' not in err
@@ -260,6 +263,7 @@ def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
 
 
 def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
+    from nps_sonar.msg import SonarPoint
     from nps_sonar_py.ros.recorder import draw_report
 
     step = 0.25
@@ -270,11 +274,17 @@ def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
         'step': step,
         'range_estimator': 'nearest',
     }
-    with running('scanning_sonar_node', parameters):
-        recorder = RecorderProcess(bag, '--topics', '/sonar/sonar_point:nps_sonar/SonarPoint')
-        recorder.wait_recording(['/sonar/sonar_point'])
-        time.sleep(2.0)
-        status, out, err = recorder.finish()
+    probe = Probe()
+    try:
+        probe.subscribe(SonarPoint, '/sonar/sonar_point')
+        with running('scanning_sonar_node', parameters) as node:
+            recorder = RecorderProcess(bag, '--topics', '/sonar/sonar_point:nps_sonar/SonarPoint')
+            recorder.wait_recording(['/sonar/sonar_point'])
+            # Two whole sweeps published while the recorder listens, however slowly they come.
+            probe.wait('/sonar/sonar_point', 10, node)
+            status, out, err = recorder.finish()
+    finally:
+        probe.close()
     assert status == 0, err
     with AnyReader([bag]) as reader:
         pings = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()]
