@@ -322,8 +322,13 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
 
         # Power off: nothing is published; on again: the same configuration.
         assert probe.call(srv.SetRangerPower, 'laser/power', power=False).success
-        time.sleep(0.2)
-        before = probe.count('laser/scan')
+        # Scans published before the answer may still be on their way: wait for a quiet
+        # moment, then nothing may come in 20 scan periods.
+        before, quiet_since = probe.count('laser/scan'), time.monotonic()
+        while time.monotonic() - quiet_since < 0.3:
+            time.sleep(0.02)
+            if probe.count('laser/scan') != before:
+                before, quiet_since = probe.count('laser/scan'), time.monotonic()
         time.sleep(0.5)
         assert probe.count('laser/scan') == before
         assert probe.call(srv.SetRangerPower, 'laser/power', power=True).success
