@@ -21,6 +21,7 @@ from typing import Any
 from nps_sonar_py.ament import share_file
 from nps_sonar_py.echo import Environment, Medium, NoiseType, RangeNoise
 from nps_sonar_py.echo._validate import member
+from nps_sonar_py.errors import ConfigurationError
 
 __all__ = [
     'BeamSettings',
@@ -233,6 +234,13 @@ class GeometrySettings:
     element_size: tuple[float, ...] = setting(
         (0.0, 0.0, 0.0), 'size of a sensing element (x y z, m) for RangerGeometry'
     )
+
+    def __post_init__(self) -> None:
+        size = self.element_size
+        if len(size) != 3 or not all(math.isfinite(v) and v >= 0.0 for v in size):
+            raise ConfigurationError(
+                f'element_size must be three finite sizes >= 0 m (x y z), got {list(size)!r}'
+            )
 
 
 @dataclass(frozen=True)

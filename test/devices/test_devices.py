@@ -7,6 +7,7 @@ Expected ranges are the reference scenario's and the corridor's geometry (``refe
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
     specs,
 )
-from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.scene import Raycaster, load_world
 
 ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
@@ -197,3 +198,11 @@ def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None
     )
     names = [spec.name for record in every for spec in specs(record)]
     assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize(
+    'size', [(-0.1, 0.1, 0.1), (0.1, 0.1), (0.1, math.nan, 0.1), (math.inf,) * 3]
+)
+def test_an_element_size_that_is_no_size_is_refused(size: tuple[float, ...]) -> None:
+    with pytest.raises(ConfigurationError, match='element_size must be three finite sizes >= 0'):
+        GeometrySettings(element_size=size)
