@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -230,7 +231,9 @@ FLOATS = st.one_of(
     st.sampled_from(SPECIAL),
     st.floats(-10.0, 10.0),
 )
-PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _pose(values: tuple[float, ...]) -> Any:
