@@ -94,13 +94,21 @@ def resolve_positions(
         if not math.isfinite(float(value)):
             raise ValueError(f'position of joint {name!r} is not finite: {value!r}')
 
+    known: dict[str, float] = {name: float(value) for name, value in given.items()}
+
     def position_of(joint: Joint) -> float:
-        if joint.name in given:
-            return float(given[joint.name])
-        if joint.mimic is not None:  # the parser has rejected mimic cycles
-            leader = joints[joint.mimic.joint]
-            return joint.mimic.multiplier * position_of(leader) + joint.mimic.offset
-        return 0.0
+        # Up the mimic leaders to a known position (the parser has rejected mimic cycles),
+        # then back down: a loop, not recursion, so that a long mimic chain costs its length.
+        followers: list[tuple[str, float, float]] = []  # name, multiplier, offset
+        node = joint
+        while node.name not in known and node.mimic is not None:
+            followers.append((node.name, node.mimic.multiplier, node.mimic.offset))
+            node = joints[node.mimic.joint]
+        value = known.setdefault(node.name, 0.0)
+        for name, multiplier, offset in reversed(followers):
+            value = multiplier * value + offset
+            known[name] = value
+        return value
 
     return {joint.name: position_of(joint) for joint in needed}
 

@@ -59,6 +59,10 @@ from nps_sonar_py.xml_input import Element, children, local_name, required_attri
 __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
+    'MAX_RANGE',
+    'MAX_SCAN_RAYS',
+    'MAX_SCAN_RESOLUTION',
+    'MAX_SCAN_SAMPLES',
     'OPTICAL_TO_BODY_TRANSFORM',
     'CameraSpec',
     'ContactSpec',
@@ -99,7 +103,26 @@ BODY_TO_OPTICAL_TRANSFORM.flags.writeable = False
 #: "finite").
 DEFAULT_RAY_MAX_RANGE = 10.0
 
+#: Largest range, radius or range resolution of a sonar or ray sensor, in metres: 10 km,
+#: beyond the reach of any sonar or range finder simulated here, and small enough that
+#: ranges, their squares and the echo model's spreading and absorption stay finite.
+MAX_RANGE = 1e4
+
+#: Most rays a ray sensor may cast per scan, and most readings it may give: the
+#: scanner's limit (``sensing.scan.MAX_RAYS`` is this), checked when the description is
+#: read, before any array is made. At 4e6 rays a scan's arrays take about 100 MB.
+MAX_SCAN_RAYS = 4_000_000
+
+#: Most samples (readings) on one axis of a ray sensor: one axis may use all the rays.
+MAX_SCAN_SAMPLES = MAX_SCAN_RAYS
+
+#: Largest ``resolution`` of a scan axis: 1000 rays averaged into each reading. (Below 1
+#: the rays are interpolated; any positive value is allowed there.)
+MAX_SCAN_RESOLUTION = 1000.0
+
 _AT_LEAST_ONE = Bound(low=1.0)
+_RANGE = Bound(low=0.0, high=MAX_RANGE)
+_POSITIVE_RANGE = Bound(low=0.0, high=MAX_RANGE, low_open=True)
 _FIELD_OF_VIEW = Bound(low=0.0, high=2.0 * math.pi, low_open=True)
 
 
@@ -235,33 +258,41 @@ class CameraSpec:
 class ScanAxis:
     """``<horizontal>`` or ``<vertical>`` of a ray sensor: its readings and the rays cast for them.
 
-    ``samples`` readings, evenly spaced from ``min_angle`` to ``max_angle`` (radians,
-    ``max_angle >= min_angle``; one sample sits in the middle). ``resolution`` multiplies
-    ``samples`` to give the number of rays cast, ``max(1, round(samples * resolution))``:
-    above 1 a reading is the mean of its rays, below 1 it is interpolated between its two
-    neighbouring rays (``docs/ranger.md``).
+    ``samples`` readings (1 to ``MAX_SCAN_SAMPLES``), evenly spaced from ``min_angle`` to
+    ``max_angle`` (radians, ``max_angle >= min_angle``; one sample sits in the middle).
+    ``resolution`` (in (0, ``MAX_SCAN_RESOLUTION``]) multiplies ``samples`` to give the number
+    of rays cast, :attr:`rays` ``= max(1, round(samples * resolution))``: above 1 a reading is
+    the mean of its rays, below 1 it is interpolated between its two neighbouring rays
+    (``docs/ranger.md``). :class:`RaySpec` (and the scanner) limit the rays to
+    ``MAX_SCAN_RAYS``.
     """
 
-    samples: int = _integer(1, bound=_AT_LEAST_ONE)
-    resolution: float = _number(1.0, bound=POSITIVE)
+    samples: int = _integer(1, bound=Bound(low=1.0, high=MAX_SCAN_SAMPLES))
+    resolution: float = _number(1.0, bound=Bound(low=0.0, high=MAX_SCAN_RESOLUTION, low_open=True))
     min_angle: float = _number(0.0)
     max_angle: float = _number(0.0)
 
     def __post_init__(self) -> None:
-        check_fields(self)
+        check_fields(self)  # bounds samples and resolution, so `rays` is a small product
         _not_below(self, 'min_angle', 'max_angle', strict=False)
+
+    @property
+    def rays(self) -> int:
+        """Rays cast on this axis: ``max(1, round(samples * resolution))``, no array made."""
+        return max(1, round(self.samples * self.resolution))
 
 
 @dataclass(frozen=True)
 class RangeSpec:
-    """``<ray><range>``: detection range in metres, ``0 <= min < max``.
+    """``<ray><range>``: detection range in metres, ``0 <= min < max <= MAX_RANGE``.
 
-    ``resolution`` is in metres, ``None`` when not given (no quantisation).
+    ``resolution`` is in metres (at most ``MAX_RANGE``), ``None`` when not given (no
+    quantisation).
     """
 
-    min: float = _number(0.0, bound=NON_NEGATIVE)
-    max: float = _number(DEFAULT_RAY_MAX_RANGE, bound=POSITIVE)
-    resolution: float | None = _number(None, bound=NON_NEGATIVE)
+    min: float = _number(0.0, bound=_RANGE)
+    max: float = _number(DEFAULT_RAY_MAX_RANGE, bound=_POSITIVE_RANGE)
+    resolution: float | None = _number(None, bound=_RANGE)
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -273,7 +304,8 @@ class RaySpec:
     """``<ray>``: a scanning range finder.
 
     ``<horizontal>`` and ``<vertical>`` may also sit in a ``<scan>`` element, as in SDF;
-    ``<noise>`` applies to each range, in metres.
+    ``<noise>`` applies to each range, in metres. A scan casts at most ``MAX_SCAN_RAYS`` rays
+    (horizontal rays x vertical rays) and gives at most as many readings (samples x samples).
     """
 
     horizontal: ScanAxis = field(
@@ -284,6 +316,25 @@ class RaySpec:
     )
     range: RangeSpec = field(default_factory=RangeSpec, metadata=_nested())
     noise: Noise = field(default_factory=Noise, metadata=_nested())
+
+    def __post_init__(self) -> None:
+        h, v = self.horizontal, self.vertical
+        if not (isinstance(h, ScanAxis) and isinstance(v, ScanAxis)):
+            return  # (a spec built in code with other objects; the scanner refuses it)
+        for name, axis in (('horizontal', h), ('vertical', v)):
+            if axis.rays > MAX_SCAN_RAYS:
+                raise FieldError(
+                    name,
+                    f'samples x resolution = {axis.samples} x {axis.resolution!r} gives '
+                    f'{axis.rays} rays, more than the {MAX_SCAN_RAYS} allowed per scan',
+                )
+        for what, a, b in (('rays', h.rays, v.rays), ('readings', h.samples, v.samples)):
+            if a * b > MAX_SCAN_RAYS:
+                raise FieldError(
+                    what,
+                    f'{a} horizontal x {b} vertical = {a * b} per scan, '
+                    f'more than the {MAX_SCAN_RAYS} allowed',
+                )
 
 
 @dataclass(frozen=True)
@@ -343,12 +394,13 @@ class ContactSpec:
 class SonarSpec:
     """``<sonar>``: a sonar cone, SDF's defaults (min 0, max 1, radius 0.5).
 
-    Range ``0 <= min < max`` in metres; ``radius`` (metres, > 0) is the cone's radius at ``max``.
+    Range ``0 <= min < max <= MAX_RANGE`` in metres; ``radius`` (metres, in (0, ``MAX_RANGE``])
+    is the cone's radius at ``max``.
     """
 
-    min: float = _number(0.0, bound=NON_NEGATIVE)
-    max: float = _number(1.0, bound=POSITIVE)
-    radius: float = _number(0.5, bound=POSITIVE)
+    min: float = _number(0.0, bound=_RANGE)
+    max: float = _number(1.0, bound=_POSITIVE_RANGE)
+    radius: float = _number(0.5, bound=_POSITIVE_RANGE)
 
     def __post_init__(self) -> None:
         check_fields(self)

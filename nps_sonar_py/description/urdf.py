@@ -12,11 +12,13 @@ the file is named ``FILE (xacro output)`` in errors.
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
+from xml.parsers.expat import ErrorString, ExpatError
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,7 +30,12 @@ from nps_sonar_py.description.geometry import (
     parse_shape,
     parse_surface,
 )
-from nps_sonar_py.description.kinematics import JointType, chain_transform, resolve_positions
+from nps_sonar_py.description.kinematics import (
+    JointType,
+    chain_transform,
+    joint_transform,
+    resolve_positions,
+)
 from nps_sonar_py.description.sensors import (
     BODY_TO_OPTICAL_TRANSFORM,
     Sensor,
@@ -58,6 +65,7 @@ from nps_sonar_py.description.xml import (
 from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.xml_input import (
     Element,
+    check_regular_file,
     children,
     local_name,
     parse_document,
@@ -140,7 +148,7 @@ class Joint(RecordEq):
     def __post_init__(self) -> None:
         object.__setattr__(self, 'origin', as_transform(self.origin, 'origin'))
         axis = np.array(self.axis, dtype=np.float64)
-        if axis.shape != (3,) or not np.all(np.isfinite(axis)):
+        if axis.shape != (3,) or not all(math.isfinite(v) for v in axis.tolist()):
             raise FieldError('axis', 'must be 3 finite numbers')
         norm = float(np.linalg.norm(axis))
         if norm == 0.0:
@@ -254,6 +262,30 @@ class Robot:
         positions = resolve_positions(self.joints, joint_positions, chain)
         return chain_transform(chain, positions)
 
+    def link_transforms(
+        self, joint_positions: Mapping[str, float] | None = None
+    ) -> Iterator[tuple[str, NDArray[np.float64]]]:
+        """``(link, root_link <- link)`` of every link in file order, as :meth:`link_transform`.
+
+        Each joint's transform is computed once, so all links cost as much as the joints
+        (asking :meth:`link_transform` for each costs the sum of their depths). An error
+        (a floating joint on the way) is raised when the link below it is reached.
+        """
+        positions = resolve_positions(self.joints, joint_positions, self.joints.values())
+        done: dict[str, NDArray[np.float64]] = {}
+        for link in self.links:
+            path: list[Joint] = []  # the joints from the nearest link already placed down
+            node = link
+            while node not in done and node in self._parent_joint:
+                joint = self._parent_joint[node]
+                path.append(joint)
+                node = joint.parent
+            pose = done.setdefault(node, np.eye(4))  # a placed link, or the root
+            for joint in reversed(path):
+                pose = pose @ joint_transform(joint, positions[joint.name])
+                done[joint.child] = pose
+            yield link, done[link]
+
     def sensor_transform(
         self,
         name: str,
@@ -291,8 +323,9 @@ def _build(el: Element, cls: type[_T], **kwargs: Any) -> _T:
 
 
 def _parse_joint(el: Element, links: Mapping[str, Element]) -> Joint:
-    name = required_attribute(el, 'name', DescriptionError, element=describe(el))
-    type_text = required_attribute(el, 'type', DescriptionError, element=describe(el))
+    where = describe(el)
+    name = required_attribute(el, 'name', DescriptionError, element=where)
+    type_text = required_attribute(el, 'type', DescriptionError, element=where)
     try:
         joint_type = JointType(type_text)
     except ValueError:
@@ -301,7 +334,9 @@ def _parse_joint(el: Element, links: Mapping[str, Element]) -> Joint:
     ends = {}
     for end in ('parent', 'child'):
         end_el = required_child(el, end)
-        link = required_attribute(end_el, 'link', DescriptionError, element=describe(end_el))
+        link = end_el.get('link')
+        if link is None:  # (the element's description is made only for the error)
+            link = required_attribute(end_el, 'link', DescriptionError, element=describe(end_el))
         if link not in links:
             fail(end_el, f'unknown link {link!r}')
         ends[end] = link
@@ -360,7 +395,11 @@ def _check_tree(
     joint_els: Mapping[str, Element],
     joints: Mapping[str, Joint],
 ) -> str:
-    """Check that links and joints form one tree; return its root link."""
+    """Check that links and joints form one tree; return its root link.
+
+    Linear in the number of links: each link is walked up from once, then marked as leading
+    to a root, so no later walk passes it again.
+    """
     parent_of: dict[str, Joint] = {}
     for joint in joints.values():
         if joint.child in parent_of:
@@ -371,40 +410,55 @@ def _check_tree(
                 f'joint {first.name!r} (line {first.line}) already ends at it',
             )
         parent_of[joint.child] = joint
+    reaches_root: set[str] = set()
     for link in link_els:
-        seen = [link]
+        path = [link]  # the walk up from `link`, and where each link sits on it
+        on_path = {link: 0}
         node = link
-        while node in parent_of:
+        while node in parent_of and node not in reaches_root:
             node = parent_of[node].parent
-            if node in seen:
-                loop = ' -> '.join([*seen[seen.index(node) :], node])
+            if node in on_path:
+                loop = ' -> '.join([*path[on_path[node] :], node])
                 fail(joint_els[parent_of[node].name], f'kinematic loop: {loop}')
-            seen.append(node)
+            on_path[node] = len(path)
+            path.append(node)
+        reaches_root.update(path)
     roots = [name for name in link_els if name not in parent_of]
     if len(roots) != 1:  # loops were caught above, so there is at least one root
         fail(
             robot_el,
             f'{len(roots)} root links ({", ".join(roots)}); a robot is a tree with one root',
         )
+    mimics_checked: set[str] = set()
     for joint in joints.values():
         if joint.mimic is not None:
-            _check_mimic(joint, joints, joint_els)
+            _check_mimic(joint, joints, joint_els, mimics_checked)
     return roots[0]
 
 
 def _check_mimic(
-    joint: Joint, joints: Mapping[str, Joint], joint_els: Mapping[str, Element]
+    joint: Joint,
+    joints: Mapping[str, Joint],
+    joint_els: Mapping[str, Element],
+    checked: set[str],
 ) -> None:
+    """Follow ``joint``'s mimic leaders to a joint that mimics none, or one in ``checked``.
+
+    Adds the joints passed to ``checked``, so that each joint is followed once per robot.
+    """
     seen = [joint.name]
+    on_path = {joint.name}
     node = joint
-    while node.mimic is not None:
+    while node.mimic is not None and node.name not in checked:
         leader = node.mimic.joint
         if leader not in joints:
             fail(joint_els[node.name], f'<mimic> names unknown joint {leader!r}')
-        if leader in seen:
+        if leader in on_path:
             fail(joint_els[joint.name], f'mimic loop: {" -> ".join([*seen, leader])}')
         seen.append(leader)
+        on_path.add(leader)
         node = joints[leader]
+    checked.update(seen)
 
 
 def _reject_misplaced(root: Element) -> None:
@@ -536,7 +590,45 @@ def parse_robot(
     )
 
 
+def _one_line(text: str) -> str:
+    """Xacro's message on one line: its lines joined by ``'; '``, white space collapsed."""
+    lines = (' '.join(part.split()) for part in text.splitlines())
+    return '; '.join(line for line in lines if line)
+
+
+def _xacro_error(path: str, err: Exception, xacro: Any) -> DescriptionError:
+    """The one-line error of a failed expansion, at the file xacro was reading (and line).
+
+    xacro keeps the files it is reading (``xacro.filestack``, the top file first) and the
+    macros it is expanding (``xacro.macrostack``) in module state, which it leaves as they
+    were when it raised; only the XML parser's errors carry a line.
+    """
+    files = [f for f in getattr(xacro, 'filestack', None) or [] if f]
+    file = str(files[-1]) if files else path
+    line: int | None = None
+    if isinstance(err, ExpatError):
+        line = getattr(err, 'lineno', None)
+        detail = f'malformed XML: {ErrorString(err.code)}'
+    else:
+        cause = getattr(err, 'exc', None)
+        if isinstance(cause, OSError) and cause.filename:
+            detail = f'cannot read {cause.filename}: {cause.strerror or cause}'
+        else:
+            detail = _one_line(str(err)) or type(err).__name__
+    macros = [
+        m.body.getAttribute('name')
+        for m in getattr(xacro, 'macrostack', None) or []
+        if getattr(m, 'body', None) is not None
+    ]
+    if macros:
+        detail += f' (in macro {", called from ".join(repr(m) for m in reversed(macros))})'
+    if file != path:
+        detail += f' (included from {path})'
+    return DescriptionError(f'xacro failed: {detail}', file=file, line=line)
+
+
 def _expand_xacro(path: str, args: Mapping[str, str]) -> str:
+    check_regular_file(path, DescriptionError)  # before xacro opens it
     try:
         import xacro
     except ImportError:
@@ -546,8 +638,7 @@ def _expand_xacro(path: str, args: Mapping[str, str]) -> str:
     try:
         doc = xacro.process_file(path, mappings={str(k): str(v) for k, v in args.items()})
     except Exception as err:  # xacro raises XacroException, ExpatError, NameError, OSError, ...
-        detail = str(err).strip() or type(err).__name__
-        raise DescriptionError(f'xacro failed: {detail}', file=path) from err
+        raise _xacro_error(path, err, xacro) from err
     return str(doc.toprettyxml(indent='  '))
 
 

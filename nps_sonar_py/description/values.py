@@ -50,15 +50,26 @@ class Bound:
 
     def problem(self, value: float) -> str | None:
         """Say what is wrong with ``value``; ``None`` when it lies in the interval."""
-        if not math.isfinite(value):
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an int beyond float's range: finite, compared exactly below
+            finite = True
+        if not finite:
             return f'must be finite, got {value!r}'
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
-            return f'must be {">" if self.low_open else ">="} {self.low:g}, got {value!r}'
+            return f'must be {">" if self.low_open else ">="} {_plain(self.low)}, got {value!r}'
         if self.high is not None and (
             value > self.high or (self.high_open and value == self.high)
         ):
-            return f'must be {"<" if self.high_open else "<="} {self.high:g}, got {value!r}'
+            return f'must be {"<" if self.high_open else "<="} {_plain(self.high)}, got {value!r}'
         return None
+
+
+def _plain(value: float) -> str:
+    """A bound as people write it: ``4000000`` rather than ``4e+06``, else ``%g``."""
+    if float(value).is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f'{value:g}'
 
 
 #: Lengths, standard deviations, radii.
@@ -95,15 +106,29 @@ def as_transform(value: ArrayLike, field: str) -> FloatArray:
     m = np.array(value, dtype=np.float64)
     if m.shape != (4, 4):
         raise FieldError(field, f'must be a 4x4 transform, got shape {m.shape}')
-    if not np.all(np.isfinite(m)):
+    # Plain floats: a robot has a transform per joint, and numpy's small-array calls
+    # (allclose, det) cost more than the arithmetic.
+    rows = m.tolist()
+    if not all(math.isfinite(v) for row in rows for v in row):
         raise FieldError(field, 'must be finite')
-    if not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
-        raise FieldError(field, f'last row must be 0 0 0 1, got {m[3].tolist()}')
-    r = m[:3, :3]
-    if not np.allclose(r.T @ r, np.eye(3), atol=1e-6) or np.linalg.det(r) < 0.0:
+    if rows[3] != [0.0, 0.0, 0.0, 1.0]:
+        raise FieldError(field, f'last row must be 0 0 0 1, got {rows[3]}')
+    if not _is_rotation([row[:3] for row in rows[:3]]):
         raise FieldError(field, 'rotation part is not a rotation matrix')
     m.flags.writeable = False
     return m
+
+
+def _is_rotation(r: list[list[float]]) -> bool:
+    """Whether the 3x3 ``r`` is a rotation: ``allclose(r.T @ r, I, atol=1e-6)``, ``det >= 0``."""
+    for i in range(3):
+        for j in range(i, 3):
+            dot = r[0][i] * r[0][j] + r[1][i] * r[1][j] + r[2][i] * r[2][j]
+            target = 1.0 if i == j else 0.0
+            if not abs(dot - target) <= 1e-6 + 1e-5 * target:
+                return False
+    (a, b, c), (d, e, f), (g, h, k) = r
+    return a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g) >= 0.0
 
 
 def _same(a: Any, b: Any) -> bool:

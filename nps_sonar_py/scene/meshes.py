@@ -16,10 +16,16 @@ Formats (:data:`MESH_FORMATS`): STL, OBJ and COLLADA (``.dae``), by file suffix.
 ``<unit meter>`` scales its vertices to metres, as Gazebo does; its ``<up_axis>`` is not
 applied (vertices are read as written, z up). Scenes with several nodes are flattened with
 their node transforms. Winding is kept as the file has it.
+
+Only regular files are read (``os.stat`` before opening: a FIFO or a device is refused, not
+waited on), and at most :data:`MAX_MESH_BYTES`; trimesh parses the bytes read here, never
+the path, so the limit holds. (Material and texture files an OBJ or DAE names are not read:
+only the triangles matter.)
 """
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -31,9 +37,10 @@ from lxml import etree
 from nps_sonar_py.ament import package_share
 from nps_sonar_py.errors import SceneError
 from nps_sonar_py.scene.tessellation import Triangles
-from nps_sonar_py.xml_input import xml_parser
+from nps_sonar_py.xml_input import read_file, xml_parser
 
 __all__ = [
+    'MAX_MESH_BYTES',
     'MESH_FORMATS',
     'MeshLoader',
     'PackageResolver',
@@ -44,6 +51,11 @@ __all__ = [
 
 #: Mesh file suffixes this package reads (lower case).
 MESH_FORMATS = ('.dae', '.obj', '.stl')
+
+#: Largest mesh file read, bytes: 256 MiB, a binary STL of 5.4 million triangles (50 bytes
+#: each), well beyond what a sonar scene needs (the benchmarks use 1e6 triangles in all);
+#: trimesh's arrays take a few times the file's size.
+MAX_MESH_BYTES = 256 * 2**20
 
 #: A callable giving the share directory of a ROS package, or None if it does not know it.
 PackageResolver = Callable[[str], 'str | os.PathLike[str] | None']
@@ -104,9 +116,9 @@ def resolve_mesh_path(
     return path
 
 
-def _dae_unit(path: Path) -> float:
-    """Metres per unit of a COLLADA file (``<asset><unit meter>``), 1 if not given."""
-    root = etree.parse(str(path), xml_parser())
+def _dae_unit(data: bytes) -> float:
+    """Metres per unit of a COLLADA document (``<asset><unit meter>``), 1 if not given."""
+    root = etree.fromstring(data, xml_parser())
     unit = root.find('{*}asset/{*}unit')
     meter = float(unit.get('meter', '1')) if unit is not None else 1.0
     if not (np.isfinite(meter) and meter > 0.0):
@@ -121,8 +133,9 @@ def read_mesh(
     """Triangles of the mesh file ``path``, in the file's units scaled to metres.
 
     Raises:
-        SceneError: at ``file:line`` (the referring element): a missing file, an unsupported
-            suffix, or a file trimesh cannot read or that holds no triangles.
+        SceneError: at ``file:line`` (the referring element): a missing file, one that is not
+            a regular file or is larger than :data:`MAX_MESH_BYTES`, an unsupported suffix,
+            or a file trimesh cannot read or that holds no triangles.
 
     """
     import trimesh
@@ -134,11 +147,20 @@ def read_mesh(
         problem = f'unsupported mesh format {path.suffix or "(none)"!r} of {path}'
         problem += f' (expected one of {MESH_FORMATS})'
         raise SceneError(problem, file=file, line=line, element=element)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise SceneError(f'mesh file not found: {path}', file=file, line=line, element=element)
+    data = read_file(
+        path,
+        SceneError,
+        limit=MAX_MESH_BYTES,
+        file=file,
+        line=line,
+        element=element,
+        what=f'mesh file {path} ',
+    )
     try:
-        unit = _dae_unit(path) if suffix == '.dae' else 1.0
-        mesh = trimesh.load_mesh(str(path), process=False)
+        unit = _dae_unit(data) if suffix == '.dae' else 1.0
+        mesh = trimesh.load_mesh(io.BytesIO(data), file_type=suffix[1:], process=False)
         vertices = np.asarray(mesh.vertices, dtype=np.float64) * unit
         faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
     except Exception as err:

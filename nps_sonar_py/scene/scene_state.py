@@ -24,6 +24,12 @@ Following the URDF ``<scene_state>`` proposal (``seeds/002``)::
 
 Unknown attributes and elements are errors, so a misspelt ``<twist>`` cannot silently leave
 an entity standing still.
+
+Numbers are finite and bounded, each component on its own, so that poses integrated over
+any time stay finite (the same bounds as the checks of the ROS messages that move entities):
+:data:`MAX_POSITION` (1e6 m) for ``xyz``, :data:`MAX_ANGLE` (1e3 rad) for ``rpy``,
+:data:`MAX_LINEAR` (1e4 m/s) and :data:`MAX_ANGULAR` (1e3 rad/s) for the twist, and
+:data:`MAX_TIME_STAMP` (1e10 s) for ``time_stamp``.
 """
 
 from __future__ import annotations
@@ -51,6 +57,11 @@ from nps_sonar_py.xml_input import (
 )
 
 __all__ = [
+    'MAX_ANGLE',
+    'MAX_ANGULAR',
+    'MAX_LINEAR',
+    'MAX_POSITION',
+    'MAX_TIME_STAMP',
     'WORLD_FRAME',
     'EntityState',
     'SceneState',
@@ -65,6 +76,26 @@ WORLD_FRAME = 'world'
 
 #: Separates a model from one of its links in ``<parent frame="model::link">``.
 FRAME_SEPARATOR = '::'
+
+#: Largest coordinate of an ``<origin xyz>``, m: a thousand kilometres, beyond any tank,
+#: harbour or survey area; Open3D casts in float32, whose spacing there is already 6 cm.
+MAX_POSITION = 1e6
+
+#: Largest ``<origin rpy>`` angle, rad (159 turns): room for any way of writing an angle,
+#: while 1e308 (an arbitrary rotation after the sine's argument reduction) is refused.
+MAX_ANGLE = 1e3
+
+#: Largest component of a ``<twist linear>``, m/s: about seven times the speed of sound in
+#: water. An entity moving at it for a century is still finitely far (3e13 m).
+MAX_LINEAR = 1e4
+
+#: Largest component of a ``<twist angular>``, rad/s: about 160 turns a second, above any
+#: propeller or sonar head; the turn ``|w| dt`` stays finite and resolved.
+MAX_ANGULAR = 1e3
+
+#: Largest ``time_stamp`` magnitude, s: 317 years, past any Unix time a clock gives (1.7e9
+#: in 2024), so that ``t - time_stamp`` times a twist stays finite.
+MAX_TIME_STAMP = 1e10
 
 #: The scene's ``problem`` for :func:`~nps_sonar_py.xml_input.required_attribute`, which the
 #: scene calls with ``strip=True``: a required attribute must not be blank either.
@@ -192,6 +223,18 @@ def floats_attribute(
         raise_at(SceneError, element, f'{key}={text!r} {problem}', file=file)
 
 
+def _bounded_attribute(
+    element: Element, key: str, bound: float, unit: str, *, file: str | None
+) -> NDArray[np.float64]:
+    """Attribute ``key`` as 3 finite floats, each within ``[-bound, bound]``; zeros if absent."""
+    values = floats_attribute(element, key, 3, file=file)
+    if not np.all(np.abs(values) <= bound):
+        text = element.get(key)
+        problem = f'{key}={text!r} must have each number in [-{bound:.0f}, {bound:.0f}] {unit}'
+        raise_at(SceneError, element, problem, file=file)
+    return values
+
+
 def _entity_state(element: Element, *, file: str | None) -> EntityState:
     check_children(
         element, file=file, attributes=('model',), elements=('parent', 'origin', 'twist')
@@ -220,14 +263,14 @@ def _entity_state(element: Element, *, file: str | None) -> EntityState:
     origin = np.eye(4)
     if (element_origin := by_tag.get('origin')) is not None:
         check_children(element_origin, file=file, attributes=('xyz', 'rpy'))
-        xyz = floats_attribute(element_origin, 'xyz', 3, file=file)
-        rpy = floats_attribute(element_origin, 'rpy', 3, file=file)
+        xyz = _bounded_attribute(element_origin, 'xyz', MAX_POSITION, 'm', file=file)
+        rpy = _bounded_attribute(element_origin, 'rpy', MAX_ANGLE, 'rad', file=file)
         origin = transform_from_xyz_rpy(xyz, rpy)
     linear, angular = np.zeros(3), np.zeros(3)
     if (twist := by_tag.get('twist')) is not None:
         check_children(twist, file=file, attributes=('linear', 'angular'))
-        linear = floats_attribute(twist, 'linear', 3, file=file)
-        angular = floats_attribute(twist, 'angular', 3, file=file)
+        linear = _bounded_attribute(twist, 'linear', MAX_LINEAR, 'm/s', file=file)
+        angular = _bounded_attribute(twist, 'angular', MAX_ANGULAR, 'rad/s', file=file)
     return EntityState(model, frame, origin, linear, angular, element.sourceline)
 
 
@@ -259,6 +302,10 @@ def parse_scene_state(element: Element | str | bytes, *, source: str | None = No
         time_stamp = parse_number(stamp_text)
     except NumberError:
         problem = f'time_stamp={stamp_text!r} is not a finite number of seconds'
+        raise_at(SceneError, root, problem, file=source)
+    if not abs(time_stamp) <= MAX_TIME_STAMP:
+        limit = f'{MAX_TIME_STAMP:.0f}'
+        problem = f'time_stamp={stamp_text!r} must be in [-{limit}, {limit}] s'
         raise_at(SceneError, root, problem, file=source)
     entities: list[EntityState] = []
     for child in children(root):

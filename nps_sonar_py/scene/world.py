@@ -69,6 +69,7 @@ from nps_sonar_py.xml_input import (
     Element,
     NumberError,
     children,
+    file_problem,
     label,
     parse_document,
     parse_number,
@@ -408,8 +409,9 @@ def _entity(
     parts: list[Triangles] = []
     mus: list[NDArray[np.float64]] = []
     links: dict[str, NDArray[np.float64]] = {}
-    for link_name, link in robot.links.items():  # one pass per link and shape, each vectorised
-        link_to_root = np.asarray(robot.link_transform(link_name), dtype=np.float64)
+    # One pass per link and shape, each vectorised; each joint's transform is computed once.
+    for link_name, link_to_root in robot.link_transforms():
+        link = robot.links[link_name]
         links[link_name] = link_to_root
         shapes = link.collisions if options.geometry == 'collision' else link.visuals
         for shape in shapes:
@@ -481,8 +483,11 @@ def _model(element: Element, file: str | None, base_dir: Path, options: _Options
         raise_at(SceneError, element, problem, file=file)
     if model_file is not None:
         path = base_dir / model_file
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise_at(SceneError, element, f'model file not found: {path}', file=file)
+        unreadable = file_problem(path)  # a FIFO, a device, a directory, too large
+        if unreadable is not None:
+            raise_at(SceneError, element, f'model file {path} {unreadable}', file=file)
         robot = load_robot(path)
     else:
         # Leading newlines keep the robot's line numbers those of the scene file.

@@ -40,13 +40,14 @@ the echo model with the beam weight set to 1: ``255 mu cos(alpha) (1 m / r)**2``
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from enum import Enum
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.description import RaySpec, ScanAxis
+from nps_sonar_py.description import MAX_SCAN_RAYS, MAX_SCAN_SAMPLES, RaySpec, ScanAxis
 from nps_sonar_py.echo import RangeNoise
 from nps_sonar_py.echo.reflectivity import RETRO_FULL_SCALE
 from nps_sonar_py.errors import ConfigurationError
@@ -63,8 +64,10 @@ __all__ = [
     'scan_directions',
 ]
 
-#: Most rays a scanner may cast per scan (a guard against a configuration that would stall a node).
-MAX_RAYS = 4_000_000
+#: Most rays a scanner may cast per scan, and most readings it may give (a guard against a
+#: configuration that would stall a node): the description's ``MAX_SCAN_RAYS``. Checked
+#: with plain integers before any array is made.
+MAX_RAYS = MAX_SCAN_RAYS
 
 
 class IntensityMode(Enum):
@@ -92,7 +95,34 @@ def _axis_error(name: str, axis: object) -> str | None:
         return f'{name}.max_angle ({axis.max_angle!r}) must be >= min_angle ({axis.min_angle!r})'
     if axis.max_angle - axis.min_angle > 2.0 * math.pi + 1e-9:
         return f'{name} spans more than 2 pi ({axis.max_angle - axis.min_angle!r} rad)'
+    return _size_error(name, axis)
+
+
+def _size_error(name: str, axis: ScanAxis) -> str | None:
+    """Why ``axis`` would make too many readings or rays; plain numbers, no array."""
+    resolution = axis.resolution
+    try:
+        samples = operator.index(axis.samples)
+    except TypeError:
+        samples = 0  # not an integer: refused below
+    if not 1 <= samples <= MAX_SCAN_SAMPLES:
+        return (
+            f'{name}.samples must be an integer in [1, {MAX_SCAN_SAMPLES}], got {axis.samples!r}'
+        )
+    if not (math.isfinite(resolution) and resolution > 0.0):
+        return f'{name}.resolution must be a finite number > 0, got {resolution!r}'
+    rays = samples * resolution
+    if rays > MAX_RAYS + 0.5:  # also when rays would round to more than MAX_RAYS
+        return (
+            f'{name}: samples x resolution = {samples} x {resolution!r} is more than the '
+            f'{MAX_RAYS} rays allowed per scan'
+        )
     return None
+
+
+def _axis_rays(axis: ScanAxis) -> int:
+    """Rays cast on ``axis``, ``max(1, round(samples * resolution))`` (checked by _size_error)."""
+    return max(1, round(axis.samples * axis.resolution))
 
 
 @dataclass(frozen=True)
@@ -146,9 +176,14 @@ class ScanConfig:
             raise ConfigurationError(
                 f'update_rate must be a positive number of Hz, got {self.update_rate!r}'
             )
-        rays = AxisSampling(self.horizontal).n_rays * AxisSampling(self.vertical).n_rays
+        rays = _axis_rays(self.horizontal) * _axis_rays(self.vertical)
         if rays > MAX_RAYS:
             raise ConfigurationError(f'{rays} rays per scan is more than the {MAX_RAYS} allowed')
+        readings = self.horizontal.samples * self.vertical.samples
+        if readings > MAX_RAYS:
+            raise ConfigurationError(
+                f'{readings} readings per scan is more than the {MAX_RAYS} allowed'
+            )
 
     @classmethod
     def from_ray_spec(
@@ -193,13 +228,21 @@ class ScanConfig:
 
 
 class AxisSampling:
-    """Where one axis casts its rays and how it turns them into readings (built once)."""
+    """Where one axis casts its rays and how it turns them into readings (built once).
+
+    Raises:
+        ConfigurationError: more than ``MAX_RAYS`` samples or rays, checked before any array.
+
+    """
 
     def __init__(self, axis: ScanAxis) -> None:
+        problem = _axis_error('axis', axis)
+        if problem:
+            raise ConfigurationError(problem)
         self.axis = axis
         samples = axis.samples
         span = axis.max_angle - axis.min_angle
-        self.n_rays = max(1, round(samples * axis.resolution))
+        self.n_rays = _axis_rays(axis)
         #: Spacing of the readings, rad; the whole window for one sample.
         self.increment = span / (samples - 1) if samples > 1 else span
         if samples > 1:

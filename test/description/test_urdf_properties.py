@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from nps_sonar_py.description import (
+    MAX_SCAN_RAYS,
     CameraSpec,
     ContactSpec,
     DescriptionError,
@@ -64,14 +65,24 @@ noises = st.builds(
 
 
 @st.composite
-def scan_axes(draw: st.DrawFn) -> ScanAxis:
+def scan_axes(draw: st.DrawFn, budget: int = MAX_SCAN_RAYS) -> ScanAxis:
+    """An axis of at most ``budget`` samples and rays."""
     low = draw(finite(-math.pi, math.pi))
+    samples = draw(st.integers(1, min(100_000, budget)))
     return ScanAxis(
-        samples=draw(st.integers(1, 100_000)),
-        resolution=draw(finite(1e-3, 100)),
+        samples=samples,
+        resolution=draw(finite(1e-3, min(100, budget / samples))),
         min_angle=low,
         max_angle=low + draw(finite(0, 2 * math.pi)),
     )
+
+
+@st.composite
+def ray_specs(draw: st.DrawFn) -> RaySpec:
+    """A ray sensor within the limits: at most MAX_SCAN_RAYS rays and readings per scan."""
+    horizontal = draw(scan_axes())
+    vertical = draw(scan_axes(MAX_SCAN_RAYS // max(horizontal.rays, horizontal.samples)))
+    return RaySpec(horizontal, vertical, draw(ranges()), draw(noises))
 
 
 @st.composite
@@ -101,7 +112,7 @@ def cameras(draw: st.DrawFn) -> CameraSpec:
 
 SPECS: dict[SensorType, st.SearchStrategy[object]] = {
     SensorType.CAMERA: cameras(),
-    SensorType.RAY: st.builds(RaySpec, scan_axes(), scan_axes(), ranges(), noises),
+    SensorType.RAY: ray_specs(),
     SensorType.IMU: st.builds(ImuSpec, noises, noises),
     SensorType.MAGNETOMETER: st.builds(MagnetometerSpec, noises),
     SensorType.GPS: st.builds(GpsSpec, noises, noises),

@@ -121,7 +121,7 @@ def test_mesh_errors_name_the_referring_file_and_line(tmp_path):
     with pytest.raises(SceneError, match=r'(holds no triangles|cannot read mesh)'):
         read_mesh(tmp_path / 'empty.obj', **where)
     (tmp_path / 'locked.stl').mkdir()  # a directory is not a readable file
-    with pytest.raises(SceneError, match=r'mesh file not found'):
+    with pytest.raises(SceneError, match=r'locked\.stl is not a regular file \(directory\)'):
         read_mesh(tmp_path / 'locked.stl', **where)
 
 
