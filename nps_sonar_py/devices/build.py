@@ -67,6 +67,7 @@ __all__ = [
     'ring_poses',
     'robot_root_pose',
     'select_sensors',
+    'sensor_error',
     'setup_records',
 ]
 
@@ -122,7 +123,7 @@ def choose_sensor(robot: Robot, name: str | None, kind: SensorType) -> Sensor:
     if name:
         sensor = robot.sensor(name)
         if sensor.type is not kind:
-            raise _located(robot, sensor, f'is of type "{sensor.type.value}", not "{kind.value}"')
+            raise sensor_error(sensor, f'is of type "{sensor.type.value}", not "{kind.value}"')
         return sensor
     for sensor in robot.sensors:
         if sensor.type is kind:
@@ -187,9 +188,10 @@ def ring_poses(count: int, radius: float, *, start: float = 0.0) -> NDArray[np.f
     return poses
 
 
-def _located(robot: Robot, sensor: Sensor, problem: str) -> DescriptionError:
+def sensor_error(sensor: Sensor, problem: str) -> DescriptionError:
+    """An error at ``sensor``'s element: in its file, or in xacro's output, marked so."""
     return DescriptionError(
-        problem, file=robot.source, line=sensor.line, element=f'<sensor name="{sensor.name}">'
+        problem, file=sensor.source, line=sensor.line, element=f'<sensor name="{sensor.name}">'
     )
 
 
@@ -263,12 +265,12 @@ def build_device(robot: Robot, setup: DeviceSetup) -> Built:
 _Device = TypeVar('_Device')
 
 
-def _checked(robot: Robot, sensor: Sensor, make: Callable[[], _Device]) -> _Device:
+def _checked(sensor: Sensor, make: Callable[[], _Device]) -> _Device:
     """``make()``, with a ``ConfigurationError`` turned into an error located at ``sensor``."""
     try:
         return make()
     except ConfigurationError as error:
-        raise _located(robot, sensor, str(error)) from None
+        raise sensor_error(sensor, str(error)) from None
 
 
 def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
@@ -317,13 +319,12 @@ def _build_ranger(robot: Robot, setup: RangerSetup) -> Built:
 def _build_scanner(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Built:
     sensor = sensors[0]
     if len(sensors) > 1:
-        raise _located(
-            robot, sensors[1], 'an array of ray sensors is not supported; name one ray sensor'
+        raise sensor_error(
+            sensors[1], 'an array of ray sensors is not supported; name one ray sensor'
         )
     if setup.ranger.element_poses:
         raise ConfigurationError('element_poses applies to a sonar, not to a ray sensor')
     limits = _checked(
-        robot,
         sensor,
         lambda: ScanConfig.from_ray_spec(
             sensor.ray,
@@ -344,8 +345,7 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
     first = sensors[0]
     for other in sensors[1:]:
         if not _same_beam(other, first):
-            raise _located(
-                robot,
+            raise sensor_error(
                 other,
                 f'the elements of an array need the <sonar> (min, max, radius) of "{first.name}"',
             )
@@ -365,7 +365,6 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
         mount = RobotMount(robot, sensors, name, name, frames, size)
     geometry = mount.geometry({})
     device = _checked(
-        robot,
         first,
         lambda: SonarArray(
             sonar_echo_config(first.sonar, **setup.beam.echo_overrides()),
@@ -416,4 +415,4 @@ def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
             )
         raise ConfigurationError(f'mode must be sweep or multibeam, got {s.mode!r}')
 
-    return mount, _checked(robot, sensor, make)
+    return mount, _checked(sensor, make)

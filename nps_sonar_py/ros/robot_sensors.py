@@ -32,8 +32,9 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.validate_node_name import validate_node_name
 
-from nps_sonar_py.description import Sensor, SensorType
+from nps_sonar_py.description import SensorType
 from nps_sonar_py.devices import load_robot_from, robot_root_pose, select_sensors
+from nps_sonar_py.devices.build import sensor_error
 from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings, plain
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.ros.device_node import DeviceNode
@@ -110,7 +111,7 @@ class RobotSensors(Node):
             try:
                 validate_node_name(sensor.name)
             except InvalidNodeNameException:
-                raise self._error(
+                raise sensor_error(
                     sensor,
                     'its name is not a valid ROS node name (letters, digits and _, '
                     'not starting with a digit)',
@@ -146,14 +147,6 @@ class RobotSensors(Node):
                 **kwargs,
             )
             self.sensor_nodes.append(node)
-
-    def _error(self, sensor: Sensor, problem: str) -> DescriptionError:
-        return DescriptionError(
-            problem,
-            file=self.robot.source,
-            line=sensor.line,
-            element=f'<sensor name="{sensor.name}">',
-        )
 
     # One executor spins the host and its sensor nodes: ``run_node`` adds the host, which
     # brings them.

@@ -28,6 +28,7 @@ from nps_sonar_py.devices import (
     SonarSetup,
     SweepRanger,
     build_device,
+    choose_sensor,
     load_robot_from,
     reference_world_file,
     robot_root_pose,
@@ -206,3 +207,14 @@ def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None
 def test_an_element_size_that_is_no_size_is_refused(size: tuple[float, ...]) -> None:
     with pytest.raises(ConfigurationError, match='element_size must be three finite sizes >= 0'):
         GeometrySettings(element_size=size)
+
+
+def test_an_error_at_a_sensor_of_a_xacro_robot_says_it_is_in_xacros_output() -> None:
+    robot = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'demo_robot.urdf.xacro'))
+    )
+    with pytest.raises(DescriptionError) as error:
+        choose_sensor(robot, 'imu', SensorType.SONAR)
+    message = str(error.value)
+    assert 'demo_robot.urdf.xacro (xacro output):' in message
+    assert message.endswith('<sensor name="imu">: is of type "imu", not "sonar"')
