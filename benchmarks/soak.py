@@ -101,7 +101,7 @@ def main() -> int:
     scene = probe.create_publisher(nps_msg.SceneState, 'scene_state', 10)
     executor = SingleThreadedExecutor()
     executor.add_node(probe)
-    spin_in_thread(executor)
+    spinner = spin_in_thread(executor)
 
     start = time.monotonic()
     end = start + options.seconds
@@ -133,8 +133,10 @@ def main() -> int:
     except subprocess.TimeoutExpired:
         node_process.kill()
         _, stderr = node_process.communicate()
-    executor.shutdown()
     rclpy.try_shutdown()
+    spinner.join(timeout=5.0)
+    executor.shutdown()
+    probe.destroy_node()
 
     with ranges.lock:
         arrivals = [t for t in ranges.arrivals if t >= start + WARM_UP_S]
