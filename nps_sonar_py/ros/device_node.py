@@ -43,7 +43,7 @@ from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotS
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.conversions import beam_markers
 from nps_sonar_py.ros.diagnostics import Diagnostics
-from nps_sonar_py.ros.motion import Motion, SceneStart
+from nps_sonar_py.ros.motion import Motion, SceneStart, guard_sim_clock
 from nps_sonar_py.ros.outputs import outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
@@ -94,6 +94,7 @@ class DeviceNode(Node):
         scene_start: SceneStart | None = None,
         **kwargs: Any,
     ) -> None:
+        guard_sim_clock()  # before the node subscribes to /clock
         super().__init__(node_name, **kwargs)
         declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
         self.settings = read_settings(self, self.records())

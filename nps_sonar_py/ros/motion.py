@@ -8,6 +8,8 @@
   (``pose_source: pose``) on ``pose_topic``: the pose of the root link in the world frame.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
+* ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
+  :func:`guard_sim_clock` so that a time rclpy cannot hold is dropped, not fatal.
 
 Every message is checked before anything is taken from it (``ros/message_checks.py``: finite,
 bounded, consistent): a bad one is dropped whole with a warning, throttled per topic, that
@@ -40,18 +42,48 @@ from nps_sonar_py.ros.message_checks import (
     odometry_problem,
     pose_stamped_problem,
     scene_state_problem,
+    stamp_problem,
 )
 from nps_sonar_py.scene import EntityState
 
 if TYPE_CHECKING:
     from nps_sonar_py.scene import Raycaster
 
-__all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart']
+__all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart', 'guard_sim_clock']
 
 POSE_SOURCES = ('fixed', 'odometry', 'pose')
 SCENE_TIMES = ('start', 'clock')
 #: Shortest interval between two warnings about bad messages on one topic, s.
 WARNING_PERIOD = 5.0
+
+
+def guard_sim_clock() -> None:
+    """Make rclpy's ``/clock`` subscription drop a time it cannot hold instead of dying on it.
+
+    rclpy's ``TimeSource`` turns every ``/clock`` message into a ``Time``, which raises on a
+    negative ``sec`` inside the executor: the node would stop with a traceback. Its callback
+    is wrapped, once per process and before any node subscribes, so that the message is
+    checked first (``stamp_problem``) and a bad one is dropped with a throttled warning; the
+    clock keeps its last good time.
+    """
+    from rclpy.time_source import TimeSource
+
+    original = TimeSource.clock_callback
+    if getattr(original, 'guarded', False):
+        return
+    logger = rclpy.logging.get_logger('nps_sonar.clock')
+
+    def clock_callback(self: TimeSource, message: Any) -> None:
+        problem = stamp_problem(message.clock, 'clock')
+        if problem is None:
+            original(self, message)
+            return
+        logger.warning(
+            f'ignored a message on /clock: {problem}', throttle_duration_sec=WARNING_PERIOD
+        )
+
+    clock_callback.guarded = True  # type: ignore[attr-defined]  # a mark on the function
+    TimeSource.clock_callback = clock_callback  # type: ignore[method-assign,assignment]  # as above
 
 
 class SceneStart:

@@ -253,3 +253,34 @@ def test_a_robot_pose_that_is_not_finite_exits_with_one_line(
     assert 'robot_pose' in lines[0]
     assert f'[1.0, {read}, 0.0' in lines[0]  # the values as the node read them (YAML)
     assert 'Traceback' not in result.stderr
+
+
+def test_a_clock_that_rclpy_cannot_hold_is_dropped(receiver: Any) -> None:
+    from builtin_interfaces.msg import Time
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+    sim = [100.0]
+
+    def good() -> Clock:
+        sim[0] += 0.05
+        return Clock(clock=Time(sec=int(sim[0]), nanosec=round((sim[0] % 1) * 1e9)))
+
+    negative = Clock(clock=Time(sec=-5, nanosec=0))
+    with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
+        log = NodeLog(node)
+        with publishing(r, Clock, '/clock', good, qos=best_effort):
+            r.wait_for(1, timeout=60.0, process=node)
+        with publishing(r, Clock, '/clock', lambda: negative, qos=best_effort):
+            log.wait_for('ignored a message on /clock: clock.sec is -5, negative')
+            assert node.poll() is None
+        # The clock runs on from its last good time: the pings come back, stamped after it.
+        last_good = sim[0]
+        with publishing(r, Clock, '/clock', good, qos=best_effort):
+            after = messages_after(r, 3, timeout=60.0)
+        assert all(m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec >= last_good for m in after)
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
