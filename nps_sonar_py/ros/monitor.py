@@ -4,23 +4,33 @@
 ``<sensor>/range`` (``sensor_msgs/Range``) and ``<sensor>/sonar_point`` (``SonarPoint``);
 the sensor defaults to ``sonar``. It subscribes with the sensor-data QoS, which receives
 reliable and best-effort publishers alike (REP 2003). ``--duration`` stops it after that
-many seconds, with status 1 if no reading arrived.
+many seconds, with status 1 if no reading arrived; SIGINT or SIGTERM stops it at any time.
+A bad argument or topic name is one line on stderr and status 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
 
 import rclpy
-from rclpy.executors import ExternalShutdownException
+from rclpy.exceptions import NameValidationException
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Range
 
 from nps_sonar.msg import SonarPoint
+from nps_sonar_py.ros.startup import (
+    OneLineParser,
+    bad_input,
+    catch_signals,
+    init_rclpy,
+    rcl_error,
+    seconds,
+    spin_until_shutdown,
+)
 
 __all__ = ['SonarMonitor', 'main']
 
@@ -85,29 +95,42 @@ def _reading(value: float) -> str:
 
 def main(args: list[str] | None = None) -> int:
     """Entry point of ``ros2 run nps_sonar sonar_monitor``."""
-    argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog='sonar_monitor', description=__doc__.splitlines()[0])
     parser.add_argument(
         'sensor', nargs='?', default='sonar', help='the sensor name (topic prefix)'
     )
     parser.add_argument(
-        '--duration', type=float, default=0.0, help='stop after this many seconds (0: never)'
+        '--duration', type=seconds, default=0.0, help='stop after this many seconds (0: never)'
     )
-    options = parser.parse_args(argv[1:])
-    rclpy.init(args=args)
-    monitor = SonarMonitor(options.sensor)
-    deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
     try:
-        while rclpy.ok() and time.monotonic() < deadline:
-            rclpy.spin_once(monitor, timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
+    except rcl_error() as error:  # malformed --ros-args
+        return bad_input(error)
+    options = parser.parse_args(argv[1:])
+    request = catch_signals()
+    if request:
+        return 0
+    try:
+        init_rclpy(args)
+    except rcl_error() as error:
+        return bad_input(error)
+    monitor: SonarMonitor | None = None
+    executor = SingleThreadedExecutor()
+    try:
+        try:
+            monitor = SonarMonitor(options.sensor)
+        except (NameValidationException, rcl_error()) as error:  # not a topic name
+            return bad_input(error)
+        executor.add_node(monitor)
+        deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
+        spin_until_shutdown(executor, deadline)
     finally:
-        received = monitor.total
-        monitor.destroy_node()
+        executor.shutdown()
+        if monitor is not None:
+            monitor.destroy_node()
         rclpy.try_shutdown()
-    print(f'received {received} readings', flush=True)
-    return 0 if received or options.duration <= 0 else 1
+    print(f'received {monitor.total} readings', flush=True)
+    return 0 if monitor.total or options.duration <= 0 else 1
 
 
 if __name__ == '__main__':

@@ -23,7 +23,6 @@ import argparse
 import importlib
 import math
 import os
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -49,6 +48,16 @@ from rosbags.typesys.store import Typestore
 from nps_sonar_py import plots
 from nps_sonar_py.ament import find_installed
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
+from nps_sonar_py.ros.startup import (
+    OneLineParser,
+    bad_input,
+    catch_signals,
+    init_rclpy,
+    one_line,
+    rcl_error,
+    seconds,
+    spin_until_shutdown,
+)
 
 if TYPE_CHECKING:
     from rclpy.context import Context
@@ -80,7 +89,6 @@ BAG_VERSION: Final = 9
 #: Messages the subscriptions queue before the recorder writes them.
 SUBSCRIPTION_DEPTH = 100
 DISCOVERY_PERIOD = 0.1  # s, how often new publishers are looked for
-EXIT_BAD_INPUT = 2
 # rosbag2's YAML spelling of an infinite QoS duration (RMW_DURATION_INFINITE).
 _INFINITE = QosTime(2147483647, 4294967295)
 _PACKAGE = 'nps_sonar'
@@ -188,17 +196,28 @@ class BagRecorder:
             if spec.msgtype is not None:
                 message_class(spec.msgtype)
                 register_type(self.typestore, spec.msgtype)
-        self.writer = Writer(self.path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP)
-        self.writer.open()
         self.node: Node = rclpy.create_node(node_name, context=context)
         self.connections: dict[str, Connection] = {}
-        self._pending = {self.node.resolve_topic_name(s.topic): s.msgtype for s in topics}
+        self.writer = Writer(self.path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP)
+        try:  # the names first: a bad one leaves no bag behind
+            self._pending = {self._resolve(s.topic): s.msgtype for s in topics}
+            self.writer.open()
+        except BaseException:
+            self.node.destroy_node()
+            raise
         self._timer = self.node.create_timer(
             DISCOVERY_PERIOD,
             self._discover,
             clock=Clock(clock_type=ClockType.STEADY_TIME),
         )
         self._closed = False
+
+    def _resolve(self, topic: str) -> str:
+        """The full name of ``topic``; ConfigurationError if it is no valid topic name."""
+        try:
+            return self.node.resolve_topic_name(topic)
+        except rcl_error() as error:
+            raise ConfigurationError(f'topic {topic!r}: {one_line(error)}') from None
 
     def counts(self) -> dict[str, int]:
         """Messages written so far per topic."""
@@ -390,7 +409,7 @@ def _strip_ros_args(argv: Sequence[str]) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog='sonar_record',
         description=__doc__.splitlines()[0],
         epilog='The bag reads without ROS with rosbags (docs/recording.md).',
@@ -406,7 +425,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         '--duration',
-        type=float,
+        type=seconds,
         default=0.0,
         help='stop after this many seconds (0: on SIGINT or SIGTERM)',
     )
@@ -441,39 +460,43 @@ def main(args: list[str] | None = None) -> int:
         try:
             _print_report(draw_report(options.output))
         except (AnyReaderError, ReaderError, FileNotFoundError) as error:
-            print(f'nps_sonar: {options.output}: {error}', file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return bad_input(f'{options.output}: {error}')
         return 0
     try:
         specs = [parse_topic(t) for t in options.topics]
     except NpsSonarError as error:
-        print(f'nps_sonar: {error}', file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return bad_input(error)
+    request = catch_signals()
+    if request:  # stopped before recording began
+        return 0
 
     import rclpy
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.executors import SingleThreadedExecutor
 
-    rclpy.init(args=argv)
-    signal.signal(signal.SIGTERM, lambda *_: rclpy.try_shutdown())
+    try:
+        init_rclpy(argv)
+    except rcl_error() as error:
+        return bad_input(error)
     try:
         recorder = BagRecorder(options.output, specs)
     except (NpsSonarError, WriterError) as error:
         rclpy.try_shutdown()
-        print(f'nps_sonar: {error}', file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return bad_input(error)
+    except OSError as error:  # the bag's directory cannot be made
+        rclpy.try_shutdown()
+        return bad_input(
+            f'{error.filename or options.output}: cannot write the bag: {error.strerror or error}'
+        )
     topics = ', '.join(s.topic for s in specs)
     print(f'recording {topics} into {options.output} (MCAP; Ctrl-C to stop)', flush=True)
     executor = SingleThreadedExecutor()
     executor.add_node(recorder.node)
     deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
     try:
-        while rclpy.ok() and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        spin_until_shutdown(executor, deadline)
     finally:
         counts = recorder.counts()
-        executor.shutdown(timeout_sec=1.0)
+        executor.shutdown()
         recorder.close()
         rclpy.try_shutdown()
     for topic, count in counts.items():

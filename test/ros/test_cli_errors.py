@@ -1,0 +1,141 @@
+"""Bad command lines: one line on stderr, ``nps_sonar: <problem>``, and exit status 2.
+
+One table of cases, each an executable, its arguments and words its one line must hold:
+the nodes given a malformed or missing ``--params-file`` or an invalid topic name, the
+recorder writing where it cannot, the monitor given a bad topic name, and either tool a
+duration that is negative or not a number. ``{tmp}``, ``{malformed}``, ``{missing}`` and
+``{unwritable}`` in a case stand for paths made per test.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from ros_helpers import executable
+
+pytestmark = pytest.mark.ros
+
+BAD_TOPIC = 'bad topic!'
+NOT_A_TOPIC = 'topic name must not contain characters other than alphanumerics'
+NOT_SECONDS = 'expected a finite number of seconds >= 0'
+
+CASES = {
+    # id: (executable, arguments, words in the line)
+    'sonar_node-malformed-params-file': (
+        'sonar_node',
+        ['--ros-args', '--params-file', '{malformed}'],
+        "Couldn't parse params file: '--params-file {malformed}'",
+    ),
+    'robot_sensors_node-malformed-params-file': (
+        'robot_sensors_node',
+        ['--ros-args', '--params-file', '{malformed}'],
+        "Couldn't parse params file: '--params-file {malformed}'",
+    ),
+    'ranger_node-missing-params-file': (
+        'ranger_node',
+        ['--ros-args', '--params-file', '{missing}'],
+        "Couldn't parse params file: '--params-file {missing}'",
+    ),
+    'sonar_node-invalid-range-topic': (
+        'sonar_node',
+        ['--ros-args', '-p', f'range_topic:={BAD_TOPIC}'],
+        f"Invalid topic name: {NOT_A_TOPIC}, '_', '~', '{{', or '}}': '{BAD_TOPIC}'",  # no caret
+    ),
+    'scanning_sonar_node-invalid-joint-states-topic': (
+        'scanning_sonar_node',
+        ['--ros-args', '-p', f'joint_states_topic:={BAD_TOPIC}'],
+        f'Invalid topic name: {NOT_A_TOPIC}',
+    ),
+    'sonar_record-unwritable-folder': (
+        'sonar_record',
+        ['{unwritable}/bag', '--duration', '1'],
+        '{unwritable}/bag: cannot write the bag: ',
+    ),
+    'sonar_record-invalid-topic': (
+        'sonar_record',
+        ['{tmp}/bag', '--topics', BAD_TOPIC],
+        f"topic '{BAD_TOPIC}': failed to resolve name: {NOT_A_TOPIC}",
+    ),
+    'sonar_record-negative-duration': (
+        'sonar_record',
+        ['{tmp}/bag', '--duration', '-1'],
+        f"sonar_record: argument --duration: {NOT_SECONDS}, got '-1'",
+    ),
+    'sonar_record-nan-duration': (
+        'sonar_record',
+        ['{tmp}/bag', '--duration', 'nan'],
+        f"sonar_record: argument --duration: {NOT_SECONDS}, got 'nan'",
+    ),
+    'sonar_monitor-invalid-topic': (
+        'sonar_monitor',
+        [BAD_TOPIC],
+        f'Invalid topic name: {NOT_A_TOPIC}',
+    ),
+    'sonar_monitor-negative-duration': (
+        'sonar_monitor',
+        ['--duration', '-1'],
+        f"sonar_monitor: argument --duration: {NOT_SECONDS}, got '-1'",
+    ),
+    'sonar_monitor-nan-duration': (
+        'sonar_monitor',
+        ['--duration', 'nan'],
+        f"sonar_monitor: argument --duration: {NOT_SECONDS}, got 'nan'",
+    ),
+    'sonar_monitor-missing-params-file': (
+        'sonar_monitor',
+        ['--ros-args', '--params-file', '{missing}'],
+        "Couldn't parse params file: '--params-file {missing}'",
+    ),
+}
+
+
+def unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot create anything in (root ignores permissions: /sys)."""
+    if os.geteuid() != 0:
+        folder = tmp_path / 'read_only'
+        folder.mkdir()
+        folder.chmod(0o555)
+        return folder
+    folder, probe = Path('/sys'), Path('/sys/nps_sonar_probe')
+    try:
+        probe.mkdir()
+    except OSError:
+        return folder
+    probe.rmdir()
+    pytest.skip('no folder here that root cannot write in')
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> dict[str, str]:
+    malformed = tmp_path / 'malformed.yaml'
+    malformed.write_text('sonar:\n  ros__parameters:\n    rays: [1,\n')
+    return {
+        'tmp': str(tmp_path),
+        'malformed': str(malformed),
+        'missing': str(tmp_path / 'missing.yaml'),
+        'unwritable': str(unwritable_folder(tmp_path)),
+    }
+
+
+def fill(text: str, paths: dict[str, str]) -> str:
+    """``text`` with each ``{name}`` of ``paths`` replaced (other braces kept)."""
+    for name, path in paths.items():
+        text = text.replace(f'{{{name}}}', path)
+    return text
+
+
+@pytest.mark.parametrize(('name', 'arguments', 'words'), CASES.values(), ids=CASES.keys())
+def test_a_bad_command_line_is_one_line_and_status_2(
+    paths: dict[str, str], name: str, arguments: list[str], words: str
+) -> None:
+    command = [executable(name), *(fill(a, paths) for a in arguments)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: '), result.stderr
+    assert fill(words, paths) in lines[0], lines[0]
+    assert not Path(paths['tmp'], 'bag').exists()  # a refused recording leaves no bag
