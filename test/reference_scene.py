@@ -14,6 +14,24 @@ import numpy as np
 
 from nps_sonar_py.sensing import cone_half_angle, cone_pattern
 
+#: The reference sonar on a joint "pan" about z at its own origin (its boresight along +y).
+PAN_ROBOT = """<?xml version="1.0"?>
+<robot name="pan_sonar">
+  <link name="base_link"/>
+  <link name="head"/>
+  <joint name="pan" type="revolute">
+    <parent link="base_link"/><child link="head"/>
+    <origin xyz="2.1 1.0 1.0" rpy="0 0 1.5707963267948966"/>
+    <axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>
+  </joint>
+  <sensor name="sonar" type="sonar" update_rate="20">
+    <parent link="head"/>
+    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 -1.5707963267948966"/>
+    <sonar><min>0.1</min><max>7</max><radius>0.5</radius></sonar>
+  </sensor>
+</robot>
+"""
+
 SONAR = np.array([2.1, 1.0, 1.0])
 CYLINDER_CENTRE = np.array([2.1, 3.0])
 CYLINDER_RADIUS = 0.25

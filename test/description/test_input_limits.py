@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from one_line import check_one_line
 
 from nps_sonar_py import xml_input
 from nps_sonar_py.description import (
@@ -244,16 +245,6 @@ TEXT_CASES = [
         'robot.urdf:5: <sensor name="g"><sonar><max>: max: must be <= 10000, got 1e+308',
     ),
 ]
-
-
-def check_one_line(err: Exception, file: str, problem: str) -> str:
-    """The message of ``err``: one line, naming ``file``, containing ``problem``."""
-    message = str(err)
-    assert '\n' not in message, message
-    assert '\r' not in message, message
-    assert file in message, message
-    assert problem in message, message
-    return message
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, SONAR
+from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, PAN_ROBOT, SONAR
 from ros_helpers import (
     Receiver,
     executable,
@@ -144,24 +144,6 @@ def test_bad_odometry_keeps_the_last_good_pose(
             _stays(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
         assert log.stop() == 0
     assert 'Traceback' not in log.text()
-
-
-PAN_ROBOT = """<?xml version="1.0"?>
-<robot name="pan_sonar">
-  <link name="base_link"/>
-  <link name="head"/>
-  <joint name="pan" type="revolute">
-    <parent link="base_link"/><child link="head"/>
-    <origin xyz="2.1 1.0 1.0" rpy="0 0 1.5707963267948966"/>
-    <axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>
-  </joint>
-  <sensor name="sonar" type="sonar" update_rate="20">
-    <parent link="head"/>
-    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 -1.5707963267948966"/>
-    <sonar><min>0.1</min><max>7</max><radius>0.5</radius></sonar>
-  </sensor>
-</robot>
-"""
 
 
 def test_a_nan_joint_state_keeps_the_last_good_joints(receiver: Any, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reference_scene import FACETING, SONAR, cylinder_hits, world_directions
+from reference_scene import FACETING, PAN_ROBOT, SONAR, cylinder_hits, world_directions
 from ros_helpers import (
     NODE_START_TIMEOUT,
     Receiver,
@@ -130,24 +130,6 @@ def test_odometry_moves_the_robot(receiver) -> None:
         turned = Odometry()
         turned.pose.pose.orientation.z, turned.pose.pose.orientation.w = 1.0, 0.0
         _until_range(r, node, Odometry, 'odom', turned, math.inf, 0.0)
-
-
-PAN_ROBOT = """<?xml version="1.0"?>
-<robot name="pan_sonar">
-  <link name="base_link"/>
-  <link name="head"/>
-  <joint name="pan" type="revolute">
-    <parent link="base_link"/><child link="head"/>
-    <origin xyz="2.1 1.0 1.0" rpy="0 0 1.5707963267948966"/>
-    <axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>
-  </joint>
-  <sensor name="sonar" type="sonar" update_rate="20">
-    <parent link="head"/>
-    <origin xyz="0 0 0" rpy="-1.5707963267948966 0 -1.5707963267948966"/>
-    <sonar><min>0.1</min><max>7</max><radius>0.5</radius></sonar>
-  </sensor>
-</robot>
-"""
 
 
 def test_joint_states_turn_the_sonar(receiver, tmp_path: Path) -> None:

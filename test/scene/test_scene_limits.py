@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import trimesh
+from one_line import check_one_line
 
 from nps_sonar_py import xml_input
 from nps_sonar_py.errors import DescriptionError, InputError, SceneError
@@ -133,16 +134,6 @@ TEXT_CASES = [
         'of seconds',
     ),
 ]
-
-
-def check_one_line(err: Exception, file: str, problem: str) -> str:
-    """The message of ``err``: one line, naming ``file``, containing ``problem``."""
-    message = str(err)
-    assert '\n' not in message, message
-    assert '\r' not in message, message
-    assert file in message, message
-    assert problem in message, message
-    return message
 
 
 @pytest.mark.parametrize(
