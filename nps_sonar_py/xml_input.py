@@ -20,7 +20,7 @@ import math
 import os
 import re
 import stat
-from typing import Literal, NoReturn, TypeAlias
+from typing import BinaryIO, Literal, NoReturn, TypeAlias
 
 from lxml import etree
 
@@ -177,15 +177,30 @@ def read_file(
         # returns at once, and fstat below refuses it.
         fd = os.open(name, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | os.O_CLOEXEC)
         with os.fdopen(fd, 'rb') as stream:
-            problem = regular_file_problem(os.fstat(stream.fileno()), limit)
+            st = os.fstat(stream.fileno())
+            problem = regular_file_problem(st, limit)
             if problem is not None:
                 refuse(what + problem)
-            data = stream.read(limit + 1)
+            data = _read_at_most(stream, limit + 1, st.st_size)
     except OSError as err:
         refuse(f'cannot read{" " + what.strip() if what else ""}: {err.strerror or err}')
     if len(data) > limit:
         refuse(what + _too_large(None, limit))
     return data
+
+
+def _read_at_most(stream: BinaryIO, count: int, size_hint: int) -> bytes:
+    """Up to ``count`` bytes of ``stream``, without reserving ``count`` bytes up front.
+
+    The first read asks for the file's size (plus one, to see growth); a file whose size
+    reads 0 (``/proc``) or that grows is read on in 1 MiB chunks.
+    """
+    chunks = [stream.read(min(count, size_hint + 1))]
+    total = len(chunks[0])
+    while chunks[-1] and total < count:
+        chunks.append(stream.read(min(count - total, 1 << 20)))
+        total += len(chunks[-1])
+    return b''.join(chunks)
 
 
 def file_problem(path: str | os.PathLike[str], *, limit: int | None = None) -> str | None:

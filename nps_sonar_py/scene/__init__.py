@@ -1,7 +1,8 @@
 """The world: scene files, ``<scene_state>``, models as triangles, and one raycaster that moves.
 
-``load_world`` reads a scene file (``docs/scene.md``) into a :class:`World` of entities
-(triangles per model, a Lambert coefficient per triangle) and their states;
+``load_world`` reads a scene file or a Gazebo SDF world (``docs/scene.md``) into a
+:class:`World` of entities (triangles per model, a Lambert coefficient per triangle) and
+their states;
 :class:`Raycaster` casts rays into it with Open3D and moves the entities with a twist.
 Only :mod:`nps_sonar_py.scene.raycaster` imports open3d; import it from there, or from here
 (which imports it on first use of ``Raycaster`` or ``RayHits``).
@@ -11,7 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nps_sonar_py.scene.meshes import MESH_FORMATS, PackageResolver, read_mesh, resolve_mesh_path
+from nps_sonar_py.scene.heightmap import (
+    HEIGHTMAP_FORMATS,
+    MAX_HEIGHTMAP_SAMPLES,
+    heightmap_triangles,
+    read_heights,
+)
+from nps_sonar_py.scene.meshes import (
+    MESH_FORMATS,
+    PackageResolver,
+    model_search_path,
+    read_mesh,
+    resolve_mesh_path,
+)
 from nps_sonar_py.scene.scene_state import (
     WORLD_FRAME,
     EntityState,
@@ -20,13 +33,18 @@ from nps_sonar_py.scene.scene_state import (
     load_scene_state,
     parse_scene_state,
 )
+from nps_sonar_py.scene.sdf import SDF_VERSIONS, parse_sdf_world
 from nps_sonar_py.scene.tessellation import (
     DEFAULT_CYLINDER_SEGMENTS,
     DEFAULT_SPHERE_SUBDIVISIONS,
     Triangles,
     box_triangles,
+    capsule_faceting_error,
+    capsule_triangles,
     cylinder_faceting_error,
     cylinder_triangles,
+    ellipsoid_triangles,
+    plane_triangles,
     sphere_triangles,
 )
 from nps_sonar_py.scene.world import (
@@ -45,7 +63,10 @@ __all__ = [
     'DEFAULT_CYLINDER_SEGMENTS',
     'DEFAULT_SPHERE_SUBDIVISIONS',
     'GEOMETRY_KINDS',
+    'HEIGHTMAP_FORMATS',
+    'MAX_HEIGHTMAP_SAMPLES',
     'MESH_FORMATS',
+    'SDF_VERSIONS',
     'WORLD_FRAME',
     'Entity',
     'EntityState',
@@ -56,14 +77,22 @@ __all__ = [
     'Triangles',
     'World',
     'box_triangles',
+    'capsule_faceting_error',
+    'capsule_triangles',
     'cylinder_faceting_error',
     'cylinder_triangles',
+    'ellipsoid_triangles',
     'entity_from_robot',
+    'heightmap_triangles',
     'integrate_twist',
     'load_scene_state',
     'load_world',
+    'model_search_path',
     'parse_scene_state',
+    'parse_sdf_world',
     'parse_world',
+    'plane_triangles',
+    'read_heights',
     'read_mesh',
     'resolve_mesh_path',
     'sphere_triangles',

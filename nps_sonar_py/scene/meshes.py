@@ -10,7 +10,11 @@ Paths (:func:`resolve_mesh_path`):
   the ament index read directly, without importing ament.
 * ``file:///abs/path`` and absolute paths as they are; ``file://rel/path`` and relative
   paths relative to the directory of the model file that names them.
-* Any other scheme (``model://``, ``http://``) is an error.
+* ``model://<model>/<path>`` (SDF only, when the caller passes a ``model_path``): ``<path>``
+  in the first directory ``D/<model>`` for ``D`` on the search path of
+  :func:`model_search_path`, Gazebo's ``GZ_SIM_RESOURCE_PATH``, then ``GAZEBO_MODEL_PATH``,
+  then ``SDF_PATH`` (each a colon-separated list).
+* Any other scheme (``http://``, and ``model://`` in a URDF) is an error.
 
 Formats (:data:`MESH_FORMATS`): STL, OBJ and COLLADA (``.dae``), by file suffix. A DAE's
 ``<unit meter>`` scales its vertices to metres, as Gazebo does; its ``<up_axis>`` is not
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -42,8 +46,11 @@ from nps_sonar_py.xml_input import read_file, xml_parser
 __all__ = [
     'MAX_MESH_BYTES',
     'MESH_FORMATS',
+    'MODEL_PATH_VARIABLES',
     'MeshLoader',
     'PackageResolver',
+    'find_model',
+    'model_search_path',
     'read_mesh',
     'resolve_mesh_path',
     'resolve_package',
@@ -59,6 +66,43 @@ MAX_MESH_BYTES = 256 * 2**20
 
 #: A callable giving the share directory of a ROS package, or None if it does not know it.
 PackageResolver = Callable[[str], 'str | os.PathLike[str] | None']
+
+#: Environment variables naming the directories that hold Gazebo models, searched in order.
+MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'GAZEBO_MODEL_PATH', 'SDF_PATH')
+
+
+def model_search_path(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Directories searched for ``model://<name>``: :data:`MODEL_PATH_VARIABLES`, in order."""
+    env = os.environ if environ is None else environ
+    return tuple(
+        Path(part) for key in MODEL_PATH_VARIABLES for part in env.get(key, '').split(':') if part
+    )
+
+
+def _searched(model_path: Sequence[Path]) -> str:
+    where = ', '.join(str(p) for p in model_path) or 'nothing: all are unset'
+    return f'{", ".join(MODEL_PATH_VARIABLES)} (searched {where})'
+
+
+def find_model(uri: str, model_path: Sequence[Path]) -> Path:
+    """Path named by ``model://<model>[/<path>]``: ``<path>`` in the first ``D/<model>``.
+
+    Raises:
+        LookupError: no directory ``D/<model>`` on ``model_path``; the message names the
+            variables and the directories searched.
+        ValueError: not a ``model://`` URI with a model name.
+
+    """
+    parts = urlsplit(uri)
+    if parts.scheme != 'model' or not parts.netloc:
+        msg = f'{uri!r} must be model://<model>[/<path>]'
+        raise ValueError(msg)
+    relative = unquote(parts.path).lstrip('/')
+    for directory in model_path:
+        if (directory / parts.netloc).is_dir():
+            return directory / parts.netloc / relative if relative else directory / parts.netloc
+    msg = f'model {parts.netloc!r} of {uri!r} is in none of {_searched(model_path)}'
+    raise LookupError(msg)
 
 
 def resolve_package(
@@ -80,15 +124,20 @@ def resolve_mesh_path(
     base_dir: str | os.PathLike[str] | None,
     *,
     package_resolver: PackageResolver | None = None,
+    model_path: Sequence[Path] | None = None,
 ) -> Path:
-    """Resolve a URDF mesh ``filename``, as written, to a file path, against ``base_dir``.
+    """Resolve a mesh ``filename``, as written, to a file path, against ``base_dir``.
+
+    ``model://`` names are resolved only when ``model_path`` is given (SDF input).
 
     Raises:
-        LookupError: a ``package://`` package that cannot be found.
+        LookupError: a ``package://`` package or ``model://`` model that cannot be found.
         ValueError: an unsupported URI scheme or an empty path.
 
     """
     parts = urlsplit(filename)
+    if parts.scheme == 'model' and model_path is not None:
+        return find_model(filename, model_path)
     if parts.scheme == 'package':
         relative = unquote(parts.path).lstrip('/')
         if not parts.netloc or not relative:
@@ -180,11 +229,18 @@ class MeshLoader:
 
     Args:
         package_resolver: optional share-directory lookup for ``package://`` names.
+        model_path: directories holding Gazebo models, for ``model://`` names (SDF only).
 
     """
 
-    def __init__(self, package_resolver: PackageResolver | None = None) -> None:
+    def __init__(
+        self,
+        package_resolver: PackageResolver | None = None,
+        *,
+        model_path: Sequence[Path] | None = None,
+    ) -> None:
         self._package_resolver = package_resolver
+        self._model_path = model_path
         self._cache: dict[Path, Triangles] = {}
 
     def load(
@@ -197,7 +253,12 @@ class MeshLoader:
     ) -> Triangles:
         """Triangles of the mesh named ``filename`` by the element at ``file:line``."""
         try:
-            path = resolve_mesh_path(filename, base_dir, package_resolver=self._package_resolver)
+            path = resolve_mesh_path(
+                filename,
+                base_dir,
+                package_resolver=self._package_resolver,
+                model_path=self._model_path,
+            )
         except (LookupError, ValueError) as err:
             raise SceneError(
                 str(err), file=file, line=line, element=f'<mesh filename="{filename}">'

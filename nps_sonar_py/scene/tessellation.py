@@ -17,6 +17,15 @@ further than to the true surface, never less.
   the sphere by at most ``R * SPHERE_FACETING_ERROR[s]``: s = 3 gives 1280 triangles and
   4.5e-3 R, the default s = 4 gives 5120 triangles and 1.1e-3 R (close to the default
   cylinder's).
+* Capsule (SDF), ``n`` segments: a cylinder of ``n`` segments between two hemispheres of
+  ``n // 4`` latitude steps (a latitude-longitude grid with steps of about ``2 pi / n`` both
+  ways); its faces lie inside by at most :func:`capsule_faceting_error`,
+  ``R (1 - cos(sqrt(2) pi / n))`` when ``n % 4 == 0``: 2.4e-3 R at the default ``n = 64``.
+* Ellipsoid (SDF): the icosphere scaled by its three radii; inside the true ellipsoid by at
+  most ``max(radii) * SPHERE_FACETING_ERROR[s]`` (a linear map moves no point further than
+  its largest scale).
+* Finite plane (SDF): a rectangle of two triangles, not closed, wound so that its normal is
+  the plane's.
 """
 
 from __future__ import annotations
@@ -28,14 +37,20 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.transforms import axis_angle_matrix
+
 __all__ = [
     'DEFAULT_CYLINDER_SEGMENTS',
     'DEFAULT_SPHERE_SUBDIVISIONS',
     'SPHERE_FACETING_ERROR',
     'Triangles',
     'box_triangles',
+    'capsule_faceting_error',
+    'capsule_triangles',
     'cylinder_faceting_error',
     'cylinder_triangles',
+    'ellipsoid_triangles',
+    'plane_triangles',
     'rotate_rows',
     'sphere_triangles',
 ]
@@ -249,3 +264,114 @@ def sphere_triangles(radius: float, subdivisions: int = DEFAULT_SPHERE_SUBDIVISI
     for _ in range(int(subdivisions)):  # a few levels, each one vectorised
         mesh = _subdivide(mesh)
     return Triangles(mesh.vertices * radius, mesh.triangles)
+
+
+def ellipsoid_triangles(
+    radii: ArrayLike, subdivisions: int = DEFAULT_SPHERE_SUBDIVISIONS
+) -> Triangles:
+    """Tessellate an ellipsoid of semi-axes ``radii`` (x, y, z): the icosphere, scaled."""
+    scale = [_size('ellipsoid radius', r) for r in np.asarray(radii, dtype=np.float64).reshape(3)]
+    unit = sphere_triangles(1.0, subdivisions)
+    return Triangles(unit.vertices * np.array(scale), unit.triangles)
+
+
+def capsule_faceting_error(radius: float, segments: int = DEFAULT_CYLINDER_SEGMENTS) -> float:
+    """Bound, m, on the gap between a tessellated capsule and the true one.
+
+    A face of the hemispheres' latitude-longitude grid spans ``a = 2 pi / n`` in longitude
+    and ``b = pi / (2 m)`` in latitude (``m = max(1, n // 4)``); its circumcircle's angular
+    radius is at most ``sqrt(a**2 + b**2) / 2``, and a face lies ``R (1 - cos(that))`` inside
+    at most: ``R (1 - cos(sqrt(2) pi / n))``, 2.4e-3 R, when ``n % 4 == 0``. The cylinder's
+    flat sides are closer (``R (1 - cos(pi / n))``).
+    """
+    n = int(segments)
+    m = max(1, n // 4)
+    half_diagonal = math.hypot(2.0 * math.pi / n, math.pi / (2.0 * m)) / 2.0
+    return float(radius) * (1.0 - math.cos(half_diagonal))
+
+
+def _ring_angles(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Cosines and sines of ``2 pi k / n``, with exact zeros at the quadrants."""
+    angle = 2.0 * math.pi * np.arange(n) / n
+    c, s = np.cos(angle), np.sin(angle)
+    c[np.abs(c) < 1e-12] = 0.0
+    s[np.abs(s) < 1e-12] = 0.0
+    return c, s
+
+
+def capsule_triangles(
+    radius: float, length: float, segments: int = DEFAULT_CYLINDER_SEGMENTS
+) -> Triangles:
+    """Tessellate a capsule about z, centred: a cylinder of ``length`` capped by hemispheres.
+
+    As SDF's ``<capsule>``: ``length`` is that of the cylinder between the hemispheres'
+    centres. ``segments`` (n) about the axis, ``m = max(1, n // 4)`` latitude steps per
+    hemisphere: ``4 n m`` triangles (4096 for n = 64). The vertices lie on the true surface;
+    rings sit at angles ``2 pi k / n`` from +x as the cylinder's.
+    """
+    radius = _size('capsule radius', radius)
+    half = _size('capsule length', length) / 2.0
+    n = int(segments)
+    if n < 3:
+        msg = f'a capsule needs at least 3 segments, got {segments!r}'
+        raise ValueError(msg)
+    m = max(1, n // 4)
+    # Rings from the bottom to the top (poles apart): latitude phi from -pi/2 to pi/2.
+    phi = np.pi / 2.0 * np.arange(1, m) / m  # 0 < phi < pi/2, rings between equator and pole
+    lower = -half - radius * np.sin(phi[::-1])
+    upper = half + radius * np.sin(phi)
+    ring_z = np.concatenate((lower, [-half, half], upper))
+    ring_r = np.concatenate((radius * np.cos(phi[::-1]), [radius, radius], radius * np.cos(phi)))
+    c, s = _ring_angles(n)
+    rings = len(ring_z)
+    vertices = np.concatenate(
+        (
+            np.column_stack(
+                (np.outer(ring_r, c).ravel(), np.outer(ring_r, s).ravel(), np.repeat(ring_z, n))
+            ),
+            [[0.0, 0.0, -half - radius], [0.0, 0.0, half + radius]],  # poles
+        )
+    )
+    k = np.arange(n)
+    k1 = (k + 1) % n
+    base = (np.arange(rings - 1) * n)[:, None]  # each ring below the top one
+    lo, lo1, up, up1 = base + k, base + k1, base + n + k, base + n + k1
+    bottom, top, last = rings * n, rings * n + 1, (rings - 1) * n
+    triangles = np.concatenate(
+        (
+            np.stack((lo, lo1, up1), axis=-1).reshape(-1, 3),
+            np.stack((lo, up1, up), axis=-1).reshape(-1, 3),
+            np.column_stack((np.full(n, top), last + k, last + k1)),
+            np.column_stack((np.full(n, bottom), k1, k)),
+        )
+    )
+    return Triangles(vertices, triangles.astype(np.int64))
+
+
+def plane_triangles(size: ArrayLike, normal: ArrayLike = (0.0, 0.0, 1.0)) -> Triangles:
+    """A finite plane through the origin: a ``size`` (x, y) rectangle facing ``normal``.
+
+    The rectangle is laid out in the xy plane and turned by the shortest rotation that takes
+    +z to the unit ``normal`` (by pi about x when the normal is -z), so that with the default
+    normal its sides lie along x and y. Two triangles, wound counter-clockwise seen from
+    the side the normal points to.
+    """
+    sx, sy = (_size('plane size', s) for s in np.asarray(size, dtype=np.float64).reshape(2))
+    n = np.asarray(normal, dtype=np.float64).reshape(3)
+    length = float(np.linalg.norm(n))
+    if not (math.isfinite(length) and length > 0.0):
+        msg = f'plane normal must be a finite non-zero vector, got {n.tolist()}'
+        raise ValueError(msg)
+    n = n / length
+    axis = np.cross([0.0, 0.0, 1.0], n)
+    sine = float(np.linalg.norm(axis))
+    if sine > 1e-12:
+        rotation = axis_angle_matrix(axis / sine, math.atan2(sine, float(n[2])))
+    elif n[2] > 0.0:
+        rotation = np.eye(3)
+    else:
+        rotation = np.diag([1.0, -1.0, -1.0])
+    corners = np.array([[-sx, -sy, 0.0], [sx, -sy, 0.0], [sx, sy, 0.0], [-sx, sy, 0.0]]) / 2.0
+    return Triangles(
+        rotate_rows(corners, rotation), np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int64)
+    )

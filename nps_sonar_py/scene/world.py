@@ -12,7 +12,11 @@ The format is described in ``docs/scene.md``; in short::
 
 Each model becomes one :class:`Entity`: the triangles of all its links at zero joint
 positions, in the frame of its root link, with a Lambert coefficient per triangle. A model
-that no ``<entity_state>`` places stands still at the world origin.
+that no ``<entity_state>`` places stands still at the world origin. A model may instead hold
+a ``<heightmap>``, a seabed grid (:mod:`nps_sonar_py.scene.heightmap`).
+
+Gazebo SDF worlds (``.sdf``, or a ``.world`` whose root is ``<sdf>``) are read by
+:mod:`nps_sonar_py.scene.sdf`, which :func:`load_world` dispatches to.
 
 Reflectivity of a shape, first that is given: the shape's ``reflectivity``, its link's
 ``reflectivity``, ``lambert_from_retro`` of the shape's or else the link's ``laser_retro``,
@@ -46,6 +50,7 @@ from nps_sonar_py.description import (
 )
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
 from nps_sonar_py.errors import SceneError
+from nps_sonar_py.scene.heightmap import parse_heightmap
 from nps_sonar_py.scene.meshes import MeshLoader, PackageResolver
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
@@ -461,7 +466,7 @@ def _model(element: Element, file: str | None, base_dir: Path, options: _Options
         element,
         file=file,
         attributes=('name', 'file', 'geometry', 'reflectivity', 'retro'),
-        elements=('robot',),
+        elements=('robot', 'heightmap'),
     )
     name = required_attribute(
         element, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=file
@@ -479,8 +484,14 @@ def _model(element: Element, file: str | None, base_dir: Path, options: _Options
     inline = children(element)
     model_file = element.get('file')
     if (model_file is None) == (not inline) or len(inline) > 1:
-        problem = 'needs either a file attribute or one inline <robot>, not both or neither'
-        raise_at(SceneError, element, problem, file=file)
+        problem = 'needs either a file attribute or one inline <robot> or <heightmap>,'
+        raise_at(SceneError, element, f'{problem} not several or none', file=file)
+    if inline and inline[0].tag == 'heightmap':  # a seabed: the same for collision and visual
+        surface, path = parse_heightmap(inline[0], file=file, base_dir=base_dir)
+        retro_mu = None if retro is None else float(lambert_from_retro(retro))
+        mu = _first(reflectivity, retro_mu)
+        mu = options.default_lambert if mu is None else mu
+        return Entity(name, surface, np.asarray(mu), source=str(path))
     if model_file is not None:
         path = base_dir / model_file
         if not os.path.lexists(path):
@@ -580,9 +591,27 @@ def load_world(
     default_lambert: float = DEFAULT_LAMBERT,
     package_resolver: PackageResolver | None = None,
 ) -> World:
-    """Read a scene file into a :class:`World` (see :func:`parse_world` for the options)."""
+    """Read a scene file or a Gazebo SDF world into a :class:`World`.
+
+    A file ending in ``.sdf``, or whose root element is ``<sdf>`` (a Gazebo ``.world``),
+    goes to :func:`~nps_sonar_py.scene.sdf.parse_sdf_world`; any other is a scene file (see
+    :func:`parse_world` for the options).
+    """
+    from nps_sonar_py.scene import sdf  # here: sdf imports this module
+
+    data = read_document(path, SceneError)
+    if Path(path).suffix.lower() == '.sdf' or sdf.is_sdf(data):
+        return sdf.parse_sdf_world(
+            data,
+            source=str(path),
+            geometry=geometry,
+            cylinder_segments=cylinder_segments,
+            sphere_subdivisions=sphere_subdivisions,
+            default_lambert=default_lambert,
+            package_resolver=package_resolver,
+        )
     return parse_world(
-        read_document(path, SceneError),
+        data,
         source=str(path),
         base_dir=Path(path).parent,
         geometry=geometry,

@@ -1,0 +1,728 @@
+"""Gazebo SDF worlds (SDFormat 1.6 to 1.11) as a :class:`~nps_sonar_py.scene.world.World`.
+
+``load_world`` hands a file here when it ends in ``.sdf`` or its root element is ``<sdf>``
+(a Gazebo ``.world``); the format is described in ``docs/scene.md``. In short::
+
+    <sdf version="1.9">
+      <world name="harbour">
+        <frame name="quay"><pose>10 0 0 0 0 0</pose></frame>
+        <model name="pillar">
+          <static>true</static>
+          <pose relative_to="quay" degrees="true">0 2 3 0 0 90</pose>
+          <link name="l"><collision name="c">
+            <geometry><cylinder><radius>0.3</radius><length>6</length></cylinder></geometry>
+            <laser_retro>120</laser_retro>
+          </collision></link>
+        </model>
+        <include><uri>model://block</uri><name>block_1</name><pose>2 0 0 0 0 0</pose></include>
+      </world>
+    </sdf>
+
+Each top-level ``<model>`` or ``<include>`` becomes one static :class:`Entity` placed at its
+pose: the collision (or, on request, visual) shapes of all its links and nested models, in
+the model's frame, with ``lambert_from_retro`` of each shape's ``<laser_retro>`` (else the
+loader's ``default_lambert``). Poses follow SDFormat's frame semantics: a ``<pose
+relative_to>`` names a frame of the same scope (a model, link, joint, ``<frame>``, or a
+nested one as ``a::b``), by default the model (links, nested models, frames), the link
+(shapes), the child link (joints) or the world (models, frames). Nothing moves: there is no
+physics here, so ``<static>`` is read (a boolean) but every model stands at its pose.
+
+Elements that do not shape what a ray hits are skipped (lights, physics, plugins, sensors,
+gui, scene, inertials, actors, ...); shapes that cannot be read are errors, one located line
+each (``file:line: element: problem``), as are populations and the geometry kinds not
+tessellated here (polyline, image). A ``<heightmap>`` is read by
+:mod:`nps_sonar_py.scene.heightmap` (a PNG as Gazebo's, or a ``.npy`` grid in metres).
+
+Bounds, checked before anything is allocated: lengths within ``[0, MAX_POSITION]`` (1e6 m),
+pose positions within ``MAX_POSITION`` and angles within ``MAX_ANGLE`` rad, includes nested
+at most :data:`MAX_INCLUDE_DEPTH` deep, and at most :data:`MAX_SDF_TRIANGLES` triangles in
+all (counted before each shape is tessellated or a mesh transformed).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import NoReturn
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+from lxml import etree
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
+from nps_sonar_py.errors import SceneError
+from nps_sonar_py.scene.heightmap import heightmap_triangles, read_heights
+from nps_sonar_py.scene.meshes import (
+    MeshLoader,
+    PackageResolver,
+    find_model,
+    model_search_path,
+    resolve_mesh_path,
+)
+from nps_sonar_py.scene.scene_state import (
+    FRAME_SEPARATOR,
+    MAX_ANGLE,
+    MAX_POSITION,
+    WORLD_FRAME,
+    EntityState,
+    SceneState,
+)
+from nps_sonar_py.scene.tessellation import (
+    DEFAULT_CYLINDER_SEGMENTS,
+    DEFAULT_SPHERE_SUBDIVISIONS,
+    Triangles,
+    box_triangles,
+    capsule_triangles,
+    cylinder_triangles,
+    ellipsoid_triangles,
+    plane_triangles,
+    sphere_triangles,
+)
+from nps_sonar_py.scene.world import (
+    _LARGEST,
+    Entity,
+    Geometry,
+    World,
+    _Options,
+    _options,
+)
+from nps_sonar_py.transforms import invert_transform, rpy_to_matrix, transform_from
+from nps_sonar_py.xml_input import (
+    Element,
+    NumberError,
+    children,
+    label,
+    parse_document,
+    parse_numbers,
+    raise_at,
+    read_document,
+)
+
+__all__ = [
+    'MAX_INCLUDE_DEPTH',
+    'MAX_SDF_TRIANGLES',
+    'SDF_VERSIONS',
+    'is_sdf',
+    'parse_sdf_world',
+]
+
+#: SDFormat versions read (``<sdf version>``), oldest first.
+SDF_VERSIONS = ('1.6', '1.7', '1.8', '1.9', '1.10', '1.11')
+
+#: Deepest chain of ``<include>`` (a model that includes a model that ...); deeper is a cycle
+#: in all likelihood, and an error.
+MAX_INCLUDE_DEPTH = 16
+
+#: Most triangles of all shapes of a world: 2e7 (about 1.4 GB of vertices and indices once
+#: tessellated, before Open3D's copy); 3900 default spheres, or 78000 default cylinders.
+MAX_SDF_TRIANGLES = 20_000_000
+
+#: Geometry kinds that are valid SDF but not tessellated here.
+_UNSUPPORTED_GEOMETRY = ('polyline', 'image')
+_GEOMETRY = (
+    'box',
+    'capsule',
+    'cylinder',
+    'ellipsoid',
+    'heightmap',
+    'mesh',
+    'plane',
+    'sphere',
+    'empty',
+)
+_MODEL_FRAME = '__model__'
+_TRUE = ('true', '1')
+_FALSE = ('false', '0')
+
+
+def is_sdf(data: bytes) -> bool:
+    """Whether the XML document ``data`` has an ``<sdf>`` root (parsed up to that start tag)."""
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=('start',),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+    )
+    try:
+        for _, element in events:
+            return bool(element.tag == 'sdf')
+    except etree.XMLSyntaxError:
+        return False  # the scene reader reports it
+    return False
+
+
+# --- small readers ------------------------------------------------------------------------
+
+
+def _fail(element: Element, problem: str) -> NoReturn:
+    raise_at(SceneError, element, problem)
+
+
+def _text(element: Element) -> str:
+    return (element.text or '').strip()
+
+
+def _child(element: Element, tag: str) -> Element | None:
+    found = children(element, tag)
+    if len(found) > 1:
+        _fail(found[1], f'more than one <{tag}> in {label(element)}')
+    return found[0] if found else None
+
+
+def _required(element: Element, tag: str) -> Element:
+    found = _child(element, tag)
+    if found is None:
+        _fail(element, f'missing required <{tag}>')
+    return found
+
+
+def _numbers(element: Element, count: int) -> tuple[float, ...]:
+    text = _text(element)
+    try:
+        return parse_numbers(text, count)
+    except NumberError as err:
+        problem = {
+            'count': f'must be {count} numbers, got {len(text.split())}',
+            'infinite': 'must be finite (no nan or inf)',
+            'syntax': f'is not {count} number{"s" if count > 1 else ""}',
+        }[err.kind]
+        _fail(element, f'{text!r} {problem}')
+
+
+def _lengths(element: Element, tag: str, count: int) -> tuple[float, ...]:
+    """``count`` lengths in metres from the required child ``tag``, each in [0, 1e6]."""
+    child = _required(element, tag)
+    values = _numbers(child, count)
+    if not all(0.0 <= v <= MAX_POSITION for v in values):
+        what = 'a length' if count == 1 else f'{count} lengths'
+        _fail(child, f'{_text(child)!r} must be {what} in [0, {MAX_POSITION:.0f}] m')
+    return values
+
+
+def _bool(element: Element | None, default: bool) -> bool:
+    if element is None:
+        return default
+    return _bool_text(element, _text(element), default)
+
+
+def _bool_text(element: Element, text: str | None, default: bool, key: str = '') -> bool:
+    if text is None:
+        return default
+    word = text.strip().lower()
+    if word not in _TRUE + _FALSE:
+        what = f'{key}={text!r}' if key else repr(text)
+        _fail(element, f'{what} must be true, false, 1 or 0')
+    return word in _TRUE
+
+
+def _name(element: Element) -> str:
+    name = (element.get('name') or '').strip()
+    if not name:
+        _fail(element, "missing required attribute 'name'")
+    if FRAME_SEPARATOR in name or name in (WORLD_FRAME, _MODEL_FRAME):
+        _fail(element, f'name {name!r} is reserved or contains {FRAME_SEPARATOR!r}')
+    return name
+
+
+def _pose(element: Element | None) -> tuple[NDArray[np.float64], str | None]:
+    """(4, 4) transform of a ``<pose>`` and its ``relative_to`` (None: the default frame)."""
+    if element is None:
+        return np.eye(4), None
+    if (element.get('frame') or '').strip():
+        _fail(element, 'frame= is not supported (SDFormat 1.5); use relative_to (1.7+)')
+    degrees = _bool_text(element, element.get('degrees'), False, 'degrees')
+    rotation_format = element.get('rotation_format', 'euler_rpy')
+    count = {'euler_rpy': 6, 'quat_xyzw': 7}.get(rotation_format)
+    if count is None:
+        _fail(element, f'rotation_format={rotation_format!r} must be euler_rpy or quat_xyzw')
+    values = _numbers(element, count) if _text(element) else (0.0,) * 6
+    if len(values) == 6:  # an empty pose is the identity in either format
+        angles = np.radians(values[3:]) if degrees else np.array(values[3:])
+        if not np.all(np.abs(angles) <= MAX_ANGLE):
+            _fail(element, f'angles {values[3:]} must be within {MAX_ANGLE:.0f} rad')
+        rotation = rpy_to_matrix(angles)
+    else:
+        x, y, z, w = values[3:]
+        norm = math.sqrt(x * x + y * y + z * z + w * w)
+        if not 1e-6 <= norm <= MAX_POSITION:
+            _fail(element, f'quaternion {values[3:]} must have a norm in [1e-6, 1e6]')
+        x, y, z, w = (v / norm for v in values[3:])
+        rotation = np.array(
+            [
+                [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+            ]
+        )
+    if not all(abs(v) <= MAX_POSITION for v in values[:3]):
+        _fail(element, f'position {values[:3]} must be within {MAX_POSITION:.0f} m')
+    relative_to = (element.get('relative_to') or '').strip() or None
+    return transform_from(rotation, values[:3]), relative_to
+
+
+def _version(root: Element) -> None:
+    if root.tag != 'sdf':
+        _fail(root, f'expected <sdf>, got <{root.tag}>')
+    version = (root.get('version') or '').strip()
+    if version not in SDF_VERSIONS:
+        _fail(
+            root,
+            f'version={version!r} is not supported (SDFormat {", ".join(SDF_VERSIONS)})',
+        )
+
+
+# --- frames -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Frame:
+    """A named frame of a scope: its pose ``local`` relative to frame ``relative_to``."""
+
+    element: Element
+    local: NDArray[np.float64]
+    relative_to: str | None  # None: the scope's own frame (the model's, or the world)
+    model: _Model | None = None  # a nested model: its own scope
+
+
+@dataclass
+class _Scope:
+    """The frames of a model (or of the world), resolved to poses in the scope's frame."""
+
+    own: str  # the scope's own frame: '__model__' or 'world'
+    frames: dict[str, _Frame] = field(default_factory=dict)
+    _poses: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    _visiting: list[str] = field(default_factory=list)
+
+    def add(self, name: str, frame: _Frame) -> None:
+        if name in self.frames:
+            _fail(frame.element, f'two frames named {name!r} (models, links, joints, frames)')
+        self.frames[name] = frame
+
+    def pose(self, name: str, at: Element) -> NDArray[np.float64]:
+        """(4, 4) pose of frame ``name`` (``a::b`` into nested models) in the scope's frame."""
+        if name == self.own:
+            return np.eye(4)
+        head, sep, rest = name.partition(FRAME_SEPARATOR)
+        if sep:
+            nested = self.frames.get(head)
+            if nested is None or nested.model is None:
+                _fail(at, f'unknown frame {name!r}: no nested model named {head!r}')
+            return self.pose(head, at) @ nested.model.scope.pose(rest, at)
+        if name in self._poses:
+            return self._poses[name]
+        frame = self.frames.get(name)
+        if frame is None:
+            known = ', '.join([self.own, *self.frames])
+            _fail(at, f'unknown frame {name!r} (known: {known})')
+        if name in self._visiting:
+            cycle = ' -> '.join([*self._visiting[self._visiting.index(name) :], name])
+            _fail(frame.element, f'poses form a cycle: {cycle}')
+        self._visiting.append(name)
+        base = (
+            np.eye(4) if frame.relative_to is None else self.pose(frame.relative_to, frame.element)
+        )
+        self._visiting.pop()
+        self._poses[name] = base @ frame.local
+        return self._poses[name]
+
+
+@dataclass
+class _Model:
+    """A parsed ``<model>``: its frames, its links' shapes and its nested models."""
+
+    name: str
+    element: Element
+    scope: _Scope
+    links: list[Element]
+    nested: list[_Model]
+
+
+@dataclass
+class _Reader:
+    """What a load shares: options, the triangle budget, mesh and include caches."""
+
+    options: _Options
+    model_path: tuple[Path, ...]
+    package_resolver: PackageResolver | None
+    triangles: int = 0
+    documents: dict[Path, Element] = field(default_factory=dict)
+
+    def take(self, count: int, element: Element) -> None:
+        """Count ``count`` more triangles; a SceneError past :data:`MAX_SDF_TRIANGLES`."""
+        self.triangles += count
+        if self.triangles > MAX_SDF_TRIANGLES:
+            problem = f'the world has more than {MAX_SDF_TRIANGLES} triangles'
+            _fail(element, f'{problem} (the limit MAX_SDF_TRIANGLES)')
+
+
+# --- geometry -----------------------------------------------------------------------------
+
+
+def _geometry(
+    geometry: Element, reader: _Reader, base_dir: Path
+) -> Triangles | None:  # None: <empty/>
+    """Triangles of one ``<geometry>`` in its shape's frame."""
+    shapes = children(geometry)
+    if len(shapes) != 1:
+        _fail(geometry, f'needs exactly one shape ({", ".join(_GEOMETRY)}), got {len(shapes)}')
+    shape = shapes[0]
+    kind = shape.tag
+    options = reader.options
+    n, s = options.cylinder_segments, options.sphere_subdivisions
+    if kind == 'empty':
+        return None
+    if kind in _UNSUPPORTED_GEOMETRY:
+        _fail(shape, f'<{kind}> geometry is not supported here')
+    if kind == 'box':
+        size = _lengths(shape, 'size', 3)
+        reader.take(12, shape)
+        return box_triangles(size)
+    if kind == 'sphere':
+        (radius,) = _lengths(shape, 'radius', 1)
+        reader.take(20 * 4**s, shape)
+        return sphere_triangles(radius, s)
+    if kind == 'ellipsoid':
+        radii = _lengths(shape, 'radii', 3)
+        reader.take(20 * 4**s, shape)
+        return ellipsoid_triangles(radii, s)
+    if kind in ('cylinder', 'capsule'):
+        (radius,) = _lengths(shape, 'radius', 1)
+        (length,) = _lengths(shape, 'length', 1)
+        if kind == 'cylinder':
+            reader.take(4 * n, shape)
+            return cylinder_triangles(radius, length, n)
+        reader.take(4 * n * max(1, n // 4), shape)
+        return capsule_triangles(radius, length, n)
+    if kind == 'plane':
+        size = _lengths(shape, 'size', 2)
+        normal_element = _required(shape, 'normal')
+        normal = np.array(_numbers(normal_element, 3))
+        if not 1e-9 <= float(np.linalg.norm(normal)) <= MAX_POSITION:
+            _fail(normal_element, f'{_text(normal_element)!r} must be a non-zero vector')
+        reader.take(2, shape)
+        return plane_triangles(size, normal)
+    if kind == 'mesh':
+        return _mesh(shape, reader, base_dir)
+    if kind == 'heightmap':
+        return _heightmap(shape, reader, base_dir)
+    _fail(shape, f'unknown geometry <{kind}> (expected one of {", ".join(_GEOMETRY)})')
+
+
+def _mesh(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
+    uri_element = _required(shape, 'uri')
+    uri = _text(uri_element)
+    if not uri:
+        _fail(uri_element, 'empty mesh URI')
+    if _child(shape, 'submesh') is not None:
+        _fail(shape, '<submesh> is not supported: export the submesh as its own file')
+    scale_element = _child(shape, 'scale')
+    scale = (1.0, 1.0, 1.0) if scale_element is None else _numbers(scale_element, 3)
+    if scale_element is not None and not all(0.0 < abs(v) <= MAX_POSITION for v in scale):
+        problem = f'{_text(scale_element)!r} must be three non-zero numbers within 1e6'
+        _fail(scale_element, problem)
+    mesh = reader.options.meshes.load(
+        uri, base_dir, file=_source(shape), line=uri_element.sourceline
+    )
+    reader.take(len(mesh), shape)
+    return mesh.scaled(scale)
+
+
+def _heightmap(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
+    """A ``<heightmap>``: ``<uri>`` (PNG, or ``.npy`` in metres), ``<size>`` and ``<pos>``."""
+    uri_element = _required(shape, 'uri')
+    try:
+        path = resolve_mesh_path(
+            _text(uri_element),
+            base_dir,
+            package_resolver=reader.package_resolver,
+            model_path=reader.model_path,
+        )
+    except (LookupError, ValueError) as err:
+        _fail(uri_element, str(err))
+    size = _lengths(shape, 'size', 3)
+    pos_element = _child(shape, 'pos')
+    pos = (0.0, 0.0, 0.0) if pos_element is None else _numbers(pos_element, 3)
+    if not all(abs(v) <= MAX_POSITION for v in pos):
+        _fail(shape, f'<pos> {pos} must be within {MAX_POSITION:.0f} m')
+    heights = read_heights(  # within the heightmap module's own file and sample limits
+        path,
+        size[2] if path.suffix.lower() == '.png' else None,
+        file=_source(shape),
+        line=shape.sourceline,
+        element=label(shape),
+    )
+    rows, cols = heights.shape
+    reader.take(2 * (rows - 1) * (cols - 1), shape)
+    try:
+        return heightmap_triangles(heights, size[:2], pos)
+    except ValueError as err:
+        _fail(shape, str(err))
+
+
+# --- models and includes ------------------------------------------------------------------
+
+
+def _source(element: Element) -> str | None:
+    url: str | None = element.getroottree().docinfo.URL
+    return url
+
+
+def _base_dir(element: Element) -> Path:
+    source = _source(element)
+    return Path.cwd() if source is None else Path(source).parent
+
+
+def _model_file(uri_element: Element, reader: _Reader) -> Path:
+    """The SDF file an ``<include><uri>`` names: a model directory's, or a file."""
+    uri = _text(uri_element)
+    parts = urlsplit(uri)
+    if parts.scheme == 'model':
+        try:
+            path = find_model(uri, reader.model_path)
+        except (LookupError, ValueError) as err:
+            _fail(uri_element, str(err))
+    elif parts.scheme in ('', 'file'):
+        relative = Path(unquote(parts.netloc + parts.path)) if parts.scheme else Path(uri)
+        path = _base_dir(uri_element) / relative
+    else:
+        problem = f'unsupported URI scheme {parts.scheme!r} in {uri!r} (Fuel is not fetched:'
+        _fail(uri_element, f'{problem} download the model and name it by model:// or a path)')
+    if not uri or not path.exists():
+        _fail(uri_element, f'model {uri!r} not found: {path}')
+    return _config_sdf(path, uri_element, reader) if path.is_dir() else path
+
+
+def _config_sdf(directory: Path, uri_element: Element, reader: _Reader) -> Path:
+    """The SDF file a model directory's ``model.config`` names (the newest version read)."""
+    config = directory / 'model.config'
+    if not config.exists():
+        if (directory / 'model.sdf').exists():
+            return directory / 'model.sdf'
+        _fail(uri_element, f'model directory {directory} has neither model.config nor model.sdf')
+    root = _document(config, reader)
+    files = children(root, 'sdf')
+    if not files:
+        _fail(root, 'names no <sdf> file')
+
+    def rank(element: Element) -> tuple[int, ...]:
+        version = (element.get('version') or '').strip()
+        if version not in SDF_VERSIONS:
+            return (-1,)
+        return tuple(int(p) for p in version.split('.'))
+
+    best = max(files, key=rank)
+    if not _text(best):
+        _fail(best, 'empty <sdf> file name')
+    return directory / _text(best)
+
+
+def _document(path: Path, reader: _Reader) -> Element:
+    key = path.resolve()
+    if key not in reader.documents:
+        reader.documents[key] = parse_document(
+            read_document(path, SceneError), str(path), SceneError
+        )
+    return reader.documents[key]
+
+
+def _included(
+    include: Element, reader: _Reader, stack: tuple[Path, ...]
+) -> tuple[_Model, Element]:
+    """The model of an ``<include>``, renamed, and the element holding its pose."""
+    path = _model_file(_required(include, 'uri'), reader).resolve()
+    if path in stack:
+        chain = ' -> '.join(str(p) for p in [*stack, path])
+        _fail(include, f'include cycle: {chain}')
+    if len(stack) >= MAX_INCLUDE_DEPTH:
+        _fail(include, f'includes nested deeper than {MAX_INCLUDE_DEPTH} (MAX_INCLUDE_DEPTH)')
+    root = _document(path, reader)
+    _version(root)
+    models = children(root, 'model')
+    if len(models) != 1:
+        _fail(root, f'an included file must hold one <model>, got {len(models)}')
+    _bool(_child(include, 'static'), False)  # checked, as a model's
+    name_element = _child(include, 'name')
+    name = _text(name_element) if name_element is not None else _name(models[0])
+    if name_element is not None:
+        _name_check(name_element, name)
+    return _model(models[0], name, reader, (*stack, path)), models[0]
+
+
+def _name_check(element: Element, name: str) -> None:
+    if not name or FRAME_SEPARATOR in name or name in (WORLD_FRAME, _MODEL_FRAME):
+        _fail(element, f'name {name!r} is empty, reserved or contains {FRAME_SEPARATOR!r}')
+
+
+def _placed(
+    model: _Model, pose_holder: Element, model_element: Element
+) -> tuple[NDArray[np.float64], str | None]:
+    """Pose of a model's frame in its parent scope, and what it is relative to.
+
+    ``pose_holder`` has the ``<pose>`` (the ``<model>``, or the ``<include>`` that overrides
+    it); ``placement_frame`` (attribute of a model, element of an include) says which of
+    the model's frames that pose places.
+    """
+    pose_element = _child(pose_holder, 'pose')
+    if pose_holder is not model_element and pose_element is None:
+        pose_element = _child(model_element, 'pose')  # an include without <pose>: the model's
+    local, relative_to = _pose(pose_element)
+    placement = model_element.get('placement_frame')
+    if pose_holder is not model_element:
+        element = _child(pose_holder, 'placement_frame')
+        placement = _text(element) if element is not None else placement
+    if placement:
+        at = pose_element if pose_element is not None else pose_holder
+        local = local @ invert_transform(model.scope.pose(placement, at))
+    return local, relative_to
+
+
+def _model(element: Element, name: str, reader: _Reader, stack: tuple[Path, ...]) -> _Model:
+    """Parse a ``<model>``: its frames and, recursively, its nested models and includes."""
+    _bool(_child(element, 'static'), False)  # checked; nothing moves here anyway
+    scope = _Scope(_MODEL_FRAME)
+    model = _Model(name, element, scope, [], [])
+    for child in children(element):
+        if child.tag == 'link':
+            local, relative_to = _pose(_child(child, 'pose'))
+            scope.add(_name(child), _Frame(child, local, relative_to))
+            model.links.append(child)
+        elif child.tag == 'frame':
+            local, relative_to = _pose(_child(child, 'pose'))
+            attached = (child.get('attached_to') or '').strip() or None
+            scope.add(_name(child), _Frame(child, local, relative_to or attached))
+        elif child.tag == 'joint':
+            child_link = _child(child, 'child')
+            if child_link is not None and _text(child_link):
+                local, relative_to = _pose(_child(child, 'pose'))
+                scope.add(_name(child), _Frame(child, local, relative_to or _text(child_link)))
+        elif child.tag in ('model', 'include'):
+            nested, model_element = _nested(child, reader, stack)
+            local, relative_to = _placed(nested, child, model_element)
+            scope.add(nested.name, _Frame(child, local, relative_to, nested))
+            model.nested.append(nested)
+    return model
+
+
+def _nested(child: Element, reader: _Reader, stack: tuple[Path, ...]) -> tuple[_Model, Element]:
+    if child.tag == 'include':
+        return _included(child, reader, stack)
+    return _model(child, _name(child), reader, stack), child
+
+
+def _surface(
+    model: _Model, reader: _Reader
+) -> tuple[list[Triangles], list[NDArray[np.float64]], dict[str, NDArray[np.float64]]]:
+    """Shapes of a model and its nested models in its frame; link poses (``nested::link``)."""
+    parts: list[Triangles] = []
+    mus: list[NDArray[np.float64]] = []
+    links: dict[str, NDArray[np.float64]] = {}
+    scope, options = model.scope, reader.options
+    for link in model.links:
+        link_name = link.get('name', '').strip()
+        link_pose = scope.pose(link_name, link)
+        links[link_name] = link_pose
+        for shape in children(link, options.geometry):
+            local, relative_to = _pose(_child(shape, 'pose'))
+            base = link_pose if relative_to is None else scope.pose(relative_to, shape)
+            mesh = _geometry(_required(shape, 'geometry'), reader, _base_dir(shape))
+            if mesh is None:
+                continue
+            mesh = mesh.transformed(base @ local)
+            if not np.all(np.abs(mesh.vertices) <= _LARGEST):  # also catches nan
+                _fail(shape, f'shape reaches beyond {_LARGEST:g} m (Open3D works in float32)')
+            retro_element = _child(shape, 'laser_retro')
+            mu = reader.options.default_lambert
+            if retro_element is not None:
+                (retro,) = _numbers(retro_element, 1)
+                if retro < 0.0:
+                    _fail(retro_element, f'{_text(retro_element)!r} must be >= 0')
+                mu = float(lambert_from_retro(retro))
+            parts.append(mesh)
+            mus.append(np.full(len(mesh), mu))
+    for nested in model.nested:
+        name, pose = nested.name, scope.pose(nested.name, nested.element)
+        nested_parts, nested_mus, nested_links = _surface(nested, reader)
+        parts += [p.transformed(pose) for p in nested_parts]
+        mus += nested_mus
+        links.update({f'{name}{FRAME_SEPARATOR}{k}': pose @ v for k, v in nested_links.items()})
+    return parts, mus, links
+
+
+def _entity(model: _Model, reader: _Reader, source: str | None) -> Entity:
+    parts, mus, links = _surface(model, reader)
+    surface = Triangles.concatenate(parts)
+    mu = np.concatenate(mus) if mus else np.zeros(0)
+    return Entity(model.name, surface, mu, links, source)
+
+
+def parse_sdf_world(
+    text: str | bytes,
+    *,
+    source: str | None = None,
+    geometry: Geometry = 'collision',
+    cylinder_segments: int = DEFAULT_CYLINDER_SEGMENTS,
+    sphere_subdivisions: int = DEFAULT_SPHERE_SUBDIVISIONS,
+    default_lambert: float = DEFAULT_LAMBERT,
+    package_resolver: PackageResolver | None = None,
+    model_path: Sequence[str | os.PathLike[str]] | None = None,
+) -> World:
+    """Parse an SDF world into a :class:`World` of one static entity per top-level model.
+
+    Args:
+        text: the XML of an ``<sdf>`` holding one ``<world>``.
+        source: its file name: errors name it, and relative mesh and include URIs are
+            relative to its directory (else to the working directory).
+        geometry: ``collision`` (default) or ``visual`` shapes.
+        cylinder_segments: segments of tessellated cylinders and capsules.
+        sphere_subdivisions: icosphere subdivisions of spheres and ellipsoids.
+        default_lambert: Lambert coefficient of shapes without ``<laser_retro>``.
+        package_resolver: optional lookup of ``package://`` share directories.
+        model_path: directories holding ``model://`` models; default the environment's
+            (``meshes.model_search_path``).
+
+    Raises:
+        SceneError: anything wrong in the world, an included model or a mesh (one line).
+
+    """
+    options = _options(
+        geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver
+    )
+    search = model_search_path() if model_path is None else tuple(Path(p) for p in model_path)
+    options = replace(options, meshes=MeshLoader(package_resolver, model_path=search))
+    reader = _Reader(options, search, package_resolver)
+    root = parse_document(text, source, SceneError)
+    _version(root)
+    worlds = children(root, 'world')
+    if len(worlds) != 1:
+        _fail(root, f'expected one <world> in <sdf>, got {len(worlds)}')
+    world = worlds[0]
+    world_name = (world.get('name') or '').strip()
+    if not world_name:
+        _fail(world, "missing required attribute 'name'")
+    scope = _Scope(WORLD_FRAME)
+    models: list[tuple[_Model, Element]] = []
+    for child in children(world):
+        if child.tag in ('model', 'include'):
+            model, model_element = _nested(child, reader, ())
+            local, relative_to = _placed(model, child, model_element)
+            scope.add(model.name, _Frame(child, local, relative_to, model))
+            models.append((model, child))
+        elif child.tag == 'frame':
+            local, relative_to = _pose(_child(child, 'pose'))
+            attached = (child.get('attached_to') or '').strip() or None
+            scope.add(_name(child), _Frame(child, local, relative_to or attached))
+        elif child.tag == 'population':
+            _fail(child, '<population> is not supported: write its models out')
+    entities = [_entity(m, reader, _source(m.element)) for m, _ in models]
+    states = tuple(
+        EntityState(m.name, WORLD_FRAME, scope.pose(m.name, el), line=el.sourceline)
+        for m, el in models
+    )
+    scene_state = SceneState(world_name, 0.0, states, source, world.sourceline)
+    return World(world_name, tuple(entities), scene_state, source)
