@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -279,3 +280,46 @@ def first_such(
         assert node.poll() is None, f'the node exited: {node.communicate()[1]}'
         time.sleep(0.02)
     pytest.fail(f'{topic}: no message showed the change in {timeout} s')
+
+
+class NodeLog:
+    """A running node's stderr, read line by line in a thread as it comes."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.lock = threading.Lock()
+        self.lines: list[str] = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self.lock:
+                self.lines.append(line.rstrip('\n'))
+
+    def text(self) -> str:
+        with self.lock:
+            return '\n'.join(self.lines)
+
+    def wait_for(self, *words: str, timeout: float = 20.0) -> str:
+        """The first line holding all ``words``: waits for it to come."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                found = next((ln for ln in self.lines if all(w in ln for w in words)), None)
+            if found is not None:
+                return found
+            assert self.process.poll() is None, f'the node exited:\n{self.text()}'
+            time.sleep(0.02)
+        pytest.fail(f'no line with {words} on stderr in {timeout} s:\n{self.text()}')
+
+    def stop(self) -> int:
+        """Stop the node with SIGINT; its exit status, once its stderr is read to the end."""
+        self.process.send_signal(signal.SIGINT)
+        status = self.process.wait(timeout=15)
+        self.thread.join(timeout=5)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        return status

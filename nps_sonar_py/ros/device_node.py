@@ -12,6 +12,8 @@ and the world (or shares another node's), builds its device with the core builde
    ``<element>/markers``;
 
 and, at ``diagnostics_rate``, its achieved rate on ``/diagnostics`` (``ros/diagnostics.py``).
+Its sensor frames go once to ``/tf_static`` and, while it moves the robot from odometry or
+pose messages, the root link's pose to ``/tf`` at each reading (``ros/tf.py``).
 
 With ``use_sim_time`` the timer runs on ``/clock`` and nothing is read before ``/clock``
 arrives. A device whose readings must all be taken (the steps of a sweep, ``catch_up``) is
@@ -43,11 +45,12 @@ from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotS
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.conversions import beam_markers
 from nps_sonar_py.ros.diagnostics import Diagnostics
-from nps_sonar_py.ros.motion import Motion, SceneStart, guard_sim_clock
+from nps_sonar_py.ros.motion import MESSAGE_POSE_SOURCES, Motion, SceneStart, guard_sim_clock
 from nps_sonar_py.ros.outputs import outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.services import RangerServices
+from nps_sonar_py.ros.tf import TfOutput, sensor_frames
 from nps_sonar_py.scene import Raycaster, load_world
 
 __all__ = ['COMMON_RECORDS', 'MIN_TICK', 'DeviceNode']
@@ -62,8 +65,9 @@ class DeviceNode(Node):
     """One simulated device on a robot in a world, read on a timer and published.
 
     ``robot``, ``raycaster`` and ``scene_start`` are shared by the sensors of one process
-    (``robot_sensors_node``); by default the node reads its own files. ``kwargs`` go to
-    ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
+    (``robot_sensors_node``); by default the node reads its own files. ``root_tf``: whether
+    this node may publish the robot's root link on ``/tf`` (one node of a process does).
+    ``kwargs`` go to ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
     """
 
     #: The kind of setup this node's device is built from (``devices/build.py``).
@@ -92,6 +96,7 @@ class DeviceNode(Node):
         robot: Robot | None = None,
         raycaster: Raycaster | None = None,
         scene_start: SceneStart | None = None,
+        root_tf: bool = True,
         **kwargs: Any,
     ) -> None:
         guard_sim_clock()  # before the node subscribes to /clock
@@ -112,8 +117,19 @@ class DeviceNode(Node):
         )
         self.outputs = outputs_for(self)
         self.diagnostics = Diagnostics(self, output.diagnostics_rate)
+        motion = self.settings[MotionSettings]
         self.motion = Motion(
-            self, self.settings[MotionSettings], world_from_root=world_from_root, start=scene_start
+            self,
+            motion,
+            world_from_root=world_from_root,
+            root_link=robot.root_link,
+            start=scene_start,
+        )
+        self.tf = TfOutput(
+            self,
+            sensor_frames(self.rig.mount, self.rig.device.geometry),
+            static=output.publish_tf_static,
+            root=root_tf and output.publish_tf and motion.pose_source in MESSAGE_POSE_SOURCES,
         )
         self._marker_period = 1.0 / output.marker_rate if output.marker_rate > 0.0 else None
         self._next_marker = float('-inf')
@@ -227,6 +243,9 @@ class DeviceNode(Node):
         self.motion.apply(now, self.raycaster, self._move_robot)
         reading = self.rig.read()
         stamp = now.to_msg()
+        self.tf.publish_root(
+            self.motion.world_frame, self.rig.robot.root_link, self.rig.world_from_root, stamp
+        )
         self.outputs.publish(reading, stamp)
         seconds = now.nanoseconds * 1e-9
         self._publish_markers(seconds, stamp)

@@ -39,6 +39,11 @@ overflow stopped the node or made an entity vanish:
 * Names (joint names, entity models) must not be empty: nothing is called ``''``.
 * A joint state may carry no positions (only velocities or efforts, as ``sensor_msgs/
   JointState`` allows): nothing is taken from it. Otherwise it has a position per name.
+* A ``tf2_msgs/TFMessage`` (``/tf``, ``/tf_static``) holds at most :data:`MAX_TRANSFORMS`
+  transforms, counted before any is looked at; each has a valid stamp, a parent and a child
+  frame (not empty once a leading ``/`` is dropped, as tf2 drops it, and not the same), a
+  translation within :data:`MAX_POSITION` and a rotation as above. One bad transform spoils
+  the message: tf2 publishers send a robot's transforms together.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ if TYPE_CHECKING:
     from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist, Vector3
     from nav_msgs.msg import Odometry
     from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
 
     from nps_sonar import msg as nps_msg
 
@@ -64,6 +70,7 @@ __all__ = [
     'MAX_LINEAR',
     'MAX_POSITION',
     'MAX_QUATERNION_NORM',
+    'MAX_TRANSFORMS',
     'MIN_QUATERNION_NORM',
     'joint_state_problem',
     'number_problem',
@@ -73,6 +80,7 @@ __all__ = [
     'quaternion_problem',
     'scene_state_problem',
     'stamp_problem',
+    'tf_message_problem',
     'twist_problem',
 ]
 
@@ -91,6 +99,8 @@ MAX_QUATERNION_NORM = 1e6
 MAX_JOINTS = 10_000
 #: Most entities in one ``nps_sonar/SceneState``.
 MAX_ENTITIES = 10_000
+#: Most transforms in one ``tf2_msgs/TFMessage``.
+MAX_TRANSFORMS = 10_000
 
 _NANOSECONDS = 10**9
 
@@ -203,4 +213,35 @@ def scene_state_problem(message: nps_msg.SceneState) -> str | None:
         problem = problem or twist_problem(entity.twist, f'{name}.twist')
         if problem is not None:
             return f'{problem} (model {entity.model!r})'
+    return None
+
+
+def tf_message_problem(message: TFMessage) -> str | None:
+    """Why a ``tf2_msgs/TFMessage`` cannot be used, or None: one bad transform spoils it.
+
+    The number of transforms is checked first, before any transform is looked at.
+    """
+    transforms = message.transforms
+    if len(transforms) > MAX_TRANSFORMS:
+        return f'transforms has {len(transforms)} entries, more than {MAX_TRANSFORMS}'
+    for i, stamped in enumerate(transforms):
+        name = f'transforms[{i}]'
+        problem = stamp_problem(stamped.header.stamp, f'{name}.header.stamp')
+        if problem is not None:
+            return problem
+        parent = stamped.header.frame_id.lstrip('/')
+        child = stamped.child_frame_id.lstrip('/')
+        if not parent:
+            return f'{name}.header.frame_id is empty'
+        if not child:
+            return f'{name}.child_frame_id is empty'
+        if child == parent:
+            return f'{name}.child_frame_id is its own parent {child!r}'
+        transform = stamped.transform
+        problem = _vector_problem(
+            f'{name}.transform.translation', transform.translation, MAX_POSITION, 'm'
+        )
+        problem = problem or quaternion_problem(transform.rotation, f'{name}.transform.rotation')
+        if problem is not None:
+            return f'{problem} ({parent!r} -> {child!r})'
     return None

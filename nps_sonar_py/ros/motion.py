@@ -5,7 +5,11 @@
   ``use_sim_time``) in seconds as scene time. Entities with a twist move with it.
 * The robot's root link in the world: fixed (``robot_pose``), or the latest
   ``nav_msgs/Odometry`` (``pose_source: odometry``) or ``geometry_msgs/PoseStamped``
-  (``pose_source: pose``) on ``pose_topic``: the pose of the root link in the world frame.
+  (``pose_source: pose``) on ``pose_topic``: the pose of the root link in the world frame;
+  or (``pose_source: tf``) the root link in ``world_frame`` from ``/tf`` and ``/tf_static``
+  at each reading's time (``ros/tf.py``: interpolated between stamps). A missing chain, and
+  a chain whose newest transform is older than ``tf_timeout``, give a throttled warning; a
+  missing one keeps the last pose, a stale one gives its newest.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
 * ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
@@ -22,6 +26,7 @@ that cast into one raycaster (``robot_sensors_node``) share a :class:`SceneStart
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +37,7 @@ from numpy.typing import NDArray
 from rclpy.node import Node
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
+from tf2_msgs.msg import TFMessage
 
 from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices.settings import MotionSettings
@@ -43,15 +49,26 @@ from nps_sonar_py.ros.message_checks import (
     pose_stamped_problem,
     scene_state_problem,
     stamp_problem,
+    tf_message_problem,
 )
+from nps_sonar_py.ros.tf import MAX_FRAMES, STATIC_LISTENER_QOS, TF_QOS, TransformBuffer
 from nps_sonar_py.scene import EntityState
 
 if TYPE_CHECKING:
     from nps_sonar_py.scene import Raycaster
 
-__all__ = ['POSE_SOURCES', 'SCENE_TIMES', 'Motion', 'SceneStart', 'guard_sim_clock']
+__all__ = [
+    'MESSAGE_POSE_SOURCES',
+    'POSE_SOURCES',
+    'SCENE_TIMES',
+    'Motion',
+    'SceneStart',
+    'guard_sim_clock',
+]
 
-POSE_SOURCES = ('fixed', 'odometry', 'pose')
+POSE_SOURCES = ('fixed', 'odometry', 'pose', 'tf')
+#: The pose sources whose messages the node turns into the robot's pose (so it may publish it).
+MESSAGE_POSE_SOURCES = ('odometry', 'pose')
 SCENE_TIMES = ('start', 'clock')
 #: Shortest interval between two warnings about bad messages on one topic, s.
 WARNING_PERIOD = 5.0
@@ -122,6 +139,7 @@ class Motion:
     """The subscriptions that move a sensor node's robot and world, applied between pings.
 
     ``start``: shared by the nodes casting into one raycaster; default, this node's own.
+    ``root_link``: the robot's root link, the frame ``pose_source: tf`` looks up.
     """
 
     def __init__(
@@ -130,6 +148,7 @@ class Motion:
         settings: MotionSettings,
         *,
         world_from_root: NDArray[np.float64],
+        root_link: str = '',
         start: SceneStart | None = None,
     ) -> None:
         source, scene_time = settings.pose_source, settings.scene_time
@@ -148,6 +167,15 @@ class Motion:
         self.joint_positions: dict[str, float] = {}
         self._robot_changed = False
         self._entity_updates: list[tuple[EntityState, Time]] = []
+        self.world_frame, self.root_link = settings.world_frame.lstrip('/'), root_link
+        if source != 'fixed' and self.world_frame in ('', root_link):
+            raise ConfigurationError(
+                f'world_frame must name a TF frame other than the root link {root_link!r}, '
+                f'got {settings.world_frame!r}'
+            )
+        self._tf: TransformBuffer | None = None
+        self._tf_timeout = settings.tf_timeout
+        self._tf_logger = rclpy.logging.get_logger(node.get_logger().name)
         if source == 'odometry':
             self._subscribe(
                 Odometry,
@@ -162,6 +190,15 @@ class Motion:
                 pose_stamped_problem,
                 lambda m: self._on_pose(m.pose),
             )
+        elif source == 'tf':
+            self._tf = TransformBuffer()
+            for topic, qos, static in (
+                ('/tf', TF_QOS, False),
+                ('/tf_static', STATIC_LISTENER_QOS, True),
+            ):
+                self._subscribe(
+                    TFMessage, topic, tf_message_problem, partial(self._on_tf, static=static), qos
+                )
         self._subscribe(
             JointState, settings.joint_states_topic, joint_state_problem, self._on_joint_state
         )
@@ -178,10 +215,11 @@ class Motion:
         topic: str,
         check: Callable[[Any], str | None],
         use: Callable[[Any], None],
+        qos: Any = 10,
     ) -> None:
         """Subscribe to ``topic``; each message is ``check``ed and, if good, ``use``d."""
         callback = _Checked(self._node, check, use)
-        subscription = self._node.create_subscription(msg_type, topic, callback, 10)
+        subscription = self._node.create_subscription(msg_type, topic, callback, qos)
         callback.topic = subscription.topic_name
 
     # The callbacks below get only messages that passed their check (ros/message_checks.py).
@@ -189,6 +227,39 @@ class Motion:
     def _on_pose(self, pose: Pose) -> None:
         self.world_from_root = matrix_from_pose(pose)
         self._robot_changed = True
+
+    def _on_tf(self, message: TFMessage, static: bool) -> None:
+        assert self._tf is not None
+        ignored = self._tf.add(message, static=static)
+        if ignored:
+            self._tf_logger.warning(
+                f'ignored {ignored} transforms of new frames on '
+                f'{"/tf_static" if static else "/tf"}: more than {MAX_FRAMES} frames',
+                throttle_duration_sec=WARNING_PERIOD,
+            )
+
+    def _follow_tf(self, now: Time) -> None:
+        """Take the root link's pose in the world frame at ``now`` from TF, if it is there."""
+        assert self._tf is not None
+        try:
+            pose, lag = self._tf.lookup(self.world_frame, self.root_link, now.nanoseconds)
+        except LookupError as error:
+            self._tf_logger.warning(
+                f'pose_source tf: no pose of {self.root_link!r} in {self.world_frame!r}: '
+                f'{error}; keeping the last pose',
+                throttle_duration_sec=WARNING_PERIOD,
+            )
+            return
+        if lag > self._tf_timeout:
+            self._tf_logger.warning(
+                f'pose_source tf: the pose of {self.root_link!r} in {self.world_frame!r} is '
+                f'stale: its newest transform is {lag:.3f} s older than the reading '
+                f'(tf_timeout {self._tf_timeout:g} s); using it',
+                throttle_duration_sec=WARNING_PERIOD,
+            )
+        if not np.array_equal(pose, self.world_from_root):
+            self.world_from_root = pose
+            self._robot_changed = True
 
     def _on_joint_state(self, message: JointState) -> None:
         self.joint_positions.update(zip(message.name, map(float, message.position), strict=False))
@@ -234,6 +305,8 @@ class Motion:
             except (KeyError, ValueError) as error:
                 self._node.get_logger().warning(f'ignored the state of {state.model!r}: {error}')
         raycaster.set_time(scene_now)
+        if self._tf is not None:
+            self._follow_tf(now)
         if self._robot_changed:
             self._robot_changed = False
             try:

@@ -14,7 +14,9 @@ or globs) restricts the set. Every node reads the same parameter files and ``-p`
 key them ``/**`` for all, ``/**/<sensor>`` for one sensor. The robot's files and pose, and
 each node's sensor (``sensor`` or ``sensors``), are given to the sensor nodes as
 ``parameter_overrides``, which rclpy applies over the command line and the files. Each node
-follows the robot's motion (``ros/motion.py``), and they share one scene time.
+follows the robot's motion (``ros/motion.py``), and they share one scene time. Each sensor
+node publishes its own sensor frames on ``/tf_static``; only the first publishes the robot's
+root link on ``/tf`` (``publish_tf``), so that it goes out once per reading, not once per sensor.
 
 Do not remap ``__node`` for this executable (launch: no ``name=``): a global remap renames
 every node of the process, so the host refuses to start under another name. ``-r __ns:=/robot``
@@ -135,7 +137,7 @@ class RobotSensors(Node):
             for f in dataclasses.fields(where)
         ]
         own = list(kwargs.pop('parameter_overrides', None) or [])
-        for sensor in simulated:
+        for index, sensor in enumerate(simulated):
             node_class, choice = SIMULATED[sensor.type]
             overrides = [*own, *shared, Parameter(choice, value=sensor.name)]
             node = node_class(
@@ -143,6 +145,7 @@ class RobotSensors(Node):
                 robot=self.robot,
                 raycaster=self.raycaster,
                 scene_start=start,
+                root_tf=index == 0,
                 parameter_overrides=overrides,
                 **kwargs,
             )

@@ -22,6 +22,7 @@ from nps_sonar_py.ros.message_checks import (
     odometry_problem,
     pose_stamped_problem,
     scene_state_problem,
+    tf_message_problem,
 )
 
 pytestmark = pytest.mark.ros
@@ -69,11 +70,27 @@ def _scene_state() -> Any:
     return message
 
 
+def _tf_message() -> Any:
+    from geometry_msgs.msg import TransformStamped
+    from tf2_msgs.msg import TFMessage
+
+    odom = TransformStamped(child_frame_id='base_link')
+    odom.header.frame_id = 'odom'
+    odom.header.stamp.sec, odom.header.stamp.nanosec = 12, 500
+    odom.transform.translation.x = 3.0
+    odom.transform.rotation.w = 1.0
+    mast = TransformStamped(child_frame_id='mast')
+    mast.header.frame_id = 'base_link'
+    mast.transform.rotation.z, mast.transform.rotation.w = math.sqrt(0.5), math.sqrt(0.5)
+    return TFMessage(transforms=[odom, mast])
+
+
 GOOD = {
     'odometry': (_odometry, odometry_problem),
     'pose': (_pose_stamped, pose_stamped_problem),
     'joints': (_joint_state, joint_state_problem),
     'scene': (_scene_state, scene_state_problem),
+    'tf': (_tf_message, tf_message_problem),
 }
 
 
@@ -169,6 +186,40 @@ BAD = [
         NAN,
         "entities[1].twist.angular.x is nan (model 'buoy')",
     ),
+    (
+        'tf',
+        'transforms.1.transform.translation.y',
+        NAN,
+        "transforms[1].transform.translation.y is nan ('base_link' -> 'mast')",
+    ),
+    (
+        'tf',
+        'transforms.0.transform.translation.z',
+        -2e6,
+        'transforms[0].transform.translation.z is -2000000.0, beyond the bound of 1e+06 m '
+        "('odom' -> 'base_link')",
+    ),
+    (
+        'tf',
+        'transforms.1.transform.rotation.w',
+        INF,
+        "transforms[1].transform.rotation.w is inf ('base_link' -> 'mast')",
+    ),
+    (
+        'tf',
+        'transforms.0.transform.rotation.w',
+        0.0,
+        "transforms[0].transform.rotation has norm 0, below 1e-06 ('odom' -> 'base_link')",
+    ),
+    ('tf', 'transforms.1.header.stamp.sec', -3, 'transforms[1].header.stamp.sec is -3, negative'),
+    ('tf', 'transforms.0.header.frame_id', '', 'transforms[0].header.frame_id is empty'),
+    ('tf', 'transforms.1.child_frame_id', '/', 'transforms[1].child_frame_id is empty'),
+    (
+        'tf',
+        'transforms.1.child_frame_id',
+        '/base_link',
+        "transforms[1].child_frame_id is its own parent 'base_link'",
+    ),
 ]
 
 
@@ -195,6 +246,10 @@ GOOD_CASES = [
     ('scene', 'entities.0.twist.angular.x', -1e3),
     ('scene', 'entities.1.pose.position.z', 1e6),
     ('scene', 'entities', []),
+    ('tf', None, None),
+    ('tf', 'transforms', []),
+    ('tf', 'transforms.0.header.frame_id', '/odom'),  # a leading slash is dropped, as tf2 does
+    ('tf', 'transforms.1.transform.translation.x', 1e6),
 ]
 
 
@@ -221,6 +276,14 @@ def test_too_many_entities_are_refused_before_any_is_looked_at() -> None:
     message = _scene_state()
     message.entities = [EntityState(model='')] * 10_001  # each would be a bad entity too
     assert scene_state_problem(message) == 'entities has 10001 entries, more than 10000'
+
+
+def test_too_many_transforms_are_refused_before_any_is_looked_at() -> None:
+    from geometry_msgs.msg import TransformStamped
+
+    message = _tf_message()
+    message.transforms = [TransformStamped()] * 10_001  # each would be a bad transform too
+    assert tf_message_problem(message) == 'transforms has 10001 entries, more than 10000'
 
 
 # --- any float -------------------------------------------------------------------------------
@@ -316,3 +379,21 @@ def test_any_joint_state_gives_a_problem_or_finite_positions(
         assert len(positions) == len(names)
         assert '' not in names
         assert all(math.isfinite(p) for p in positions)
+
+
+@PROPERTY
+@given(st.tuples(*[FLOATS] * 7))
+def test_any_transform_gives_a_problem_or_a_rigid_lookup(values: tuple[float, ...]) -> None:
+    from nps_sonar_py.ros.tf import TransformBuffer
+
+    message = _tf_message()
+    t = message.transforms[0].transform
+    v, q = t.translation, t.rotation
+    v.x, v.y, v.z, q.x, q.y, q.z, q.w = values
+    problem = tf_message_problem(message)
+    assert problem is None or problem.startswith('transforms[0].transform.')
+    if problem is None:
+        buffer = TransformBuffer()
+        buffer.add(message, static=False)
+        matrix, _ = buffer.lookup('odom', 'mast', 12 * 10**9)
+        assert _rigid_and_finite(matrix)

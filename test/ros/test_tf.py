@@ -1,0 +1,459 @@
+"""TF out and in (``ros/tf.py``): sensor frames on /tf_static, the robot on /tf, pose_source tf.
+
+Expected transforms come from the URDF by hand. A sensor's ``<origin>`` is its optical frame
+(z forward); the body frame (x forward) published is ``origin @ (optical <- body)``. With
+``rpy = (-pi/2, 0, -pi/2 + a)``, ``Rz(-pi/2) Rx(-pi/2)`` is exactly the optical-to-body turn
+(optical z -> x, x -> -y, y -> -z), so the body frame is the link's frame turned by ``Rz(a)``:
+quaternion ``(0, 0, sin(a/2), cos(a/2))`` at the origin's ``xyz``.
+
+Ranges come from the reference scene (``reference_scene.py``): the sonar at (2.1, 1.0, 1.0) in
+base_link looks along +y at the cylinder's face 1.75 m ahead; moving the robot by ``dy`` along
++y reads ``1.75 - dy`` (one ray, the boresight; the cylinder's 64-gon has a vertex there).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from ros_helpers import (
+    NODE_START_TIMEOUT,
+    NodeLog,
+    Probe,
+    first_such,
+    nanoseconds,
+    publishing,
+    running,
+)
+
+pytestmark = pytest.mark.ros
+
+#: The hash of ROS 2's own tf2_msgs/msg/TFMessage (``ros2 topic info -v /tf`` on any Jazzy,
+#: Kilted or Rolling system); the stand-in built by scripts/env.sh must have it.
+TF_MESSAGE_HASH = 'RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087'
+
+ONE_RAY = {'rays': 1, 'update_rate': 20.0}
+YAW = 0.3
+SENSOR_XYZ = (0.1, -0.2, 0.3)
+TURNED_SENSOR = f"""<?xml version="1.0"?>
+<robot name="turned">
+  <link name="base_link"/>
+  <link name="mast"/>
+  <joint name="mast_joint" type="fixed">
+    <parent link="base_link"/><child link="mast"/>
+    <origin xyz="0 0 0.5"/>
+  </joint>
+  <sensor name="sonar" type="sonar" update_rate="20">
+    <parent link="mast"/>
+    <origin xyz="{' '.join(map(str, SENSOR_XYZ))}" rpy="{-math.pi / 2} 0 {-math.pi / 2 + YAW}"/>
+    <sonar><min>0.1</min><max>7</max><radius>0.5</radius></sonar>
+  </sensor>
+</robot>
+"""
+
+
+def _qos(static: bool, *, listener: bool = False) -> Any:
+    """tf2's QoS: of a broadcaster, or of a listener (a static one keeps 100, not 1)."""
+    from nps_sonar_py.ros.tf import STATIC_LISTENER_QOS, STATIC_QOS, TF_QOS
+
+    if static:
+        return STATIC_LISTENER_QOS if listener else STATIC_QOS
+    return TF_QOS
+
+
+def _transform(parent: str, child: str, sec: float, xyz=(0.0, 0.0, 0.0), q=(0, 0, 0, 1)) -> Any:
+    from geometry_msgs.msg import TransformStamped
+
+    t = TransformStamped(child_frame_id=child)
+    t.header.frame_id = parent
+    t.header.stamp.sec, t.header.stamp.nanosec = int(sec), round((sec % 1) * 1e9)
+    v, r = t.transform.translation, t.transform.rotation
+    v.x, v.y, v.z = (float(c) for c in xyz)
+    r.x, r.y, r.z, r.w = (float(c) for c in q)
+    return t
+
+
+def _tf(*transforms: Any) -> Any:
+    from tf2_msgs.msg import TFMessage
+
+    return TFMessage(transforms=list(transforms))
+
+
+# --- the stand-in tf2_msgs -------------------------------------------------------------------
+
+
+def test_tf_message_is_ros_2s_own_type() -> None:
+    """Same definition, same type hash as the real tf2_msgs (rosbags' Jazzy and Kilted stores)."""
+    import json
+
+    import tf2_msgs
+    from rosbags.typesys import Stores, get_typestore
+
+    for store in (Stores.ROS2_JAZZY, Stores.ROS2_KILTED):
+        assert get_typestore(store).hash_rihs01('tf2_msgs/msg/TFMessage') == TF_MESSAGE_HASH
+    share = Path(tf2_msgs.__file__).resolve()
+    while not (share / 'share').is_dir():  # up from site-packages to the install prefix
+        share = share.parent
+    described = json.loads((share / 'share/tf2_msgs/msg/TFMessage.json').read_text())
+    hashes = {h['type_name']: h['hash_string'] for h in described['type_hashes']}
+    assert hashes['tf2_msgs/msg/TFMessage'] == TF_MESSAGE_HASH
+
+
+def test_interface_templates_are_not_packages_for_colcon_or_rosdep() -> None:
+    interfaces = Path(__file__).resolve().parents[2] / 'scripts' / 'interfaces'
+    assert (interfaces / 'COLCON_IGNORE').is_file()
+    names = {p.name for p in interfaces.rglob('*')}
+    assert not names & {'package.xml', 'CMakeLists.txt', 'setup.py', 'Cargo.toml'}
+    text = (interfaces / 'tf2_msgs' / 'msg' / 'TFMessage.msg').read_text()
+    assert text.split('\n')[0] == 'geometry_msgs/TransformStamped[] transforms'
+
+
+# --- the frames of a device, without DDS ----------------------------------------------------
+
+
+def _ranger_frames(sensors: str, element_poses: tuple[float, ...] = ()) -> dict[Any, Any]:
+    """``(parent, child) -> transform`` of a ranger device on config/robots/sonar_ring.urdf."""
+    from nps_sonar_py.description import load_robot
+    from nps_sonar_py.devices.build import RangerSetup, build_device
+    from nps_sonar_py.devices.settings import (
+        BeamSettings,
+        GeometrySettings,
+        OutputSettings,
+        RangerSettings,
+        SelectionSettings,
+    )
+    from nps_sonar_py.ros.tf import sensor_frames
+
+    robot = load_robot(Path(__file__).resolve().parents[2] / 'config/robots/sonar_ring.urdf')
+    setup = RangerSetup(
+        SelectionSettings(sensors),
+        RangerSettings(element_poses=element_poses),
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(),
+    )
+    mount, device = build_device(robot, setup)
+    return {(f.parent, f.child): f.transform for f in sensor_frames(mount, device.geometry)}
+
+
+def _yawed(x: float, y: float, z: float, yaw: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0, x], [s, c, 0, y], [0, 0, 1, z], [0, 0, 0, 1]])
+
+
+def test_frames_of_a_sonar_ring_and_of_one_sonar_with_elements() -> None:
+    """sonar_ring.urdf: ring_KK at radius 0.2 m and yaw KK pi/8 on ring_link, 1 m above base_link.
+
+    The ring's frame ``ranger`` is at the sonars' centroid, the ring's centre: (0, 0, 1) in
+    base_link, unturned.
+    """
+    frames = _ranger_frames('ring_*')
+    expected = {
+        ('ring_link', f'ring_{k:02d}'): _yawed(
+            0.2 * math.cos(k * math.pi / 8), 0.2 * math.sin(k * math.pi / 8), 0.0, k * math.pi / 8
+        )
+        for k in range(16)
+    }
+    expected['base_link', 'ranger'] = _yawed(0.0, 0.0, 1.0, 0.0)
+    assert set(frames) == set(expected)
+    for key, transform in expected.items():
+        assert frames[key] == pytest.approx(transform, abs=1e-9), key
+    # an array of one <sensor>: its frame bears the sensor's name; the element's frame wins
+    assert set(_ranger_frames('ring_04')) == {('ring_link', 'ring_04')}
+    # one sonar as an array: the elements hang from its body frame at their poses
+    frames = _ranger_frames(
+        'ring_04', (0.0, 0.1, 0.0, 0.0, 0.0, 0.5, 0.0, -0.1, 0.0, 0.0, 0.0, -0.5)
+    )
+    assert set(frames) == {
+        ('ring_link', 'ring_04'),
+        ('ring_04', 'ring_04_0'),
+        ('ring_04', 'ring_04_1'),
+    }
+    assert frames['ring_link', 'ring_04'] == pytest.approx(
+        _yawed(0.0, 0.2, 0.0, math.pi / 2), abs=1e-9
+    )
+    assert frames['ring_04', 'ring_04_0'] == pytest.approx(_yawed(0.0, 0.1, 0.0, 0.5))
+    assert frames['ring_04', 'ring_04_1'] == pytest.approx(_yawed(0.0, -0.1, 0.0, -0.5))
+
+
+# --- the buffer, without DDS -----------------------------------------------------------------
+
+
+def test_buffer_interpolates_along_a_chain_and_holds_the_newest() -> None:
+    from nps_sonar_py.ros.tf import TransformBuffer
+
+    buffer = TransformBuffer()
+    buffer.add(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 1.0))), static=True)
+    half = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))  # +pi/2 about z
+    buffer.add(_tf(_transform('odom', 'base', 10.0, (0.0, 0.0, 0.0))), static=False)
+    buffer.add(_tf(_transform('odom', 'base', 12.0, (2.0, 0.0, 0.0), half)), static=False)
+    # Half way in time: ScLERP of a turn about z with a translation along x (a screw about
+    # the z axis through (1, 1)): a quarter turn of pi/4, the origin on the circle about
+    # (1, 1) of radius sqrt(2), at angle -3 pi / 4 + pi / 4.
+    matrix, lag = buffer.lookup('map', 'base', 11 * 10**9)
+    assert lag == 0.0
+    angle = math.pi / 4
+    assert matrix[:3, :3] == pytest.approx(
+        np.array(
+            [
+                [math.cos(angle), -math.sin(angle), 0],
+                [math.sin(angle), math.cos(angle), 0],
+                [0, 0, 1],
+            ]
+        ),
+        abs=1e-12,
+    )
+    start = -3 * math.pi / 4 + angle
+    expected = (1 + math.sqrt(2) * math.cos(start), 1 + math.sqrt(2) * math.sin(start), 1.0)
+    assert matrix[:3, 3] == pytest.approx(expected, abs=1e-12)
+    # base in map is the inverse way round: base <- map
+    inverse, _ = buffer.lookup('base', 'map', 11 * 10**9)
+    assert inverse @ matrix == pytest.approx(np.eye(4), abs=1e-12)
+    # past the newest stamp: the newest, and the lag says by how much
+    matrix, lag = buffer.lookup('map', 'base', 12_750_000_000)
+    assert matrix[:3, 3] == pytest.approx((2.0, 0.0, 1.0), abs=1e-12)
+    assert lag == pytest.approx(0.75, abs=1e-9)
+
+
+def test_buffer_names_what_is_missing_and_takes_a_new_parent() -> None:
+    from nps_sonar_py.ros.tf import TransformBuffer
+
+    buffer = TransformBuffer()
+    with pytest.raises(LookupError, match="no frame 'map' on /tf or /tf_static"):
+        buffer.lookup('map', 'base', 0)
+    buffer.add(_tf(_transform('odom', 'base', 1.0, (1.0, 0.0, 0.0))), static=False)
+    buffer.add(_tf(_transform('map', 'other', 1.0)), static=False)
+    with pytest.raises(LookupError, match="no chain of transforms joins 'map' and 'base'"):
+        buffer.lookup('map', 'base', 10**9)
+    # base now hangs from map: its history under odom is gone
+    buffer.add(_tf(_transform('/map', 'base', 2.0, (0.0, 3.0, 0.0))), static=False)
+    matrix, _ = buffer.lookup('map', 'base', 10**9)
+    assert matrix[:3, 3] == pytest.approx((0.0, 3.0, 0.0))
+    with pytest.raises(LookupError, match='no chain'):
+        buffer.lookup('odom', 'base', 10**9)
+
+
+def test_buffer_keeps_a_bounded_window() -> None:
+    from nps_sonar_py.ros import tf
+
+    buffer = tf.TransformBuffer(buffer_seconds=1.0)
+    for k in range(tf.MAX_SAMPLES + 50):  # 1 ms apart: the count bounds them, not the time
+        buffer.add(_tf(_transform('odom', 'base', 5.0 + k * 1e-3, (k, 0.0, 0.0))), static=False)
+    frame = buffer._frames['base']
+    assert len(frame.times) == tf.MAX_SAMPLES
+    assert frame.pqs[0][0] == 50.0
+    buffer.add(_tf(_transform('odom', 'base', 100.0, (-1.0, 0.0, 0.0))), static=False)
+    assert frame.times == [100 * 10**9]  # all older than 1 s before the newest went
+    buffer.add(_tf(_transform('odom', 'base', 50.0)), static=False)  # too old: ignored
+    assert frame.times == [100 * 10**9]
+
+
+@pytest.mark.parametrize('world_frame', ['base_link', '/base_link', ''])
+def test_the_world_frame_is_not_the_root_link(probe: Probe, world_frame: str) -> None:
+    from nps_sonar_py.devices.settings import MotionSettings
+    from nps_sonar_py.errors import ConfigurationError
+    from nps_sonar_py.ros.motion import Motion
+
+    settings = MotionSettings(pose_source='tf', world_frame=world_frame)
+    with pytest.raises(ConfigurationError) as error:
+        Motion(probe.node, settings, world_from_root=np.eye(4), root_link='base_link')
+    assert str(error.value) == (
+        "world_frame must name a TF frame other than the root link 'base_link', "
+        f'got {world_frame!r}'
+    )
+
+
+# --- TF out, over DDS ------------------------------------------------------------------------
+
+
+def _wait_matched(probe: Probe, publisher: Any, process: Any) -> None:
+    deadline = time.monotonic() + NODE_START_TIMEOUT
+    while publisher.get_subscription_count() < 1:
+        assert time.monotonic() < deadline, 'the node did not subscribe'
+        assert process.poll() is None, process.communicate()[1]
+        time.sleep(0.02)
+
+
+def test_sensor_frame_on_tf_static_for_a_late_subscriber(tmp_path: Path, probe: Probe) -> None:
+    from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+    from sensor_msgs.msg import Range
+    from tf2_msgs.msg import TFMessage
+
+    robot = tmp_path / 'turned.urdf'
+    robot.write_text(TURNED_SENSOR)
+    probe.subscribe(Range, 'sonar/range')
+    parameters = {
+        **ONE_RAY,
+        'robot_description_file': str(robot),
+        'pose_source': 'pose',
+        'publish_tf': False,  # switched off: no /tf though the node moves the robot
+    }
+    with running('sonar_node', parameters) as node:
+        probe.wait('sonar/range', 1, node)  # the node is up and has published its frames
+        probe.subscribe(TFMessage, '/tf_static', _qos(True, listener=True))  # late: kept for it
+        (message,) = probe.wait('/tf_static', 1, node, timeout=NODE_START_TIMEOUT)
+        infos = probe.node.get_publishers_info_by_topic('/tf_static')
+        assert probe.node.get_publishers_info_by_topic('/tf') == []
+    (frame,) = message.transforms
+    assert (frame.header.frame_id, frame.child_frame_id) == ('mast', 'sonar')
+    t, q = frame.transform.translation, frame.transform.rotation
+    assert (t.x, t.y, t.z) == pytest.approx(SENSOR_XYZ, abs=1e-12)
+    assert (q.x, q.y, q.z, q.w) == pytest.approx(
+        (0.0, 0.0, math.sin(YAW / 2), math.cos(YAW / 2)), abs=1e-12
+    )
+    (info,) = infos
+    assert info.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+    assert info.qos_profile.reliability == ReliabilityPolicy.RELIABLE
+    assert str(info.topic_type_hash) == TF_MESSAGE_HASH
+
+
+def test_odometry_goes_out_on_tf_at_the_reading_time(probe: Probe) -> None:
+    from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import Range
+    from tf2_msgs.msg import TFMessage
+
+    probe.subscribe(Range, 'sonar/range')
+    probe.subscribe(TFMessage, '/tf', _qos(static=False))
+    odometry = Odometry()
+    odometry.pose.pose.position.x, odometry.pose.pose.position.y = 0.5, -0.25
+    yaw = 0.4
+    odometry.pose.pose.orientation.z = math.sin(yaw / 2)
+    odometry.pose.pose.orientation.w = math.cos(yaw / 2)
+    parameters = {
+        **ONE_RAY,
+        'pose_source': 'odometry',
+        'world_frame': 'map',
+        'publish_tf_static': False,  # switched off
+    }
+    with (
+        running('sonar_node', parameters) as node,
+        publishing(probe, Odometry, 'odom', lambda: odometry),
+    ):
+        moved = first_such(
+            probe,
+            '/tf',
+            node,
+            lambda m: m.transforms[0].transform.translation.x != 0.0,
+        )
+        ranges = probe.wait('sonar/range', 2, node)
+        assert probe.node.get_publishers_info_by_topic('/tf_static') == []
+    (frame,) = moved.transforms
+    assert (frame.header.frame_id, frame.child_frame_id) == ('map', 'base_link')
+    t, q = frame.transform.translation, frame.transform.rotation
+    assert (t.x, t.y, t.z) == pytest.approx((0.5, -0.25, 0.0), abs=1e-12)
+    assert (q.x, q.y, q.z, q.w) == pytest.approx(
+        (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)), abs=1e-12
+    )
+    # stamped with a reading's time: each reading has its /tf at the same stamp
+    with probe.lock:
+        tf_stamps = {nanoseconds(m.transforms[0].header.stamp) for m in probe.received['/tf']}
+    assert {nanoseconds(r.header.stamp) for r in ranges} <= tf_stamps
+
+
+def test_robot_sensors_publish_each_sensor_frame_and_the_root_link_once(probe: Probe) -> None:
+    """The demo robot (config/robots/demo_robot.urdf.xacro) in one process.
+
+    sonar and front_scanner have the optical origin ``rpy (-pi/2, 0, -pi/2)`` at their links'
+    origins: their body frames are the links' frames. rear_ranger (Gazebo form) has
+    ``<pose>0.05 0 0 0 0 0</pose>``, x forward already: 0.05 m along rear_link's x.
+    """
+    from tf2_msgs.msg import TFMessage
+
+    probe.subscribe(TFMessage, '/tf_static', _qos(True, listener=True))
+    probe.subscribe(TFMessage, '/tf', _qos(False))
+    parameters = {'pose_source': 'odometry', 'world_frame': 'world'}
+    with running('robot_sensors_node', parameters) as node:
+        static = probe.wait('/tf_static', 3, node, timeout=NODE_START_TIMEOUT)
+        (root,) = probe.wait('/tf', 1, node)[0].transforms
+        tf_nodes = [i.node_name for i in probe.node.get_publishers_info_by_topic('/tf')]
+        static_nodes = [i.node_name for i in probe.node.get_publishers_info_by_topic('/tf_static')]
+    assert sorted(static_nodes) == ['front_scanner', 'rear_ranger', 'sonar']
+    assert len(tf_nodes) == 1
+    frames = {(t.header.frame_id, t.child_frame_id): t for m in static for t in m.transforms}
+    offsets = {
+        ('pan_link', 'sonar'): 0.0,
+        ('laser_link', 'front_scanner'): 0.0,
+        ('rear_link', 'rear_ranger'): 0.05,
+    }
+    assert set(frames) == set(offsets)
+    for key, x in offsets.items():
+        t, q = frames[key].transform.translation, frames[key].transform.rotation
+        assert (t.x, t.y, t.z, q.x, q.y, q.z, q.w) == pytest.approx(
+            (x, 0, 0, 0, 0, 0, 1), abs=1e-12
+        ), key
+    assert (root.header.frame_id, root.child_frame_id) == ('world', 'base_link')
+    t, q = root.transform.translation, root.transform.rotation
+    assert (t.x, t.y, t.z, q.x, q.y, q.z, q.w) == (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+# --- TF in, over DDS -------------------------------------------------------------------------
+
+
+def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: Probe) -> None:
+    """Sim time: the robot's base_link in map (map -> odom static, odom -> base_link on /tf).
+
+    odom -> base_link moves from y = 0 at t = 100 s to y = 0.5 at t = 101 s, so the sonar reads
+    ``1.75 - 0.5 (t - 100)`` at a reading at ``t`` in [100, 101], 1.75 before (none yet, or
+    the first held) and 1.25 after (the newest held, stale past 101.5 s).
+    """
+    from builtin_interfaces.msg import Time
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Range
+    from tf2_msgs.msg import TFMessage
+
+    probe.subscribe(Range, 'sonar/range')
+    tf = probe.node.create_publisher(TFMessage, '/tf', _qos(static=False))
+    static = probe.node.create_publisher(TFMessage, '/tf_static', _qos(static=True))
+    clock = probe.node.create_publisher(
+        Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+    )
+    now = [99.0]
+    stop, sent = threading.Event(), threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set() and now[0] < 103.0:
+            if now[0] >= 99.5:  # the readings from 99.55 s on come after the transforms
+                sent.wait()
+            now[0] = round(now[0] + 0.05, 2)
+            t = now[0]
+            clock.publish(Clock(clock=Time(sec=int(t), nanosec=round((t % 1) * 1e9))))
+            stop.wait(0.03)
+
+    parameters = {**ONE_RAY, 'use_sim_time': True, 'pose_source': 'tf', 'world_frame': 'map'}
+    ticker = threading.Thread(target=tick, daemon=True)
+    with running('sonar_node', parameters) as node:
+        log = NodeLog(node)
+        _wait_matched(probe, tf, node)
+        _wait_matched(probe, static, node)
+        ticker.start()
+        first_such(probe, 'sonar/range', node, lambda m: m.range > 0.0)  # before any TF
+        static.publish(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 0.1))))
+        tf.publish(_tf(_transform('odom', 'base_link', 100.0)))
+        tf.publish(_tf(_transform('odom', 'base_link', 101.0, (0.0, 0.5, 0.0))))
+        sent.set()
+        first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 101)
+        bad = _transform('odom', 'base_link', 101.2, (0.0, math.nan, 0.0))
+        tf.publish(_tf(_transform('odom', 'other', 101.2), bad))
+        first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 102)
+        log.wait_for("pose_source tf: no pose of 'base_link' in 'map': no frame 'map'")
+        log.wait_for('ignored a message on /tf: transforms[1].transform.translation.y is nan')
+        log.wait_for("the pose of 'base_link' in 'map' is stale: its newest transform is")
+        stop.set()
+        sent.set()
+        ticker.join(timeout=5)
+        with probe.lock:
+            readings = list(probe.received['sonar/range'])
+        assert log.stop() == 0
+    stamps = np.array([nanoseconds(m.header.stamp) * 1e-9 for m in readings])
+    ranges = np.array([m.range for m in readings])
+    expected = 1.75 - 0.5 * np.clip(stamps - 100.0, 0.0, 1.0)
+    assert ranges == pytest.approx(expected, abs=1e-5)  # float32 ranges
+    inside = (stamps > 100.0) & (stamps < 101.0)
+    assert inside.sum() >= 3, stamps  # readings between the two stamps were interpolated
+    assert stamps.max() >= 102.0
