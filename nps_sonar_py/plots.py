@@ -5,6 +5,7 @@
 * ``draw_sweep``: the profiles of a scanning sonar's pings at their head angles, as a fan
   (azimuth x range, the sensor at the apex, 0 rad = the sensor's x axis, counter-clockwise).
 * ``draw_echogram``: the profiles of a fixed sonar's pings over time (time x range).
+* ``draw_image``: a ``sensor_msgs/Image`` as published, pixel for pixel, in grey levels.
 
 Numpy and matplotlib (Agg, without pyplot) only; no ROS. Images in dB show ``dynamic_range``
 dB below the strongest bin, weaker and empty bins at the floor colour. The style is
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
+import matplotlib.image
 import matplotlib.style
 import numpy as np
 from matplotlib.axes import Axes
@@ -33,6 +36,7 @@ __all__ = [
     'DPI',
     'bin_edges',
     'draw_echogram',
+    'draw_image',
     'draw_profile',
     'draw_sweep',
     'to_db',
@@ -239,6 +243,42 @@ def draw_echogram(
         ax.set_title(f'{title}: {grid.shape[0]} pings over {t[-1]:.2f} s')
         _colour_bar(figure, mesh, ax, source_level)
         return _save(figure, path)
+
+
+def draw_image(
+    path: str | Path,
+    pixels: ArrayLike,
+    encoding: str,
+    *,
+    dynamic_range: float = DEFAULT_DYNAMIC_RANGE,
+) -> None:
+    """Write a sonar image as a grey PNG of the same size, row 0 at the top, no axes.
+
+    ``mono8`` pixels are written as they are (grey level = pixel), ``mono16`` by their high byte
+    (``pixel >> 8``), ``32FC1`` linear intensities in dB over ``dynamic_range`` below the
+    strongest pixel (NaN and silent pixels black).
+    """
+    values = np.asarray(pixels)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f'Expected an image of shape (rows, columns), got {values.shape}')
+    if encoding == 'mono8':
+        grey = values.astype(np.uint8)
+    elif encoding == 'mono16':
+        grey = (values.astype(np.uint16) >> 8).astype(np.uint8)
+    elif encoding == '32FC1':
+        with np.errstate(invalid='ignore'):
+            loud = values > 0.0
+        levels = np.full(values.shape, -np.inf)
+        levels[loud] = to_db(values[loud])
+        top = float(levels.max()) if loud.any() else 0.0
+        scaled = (np.maximum(levels, top - dynamic_range) - top) / dynamic_range + 1.0
+        grey = np.rint(scaled * 255.0).astype(np.uint8)
+    else:
+        raise ValueError(f'encoding must be mono8, mono16 or 32FC1, got {encoding!r}')
+    no_software: dict[str, Any] = {'Software': None}  # None drops the run-dependent entry
+    matplotlib.image.imsave(
+        Path(path), np.repeat(grey[:, :, None], 3, axis=2), format='png', metadata=no_software
+    )
 
 
 def _profile_input(

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from array import array
 
 import numpy as np
 from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import Point, Pose, Quaternion, Vector3
 from numpy.typing import NDArray
-from sensor_msgs.msg import LaserScan, PointCloud2, PointField, Range
+from sensor_msgs.msg import Image, LaserScan, PointCloud2, PointField, Range
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker
 
@@ -30,10 +31,12 @@ from nps_sonar_py.transforms import matrix_to_quaternion, transform_from
 __all__ = [
     'BEAM_SEGMENTS',
     'ESTIMATOR_CODES',
+    'IMAGE_ENCODINGS',
     'beam_marker',
     'beam_markers',
     'float32_array',
     'hits_marker',
+    'image_message',
     'laser_scan',
     'matrix_from_pose',
     'matrix_from_quaternion',
@@ -344,6 +347,35 @@ def multibeam_message(
         bin_width=float(echo.bin_width),
         profiles=float32_array(ping.profiles) if intensities else array('f'),
         hits=uint32_array(ping.hits),
+    )
+
+
+#: sensor_msgs/Image encodings of the numpy pixel types this package publishes.
+IMAGE_ENCODINGS = {
+    np.dtype(np.float32): '32FC1',
+    np.dtype(np.uint8): 'mono8',
+    np.dtype(np.uint16): 'mono16',
+}
+
+
+def image_message(pixels: np.ndarray, *, stamp: Time, frame_id: str) -> Image:
+    """A ``sensor_msgs/Image`` of a 2-D ``float32``, ``uint8`` or ``uint16`` array (row-major).
+
+    The encoding follows the type (``32FC1``, ``mono8``, ``mono16``); the bytes are the
+    machine's (``is_bigendian`` says which), copied once into an ``array('B')``.
+    """
+    values = np.ascontiguousarray(pixels)
+    height, width = values.shape
+    data = array('B')
+    data.frombytes(values.data.cast('B'))
+    return Image(
+        header=Header(stamp=stamp, frame_id=frame_id),
+        height=height,
+        width=width,
+        encoding=IMAGE_ENCODINGS[values.dtype],
+        is_bigendian=int(sys.byteorder == 'big'),
+        step=width * values.itemsize,
+        data=data,
     )
 
 

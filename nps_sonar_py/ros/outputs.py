@@ -10,6 +10,11 @@ Topics are relative (namespaces and remapping apply); ``<device>`` is the device
 | ``ScannerRanger`` | ``<device>/scan`` (one row) or ``<device>/points``, ``<device>/ranger`` |
 | ``SweepRanger`` | ``<device>/sonar_point`` per step; ``<device>/scan``, ``/ranger`` per sweep |
 | ``FanRanger`` | ``<device>/scan``, ``<device>/multibeam``, ``<device>/ranger`` |
+
+Both scanning kinds also publish, each switched by ``ImageSettings``, ``sensor_msgs/Image``s
+after their other messages: ``<device>/image_polar`` (32FC1), ``<device>/image_polar_db``
+(mono8/mono16) and ``<device>/image`` (Cartesian); a sweep's are of its latest sweep, per
+sweep or per step (``sensing/images.py`` gives the pixel conventions).
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
 from builtin_interfaces.msg import Time
-from sensor_msgs.msg import LaserScan, PointCloud2, Range
+from numpy.typing import NDArray
+from sensor_msgs.msg import Image, LaserScan, PointCloud2, Range
 
 from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices import (
@@ -29,9 +36,12 @@ from nps_sonar_py.devices import (
     SonarArray,
     SweepRanger,
     SweepReading,
+    SweepScan,
 )
-from nps_sonar_py.devices.settings import SonarTopicSettings
+from nps_sonar_py.devices.settings import ImageSettings, SonarTopicSettings
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import (
+    image_message,
     laser_scan,
     multibeam_message,
     point_cloud,
@@ -39,6 +49,15 @@ from nps_sonar_py.ros.conversions import (
     ranger_data_message,
     single_beam_scan,
     sonar_point_message,
+)
+from nps_sonar_py.sensing.images import (
+    CartesianImager,
+    DbWindow,
+    SectorGeometry,
+    SweepProfiles,
+    db_pixels,
+    polar_image,
+    size_problem,
 )
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
@@ -78,6 +97,132 @@ class _RangerData:
                 frame_id=self.frame,
             )
         )
+
+
+#: Bytes per pixel a polar image needs while it is made (float32 image, float64 dB levels).
+_POLAR_BYTES = 4 + 3 * 8
+#: Cartesian image height at ``image_resolution: 0``: max_range / this, m per pixel.
+AUTO_IMAGE_ROWS = 400
+
+
+class _Images:
+    """The switched-on ``sensor_msgs/Image`` outputs of a fan of beams or a whole sweep.
+
+    Sizes are checked before any image is made: at start-up a size over ``image_max_pixels``
+    or the memory available raises ``ConfigurationError`` (the node exits with the one line); later
+    (a new configuration by ``set_config``) such an image is not made and a throttled warning
+    says why. Images go out after the device's other messages, and only with intensities on.
+    """
+
+    def __init__(self, node: DeviceNode, name: str, frame: str, geometry: SectorGeometry) -> None:
+        self.node = node
+        self.frame = frame
+        try:
+            self.settings = node.settings[ImageSettings]
+        except KeyError:  # a node without image settings: no images
+            self.settings = ImageSettings()
+        s = self.settings
+        self.window = DbWindow(s.image_db_min, s.image_db_max, s.image_db_bits)
+        self.polar = self.polar_db = self.cartesian = None
+        if s.publish_image_polar:
+            self.polar = node.create_publisher(Image, f'{name}/image_polar', node.qos)
+        if s.publish_image_polar_db:
+            self.polar_db = node.create_publisher(Image, f'{name}/image_polar_db', node.qos)
+        if s.publish_image:
+            self.cartesian = node.create_publisher(Image, f'{name}/image', node.qos)
+        self._geometry: SectorGeometry | None = None
+        self._imager: CartesianImager | None = None
+        self._problem: str | None = None
+        problem = self.problem(geometry)
+        if problem:
+            raise ConfigurationError(problem)
+
+    def problem(self, geometry: SectorGeometry) -> str | None:
+        """Why the images of ``geometry`` are not made, or None; checked once per geometry.
+
+        The Cartesian lookup is built here. The polar size (beams x bins) bounds every image's
+        profiles, so it is checked whichever images are on.
+        """
+        if geometry == self._geometry or not self.settings.any:
+            return self._problem
+        s = self.settings
+        self._geometry, self._imager = geometry, None
+        self._problem = size_problem(
+            'polar image', geometry.n_bins, geometry.n_beams, _POLAR_BYTES, s.image_max_pixels
+        )
+        if self._problem is None and self.cartesian is not None:
+            resolution = s.image_resolution or geometry.max_range / AUTO_IMAGE_ROWS
+            try:
+                self._imager = CartesianImager(
+                    geometry,
+                    resolution,
+                    s.image_interpolation,
+                    max_pixels=s.image_max_pixels,
+                    what='Cartesian image',
+                )
+            except ConfigurationError as error:
+                self._problem = str(error)
+        return self._problem
+
+    def warn(self, problem: str) -> None:
+        """Say (throttled) why no image is published."""
+        self.node.get_logger().warning(f'no image published: {problem}', throttle_duration_sec=5.0)
+
+    def publish(
+        self,
+        profiles: NDArray[np.float64],
+        geometry: SectorGeometry,
+        source_level: float,
+        stamp: Time,
+    ) -> None:
+        """The switched-on images of ``(n_beams, n_bins)`` profiles."""
+        if not self.node.ranger_services.intensities:
+            return
+        problem = self.problem(geometry)
+        if problem:
+            self.warn(problem)
+            return
+        frame = self.frame
+        if self.polar is not None or self.polar_db is not None:
+            polar = polar_image(profiles)
+            if self.polar is not None:
+                self.polar.publish(image_message(polar, stamp=stamp, frame_id=frame))
+            if self.polar_db is not None:
+                pixels = db_pixels(polar, self.window, source_level)
+                self.polar_db.publish(image_message(pixels, stamp=stamp, frame_id=frame))
+        if self.cartesian is not None and self._imager is not None:
+            image: NDArray[Any] = self._imager.image(profiles)
+            if self.settings.image_encoding == 'db':
+                image = db_pixels(image, self.window, source_level)
+            self.cartesian.publish(image_message(image, stamp=stamp, frame_id=frame))
+
+
+def fan_geometry(device: FanRanger) -> SectorGeometry:
+    """The image geometry of a multibeam's fan: its beam axes and range bins."""
+    fan, echo = device.sonar.fan, device.echo
+    return SectorGeometry(
+        fan.beams,
+        float(fan.azimuths()[0]),
+        fan.spacing,
+        echo.beam_width,
+        echo.min_range,
+        echo.max_range,
+        echo.n_bins,
+    )
+
+
+def sweep_geometry(device: SweepRanger) -> SectorGeometry:
+    """The image geometry of a scanning sonar's sweep: its head angles and range bins."""
+    sonar, echo = device.sonar, device.echo
+    return SectorGeometry(
+        sonar.steps_per_sweep,
+        float(sonar.angles[0]),
+        sonar.sweep.step,
+        echo.beam_width,
+        echo.min_range,
+        echo.max_range,
+        echo.n_bins,
+    )
 
 
 class SonarOutput:
@@ -220,6 +365,11 @@ class SweepOutput(_RangerData):
         )
         self.scan = node.create_publisher(LaserScan, f'{self.name}/scan', node.qos)
         self._sweep_stamp = Time()
+        device = node.rig.device
+        assert isinstance(device, SweepRanger)
+        self.images = _Images(node, self.name, self.frame, sweep_geometry(device))
+        self._sonar: Any = None
+        self._latest: SweepProfiles | None = None
 
     def publish(self, reading: SweepReading, stamp: Time) -> None:
         """The step's ping; the sweep when the step ended one."""
@@ -239,9 +389,13 @@ class SweepOutput(_RangerData):
         )
         if reading.step.position == 0:
             self._sweep_stamp = stamp
-        sweep = reading.sweep
-        if sweep is None:
-            return
+        if reading.sweep is not None:
+            self._publish_sweep(device, reading.sweep)
+        self._publish_images(device, reading, stamp)
+
+    def _publish_sweep(self, device: SweepRanger, sweep: SweepScan) -> None:
+        """The finished sweep's LaserScan and RangerData."""
+        intensities = self.node.ranger_services.intensities
         config = device.ranger_config()
         values = sweep.intensities if intensities else None
         self.scan.publish(
@@ -260,6 +414,34 @@ class SweepOutput(_RangerData):
         )
         self._ranger_data(sweep.ranges, values, self._sweep_stamp)
 
+    def _publish_images(self, device: SweepRanger, reading: SweepReading, stamp: Time) -> None:
+        """Keep the step's profile; publish the sweep's images per step or at its end."""
+        settings = self.images.settings
+        if not settings.any:
+            return
+        sonar, geometry = device.sonar, sweep_geometry(device)
+        if sonar is not self._sonar:  # a new configuration: a new sweep of new angles
+            self._sonar, self._latest = sonar, None
+            if self.images.problem(geometry) is None:  # checked before allocating
+                self._latest = SweepProfiles(sonar.steps_per_sweep, sonar.echo.n_bins)
+        per_step = settings.sweep_image_update == 'step'
+        if self._latest is None:
+            if per_step or reading.sweep is not None:
+                self.images.warn(self.images.problem(geometry) or '')
+            return
+        step, n = reading.step, sonar.steps_per_sweep
+        reverse = sonar.sweep.bounce and step.sweep % 2 == 1
+        self._latest.update(
+            n - 1 - step.position if reverse else step.position, reading.ping.intensity
+        )
+        if per_step or reading.sweep is not None:
+            self.images.publish(
+                self._latest.profiles,
+                geometry,
+                sonar.echo.source_level,
+                stamp if per_step else self._sweep_stamp,
+            )
+
 
 class FanOutput(_RangerData):
     """A multibeam: LaserScan (one range per beam), MultibeamPing and RangerData per ping."""
@@ -268,6 +450,9 @@ class FanOutput(_RangerData):
         super().__init__(node)
         self.scan = node.create_publisher(LaserScan, f'{self.name}/scan', node.qos)
         self.fan = node.create_publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam', node.qos)
+        device = node.rig.device
+        assert isinstance(device, FanRanger)
+        self.images = _Images(node, self.name, self.frame, fan_geometry(device))
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""
@@ -301,6 +486,10 @@ class FanOutput(_RangerData):
             )
         )
         self._ranger_data(reading.ranges, totals, stamp)
+        if self.images.settings.any:
+            self.images.publish(
+                reading.profiles, fan_geometry(device), device.echo.source_level, stamp
+            )
 
 
 #: The output of each kind of device.

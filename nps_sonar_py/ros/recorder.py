@@ -4,9 +4,11 @@
 writes the bag directory ``OUTPUT_DIR`` (``metadata.yaml`` and ``<name>.mcap``, the layout of
 ``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then draws ``profile.png`` (the
 last ``SonarPoint``'s profile) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if they
-span azimuths, else an echogram over time) next to the ``.mcap``. The defaults record
-``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``. It stops after ``--duration``
-seconds or on SIGINT/SIGTERM, closing the bag cleanly.
+span azimuths, else an echogram over time) next to the ``.mcap``; if it holds them,
+``multibeam.png`` (the last ``MultibeamPing``: its beams' profiles as a fan) and, per
+``sensor_msgs/Image`` topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel).
+The defaults record ``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``. It stops
+after ``--duration`` seconds or on SIGINT/SIGTERM, closing the bag cleanly.
 
 As ``ros2 bag record`` does, a topic is subscribed once a publisher of it is seen: with the
 publisher's type when ``TYPE`` is left out, reliable only if every publisher is, and with the
@@ -67,6 +69,8 @@ if TYPE_CHECKING:
 __all__ = [
     'BAG_VERSION',
     'DEFAULT_TOPICS',
+    'IMAGE',
+    'MULTIBEAM_PING',
     'SONAR_POINT',
     'BagRecorder',
     'Report',
@@ -84,6 +88,8 @@ DEFAULT_TOPICS = (
     '/sonar/sonar_point:nps_sonar/msg/SonarPoint',
 )
 SONAR_POINT = 'nps_sonar/msg/SonarPoint'
+MULTIBEAM_PING = 'nps_sonar/msg/MultibeamPing'
+IMAGE = 'sensor_msgs/msg/Image'
 #: rosbag2 metadata version, as the rosbag2 of Jazzy and Kilted writes (QoS profiles as a list).
 BAG_VERSION: Final = 9
 #: Messages the subscriptions queue before the recorder writes them.
@@ -103,13 +109,20 @@ class TopicSpec:
 
 
 class Report(NamedTuple):
-    """What ``draw_report`` drew: the ``SonarPoint`` topic, its pings, the pictures (or None)."""
+    """What ``draw_report`` drew: the ``SonarPoint`` topic, its pings, the pictures (or None).
+
+    ``multibeam`` is the last ``MultibeamPing``'s fan (its topic ``multibeam_topic``) and
+    ``images`` the last image of each ``sensor_msgs/Image`` topic.
+    """
 
     topic: str | None
     pings: int
     profile: Path | None
     sweep: Path | None
     sweep_kind: str | None  # 'fan' (pings span azimuths) or 'echogram' (a fixed beam over time)
+    multibeam: Path | None = None
+    multibeam_topic: str | None = None
+    images: tuple[Path, ...] = ()
 
 
 def parse_topic(text: str) -> TopicSpec:
@@ -339,18 +352,35 @@ def draw_report(
         candidates = [
             c for c in reader.connections if c.msgtype == SONAR_POINT and topic in {None, c.topic}
         ]
-        if not candidates:
-            return Report(topic, 0, None, None, None)
-        chosen = max(candidates, key=lambda c: (c.msgcount, c.topic)).topic
+        chosen = max(candidates, key=lambda c: (c.msgcount, c.topic)).topic if candidates else None
         pings: list[Any] = [
             reader.deserialize(raw, c.msgtype)
             for c, _, raw in reader.messages(
                 connections=[c for c in candidates if c.topic == chosen]
             )
         ]
+        fans = [c for c in reader.connections if c.msgtype == MULTIBEAM_PING]
+        fan_topic = max(fans, key=lambda c: (c.msgcount, c.topic)).topic if fans else None
+        fan = _last(reader, [c for c in fans if c.topic == fan_topic])
+        images = {c.topic: _last(reader, [c]) for c in reader.connections if c.msgtype == IMAGE}
+    drawn: dict[str, Any] = {'multibeam_topic': fan_topic}
+    if fan is not None and len(fan.profiles):
+        out.mkdir(parents=True, exist_ok=True)
+        drawn['multibeam'] = out / 'multibeam.png'
+        plots.draw_sweep(
+            drawn['multibeam'],
+            np.asarray(fan.profiles).reshape(fan.beam_count, fan.bin_count),
+            plots.bin_edges(fan.min_range, fan.max_range, fan.bin_count),
+            np.asarray(fan.azimuths, dtype=np.float64),
+            source_level=float(fan.source_level),
+            title='Last multibeam ping',
+        )
+    drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
+    if chosen is None:
+        return Report(topic, 0, None, None, None, **drawn)
     with_profiles = [p for p in pings if len(p.profile)]
     if not with_profiles:
-        return Report(chosen, len(pings), None, None, None)
+        return Report(chosen, len(pings), None, None, None, **drawn)
     last = with_profiles[-1]
     edges = plots.bin_edges(last.min_range, last.max_range, len(last.profile))
     out.mkdir(parents=True, exist_ok=True)
@@ -391,7 +421,35 @@ def draw_report(
             source_level=float(last.source_level),
             title=f'Echogram on {chosen}',
         )
-    return Report(chosen, len(pings), profile_png, sweep_png, kind)
+    return Report(chosen, len(pings), profile_png, sweep_png, kind, **drawn)
+
+
+def _last(reader: AnyReader, connections: list[Connection]) -> Any:
+    """The last message of ``connections`` (only it deserialized), or None."""
+    if not connections:  # (rosbags reads every connection when given none)
+        return None
+    last = None
+    for connection, _, raw in reader.messages(connections=connections):
+        last = (connection, raw)
+    return None if last is None else reader.deserialize(last[1], last[0].msgtype)
+
+
+#: Pixel types of the image encodings drawn (little-endian; big-endian ones are swapped).
+_IMAGE_TYPES = {'mono8': np.uint8, 'mono16': np.uint16, '32FC1': np.float32}
+
+
+def _draw_image(out: Path, topic: str, image: Any) -> Path:
+    """``image<topic>.png``: a ``sensor_msgs/Image`` (mono8, mono16, 32FC1) pixel for pixel."""
+    kind = _IMAGE_TYPES.get(image.encoding)
+    if kind is None:
+        raise ConfigurationError(f'{topic}: cannot draw images of encoding {image.encoding!r}')
+    dtype = np.dtype(kind).newbyteorder('>' if image.is_bigendian else '<')
+    rows = np.frombuffer(bytes(image.data), dtype=np.uint8).reshape(image.height, image.step)
+    pixels = rows[:, : image.width * dtype.itemsize].copy().view(dtype)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f'image{topic.replace("/", "_")}.png'
+    plots.draw_image(path, pixels, image.encoding)
+    return path
 
 
 def _strip_ros_args(argv: Sequence[str]) -> list[str]:
@@ -438,6 +496,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _print_report(report: Report) -> None:
+    if report.multibeam is not None:
+        print(f'drew {report.multibeam} (last ping on {report.multibeam_topic})', flush=True)
+    for image in report.images:
+        print(f'drew {image}', flush=True)
     if report.profile is None:
         print(
             'no SonarPoint profile recorded'

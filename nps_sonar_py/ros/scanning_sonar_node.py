@@ -16,6 +16,12 @@ sensor's x-forward frame (named after the sensor):
 * ``mode: multibeam``: per ping one ``<sensor>/scan`` (one range per beam; the beams are
   simultaneous, so ``time_increment`` is 0), one ``<sensor>/multibeam``
   (``nps_sonar/MultibeamPing``, every beam's profile) and one ``<sensor>/ranger``.
+* either mode, each switched on by its parameter (``ImageSettings``), ``sensor_msgs/Image``s:
+  ``<sensor>/image_polar`` (range bins x beams, 32FC1 linear intensity),
+  ``<sensor>/image_polar_db`` (the same in a dB window, mono8 or mono16) and ``<sensor>/image``
+  (Cartesian: the fan, or the sweep's disc); a sweep's images are those of its latest sweep,
+  published per sweep or per step. ``sensing/images.py`` and the README give the pixel
+  conventions. An image over ``image_max_pixels`` or the memory available stops the node at start.
 
 Steps are scheduled at ``t0 + k * step_period`` on the node's clock, whatever the timer's
 jitter, and each sees the robot and the world at its own stamp (``ros/device_node.py``). A
@@ -29,6 +35,7 @@ import sys
 from typing import Any
 
 from nps_sonar_py.devices import ScanningSetup
+from nps_sonar_py.devices.settings import ImageSettings
 from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.startup import run_node
 
@@ -39,6 +46,7 @@ class ScanningSonarNode(DeviceNode):
     """Steps a scanning sonar through its sweep, or pings a multibeam fan (module docstring)."""
 
     SETUP = ScanningSetup
+    EXTRA_RECORDS = (ImageSettings,)
 
     def __init__(self, *, node_name: str = 'scanning_sonar', **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)

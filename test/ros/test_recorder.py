@@ -302,3 +302,56 @@ def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
         len(pings),
     )
     assert report.sweep.read_bytes() == (bag / 'sweep.png').read_bytes()  # drawn deterministically
+
+
+def test_a_multibeam_ping_and_its_image_are_drawn(tmp_path: Path) -> None:
+    """The wall x = D (``ranger_scenes.wall_scene``) seen by a fan, recorded and drawn."""
+    import matplotlib.image
+    from ranger_scenes import ACOUSTICS, D, wall_scene
+
+    from nps_sonar.msg import MultibeamPing
+    from nps_sonar_py.ros.recorder import draw_report
+
+    robot, world = wall_scene(tmp_path)
+    bag = tmp_path / 'bag'
+    parameters = {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'mode': 'multibeam',
+        'beams': 21,
+        'min_angle': -0.5,
+        'max_angle': 0.5,
+        'update_rate': 10.0,
+        'publish_image': True,
+        'image_resolution': 0.05,
+        **ACOUSTICS,
+    }
+    probe = Probe()
+    try:
+        probe.subscribe(MultibeamPing, '/head/multibeam')
+        with running('scanning_sonar_node', parameters) as node:
+            recorder = RecorderProcess(bag, '--topics', '/head/multibeam', '/head/image')
+            recorder.wait_recording(['/head/multibeam', '/head/image'])
+            probe.wait('/head/multibeam', 3, node)  # published while the recorder listens
+            status, out, err = recorder.finish()
+    finally:
+        probe.close()
+    assert status == 0, err
+    assert f'drew {bag / "multibeam.png"} (last ping on /head/multibeam)' in out
+    picture = bag / 'image_head_image.png'
+    assert f'drew {picture}' in out
+    assert (bag / 'multibeam.png').read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+    # image_head_image.png is the last recorded image, pixel for pixel (mono8 grey levels).
+    with AnyReader([bag]) as reader:
+        (connection,) = [c for c in reader.connections if c.topic == '/head/image']
+        raw = list(reader.messages(connections=[connection]))[-1][2]
+        image = reader.deserialize(raw, connection.msgtype)
+    pixels = np.frombuffer(bytes(image.data), dtype=np.uint8).reshape(image.height, image.width)
+    grey = np.rint(matplotlib.image.imread(picture)[..., 0] * 255).astype(np.uint8)
+    np.testing.assert_array_equal(grey, pixels)
+    # Straight ahead (the middle column) the wall is D / 0.05 = 40 rows above the bottom row.
+    assert int(np.argmax(pixels[:, image.width // 2])) == image.height - 1 - round(D / 0.05)
+    report = draw_report(bag, tmp_path / 'again')
+    assert report.profile is None  # no SonarPoint in this bag
+    assert report.multibeam_topic == '/head/multibeam'
+    assert report.images == (tmp_path / 'again' / 'image_head_image.png',)

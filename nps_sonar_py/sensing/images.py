@@ -1,0 +1,315 @@
+"""Sonar images of beam profiles: polar (beams x range bins) and Cartesian (a fan or a disc).
+
+Numpy only, no ROS. One convention for every image, as a screen shows a sonar with its
+forward axis up: **up is farther (forward), left is the sensor's left (+y, REP 103)**.
+
+* Polar image, ``(n_bins, n_beams)``: row ``r`` is range bin ``n_bins - 1 - r`` (row 0 the
+  farthest bin, the last row the nearest), column ``c`` is beam ``n_beams - 1 - c`` (column 0
+  the beam of largest azimuth, the leftmost; beams in increasing azimuth as the
+  ``MultibeamPing`` holds them). So ``image[r, c] = profiles[n_beams - 1 - c, n_bins - 1 - r]``.
+* Cartesian image: pixel ``(row, col)`` is centred on the body-frame point
+  ``x = (origin_row - row) * m``, ``y = (origin_col - col) * m`` (``m`` metres per pixel):
+  image rows go down along ``-x``, columns right along ``-y``, the sensor origin is the
+  centre of pixel ``(origin_row, origin_col)``. The image is the bounding box of the sector
+  out to ``max_range`` and always holds the origin (a forward fan: the origin in the bottom row).
+  A pixel is inside when its range is in ``[min_range, max_range]`` and its azimuth within
+  half a beam spacing (one beam: half its ``beam_width``) of the first and last beam axes;
+  outside pixels are NaN (float) or 0 (dB). ``linear`` interpolation: linear in azimuth
+  between the two nearest beam axes and in range between the two nearest bin centres
+  (clamped to the first and last beam and bin); ``nearest``: the beam and bin the pixel is in.
+* dB images: ``level = source_level + 10 log10(I)``,
+  ``pixel = round((clip(level, lo, hi) - lo) / (hi - lo) * (2**bits - 1))``; silent bins
+  (``I <= 0``) and NaN are 0.
+
+Sizes are checked before anything is allocated (:func:`size_problem`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.errors import ConfigurationError
+
+__all__ = [
+    'INTERPOLATIONS',
+    'CartesianImager',
+    'DbWindow',
+    'SectorGeometry',
+    'SweepProfiles',
+    'available_memory',
+    'db_pixels',
+    'polar_image',
+    'size_problem',
+]
+
+#: How a Cartesian pixel takes its value from the beams and bins.
+INTERPOLATIONS = ('linear', 'nearest')
+#: Bytes per pixel a Cartesian imager needs beside the image: its lookup (four int64 indices
+#: and four float32 weights per inside pixel) and the float64 grids it is built from.
+_MAP_BYTES = 4 * 8 + 4 * 4 + 4 * 8
+_TWO_PI = 2.0 * math.pi
+
+
+@dataclass(frozen=True)
+class DbWindow:
+    """The dB window of an integer image: ``low`` maps to 0, ``high`` to ``2**bits - 1``."""
+
+    low: float = -100.0
+    high: float = -20.0
+    bits: int = 8
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
+            msg = f'dB window must be finite with low < high, got [{self.low!r}, {self.high!r}]'
+            raise ConfigurationError(msg)
+        if self.bits not in (8, 16):
+            raise ConfigurationError(f'dB image bits must be 8 or 16, got {self.bits!r}')
+
+    @property
+    def encoding(self) -> str:
+        """``mono8`` or ``mono16`` (sensor_msgs/image_encodings)."""
+        return f'mono{self.bits}'
+
+    @property
+    def dtype(self) -> type[np.unsignedinteger]:
+        """``uint8`` or ``uint16``."""
+        return np.uint8 if self.bits == 8 else np.uint16
+
+
+def db_pixels(
+    intensity: NDArray[np.floating[Any]], window: DbWindow, source_level: float = 0.0
+) -> NDArray[np.unsignedinteger[Any]]:
+    """Linear intensities as integer pixels of ``window`` (module docstring); silent, NaN: 0."""
+    values = np.asarray(intensity)
+    # Only values above the window's floor need a logarithm: the others (silent, NaN) are 0.
+    floor = 10.0 ** ((window.low - source_level) / 10.0)
+    with np.errstate(invalid='ignore'):
+        loud = values > floor
+    level = source_level + 10.0 * np.log10(values[loud].astype(np.float64))
+    np.clip(level, window.low, window.high, out=level)
+    scale = (2**window.bits - 1) / (window.high - window.low)
+    result: NDArray[np.unsignedinteger[Any]] = np.zeros(values.shape, dtype=window.dtype)
+    result[loud] = np.rint((level - window.low) * scale)
+    return result
+
+
+def polar_image(profiles: NDArray[np.floating]) -> NDArray[np.float32]:
+    """``(n_beams, n_bins)`` profiles as the ``(n_bins, n_beams)`` polar image (docstring)."""
+    image: NDArray[np.float32] = np.ascontiguousarray(
+        np.asarray(profiles)[::-1, ::-1].T, dtype=np.float32
+    )
+    return image
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``, else the free pages), or ``None``."""
+    try:
+        with open('/proc/meminfo', encoding='ascii') as meminfo:
+            for line in meminfo:
+                if line.startswith('MemAvailable:'):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf('SC_AVPHYS_PAGES')) * int(os.sysconf('SC_PAGE_SIZE'))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def size_problem(
+    what: str, height: int, width: int, bytes_per_pixel: int, max_pixels: int
+) -> str | None:
+    """Why an image of ``height x width`` must not be made, or ``None``; no allocation.
+
+    Refused: more than ``max_pixels`` pixels, or more bytes than the memory available.
+    """
+    pixels = height * width
+    if pixels > max_pixels:
+        return (
+            f'{what}: {width} x {height} = {pixels} pixels, more than '
+            f'image_max_pixels ({max_pixels})'
+        )
+    needed = pixels * bytes_per_pixel
+    free = available_memory()
+    if free is not None and needed > free:
+        return (
+            f'{what}: {width} x {height} pixels need {needed / 2**20:.0f} MiB, more than the '
+            f'{free / 2**20:.0f} MiB of memory available'
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class SectorGeometry:
+    """Where the beams of an image point and where their bins lie (``n_beams`` >= 1).
+
+    Beam ``j`` points at ``first_azimuth + j * spacing`` rad about +z (REP 103); one beam
+    covers ``first_azimuth +- width / 2``. Bin ``k`` spans ``min_range + [k, k + 1] * bin_width``.
+    """
+
+    n_beams: int
+    first_azimuth: float
+    spacing: float
+    width: float
+    min_range: float
+    max_range: float
+    n_bins: int
+
+    @property
+    def bin_width(self) -> float:
+        """Width of a range bin, m."""
+        return (self.max_range - self.min_range) / self.n_bins
+
+    @property
+    def half_cell(self) -> float:
+        """Half the azimuth a beam covers: half the spacing, or half the width of one beam."""
+        return 0.5 * (self.spacing if self.n_beams > 1 else self.width)
+
+    @property
+    def span(self) -> float:
+        """Azimuth covered from the first beam's cell edge to the last one's, rad (<= 2 pi)."""
+        return min(_TWO_PI, (self.n_beams - 1) * self.spacing + 2.0 * self.half_cell)
+
+    @property
+    def full_circle(self) -> bool:
+        """Whether the beams go all the way round (the last beam's neighbour is the first)."""
+        return self.n_beams > 1 and self.n_beams * abs(self.spacing) >= _TWO_PI - 1e-9
+
+
+class CartesianImager:
+    """Maps the profiles of a :class:`SectorGeometry` to a Cartesian image (module docstring).
+
+    The lookup (pixel -> beams, bins, weights) is built once; :meth:`image` then costs a few
+    gathers per pixel. Raises ``ConfigurationError`` (one line) for an image over
+    ``max_pixels`` or the memory available, before allocating it.
+    """
+
+    def __init__(
+        self,
+        geometry: SectorGeometry,
+        metres_per_pixel: float,
+        interpolation: str = 'linear',
+        *,
+        max_pixels: int,
+        what: str = 'Cartesian image',
+    ) -> None:
+        if not (math.isfinite(metres_per_pixel) and metres_per_pixel > 0.0):
+            msg = f'metres per pixel must be finite and > 0, got {metres_per_pixel!r}'
+            raise ConfigurationError(msg)
+        if interpolation not in INTERPOLATIONS:
+            msg = f'interpolation must be linear or nearest, got {interpolation!r}'
+            raise ConfigurationError(msg)
+        self.geometry, self.metres_per_pixel, self.interpolation = (
+            geometry,
+            metres_per_pixel,
+            interpolation,
+        )
+        x_low, x_high, y_low, y_high = _bounds(geometry)
+        m = metres_per_pixel
+        # Pixel counts as floats first: an absurd size is refused without a huge int or array.
+        rows_up, rows_down = math.ceil(x_high / m - 1e-9), math.ceil(-x_low / m - 1e-9)
+        cols_left, cols_right = math.ceil(y_high / m - 1e-9), math.ceil(-y_low / m - 1e-9)
+        height, width = rows_up + rows_down + 1, cols_left + cols_right + 1
+        problem = size_problem(what, height, width, 4 + _MAP_BYTES, max_pixels)
+        if problem:
+            raise ConfigurationError(problem)
+        self.height, self.width = height, width
+        self.origin_row, self.origin_col = rows_up, cols_left
+        # Inside pixels (flat); (neighbours, inside) flat profile indices and weights.
+        self._index: tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.float32]]
+        self._build()
+
+    def _build(self) -> None:
+        g, m = self.geometry, self.metres_per_pixel
+        x = (self.origin_row - np.arange(self.height, dtype=np.float64))[:, None] * m
+        y = (self.origin_col - np.arange(self.width, dtype=np.float64))[None, :] * m
+        r = np.hypot(x, y)
+        # Azimuth past the first cell edge, in [0, 2 pi).
+        offset = np.mod(np.arctan2(y, x) - (g.first_azimuth - g.half_cell), _TWO_PI)
+        inside = (r >= g.min_range) & (r <= g.max_range) & (offset <= g.span)
+        flat = np.flatnonzero(inside)
+        r, offset = r[inside], offset[inside]
+        n, bins = g.n_beams, g.n_bins
+        if self.interpolation == 'nearest':
+            beam = np.zeros(offset.size, dtype=np.int64)
+            if n > 1:
+                beam = np.minimum((offset / g.spacing).astype(np.int64), n - 1)
+            k = np.minimum(((r - g.min_range) / g.bin_width).astype(np.int64), bins - 1)
+            self._index = (
+                flat,
+                (beam * bins + k)[None, :],
+                np.ones((1, flat.size), dtype=np.float32),
+            )
+            return
+        u = (offset - g.half_cell) / g.spacing if n > 1 else np.zeros(offset.size)
+        b0 = np.floor(u).astype(np.int64)
+        wb = u - b0
+        b1 = b0 + 1
+        if g.full_circle:
+            b0, b1 = np.mod(b0, n), np.mod(b1, n)
+        else:
+            b0, b1 = np.clip(b0, 0, n - 1), np.clip(b1, 0, n - 1)
+        v = np.clip((r - g.min_range) / g.bin_width - 0.5, 0.0, bins - 1.0)
+        k0 = np.floor(v).astype(np.int64)
+        wk = v - k0
+        k1 = np.minimum(k0 + 1, bins - 1)
+        self._index = (
+            flat,
+            np.stack((b0 * bins + k0, b0 * bins + k1, b1 * bins + k0, b1 * bins + k1)),
+            np.stack(((1 - wb) * (1 - wk), (1 - wb) * wk, wb * (1 - wk), wb * wk)).astype(
+                np.float32
+            ),
+        )
+
+    def image(self, profiles: NDArray[np.floating]) -> NDArray[np.float32]:
+        """``(height, width)`` float32 image of ``(n_beams, n_bins)`` profiles; NaN outside."""
+        g = self.geometry
+        values = np.asarray(profiles)
+        if values.shape != (g.n_beams, g.n_bins):
+            msg = f'profiles of shape {values.shape}, expected {(g.n_beams, g.n_bins)}'
+            raise ValueError(msg)
+        flat, indices, weights = self._index
+        gathered = values.astype(np.float32).reshape(-1)[indices]
+        total = (gathered * weights).sum(axis=0)
+        out = np.full(self.height * self.width, np.nan, dtype=np.float32)
+        out[flat] = total
+        return out.reshape(self.height, self.width)
+
+
+class SweepProfiles:
+    """The latest profile at each head angle of a scanning sonar: its sweep as beams.
+
+    Row ``k`` is head angle ``k`` in increasing order (the sweep's forward order); rows not
+    pinged yet are silent (0). :meth:`restart` empties it (a new configuration).
+    """
+
+    def __init__(self, n_angles: int, n_bins: int) -> None:
+        self.profiles = np.zeros((n_angles, n_bins))
+
+    def restart(self) -> None:
+        """Every head angle silent again."""
+        self.profiles[:] = 0.0
+
+    def update(self, angle_index: int, profile: NDArray[np.floating]) -> None:
+        """The ping at head angle ``angle_index``."""
+        self.profiles[angle_index] = profile
+
+
+def _bounds(g: SectorGeometry) -> tuple[float, float, float, float]:
+    """``(x_low, x_high, y_low, y_high)`` of the sector out to ``max_range`` with the origin."""
+    start, span, radius = g.first_azimuth - g.half_cell, g.span, g.max_range
+    angles = [start, start + span]
+    quarter = math.pi / 2
+    k = math.ceil(start / quarter)
+    while k * quarter < start + span:
+        angles.append(k * quarter)
+        k += 1
+    a = np.array(angles)
+    xs, ys = np.append(radius * np.cos(a), 0.0), np.append(radius * np.sin(a), 0.0)
+    return float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max())

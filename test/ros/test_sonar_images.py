@@ -1,0 +1,258 @@
+"""The scanning sonar node's sensor_msgs/Image outputs over real DDS, at the wall x = D.
+
+The wall's face is the plane x = D in front of the sonar (``ranger_scenes.wall_scene``);
+range bins of width W = (MAX_RANGE - 0.5) / 1900 start at 0.5 m. Pixel conventions
+(``sensing/images.py``): polar ``image[r, c] = profiles[N - 1 - c, M - 1 - r]``; Cartesian
+pixel (row, col) centred on x = (origin_row - row) m, y = (origin_col - col) m, the origin in
+the bottom row of a forward fan. dB pixels: round((clip(10 log10 I, lo, hi) - lo) /
+(hi - lo) * 255), silent bins 0.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from ranger_scenes import ACOUSTICS, MAX_RANGE, D, wall_scene
+from ros_helpers import Probe, executable, nanoseconds, ros_args, running
+
+pytestmark = pytest.mark.ros
+
+MIN_RANGE, BINS = 0.5, ACOUSTICS['range_bins']
+BEAMS, FIRST, LAST = 31, -0.6, 0.6
+SPACING = (LAST - FIRST) / (BEAMS - 1)
+M_PER_PX = 0.05  # D / M_PER_PX = 40 pixels
+DB_LOW, DB_HIGH = -90.0, -30.0
+
+
+def fan_parameters(robot: str, world: str, **more: Any) -> dict[str, Any]:
+    return {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'mode': 'multibeam',
+        'beams': BEAMS,
+        'min_angle': FIRST,
+        'max_angle': LAST,
+        'beam_width': math.radians(1.5),
+        'vertical_beam_width': math.radians(10.0),
+        'rays_horizontal': 3,
+        'rays_vertical': 11,
+        'update_rate': 20.0,
+        'image_db_min': DB_LOW,
+        'image_db_max': DB_HIGH,
+        'image_resolution': M_PER_PX,
+        **ACOUSTICS,
+        **more,
+    }
+
+
+def reliable() -> Any:
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    return QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def by_stamp(messages: list[Any]) -> dict[int, Any]:
+    return {nanoseconds(m.header.stamp): m for m in messages}
+
+
+def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> None:
+    from rcl_interfaces.msg import Log
+    from sensor_msgs.msg import Image
+
+    from nps_sonar import srv
+    from nps_sonar.msg import MultibeamPing
+
+    for topic in ('image_polar', 'image_polar_db', 'image'):
+        probe.subscribe(Image, f'head/{topic}', reliable())
+    probe.subscribe(MultibeamPing, 'head/multibeam', reliable())
+    probe.subscribe(Log, '/rosout', reliable())
+    robot, world = wall_scene(tmp_path)
+    limit = BEAMS * BINS  # the polar image just fits
+    parameters = fan_parameters(
+        robot,
+        world,
+        publish_image_polar=True,
+        publish_image_polar_db=True,
+        publish_image=True,
+        image_max_pixels=limit,
+    )
+    with running('scanning_sonar_node', parameters) as node:
+        for topic in ('image_polar', 'image_polar_db', 'image'):
+            probe.wait(f'head/{topic}', 2, node)
+        probe.wait('head/multibeam', 2, node)  # sent after the images above were
+        with probe.lock:
+            pings = by_stamp(probe.received['head/multibeam'])
+            images = {
+                t: list(probe.received[f'head/{t}'])
+                for t in ('image_polar', 'image_polar_db', 'image')
+            }
+        # A new configuration of twice the bins: its polar image would exceed the limit.
+        config = probe.call(srv.GetRangerConfig, 'head/get_config').config
+        config.range_resolution = (MAX_RANGE - MIN_RANGE) / (2 * BINS)
+        assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
+        doubled = probe.wait('head/multibeam', 10, node)
+        with probe.lock:
+            logs = [m.msg for m in probe.received['/rosout']]
+            heights = {m.height for m in probe.received['head/image_polar']}
+    assert doubled[-1].bin_count == 2 * BINS  # the pings go on
+    assert heights == {BINS}  # no image of 2 * BINS rows was made
+    reason = (
+        f'no image published: polar image: {BEAMS} x {2 * BINS} = {2 * limit} pixels, '
+        f'more than image_max_pixels ({limit})'
+    )
+    assert reason in logs
+    # Images are published with the ping of the same stamp: pair them (a stamp of each list).
+    polars, dbs = by_stamp(images['image_polar']), by_stamp(images['image_polar_db'])
+    common = set(polars) & set(dbs) & set(pings)
+    assert common
+    stamp = max(common)
+    polar, db, ping = polars[stamp], dbs[stamp], pings[stamp]
+    assert (ping.beam_count, ping.bin_count) == (BEAMS, BINS)
+    for message in (m for found in images.values() for m in found):
+        assert message.header.frame_id == 'head'
+        assert message.is_bigendian == 0
+    # The polar image: one column per beam, one row per bin, the same float32 values.
+    assert (polar.width, polar.height, polar.encoding) == (BEAMS, BINS, '32FC1')
+    assert polar.step == 4 * BEAMS
+    pixels = np.frombuffer(bytes(polar.data), dtype='<f4').reshape(BINS, BEAMS)
+    profiles = np.array(ping.profiles, dtype=np.float32).reshape(BEAMS, BINS)
+    np.testing.assert_array_equal(pixels, profiles[::-1, ::-1].T)
+    # The boresight beam (column 15) sees the wall first in bin (D - 0.5) / W = 300, row 1599.
+    w = (MAX_RANGE - MIN_RANGE) / BINS
+    first_bin = round((D - MIN_RANGE) / w)
+    assert int(np.flatnonzero(pixels[:, BEAMS // 2])[-1]) == BINS - 1 - first_bin
+
+    # The dB image of the same ping: the window formula on the same values.
+    assert (db.width, db.height, db.encoding, db.step) == (BEAMS, BINS, 'mono8', BEAMS)
+    levels = np.full(pixels.shape, DB_LOW)
+    loud = pixels > 0
+    levels[loud] = 10.0 * np.log10(pixels[loud].astype(np.float64))
+    expected = np.rint((np.clip(levels, DB_LOW, DB_HIGH) - DB_LOW) / (DB_HIGH - DB_LOW) * 255)
+    expected[~loud] = 0
+    got = np.frombuffer(bytes(db.data), dtype=np.uint8).reshape(BINS, BEAMS)
+    np.testing.assert_array_equal(got, expected.astype(np.uint8))
+    assert got.max() > 0
+
+    # The Cartesian fan: up to MAX_RANGE ahead, +-MAX_RANGE sin(0.62) across, sensor at the
+    # bottom centre; straight ahead the brightest pixel is the wall, D / m rows above it.
+    fan = images['image'][-1]
+    up = math.ceil(MAX_RANGE / M_PER_PX - 1e-9)
+    across = math.ceil(MAX_RANGE * math.sin(LAST + SPACING / 2) / M_PER_PX - 1e-9)
+    assert (fan.height, fan.width, fan.encoding) == (up + 1, 2 * across + 1, 'mono8')
+    assert fan.step == fan.width
+    picture = np.frombuffer(bytes(fan.data), dtype=np.uint8).reshape(fan.height, fan.width)
+    assert int(np.argmax(picture[:, across])) == up - round(D / M_PER_PX)
+    assert picture[0, 0] == 0  # beyond the fan
+    assert picture.max() > 0
+
+
+def test_a_slow_image_subscriber_does_not_stall_the_pings(tmp_path: Path, probe: Probe) -> None:
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import Image
+
+    from nps_sonar.msg import MultibeamPing
+
+    probe.subscribe(MultibeamPing, 'head/multibeam')
+    entered, release = threading.Event(), threading.Event()
+
+    def block(_image: Any) -> None:
+        entered.set()
+        release.wait(timeout=60.0)
+
+    slow = Probe()  # its own context and executor: its blocked callback holds only itself
+    try:
+        slow.node.create_subscription(
+            Image, 'head/image', block, QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+        )
+        robot, world = wall_scene(tmp_path)
+        parameters = fan_parameters(robot, world, publish_image=True, image_resolution=0.02)
+        with running('scanning_sonar_node', parameters) as node:
+            probe.wait('head/multibeam', 1, node)
+            assert entered.wait(timeout=30.0), 'no image reached the slow subscriber'
+            begun = time.monotonic()
+            # 10 more pings while the image subscriber is stuck in its callback.
+            pings = probe.wait('head/multibeam', 10, node)
+            elapsed = time.monotonic() - begun
+            assert not release.is_set()
+            release.set()
+        stamps = np.array([nanoseconds(p.header.stamp) for p in pings])
+        assert np.all(np.diff(stamps) > 0)
+        assert elapsed < 10 / 20.0 * 6  # 0.5 s of pings at 20 Hz; far from stalled
+    finally:
+        release.set()
+        slow.close()
+
+
+def test_sweep_images_are_the_last_sweep(tmp_path: Path, probe: Probe) -> None:
+    from sensor_msgs.msg import Image
+
+    from nps_sonar.msg import SonarPoint
+
+    probe.subscribe(SonarPoint, 'head/sonar_point', reliable())
+    probe.subscribe(Image, 'head/image_polar', reliable())
+    probe.subscribe(Image, 'head/image', reliable())
+    step = math.radians(15.0)
+    robot, world = wall_scene(tmp_path)
+    parameters = {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'min_angle': -2 * step,
+        'max_angle': 2 * step,
+        'step': step,
+        'rays': 500,
+        'publish_image_polar': True,
+        'publish_image': True,
+        'image_resolution': 0.1,
+        **ACOUSTICS,
+    }
+    with running('scanning_sonar_node', parameters) as node:
+        image = probe.wait('head/image_polar', 2, node)[-1]
+        disc = probe.wait('head/image', 1, node)[-1]
+        with probe.lock:
+            points = list(probe.received['head/sonar_point'])
+    # Published once per sweep of 5 steps, stamped with its first step; column c is head
+    # angle 4 - c (column 0 the leftmost, +30 degrees).
+    assert (image.width, image.height, image.encoding) == (5, BINS, '32FC1')
+    start = nanoseconds(image.header.stamp)
+    sweep = [p for p in points if nanoseconds(p.header.stamp) >= start][:5]
+    assert len(sweep) == 5
+    assert [round(p.azimuth / step) for p in sweep] == [-2, -1, 0, 1, 2]
+    pixels = np.frombuffer(bytes(image.data), dtype='<f4').reshape(BINS, 5)
+    for k, point in enumerate(sweep):
+        np.testing.assert_array_equal(
+            pixels[::-1, 4 - k], np.array(point.profile, dtype=np.float32)
+        )
+    # The Cartesian image of the sector -37.5 to 37.5 degrees: sensor at the bottom centre.
+    across = math.ceil(MAX_RANGE * math.sin(2.5 * step) / 0.1 - 1e-9)
+    assert (disc.height, disc.width) == (round(MAX_RANGE / 0.1) + 1, 2 * across + 1)
+
+
+def test_an_image_over_the_limit_stops_the_node_with_one_line(tmp_path: Path) -> None:
+    # The Cartesian fan at 0.01 m per pixel: 10 / 0.01 + 1 rows, 2 * 582 + 1 columns; the
+    # polar image (31 x 1900 = 58900 pixels) is within the limit.
+    across = math.ceil(MAX_RANGE * math.sin(LAST + SPACING / 2) / 0.01)
+    assert across == 582
+    limit = 100_000
+    parameters = {'publish_image': True, 'image_resolution': 0.01, 'image_max_pixels': limit}
+    words = (
+        f'Cartesian image: {2 * across + 1} x 1001 = {(2 * across + 1) * 1001} pixels, '
+        f'more than image_max_pixels ({limit})'
+    )
+    robot, world = wall_scene(tmp_path)
+    command = [
+        executable('scanning_sonar_node'),
+        *ros_args(fan_parameters(robot, world, **parameters)),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: ')
+    assert words in lines[0], result.stderr
