@@ -113,7 +113,11 @@ class DeviceNode(Node):
         output = self.settings[OutputSettings]
         self.qos = publisher_qos(output.qos_reliability, output.qos_depth)
         self.ranger_services = RangerServices(
-            self, self.rig, intensities=output.intensities, on_change=self._restart
+            self,
+            self.rig,
+            intensities=output.intensities,
+            on_change=self._restart,
+            refusal=lambda: self.outputs.refusal(),
         )
         self.outputs = outputs_for(self)
         self.diagnostics = Diagnostics(self, output.diagnostics_rate)

@@ -75,6 +75,10 @@ class Output(Protocol):
         """Publish ``reading``, stamped ``stamp``."""
         ...
 
+    def refusal(self) -> str | None:
+        """Why the device's present configuration cannot be published, or None."""
+        ...
+
 
 class _RangerData:
     """``<device>/ranger``: every kind of device but the single sonar publishes RangerData."""
@@ -84,6 +88,10 @@ class _RangerData:
         self.name = node.rig.mount.name
         self.frame = node.rig.device.geometry.device_frame
         self.data = node.create_publisher(nps_msg.RangerData, f'{self.name}/ranger', node.qos)
+
+    def refusal(self) -> str | None:
+        """Every configuration of this device can be published."""
+        return None
 
     def _ranger_data(self, ranges: Any, intensities: Any, stamp: Time) -> None:
         services = self.node.ranger_services
@@ -109,9 +117,10 @@ class _Images:
     """The switched-on ``sensor_msgs/Image`` outputs of a fan of beams or a whole sweep.
 
     Sizes are checked before any image is made: at start-up a size over ``image_max_pixels``
-    or the memory available raises ``ConfigurationError`` (the node exits with the one line); later
-    (a new configuration by ``set_config``) such an image is not made and a throttled warning
-    says why. Images go out after the device's other messages, and only with intensities on.
+    or the memory available raises ``ConfigurationError`` (the node exits with the one line); a
+    new configuration by ``set_config`` whose images would be too large is refused with the
+    reason (``refusal``), and the device keeps its configuration. Images go out after the
+    device's other messages, and only with intensities on.
     """
 
     def __init__(self, node: DeviceNode, name: str, frame: str, geometry: SectorGeometry) -> None:
@@ -238,6 +247,10 @@ class SonarOutput:
         self.sonar_point = node.create_publisher(
             nps_msg.SonarPoint, topics.sonar_point_topic or f'{name}/sonar_point', qos
         )
+
+    def refusal(self) -> str | None:
+        """Every configuration of a single sonar can be published."""
+        return None
 
     def publish(self, reading: ArrayReading, stamp: Time) -> None:
         """The ping of the sonar's one element on the switched-on topics."""
@@ -371,6 +384,12 @@ class SweepOutput(_RangerData):
         self._sonar: Any = None
         self._latest: SweepProfiles | None = None
 
+    def refusal(self) -> str | None:
+        """Why the sweep's images could not be made, or None."""
+        device = self.node.rig.device
+        assert isinstance(device, SweepRanger)
+        return self.images.problem(sweep_geometry(device)) if self.images.settings.any else None
+
     def publish(self, reading: SweepReading, stamp: Time) -> None:
         """The step's ping; the sweep when the step ended one."""
         device = self.node.rig.device
@@ -453,6 +472,12 @@ class FanOutput(_RangerData):
         device = node.rig.device
         assert isinstance(device, FanRanger)
         self.images = _Images(node, self.name, self.frame, fan_geometry(device))
+
+    def refusal(self) -> str | None:
+        """Why the fan's images could not be made, or None."""
+        device = self.node.rig.device
+        assert isinstance(device, FanRanger)
+        return self.images.problem(fan_geometry(device)) if self.images.settings.any else None
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""

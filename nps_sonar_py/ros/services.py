@@ -28,7 +28,9 @@ __all__ = ['RangerServices']
 class RangerServices:
     """The five services of a rig's device, and the geometry and configuration they answer.
 
-    ``on_change`` is called after a configuration was applied or the power switched.
+    ``on_change`` is called after a configuration was applied or the power switched;
+    ``refusal`` says why the device, once reconfigured, could not be published (an image
+    too large, say), and such a configuration is undone and refused.
     """
 
     def __init__(
@@ -38,12 +40,14 @@ class RangerServices:
         *,
         intensities: bool,
         on_change: Callable[[], None],
+        refusal: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.node = node
         self.rig = rig
         self.powered = True
         self.intensities = intensities
         self._on_change = on_change
+        self._refusal = refusal
         self.refresh()
         prefix = rig.mount.name
         node.create_service(
@@ -72,7 +76,12 @@ class RangerServices:
 
     def _set_config(self, request: Any, response: Any) -> Any:
         device = self.rig.device
+        previous = device.ranger_config()
         reason = device.reconfigure(ranger_config_from_message(request.config))
+        if not reason:
+            reason = self._refusal()
+            if reason:
+                device.reconfigure(previous)  # what was running is valid: it is restored
         if reason:
             self.node.get_logger().warning(f'SetConfig refused: {reason}')
         else:
