@@ -45,6 +45,9 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.devices.sonar import SingleBeamSonar, SonarArray, sonar_echo_config
+from nps_sonar_py.echo import BeamPattern
+from nps_sonar_py.echo._validate import member
+from nps_sonar_py.echo.imaging import ImagingConfig, Tvg
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.scan import ScanConfig
@@ -408,8 +411,14 @@ def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
                 s.vertical_beam_width,
                 s.rays_horizontal,
                 s.rays_vertical,
+                member(BeamPattern, s.vertical_pattern, 'vertical_pattern'),
             )
-            multibeam = MultibeamSonar(echo, fan, geometry.pose)
+            imaging = ImagingConfig(
+                tvg=member(Tvg, s.tvg, 'tvg'),
+                cell_speckle=s.cell_speckle,
+                side_lobe_db=s.side_lobe_db or None,
+            )
+            multibeam = MultibeamSonar(echo, fan, geometry.pose, imaging=imaging)
             return FanRanger(
                 multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits
             )

@@ -244,7 +244,9 @@ class FanRanger(IndependentReadings):
                 min_angle=config.min_angle,
                 max_angle=config.max_angle,
             )
-            sonar = MultibeamSonar(echo, fan, self.sonar.world_from_body)
+            sonar = MultibeamSonar(
+                echo, fan, self.sonar.world_from_body, imaging=self.sonar.imaging
+            )
         except (ConfigurationError, ValueError) as error:
             return str(error)
         self.sonar = sonar

@@ -26,6 +26,7 @@ from nps_sonar_py.errors import ConfigurationError
 __all__ = [
     'BeamSettings',
     'GeometrySettings',
+    'ImageSettings',
     'MotionSettings',
     'OutputSettings',
     'RangerSettings',
@@ -182,6 +183,14 @@ class OutputSettings:
         0.0,
         100.0,
     )
+    publish_tf_static: bool = setting(
+        True, 'publish the sensor frames, from the links carrying them, once on /tf_static'
+    )
+    publish_tf: bool = setting(
+        True,
+        'publish world_frame -> root link on /tf at each reading while pose_source is odometry '
+        'or pose (off when the odometry source publishes it itself)',
+    )
 
 
 @dataclass(frozen=True)
@@ -209,7 +218,20 @@ class MotionSettings:
     pose_source: str = setting(
         'fixed',
         'robot root pose: fixed (robot_pose), odometry (nav_msgs/Odometry) or pose '
-        '(geometry_msgs/PoseStamped) on pose_topic',
+        '(geometry_msgs/PoseStamped) on pose_topic, or tf (the root link in world_frame '
+        'on /tf and /tf_static)',
+    )
+    world_frame: str = setting(
+        'odom',
+        'TF frame of the world: parent of the root link on /tf (publish_tf), and where '
+        'pose_source tf looks the root link up',
+    )
+    tf_timeout: float = setting(
+        0.5,
+        'pose_source tf: warn when the newest transform of the chain is older than this at a '
+        'reading [s] (the newest is still used)',
+        0.0,
+        3600.0,
     )
     pose_topic: str = setting(
         '', 'topic of the robot pose; empty: odom for odometry, pose for pose'
@@ -292,6 +314,29 @@ class ScanningSettings:
     )
     rays_horizontal: int = setting(3, 'multibeam: ray columns across a beam', 1, 10_000)
     rays_vertical: int = setting(24, 'multibeam: ray rows across a beam', 1, 10_000)
+    vertical_pattern: str = setting(
+        'uniform',
+        'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
+        'uniform (flat), piston, gaussian, sinc or sinc_dave',
+    )
+    tvg: str = setting(
+        'none',
+        'multibeam image: time-varied gain on the profiles at each bin centre R: none, 20log '
+        '(20 log R + 2 alpha R dB) or 40log (40 log R + 2 alpha R dB), alpha the absorption '
+        '[dB/m]',
+    )
+    cell_speckle: bool = setting(
+        False,
+        'multibeam image: multiply each beam and bin by a unit-mean exponential number '
+        '(Rayleigh speckle, seeded by seed)',
+    )
+    side_lobe_db: float = setting(
+        0.0,
+        'multibeam image: each beam hears every other beam at this level [dB re main lobe], '
+        'e.g. -30; 0: off',
+        -200.0,
+        0.0,
+    )
 
 
 @dataclass(frozen=True)
@@ -471,3 +516,65 @@ class BeamSettings:
             'gain_stddev': self.gain_stddev,
             'seed': self.noise_seed,
         }
+
+
+@dataclass(frozen=True)
+class ImageSettings:
+    """The scanning sonar's sensor_msgs/Image outputs (pixel conventions: sensing/images.py)."""
+
+    publish_image_polar: bool = setting(
+        False, 'publish <device>/image_polar: range bins x beams, 32FC1 linear intensity'
+    )
+    publish_image_polar_db: bool = setting(
+        False, 'publish <device>/image_polar_db: the polar image in dB, mono8 or mono16'
+    )
+    publish_image: bool = setting(
+        False, 'publish <device>/image: the Cartesian fan (sweep: disc), image_encoding'
+    )
+    image_encoding: str = setting(
+        'db', 'Cartesian image: db (mono8/mono16, 0 outside) or 32FC1 (linear, NaN outside)'
+    )
+    image_db_min: float = setting(
+        -100.0, 'dB image: level (SL + 10 log10 I) shown as 0 [dB]', -1000.0, 1000.0
+    )
+    image_db_max: float = setting(
+        -20.0, 'dB image: level shown as the brightest pixel [dB]', -1000.0, 1000.0
+    )
+    image_db_bits: int = setting(8, 'dB image: bits per pixel, 8 (mono8) or 16 (mono16)', 8, 16)
+    image_resolution: float = setting(
+        0.0, 'Cartesian image: metres per pixel; 0: max_range / 400', 0.0, 1000.0
+    )
+    image_interpolation: str = setting(
+        'linear',
+        'Cartesian image: linear (in azimuth between beams, in range between bin centres) or '
+        'nearest',
+    )
+    sweep_image_update: str = setting(
+        'sweep', 'sweep mode: publish the images once per sweep or after every step'
+    )
+    image_max_pixels: int = setting(
+        4_000_000, 'largest image allowed [pixels]; larger ones are refused', 1, 2**31 - 1
+    )
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ('image_encoding', ('db', '32FC1')),
+            ('image_interpolation', ('linear', 'nearest')),
+            ('sweep_image_update', ('sweep', 'step')),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                choices = ' or '.join(allowed)
+                raise ConfigurationError(f'{name} must be {choices}, got {value!r}')
+        if self.image_db_bits not in (8, 16):
+            raise ConfigurationError(f'image_db_bits must be 8 or 16, got {self.image_db_bits}')
+        if not self.image_db_min < self.image_db_max:
+            raise ConfigurationError(
+                f'image_db_min ({self.image_db_min:g}) must be below image_db_max '
+                f'({self.image_db_max:g})'
+            )
+
+    @property
+    def any(self) -> bool:
+        """Whether any image is published."""
+        return self.publish_image_polar or self.publish_image_polar_db or self.publish_image

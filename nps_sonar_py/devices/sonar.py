@@ -140,27 +140,31 @@ class SonarArray(IndependentReadings):
         directions = np.einsum(
             'kij,nj->kni', world_from_element[:, :3, :3], self.pattern.directions
         )
+        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
         self._directions = directions.reshape(-1, 3)
-        self._origins = np.repeat(
-            world_from_element[:, :3, 3], self.pattern.directions.shape[0], axis=0
-        )
+        self._directions.flags.writeable = False
+        n = self.pattern.directions.shape[0]
+        origins = world_from_element[:, :3, 3]
+        self._origins = origins[0].copy() if self.size == 1 else np.repeat(origins, n, axis=0)
+        self._origins.flags.writeable = False
 
     def read(self, caster: SurfaceCaster) -> ArrayReading:
-        """All elements ping once: one cast of every cone, the echo model per element."""
+        """All elements ping once: one cast of every cone, one pass of the echo model."""
         hits = caster.cast(self._origins, self._directions)
         k, n = self.size, self.pattern.directions.shape[0]
         r = np.asarray(hits.ranges).reshape(k, n)
         self.last_ranges = r
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
-        mu = np.nan_to_num(np.asarray(hits.reflectivity), nan=0.0).reshape(k, n)
-        pings = tuple(self.model.ping(r[i], cos[i], mu[i]) for i in range(k))
-        ranges = np.array([p.range for p in pings], dtype=np.float64)
+        mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
+        echoes = self.model.echoes(r, cos, mu)
+        ranges = echoes.ranges.copy()
         if self.range_resolution > 0.0:
             finite = np.isfinite(ranges)
             ranges[finite] = (
                 np.round(ranges[finite] / self.range_resolution) * self.range_resolution
             )
-        return ArrayReading(ranges, np.array([p.total for p in pings]), pings)
+        pings = tuple(echoes.beam(i) for i in range(k))
+        return ArrayReading(ranges, echoes.totals, pings)
 
     def beams(self) -> tuple[Beam, ...]:
         """Each element's cone and its rays' last hits, in the element's frame."""

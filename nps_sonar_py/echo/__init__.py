@@ -7,7 +7,7 @@ Modules:
 - ``reflectivity``: Gazebo ``laser_retro`` to a Lambert coefficient.
 - ``noise``: SDF-style range noise and speckle, off by default.
 - ``model``: ``EchoConfig`` and ``EchoModel``, from ray hits to a ``Ping`` (profile, range,
-  confidence).
+  confidence), or to ``Echoes`` of many beams at once.
 
 The physics, its sources and the analytic test cases are in ``intensity-physics.md``.
 """
@@ -35,6 +35,7 @@ from nps_sonar_py.echo.model import (
     WEBOTS_CRITICAL_ANGLE,
     CastLimit,
     EchoConfig,
+    Echoes,
     EchoModel,
     Ping,
     RangeEstimator,
@@ -52,6 +53,7 @@ __all__ = [
     'CastLimit',
     'EchoConfig',
     'EchoModel',
+    'Echoes',
     'Environment',
     'Medium',
     'NoiseType',

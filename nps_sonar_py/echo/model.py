@@ -58,6 +58,7 @@ __all__ = [
     'CastLimit',
     'EchoConfig',
     'EchoModel',
+    'Echoes',
     'Ping',
     'RangeEstimator',
     'Scattering',
@@ -351,16 +352,66 @@ class Ping:
         return self.source_level + 10.0 * math.log10(self.total) if self.total > 0.0 else -math.inf
 
 
+@dataclass(frozen=True, eq=False)
+class Echoes:
+    """The echoes of one ping of ``N`` beams that share one ray pattern: row ``j`` is beam ``j``.
+
+    The fields are those of ``Ping`` with a leading beam axis (``Ping`` is one row of it).
+
+    Attributes:
+        intensity: (N, n_bins) float64 sum of the returns per beam and range bin, linear.
+        hits: (N, n_bins) int64 number of returns per beam and bin.
+        bin_edges: (n_bins + 1,) float64 bin edges, m (read-only, shared).
+        bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
+        totals: (N,) sum of each beam's ``intensity``.
+        ranges: (N,) scalar range of each beam, m, REP 117.
+        confidence: (N,) each beam's confidence, in [0, 1] (``Ping.confidence``).
+        source_level: SL in dB.
+    """
+
+    intensity: NDArray[np.float64]
+    hits: NDArray[np.int64]
+    bin_edges: NDArray[np.float64]
+    bin_centres: NDArray[np.float64]
+    totals: NDArray[np.float64]
+    ranges: NDArray[np.float64]
+    confidence: NDArray[np.float64]
+    source_level: float
+
+    def __len__(self) -> int:
+        return int(self.totals.shape[0])
+
+    def beam(self, j: int) -> Ping:
+        """The ``Ping`` of beam ``j``."""
+        return Ping(
+            intensity=self.intensity[j],
+            hits=self.hits[j],
+            bin_edges=self.bin_edges,
+            bin_centres=self.bin_centres,
+            total=float(self.totals[j]),
+            range=float(self.ranges[j]),
+            confidence=float(self.confidence[j]),
+            source_level=self.source_level,
+        )
+
+
 class EchoModel:
     """The echo model of one sensor configuration and one fixed ray pattern, built once.
 
     It precomputes the per-ray beam weight ``B(psi)**n_way dOmega`` and the bin layout, so
-    that ``ping`` is a few vectorised passes over the rays and one ``np.bincount``.
+    that a ping is a few vectorised passes over the rays and one ``np.bincount``.
+    :meth:`echoes` runs it over many beams that share the pattern (a multibeam fan, an array
+    of sonars) in one pass: one flat ``bincount`` over ``beam * (n_bins + 1) + bin``;
+    :meth:`ping` is its one-beam case.
 
     Args:
         config: the sensor configuration.
         off_axis: (n,) angle of each ray from the acoustic axis, radians, in [0, pi].
         solid_angle: (n,) solid angle each ray stands for, steradians, >= 0.
+        pattern: (n,) beam weight of each ray in [0, 1], in place of ``B(off_axis)**n_way``
+            (for example the pattern averaged over the ray's cell, or times a vertical
+            pattern); ``None`` evaluates ``B(off_axis)**n_way``. ``off_axis`` still decides
+            which rays are in the cast cone and in the -3 dB beam (``MEAN_IN_BEAM``).
         rng: random generator for the noise; by default ``default_rng(config.seed)``. The
             range-noise bias is drawn from it here, once, as gz-sensors does at load.
 
@@ -387,6 +438,7 @@ class EchoModel:
         off_axis: ArrayLike,
         solid_angle: ArrayLike,
         *,
+        pattern: ArrayLike | None = None,
         rng: np.random.Generator | None = None,
     ) -> None:
         if not isinstance(config, EchoConfig):
@@ -402,14 +454,21 @@ class EchoModel:
             'values outside',
         )
         check(bool(np.all(d_omega >= 0.0)), 'solid_angle', 'must be >= 0 sr', 'negative values')
+        if pattern is None:
+            b = beam_intensity(config.pattern, psi, config.beam_width, config.n_way)
+        else:
+            b = _ray_array('pattern', pattern)
+            if b.shape != psi.shape:
+                fail('pattern', f'must have the shape of off_axis {psi.shape}', b.shape)
+            check(bool(np.all((b >= 0.0) & (b <= 1.0))), 'pattern', 'must be in [0, 1]', 'values')
         self.config = config
         self.n_rays = int(psi.shape[0])
         in_cast = psi <= config.cast_half_angle
         self._in_cast: NDArray[np.bool_] | None = None if bool(in_cast.all()) else in_cast
-        weight = beam_intensity(config.pattern, psi, config.beam_width, config.n_way) * d_omega
+        weight = b * d_omega
         weight[~in_cast] = 0.0
         self._beam_weight = weight
-        # Summed with a mask, as in ``ping``, so that a full cone gives a confidence of exactly 1.
+        # Summed with a mask, as in ``echoes``, so that a full cone gives a confidence of 1.
         self._beam_weight_total = float(np.sum(weight, where=in_cast))
         self._beam_solid_angle = np.where(in_cast & (psi <= 0.5 * config.beam_width), d_omega, 0.0)
         if config.scattering is Scattering.SPECULAR:
@@ -420,7 +479,7 @@ class EchoModel:
             self._factor = weight * (0.25 * kappa / (2.0 * math.pi * -math.expm1(-kappa)))
         else:
             self._factor = weight
-        self._factor32: NDArray[np.float32] | None = None
+        self._factor32 = self._factor.astype(np.float32)
         self._attenuation = 2.0 * config.absorption_db_per_m * _DB_TO_NEPER_INTENSITY
         self._cos_critical = math.cos(config.critical_angle) if config.specular_cutoff else None
         edges = np.linspace(config.min_range, config.max_range, config.n_bins + 1)
@@ -438,6 +497,11 @@ class EchoModel:
         """The constant range-noise bias drawn at construction, m (0 without range noise)."""
         return self._bias
 
+    @property
+    def rng(self) -> np.random.Generator:
+        """The model's random generator (seeded by ``config.seed``), for per-ping noise."""
+        return self._rng
+
     def ping(
         self,
         ranges: ArrayLike,
@@ -445,7 +509,7 @@ class EchoModel:
         reflectivity: ArrayLike,
         rng: np.random.Generator | None = None,
     ) -> Ping:
-        """The echo of one ping from the hits of the model's rays.
+        """The echo of one ping from the hits of the model's rays: :meth:`echoes` of one beam.
 
         Args:
             ranges: (n,) hit distance of each ray, m; ``inf`` (or NaN) on a miss. float32 is
@@ -453,7 +517,8 @@ class EchoModel:
             cos_incidence: (n,) cosine of the incidence angle, ``d . n`` with unoriented
                 normals: its absolute value is used.
             reflectivity: (n,) or scalar Lambert coefficient ``mu`` of the surface hit, in
-                [0, 1] (``SPECULAR``: power reflection coefficient); must be finite on hits.
+                [0, 1] (``SPECULAR``: power reflection coefficient); must be finite on hits,
+                may be NaN on misses.
             rng: random generator for this ping's noise instead of the model's.
 
         Returns:
@@ -462,77 +527,139 @@ class EchoModel:
         Raises:
             ValueError: an array does not have the shape (n,) of the model's rays.
         """
+        shape = (self.n_rays,)
+        r = self._per_ray('ranges', ranges, shape)
+        cos = self._per_ray('cos_incidence', cos_incidence, shape)
+        mu = self._reflectivity(reflectivity, shape)
+        return self._echoes(r[None], cos[None], mu if mu.ndim == 0 else mu[None], rng).beam(0)
+
+    def echoes(
+        self,
+        ranges: ArrayLike,
+        cos_incidence: ArrayLike,
+        reflectivity: ArrayLike,
+        rng: np.random.Generator | None = None,
+    ) -> Echoes:
+        """The echoes of ``N`` beams sharing the model's rays, in one vectorised pass.
+
+        Args:
+            ranges: (N, n) hit distance of each beam's rays, m (see :meth:`ping`).
+            cos_incidence: (N, n) cosine of the incidence angles.
+            reflectivity: (N, n), (n,) or scalar Lambert coefficient (see :meth:`ping`).
+            rng: random generator for this ping's noise instead of the model's. Noise is
+                drawn for all beams at once: speckle for every return, then one gain per beam,
+                then one range-noise value per beam with a finite range.
+
+        Raises:
+            ValueError: an array does not have the shape (N, n).
+        """
+        r = np.asarray(ranges)
+        if r.ndim != 2 or r.shape[1] != self.n_rays:
+            msg = f'ranges: expected shape (N, {self.n_rays}), got {r.shape}'
+            raise ValueError(msg)
+        r = self._per_ray('ranges', r, r.shape)
+        cos = self._per_ray('cos_incidence', cos_incidence, r.shape)
+        mu = self._reflectivity(reflectivity, r.shape)
+        return self._echoes(r, cos, mu, rng)
+
+    def _echoes(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        rng: np.random.Generator | None,
+    ) -> Echoes:
         cfg = self.config
         n_bins = cfg.n_bins
-        r = self._per_ray('ranges', ranges)
-        cos = np.abs(self._per_ray('cos_incidence', cos_incidence))
-        mu = np.asarray(reflectivity)
-        if mu.ndim != 0 and mu.shape != (self.n_rays,):
-            msg = (
-                f'reflectivity: expected a scalar or shape ({self.n_rays},), got shape {mu.shape}'
-            )
-            raise ValueError(msg)
-        single = r.dtype == np.float32
-        factor = self._factor_f32() if single else self._factor
+        n_beams = r.shape[0]
+        dump = n_beams * n_bins  # one last bin takes every dropped ray
+        real = r.dtype.type
+        factor = self._factor32 if r.dtype == np.float32 else self._factor
+        # In place where it can be: each (N, n) temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            per_ray = np.abs(cos_in).astype(np.result_type(r, cos_in), copy=False)
             returned = r < np.inf  # hit something: NaN and inf are misses
             if self._in_cast is not None:
                 returned &= self._in_cast
             if self._cos_critical is not None:
-                returned &= cos >= self._cos_critical
+                returned &= per_ray >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            # floor((r - r_min) / dr), r == r_max into the last bin; dropped rays into bin n_bins.
-            position = (r - r.dtype.type(cfg.min_range)) * r.dtype.type(self._scale)
-            index = np.where(kept, np.minimum(position, n_bins - 1), n_bins).astype(np.intp)
-            angular = (
-                np.exp(self._kappa * (cos - 1.0)) if cfg.scattering is Scattering.SPECULAR else cos
-            )
-            per_ray = factor * angular
-            per_ray *= mu
-            per_ray /= r * r
+            # floor((r - r_min) / dr), r == r_max into the last bin, plus n_bins per beam; no
+            # masked writes (slow on random masks): fmin and fmax also turn NaN and inf into
+            # valid bins, and the arithmetic then sends dropped rays to the dump bin.
+            scratch = r - real(cfg.min_range)
+            scratch *= real(self._scale)
+            np.fmin(scratch, n_bins - 1, out=scratch)
+            np.fmax(scratch, 0, out=scratch)
+            index = scratch.astype(np.intp)
+            if n_beams > 1:
+                index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
+            index -= dump
+            index *= kept
+            index += dump
+            if cfg.scattering is Scattering.SPECULAR:
+                per_ray -= 1.0
+                per_ray *= self._kappa
+                np.exp(per_ray, out=per_ray)
+            per_ray *= factor
+            if mu.ndim and mu.dtype != per_ray.dtype:
+                mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
+            per_ray *= mu  # NaN on a miss lands in the dump bin
+            np.multiply(r, r, out=scratch)
+            per_ray /= scratch
             if self._attenuation > 0.0:
-                per_ray *= np.exp(-self._attenuation * r)
+                np.multiply(r, real(-self._attenuation), out=scratch)
+                per_ray *= np.exp(scratch, out=scratch)
+        flat = index.ravel()
+        size = dump + 1
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
-        weighted = np.bincount(index, weights=per_ray, minlength=n_bins + 1)
-        intensity = cast('NDArray[np.float64]', weighted)[:n_bins]
-        hits = np.bincount(index, minlength=n_bins + 1)[:n_bins].astype(np.int64)
+        weighted = cast('NDArray[np.float64]', np.bincount(flat, per_ray.ravel(), size))
+        hits = np.bincount(flat, minlength=size)[:dump].reshape(n_beams, n_bins)
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
-            kept_index = np.flatnonzero(kept)
-            intensity = coherent_speckle(per_ray[kept_index], index[kept_index], n_bins, generator)
-        if cfg.gain_stddev > 0.0:
-            intensity = intensity * max(
-                0.0, 1.0 + cfg.gain_stddev * float(generator.standard_normal())
+            kept_index = np.flatnonzero(kept.ravel())
+            weighted = coherent_speckle(
+                per_ray.ravel()[kept_index], flat[kept_index], size, generator
             )
-        intensity = np.ascontiguousarray(intensity, dtype=np.float64)
+        intensity = weighted[:dump].reshape(n_beams, n_bins)
+        if cfg.gain_stddev > 0.0:
+            gain = 1.0 + cfg.gain_stddev * generator.standard_normal(n_beams)
+            intensity *= np.maximum(gain, 0.0)[:, None]
+        totals = intensity.sum(axis=1)
 
-        nearest = float(np.min(r, where=returned, initial=np.inf))
-        distance = (
-            -math.inf if nearest < cfg.min_range else self._estimate(r, kept, nearest, intensity)
+        if self._in_cast is None and self._cos_critical is None:  # returned: r < inf
+            nearest = np.fmin.reduce(r, axis=1).astype(np.float64)  # NaN (a miss) is skipped
+            nearest[np.isnan(nearest)] = np.inf  # every ray NaN
+        else:
+            nearest = np.where(returned, r, np.inf).min(axis=1).astype(np.float64)
+        distance = np.where(
+            nearest < cfg.min_range, -np.inf, self._estimate(r, kept, nearest, intensity, totals)
         )
         if cfg.range_noise.enabled:
             # REP 117 holds after the noise too: a noisy reading below the window reads -inf
             # ("too close"), above it +inf ("nothing in range"), as the scanners do.
-            distance = cfg.range_noise.apply(distance, self._bias, generator)
-            if distance < cfg.min_range:
-                distance = -math.inf
-            elif distance > cfg.max_range:
-                distance = math.inf
-        cast_weight = self._beam_weight_total
-        confidence = (
-            float(np.sum(self._beam_weight, where=kept)) / cast_weight
-            if cast_weight > 0.0
-            else 0.0
-        )
-        return Ping(
+            distance = cfg.range_noise.apply_array(distance, self._bias, generator)
+            distance[distance < cfg.min_range] = -np.inf
+            distance[distance > cfg.max_range] = np.inf
+        total_weight = self._beam_weight_total
+        if total_weight > 0.0:
+            # einsum, not @ (no BLAS threads right after a cast); a beam whose every ray
+            # returned reads exactly 1 whatever the summation order.
+            confidence = np.einsum('ij,j->i', kept, self._beam_weight) / total_weight
+            in_cast = self._in_cast
+            full = kept.all(axis=1) if in_cast is None else (kept == in_cast).all(axis=1)
+            confidence = np.where(full, 1.0, np.minimum(confidence, 1.0))
+        else:
+            confidence = np.zeros(n_beams)
+        return Echoes(
             intensity=intensity,
             hits=hits,
             bin_edges=self.bin_edges,
             bin_centres=self.bin_centres,
-            total=float(intensity.sum()),
-            range=distance,
-            confidence=min(1.0, confidence),
+            totals=totals,
+            ranges=distance,
+            confidence=confidence,
             source_level=cfg.source_level,
         )
 
@@ -540,40 +667,55 @@ class EchoModel:
         self,
         r: NDArray[np.floating],
         kept: NDArray[np.bool_],
-        nearest: float,
+        nearest: NDArray[np.float64],
         intensity: NDArray[np.float64],
-    ) -> float:
+        totals: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
+        """(N,) range of each beam by the configured estimator (before the too-close rule)."""
         cfg = self.config
         estimator = cfg.estimator
         if estimator is RangeEstimator.NEAREST:
-            return nearest if nearest <= cfg.max_range else math.inf
-        if estimator is RangeEstimator.MEAN_IN_BEAM:
-            weight = float(np.sum(self._beam_solid_angle, where=kept))
-            if weight <= 0.0:
-                return math.inf
-            with np.errstate(invalid='ignore'):  # inf * 0 on misses, masked out
-                return float(np.sum(r * self._beam_solid_angle, where=kept)) / weight
-        if estimator is RangeEstimator.INTENSITY_WEIGHTED:
-            total = float(intensity.sum())
-            return float(np.dot(intensity, self.bin_centres)) / total if total > 0.0 else math.inf
-        with np.errstate(divide='ignore'):
+            return np.where(nearest <= cfg.max_range, nearest, np.inf)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            if estimator is RangeEstimator.MEAN_IN_BEAM:
+                w = np.broadcast_to(self._beam_solid_angle, kept.shape)
+                weight = np.sum(w, axis=1, where=kept)
+                # inf * 0 on misses is masked out.
+                mean = np.sum(r * w, axis=1, where=kept, dtype=np.float64) / weight
+                return np.where(weight > 0.0, mean, np.inf)
+            if estimator is RangeEstimator.INTENSITY_WEIGHTED:
+                # einsum, not @: right after an Open3D cast, BLAS threads would wait for the cores.
+                mean = np.einsum('ij,j->i', intensity, self.bin_centres) / totals
+                return np.where(totals > 0.0, mean, np.inf)
             level = cfg.source_level + 10.0 * np.log10(intensity)
-        above = np.flatnonzero((intensity > 0.0) & (level >= cfg.threshold_db))
-        return float(self.bin_centres[above[0]]) if above.size else math.inf
+        above = (intensity > 0.0) & (level >= cfg.threshold_db)
+        first = np.argmax(above, axis=1)
+        return np.where(above.any(axis=1), self.bin_centres[first], np.inf)
 
-    def _per_ray(self, name: str, values: ArrayLike) -> NDArray[np.floating]:
+    def _per_ray(
+        self, name: str, values: ArrayLike, shape: tuple[int, ...]
+    ) -> NDArray[np.floating]:
         array = np.asarray(values)
         if array.dtype != np.float32:
             array = array.astype(np.float64, copy=False)
-        if array.shape != (self.n_rays,):
-            msg = f'{name}: expected shape ({self.n_rays},), got {array.shape}'
+        if array.shape != shape:
+            msg = f'{name}: expected shape {_shape_text(shape)}, got {array.shape}'
             raise ValueError(msg)
         return array
 
-    def _factor_f32(self) -> NDArray[np.float32]:
-        if self._factor32 is None:
-            self._factor32 = self._factor.astype(np.float32)
-        return self._factor32
+    def _reflectivity(self, values: ArrayLike, shape: tuple[int, ...]) -> NDArray[np.floating]:
+        mu = np.asarray(values)
+        if mu.dtype != np.float32:
+            mu = mu.astype(np.float64, copy=False)
+        if mu.ndim != 0 and mu.shape not in (shape, shape[-1:]):
+            expected = ' or '.join(_shape_text(s) for s in dict.fromkeys((shape, shape[-1:])))
+            msg = f'reflectivity: expected a scalar or shape {expected}, got shape {mu.shape}'
+            raise ValueError(msg)
+        return mu
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return f'({shape[0]},)' if len(shape) == 1 else str(shape)
 
 
 def cos_incidence(directions: ArrayLike, normals: ArrayLike) -> NDArray[np.float64]:

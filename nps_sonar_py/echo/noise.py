@@ -80,15 +80,30 @@ class RangeNoise:
     def apply(self, value: float, bias: float, rng: np.random.Generator) -> float:
         """``value + bias + N(mean, stddev)``, quantised; infinities pass, drawing nothing.
 
+        The one-value case of :meth:`apply_array`.
+
         >>> noise = RangeNoise(NoiseType.GAUSSIAN_QUANTIZED, precision=0.01)
         >>> noise.apply(1.234, 0.0, np.random.default_rng(0))
         1.23
         """
-        if not self.enabled or not np.isfinite(value):
-            return value
-        out = value + bias + float(rng.normal(self.mean, self.stddev))
+        return float(self.apply_array(np.array([value], dtype=np.float64), bias, rng)[0])
+
+    def apply_array(
+        self, values: NDArray[np.float64], bias: float, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        """A copy of ``values``: ``bias + N(mean, stddev)`` added to the finite ones, quantised.
+
+        Infinities pass unchanged and draw nothing; one normal number is drawn per finite
+        value, in order. Returns ``values`` itself when the noise is off.
+        """
+        if not self.enabled:
+            return values
+        out = np.array(values, dtype=np.float64)
+        finite = np.isfinite(out)
+        noisy = out[finite] + bias + rng.normal(self.mean, self.stddev, int(finite.sum()))
         if self.precision > 0.0:
-            out = round(out / self.precision) * self.precision
+            noisy = np.round(noisy / self.precision) * self.precision
+        out[finite] = noisy
         return out
 
 

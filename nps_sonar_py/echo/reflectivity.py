@@ -14,7 +14,8 @@ Unlike Gazebo, where the intensity *is* the retro value, ``echo.model.EchoModel`
 only as the surface's Lambert coefficient and derives every angle and range dependence from
 the physics (``mu cos(alpha) dOmega / r**2``); with ``Scattering.SPECULAR`` it reads the same
 number as the power reflection coefficient ``|R|**2``. ``ping`` does not check ``mu`` per ray
-(it is on the hot path): replace NaN, e.g. by ``DEFAULT_LAMBERT``, before calling it.
+(it is on the hot path): NaN on a miss (the raycaster's) is harmless, as the ray is dropped,
+but NaN on a hit would spoil its bin; replace it, e.g. by ``DEFAULT_LAMBERT``.
 """
 
 from __future__ import annotations

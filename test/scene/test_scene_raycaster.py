@@ -89,7 +89,9 @@ def test_output_shapes_and_dtypes(n):
         == (n,)
     )
     assert hits.normals.shape == (n, 3)
-    assert hits.ranges.dtype == np.float64
+    # Open3D's float32 results are handed out as float32: no float64 copies.
+    assert hits.ranges.dtype == hits.normals.dtype == hits.cos_incidence.dtype == np.float32
+    assert hits.reflectivity.dtype == np.float64
     assert hits.entity.dtype == np.int64
 
 
@@ -405,3 +407,25 @@ def test_a_scene_state_update_moves_an_entity_from_its_own_time() -> None:
         assert hits.ranges[0] == pytest.approx(1.75, abs=1e-5)
     with pytest.raises(ValueError, match='frame'):
         raycaster.set_entity_state(EntityState(model='target', frame='tank'), since=0.0)
+
+
+def test_a_fixed_read_only_pattern_is_reused_and_a_changed_one_is_not():
+    """The raycaster keeps the checked rays of a read-only pattern; anything else is rechecked."""
+    world = world_of(
+        Entity('box', box_triangles([1.0, 1.0, 1.0])), states=(placed('box', [5, 0, 0]),)
+    )
+    caster = Raycaster(world)
+    directions = unit([[1.0, 0.0, 0.0], [1.0, 0.1, 0.0]])
+    directions.flags.writeable = False
+    first = caster.cast(np.zeros(3), directions)
+    np.testing.assert_allclose(first.ranges, [4.5, 4.5 * math.hypot(1.0, 0.1)], rtol=F32)
+    again = caster.cast(np.zeros(3), directions)
+    np.testing.assert_array_equal(again.ranges, first.ranges)
+    moved = caster.cast([1.0, 0.0, 0.0], directions)  # a new origin is a new pattern
+    np.testing.assert_allclose(moved.ranges, [3.5, 3.5 * math.hypot(1.0, 0.1)], rtol=F32)
+    writable = unit([[1.0, 0.0, 0.0]])
+    assert caster.cast(np.zeros(3), writable).ranges[0] == pytest.approx(4.5, rel=F32)
+    writable[0] = [0.0, 1.0, 0.0]  # changed in place: checked and cast anew
+    assert np.isinf(caster.cast(np.zeros(3), writable).ranges[0])
+    with pytest.raises(ValueError, match='unit vectors'):
+        caster.cast(np.zeros(3), writable * 2.0)
