@@ -59,12 +59,20 @@ ESTIMATOR_CODES = {e: getattr(nps_msg.SonarPoint, f'RANGE_{e.name}') for e in Ra
 
 def float32_array(values: np.ndarray) -> array:
     """An ``array('f')`` of ``values``, the fast way into a ``float32[]`` field."""
-    return array('f', np.ascontiguousarray(values, dtype=np.float32).tobytes())
+    return _typed_array('f', np.ascontiguousarray(values, dtype=np.float32))
 
 
 def uint32_array(values: np.ndarray) -> array:
     """An ``array('I')`` of ``values``, the fast way into a ``uint32[]`` field."""
-    return array('I', np.ascontiguousarray(values, dtype=np.uint32).tobytes())
+    return _typed_array('I', np.ascontiguousarray(values, dtype=np.uint32))
+
+
+def _typed_array(code: str, values: np.ndarray) -> array:
+    """``values`` (C-contiguous, of ``code``'s type) copied once into an ``array(code)``."""
+    out = array(code)
+    if values.size:
+        out.frombytes(values.data.cast('B'))
+    return out
 
 
 def range_message(
@@ -366,8 +374,7 @@ def image_message(pixels: np.ndarray, *, stamp: Time, frame_id: str) -> Image:
     """
     values = np.ascontiguousarray(pixels)
     height, width = values.shape
-    data = array('B')
-    data.frombytes(values.data.cast('B'))
+    data = _typed_array('B', values)
     return Image(
         header=Header(stamp=stamp, frame_id=frame_id),
         height=height,

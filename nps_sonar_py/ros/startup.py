@@ -38,6 +38,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
 from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.ros.heap import keep_heap
 
 if TYPE_CHECKING:
     from rclpy.executors import Executor
@@ -215,10 +216,14 @@ def seconds(text: str) -> float:
 
 
 def run_node(factory: Callable[..., Node], *, args: list[str] | None = None) -> int:
-    """Construct a node with ``factory()`` and spin it until shutdown; return the exit status."""
+    """Construct a node with ``factory()`` and spin it until shutdown; return the exit status.
+
+    The process keeps its per-reading arrays in the heap (``ros/heap.py``).
+    """
     request = catch_signals()
     if request:  # a signal before ROS started: there is nothing to stop
         return 0
+    keep_heap()
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
