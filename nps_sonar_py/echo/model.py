@@ -43,6 +43,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.background import beside
 from nps_sonar_py.echo._validate import check, fail, finite, member
 from nps_sonar_py.echo.absorption import (
     Absorption,
@@ -584,19 +585,7 @@ class EchoModel:
             if self._cos_critical is not None:
                 returned &= per_ray >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            # floor((r - r_min) / dr), r == r_max into the last bin, plus n_bins per beam; no
-            # masked writes (slow on random masks): fmin and fmax also turn NaN and inf into
-            # valid bins, and the arithmetic then sends dropped rays to the dump bin.
-            scratch = r - real(cfg.min_range)
-            scratch *= real(self._scale)
-            np.fmin(scratch, n_bins - 1, out=scratch)
-            np.fmax(scratch, 0, out=scratch)
-            index = scratch.astype(np.intp)
-            if n_beams > 1:
-                index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
-            index -= dump
-            index *= kept
-            index += dump
+            bins = beside(r.size, lambda: self._bins(r, kept))
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
                 per_ray *= self._kappa
@@ -605,16 +594,17 @@ class EchoModel:
             if mu.ndim and mu.dtype != per_ray.dtype:
                 mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
             per_ray *= mu  # NaN on a miss lands in the dump bin
-            np.multiply(r, r, out=scratch)
+            scratch = r * r
             per_ray /= scratch
             if self._attenuation > 0.0:
                 np.multiply(r, real(-self._attenuation), out=scratch)
                 per_ray *= np.exp(scratch, out=scratch)
-        flat = index.ravel()
+        flat = bins()
         size = dump + 1
+        counts = beside(flat.size, lambda: np.bincount(flat, minlength=size))
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, per_ray.ravel(), size))
-        hits = np.bincount(flat, minlength=size)[:dump].reshape(n_beams, n_bins)
+        hits = counts()[:dump].reshape(n_beams, n_bins)
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
@@ -662,6 +652,32 @@ class EchoModel:
             confidence=confidence,
             source_level=cfg.source_level,
         )
+
+    def _bins(self, r: NDArray[np.floating], kept: NDArray[np.bool_]) -> NDArray[np.intp]:
+        """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
+
+        ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
+        to one dump bin after the last beam's. No masked writes (slow on random masks): fmin
+        and fmax also turn NaN and inf into valid bins, and the arithmetic then sends the
+        dropped rays to the dump bin. Runs beside the intensities (``background.beside``).
+        """
+        cfg = self.config
+        n_beams, n_bins = r.shape[0], cfg.n_bins
+        dump = n_beams * n_bins
+        real = r.dtype.type
+        with np.errstate(invalid='ignore', over='ignore'):
+            scratch = r - real(cfg.min_range)
+            scratch *= real(self._scale)
+            np.fmin(scratch, n_bins - 1, out=scratch)
+            np.fmax(scratch, 0, out=scratch)
+        index = scratch.astype(np.intp)
+        if n_beams > 1:
+            index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
+        index -= dump
+        index *= kept
+        index += dump
+        flat: NDArray[np.intp] = index.ravel()
+        return flat
 
     def _estimate(
         self,

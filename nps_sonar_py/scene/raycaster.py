@@ -23,13 +23,14 @@ moving entities are cast in their own frame, which keeps their coordinates small
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import open3d as o3d  # the one core module allowed to import it (pyproject.toml, banned-api)
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.background import beside
 from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.scene.world import World
@@ -161,14 +162,17 @@ def _scene(
 def _cast(
     scene: o3d.t.geometry.RaycastingScene, rays: o3d.core.Tensor
 ) -> tuple[NDArray[np.float32], NDArray[np.uint32], NDArray[np.uint32], NDArray[np.float32]]:
+    """Ranges, geometry ids, primitive ids and normals: views of Open3D's memory.
+
+    An array handed out of the raycaster must be a copy: one that outlived Open3D would be
+    reported as a leak at exit.
+    """
     ans = scene.cast_rays(rays)
-    # Ranges and normals are copied (float32, no conversion) so that no array handed out
-    # holds Open3D's memory: one that outlived Open3D would be reported as a leak at exit.
     return (
-        np.array(ans['t_hit'].numpy()),
+        ans['t_hit'].numpy(),
         ans['geometry_ids'].numpy(),
         ans['primitive_ids'].numpy(),
-        np.array(ans['primitive_normals'].numpy()),
+        ans['primitive_normals'].numpy(),
     )
 
 
@@ -306,9 +310,13 @@ class Raycaster:
         rays = self._checked(origins, directions)
         o, d = rays.origins, rays.directions
         n = d.shape[0]
+        cosines: Callable[[], NDArray[np.float32]] | None = None
         if self._static is not None and n:
             # Open3D gives t = inf, a zero normal and INVALID_ID on a miss.
-            ranges, geometry, primitive, normals = _cast(self._static, rays.tensor)
+            t, geometry, primitive, found = _cast(self._static, rays.tensor)
+            if not self._moving:  # the normals are final: their cosines can start now
+                cosines = beside(n, lambda: _abs_dot(rays.directions32, found))
+            ranges, normals = t.copy(), found.copy()  # copies out of Open3D's memory, float32
             # INVALID_ID (the largest uint32) becomes the last row of the tables: a miss.
             # intp rows: numpy gathers with native indices without converting them each time.
             row = np.minimum(geometry, len(self._static_entity), dtype=np.intp)
@@ -347,7 +355,7 @@ class Raycaster:
             normals[rows] = rotate_rows(normal[closer].astype(np.float64), rotation)
             entity[rows] = moving.index
             mu[rows] = moving.reflectivity[primitive[closer].astype(np.int64)]
-        cos_incidence = _abs_dot(rays.directions32, normals)
+        cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
         return RayHits(ranges, normals, cos_incidence, mu, entity)
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:

@@ -1,0 +1,46 @@
+"""One background thread for numpy work that can run beside the caller's (numpy frees the GIL).
+
+A large cast and echo make a few independent passes over a million rays: the incidence
+cosines beside the reflectivity look-ups, the range bins beside the intensities. Open3D's
+cast already uses every core; the numpy passes that follow it run on one. Running such a
+pair side by side takes back part of that single-threaded time
+(``benchmarks/bench_sonar_ping.py``). Below :data:`PARALLEL_SIZE` elements, or on one core,
+the work runs in the caller's thread: a hand-off would cost more than it saves.
+
+The work must not depend on the caller's ``np.errstate``: that is per thread.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+__all__ = ['PARALLEL_SIZE', 'beside']
+
+#: Arrays of at least this many elements are worth a second thread.
+PARALLEL_SIZE = 50_000
+
+#: The cores this process may run on (read once: the call costs tens of microseconds).
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()
+
+T = TypeVar('T')
+
+
+def beside(size: int, work: Callable[[], T]) -> Callable[[], T]:
+    """Start ``work`` (over ``size`` elements) beside the caller; call the answer for its result.
+
+    The result comes back as ``work`` returned it, or ``work``'s exception is raised there.
+    """
+    if size < PARALLEL_SIZE or (_CORES or 1) < 2:
+        value = work()
+        return lambda: value
+    return _executor().submit(work).result
+
+
+@functools.cache
+def _executor() -> ThreadPoolExecutor:
+    """The one worker of the process, made on first use."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix='nps_sonar_numpy')
