@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import statistics
 import sys
-import time
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +37,8 @@ import open3d as o3d  # the baseline is Open3D alone
 from scipy.ndimage import gaussian_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import median_times
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.ros.heap import keep_heap
@@ -106,23 +106,6 @@ def fan_sonar() -> MultibeamSonar:
     )
     pose = transform_from_xyz_rpy([0.0, 0.0, 10.0], [0.0, math.radians(20.0), 0.0])
     return MultibeamSonar(echo, fan, pose)
-
-
-def median_times(actions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Median wall time in seconds of each action, run in turn ``repeat`` times after a warm-up.
-
-    Interleaved, so that a load that comes and goes on the machine weighs on every action
-    alike and the ratios hold.
-    """
-    for action in actions.values():
-        action()
-    times: dict[str, list[float]] = {name: [] for name in actions}
-    for _ in range(repeat):
-        for name, action in actions.items():
-            start = time.perf_counter()
-            action()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def message_maker(sonar: MultibeamSonar) -> tuple[str, Callable[[FanPing], object]]:

@@ -20,10 +20,7 @@ project's environment: ``scripts/run python benchmarks/bench_sonar_ping.py [--re
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +28,8 @@ import open3d as o3d  # the baseline is Open3D alone
 from builtin_interfaces.msg import Time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import median_time, median_times
 
 from nps_sonar_py.devices import (
     Rig,
@@ -49,24 +48,6 @@ from nps_sonar_py.devices.settings import (
 from nps_sonar_py.ros.conversions import range_message, single_beam_scan, sonar_point_message
 from nps_sonar_py.ros.heap import keep_heap
 from nps_sonar_py.scene import Raycaster, load_world
-
-
-def median_time(action: Callable[[], object], repeat: int) -> float:
-    """Median wall time of ``action`` in seconds, after one warm-up call."""
-    return median_times({'action': action}, repeat)['action']
-
-
-def median_times(actions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Median wall time in seconds of each action, run in turn ``repeat`` times after a warm-up."""
-    for action in actions.values():
-        action()
-    times: dict[str, list[float]] = {name: [] for name in actions}
-    for _ in range(repeat):
-        for name, action in actions.items():
-            start = time.perf_counter()
-            action()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def sonar_rig(n_rays: int, raycaster: Raycaster) -> Rig:
