@@ -59,7 +59,6 @@ __all__ = [
     'ScanConfig',
     'ScanReading',
     'Scanner',
-    'apply_range_noise',
     'intensity_mode',
     'scan_directions',
 ]
@@ -344,23 +343,6 @@ def scan_directions(
     return np.stack(np.broadcast_arrays(cos_e * np.cos(a), cos_e * np.sin(a), np.sin(e)), axis=-1)
 
 
-def apply_range_noise(
-    values: NDArray[np.float64], noise: RangeNoise, bias: float, rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """``values + bias + N(mean, stddev)`` on the finite values, rounded to ``precision``.
-
-    The array form of ``echo.RangeNoise.apply``: infinities pass unchanged and draw nothing.
-    """
-    if not noise.enabled:
-        return values
-    out = values.copy()
-    finite = np.isfinite(out)
-    out[finite] += bias + rng.normal(noise.mean, noise.stddev, int(finite.sum()))
-    if noise.precision > 0.0:
-        out[finite] = np.round(out[finite] / noise.precision) * noise.precision
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class ScanReading:
     """One scan: readings by row (elevation, lowest first) and column (azimuth, min_angle first).
@@ -438,7 +420,7 @@ class Scanner:
         intensity = self.vertical.means(
             self.horizontal.means(intensity.reshape(shape), axis=1), axis=0
         )
-        ranges = apply_range_noise(ranges, cfg.noise, self._bias, self._rng)
+        ranges = cfg.noise.apply_array(ranges, self._bias, self._rng)
         if cfg.range_resolution > 0.0:
             finite = np.isfinite(ranges)
             ranges = np.where(

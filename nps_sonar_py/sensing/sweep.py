@@ -214,5 +214,4 @@ class ScanningSonar:
     def ping(self, caster: SurfaceCaster, angle: float) -> Ping:
         """The echo of one ping with the head at ``angle`` rad."""
         hits = caster.cast(self.origin, self.directions(angle))
-        mu = np.nan_to_num(np.asarray(hits.reflectivity), nan=0.0)
-        return self.model.ping(hits.ranges, hits.cos_incidence, mu)
+        return self.model.ping(hits.ranges, hits.cos_incidence, hits.reflectivity)
