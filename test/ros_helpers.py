@@ -43,6 +43,21 @@ def ros_args(parameters: dict[str, Any]) -> list[str]:
     return args
 
 
+def exit_line(command: list[str], timeout: float = 60.0) -> str:
+    """Run ``command`` to its end: it must exit 2 with one line, ``nps_sonar: ...``; that line.
+
+    The shape every bad configuration or command line has (``ros/startup.py``): no
+    traceback, nothing else on stderr.
+    """
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: '), result.stderr
+    assert 'Traceback' not in result.stderr
+    return lines[0]
+
+
 @contextmanager
 def running(
     name: str,

@@ -10,11 +10,10 @@ duration that is negative or not a number. ``{tmp}``, ``{malformed}``, ``{missin
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from ros_helpers import executable
+from ros_helpers import executable, exit_line
 
 pytestmark = pytest.mark.ros
 
@@ -132,10 +131,6 @@ def test_a_bad_command_line_is_one_line_and_status_2(
     paths: dict[str, str], name: str, arguments: list[str], words: str
 ) -> None:
     command = [executable(name), *(fill(a, paths) for a in arguments)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    assert result.returncode == 2, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith('nps_sonar: '), result.stderr
-    assert fill(words, paths) in lines[0], lines[0]
+    line = exit_line(command, timeout=120)
+    assert fill(words, paths) in line, line
     assert not Path(paths['tmp'], 'bag').exists()  # a refused recording leaves no bag

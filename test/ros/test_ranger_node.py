@@ -9,7 +9,6 @@ documented cone (``sensing.cone``) with those planes.
 from __future__ import annotations
 
 import math
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from ranger_scenes import (
     scanner_robot,
 )
 from ranger_scenes import RING_BETA as BETA
-from ros_helpers import Probe, executable, ros_args, running
+from ros_helpers import Probe, executable, exit_line, ros_args, running
 
 from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.transforms import rpy_to_matrix, transform_from_xyz_rpy
@@ -395,12 +394,8 @@ def test_bad_input_exits_with_one_line(
         executable('ranger_node'),
         *ros_args({'robot_description_file': robot, 'scene_file': CORRIDOR, **parameters}),
     ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
-    assert result.returncode == 2, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith('nps_sonar: '), result.stderr
-    assert words in lines[0], result.stderr
+    line = exit_line(command)
+    assert words in line, line
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
 from ranger_scenes import WALL_BETA as BETA
-from ros_helpers import Probe, running
+from ros_helpers import Probe, exit_line, running
 
 from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.sweep import rotation_z
@@ -178,7 +178,6 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
 def test_bad_input_exits_with_one_line(
     tmp_path: Path, parameters: dict[str, object], words: str
 ) -> None:
-    import subprocess
 
     from ros_helpers import executable, ros_args
 
@@ -187,9 +186,6 @@ def test_bad_input_exits_with_one_line(
         executable('scanning_sonar_node'),
         *ros_args({'robot_description_file': robot, 'scene_file': world, **parameters}),
     ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
-    assert result.returncode == 2, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f'nps_sonar: {robot}'), result.stderr
-    assert words in lines[0], result.stderr
+    line = exit_line(command)
+    assert line.startswith(f'nps_sonar: {robot}'), line
+    assert words in line, line
