@@ -334,6 +334,14 @@ class NumberError(ValueError):
         super().__init__(problem)
         self.kind = kind
 
+    def reason(self, text: str, count: int) -> str:
+        """What is wrong with ``text``, read as ``count`` numbers, for a located error."""
+        if self.kind == 'count':
+            return f'must be {count} numbers, got {len(text.split())}'
+        if self.kind == 'infinite':
+            return 'must be finite (no nan or inf)'
+        return f'is not {count} number{"s" if count > 1 else ""}'
+
 
 def parse_number(text: str) -> float:
     """Parse a finite float in plain decimal notation (white space around it allowed).

@@ -215,12 +215,7 @@ def floats_attribute(
     try:
         return np.array(parse_numbers(text, count))
     except NumberError as err:
-        problem = {
-            'count': f'must be {count} numbers, got {len(text.split())}',
-            'infinite': 'must be finite (no nan or inf)',
-            'syntax': f'is not {count} numbers',
-        }[err.kind]
-        raise_at(SceneError, element, f'{key}={text!r} {problem}', file=file)
+        raise_at(SceneError, element, f'{key}={text!r} {err.reason(text, count)}', file=file)
 
 
 def _bounded_attribute(

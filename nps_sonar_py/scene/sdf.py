@@ -187,12 +187,7 @@ def _numbers(element: Element, count: int) -> tuple[float, ...]:
     try:
         return parse_numbers(text, count)
     except NumberError as err:
-        problem = {
-            'count': f'must be {count} numbers, got {len(text.split())}',
-            'infinite': 'must be finite (no nan or inf)',
-            'syntax': f'is not {count} number{"s" if count > 1 else ""}',
-        }[err.kind]
-        _fail(element, f'{text!r} {problem}')
+        _fail(element, f'{text!r} {err.reason(text, count)}')
 
 
 def _lengths(element: Element, tag: str, count: int) -> tuple[float, ...]:
