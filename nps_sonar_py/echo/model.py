@@ -585,7 +585,9 @@ class EchoModel:
             if self._cos_critical is not None:
                 returned &= per_ray >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+            # Two jobs in turn beside the intensities: numpy releases the GIL in both.
             bins = beside(r.size, lambda: self._bins(r, kept))
+            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
                 per_ray *= self._kappa
@@ -601,10 +603,10 @@ class EchoModel:
                 per_ray *= np.exp(scratch, out=scratch)
         flat = bins()
         size = dump + 1
-        counts = beside(flat.size, lambda: np.bincount(flat, minlength=size))
+        # Both bincounts here: np.bincount holds the GIL, so one beside the other would wait.
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, per_ray.ravel(), size))
-        hits = counts()[:dump].reshape(n_beams, n_bins)
+        hits = np.bincount(flat, minlength=size)[:dump].reshape(n_beams, n_bins)
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
@@ -618,11 +620,7 @@ class EchoModel:
             intensity *= np.maximum(gain, 0.0)[:, None]
         totals = intensity.sum(axis=1)
 
-        if self._in_cast is None and self._cos_critical is None:  # returned: r < inf
-            nearest = np.fmin.reduce(r, axis=1).astype(np.float64)  # NaN (a miss) is skipped
-            nearest[np.isnan(nearest)] = np.inf  # every ray NaN
-        else:
-            nearest = np.where(returned, r, np.inf).min(axis=1).astype(np.float64)
+        nearest, confidence = beam_stats()
         distance = np.where(
             nearest < cfg.min_range, -np.inf, self._estimate(r, kept, nearest, intensity, totals)
         )
@@ -632,16 +630,6 @@ class EchoModel:
             distance = cfg.range_noise.apply_array(distance, self._bias, generator)
             distance[distance < cfg.min_range] = -np.inf
             distance[distance > cfg.max_range] = np.inf
-        total_weight = self._beam_weight_total
-        if total_weight > 0.0:
-            # einsum, not @ (no BLAS threads right after a cast); a beam whose every ray
-            # returned reads exactly 1 whatever the summation order.
-            confidence = np.einsum('ij,j->i', kept, self._beam_weight) / total_weight
-            in_cast = self._in_cast
-            full = kept.all(axis=1) if in_cast is None else (kept == in_cast).all(axis=1)
-            confidence = np.where(full, 1.0, np.minimum(confidence, 1.0))
-        else:
-            confidence = np.zeros(n_beams)
         return Echoes(
             intensity=intensity,
             hits=hits,
@@ -678,6 +666,30 @@ class EchoModel:
         index += dump
         flat: NDArray[np.intp] = index.ravel()
         return flat
+
+    def _beam_stats(
+        self, r: NDArray[np.floating], returned: NDArray[np.bool_], kept: NDArray[np.bool_]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(N,) nearest returned range (inf for none) and confidence of each beam.
+
+        The confidence is the beam-weighted share of the rays kept. Runs beside the
+        intensities (``background.beside``).
+        """
+        if self._in_cast is None and self._cos_critical is None:  # returned: r < inf
+            with np.errstate(invalid='ignore'):
+                nearest = np.fmin.reduce(r, axis=1).astype(np.float64)  # NaN (a miss) is skipped
+            nearest[np.isnan(nearest)] = np.inf  # every ray NaN
+        else:
+            nearest = np.where(returned, r, np.inf).min(axis=1).astype(np.float64)
+        total_weight = self._beam_weight_total
+        if total_weight <= 0.0:
+            return nearest, np.zeros(r.shape[0])
+        # einsum, not @ (no BLAS threads right after a cast); a beam whose every ray
+        # returned reads exactly 1 whatever the summation order.
+        confidence = np.einsum('ij,j->i', kept, self._beam_weight) / total_weight
+        in_cast = self._in_cast
+        full = kept.all(axis=1) if in_cast is None else (kept == in_cast).all(axis=1)
+        return nearest, np.where(full, 1.0, np.minimum(confidence, 1.0))
 
     def _estimate(
         self,
