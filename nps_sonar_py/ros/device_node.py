@@ -50,7 +50,7 @@ from nps_sonar_py.ros.outputs import outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.services import RangerServices
-from nps_sonar_py.ros.tf import TfOutput, sensor_frames
+from nps_sonar_py.ros.tf import TfOutput, check_frames, sensor_frames
 from nps_sonar_py.scene import Raycaster, load_world
 
 __all__ = ['COMMON_RECORDS', 'MIN_TICK', 'DeviceNode']
@@ -129,9 +129,15 @@ class DeviceNode(Node):
             root_link=robot.root_link,
             start=scene_start,
         )
+        frames = sensor_frames(self.rig.mount, self.rig.device.geometry)
+        check_frames(
+            frames,
+            robot.links,
+            self.motion.world_frame if motion.pose_source != 'fixed' else '',
+        )
         self.tf = TfOutput(
             self,
-            sensor_frames(self.rig.mount, self.rig.device.geometry),
+            frames,
             static=output.publish_tf_static,
             root=root_tf and output.publish_tf and motion.pose_source in MESSAGE_POSE_SOURCES,
         )

@@ -7,9 +7,10 @@
   ``nav_msgs/Odometry`` (``pose_source: odometry``) or ``geometry_msgs/PoseStamped``
   (``pose_source: pose``) on ``pose_topic``: the pose of the root link in the world frame;
   or (``pose_source: tf``) the root link in ``world_frame`` from ``/tf`` and ``/tf_static``
-  at each reading's time (``ros/tf.py``: interpolated between stamps). A missing chain, and
-  a chain whose newest transform is older than ``tf_timeout``, give a throttled warning; a
-  missing one keeps the last pose, a stale one gives its newest.
+  at each reading's time (``ros/tf.py``: interpolated between stamps, as tf2). A missing
+  chain, and a reading time more than ``tf_timeout`` outside a chain's samples, give a
+  throttled warning; a missing one keeps the last pose, a stale one gives the nearest
+  samples. Time jumping back clears the ``/tf`` samples, as tf2_ros does.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
 * ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
@@ -51,7 +52,13 @@ from nps_sonar_py.ros.message_checks import (
     stamp_problem,
     tf_message_problem,
 )
-from nps_sonar_py.ros.tf import MAX_FRAMES, STATIC_LISTENER_QOS, TF_QOS, TransformBuffer
+from nps_sonar_py.ros.tf import (
+    BUFFER_SECONDS,
+    MAX_FRAMES,
+    STATIC_LISTENER_QOS,
+    TF_QOS,
+    TransformBuffer,
+)
 from nps_sonar_py.scene import EntityState
 
 if TYPE_CHECKING:
@@ -174,6 +181,7 @@ class Motion:
                 f'got {settings.world_frame!r}'
             )
         self._tf: TransformBuffer | None = None
+        self._tf_time = 0  # ns of the last lookup, to see time jump back
         self._tf_timeout = settings.tf_timeout
         self._tf_logger = rclpy.logging.get_logger(node.get_logger().name)
         if source == 'odometry':
@@ -230,17 +238,39 @@ class Motion:
 
     def _on_tf(self, message: TFMessage, static: bool) -> None:
         assert self._tf is not None
-        ignored = self._tf.add(message, static=static)
-        if ignored:
+        now_ns = self._node.get_clock().now().nanoseconds
+        self._see_tf_time(now_ns)
+        dropped = self._tf.add(message, static=static, now_ns=now_ns)
+        if dropped:
+            reasons = (
+                (dropped.new_frames, f'of new frames past {MAX_FRAMES} frames'),
+                (dropped.old, f"older than {BUFFER_SECONDS:g} s before their frame's newest"),
+                (dropped.future, f'stamped more than {BUFFER_SECONDS:g} s ahead of the clock'),
+            )
             self._tf_logger.warning(
-                f'ignored {ignored} transforms of new frames on '
-                f'{"/tf_static" if static else "/tf"}: more than {MAX_FRAMES} frames',
+                f'ignored transforms on {"/tf_static" if static else "/tf"}: '
+                + '; '.join(f'{count} {why}' for count, why in reasons if count),
                 throttle_duration_sec=WARNING_PERIOD,
             )
+
+    def _see_tf_time(self, now_ns: int) -> None:
+        """As tf2_ros: when the clock went back (a simulation reset), forget the /tf samples.
+
+        Checked when a TF message comes and at each lookup, so that the first messages after
+        a reset are not dropped as older than the previous run's newest.
+        """
+        assert self._tf is not None
+        if now_ns < self._tf_time:
+            self._tf.clear_dynamic()
+            self._tf_logger.warning(
+                f'time jumped back {(self._tf_time - now_ns) * 1e-9:.3f} s: cleared the /tf buffer'
+            )
+        self._tf_time = now_ns
 
     def _follow_tf(self, now: Time) -> None:
         """Take the root link's pose in the world frame at ``now`` from TF, if it is there."""
         assert self._tf is not None
+        self._see_tf_time(now.nanoseconds)
         try:
             pose, lag = self._tf.lookup(self.world_frame, self.root_link, now.nanoseconds)
         except LookupError as error:
@@ -253,8 +283,8 @@ class Motion:
         if lag > self._tf_timeout:
             self._tf_logger.warning(
                 f'pose_source tf: the pose of {self.root_link!r} in {self.world_frame!r} is '
-                f'stale: its newest transform is {lag:.3f} s older than the reading '
-                f'(tf_timeout {self._tf_timeout:g} s); using it',
+                f'stale: a transform of its chain is {lag:.3f} s from the reading, the '
+                f'nearest held (tf_timeout {self._tf_timeout:g} s); using it',
                 throttle_duration_sec=WARNING_PERIOD,
             )
         if not np.array_equal(pose, self.world_from_root):

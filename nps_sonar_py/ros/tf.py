@@ -15,18 +15,21 @@ Out (:class:`TfOutput`):
   reliable, volatile, depth 100.
 
 In (:class:`TransformBuffer`): ``pose_source: tf`` keeps the transforms of ``/tf`` and
-``/tf_static`` (after ``message_checks.tf_message_problem``) in a pytransform3d
-``TemporalTransformManager`` and looks up the root link in ``world_frame`` at a reading's time,
-interpolated (ScLERP) between the two stamps around it. A time past the newest stamp of the
-chain gets the newest (held, not extrapolated), and the lookup says how much older it is, so
-that ``ros/motion.py`` can warn when it is stale. Per frame, at most :data:`MAX_SAMPLES`
-samples over the last ``buffer_seconds`` are kept, and at most :data:`MAX_FRAMES` frames.
+``/tf_static`` (after ``message_checks.tf_message_problem``) and looks up the root link in
+``world_frame`` at a reading's time as tf2 does: up from each frame to their first common
+ancestor, each transform interpolated between the two samples around the time (translation
+linearly, rotation by slerp). A time outside a frame's samples gets the nearest one (held,
+not extrapolated), and the lookup says how far outside it is, so that ``ros/motion.py`` can
+warn when it is stale. Per frame, at most :data:`MAX_SAMPLES` samples over the last
+``buffer_seconds`` are kept; at most :data:`MAX_FRAMES` frames (``/tf`` frames whose newest
+sample left that window make room for new ones). A loop of transforms is refused at lookup.
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -34,29 +37,27 @@ import numpy as np
 from builtin_interfaces.msg import Time as TimeMsg
 from geometry_msgs.msg import Quaternion, Transform, TransformStamped, Vector3
 from numpy.typing import NDArray
-from pytransform3d.transform_manager import (
-    NumpyTimeseriesTransform,
-    StaticTransform,
-    TemporalTransformManager,
-    TimeVaryingTransform,
-)
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
 
 from nps_sonar_py.devices import RangerGeometry
 from nps_sonar_py.devices.mount import RobotMount
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import matrix_from_quaternion
-from nps_sonar_py.transforms import matrix_to_quaternion, transform_from
+from nps_sonar_py.transforms import invert_transform, matrix_to_quaternion, transform_from
 
 __all__ = [
+    'BUFFER_SECONDS',
     'MAX_FRAMES',
     'MAX_SAMPLES',
     'STATIC_QOS',
     'TF_QOS',
+    'Dropped',
     'FrameTransform',
     'TfOutput',
     'TransformBuffer',
+    'check_frames',
     'sensor_frames',
     'transform_message',
 ]
@@ -85,6 +86,8 @@ TF_QOS = QoSProfile(
 MAX_FRAMES = 10_000
 #: Most samples kept per frame (100 Hz for 10 s); the oldest go first.
 MAX_SAMPLES = 1000
+#: How long a frame's samples are kept before its newest, as tf2's default cache time.
+BUFFER_SECONDS = 10.0
 
 
 class FrameTransform(NamedTuple):
@@ -125,6 +128,33 @@ def sensor_frames(mount: RobotMount, geometry: RangerGeometry) -> list[FrameTran
             seen.add(frame.child)
             kept.append(frame)
     return kept
+
+
+def check_frames(
+    frames: Sequence[FrameTransform], links: Collection[str], world_frame: str
+) -> None:
+    """Refuse sensor frames that would break the TF tree or that tf2 refuses.
+
+    A name with a leading ``/`` (not a ROS 2 frame id), a link of the robot's URDF other
+    than the frame's own parent (its ``/tf_static`` transform would re-parent that link, against
+    robot_state_publisher's), or ``world_frame`` (``''``: not checked).
+
+    Raises:
+        ConfigurationError: naming the frame and the reason.
+    """
+    for frame in frames:
+        name = frame.child
+        if name.startswith('/'):
+            reason = 'a ROS 2 frame id has no leading "/"'
+        elif name in links:
+            reason = (
+                f'it is a link of the URDF: a transform from {frame.parent!r} would re-parent it'
+            )
+        elif name == world_frame:
+            reason = "it is the world_frame, the root of the robot's TF tree"
+        else:
+            continue
+        raise ConfigurationError(f'frame_id: {name!r} cannot be a sensor frame: {reason}')
 
 
 def transform_message(frame: FrameTransform, stamp: TimeMsg) -> TransformStamped:
@@ -172,146 +202,204 @@ class TfOutput:
         self._root.publish(TFMessage(transforms=[transform_message(frame, stamp)]))
 
 
-class _Tracker:
-    """How far past the newest sample of the frames used by one lookup the query was, s."""
+@dataclass
+class Dropped:
+    """The transforms of one message :meth:`TransformBuffer.add` left out, by reason."""
 
-    def __init__(self) -> None:
-        self.lag = 0.0
+    new_frames: int = 0  #: of new frames, past :data:`MAX_FRAMES`
+    old: int = 0  #: older than their frame's window (tf2's ``TF_OLD_DATA``)
+    future: int = 0  #: stamped more than the window ahead of the node's clock
 
-
-class _Samples(TimeVaryingTransform):  # type: ignore[misc]  # pytransform3d is untyped
-    """A frame's samples as pytransform3d reads them, noting the lag in a :class:`_Tracker`."""
-
-    def __init__(
-        self, times: NDArray[np.float64] | None, pqs: NDArray[np.float64], tracker: _Tracker
-    ) -> None:
-        """``times`` None: static, never stale; one sample: held at all times."""
-        self._newest = np.inf if times is None else float(times[-1])
-        self._tracker = tracker
-        self._inner: TimeVaryingTransform = (
-            StaticTransform(_matrix_of_pq(pqs[0]))
-            if times is None or len(times) == 1
-            else NumpyTimeseriesTransform(times, pqs, time_clipping=True)
-        )
-
-    def as_matrix(self, query_time: Any) -> NDArray[np.float64]:
-        lag = float(np.max(query_time)) - self._newest
-        self._tracker.lag = max(self._tracker.lag, lag)
-        return self._inner.as_matrix(query_time)  # type: ignore[no-any-return]
-
-    def check_transforms(self) -> _Samples:
-        return self  # the messages were checked; quaternions are normalised when stored
-
-
-def _matrix_of_pq(pq: NDArray[np.float64]) -> NDArray[np.float64]:
-    x, y, z, qw, qx, qy, qz = (float(v) for v in pq)
-    return transform_from(matrix_from_quaternion(qx, qy, qz, qw), (x, y, z))
+    def __bool__(self) -> bool:
+        return bool(self.new_frames or self.old or self.future)
 
 
 @dataclass
 class _Frame:
-    """One frame's parent and samples: times in ns, poses as pytransform3d pq (x y z w x y z)."""
+    """One frame's parent and samples: times in ns, ascending; poses (x, y, z, qx, qy, qz, qw)."""
 
     parent: str
     static: bool
     times: list[int] = field(default_factory=list)
-    pqs: list[tuple[float, ...]] = field(default_factory=list)
+    poses: list[tuple[float, ...]] = field(default_factory=list)
+
+    def at(self, ns: int) -> tuple[NDArray[np.float64], float]:
+        """(4, 4) ``parent <- child`` at ``ns``, and how far ``ns`` lies outside the samples, s.
+
+        Between two samples, as tf2: the translation linearly, the rotation by slerp. Outside
+        them, the nearest sample, held (not extrapolated).
+        """
+        times = self.times
+        if self.static:
+            return _matrix(self.poses[0]), 0.0
+        if ns <= times[0]:
+            return _matrix(self.poses[0]), (times[0] - ns) * 1e-9
+        if ns >= times[-1]:
+            return _matrix(self.poses[-1]), (ns - times[-1]) * 1e-9
+        i = bisect_left(times, ns)
+        if times[i] == ns:
+            return _matrix(self.poses[i]), 0.0
+        a, b = self.poses[i - 1], self.poses[i]
+        f = (ns - times[i - 1]) / (times[i] - times[i - 1])
+        translation = [a[k] + f * (b[k] - a[k]) for k in range(3)]
+        return _matrix((*translation, *_slerp(a[3:], b[3:], f))), 0.0
+
+
+def _matrix(pose: Sequence[float]) -> NDArray[np.float64]:
+    x, y, z, qx, qy, qz, qw = pose
+    return transform_from(matrix_from_quaternion(qx, qy, qz, qw), (x, y, z))
+
+
+def _slerp(a: Sequence[float], b: Sequence[float], f: float) -> tuple[float, ...]:
+    """Unit quaternion ``f`` of the way from ``a`` to ``b`` along the shorter arc, as tf2."""
+    dot = sum(p * q for p, q in zip(a, b, strict=True))
+    if dot < 0.0:  # q and -q are one rotation: take the short way round
+        b, dot = [-q for q in b], -dot
+    if dot > 0.9995:  # nearly equal: a normalised lerp avoids dividing by sin(~0)
+        mixed = [p + f * (q - p) for p, q in zip(a, b, strict=True)]
+    else:
+        theta = math.acos(dot)
+        wa, wb = math.sin((1.0 - f) * theta), math.sin(f * theta)
+        mixed = [wa * p + wb * q for p, q in zip(a, b, strict=True)]
+    norm = math.sqrt(sum(q * q for q in mixed))
+    return tuple(q / norm for q in mixed)
 
 
 class TransformBuffer:
-    """The transforms of ``/tf`` and ``/tf_static``, looked up in time with pytransform3d.
+    """The transforms of ``/tf`` and ``/tf_static``, looked up in time as tf2 does.
 
     Frames are keyed by child, as in tf2: a frame has one parent, and a transform naming
-    another parent replaces its history. Messages must have passed
-    ``message_checks.tf_message_problem``.
+    another parent replaces its history. A lookup walks from each of the two frames up to
+    their first common ancestor, so its cost grows with the length of the chain only, not
+    with the number of frames. Messages must have passed ``message_checks.tf_message_problem``.
     """
 
-    def __init__(self, buffer_seconds: float = 10.0) -> None:
-        self._buffer_ns = round(buffer_seconds * 1e9)
+    def __init__(self, buffer_seconds: float = BUFFER_SECONDS) -> None:
+        self._window_ns = round(buffer_seconds * 1e9)
         self._frames: dict[str, _Frame] = {}
-        self._changed: set[str] = set()
-        self._manager = TemporalTransformManager(strict_check=True, check=True)
-        self._origin: int | None = None  # ns; times are seconds from it (float64 keeps ns)
-        self._tracker = _Tracker()
+        self._newest_ns = 0  # the newest stamp of any dynamic sample, for evicting frames
 
-    def add(self, message: TFMessage, *, static: bool) -> int:
-        """Store the transforms of ``message``; the number ignored (new frames past the cap)."""
-        ignored = 0
+    def add(self, message: TFMessage, *, static: bool, now_ns: int = 0) -> Dropped:
+        """Store the transforms of ``message``; say what was left out.
+
+        ``now_ns``: the node's clock, for refusing stamps more than the window ahead of it
+        (0: no clock yet, no check). A sample older than its frame's newest minus the window
+        is left out, as tf2 does; a jump back in time calls for :meth:`clear_dynamic`.
+        """
+        dropped = Dropped()
         for stamped in message.transforms:
             child = stamped.child_frame_id.lstrip('/')
             parent = stamped.header.frame_id.lstrip('/')
+            stamp = stamped.header.stamp
+            ns = 0 if static else stamp.sec * 1_000_000_000 + stamp.nanosec
+            if now_ns > 0 and ns > now_ns + self._window_ns:
+                dropped.future += 1
+                continue
             frame = self._frames.get(child)
             if frame is None or frame.parent != parent or frame.static != static:
-                if frame is None and len(self._frames) >= MAX_FRAMES:
-                    ignored += 1
+                if frame is None and len(self._frames) >= MAX_FRAMES and not self._evict():
+                    dropped.new_frames += 1
                     continue
-                if frame is not None:
-                    self._manager.remove_transform(child, frame.parent)
                 frame = self._frames[child] = _Frame(parent, static)
-            stamp = stamped.header.stamp
-            ns = stamp.sec * 1_000_000_000 + stamp.nanosec
-            if self._origin is None and not static:  # static stamps are often 0: not a time
-                self._origin = ns
             t, q = stamped.transform.translation, stamped.transform.rotation
-            norm = float(np.linalg.norm([q.w, q.x, q.y, q.z]))
-            pq = (t.x, t.y, t.z, q.w / norm, q.x / norm, q.y / norm, q.z / norm)
-            _insert(frame, 0 if static else ns, pq, static, self._buffer_ns)
-            self._changed.add(child)
-        return ignored
+            norm = math.sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w)
+            pose = (t.x, t.y, t.z, q.x / norm, q.y / norm, q.z / norm, q.w / norm)
+            if not _insert(frame, ns, pose, self._window_ns):
+                dropped.old += 1
+            elif not static:
+                self._newest_ns = max(self._newest_ns, ns)
+        return dropped
+
+    def clear_dynamic(self) -> None:
+        """Forget every ``/tf`` sample, keeping ``/tf_static``: for a jump back in time."""
+        self._frames = {k: f for k, f in self._frames.items() if f.static}
+        self._newest_ns = 0
 
     def lookup(self, target: str, source: str, nanoseconds: int) -> tuple[NDArray[Any], float]:
         """(4, 4) ``target <- source`` at time ``nanoseconds``, and how stale it is, s.
 
-        Staleness: how much older than the time the newest sample of a frame on the chain is
-        (0 when all are newer, or static). Raises ``LookupError`` naming the frames when either
-        is unknown or no chain joins them.
+        Staleness: how far the time lies outside the samples of a frame on the chain (0 when
+        it lies within all of them, or they are static). Raises ``LookupError`` naming the
+        frames when either is unknown, no chain joins them, or the chain loops.
         """
-        self._sync()
-        for frame in (target, source):
-            if not self._manager.has_frame(frame):
-                known = sorted(self._frames.keys() | {f.parent for f in self._frames.values()})
-                listed = ', '.join(known[:10]) + (', ...' if len(known) > 10 else '')
-                raise LookupError(
-                    f'no frame {frame!r} on /tf or /tf_static (frames: {listed or "none"})'
-                )
-        self._tracker.lag = 0.0
-        try:
-            matrix = self._manager.get_transform_at_time(
-                source, target, self._seconds(nanoseconds)
-            )
-        except KeyError:
+        up_source = self._walk(source)
+        up_target = self._walk(target)
+        on_source = {frame: i for i, (frame, _) in enumerate(up_source)}
+        common = next((j for j, (frame, _) in enumerate(up_target) if frame in on_source), None)
+        if common is None:
+            for name in (target, source):
+                if name not in self._frames and all(
+                    f.parent != name for f in self._frames.values()
+                ):
+                    raise LookupError(f'no frame {name!r} on /tf or /tf_static ({self._known()})')
             raise LookupError(
                 f'no chain of transforms joins {target!r} and {source!r} on /tf and /tf_static'
-            ) from None
-        return np.asarray(matrix, dtype=np.float64), max(self._tracker.lag, 0.0)
+            )
+        i, j = on_source[up_target[common][0]], common
+        common_from_source, gap_s = self._compose(up_source[:i], nanoseconds)
+        common_from_target, gap_t = self._compose(up_target[:j], nanoseconds)
+        return invert_transform(common_from_target) @ common_from_source, max(gap_s, gap_t)
 
-    def _seconds(self, nanoseconds: int) -> float:
-        return (nanoseconds - (self._origin or 0)) * 1e-9
+    def _walk(self, name: str) -> list[tuple[str, _Frame | None]]:
+        """``name`` and its ancestors, each with its frame (``None`` for the top one)."""
+        chain: list[tuple[str, _Frame | None]] = []
+        seen: set[str] = set()
+        while name not in seen:
+            seen.add(name)
+            frame = self._frames.get(name)
+            chain.append((name, frame))
+            if frame is None:
+                return chain
+            name = frame.parent
+        loop = ' -> '.join(n for n, _ in chain[[n for n, _ in chain].index(name) :])
+        raise LookupError(f'the transforms on /tf and /tf_static loop: {loop} -> {name}')
 
-    def _sync(self) -> None:
-        """Hand the frames changed since the last lookup to the transform manager."""
-        for child in self._changed:
-            frame = self._frames[child]
-            times = None if frame.static else np.array([self._seconds(t) for t in frame.times])
-            samples = _Samples(times, np.array(frame.pqs), self._tracker)
-            self._manager.add_transform(child, frame.parent, samples)
-        self._changed.clear()
+    @staticmethod
+    def _compose(
+        chain: list[tuple[str, _Frame | None]], ns: int
+    ) -> tuple[NDArray[np.float64], float]:
+        """``top <- first`` of a walk's first frames at ``ns``, and the largest gap, s."""
+        matrix, gap = np.eye(4), 0.0
+        for _, frame in chain:
+            assert frame is not None  # only the top of a walk has none
+            parent_from_child, frame_gap = frame.at(ns)
+            matrix = parent_from_child @ matrix
+            gap = max(gap, frame_gap)
+        return matrix, gap
+
+    def _known(self) -> str:
+        names = sorted(self._frames.keys() | {f.parent for f in self._frames.values()})
+        listed = ', '.join(names[:10]) + (', ...' if len(names) > 10 else '')
+        return f'frames: {listed or "none"}'
+
+    def _evict(self) -> bool:
+        """Drop the ``/tf`` frames whose newest sample left the window; whether any went."""
+        oldest = self._newest_ns - self._window_ns
+        stale = [k for k, f in self._frames.items() if not f.static and f.times[-1] < oldest]
+        for key in stale:
+            del self._frames[key]
+        return bool(stale)
 
 
-def _insert(frame: _Frame, ns: int, pq: tuple[float, ...], static: bool, keep_ns: int) -> None:
-    """Put one sample in time order (replacing one at the same time); drop the old ones."""
-    if static:
-        frame.times, frame.pqs = [ns], [pq]
-        return
+def _insert(frame: _Frame, ns: int, pose: tuple[float, ...], keep_ns: int) -> bool:
+    """Put one sample in time order (replacing one at the same time), drop the old ones.
+
+    Returns False, storing nothing, for a sample older than the frame's newest minus
+    ``keep_ns``.
+    """
+    if frame.static:
+        frame.times, frame.poses = [ns], [pose]
+        return True
     if frame.times and ns < frame.times[-1] - keep_ns:
-        return  # older than the buffer keeps
+        return False
     i = bisect_left(frame.times, ns)
     if i < len(frame.times) and frame.times[i] == ns:
-        frame.pqs[i] = pq
+        frame.poses[i] = pose
     else:
         frame.times.insert(i, ns)
-        frame.pqs.insert(i, pq)
+        frame.poses.insert(i, pose)
     newest = frame.times[-1]
     start = max(bisect_left(frame.times, newest - keep_ns), len(frame.times) - MAX_SAMPLES)
     if start > 0:
-        del frame.times[:start], frame.pqs[:start]
+        del frame.times[:start], frame.poses[:start]
+    return True

@@ -25,6 +25,8 @@ from ros_helpers import (
     NODE_START_TIMEOUT,
     NodeLog,
     Probe,
+    executable,
+    exit_line,
     first_such,
     nanoseconds,
     publishing,
@@ -184,7 +186,7 @@ def test_frames_of_a_sonar_ring_and_of_one_sonar_with_elements() -> None:
 # --- the buffer, without DDS -----------------------------------------------------------------
 
 
-def test_buffer_interpolates_along_a_chain_and_holds_the_newest() -> None:
+def test_buffer_interpolates_along_a_chain_as_tf2_and_holds_the_nearest() -> None:
     from nps_sonar_py.ros.tf import TransformBuffer
 
     buffer = TransformBuffer()
@@ -192,9 +194,8 @@ def test_buffer_interpolates_along_a_chain_and_holds_the_newest() -> None:
     half = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))  # +pi/2 about z
     buffer.add(_tf(_transform('odom', 'base', 10.0, (0.0, 0.0, 0.0))), static=False)
     buffer.add(_tf(_transform('odom', 'base', 12.0, (2.0, 0.0, 0.0), half)), static=False)
-    # Half way in time: ScLERP of a turn about z with a translation along x (a screw about
-    # the z axis through (1, 1)): a quarter turn of pi/4, the origin on the circle about
-    # (1, 1) of radius sqrt(2), at angle -3 pi / 4 + pi / 4.
+    # Half way in time, as tf2: the translation half way, (1, 0, 0) in odom, and the rotation
+    # half way along the arc, pi/4 about z; odom sits 1 m above map.
     matrix, lag = buffer.lookup('map', 'base', 11 * 10**9)
     assert lag == 0.0
     angle = math.pi / 4
@@ -208,9 +209,11 @@ def test_buffer_interpolates_along_a_chain_and_holds_the_newest() -> None:
         ),
         abs=1e-12,
     )
-    start = -3 * math.pi / 4 + angle
-    expected = (1 + math.sqrt(2) * math.cos(start), 1 + math.sqrt(2) * math.sin(start), 1.0)
-    assert matrix[:3, 3] == pytest.approx(expected, abs=1e-12)
+    assert matrix[:3, 3] == pytest.approx((1.0, 0.0, 1.0), abs=1e-12)
+    # a quarter of the way: x 0.5 and pi/8 (slerp, not a linear mix of the quaternions)
+    quarter, _ = buffer.lookup('map', 'base', 10_500_000_000)
+    assert quarter[:3, 3] == pytest.approx((0.5, 0.0, 1.0), abs=1e-12)
+    assert math.atan2(quarter[1, 0], quarter[0, 0]) == pytest.approx(math.pi / 8, abs=1e-12)
     # base in map is the inverse way round: base <- map
     inverse, _ = buffer.lookup('base', 'map', 11 * 10**9)
     assert inverse @ matrix == pytest.approx(np.eye(4), abs=1e-12)
@@ -218,6 +221,31 @@ def test_buffer_interpolates_along_a_chain_and_holds_the_newest() -> None:
     matrix, lag = buffer.lookup('map', 'base', 12_750_000_000)
     assert matrix[:3, 3] == pytest.approx((2.0, 0.0, 1.0), abs=1e-12)
     assert lag == pytest.approx(0.75, abs=1e-9)
+    # before the oldest: the oldest, as far from it
+    matrix, lag = buffer.lookup('map', 'base', 9 * 10**9)
+    assert matrix[:3, 3] == pytest.approx((0.0, 0.0, 1.0), abs=1e-12)
+    assert lag == pytest.approx(1.0, abs=1e-9)
+
+
+def test_buffer_joins_two_branches_at_their_common_ancestor() -> None:
+    from nps_sonar_py.ros.tf import TransformBuffer
+
+    buffer = TransformBuffer()
+    quarter = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))  # +pi/2 about z
+    buffer.add(
+        _tf(
+            _transform('map', 'odom', 0.0, (10.0, 0.0, 0.0), quarter),
+            _transform('odom', 'base', 0.0, (1.0, 0.0, 0.0)),
+            _transform('map', 'buoy', 0.0, (0.0, 5.0, 0.0)),
+        ),
+        static=True,
+    )
+    # base in map: odom turned a quarter at (10, 0, 0), base 1 m along odom's x: (10, 1, 0)
+    matrix, _ = buffer.lookup('buoy', 'base', 0)
+    assert matrix[:3, 3] == pytest.approx((10.0, -4.0, 0.0), abs=1e-12)  # (10, 1) - (0, 5)
+    assert matrix[:3, :3] == pytest.approx(
+        np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), abs=1e-12
+    )
 
 
 def test_buffer_names_what_is_missing_and_takes_a_new_parent() -> None:
@@ -234,8 +262,26 @@ def test_buffer_names_what_is_missing_and_takes_a_new_parent() -> None:
     buffer.add(_tf(_transform('/map', 'base', 2.0, (0.0, 3.0, 0.0))), static=False)
     matrix, _ = buffer.lookup('map', 'base', 10**9)
     assert matrix[:3, 3] == pytest.approx((0.0, 3.0, 0.0))
-    with pytest.raises(LookupError, match='no chain'):
+    with pytest.raises(LookupError, match="no frame 'odom'"):  # nothing names it any more
         buffer.lookup('odom', 'base', 10**9)
+
+
+def test_buffer_refuses_a_loop_of_transforms() -> None:
+    from nps_sonar_py.ros.tf import TransformBuffer
+
+    buffer = TransformBuffer()
+    buffer.add(
+        _tf(
+            _transform('map', 'odom', 1.0, (1.0, 0.0, 0.0)),
+            _transform('odom', 'base', 1.0, (2.0, 0.0, 0.0)),
+        ),
+        static=False,
+    )
+    matrix, _ = buffer.lookup('map', 'base', 10**9)
+    assert matrix[:3, 3] == pytest.approx((3.0, 0.0, 0.0))
+    buffer.add(_tf(_transform('base', 'map', 1.0)), static=False)  # map now hangs from base
+    with pytest.raises(LookupError, match='loop: base -> odom -> map -> base'):
+        buffer.lookup('map', 'base', 10**9)
 
 
 def test_buffer_keeps_a_bounded_window() -> None:
@@ -246,11 +292,72 @@ def test_buffer_keeps_a_bounded_window() -> None:
         buffer.add(_tf(_transform('odom', 'base', 5.0 + k * 1e-3, (k, 0.0, 0.0))), static=False)
     frame = buffer._frames['base']
     assert len(frame.times) == tf.MAX_SAMPLES
-    assert frame.pqs[0][0] == 50.0
+    assert frame.poses[0][0] == 50.0
     buffer.add(_tf(_transform('odom', 'base', 100.0, (-1.0, 0.0, 0.0))), static=False)
     assert frame.times == [100 * 10**9]  # all older than 1 s before the newest went
-    buffer.add(_tf(_transform('odom', 'base', 50.0)), static=False)  # too old: ignored
+    dropped = buffer.add(_tf(_transform('odom', 'base', 50.0)), static=False)  # too old
+    assert (dropped.old, dropped.new_frames, dropped.future) == (1, 0, 0)
     assert frame.times == [100 * 10**9]
+
+
+def test_buffer_drops_stamps_far_ahead_of_the_clock_and_clears_on_a_jump_back() -> None:
+    from nps_sonar_py.ros.tf import TransformBuffer
+
+    buffer = TransformBuffer(buffer_seconds=10.0)
+    buffer.add(_tf(_transform('map', 'odom', 0.0)), static=True)
+    now = 100 * 10**9
+    far = _transform('odom', 'base', 2e9, (50.0, 0.0, 0.0))  # a stamp in the year 2033
+    near = _transform('odom', 'base', 100.0, (1.0, 0.0, 0.0))
+    dropped = buffer.add(_tf(far, near), static=False, now_ns=now)
+    assert (dropped.future, dropped.old) == (1, 0)
+    matrix, lag = buffer.lookup('map', 'base', now)
+    assert (matrix[0, 3], lag) == (1.0, 0.0)
+    # a simulation reset: time starts again at 0, the old samples would be the newest
+    buffer.clear_dynamic()
+    buffer.add(_tf(_transform('odom', 'base', 1.0, (7.0, 0.0, 0.0))), static=False, now_ns=10**9)
+    matrix, _ = buffer.lookup('map', 'base', 10**9)
+    assert matrix[0, 3] == 7.0  # and the static map -> odom stayed
+
+
+def test_a_full_buffer_makes_room_from_frames_gone_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nps_sonar_py.ros import tf
+
+    monkeypatch.setattr(tf, 'MAX_FRAMES', 3)
+    buffer = tf.TransformBuffer(buffer_seconds=1.0)
+    buffer.add(_tf(_transform('map', 'odom', 0.0)), static=True)
+    buffer.add(_tf(*(_transform('odom', f'junk{k}', 5.0) for k in range(2))), static=False)
+    dropped = buffer.add(_tf(_transform('odom', 'base', 5.5)), static=False)
+    assert dropped.new_frames == 1  # full, and every /tf frame was heard from within 1 s
+    buffer.add(_tf(_transform('odom', 'junk0', 7.0)), static=False)  # junk1 is now 2 s old
+    dropped = buffer.add(_tf(_transform('odom', 'base', 7.0, (4.0, 0.0, 0.0))), static=False)
+    assert not dropped
+    assert set(buffer._frames) == {'odom', 'junk0', 'base'}  # the static frame stays
+    matrix, _ = buffer.lookup('map', 'base', 7 * 10**9)
+    assert matrix[0, 3] == 4.0
+
+
+def test_a_message_of_many_frames_costs_a_chain_not_all_pairs() -> None:
+    """One message of 10,000 frames (the most a message may hold): a lookup walks one chain.
+
+    The pytransform3d manager used before built all-pairs path tables: seconds and gigabytes.
+    Here the lookup must see only the frames it walks through, which a frame table that
+    raises on any other key shows without timing anything.
+    """
+    from nps_sonar_py.ros import tf
+
+    buffer = tf.TransformBuffer()
+    many = [_transform(f'p{k}', f'c{k}', 1.0) for k in range(9_999)]
+    buffer.add(_tf(*many, _transform('odom', 'base', 1.0, (2.0, 0.0, 0.0))), static=False)
+    assert len(buffer._frames) == 10_000
+
+    class OnlyTheChain(dict):  # type: ignore[type-arg]
+        def get(self, key: str, default: Any = None) -> Any:
+            assert key in ('base', 'odom'), f'the lookup read frame {key!r}'
+            return super().get(key, default)
+
+    buffer._frames = OnlyTheChain(buffer._frames)
+    matrix, _ = buffer.lookup('odom', 'base', 10**9)
+    assert matrix[0, 3] == 2.0
 
 
 @pytest.mark.parametrize('world_frame', ['base_link', '/base_link', ''])
@@ -269,6 +376,33 @@ def test_the_world_frame_is_not_the_root_link(probe: Probe, world_frame: str) ->
 
 
 # --- TF out, over DDS ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ('parameters', 'reason'),
+    [
+        (
+            ['frame_id:=/sonar'],
+            "'/sonar' cannot be a sensor frame: a ROS 2 frame id has no leading",
+        ),
+        (
+            ['frame_id:=base_link'],
+            "'base_link' cannot be a sensor frame: it is a link of the URDF: a transform from "
+            "'sonar_link' would re-parent it",
+        ),
+        (
+            ['frame_id:=odom', 'pose_source:=odometry'],
+            "'odom' cannot be a sensor frame: it is the world_frame",
+        ),
+    ],
+)
+def test_a_sensor_frame_that_would_break_the_tf_tree_exits_with_one_line(
+    parameters: list[str], reason: str
+) -> None:
+    command = [executable('sonar_node'), '--ros-args']
+    for parameter in parameters:
+        command += ['-p', parameter]
+    assert reason in exit_line(command)
 
 
 def _wait_matched(probe: Probe, publisher: Any, process: Any) -> None:
@@ -394,6 +528,31 @@ def test_robot_sensors_publish_each_sensor_frame_and_the_root_link_once(probe: P
 # --- TF in, over DDS -------------------------------------------------------------------------
 
 
+#: A sonar following base_link in map from TF, on sim time.
+TF_IN_SIM_TIME = {**ONE_RAY, 'use_sim_time': True, 'pose_source': 'tf', 'world_frame': 'map'}
+
+
+def _tf_publishers(probe: Probe) -> tuple[Any, Any, Any]:
+    """Publishers of ``/tf``, ``/tf_static`` (tf2's QoS) and ``/clock`` (best effort)."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    from tf2_msgs.msg import TFMessage
+
+    tf = probe.node.create_publisher(TFMessage, '/tf', _qos(static=False))
+    static = probe.node.create_publisher(TFMessage, '/tf_static', _qos(static=True))
+    clock = probe.node.create_publisher(
+        Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+    )
+    return tf, static, clock
+
+
+def _clock(seconds: float) -> Any:
+    from builtin_interfaces.msg import Time
+    from rosgraph_msgs.msg import Clock
+
+    return Clock(clock=Time(sec=int(seconds), nanosec=round((seconds % 1) * 1e9)))
+
+
 def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: Probe) -> None:
     """Sim time: the robot's base_link in map (map -> odom static, odom -> base_link on /tf).
 
@@ -401,18 +560,10 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
     ``1.75 - 0.5 (t - 100)`` at a reading at ``t`` in [100, 101], 1.75 before (none yet, or
     the first held) and 1.25 after (the newest held, stale past 101.5 s).
     """
-    from builtin_interfaces.msg import Time
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import Range
-    from tf2_msgs.msg import TFMessage
 
     probe.subscribe(Range, 'sonar/range')
-    tf = probe.node.create_publisher(TFMessage, '/tf', _qos(static=False))
-    static = probe.node.create_publisher(TFMessage, '/tf_static', _qos(static=True))
-    clock = probe.node.create_publisher(
-        Clock, '/clock', QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
-    )
+    tf, static, clock = _tf_publishers(probe)
     now = [99.0]
     stop, sent = threading.Event(), threading.Event()
 
@@ -421,13 +572,11 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
             if now[0] >= 99.5:  # the readings from 99.55 s on come after the transforms
                 sent.wait()
             now[0] = round(now[0] + 0.05, 2)
-            t = now[0]
-            clock.publish(Clock(clock=Time(sec=int(t), nanosec=round((t % 1) * 1e9))))
+            clock.publish(_clock(now[0]))
             stop.wait(0.03)
 
-    parameters = {**ONE_RAY, 'use_sim_time': True, 'pose_source': 'tf', 'world_frame': 'map'}
     ticker = threading.Thread(target=tick, daemon=True)
-    with running('sonar_node', parameters) as node:
+    with running('sonar_node', TF_IN_SIM_TIME) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
         _wait_matched(probe, static, node)
@@ -443,7 +592,7 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
         first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 102)
         log.wait_for("pose_source tf: no pose of 'base_link' in 'map': no frame 'map'")
         log.wait_for('ignored a message on /tf: transforms[1].transform.translation.y is nan')
-        log.wait_for("the pose of 'base_link' in 'map' is stale: its newest transform is")
+        log.wait_for("the pose of 'base_link' in 'map' is stale: a transform of its chain is")
         stop.set()
         sent.set()
         ticker.join(timeout=5)
@@ -457,3 +606,46 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
     inside = (stamps > 100.0) & (stamps < 101.0)
     assert inside.sum() >= 3, stamps  # readings between the two stamps were interpolated
     assert stamps.max() >= 102.0
+
+
+def test_pose_source_tf_clears_its_buffer_when_sim_time_jumps_back(probe: Probe) -> None:
+    """A simulation reset: the clock goes from 100 s back to 5 s, as tf2_ros the node forgets.
+
+    base_link is at y = 0 at 100 s (range 1.75) and at y = 0.5 from 5 s on (range 1.25). Kept,
+    the 100 s sample would make the 5 s one too old for the buffer (10 s), and the sonar would
+    read 1.75 on. The node must not publish the root link on /tf: TF is its input here.
+    """
+    from sensor_msgs.msg import Range
+
+    probe.subscribe(Range, 'sonar/range')
+    tf, static, clock = _tf_publishers(probe)
+    now = [100.0]
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            now[0] = round(now[0] + 0.05, 2)
+            clock.publish(_clock(now[0]))
+            stop.wait(0.03)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    with running('sonar_node', TF_IN_SIM_TIME) as node:
+        log = NodeLog(node)
+        _wait_matched(probe, tf, node)
+        _wait_matched(probe, static, node)
+        static.publish(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 0.1))))
+        tf.publish(_tf(_transform('odom', 'base_link', 100.0)))
+        ticker.start()
+        first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 100)
+        publishers = probe.node.get_publishers_info_by_topic('/tf')
+        assert {info.node_name for info in publishers} == {probe.node.get_name()}
+        now[0] = 5.0  # the reset
+        log.wait_for('time jumped back')
+        tf.publish(_tf(_transform('odom', 'base_link', 5.0, (0.0, 0.5, 0.0))))
+        after = first_such(
+            probe, 'sonar/range', node, lambda m: m.header.stamp.sec < 100 and m.range < 1.5
+        )
+        stop.set()
+        ticker.join(timeout=5)
+        assert log.stop() == 0
+    assert after.range == pytest.approx(1.25, abs=1e-5)
