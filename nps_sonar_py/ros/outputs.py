@@ -139,9 +139,11 @@ class _Images:
             self.polar_db = node.create_publisher(Image, f'{name}/image_polar_db', node.qos)
         if s.publish_image:
             self.cartesian = node.create_publisher(Image, f'{name}/image', node.qos)
+        # The geometry whose images are made and its Cartesian lookup; a refused geometry is
+        # remembered apart, so that refusing one never drops (or rebuilds) the lookup in use.
         self._geometry: SectorGeometry | None = None
         self._imager: CartesianImager | None = None
-        self._problem: str | None = None
+        self._refused: tuple[SectorGeometry, str] | None = None
         problem = self.problem(geometry)
         if problem:
             raise ConfigurationError(problem)
@@ -149,20 +151,24 @@ class _Images:
     def problem(self, geometry: SectorGeometry) -> str | None:
         """Why the images of ``geometry`` are not made, or None; checked once per geometry.
 
-        The Cartesian lookup is built here. The polar size (beams x bins) bounds every image's
+        The Cartesian lookup is built here, and replaces the one in use only once the new
+        geometry is accepted: after a refused ``set_config`` the device's previous geometry
+        finds its lookup still there. The polar size (beams x bins) bounds every image's
         profiles, so it is checked whichever images are on.
         """
-        if geometry == self._geometry or not self.settings.any:
-            return self._problem
+        if not self.settings.any or geometry == self._geometry:
+            return None
+        if self._refused is not None and self._refused[0] == geometry:
+            return self._refused[1]
         s = self.settings
-        self._geometry, self._imager = geometry, None
-        self._problem = size_problem(
+        problem = size_problem(
             'polar image', geometry.n_bins, geometry.n_beams, _POLAR_BYTES, s.image_max_pixels
         )
-        if self._problem is None and self.cartesian is not None:
+        imager = None
+        if problem is None and self.cartesian is not None:
             resolution = s.image_resolution or geometry.max_range / AUTO_IMAGE_ROWS
             try:
-                self._imager = CartesianImager(
+                imager = CartesianImager(
                     geometry,
                     resolution,
                     s.image_interpolation,
@@ -170,8 +176,12 @@ class _Images:
                     what='Cartesian image',
                 )
             except ConfigurationError as error:
-                self._problem = str(error)
-        return self._problem
+                problem = str(error)
+        if problem:
+            self._refused = (geometry, problem)
+            return problem
+        self._geometry, self._imager, self._refused = geometry, imager, None
+        return None
 
     def warn(self, problem: str) -> None:
         """Say (throttled) why no image is published."""
@@ -381,7 +391,9 @@ class SweepOutput(_RangerData):
         device = node.rig.device
         assert isinstance(device, SweepRanger)
         self.images = _Images(node, self.name, self.frame, sweep_geometry(device))
-        self._sonar: Any = None
+        # The sweep's latest profiles, kept while its head angles and bins stay the same: a
+        # refused set_config (undone) or a change of the ping rate does not blank the image.
+        self._latest_geometry: SectorGeometry | None = None
         self._latest: SweepProfiles | None = None
 
     def refusal(self) -> str | None:
@@ -439,8 +451,8 @@ class SweepOutput(_RangerData):
         if not settings.any:
             return
         sonar, geometry = device.sonar, sweep_geometry(device)
-        if sonar is not self._sonar:  # a new configuration: a new sweep of new angles
-            self._sonar, self._latest = sonar, None
+        if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
+            self._latest_geometry, self._latest = geometry, None
             if self.images.problem(geometry) is None:  # checked before allocating
                 self._latest = SweepProfiles(sonar.steps_per_sweep, sonar.echo.n_bins)
         per_step = settings.sweep_image_update == 'step'

@@ -21,7 +21,8 @@ spans ``vertical_width``: its -3 dB width, as the horizontal one does by default
 
 One ping casts all beams at once and runs the echo model over all of them in one pass
 (``echo.EchoModel.echoes``); the imaging options (``echo.imaging``: time-varied gain,
-speckle per cell, side-lobe leakage) then apply to the profiles.
+speckle per cell, side-lobe leakage) then apply to the profiles. A gain law over
+``echo.imaging.TVG_MAX_DB`` at ``max_range`` is refused when the sonar is built.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.imaging import ImagingConfig, Tvg, apply_imaging, tvg_gain
+from nps_sonar_py.echo.imaging import ImagingConfig, Tvg, apply_imaging, tvg_gain, tvg_problem
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.scan import scan_directions
@@ -51,7 +52,8 @@ class FanConfig:
     Attributes:
         beams: number of beams, >= 1.
         min_angle: azimuth of the first beam's axis, rad.
-        max_angle: azimuth of the last beam's axis, rad, >= min_angle (one beam: their middle).
+        max_angle: azimuth of the last beam's axis, rad, >= min_angle (one beam: their middle;
+            more than one: > min_angle, as beams on one axis would make an empty image).
         vertical_width: full elevation extent of every beam, rad, in (0, pi); the one-way
             -3 dB width of ``vertical_pattern``.
         rays_horizontal: ray columns across a beam's cast width, >= 1.
@@ -110,6 +112,9 @@ def fan_problem(beams: int, min_angle: float, max_angle: float) -> str | None:
         return f'min_angle and max_angle must be finite, got {min_angle!r} and {max_angle!r}'
     if max_angle < min_angle:
         return f'max_angle ({max_angle!r}) must be >= min_angle ({min_angle!r})'
+    if beams > 1 and max_angle == min_angle:
+        # Spacing 0: every beam on one axis, and a Cartesian image with no pixel inside.
+        return f'max_angle must be > min_angle for {beams} beams, got both {max_angle!r}'
     if max_angle - min_angle >= 2.0 * math.pi:
         return f'the fan must span less than a full turn, got {max_angle - min_angle!r} rad'
     return None
@@ -172,6 +177,9 @@ class MultibeamSonar:
         fan: the beams.
         world_from_body: (4, 4) pose of the sensor's body frame (x forward) in the world.
         imaging: the image options (``echo.imaging``), off by default.
+
+    Raises:
+        ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``.
     """
 
     def __init__(
@@ -185,6 +193,10 @@ class MultibeamSonar:
         self.echo = echo
         self.fan = fan
         self.imaging = imaging if imaging is not None else ImagingConfig()
+        # Checked first: nothing is built for a gain law whose gain would overflow.
+        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.absorption_db_per_m)
+        if problem:
+            raise ConfigurationError(problem)
         half = echo.cast_half_angle
         nh, nv = fan.rays_horizontal, fan.rays_vertical
         d_a = 2.0 * half / nh

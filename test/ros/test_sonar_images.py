@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,61 @@ def fan_parameters(robot: str, world: str, **more: Any) -> dict[str, Any]:
     }
 
 
+# A post of the wall's height on the sensor's left (+y), nearer than the wall: its face is the
+# plane x = POST_X, centred on beam POST_BEAM's axis (azimuth 0.4), 0.1 m wide.
+POST_BEAM = 25
+POST_AZIMUTH = FIRST + POST_BEAM * SPACING  # 0.4 rad
+POST_X = 1.0
+POST_Y = POST_X * math.tan(POST_AZIMUTH)  # 0.4228 m
+
+
+def wall_and_post_scene(tmp_path: Path) -> tuple[str, str]:
+    """The wall scene with the post added in front of the wall, on the sensor's left."""
+    robot, world = wall_scene(tmp_path)
+    text = Path(world).read_text()
+    post = f'''<model name="post" retro="255"><robot name="post">
+  <link name="post"><collision>
+    <origin xyz="{POST_X + 0.05} {POST_Y} 0"/><geometry><box size="0.1 0.1 100"/></geometry>
+  </collision></link>
+</robot></model></world>'''
+    Path(world).write_text(text.replace('</world>', post))
+    return robot, world
+
+
+@contextmanager
+def in_process(parameters: dict[str, Any]) -> Iterator[Any]:
+    """A scanning sonar node in this process, not spinning: its calls are made by the test."""
+    import rclpy
+    from rclpy.parameter import Parameter
+
+    from nps_sonar_py.ros.scanning_sonar_node import ScanningSonarNode
+
+    context = rclpy.context.Context()
+    rclpy.init(context=context)
+    node = None
+    try:
+        overrides = [Parameter(name, value=value) for name, value in parameters.items()]
+        node = ScanningSonarNode(context=context, parameter_overrides=overrides)
+        yield node
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+def set_config(node: Any, **changes: Any) -> Any:
+    """Call the node's set_config service handler with its configuration changed."""
+    import copy
+
+    from nps_sonar import srv
+
+    config = copy.deepcopy(node.ranger_services.config_message)
+    for name, value in changes.items():
+        setattr(config, name, value)
+    request = srv.SetRangerConfig.Request(config=config)
+    return node.ranger_services._set_config(request, srv.SetRangerConfig.Response())
+
+
 def reliable() -> Any:
     from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -70,7 +127,7 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
     for topic in ('image_polar', 'image_polar_db', 'image'):
         probe.subscribe(Image, f'head/{topic}', reliable())
     probe.subscribe(MultibeamPing, 'head/multibeam', reliable())
-    robot, world = wall_scene(tmp_path)
+    robot, world = wall_and_post_scene(tmp_path)
     limit = BEAMS * BINS  # the polar image just fits
     parameters = fan_parameters(
         robot,
@@ -83,7 +140,7 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
     with running('scanning_sonar_node', parameters) as node:
         for topic in ('image_polar', 'image_polar_db', 'image'):
             probe.wait(f'head/{topic}', 2, node)
-        probe.wait('head/multibeam', 2, node)  # sent after the images above were
+        probe.wait('head/multibeam', 2, node)  # each ping's is published before its images
         with probe.lock:
             pings = by_stamp(probe.received['head/multibeam'])
             images = {
@@ -123,6 +180,14 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
     w = (MAX_RANGE - MIN_RANGE) / BINS
     first_bin = round((D - MIN_RANGE) / w)
     assert int(np.flatnonzero(pixels[:, BEAMS // 2])[-1]) == BINS - 1 - first_bin
+    # Off boresight: column c is beam N - 1 - c, so the post's beam (25, azimuth +0.4, left) is
+    # column 5; it sees the post's face first, by 1.2 m (bin 140, row 1759). Its mirror beam
+    # (5, azimuth -0.4) is column 25: nothing there nearer than the wall, 2 m (bin 300).
+    post_column, mirror_column = BEAMS - 1 - POST_BEAM, POST_BEAM
+    assert post_column == 5
+    nearest_post = int(np.flatnonzero(pixels[:, post_column])[-1])
+    assert nearest_post > BINS - 1 - round((1.2 - MIN_RANGE) / w)
+    assert int(np.flatnonzero(pixels[:, mirror_column])[-1]) <= BINS - 1 - first_bin
 
     # The dB image of the same ping: the window formula on the same values.
     assert (db.width, db.height, db.encoding, db.step) == (BEAMS, BINS, 'mono8', BEAMS)
@@ -146,6 +211,13 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
     assert int(np.argmax(picture[:, across])) == up - round(D / M_PER_PX)
     assert picture[0, 0] == 0  # beyond the fan
     assert picture.max() > 0
+    # The post, at x = 1.0 m, y = +0.42 m (the sensor's left), is left of the sensor's column:
+    # col = across - y / m. Around it (x 0.9 to 1.2 m, y 0.3 to 0.55 m) something is lit; the
+    # mirror window (y -0.55 to -0.3 m, all nearer than the wall) is silent.
+    top, bottom = up - round(1.2 / M_PER_PX), up - round(0.9 / M_PER_PX)
+    near, far = round(0.3 / M_PER_PX), round(0.55 / M_PER_PX)
+    assert picture[top : bottom + 1, across - far : across - near + 1].max() > 0
+    assert picture[top : bottom + 1, across + near : across + far + 1].max() == 0
 
 
 def test_a_slow_image_subscriber_does_not_stall_the_pings(tmp_path: Path, probe: Probe) -> None:
@@ -246,3 +318,79 @@ def test_an_image_over_the_limit_stops_the_node_with_one_line(tmp_path: Path) ->
         *ros_args(fan_parameters(robot, world, **parameters)),
     ]
     assert words in exit_line(command)
+
+
+@pytest.mark.parametrize('mode', ['multibeam', 'sweep'])
+def test_a_refused_set_config_keeps_the_images_as_they_were(tmp_path: Path, mode: str) -> None:
+    """The refused geometry is checked beside the one in use: the Cartesian lookup (and a
+    sweep's latest profiles) are the same objects afterwards, nothing is rebuilt or blanked."""
+    from builtin_interfaces.msg import Time
+
+    robot, world = wall_scene(tmp_path)
+    images = {'publish_image_polar': True, 'publish_image': True}
+    if mode == 'multibeam':
+        beams = BEAMS
+        parameters = fan_parameters(robot, world, **images, image_max_pixels=BEAMS * BINS)
+    else:  # 5 head angles, +-0.625 rad; at 0.1 m per pixel 101 x 119 pixels, within the limit
+        beams = 5
+        parameters = {
+            'robot_description_file': robot,
+            'scene_file': world,
+            'min_angle': -0.5,
+            'max_angle': 0.5,
+            'step': 0.25,
+            'rays': 200,
+            'image_resolution': 0.1,
+            'sweep_image_update': 'step',
+            'image_max_pixels': 2 * beams * BINS - 1,
+            **images,
+            **ACOUSTICS,
+        }
+    with in_process(parameters) as node:
+        outputs = node.outputs
+        for _ in range(2):
+            outputs.publish(node.rig.read(), Time())
+        imager = outputs.images._imager
+        assert imager is not None
+        latest = getattr(outputs, '_latest', None)
+        before = None if latest is None else latest.profiles.copy()
+        # Twice the bins: the polar image would have 2 * beams * BINS pixels, over the limit.
+        answer = set_config(node, range_resolution=(MAX_RANGE - MIN_RANGE) / (2 * BINS))
+        assert not answer.success
+        limit = parameters['image_max_pixels']
+        assert answer.reason == (
+            f'polar image: {beams} x {2 * BINS} = {2 * beams * BINS} pixels, '
+            f'more than image_max_pixels ({limit})'
+        )
+        outputs.publish(node.rig.read(), Time())
+        assert outputs.images._imager is imager
+        if mode == 'sweep':
+            assert outputs._latest is latest
+            assert before is not None
+            assert np.count_nonzero(before.any(axis=1)) == 2
+            # The two steps before the refusal keep their profiles; the sweep restarted at
+            # its first angle, which the third ping updated.
+            np.testing.assert_array_equal(outputs._latest.profiles[1], before[1])
+
+
+def test_a_gain_over_the_limit_stops_the_node_with_one_line(tmp_path: Path) -> None:
+    """G(max_range) = 40 log10(10) + 2 alpha 10 = 40 + 20 alpha dB, at most 250 dB.
+
+    The scanning sonar's parameters are read-only and set_config cannot raise max_range past
+    the sensor's, so the start is where such a gain law can come in.
+    """
+    robot, world = wall_scene(tmp_path)
+    gain = {'tvg': '40log', 'absorption': 'fixed', 'publish_image': True}
+    over = fan_parameters(robot, world, **gain, absorption_db_per_m=12.0)  # 280 dB
+    line = exit_line([executable('scanning_sonar_node'), *ros_args(over)])
+    assert line.endswith(
+        'tvg: 40log gain at max_range (10 m, absorption 12 dB/m) must be <= 250 dB, got 280.0 dB'
+    ), line
+    under = fan_parameters(robot, world, **gain, absorption_db_per_m=10.0)  # 240 dB
+    with in_process(under) as node:
+        ping = node.rig.read()
+    silent = ping.hits == 0
+    assert silent.any()
+    assert (~silent).any()
+    assert np.all(ping.profiles[silent] == 0.0)
+    assert np.all(np.isfinite(ping.profiles))

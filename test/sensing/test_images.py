@@ -138,9 +138,23 @@ def test_the_cartesian_fan_puts_the_wall_d_over_m_pixels_above_the_sensor(
     outside_row = imager.origin_row - round(D / M_PER_PX)
     beyond = math.ceil(D * math.tan(LAST + SPACING / 2 + 0.02) / M_PER_PX)
     assert np.isnan(image[outside_row, imager.origin_col - beyond])
-    # The left half (columns < origin_col) is +y: the beams of positive azimuth.
-    lit_left = np.nansum(image[:, : imager.origin_col])
-    assert lit_left == pytest.approx(np.nansum(image[:, imager.origin_col + 1 :]), rel=1e-3)
+
+
+def test_a_target_on_the_sensors_left_is_on_the_images_left(ping: FanPing) -> None:
+    """+y, the sensor's left, is the image's left: col = origin_col - y / m (REP 103)."""
+    imager = CartesianImager(geometry(), M_PER_PX, 'linear', max_pixels=10**7)
+    azimuths = FIRST + SPACING * np.arange(N_BEAMS)
+    # The wall seen by the beams of positive azimuth only (the others silenced): a target on
+    # the left. Beam 14 (azimuth 0.2) meets it at x = D, y = D tan(0.2) > 0.
+    left_only = np.where((azimuths > 0.0)[:, None], ping.profiles, 0.0)
+    image = imager.image(left_only)
+    row = imager.origin_row - round(D / M_PER_PX)
+    offset = round(D * math.tan(FIRST + 14 * SPACING) / M_PER_PX)  # 33 columns
+    assert image[row, imager.origin_col - offset] > 0.0  # left of the sensor's column
+    assert image[row, imager.origin_col + offset] == 0.0  # its mirror image: silent
+    # Every pixel right of the sensor's column (y < 0) lies between silent beams.
+    assert np.nansum(image[:, imager.origin_col :]) == 0.0
+    assert np.nansum(image[:, : imager.origin_col]) > 0.0
 
 
 def test_nearest_takes_the_beam_and_bin_a_pixel_is_in(ping: FanPing) -> None:
@@ -220,6 +234,60 @@ def test_images_over_the_limit_or_memory_are_refused_before_allocation() -> None
     assert 'MiB of memory available' in problem
     assert size_problem('polar image', 200, 21, 4, max_pixels=4200) is None
     assert 'image_max_pixels (4199)' in (size_problem('polar image', 200, 21, 4, 4199) or '')
+
+
+@pytest.mark.parametrize('metres_per_pixel', [1e-310, 1e-307, 1e-200])
+def test_an_absurd_resolution_is_one_short_line(metres_per_pixel: float) -> None:
+    """No OverflowError and no 300-digit count: float counts, refused before ``math.ceil``."""
+    m = metres_per_pixel
+    # Up to MAX_RANGE ahead (and the sensor's row), MAX_RANGE sin(LAST + SPACING / 2) either side.
+    height = MAX_RANGE / m + 1.0
+    width = 2.0 * MAX_RANGE * math.sin(LAST + SPACING / 2) / m + 1.0
+    with pytest.raises(ConfigurationError) as refused:
+        CartesianImager(geometry(), m, max_pixels=4_000_000)
+    text = str(refused.value)
+    pixels = height * width
+    assert math.isinf(pixels)  # even 1.05e201 x 1.05e201 overflows a float
+    assert text == (
+        f'Cartesian image: {width:.3g} x {height:.3g} = inf pixels, '
+        'more than image_max_pixels (4000000)'
+    )
+    assert len(text) < 100
+
+
+def test_a_resolution_coarser_than_the_fan_is_refused() -> None:
+    # At 1000 m per pixel every pixel centre is 0 m (nearer than MIN_RANGE) or >= 1000 m
+    # (beyond MAX_RANGE) from the sensor: none is inside.
+    with pytest.raises(ConfigurationError) as refused:
+        CartesianImager(geometry(), 1000.0, max_pixels=10**6)
+    assert str(refused.value) == (
+        'Cartesian image: no pixel centre inside the sector out to 10.5 m, got 1000 m per pixel'
+    )
+    # Half of MIN_RANGE per pixel still has a pixel centre at 0.5 m on the fan's axis.
+    assert CartesianImager(geometry(), MIN_RANGE / 2, max_pixels=10**6).height == 43
+
+
+@pytest.mark.parametrize('interpolation', ['linear', 'nearest'])
+def test_the_memory_budget_covers_the_measured_peak(interpolation: str) -> None:
+    """Build a disc's lookup, make a mono8 image and its bytes: the peak stays in budget."""
+    import tracemalloc
+
+    from nps_sonar_py.sensing.images import _PEAK_BYTES
+
+    # A full turn: pi / 4 of the bounding box inside, the most any sector has.
+    g = SectorGeometry(90, -math.pi, 2 * math.pi / 90, 0.1, 0.0, 10.0, 300)
+    profiles = np.full((90, 300), 1e-3)  # every bin above the dB window's floor
+    tracemalloc.start()
+    try:
+        imager = CartesianImager(g, 0.02, interpolation, max_pixels=10**7)
+        data = db_pixels(imager.image(profiles), DbWindow()).tobytes()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    pixels = imager.height * imager.width
+    assert pixels == 1001 * 1001
+    assert len(data) == pixels
+    assert peak / pixels <= _PEAK_BYTES[interpolation]
 
 
 def test_bad_imager_arguments_are_refused() -> None:

@@ -11,6 +11,7 @@ with dOmega = cos e de da, so a beam on the plane's normal returns
 
 from __future__ import annotations
 
+import doctest
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,17 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
-from nps_sonar_py.echo.imaging import ImagingConfig, Tvg, apply_imaging, tvg_gain
+from nps_sonar_py.echo import imaging as imaging_module
+from nps_sonar_py.echo.imaging import (
+    TVG_MAX_DB,
+    ImagingConfig,
+    Tvg,
+    apply_imaging,
+    tvg_gain,
+    tvg_problem,
+)
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.sensing.images import CartesianImager, SectorGeometry
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 
 D = 10.0
@@ -149,6 +159,64 @@ def test_time_varied_gain_is_k_log_r_plus_two_alpha_r_at_bin_centres() -> None:
     np.testing.assert_array_equal(gained.ranges, raw.ranges)
 
 
+def test_a_gain_over_the_limit_is_refused_with_the_reason() -> None:
+    """G(max_range) = 40 log10(100) + 2 alpha 100 = 80 + 200 alpha dB against 250 dB."""
+    assert TVG_MAX_DB == 250.0
+    over = echo(absorption=Absorption.FIXED, fixed_absorption=0.86, min_range=0.0, max_range=100.0)
+    with pytest.raises(ConfigurationError) as refused:  # 80 + 172 = 252 dB
+        sonar(over, ImagingConfig(tvg=Tvg.LOG40))
+    assert str(refused.value) == (
+        'tvg: 40log gain at max_range (100 m, absorption 0.86 dB/m) must be <= 250 dB, '
+        'got 252.0 dB'
+    )
+    # The finding's cases: 10**(G / 10) would be inf (G > 3083 dB). 20 log: 40 + 5000 dB.
+    assert tvg_problem(Tvg.LOG20, 100.0, 25.0) == (
+        'tvg: 20log gain at max_range (100 m, absorption 25 dB/m) must be <= 250 dB, got 5040.0 dB'
+    )
+    assert tvg_problem(Tvg.NONE, 1e4, 1000.0) is None
+    result = doctest.testmod(imaging_module)
+    assert (result.attempted, result.failed) == (2, 0)
+
+
+def test_just_under_the_limit_bins_without_echo_stay_0_and_the_fan_has_no_nan() -> None:
+    """80 + 2 * 0.84 * 100 = 248 dB: the gain reaches 10**24.8 in the last bins."""
+    config = echo(
+        absorption=Absorption.FIXED, fixed_absorption=0.84, min_range=0.0, max_range=100.0
+    )
+    fan = {'beams': 5, 'min_angle': -0.2, 'max_angle': 0.2}
+    raw = sonar(config, **fan).ping(Plane())
+    gained = sonar(config, ImagingConfig(tvg=Tvg.LOG40), **fan).ping(Plane())
+    silent = raw.hits == 0
+    assert silent.any()  # nothing beyond the wall at 10 m
+    assert (~silent).any()
+    assert np.all(gained.profiles[silent] == 0.0)
+    assert np.all(np.isfinite(gained.profiles))
+    assert np.all(gained.profiles[~silent] > 0.0)
+    # The 32FC1 Cartesian image: finite inside the fan, NaN only outside (by hand: a pixel
+    # centre is inside when 0 <= r <= 100 m and |azimuth| <= 0.2 + 0.05, half a spacing).
+    g = SectorGeometry(5, -0.2, 0.1, config.beam_width, 0.0, 100.0, config.n_bins)
+    imager = CartesianImager(g, 0.5, max_pixels=10**6)
+    image = imager.image(gained.profiles)
+    rows, cols = np.indices(image.shape)
+    x = (imager.origin_row - rows) * 0.5
+    y = (imager.origin_col - cols) * 0.5
+    r, azimuth = np.hypot(x, y), np.arctan2(y, x)
+    inside = (r <= 100.0) & (np.abs(azimuth) <= 0.25)
+    clear = (np.abs(r - 100.0) > 1e-6) & (np.abs(np.abs(azimuth) - 0.25) > 1e-6)
+    assert np.all(np.isfinite(image[inside & clear]))
+    assert np.all(np.isnan(image[~inside & clear]))
+    assert np.nanmax(image) > 0.0
+
+
+def test_an_infinite_gain_leaves_a_bin_without_echo_at_0() -> None:
+    """Gain only where there is an echo: 0 * inf would be NaN."""
+    profiles = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 0.0]])
+    gain = np.array([np.inf, 3.0, 1e300])
+    out = apply_imaging(profiles, ImagingConfig(tvg=Tvg.LOG20), gain, np.random.default_rng())
+    assert out.tolist() == [[0.0, 6.0, 0.0], [np.inf, 0.0, 0.0]]
+    assert profiles.tolist() == [[0.0, 2.0, 0.0], [1.0, 0.0, 0.0]]  # not modified
+
+
 def test_side_lobe_leakage_adds_every_other_beam_at_the_floor() -> None:
     profiles = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 4.0]])
     out = apply_imaging(profiles, ImagingConfig(side_lobe_db=-20.0), None, np.random.default_rng())
@@ -209,6 +277,14 @@ def test_imaging_is_off_by_default_and_refuses_bad_values() -> None:
         FanConfig(vertical_pattern='x')  # type: ignore[arg-type]
 
 
+def test_several_beams_on_one_axis_are_refused() -> None:
+    # Spacing (max - min) / (beams - 1) = 0: every beam on one axis, an image with no inside.
+    with pytest.raises(ConfigurationError) as refused:
+        FanConfig(beams=3, min_angle=0.1, max_angle=0.1)
+    assert str(refused.value) == 'max_angle must be > min_angle for 3 beams, got both 0.1'
+    assert FanConfig(beams=1, min_angle=0.1, max_angle=0.1).azimuths().tolist() == [0.1]
+
+
 def test_scanning_settings_reach_the_fan_and_the_image_and_a_bad_one_is_located() -> None:
     robots = Path(__file__).resolve().parents[2] / 'config' / 'robots'
     robot = load_robot_from(
@@ -235,3 +311,15 @@ def test_scanning_settings_reach_the_fan_and_the_image_and_a_bad_one_is_located(
     assert device.sonar.fan.vertical_pattern is BeamPattern.GAUSSIAN
     with pytest.raises(DescriptionError, match=r"<sensor name=.*tvg: must be one of 'none'"):
         build_device(robot, setup(tvg='loud'))
+    # Built at start and on a parameter change alike: a gain over the limit is located too.
+    with pytest.raises(DescriptionError, match=r'<sensor name=.*tvg: 40log gain .* <= 250 dB'):
+        build_device(
+            robot,
+            ScanningSetup(
+                SensorSettings(),
+                ScanningSettings(mode='multibeam', min_angle=-0.3, max_angle=0.3, tvg='40log'),
+                GeometrySettings(),
+                OutputSettings(update_rate=5.0),
+                BeamSettings(absorption='fixed', absorption_db_per_m=1000.0),
+            ),
+        )
