@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import SceneError
+from nps_sonar_py.scene.meshes import one_line
 from nps_sonar_py.scene.scene_state import MAX_POSITION, check_children, floats_attribute
 from nps_sonar_py.scene.tessellation import Triangles
 from nps_sonar_py.xml_input import Element, label, raise_at, read_file, required_attribute
@@ -167,28 +168,30 @@ def read_heights(
 
     """
     path = Path(path)
+    shown = one_line(str(path))
     if element is None:
         element = f'<heightmap file="{path.name}">'
+    element = one_line(element, 100)
 
-    def refuse(problem: str) -> NoReturn:
-        where = file if file is not None else str(path)
-        raise SceneError(problem, file=where, line=line, element=element)
+    def refuse(problem: str) -> NoReturn:  # one line, whatever numpy or Pillow said
+        where = file if file is not None else shown
+        raise SceneError(one_line(problem), file=where, line=line, element=element)
 
     suffix = path.suffix.lower()
     if suffix not in HEIGHTMAP_FORMATS:
         refuse(_unsupported(path))
     if suffix == '.png' and (size_z is None or not 0.0 <= size_z <= MAX_HEIGHT):
         refuse(f'a PNG heightmap needs a height range size_z in [0, {MAX_HEIGHT:g}] m')
-    if not os.path.lexists(path):
-        refuse(f'heightmap file not found: {path}')
+    if not os.path.lexists(path):  # False, never an error, for a NUL or a too long name
+        refuse(f'heightmap file not found: {shown}')
     data = read_file(
         path,
         SceneError,
         limit=MAX_HEIGHTMAP_BYTES,
-        file=file if file is not None else str(path),
+        file=file if file is not None else shown,
         line=line,
         element=element,
-        what=f'heightmap file {path} ',
+        what=f'heightmap file {shown} ',
     )
     try:
         if suffix == '.npy':
@@ -200,7 +203,7 @@ def read_heights(
         if problem is not None:
             raise ValueError(problem)
     except ValueError as err:
-        refuse(f'{path}: {err}')
+        refuse(f'{shown}: {err}')
     return heights
 
 
@@ -224,8 +227,11 @@ def _npy_grid(data: bytes) -> NDArray[np.float64]:
         else:
             msg = f'unsupported .npy format version {version[0]}.{version[1]}'
             raise ValueError(msg)
-    except (ValueError, EOFError, SyntaxError) as err:
-        msg = f'not a readable .npy file ({err})'
+    except Exception as err:  # ValueError, EOFError, SyntaxError, tokenize.TokenError, ...
+        # numpy's own first line only: the rest of its header-size message advises
+        # allow_pickle=True, not wanted here
+        reason = one_line((str(err).splitlines() or [type(err).__name__])[0], 200)
+        msg = f'not a readable .npy file ({reason})'
         raise ValueError(msg) from None
     if dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in 'iuf':
         msg = f'heights must be floats or integers, got dtype {dtype}'
@@ -242,7 +248,7 @@ def _npy_grid(data: bytes) -> NDArray[np.float64]:
 
 def _png_heights(data: bytes, size_z: float) -> NDArray[np.float64]:
     """Heights of a grayscale PNG's bytes: ``size_z * p / p_max``; the size is checked first."""
-    from PIL import Image  # only a PNG heightmap needs Pillow
+    from PIL import Image, UnidentifiedImageError  # only a PNG heightmap needs Pillow
 
     try:
         with warnings.catch_warnings():
@@ -258,7 +264,10 @@ def _png_heights(data: bytes, size_z: float) -> NDArray[np.float64]:
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
         msg = f'image too large: {err}'
         raise ValueError(msg) from None
-    except (OSError, SyntaxError) as err:  # UnidentifiedImageError is an OSError
+    except UnidentifiedImageError:  # its text names a BytesIO object, not the file
+        msg = 'not a PNG image Pillow can read'
+        raise ValueError(msg) from None
+    except (OSError, SyntaxError) as err:
         msg = f'not a readable PNG image ({err})'
         raise ValueError(msg) from None
     heights = pixels.astype(np.float64)
@@ -314,7 +323,7 @@ def parse_heightmap(
     heights = read_heights(
         path,
         float(size[2]) if count == 3 else None,
-        file=file or element.getroottree().docinfo.URL or '<string>',
+        file=one_line(file or element.getroottree().docinfo.URL or '<string>'),
         line=element.sourceline,
         element=label(element),
     )

@@ -33,6 +33,7 @@ import io
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
@@ -51,9 +52,11 @@ __all__ = [
     'PackageResolver',
     'find_model',
     'model_search_path',
+    'one_line',
     'read_mesh',
     'resolve_mesh_path',
     'resolve_package',
+    'shown',
 ]
 
 #: Mesh file suffixes this package reads (lower case).
@@ -69,6 +72,32 @@ PackageResolver = Callable[[str], 'str | os.PathLike[str] | None']
 
 #: Environment variables naming the directories that hold Gazebo models, searched in order.
 MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'GAZEBO_MODEL_PATH', 'SDF_PATH')
+
+#: Control characters and the other line breaks of ``str.splitlines`` (U+0085, U+2028,
+#: U+2029, ...) written as escapes, so that a message stays on one line.
+_ESCAPES = {
+    **{c: f'\\x{c:02x}' for c in (*range(0x20), *range(0x7F, 0xA0))},
+    **{ord('\n'): '\\n', ord('\r'): '\\r', ord('\t'): '\\t'},
+    0x2028: '\\u2028',
+    0x2029: '\\u2029',
+}
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` with line breaks and control characters escaped, for an error message.
+
+    With ``limit``, at most ``limit`` characters of it, then ``...`` if it was longer.
+    """
+    if limit is not None and len(text) > limit:
+        return text[:limit].translate(_ESCAPES) + '...'
+    return text.translate(_ESCAPES)
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """``repr`` of a bad value for a message: at most ``limit`` characters of it, then ``...``."""
+    if len(text) > limit:
+        return f'{text[:limit]!r}... ({len(text)} characters)'
+    return repr(text)
 
 
 def model_search_path(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
@@ -98,10 +127,13 @@ def find_model(uri: str, model_path: Sequence[Path]) -> Path:
         msg = f'{uri!r} must be model://<model>[/<path>]'
         raise ValueError(msg)
     relative = unquote(parts.path).lstrip('/')
+    if '\0' in uri:
+        msg = f'{shown(uri)} holds a NUL character'
+        raise ValueError(msg)
     for directory in model_path:
-        if (directory / parts.netloc).is_dir():
+        if os.path.isdir(directory / parts.netloc):  # False, never OSError, for a bad name
             return directory / parts.netloc / relative if relative else directory / parts.netloc
-    msg = f'model {parts.netloc!r} of {uri!r} is in none of {_searched(model_path)}'
+    msg = f'model {shown(parts.netloc)} of {shown(uri)} is in none of {_searched(model_path)}'
     raise LookupError(msg)
 
 
@@ -160,6 +192,9 @@ def resolve_mesh_path(
     if not str(path).strip() or str(path) == '.':
         msg = f'empty mesh path {filename!r}'
         raise ValueError(msg)
+    if '\0' in str(path):
+        msg = f'{shown(filename)} holds a NUL character'
+        raise ValueError(msg)
     if not path.is_absolute() and base_dir is not None:
         path = Path(base_dir) / path
     return path
@@ -190,14 +225,18 @@ def read_mesh(
     import trimesh
 
     path = Path(path)
-    element = f'<mesh filename="{path.name}">'
+    element = f'<mesh filename="{one_line(path.name, 80)}">'
+    shown = one_line(str(path))
+
+    def refuse(problem: str) -> NoReturn:
+        raise SceneError(one_line(problem), file=file, line=line, element=element)
+
     suffix = path.suffix.lower()
     if suffix not in MESH_FORMATS:
-        problem = f'unsupported mesh format {path.suffix or "(none)"!r} of {path}'
-        problem += f' (expected one of {MESH_FORMATS})'
-        raise SceneError(problem, file=file, line=line, element=element)
-    if not os.path.lexists(path):
-        raise SceneError(f'mesh file not found: {path}', file=file, line=line, element=element)
+        problem = f'unsupported mesh format {path.suffix or "(none)"!r} of {shown}'
+        refuse(f'{problem} (expected one of {MESH_FORMATS})')
+    if not os.path.lexists(path):  # False, never an error, for a NUL or a too long name
+        refuse(f'mesh file not found: {shown}')
     data = read_file(
         path,
         SceneError,
@@ -205,7 +244,7 @@ def read_mesh(
         file=file,
         line=line,
         element=element,
-        what=f'mesh file {path} ',
+        what=f'mesh file {shown} ',
     )
     try:
         unit = _dae_unit(data) if suffix == '.dae' else 1.0
@@ -213,14 +252,12 @@ def read_mesh(
         vertices = np.asarray(mesh.vertices, dtype=np.float64) * unit
         faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
     except Exception as err:
-        problem = f'cannot read mesh {path}: {type(err).__name__}: {err}'.splitlines()[0]
-        raise SceneError(problem, file=file, line=line, element=element) from None
+        reason = one_line((str(err).splitlines() or [''])[0], 200)
+        refuse(f'cannot read mesh {shown}: {type(err).__name__}: {reason}')
     if faces.shape[0] == 0:
-        raise SceneError(f'mesh {path} holds no triangles', file=file, line=line, element=element)
+        refuse(f'mesh {shown} holds no triangles')
     if not np.all(np.isfinite(vertices)) or faces.min() < 0 or faces.max() >= vertices.shape[0]:
-        raise SceneError(
-            f'mesh {path} has invalid vertices or faces', file=file, line=line, element=element
-        )
+        refuse(f'mesh {shown} has invalid vertices or faces')
     return Triangles(vertices, faces)
 
 
@@ -259,11 +296,14 @@ class MeshLoader:
                 package_resolver=self._package_resolver,
                 model_path=self._model_path,
             )
-        except (LookupError, ValueError) as err:
+            key = path.resolve()
+        except (LookupError, ValueError, OSError) as err:  # urlsplit's, a NUL, a bad name
             raise SceneError(
-                str(err), file=file, line=line, element=f'<mesh filename="{filename}">'
+                one_line(str(err)),
+                file=file,
+                line=line,
+                element=f'<mesh filename="{one_line(filename, 80)}">',
             ) from None
-        key = path.resolve()
         if key not in self._cache:
             self._cache[key] = read_mesh(path, file=file, line=line)
         return self._cache[key]

@@ -35,8 +35,11 @@ tessellated here (polyline, image). A ``<heightmap>`` is read by
 
 Bounds, checked before anything is allocated: lengths within ``[0, MAX_POSITION]`` (1e6 m),
 pose positions within ``MAX_POSITION`` and angles within ``MAX_ANGLE`` rad, includes nested
-at most :data:`MAX_INCLUDE_DEPTH` deep, and at most :data:`MAX_SDF_TRIANGLES` triangles in
-all (counted before each shape is tessellated or a mesh transformed).
+at most :data:`MAX_INCLUDE_DEPTH` deep, models nested at most :data:`MAX_MODEL_DEPTH` deep
+(across includes), at most :data:`MAX_SDF_MODELS` models and :data:`MAX_INCLUDED_ELEMENTS`
+elements read through includes (each copy counted, as it is read), and at most
+:data:`MAX_SDF_TRIANGLES` triangles in all (counted before each shape is tessellated or a
+mesh transformed). Chains of ``relative_to`` are followed without recursion, however long.
 """
 
 from __future__ import annotations
@@ -62,7 +65,9 @@ from nps_sonar_py.scene.meshes import (
     PackageResolver,
     find_model,
     model_search_path,
+    one_line,
     resolve_mesh_path,
+    shown,
 )
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
@@ -100,11 +105,14 @@ from nps_sonar_py.xml_input import (
     parse_document,
     parse_numbers,
     raise_at,
-    read_document,
+    read_file,
 )
 
 __all__ = [
+    'MAX_INCLUDED_ELEMENTS',
     'MAX_INCLUDE_DEPTH',
+    'MAX_MODEL_DEPTH',
+    'MAX_SDF_MODELS',
     'MAX_SDF_TRIANGLES',
     'SDF_VERSIONS',
     'is_sdf',
@@ -117,6 +125,19 @@ SDF_VERSIONS = ('1.6', '1.7', '1.8', '1.9', '1.10', '1.11')
 #: Deepest chain of ``<include>`` (a model that includes a model that ...); deeper is a cycle
 #: in all likelihood, and an error.
 MAX_INCLUDE_DEPTH = 16
+
+#: Deepest nesting of ``<model>`` in ``<model>``, counted across includes (a world's top-level
+#: model is at depth 1). Gazebo models nest a few levels; the parser recurses per level.
+MAX_MODEL_DEPTH = 100
+
+#: Most models in a world: each ``<model>`` and ``<include>``, nested ones too, and each copy
+#: an include makes, counted as they are read. Gazebo worlds hold at most thousands; a few
+#: files including each other ten times over would otherwise make millions.
+MAX_SDF_MODELS = 10_000
+
+#: Most XML elements read through ``<include>``: each included file's elements, counted
+#: again for each copy. Bounds the work of a fan-out of includes of large models.
+MAX_INCLUDED_ELEMENTS = 1_000_000
 
 #: Most triangles of all shapes of a world: 2e7 (about 1.4 GB of vertices and indices once
 #: tessellated, before Open3D's copy); 3900 default spheres, or 78000 default cylinders.
@@ -138,6 +159,12 @@ _GEOMETRY = (
 _MODEL_FRAME = '__model__'
 _TRUE = ('true', '1')
 _FALSE = ('false', '0')
+
+#: Most characters of a bad value (a ``<pose>``, a name, a URI) echoed in a message.
+_SHOWN = 80
+
+#: Most characters of a problem, after the values in it are cut to :data:`_SHOWN` each.
+_LONGEST_PROBLEM = 1000
 
 
 def is_sdf(data: bytes) -> bool:
@@ -161,7 +188,20 @@ def is_sdf(data: bytes) -> bool:
 
 
 def _fail(element: Element, problem: str) -> NoReturn:
-    raise_at(SceneError, element, problem)
+    """A SceneError at ``element``, on one line (names and text escaped, long ones cut)."""
+    source = _source(element)
+    raise_at(
+        SceneError,
+        element,
+        one_line(problem, _LONGEST_PROBLEM),
+        element=_label(element),
+        file=one_line(source) if source else None,
+    )
+
+
+def _label(element: Element) -> str:
+    """:func:`label` of ``element``, escaped to one line, its name cut to :data:`_SHOWN`."""
+    return one_line(label(element), _SHOWN + 20)
 
 
 def _text(element: Element) -> str:
@@ -171,7 +211,7 @@ def _text(element: Element) -> str:
 def _child(element: Element, tag: str) -> Element | None:
     found = children(element, tag)
     if len(found) > 1:
-        _fail(found[1], f'more than one <{tag}> in {label(element)}')
+        _fail(found[1], f'more than one <{tag}> in {_label(element)}')
     return found[0] if found else None
 
 
@@ -187,7 +227,7 @@ def _numbers(element: Element, count: int) -> tuple[float, ...]:
     try:
         return parse_numbers(text, count)
     except NumberError as err:
-        _fail(element, f'{text!r} {err.reason(text, count)}')
+        _fail(element, f'{shown(text)} {err.reason(text, count)}')
 
 
 def _lengths(element: Element, tag: str, count: int) -> tuple[float, ...]:
@@ -196,7 +236,7 @@ def _lengths(element: Element, tag: str, count: int) -> tuple[float, ...]:
     values = _numbers(child, count)
     if not all(0.0 <= v <= MAX_POSITION for v in values):
         what = 'a length' if count == 1 else f'{count} lengths'
-        _fail(child, f'{_text(child)!r} must be {what} in [0, {MAX_POSITION:.0f}] m')
+        _fail(child, f'{shown(_text(child))} must be {what} in [0, {MAX_POSITION:.0f}] m')
     return values
 
 
@@ -211,7 +251,7 @@ def _bool_text(element: Element, text: str | None, default: bool, key: str = '')
         return default
     word = text.strip().lower()
     if word not in _TRUE + _FALSE:
-        what = f'{key}={text!r}' if key else repr(text)
+        what = f'{key}={shown(text)}' if key else shown(text)
         _fail(element, f'{what} must be true, false, 1 or 0')
     return word in _TRUE
 
@@ -221,7 +261,7 @@ def _name(element: Element) -> str:
     if not name:
         _fail(element, "missing required attribute 'name'")
     if FRAME_SEPARATOR in name or name in (WORLD_FRAME, _MODEL_FRAME):
-        _fail(element, f'name {name!r} is reserved or contains {FRAME_SEPARATOR!r}')
+        _fail(element, f'name {shown(name)} is reserved or contains {FRAME_SEPARATOR!r}')
     return name
 
 
@@ -235,7 +275,8 @@ def _pose(element: Element | None) -> tuple[NDArray[np.float64], str | None]:
     rotation_format = element.get('rotation_format', 'euler_rpy')
     count = {'euler_rpy': 6, 'quat_xyzw': 7}.get(rotation_format)
     if count is None:
-        _fail(element, f'rotation_format={rotation_format!r} must be euler_rpy or quat_xyzw')
+        problem = f'rotation_format={shown(rotation_format)} must be euler_rpy or quat_xyzw'
+        _fail(element, problem)
     values = _numbers(element, count) if _text(element) else (0.0,) * 6
     if len(values) == 6:  # an empty pose is the identity in either format
         angles = np.radians(values[3:]) if degrees else np.array(values[3:])
@@ -268,7 +309,7 @@ def _version(root: Element) -> None:
     if version not in SDF_VERSIONS:
         _fail(
             root,
-            f'version={version!r} is not supported (SDFormat {", ".join(SDF_VERSIONS)})',
+            f'version={shown(version)} is not supported (SDFormat {", ".join(SDF_VERSIONS)})',
         )
 
 
@@ -292,39 +333,57 @@ class _Scope:
     own: str  # the scope's own frame: '__model__' or 'world'
     frames: dict[str, _Frame] = field(default_factory=dict)
     _poses: dict[str, NDArray[np.float64]] = field(default_factory=dict)
-    _visiting: list[str] = field(default_factory=list)
 
     def add(self, name: str, frame: _Frame) -> None:
         if name in self.frames:
-            _fail(frame.element, f'two frames named {name!r} (models, links, joints, frames)')
+            _fail(frame.element, f'two frames named {shown(name)} (models, links, joints, frames)')
         self.frames[name] = frame
 
     def pose(self, name: str, at: Element) -> NDArray[np.float64]:
-        """(4, 4) pose of frame ``name`` (``a::b`` into nested models) in the scope's frame."""
-        if name == self.own:
-            return np.eye(4)
-        head, sep, rest = name.partition(FRAME_SEPARATOR)
-        if sep:
-            nested = self.frames.get(head)
-            if nested is None or nested.model is None:
-                _fail(at, f'unknown frame {name!r}: no nested model named {head!r}')
-            return self.pose(head, at) @ nested.model.scope.pose(rest, at)
-        if name in self._poses:
-            return self._poses[name]
-        frame = self.frames.get(name)
-        if frame is None:
-            known = ', '.join([self.own, *self.frames])
-            _fail(at, f'unknown frame {name!r} (known: {known})')
-        if name in self._visiting:
-            cycle = ' -> '.join([*self._visiting[self._visiting.index(name) :], name])
-            _fail(frame.element, f'poses form a cycle: {cycle}')
-        self._visiting.append(name)
-        base = (
-            np.eye(4) if frame.relative_to is None else self.pose(frame.relative_to, frame.element)
-        )
-        self._visiting.pop()
-        self._poses[name] = base @ frame.local
-        return self._poses[name]
+        """(4, 4) pose of frame ``name`` (``a::b`` into nested models) in the scope's frame.
+
+        The chain of ``relative_to`` is followed in a loop (a chain of any length is fine,
+        a cycle is an error at the frame that closes it); only ``a::b`` steps into the
+        nested model's scope, at most :data:`MAX_MODEL_DEPTH` deep.
+        """
+        steps: list[tuple[str, NDArray[np.float64]]] = []  # (name, pose in the next one)
+        visiting: dict[str, int] = {}  # frame names of this chain -> index in order
+        order: list[str] = []
+        current, where = name, at
+        while True:
+            if current == self.own:
+                base = np.eye(4)
+                break
+            if current in self._poses:
+                base = self._poses[current]
+                break
+            head, sep, rest = current.partition(FRAME_SEPARATOR)
+            if sep:
+                nested = self.frames.get(head)
+                if nested is None or nested.model is None:
+                    problem = f'unknown frame {shown(current)}: no nested model named'
+                    _fail(where, f'{problem} {shown(head)}')
+                steps.append((current, nested.model.scope.pose(rest, where)))
+                current = head
+                continue
+            frame = self.frames.get(current)
+            if frame is None:
+                known = ', '.join([self.own, *self.frames])
+                _fail(where, f'unknown frame {shown(current)} (known: {one_line(known, 200)})')
+            if current in visiting:
+                cycle = ' -> '.join([*order[visiting[current] :], current])
+                _fail(frame.element, f'poses form a cycle: {one_line(cycle, 200)}')
+            visiting[current] = len(order)
+            order.append(current)
+            steps.append((current, frame.local))
+            if frame.relative_to is None:
+                base = np.eye(4)
+                break
+            current, where = frame.relative_to, frame.element
+        for key, local in reversed(steps):
+            base = base @ local
+            self._poses[key] = base
+        return base
 
 
 @dataclass
@@ -346,7 +405,9 @@ class _Reader:
     model_path: tuple[Path, ...]
     package_resolver: PackageResolver | None
     triangles: int = 0
-    documents: dict[Path, Element] = field(default_factory=dict)
+    models: int = 0
+    included_elements: int = 0
+    documents: dict[Path, tuple[Element, int]] = field(default_factory=dict)
 
     def take(self, count: int, element: Element) -> None:
         """Count ``count`` more triangles; a SceneError past :data:`MAX_SDF_TRIANGLES`."""
@@ -354,6 +415,25 @@ class _Reader:
         if self.triangles > MAX_SDF_TRIANGLES:
             problem = f'the world has more than {MAX_SDF_TRIANGLES} triangles'
             _fail(element, f'{problem} (the limit MAX_SDF_TRIANGLES)')
+
+    def model(self, element: Element, depth: int) -> None:
+        """Count one more model (a ``<model>`` or ``<include>``) at nesting ``depth``.
+
+        A SceneError past :data:`MAX_SDF_MODELS` models, or deeper than :data:`MAX_MODEL_DEPTH`.
+        """
+        if depth > MAX_MODEL_DEPTH:
+            _fail(element, f'models nested deeper than {MAX_MODEL_DEPTH} (MAX_MODEL_DEPTH)')
+        self.models += 1
+        if self.models > MAX_SDF_MODELS:
+            problem = f'the world has more than {MAX_SDF_MODELS} models, counting nested and'
+            _fail(element, f'{problem} included ones (the limit MAX_SDF_MODELS)')
+
+    def include(self, element: Element, count: int) -> None:
+        """Count the ``count`` elements of one more included copy of a file."""
+        self.included_elements += count
+        if self.included_elements > MAX_INCLUDED_ELEMENTS:
+            problem = f'the world includes more than {MAX_INCLUDED_ELEMENTS} elements, each'
+            _fail(element, f'{problem} copy counted (the limit MAX_INCLUDED_ELEMENTS)')
 
 
 # --- geometry -----------------------------------------------------------------------------
@@ -421,8 +501,9 @@ def _mesh(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
     if scale_element is not None and not all(0.0 < abs(v) <= MAX_POSITION for v in scale):
         problem = f'{_text(scale_element)!r} must be three non-zero numbers within 1e6'
         _fail(scale_element, problem)
+    source = _source(shape)
     mesh = reader.options.meshes.load(
-        uri, base_dir, file=_source(shape), line=uri_element.sourceline
+        uri, base_dir, file=one_line(source) if source else None, line=uri_element.sourceline
     )
     reader.take(len(mesh), shape)
     return mesh.scaled(scale)
@@ -445,12 +526,13 @@ def _heightmap(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
     pos = (0.0, 0.0, 0.0) if pos_element is None else _numbers(pos_element, 3)
     if not all(abs(v) <= MAX_POSITION for v in pos):
         _fail(shape, f'<pos> {pos} must be within {MAX_POSITION:.0f} m')
+    source = _source(shape)
     heights = read_heights(  # within the heightmap module's own file and sample limits
         path,
         size[2] if path.suffix.lower() == '.png' else None,
-        file=_source(shape),
+        file=one_line(source) if source else None,
         line=shape.sourceline,
-        element=label(shape),
+        element=_label(shape),
     )
     rows, cols = heights.shape
     reader.take(2 * (rows - 1) * (cols - 1), shape)
@@ -476,7 +558,10 @@ def _base_dir(element: Element) -> Path:
 def _model_file(uri_element: Element, reader: _Reader) -> Path:
     """The SDF file an ``<include><uri>`` names: a model directory's, or a file."""
     uri = _text(uri_element)
-    parts = urlsplit(uri)
+    try:
+        parts = urlsplit(uri)
+    except ValueError as err:  # 'http://[': Invalid IPv6 URL
+        _fail(uri_element, f'{shown(uri)} is not a valid URI: {err}')
     if parts.scheme == 'model':
         try:
             path = find_model(uri, reader.model_path)
@@ -486,21 +571,24 @@ def _model_file(uri_element: Element, reader: _Reader) -> Path:
         relative = Path(unquote(parts.netloc + parts.path)) if parts.scheme else Path(uri)
         path = _base_dir(uri_element) / relative
     else:
-        problem = f'unsupported URI scheme {parts.scheme!r} in {uri!r} (Fuel is not fetched:'
-        _fail(uri_element, f'{problem} download the model and name it by model:// or a path)')
-    if not uri or not path.exists():
-        _fail(uri_element, f'model {uri!r} not found: {path}')
-    return _config_sdf(path, uri_element, reader) if path.is_dir() else path
+        problem = f'unsupported URI scheme {shown(parts.scheme)} in {shown(uri)} (Fuel is'
+        _fail(uri_element, f'{problem} not fetched: download the model and name it by model://')
+    if '\0' in str(path):
+        _fail(uri_element, f'{shown(uri)} holds a NUL character')
+    # os.path: False, never OSError, for a name too long for the file system
+    if not uri or not os.path.exists(path):
+        _fail(uri_element, f'model {shown(uri)} not found: {path}')
+    return _config_sdf(path, uri_element, reader) if os.path.isdir(path) else path
 
 
 def _config_sdf(directory: Path, uri_element: Element, reader: _Reader) -> Path:
     """The SDF file a model directory's ``model.config`` names (the newest version read)."""
     config = directory / 'model.config'
-    if not config.exists():
-        if (directory / 'model.sdf').exists():
+    if not os.path.exists(config):
+        if os.path.exists(directory / 'model.sdf'):
             return directory / 'model.sdf'
         _fail(uri_element, f'model directory {directory} has neither model.config nor model.sdf')
-    root = _document(config, reader)
+    root, _ = _document(config, reader, uri_element)
     files = children(root, 'sdf')
     if not files:
         _fail(root, 'names no <sdf> file')
@@ -517,26 +605,44 @@ def _config_sdf(directory: Path, uri_element: Element, reader: _Reader) -> Path:
     return directory / _text(best)
 
 
-def _document(path: Path, reader: _Reader) -> Element:
+def _document(path: Path, reader: _Reader, at: Element) -> tuple[Element, int]:
+    """Root of the XML file ``path`` (read once) and its number of elements.
+
+    A file that cannot be read (missing, not a regular file, too large) is an error at
+    ``at``, the element naming it; malformed XML at its own line in ``path``.
+    """
     key = path.resolve()
     if key not in reader.documents:
-        reader.documents[key] = parse_document(
-            read_document(path, SceneError), str(path), SceneError
+        data = read_file(
+            path,
+            SceneError,
+            file=one_line(_source(at) or '<string>'),
+            line=at.sourceline,
+            element=_label(at),
+            what=f'included file {one_line(str(path))} ',
         )
+        root = parse_document(data, str(path), SceneError)
+        reader.documents[key] = (root, sum(1 for _ in root.iter()))
     return reader.documents[key]
 
 
 def _included(
-    include: Element, reader: _Reader, stack: tuple[Path, ...]
+    include: Element, reader: _Reader, stack: tuple[Path, ...], depth: int
 ) -> tuple[_Model, Element]:
     """The model of an ``<include>``, renamed, and the element holding its pose."""
-    path = _model_file(_required(include, 'uri'), reader).resolve()
+    uri_element = _required(include, 'uri')
+    path = _model_file(uri_element, reader)
+    try:
+        path = path.resolve()
+    except (OSError, ValueError) as err:
+        _fail(uri_element, f'cannot resolve {one_line(str(path), _SHOWN)}: {err}')
     if path in stack:
         chain = ' -> '.join(str(p) for p in [*stack, path])
         _fail(include, f'include cycle: {chain}')
     if len(stack) >= MAX_INCLUDE_DEPTH:
         _fail(include, f'includes nested deeper than {MAX_INCLUDE_DEPTH} (MAX_INCLUDE_DEPTH)')
-    root = _document(path, reader)
+    root, elements = _document(path, reader, include)
+    reader.include(include, elements)
     _version(root)
     models = children(root, 'model')
     if len(models) != 1:
@@ -546,12 +652,12 @@ def _included(
     name = _text(name_element) if name_element is not None else _name(models[0])
     if name_element is not None:
         _name_check(name_element, name)
-    return _model(models[0], name, reader, (*stack, path)), models[0]
+    return _model(models[0], name, reader, (*stack, path), depth), models[0]
 
 
 def _name_check(element: Element, name: str) -> None:
     if not name or FRAME_SEPARATOR in name or name in (WORLD_FRAME, _MODEL_FRAME):
-        _fail(element, f'name {name!r} is empty, reserved or contains {FRAME_SEPARATOR!r}')
+        _fail(element, f'name {shown(name)} is empty, reserved or contains {FRAME_SEPARATOR!r}')
 
 
 def _placed(
@@ -577,8 +683,13 @@ def _placed(
     return local, relative_to
 
 
-def _model(element: Element, name: str, reader: _Reader, stack: tuple[Path, ...]) -> _Model:
-    """Parse a ``<model>``: its frames and, recursively, its nested models and includes."""
+def _model(
+    element: Element, name: str, reader: _Reader, stack: tuple[Path, ...], depth: int
+) -> _Model:
+    """Parse a ``<model>`` at nesting ``depth``: its frames, nested models and includes.
+
+    Nested ones recursively: each is counted, and its depth checked, before it is read.
+    """
     _bool(_child(element, 'static'), False)  # checked; nothing moves here anyway
     scope = _Scope(_MODEL_FRAME)
     model = _Model(name, element, scope, [], [])
@@ -597,17 +708,21 @@ def _model(element: Element, name: str, reader: _Reader, stack: tuple[Path, ...]
                 local, relative_to = _pose(_child(child, 'pose'))
                 scope.add(_name(child), _Frame(child, local, relative_to or _text(child_link)))
         elif child.tag in ('model', 'include'):
-            nested, model_element = _nested(child, reader, stack)
+            nested, model_element = _nested(child, reader, stack, depth + 1)
             local, relative_to = _placed(nested, child, model_element)
             scope.add(nested.name, _Frame(child, local, relative_to, nested))
             model.nested.append(nested)
     return model
 
 
-def _nested(child: Element, reader: _Reader, stack: tuple[Path, ...]) -> tuple[_Model, Element]:
+def _nested(
+    child: Element, reader: _Reader, stack: tuple[Path, ...], depth: int
+) -> tuple[_Model, Element]:
+    """A ``<model>`` or ``<include>`` at nesting ``depth`` (1: the world's), counted first."""
+    reader.model(child, depth)
     if child.tag == 'include':
-        return _included(child, reader, stack)
-    return _model(child, _name(child), reader, stack), child
+        return _included(child, reader, stack, depth)
+    return _model(child, _name(child), reader, stack, depth), child
 
 
 def _surface(
@@ -704,7 +819,7 @@ def parse_sdf_world(
     models: list[tuple[_Model, Element]] = []
     for child in children(world):
         if child.tag in ('model', 'include'):
-            model, model_element = _nested(child, reader, ())
+            model, model_element = _nested(child, reader, (), 1)
             local, relative_to = _placed(model, child, model_element)
             scope.add(model.name, _Frame(child, local, relative_to, model))
             models.append((model, child))

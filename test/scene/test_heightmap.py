@@ -23,6 +23,7 @@ from nps_sonar_py.scene.heightmap import MAX_HEIGHTMAP_BYTES, MAX_HEIGHTMAP_SAMP
 
 EPS32 = float(np.finfo(np.float32).eps)
 DOWN = np.array([0.0, 0.0, -1.0])
+NOT_PNG = 'not a PNG image Pillow can read'
 
 
 def scene(tmp_path: Path, heightmap: str, *, model: str = '', state: str = '') -> Path:
@@ -221,6 +222,13 @@ def _write(tmp_path: Path, name: str, kind: str) -> None:
         np.save(target, np.zeros((3, 3), dtype=bool))
     elif kind == 'garbage':
         target.write_bytes(b'this is not numpy')
+    elif kind == 'unclosed':  # numpy's tokenizer raises TokenError, not ValueError
+        header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2)".ljust(117) + b'\n'
+        target.write_bytes(b'\x93NUMPY\x01\x00' + len(header).to_bytes(2, 'little') + header)
+    elif kind == 'big-header':  # numpy's message on this spans three lines
+        header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2)}".ljust(20083) + b'\n'
+        data = b'\x93NUMPY\x02\x00' + len(header).to_bytes(4, 'little') + header
+        target.write_bytes(data + bytes(32))
     elif kind == 'too-many':
         _npy_header_only(target, (4098, 4097))
     elif kind == 'truncated':
@@ -252,6 +260,11 @@ def _write(tmp_path: Path, name: str, kind: str) -> None:
         ('file="g.npy" size="4 4"', 'g.npy', 'thin', 'needs at least 2 x 2 samples, got 1 x 5'),
         ('file="g.npy" size="4 4"', 'g.npy', 'bool', 'floats or integers, got dtype bool'),
         ('file="g.npy" size="4 4"', 'g.npy', 'garbage', 'not a readable .npy file'),
+        ('file="g.npy" size="4 4"', 'g.npy', 'unclosed',
+         "g.npy: not a readable .npy file (('EOF in multi-line statement', (2, 0)))"),
+        ('file="g.npy" size="4 4"', 'g.npy', 'big-header',
+         'g.npy: not a readable .npy file (Header info length (20084) is large and may not be'
+         ' safe to load securely.)'),
         ('file="g.npy" size="4 4"', 'g.npy', 'too-many',
          f'4098 x 4097 = {4098 * 4097} samples is more than the limit of {MAX_HEIGHTMAP_SAMPLES}'),
         ('file="g.npy" size="4 4"', 'g.npy', 'truncated', 'the file is truncated'),
@@ -260,7 +273,8 @@ def _write(tmp_path: Path, name: str, kind: str) -> None:
         ('file="missing.npy" size="4 4"', 'x.npy', 'ok', 'heightmap file not found'),
         ('file="g.png" size="4 4 1"', 'g.png', 'rgb', "image mode 'RGB' is not grayscale"),
         ('file="g.png" size="4 4 1"', 'g.png', 'png-too-many', '4098 x 4097'),
-        ('file="g.png" size="4 4 1"', 'g.png', 'not-png', 'not a readable PNG image'),
+        ('file="g.png" size="4 4 1"', 'g.png', 'not-png', f'g.png: {NOT_PNG}'),
+        ('file="g.png" size="4 4 1"', 'g.png', 'garbage', f'g.png: {NOT_PNG}'),
         ('file="g.tif" size="4 4 1"', 'g.tif', 'ok', "unsupported heightmap format '.tif'"),
         ('file="g.npy" size="4 4 1"', 'g.npy', 'ok',
          "size='4 4 1' must be 2 numbers for a .npy heightmap"),
@@ -282,6 +296,8 @@ def test_heightmap_errors_are_located_one_line(tmp_path, heightmap, name, kind, 
         load_world(path)
     message = check_one_line(info.value, f'{path}:3: <heightmap', problem)
     assert message.startswith(f'{path}:3: <heightmap'), message
+    assert len(message.splitlines()) == 1, message
+    assert 'BytesIO' not in message, message
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ arithmetic); faceting bounds come from ``docs/scene.md``.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -302,6 +303,121 @@ def test_includes_nested_deeper_than_the_limit_are_an_error(tmp_path, model_path
     check_one_line(err.value, f'{inner}:2:', 'includes nested deeper than 1 (MAX_INCLUDE_DEPTH)')
 
 
+def test_a_long_chain_of_frames_is_resolved_without_recursion(tmp_path):
+    # 2000 frames each 1 m along x of the one before, and 1000 models each placed at the
+    # link of the one before, 1 m further along y: both far beyond Python's recursion limit
+    frames = '<frame name="f0"><pose>1 0 0 0 0 0</pose></frame>\n' + ''.join(
+        f'<frame name="f{i}"><pose relative_to="f{i - 1}">1 0 0 0 0 0</pose></frame>\n'
+        for i in range(1, 2000)
+    )
+    models = box_model('m0', '1 1 1', '<pose relative_to="f1999"/>') + ''.join(
+        f'<model name="m{i}"><pose relative_to="m{i - 1}::l">0 1 0 0 0 0</pose>'
+        '<link name="l"/></model>'
+        for i in range(1, 1000)
+    )
+    world = load_world(write(tmp_path, sdf(frames + models)))
+    np.testing.assert_allclose(world.poses()[0][:3, 3], [2000, 0, 0])
+    np.testing.assert_allclose(world.poses()[999][:3, 3], [2000, 999, 0])
+
+
+def test_a_long_cycle_of_frames_is_one_short_line(tmp_path):
+    frames = '<frame name="f0"><pose relative_to="f1999"/></frame>\n' + ''.join(
+        f'<frame name="f{i}"><pose relative_to="f{i - 1}"/></frame>\n' for i in range(1, 2000)
+    )
+    path = write(tmp_path, sdf(frames + box_model('m', '1 1 1', '<pose relative_to="f0"/>')))
+    with pytest.raises(SceneError) as err:
+        load_world(path)
+    message = check_one_line(
+        err.value, f'{path}:3: <frame name="f0">', 'poses form a cycle: f0 -> f1999 -> f1998'
+    )
+    assert message.endswith('...'), message
+    assert len(message) < len(str(path)) + 300, message
+
+
+def nested_models(name: str, count: int, inner: str) -> str:
+    """An SDF file of model ``name`` holding ``count`` nested models (n0 on line 2, ...)."""
+    opened = ''.join(f'<model name="n{k}">\n' for k in range(count))
+    return (
+        f'<sdf version="1.9"><model name="{name}">\n{opened}{inner}'
+        + '</model>' * count
+        + '</model></sdf>\n'
+    )
+
+
+def test_models_nested_deeper_than_the_limit_across_includes_are_an_error(tmp_path):
+    # a (depth 1) holds n0..n39 (2..41) and includes b (42), whose n0..n39 are 43..82 and
+    # which includes c (83): c's n16 is at depth 100, its n17 (line 19) one too deep
+    write(tmp_path, nested_models('a', 40, '<include><uri>b.sdf</uri></include>'), 'a.sdf')
+    write(tmp_path, nested_models('c', 200, ''), 'c.sdf')
+    write(tmp_path, nested_models('b', 40, '<include><uri>c.sdf</uri></include>'), 'b.sdf')
+    path = write(tmp_path, sdf('<include><uri>a.sdf</uri></include>'))
+    with pytest.raises(SceneError) as err:
+        load_world(path)
+    check_one_line(
+        err.value,
+        f'{tmp_path / "c.sdf"}:19: <model name="n17">',
+        f'models nested deeper than {sdf_module.MAX_MODEL_DEPTH} (MAX_MODEL_DEPTH)',
+    )
+
+
+def fan_out(tmp_path: Path, files: int, fan: int) -> Path:
+    """Files f0 .. f{files-1}, each including the next ``fan`` times (on line 2)."""
+    for k in range(files - 1):
+        includes = ''.join(
+            f'<include><uri>f{k + 1}.sdf</uri><name>c{i}</name></include>' for i in range(fan)
+        )
+        text = f'<sdf version="1.9"><model name="f{k}">\n{includes}\n</model></sdf>'
+        write(tmp_path, text, f'f{k}.sdf')
+    leaf = f'<sdf version="1.9"><model name="f{files - 1}"><link name="l"/></model></sdf>'
+    write(tmp_path, leaf, f'f{files - 1}.sdf')
+    return write(tmp_path, sdf('<include><uri>f0.sdf</uri></include>'))
+
+
+def test_the_model_limit_stops_an_include_fan_out_as_it_is_read(tmp_path, monkeypatch):
+    # 1 + 10 + 100 models would be read; counted depth first, the 51st is an include of f1
+    monkeypatch.setattr(sdf_module, 'MAX_SDF_MODELS', 50)
+    path = fan_out(tmp_path, 3, 10)
+    with pytest.raises(SceneError) as err:
+        load_world(path)
+    check_one_line(
+        err.value,
+        f'{tmp_path / "f1.sdf"}:2: <include>',
+        'the world has more than 50 models, counting nested and included ones'
+        ' (the limit MAX_SDF_MODELS)',
+    )
+    monkeypatch.setattr(sdf_module, 'MAX_SDF_MODELS', 111)
+    assert load_world(path).entity_names == ('f0',)
+
+
+def test_the_included_element_limit_stops_a_fan_out_of_large_models(tmp_path, monkeypatch):
+    monkeypatch.setattr(sdf_module, 'MAX_INCLUDED_ELEMENTS', 100)
+    path = fan_out(tmp_path, 3, 10)  # f1 has 32 elements: the fourth copy is one too many
+    with pytest.raises(SceneError) as err:
+        load_world(path)
+    check_one_line(
+        err.value,
+        f'{tmp_path / "f0.sdf"}:2: <include>',
+        'the world includes more than 100 elements, each copy counted'
+        ' (the limit MAX_INCLUDED_ELEMENTS)',
+    )
+
+
+def test_an_included_file_that_cannot_be_read_is_an_error_at_the_include(tmp_path, model_path):
+    model_dir(
+        tmp_path, 'block', cube_model(1.0), '<model><sdf version="1.9">gone.sdf</sdf></model>'
+    )
+    os.mkfifo(tmp_path / 'pipe.sdf')
+    model_path('SDF_PATH', tmp_path)
+    for uri, problem in [
+        ('model://block', f'cannot read included file {tmp_path}/block/gone.sdf: No such file'),
+        ('pipe.sdf', f'included file {tmp_path}/pipe.sdf is not a regular file (FIFO)'),
+    ]:
+        path = write(tmp_path, sdf(f'<include>\n<uri>{uri}</uri></include>'))
+        with pytest.raises(SceneError) as err:
+            load_world(path)
+        check_one_line(err.value, f'{path}:3: <include>: ', problem)
+
+
 # --- SDF-only shapes ------------------------------------------------------------------------
 
 
@@ -464,6 +580,9 @@ def shape(geometry: str, after: str = '') -> str:
 
 
 LENGTH = 'must be a length in [0, 1000000] m'
+#: A file name longer than any file system allows (255 bytes), and how messages show it.
+LONG_NAME = 'a' * 256
+LONG_SHOWN = f"'{'a' * 80}'... (256 characters)"
 
 # (id, body of the world from line 3, line, 'element: problem'); {models} and {dir} are the
 # model search directory and the world's directory.
@@ -545,6 +664,42 @@ ERRORS = [
      '</include>', 3, "<uri>: unsupported URI scheme 'https'"),
     ('include path', '<include><uri>gone</uri></include>', 3,
      "<uri>: model 'gone' not found: {dir}/gone"),
+    # malformed and impossible names: located errors, never OSError or ValueError
+    ('include bad URI', '<include><uri>http://[</uri></include>', 3,
+     "<uri>: 'http://[' is not a valid URI: Invalid IPv6 URL"),
+    ('include long name', f'<include><uri>{LONG_NAME}</uri></include>', 3,
+     f"<uri>: model {LONG_SHOWN} not found: {{dir}}/{LONG_NAME}"),
+    ('include long model', f'<include><uri>model://{LONG_NAME}</uri></include>', 3,
+     f'<uri>: model {LONG_SHOWN} of '),
+    ('include NUL', '<include><uri>file:///x%00.sdf</uri></include>', 3,
+     "<uri>: 'file:///x%00.sdf' holds a NUL character"),
+    ('include /dev/zero', '<include><uri>/dev/zero</uri></include>', 3,
+     '<include>: included file /dev/zero is not a regular file (character device)'),
+    ('mesh long name', shape(f'<mesh><uri>{LONG_NAME}.stl</uri></mesh>'), 4,
+     f'<mesh filename="{LONG_NAME[:80]}...">: mesh file not found: {{dir}}/{LONG_NAME}.stl'),
+    ('mesh long model', shape(f'<mesh><uri>model://{LONG_NAME}/m.stl</uri></mesh>'), 4,
+     f'<mesh filename="model://{LONG_NAME[:72]}...">: model {LONG_SHOWN} of '),
+    ('mesh NUL', shape('<mesh><uri>file:///x%00.stl</uri></mesh>'), 4,
+     "<mesh filename=\"file:///x%00.stl\">: 'file:///x%00.stl' holds a NUL character"),
+    ('mesh bad URI', shape('<mesh><uri>http://[/m.stl</uri></mesh>'), 4,
+     '<mesh filename="http://[/m.stl">: Invalid IPv6 URL'),
+    ('heightmap long name',
+     shape(f'<heightmap><uri>{LONG_NAME}.npy</uri><size>1 1 1</size></heightmap>'), 4,
+     f'<heightmap>: heightmap file not found: {{dir}}/{LONG_NAME}.npy'),
+    ('heightmap NUL',
+     shape('<heightmap><uri>file:///x%00.npy</uri><size>1 1 1</size></heightmap>'), 4,
+     "<uri>: 'file:///x%00.npy' holds a NUL character"),
+    # long values are cut, names with line breaks escaped
+    ('huge pose', '<model name="m"><pose>' + '1 ' * 100_000 + '</pose></model>', 3,
+     "<pose>: '" + '1 ' * 40 + "'... (199999 characters) must be 6 numbers, got 100000"),
+    ('long name', f'<model name="{LONG_NAME}::x"/>', 3,
+     f"<model name=\"{'a' * 87}...: name {LONG_SHOWN[:-16]}(259 characters) is reserved or"),
+    ('U+2028 name', '<model name="a\u2028b"><pose relative_to="ghost"/></model>', 3,
+     "<model name=\"a\\u2028b\">: unknown frame 'ghost' (known: world, a\\u2028b)"),
+    ('NEL name', '<model name="a\x85b"><pose relative_to="ghost"/></model>', 3,
+     "<model name=\"a\\x85b\">: unknown frame 'ghost' (known: world, a\\x85b)"),
+    ('newline name', '<model name="a&#10;b&#13;c"><pose relative_to="ghost"/></model>', 3,
+     "<model name=\"a\\nb\\rc\">: unknown frame 'ghost' (known: world, a\\nb\\rc)"),
 ]  # fmt: skip
 
 HEADERS = [
@@ -576,4 +731,6 @@ def test_located_errors(tmp_path, model_path, text, line, expected):
     with pytest.raises(SceneError) as err:
         load_world(path)
     expected = expected.format(models=tmp_path / 'models', dir=tmp_path)
-    check_one_line(err.value, f'{path}:{line}: ', f'{path}:{line}: {expected}')
+    message = check_one_line(err.value, f'{path}:{line}: ', f'{path}:{line}: {expected}')
+    assert len(message.splitlines()) == 1, message  # no U+2028, U+0085, ... either
+    assert len(message) < 1500, message
