@@ -1,7 +1,7 @@
 """Rigid transforms as 4x4 numpy matrices, in the conventions of URDF and REP 103.
 
-``A2B`` names the transform that maps coordinates in frame A to frame B, as in
-pytransform3d. Angles are in radians; ``rpy`` is URDF's fixed-axis roll, pitch, yaw,
+``A2B`` names the transform that maps coordinates in frame A to frame B (pytransform3d's
+naming). Angles are in radians; ``rpy`` is URDF's fixed-axis roll, pitch, yaw,
 so ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``. Quaternions are ``(x, y, z, w)`` as in ROS.
 """
 

@@ -339,7 +339,7 @@ def test_a_full_buffer_makes_room_from_frames_gone_quiet(monkeypatch: pytest.Mon
 def test_a_message_of_many_frames_costs_a_chain_not_all_pairs() -> None:
     """One message of 10,000 frames (the most a message may hold): a lookup walks one chain.
 
-    The pytransform3d manager used before built all-pairs path tables: seconds and gigabytes.
+    A manager of all-pairs path tables (pytransform3d's, used before) took seconds and gigabytes.
     Here the lookup must see only the frames it walks through, which a frame table that
     raises on any other key shows without timing anything.
     """
