@@ -2,7 +2,33 @@
 
 from __future__ import annotations
 
-__all__ = ['ConfigurationError', 'DescriptionError', 'InputError', 'NpsSonarError', 'SceneError']
+__all__ = [
+    'ConfigurationError',
+    'DescriptionError',
+    'InputError',
+    'NpsSonarError',
+    'SceneError',
+    'one_line',
+]
+
+#: Control characters and the other line breaks of ``str.splitlines`` (U+0085, U+2028,
+#: U+2029, ...) written as escapes, so that a message stays on one line.
+_ESCAPES = {
+    **{c: f'\\x{c:02x}' for c in (*range(0x20), *range(0x7F, 0xA0))},
+    **{ord('\n'): '\\n', ord('\r'): '\\r', ord('\t'): '\\t'},
+    0x2028: '\\u2028',
+    0x2029: '\\u2029',
+}
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` with line breaks and control characters escaped, for an error message.
+
+    With ``limit``, at most ``limit`` characters of it, then ``...`` if it was longer.
+    """
+    if limit is not None and len(text) > limit:
+        return text[:limit].translate(_ESCAPES) + '...'
+    return text.translate(_ESCAPES)
 
 
 class NpsSonarError(Exception):
@@ -13,7 +39,8 @@ class InputError(NpsSonarError):
     """A file or string that cannot be used, with where and what is wrong.
 
     ``str(error)`` is one line, ``"<file>:<line>: <element>: <problem>"``, leaving out
-    the parts that are not known, so that a node can print it as its only output.
+    the parts that are not known, so that a node can print it as its only output: line
+    breaks and control characters in the parts are escaped (:func:`one_line`).
     """
 
     def __init__(
@@ -31,13 +58,13 @@ class InputError(NpsSonarError):
         super().__init__(self._format())
 
     def _format(self) -> str:
-        where = self.file or '<string>'
+        where = one_line(self.file or '<string>')
         if self.line is not None:
             where = f'{where}:{self.line}'
         parts = [where]
         if self.element:
-            parts.append(self.element)
-        parts.append(self.problem)
+            parts.append(one_line(self.element))
+        parts.append(one_line(self.problem))
         return ': '.join(parts)
 
 

@@ -60,9 +60,6 @@ _MIB = 2**20
 #: Attributes that name an element in messages (``<model name="tank">``), in order of preference.
 _LABELS = ('name', 'reference', 'model', 'frame', 'scene')
 
-#: Line breaks and tabs written as escapes, so that an error stays on one line.
-_CONTROL = str.maketrans({'\n': '\\n', '\r': '\\r', '\t': '\\t'})
-
 _FLOAT = re.compile(r'[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?')
 _INT = re.compile(r'[+-]?\d+')
 
@@ -163,7 +160,7 @@ def read_file(
 
     def refuse(problem: str) -> NoReturn:
         raise error(
-            problem.translate(_CONTROL),
+            problem,
             file=file if file is not None else name,
             line=line,
             element=element,
@@ -225,7 +222,7 @@ def check_regular_file(
     """
     problem = file_problem(path, limit=limit)
     if problem is not None:
-        raise error(problem.translate(_CONTROL), file=os.fspath(path))
+        raise error(problem, file=os.fspath(path))
 
 
 def read_document(
@@ -276,15 +273,15 @@ def raise_at(
     element: str | None = None,
     file: str | None = None,
 ) -> NoReturn:
-    """Raise ``error`` at ``el``'s line, in ``file`` (default its document's source), on one line.
+    """Raise ``error`` at ``el``'s line, in ``file`` (default its document's source).
 
     ``element`` names the place (default :func:`label` of ``el``).
     """
     raise error(
-        problem.translate(_CONTROL),
+        problem,
         file=file or el.getroottree().docinfo.URL,
         line=el.sourceline,
-        element=(label(el) if element is None else element).translate(_CONTROL),
+        element=label(el) if element is None else element,
     )
 
 

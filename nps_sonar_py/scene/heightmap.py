@@ -46,8 +46,7 @@ from typing import NoReturn
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.errors import SceneError
-from nps_sonar_py.scene.meshes import one_line
+from nps_sonar_py.errors import SceneError, one_line
 from nps_sonar_py.scene.scene_state import MAX_POSITION, check_children, floats_attribute
 from nps_sonar_py.scene.tessellation import Triangles
 from nps_sonar_py.xml_input import Element, label, raise_at, read_file, required_attribute

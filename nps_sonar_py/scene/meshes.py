@@ -40,7 +40,7 @@ import numpy as np
 from lxml import etree
 
 from nps_sonar_py.ament import package_share
-from nps_sonar_py.errors import SceneError
+from nps_sonar_py.errors import SceneError, one_line
 from nps_sonar_py.scene.tessellation import Triangles
 from nps_sonar_py.xml_input import read_file, xml_parser
 
@@ -52,7 +52,6 @@ __all__ = [
     'PackageResolver',
     'find_model',
     'model_search_path',
-    'one_line',
     'read_mesh',
     'resolve_mesh_path',
     'resolve_package',
@@ -72,25 +71,6 @@ PackageResolver = Callable[[str], 'str | os.PathLike[str] | None']
 
 #: Environment variables naming the directories that hold Gazebo models, searched in order.
 MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'GAZEBO_MODEL_PATH', 'SDF_PATH')
-
-#: Control characters and the other line breaks of ``str.splitlines`` (U+0085, U+2028,
-#: U+2029, ...) written as escapes, so that a message stays on one line.
-_ESCAPES = {
-    **{c: f'\\x{c:02x}' for c in (*range(0x20), *range(0x7F, 0xA0))},
-    **{ord('\n'): '\\n', ord('\r'): '\\r', ord('\t'): '\\t'},
-    0x2028: '\\u2028',
-    0x2029: '\\u2029',
-}
-
-
-def one_line(text: str, limit: int | None = None) -> str:
-    """``text`` with line breaks and control characters escaped, for an error message.
-
-    With ``limit``, at most ``limit`` characters of it, then ``...`` if it was longer.
-    """
-    if limit is not None and len(text) > limit:
-        return text[:limit].translate(_ESCAPES) + '...'
-    return text.translate(_ESCAPES)
 
 
 def shown(text: str, limit: int = 80) -> str:

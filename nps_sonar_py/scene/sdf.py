@@ -58,14 +58,13 @@ from lxml import etree
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
-from nps_sonar_py.errors import SceneError
+from nps_sonar_py.errors import SceneError, one_line
 from nps_sonar_py.scene.heightmap import heightmap_triangles, read_heights
 from nps_sonar_py.scene.meshes import (
     MeshLoader,
     PackageResolver,
     find_model,
     model_search_path,
-    one_line,
     resolve_mesh_path,
     shown,
 )

@@ -629,6 +629,20 @@ def test_message_format_is_one_line_file_line_element_problem():
     )
 
 
+@pytest.mark.parametrize('breaking', ['\n', '\r', '\x0b', '\x1c', '\x85', '\u2028', '\u2029'])
+def test_every_input_error_is_one_line_whatever_its_parts_hold(breaking: str):
+    """str.splitlines() breaks at each of these: the message escapes them all, in every part."""
+    from nps_sonar_py.errors import InputError
+
+    err = InputError(
+        f'bad{breaking}value', file=f'a{breaking}.urdf', line=3, element=f'<x{breaking}>'
+    )
+    message = str(err)
+    assert len(message.splitlines()) == 1
+    assert message.startswith('a\\')  # the file name, escaped as Python would write it
+    assert message.count('\\') == 3
+
+
 def test_attribute_form_errors_name_the_attribute():
     err = error_of(
         robot('<sensor name="s" type="sonar"><parent link="base"/><sonar max="x7"/></sensor>')
