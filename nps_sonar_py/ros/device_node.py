@@ -45,7 +45,13 @@ from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotS
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.conversions import beam_markers
 from nps_sonar_py.ros.diagnostics import Diagnostics
-from nps_sonar_py.ros.motion import MESSAGE_POSE_SOURCES, Motion, SceneStart, guard_sim_clock
+from nps_sonar_py.ros.motion import (
+    MESSAGE_POSE_SOURCES,
+    Motion,
+    SceneStart,
+    SharedTf,
+    guard_sim_clock,
+)
 from nps_sonar_py.ros.outputs import outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
@@ -64,8 +70,8 @@ MIN_TICK = 0.01
 class DeviceNode(Node):
     """One simulated device on a robot in a world, read on a timer and published.
 
-    ``robot``, ``raycaster`` and ``scene_start`` are shared by the sensors of one process
-    (``robot_sensors_node``); by default the node reads its own files. ``root_tf``: whether
+    ``robot``, ``raycaster``, ``scene_start`` and ``shared_tf`` are shared by the sensors of one
+    process (``robot_sensors_node``); by default the node reads its own files. ``root_tf``: whether
     this node may publish the robot's root link on ``/tf`` (one node of a process does).
     ``kwargs`` go to ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
     """
@@ -96,6 +102,7 @@ class DeviceNode(Node):
         robot: Robot | None = None,
         raycaster: Raycaster | None = None,
         scene_start: SceneStart | None = None,
+        shared_tf: SharedTf | None = None,
         root_tf: bool = True,
         **kwargs: Any,
     ) -> None:
@@ -128,6 +135,7 @@ class DeviceNode(Node):
             world_from_root=world_from_root,
             root_link=robot.root_link,
             start=scene_start,
+            shared_tf=shared_tf,
         )
         frames = sensor_frames(self.rig.mount, self.rig.device.geometry)
         check_frames(

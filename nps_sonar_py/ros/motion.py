@@ -70,6 +70,7 @@ __all__ = [
     'SCENE_TIMES',
     'Motion',
     'SceneStart',
+    'SharedTf',
     'guard_sim_clock',
 ]
 
@@ -117,6 +118,17 @@ class SceneStart:
         self.time: Time | None = None
 
 
+class SharedTf:
+    """One TF buffer for the sensor nodes of one process (``robot_sensors_node``).
+
+    The first node with ``pose_source: tf`` subscribes to ``/tf`` and ``/tf_static`` and fills
+    :attr:`buffer`; the others look up in it, so each transform is checked and stored once.
+    """
+
+    def __init__(self) -> None:
+        self.buffer: TransformBuffer | None = None
+
+
 class _Checked:
     """A subscription's callback that passes a message on only if ``check`` finds no problem.
 
@@ -157,6 +169,7 @@ class Motion:
         world_from_root: NDArray[np.float64],
         root_link: str = '',
         start: SceneStart | None = None,
+        shared_tf: SharedTf | None = None,
     ) -> None:
         source, scene_time = settings.pose_source, settings.scene_time
         if source not in POSE_SOURCES:
@@ -198,8 +211,12 @@ class Motion:
                 pose_stamped_problem,
                 lambda m: self._on_pose(m.pose),
             )
+        elif source == 'tf' and shared_tf is not None and shared_tf.buffer is not None:
+            self._tf = shared_tf.buffer  # another node of this process fills it
         elif source == 'tf':
             self._tf = TransformBuffer()
+            if shared_tf is not None:
+                shared_tf.buffer = self._tf
             for topic, qos, static in (
                 ('/tf', TF_QOS, False),
                 ('/tf_static', STATIC_LISTENER_QOS, True),

@@ -40,7 +40,7 @@ from nps_sonar_py.devices.build import sensor_error
 from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings, plain
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.ros.device_node import DeviceNode
-from nps_sonar_py.ros.motion import SceneStart
+from nps_sonar_py.ros.motion import SceneStart, SharedTf
 from nps_sonar_py.ros.params import declare_settings, read_settings
 from nps_sonar_py.ros.ranger_node import RangerNode
 from nps_sonar_py.ros.sonar_node import SonarNode
@@ -131,7 +131,7 @@ class RobotSensors(Node):
             f'({n} entit{"y" if n == 1 else "ies"}): one '
             f'raycaster shared by {len(simulated)} sensor nodes',
         )
-        start = SceneStart()
+        start, tf = SceneStart(), SharedTf()
         shared = [
             Parameter(f.name, value=plain(getattr(where, f.name)))
             for f in dataclasses.fields(where)
@@ -145,6 +145,7 @@ class RobotSensors(Node):
                 robot=self.robot,
                 raycaster=self.raycaster,
                 scene_start=start,
+                shared_tf=tf,
                 root_tf=index == 0,
                 parameter_overrides=overrides,
                 **kwargs,

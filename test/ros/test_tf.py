@@ -649,3 +649,34 @@ def test_pose_source_tf_clears_its_buffer_when_sim_time_jumps_back(probe: Probe)
         ticker.join(timeout=5)
         assert log.stop() == 0
     assert after.range == pytest.approx(1.25, abs=1e-5)
+
+
+def test_robot_sensors_read_tf_through_one_subscription(probe: Probe) -> None:
+    """The demo robot in one process, pose_source tf: one /tf subscriber, and every sensor moves.
+
+    rear_ranger's middle ray looks along base_link's -x from 0.35 m behind it; with base_link
+    at x = 1 and then x = 2 in map (the tank's frame, its west wall the plane x = 0 there), that
+    ray's range grows by exactly 1 m. It reads the buffer the first sensor (sonar) fills: the
+    process holds one subscription to /tf and one to /tf_static.
+    """
+    from sensor_msgs.msg import LaserScan
+
+    tf, static, _ = _tf_publishers(probe)
+    probe.subscribe(LaserScan, 'rear_ranger/scan')
+    parameters = {'pose_source': 'tf', 'world_frame': 'map'}
+    with running('robot_sensors_node', parameters) as node:
+        _wait_matched(probe, tf, node)
+        _wait_matched(probe, static, node)
+        static.publish(_tf(_transform('map', 'base_link', 0.0, (1.0, 2.0, 0.5))))
+        scan = 'rear_ranger/scan'
+        near = first_such(probe, scan, node, lambda m: 0.0 < m.ranges[1] < 5.0).ranges[1]
+        static.publish(_tf(_transform('map', 'base_link', 0.0, (2.0, 2.0, 0.5))))
+        far = first_such(probe, scan, node, lambda m: m.ranges[1] > near + 0.5).ranges[1]
+        # every sensor node is up and reading by now: its subscriptions were discovered
+        subscribers = {
+            topic: sorted(i.node_name for i in probe.node.get_subscriptions_info_by_topic(topic))
+            for topic in ('/tf', '/tf_static')
+        }
+        assert NodeLog(node).stop() == 0
+    assert subscribers == {'/tf': ['sonar'], '/tf_static': ['sonar']}
+    assert far - near == pytest.approx(1.0, abs=0.011)  # ranges in steps of 0.01 m
