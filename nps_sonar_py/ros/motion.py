@@ -10,7 +10,7 @@
   at each reading's time (``ros/tf.py``: interpolated between stamps, as tf2). A missing
   chain, and a reading time more than ``tf_timeout`` outside a chain's samples, give a
   throttled warning; a missing one keeps the last pose, a stale one gives the nearest
-  samples. Time jumping back clears the ``/tf`` samples, as tf2_ros does.
+  samples. Time jumping back clears the ``/tf`` samples stamped after it, as tf2_ros clears.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
 * ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
@@ -271,16 +271,18 @@ class Motion:
             )
 
     def _see_tf_time(self, now_ns: int) -> None:
-        """As tf2_ros: when the clock went back (a simulation reset), forget the /tf samples.
+        """As tf2_ros: when the clock went back (a simulation reset), forget the old run's samples.
 
         Checked when a TF message comes and at each lookup, so that the first messages after
-        a reset are not dropped as older than the previous run's newest.
+        a reset are not dropped as older than the previous run's newest. Each node checks its
+        own clock: nodes sharing a buffer each forget, and only, what is stamped after it.
         """
         assert self._tf is not None
         if now_ns < self._tf_time:
-            self._tf.clear_dynamic()
+            self._tf.forget_after(now_ns)
             self._tf_logger.warning(
-                f'time jumped back {(self._tf_time - now_ns) * 1e-9:.3f} s: cleared the /tf buffer'
+                f'time jumped back {(self._tf_time - now_ns) * 1e-9:.3f} s: forgot the /tf '
+                'samples stamped after it'
             )
         self._tf_time = now_ns
 

@@ -28,7 +28,7 @@ sample left that window make room for new ones). A loop of transforms is refused
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -284,7 +284,7 @@ class TransformBuffer:
 
         ``now_ns``: the node's clock, for refusing stamps more than the window ahead of it
         (0: no clock yet, no check). A sample older than its frame's newest minus the window
-        is left out, as tf2 does; a jump back in time calls for :meth:`clear_dynamic`.
+        is left out, as tf2 does; a jump back in time calls for :meth:`forget_after`.
         """
         dropped = Dropped()
         for stamped in message.transforms:
@@ -310,10 +310,23 @@ class TransformBuffer:
                 self._newest_ns = max(self._newest_ns, ns)
         return dropped
 
-    def clear_dynamic(self) -> None:
-        """Forget every ``/tf`` sample, keeping ``/tf_static``: for a jump back in time."""
-        self._frames = {k: f for k, f in self._frames.items() if f.static}
-        self._newest_ns = 0
+    def forget_after(self, ns: int) -> None:
+        """Forget the ``/tf`` samples stamped after ``ns``: for a jump back in time to ``ns``.
+
+        What tf2_ros's clearing does to the old run's samples, but idempotent: the sensor nodes
+        of one process share a buffer, and each sees the jump; the samples of the new run that
+        one of them has stored since (stamped up to ``ns``) stay.
+        """
+        for key in [k for k, f in self._frames.items() if not f.static]:
+            frame = self._frames[key]
+            keep = bisect_right(frame.times, ns)
+            if keep == 0:
+                del self._frames[key]
+            else:
+                del frame.times[keep:], frame.poses[keep:]
+        self._newest_ns = max(
+            (f.times[-1] for f in self._frames.values() if not f.static), default=0
+        )
 
     def lookup(self, target: str, source: str, nanoseconds: int) -> tuple[NDArray[Any], float]:
         """(4, 4) ``target <- source`` at time ``nanoseconds``, and how stale it is, s.
