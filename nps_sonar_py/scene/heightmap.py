@@ -167,14 +167,14 @@ def read_heights(
 
     """
     path = Path(path)
-    shown = one_line(str(path))
+    shown = str(path)
     if element is None:
         element = f'<heightmap file="{path.name}">'
     element = one_line(element, 100)
 
-    def refuse(problem: str) -> NoReturn:  # one line, whatever numpy or Pillow said
+    def refuse(problem: str) -> NoReturn:  # SceneError escapes whatever numpy or Pillow said
         where = file if file is not None else shown
-        raise SceneError(one_line(problem), file=where, line=line, element=element)
+        raise SceneError(problem, file=where, line=line, element=element)
 
     suffix = path.suffix.lower()
     if suffix not in HEIGHTMAP_FORMATS:
@@ -322,7 +322,7 @@ def parse_heightmap(
     heights = read_heights(
         path,
         float(size[2]) if count == 3 else None,
-        file=one_line(file or element.getroottree().docinfo.URL or '<string>'),
+        file=file or element.getroottree().docinfo.URL or '<string>',
         line=element.sourceline,
         element=label(element),
     )

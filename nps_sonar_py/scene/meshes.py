@@ -206,10 +206,10 @@ def read_mesh(
 
     path = Path(path)
     element = f'<mesh filename="{one_line(path.name, 80)}">'
-    shown = one_line(str(path))
+    shown = str(path)
 
     def refuse(problem: str) -> NoReturn:
-        raise SceneError(one_line(problem), file=file, line=line, element=element)
+        raise SceneError(problem, file=file, line=line, element=element)
 
     suffix = path.suffix.lower()
     if suffix not in MESH_FORMATS:
@@ -279,7 +279,7 @@ class MeshLoader:
             key = path.resolve()
         except (LookupError, ValueError, OSError) as err:  # urlsplit's, a NUL, a bad name
             raise SceneError(
-                one_line(str(err)),
+                str(err),
                 file=file,
                 line=line,
                 element=f'<mesh filename="{one_line(filename, 80)}">',

@@ -187,14 +187,14 @@ def is_sdf(data: bytes) -> bool:
 
 
 def _fail(element: Element, problem: str) -> NoReturn:
-    """A SceneError at ``element``, on one line (names and text escaped, long ones cut)."""
+    """A SceneError at ``element``, long names and text cut (``InputError`` escapes them)."""
     source = _source(element)
     raise_at(
         SceneError,
         element,
         one_line(problem, _LONGEST_PROBLEM),
         element=_label(element),
-        file=one_line(source) if source else None,
+        file=source or None,
     )
 
 
@@ -502,7 +502,7 @@ def _mesh(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
         _fail(scale_element, problem)
     source = _source(shape)
     mesh = reader.options.meshes.load(
-        uri, base_dir, file=one_line(source) if source else None, line=uri_element.sourceline
+        uri, base_dir, file=source or None, line=uri_element.sourceline
     )
     reader.take(len(mesh), shape)
     return mesh.scaled(scale)
@@ -529,7 +529,7 @@ def _heightmap(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
     heights = read_heights(  # within the heightmap module's own file and sample limits
         path,
         size[2] if path.suffix.lower() == '.png' else None,
-        file=one_line(source) if source else None,
+        file=source or None,
         line=shape.sourceline,
         element=_label(shape),
     )
@@ -615,10 +615,10 @@ def _document(path: Path, reader: _Reader, at: Element) -> tuple[Element, int]:
         data = read_file(
             path,
             SceneError,
-            file=one_line(_source(at) or '<string>'),
+            file=_source(at) or '<string>',
             line=at.sourceline,
             element=_label(at),
-            what=f'included file {one_line(str(path))} ',
+            what=f'included file {path} ',
         )
         root = parse_document(data, str(path), SceneError)
         reader.documents[key] = (root, sum(1 for _ in root.iter()))
