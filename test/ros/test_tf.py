@@ -556,6 +556,31 @@ def _clock(seconds: float) -> Any:
     return Clock(clock=Time(sec=int(seconds), nanosec=round((seconds % 1) * 1e9)))
 
 
+def _ticker(
+    clock: Any,
+    now: list[float],
+    stop: threading.Event,
+    *,
+    until: float = math.inf,
+    hold_at: float = math.inf,
+    release: threading.Event | None = None,
+) -> threading.Thread:
+    """A thread stepping sim time ``now[0]`` by 0.05 s every 30 ms on ``/clock`` until ``stop``.
+
+    It stops at ``until``, and from ``hold_at`` on waits for ``release`` before each step.
+    """
+
+    def tick() -> None:
+        while not stop.is_set() and now[0] < until:
+            if now[0] >= hold_at and release is not None:
+                release.wait()
+            now[0] = round(now[0] + 0.05, 2)
+            clock.publish(_clock(now[0]))
+            stop.wait(0.03)
+
+    return threading.Thread(target=tick, daemon=True)
+
+
 def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: Probe) -> None:
     """Sim time: the robot's base_link in map (map -> odom static, odom -> base_link on /tf).
 
@@ -570,15 +595,8 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
     now = [99.0]
     stop, sent = threading.Event(), threading.Event()
 
-    def tick() -> None:
-        while not stop.is_set() and now[0] < 103.0:
-            if now[0] >= 99.5:  # the readings from 99.55 s on come after the transforms
-                sent.wait()
-            now[0] = round(now[0] + 0.05, 2)
-            clock.publish(_clock(now[0]))
-            stop.wait(0.03)
-
-    ticker = threading.Thread(target=tick, daemon=True)
+    # the readings from 99.55 s on come after the transforms
+    ticker = _ticker(clock, now, stop, until=103.0, hold_at=99.5, release=sent)
     with running('sonar_node', TF_IN_SIM_TIME) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
@@ -625,13 +643,7 @@ def test_pose_source_tf_clears_its_buffer_when_sim_time_jumps_back(probe: Probe)
     now = [100.0]
     stop = threading.Event()
 
-    def tick() -> None:
-        while not stop.is_set():
-            now[0] = round(now[0] + 0.05, 2)
-            clock.publish(_clock(now[0]))
-            stop.wait(0.03)
-
-    ticker = threading.Thread(target=tick, daemon=True)
+    ticker = _ticker(clock, now, stop)
     with running('sonar_node', TF_IN_SIM_TIME) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
