@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / 'nps_sonar_py'
 #: In order: a layer may import itself and the layers before it.
 LAYERS = ('description', 'echo', 'scene', 'sensing', 'devices', 'ros')
 #: Modules of the package root that any layer may use.
-SHARED = {'ament', 'background', 'errors', 'transforms', 'xml_input', 'noise_type'}
+SHARED = {'ament', 'background', 'errors', 'limits', 'transforms', 'xml_input', 'noise_type'}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

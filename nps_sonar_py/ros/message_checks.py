@@ -53,6 +53,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nps_sonar_py.limits import (
+    MAX_ANGULAR,
+    MAX_JOINT_POSITION,
+    MAX_LINEAR,
+    MAX_POSITION,
+    MAX_QUATERNION_NORM,
+    MIN_QUATERNION_NORM,
+)
+
 if TYPE_CHECKING:
     from builtin_interfaces.msg import Time
     from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist, Vector3
@@ -84,17 +93,6 @@ __all__ = [
     'twist_problem',
 ]
 
-#: Largest accepted coordinate of a position, m.
-MAX_POSITION = 1e6
-#: Largest accepted component of a linear velocity, m/s.
-MAX_LINEAR = 1e4
-#: Largest accepted component of an angular velocity, rad/s.
-MAX_ANGULAR = 1e3
-#: Largest accepted joint position, rad or m.
-MAX_JOINT_POSITION = 1e9
-#: Accepted band of a quaternion's norm (it is normalised when used).
-MIN_QUATERNION_NORM = 1e-6
-MAX_QUATERNION_NORM = 1e6
 #: Most names in one ``sensor_msgs/JointState``.
 MAX_JOINTS = 10_000
 #: Most entities in one ``nps_sonar/SceneState``.

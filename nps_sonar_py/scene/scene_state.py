@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import SceneError
+from nps_sonar_py.limits import MAX_ANGLE, MAX_ANGULAR, MAX_LINEAR, MAX_POSITION
 from nps_sonar_py.transforms import axis_angle_matrix, transform_from_xyz_rpy
 from nps_sonar_py.xml_input import (
     Element,
@@ -77,21 +78,6 @@ WORLD_FRAME = 'world'
 #: Separates a model from one of its links in ``<parent frame="model::link">``.
 FRAME_SEPARATOR = '::'
 
-#: Largest coordinate of an ``<origin xyz>``, m: a thousand kilometres, beyond any tank,
-#: harbour or survey area; Open3D casts in float32, whose spacing there is already 6 cm.
-MAX_POSITION = 1e6
-
-#: Largest ``<origin rpy>`` angle, rad (159 turns): room for any way of writing an angle,
-#: while 1e308 (an arbitrary rotation after the sine's argument reduction) is refused.
-MAX_ANGLE = 1e3
-
-#: Largest component of a ``<twist linear>``, m/s: about seven times the speed of sound in
-#: water. An entity moving at it for a century is still finitely far (3e13 m).
-MAX_LINEAR = 1e4
-
-#: Largest component of a ``<twist angular>``, rad/s: about 160 turns a second, above any
-#: propeller or sonar head; the turn ``|w| dt`` stays finite and resolved.
-MAX_ANGULAR = 1e3
 
 #: Largest ``time_stamp`` magnitude, s: 317 years, past any Unix time a clock gives (1.7e9
 #: in 2024), so that ``t - time_stamp`` times a twist stays finite.

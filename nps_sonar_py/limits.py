@@ -1,0 +1,48 @@
+"""The bounds every number from outside must keep: files, parameters, requests and messages.
+
+One table, so that a pose is refused at the same size whether it comes from a URDF, a scene
+file, a parameter, a service request or a message. The bounds are far beyond any real use and
+exist to stop nonsense (uninitialised memory, a diverged filter, a unit mix-up) before it
+reaches the raycaster, where a nan, an inf or an overflow stopped a node or made an entity
+vanish.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    'MAX_ANGLE',
+    'MAX_ANGULAR',
+    'MAX_JOINT_POSITION',
+    'MAX_LINEAR',
+    'MAX_POSITION',
+    'MAX_QUATERNION_NORM',
+    'MIN_QUATERNION_NORM',
+]
+
+#: Largest coordinate of a position, m: a thousand kilometres, beyond any tank, harbour or
+#: survey area. Open3D casts in float32, whose spacing there is already 6 cm, so a robot
+#: farther out would get meaningless ranges anyway; products of poses stay far from float64
+#: overflow.
+MAX_POSITION = 1e6
+
+#: Largest angle of a roll-pitch-yaw, rad (159 turns): room for any way of writing an angle,
+#: while 1e308 (an arbitrary rotation after the sine's argument reduction) is refused.
+MAX_ANGLE = 1e3
+
+#: Largest component of a linear velocity, m/s: about seven times the speed of sound in water.
+#: An entity moving at it for a century is still finitely far (3e13 m).
+MAX_LINEAR = 1e4
+
+#: Largest component of an angular velocity, rad/s: about 160 turns a second, above any
+#: propeller or sonar head; the turn ``|w| dt`` stays finite and resolved.
+MAX_ANGULAR = 1e3
+
+#: Largest joint position, rad or m: a message does not say whether a joint turns or slides,
+#: and a continuous joint (a wheel) counts turns without end: 1e9 rad is five years of a wheel
+#: at 1 turn/s, where angles still resolve 1e-7 rad.
+MAX_JOINT_POSITION = 1e9
+
+#: Accepted band of a quaternion's norm (it is normalised when used): shorter is a zero
+#: quaternion (an unset orientation) plus rounding; the upper bound is its mirror.
+MIN_QUATERNION_NORM = 1e-6
+MAX_QUATERNION_NORM = 1e6
