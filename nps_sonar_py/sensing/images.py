@@ -61,11 +61,17 @@ _PEAK_BYTES = {'linear': 76, 'nearest': 42}
 #: Largest pixel count worked out exactly; float counts above it (or inf) are refused first.
 _COUNTABLE = 2.0**53
 _TWO_PI = 2.0 * math.pi
+#: The pixel type of a dB image of each bit count.
+_PIXEL_TYPES: dict[int, type[np.unsignedinteger]] = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 
 
 @dataclass(frozen=True)
 class DbWindow:
-    """The dB window of an integer image: ``low`` maps to 0, ``high`` to ``2**bits - 1``."""
+    """The dB window of an integer image: ``low`` maps to 0, ``high`` to ``2**bits - 1``.
+
+    8 and 16 bits make ``mono8`` and ``mono16`` images; 32 bits only marine_acoustic_msgs'
+    ``DTYPE_UINT32`` (``ros/marine.py``), which no ``sensor_msgs/Image`` encoding holds.
+    """
 
     low: float = -100.0
     high: float = -20.0
@@ -75,8 +81,9 @@ class DbWindow:
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
             msg = f'dB window must be finite with low < high, got [{self.low!r}, {self.high!r}]'
             raise ConfigurationError(msg)
-        if self.bits not in (8, 16):
-            raise ConfigurationError(f'dB image bits must be 8 or 16, got {self.bits!r}')
+        if self.bits not in _PIXEL_TYPES:
+            msg = f'dB image bits must be 8 or 16 (mono8, mono16) or 32, got {self.bits!r}'
+            raise ConfigurationError(msg)
 
     @property
     def encoding(self) -> str:
@@ -85,8 +92,8 @@ class DbWindow:
 
     @property
     def dtype(self) -> type[np.unsignedinteger]:
-        """``uint8`` or ``uint16``."""
-        return np.uint8 if self.bits == 8 else np.uint16
+        """``uint8``, ``uint16`` or ``uint32``."""
+        return _PIXEL_TYPES[self.bits]
 
 
 def db_pixels(

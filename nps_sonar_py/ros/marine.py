@@ -1,0 +1,131 @@
+"""A multibeam ping as ``marine_acoustic_msgs/ProjectedSonarImage``: a pure function, no node.
+
+The layout is the one sonar_image_proc reads (docs/marine.md):
+
+* ``image.data`` holds ``n_ranges x n_beams`` pixels, **range-major**: pixel ``(r, b)``, the
+  echo of beam ``b`` (``beam_directions[b]``) at range ``ranges[r]``, starts at byte
+  ``(r * beam_count + b) * itemsize``. ``is_bigendian`` is false: multi-byte pixels are
+  little-endian whatever the machine.
+* ``beam_directions`` are unit vectors in the message's frame, **z forward, x up, y to
+  starboard** (the message definition's convention, so that sonar_image_proc's azimuth
+  ``atan2(-y, z)`` is the beam's azimuth): a beam at azimuth ``a`` (REP 103: about the body's
+  z, 0 ahead, positive to port) points along ``(0, -sin a, cos a)``. The header's frame must be
+  oriented so: it is the body frame turned by :data:`ACOUSTIC_FROM_BODY`.
+* ``image.dtype``: ``UINT8``, ``UINT16`` and ``UINT32`` (what sonar_image_proc draws) hold dB
+  pixels of a :class:`~nps_sonar_py.sensing.images.DbWindow` of 8, 16 and 32 bits;
+  ``FLOAT32`` holds the linear intensities themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from geometry_msgs.msg import Vector3
+from marine_acoustic_msgs.msg import PingInfo, ProjectedSonarImage, SonarImageData
+from std_msgs.msg import Header
+
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.ros.conversions import float32_array
+from nps_sonar_py.sensing.images import DbWindow, db_pixels
+
+__all__ = ['ACOUSTIC_FROM_BODY', 'IMAGE_DTYPES', 'MarineImageFormat', 'projected_sonar_image']
+
+#: The image dtypes offered, as ``SonarImageData.DTYPE_*`` codes and little-endian pixels.
+IMAGE_DTYPES: dict[str, tuple[int, str]] = {
+    'uint8': (SonarImageData.DTYPE_UINT8, '<u1'),
+    'uint16': (SonarImageData.DTYPE_UINT16, '<u2'),
+    'uint32': (SonarImageData.DTYPE_UINT32, '<u4'),
+    'float32': (SonarImageData.DTYPE_FLOAT32, '<f4'),
+}
+#: The bits of a dB pixel of each integer dtype.
+_BITS = {'uint8': 8, 'uint16': 16, 'uint32': 32}
+
+#: The message's frame (z forward, x up, y starboard) in the x-forward body frame (REP 103),
+#: as a quaternion ``(x, y, z, w)``: half a turn about ``(1, 0, 1) / sqrt(2)``, which takes
+#: x to z, z to x and y to -y. A static transform body -> acoustic frame of this rotation
+#: makes the header's frame.
+ACOUSTIC_FROM_BODY = (math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0)
+
+
+@dataclass(frozen=True)
+class MarineImageFormat:
+    """How the image's pixels are written: ``dtype`` and, for integer ones, the dB window.
+
+    ``dtype`` is ``uint8``, ``uint16``, ``uint32`` or ``float32`` (any case, ``DTYPE_`` prefix
+    allowed); ``db_low`` and ``db_high`` are the levels written as 0 and the largest pixel.
+    """
+
+    dtype: str = 'uint8'
+    db_low: float = -100.0
+    db_high: float = -20.0
+
+    def __post_init__(self) -> None:
+        # The message's own names (DTYPE_UINT8, UINT8) name the same dtypes.
+        name = self.dtype.lower().removeprefix('dtype_') if isinstance(self.dtype, str) else None
+        if name not in IMAGE_DTYPES:
+            choices = ', '.join(IMAGE_DTYPES)
+            msg = f'image dtype must be one of {choices}, got {self.dtype!r}'
+            raise ConfigurationError(msg)
+        object.__setattr__(self, 'dtype', name)
+        if self.dtype in _BITS:
+            self.window()  # a bad window is refused here, not at the first ping
+
+    def window(self) -> DbWindow | None:
+        """The dB window of an integer dtype; ``None`` for ``float32`` (linear values)."""
+        bits = _BITS.get(self.dtype)
+        return None if bits is None else DbWindow(self.db_low, self.db_high, bits)
+
+
+def projected_sonar_image(
+    header: Header,
+    azimuths: Any,
+    ranges: Any,
+    profiles: Any,
+    *,
+    frequency: float,
+    sound_speed: float,
+    tx_beamwidth: float,
+    rx_beamwidth: float,
+    image_format: MarineImageFormat,
+    source_level: float = 0.0,
+) -> ProjectedSonarImage:
+    """One ping as a ``ProjectedSonarImage`` (layout in the module docstring).
+
+    ``azimuths`` (n_beams, rad, REP 103 about the body's z), ``ranges`` (n_ranges bin
+    centres, m) and ``profiles`` (n_beams x n_ranges linear intensities, beam-major as
+    ``MultibeamPing.profiles``). ``tx_beamwidth`` is the fan's vertical width and
+    ``rx_beamwidth`` a beam's horizontal width (rad, one value each: the same for every beam).
+    ``source_level`` (dB) is added to the levels of integer pixels, as in the dB images.
+    """
+    az = np.asarray(azimuths, dtype=np.float64).reshape(-1)
+    centres = np.asarray(ranges, dtype=np.float64).reshape(-1)
+    values = np.asarray(profiles)
+    if values.shape != (az.size, centres.size):
+        msg = f'profiles must be {az.size} beams x {centres.size} ranges, got shape {values.shape}'
+        raise ValueError(msg)
+    window = image_format.window()
+    code, pixel = IMAGE_DTYPES[image_format.dtype]
+    image = values if window is None else db_pixels(values, window, source_level)
+    # Range-major (n_ranges, n_beams), little-endian, then copied once into the message's bytes.
+    pixels = np.ascontiguousarray(image.T, dtype=pixel)
+    data = array('B')
+    data.frombytes(pixels.reshape(-1).view(np.uint8).data)
+    # Vector3[] has no array fast path: one small message per beam, none per pixel.
+    ys, zs = (-np.sin(az)).tolist(), np.cos(az).tolist()
+    directions = [Vector3(x=0.0, y=y, z=z) for y, z in zip(ys, zs, strict=True)]
+    return ProjectedSonarImage(
+        header=header,
+        ping_info=PingInfo(
+            frequency=float(frequency),
+            sound_speed=float(sound_speed),
+            tx_beamwidths=array('f', [float(tx_beamwidth)]),
+            rx_beamwidths=array('f', [float(rx_beamwidth)]),
+        ),
+        beam_directions=directions,
+        ranges=float32_array(centres),
+        image=SonarImageData(is_bigendian=False, dtype=code, beam_count=az.size, data=data),
+    )
