@@ -12,6 +12,7 @@ Layers, each a subpackage:
 ``docs/architecture.md`` shows the data flow.
 
 Everything but ``ros`` imports neither rclpy nor any generated message.
-"""
 
-__version__ = '0.1.0'
+The version is package.xml's, read from the installed metadata:
+``importlib.metadata.version('nps_sonar_py')``.
+"""
