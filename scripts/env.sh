@@ -28,7 +28,8 @@ NPS_PYTHON=${NPS_PYTHON:-python3}
 
 _nps_say() { printf '[nps_sonar] %s\n' "$*" >&2; }
 
-_nps_hash() { sha256sum "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+# The files' contents, not their paths: a stamp made in one checkout holds in another.
+_nps_hash() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
 
 _nps_system_deps() {
   if ! "$NPS_PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
@@ -56,9 +57,6 @@ _nps_venv() {
   local lock="$NPS_REPO/requirements/$NPS_ROS_DISTRO.txt"
   local stamp="$NPS_VENV/.nps-stamp"
   local want
-  # A venv linked from another checkout (a git worktree sharing it) is that checkout's to
-  # make: used as it is once made, never rebuilt from here (its stamp hashes that checkout's paths).
-  if [ -L "$NPS_VENV" ] && [ -f "$stamp" ]; then return 0; fi
   want=$(_nps_hash "$lock" "$NPS_REPO/scripts/fix_cmake_exports.py")
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
   _nps_say "creating $NPS_VENV with the $NPS_ROS_DISTRO wheels (a few minutes, once)"
