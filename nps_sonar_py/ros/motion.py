@@ -13,6 +13,8 @@
   samples. Time jumping back clears the ``/tf`` samples stamped after it, as tf2_ros clears.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
+* ``entity_frames``: entities placed at their TF frames' poses (``ros/entity_tf.py``, after
+  the scene states), from the same buffer, which is then filled whatever the pose source.
 * ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
   :func:`guard_sim_clock` so that a time rclpy cannot hold is dropped, not fatal.
 
