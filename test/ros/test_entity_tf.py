@@ -83,10 +83,14 @@ def _parameters(tmp_path: Path, entity_frames: str) -> dict[str, Any]:
     }
 
 
-def test_a_model_follows_its_gazebo_pose_over_sim_time(tmp_path: Path, probe: Probe) -> None:
+@pytest.mark.parametrize('pose_source', ['fixed', 'odometry'])
+def test_a_model_follows_its_gazebo_pose_over_sim_time(
+    tmp_path: Path, probe: Probe, pose_source: str
+) -> None:
     """The target moves from y = 3 at t = 100 s to y = 3.5 at t = 101 s, by TF alone.
 
-    The robot stays fixed (``pose_source: fixed``): the node listens to /tf for the entity.
+    The robot stays at ``robot_pose`` (no odometry comes): whatever the robot's pose source,
+    the node listens to /tf for the entity.
     A reading at ``t`` sees the target at ``3 + 0.5 clip(t - 100, 0, 1)``: interpolated
     between the stamps, the nearest held outside them (and the SDF pose, y = 3, before any
     transform came).
@@ -98,7 +102,8 @@ def test_a_model_follows_its_gazebo_pose_over_sim_time(tmp_path: Path, probe: Pr
     now = [99.0]
     stop, sent = threading.Event(), threading.Event()
     ticker = _ticker(clock, now, stop, until=102.5, hold_at=99.5, release=sent)
-    with running('sonar_node', _parameters(tmp_path, 'target')) as node:
+    parameters = {**_parameters(tmp_path, 'target'), 'pose_source': pose_source}
+    with running('sonar_node', parameters) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
         ticker.start()
