@@ -247,6 +247,16 @@ class MotionSettings:
         "scene time: start (the scene state's time_stamp at the node's first ping) or clock "
         "(the node's clock in seconds, sim time with use_sim_time)",
     )
+    entity_frames: str = setting(
+        '',
+        'world entities that follow /tf: comma-separated model or model=frame (frame: the '
+        "model's name, as Gazebo's PosePublisher and ros_gz_bridge name it); empty: none",
+    )
+    entity_world_frame: str = setting(
+        '',
+        "TF frame entity_frames are looked up in; empty: the scene's world name (Gazebo's "
+        'world frame)',
+    )
 
 
 @dataclass(frozen=True)

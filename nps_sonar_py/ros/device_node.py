@@ -136,6 +136,7 @@ class DeviceNode(Node):
             root_link=robot.root_link,
             start=scene_start,
             shared_tf=shared_tf,
+            world=raycaster.world,
         )
         frames = sensor_frames(self.rig.mount, self.rig.device.geometry)
         check_frames(

@@ -13,6 +13,8 @@
   samples. Time jumping back clears the ``/tf`` samples stamped after it, as tf2_ros clears.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
+* ``entity_frames``: entities placed at their TF frames' poses (``ros/entity_tf.py``, after
+  the scene states), from the same buffer, which is then filled whatever the pose source.
 * ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
   :func:`guard_sim_clock` so that a time rclpy cannot hold is dropped, not fatal.
 
@@ -44,6 +46,7 @@ from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices.settings import MotionSettings
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import matrix_from_pose
+from nps_sonar_py.ros.entity_tf import entity_tf_for
 from nps_sonar_py.ros.message_checks import (
     joint_state_problem,
     odometry_problem,
@@ -62,7 +65,7 @@ from nps_sonar_py.ros.tf import (
 from nps_sonar_py.scene import EntityState
 
 if TYPE_CHECKING:
-    from nps_sonar_py.scene import Raycaster
+    from nps_sonar_py.scene import Raycaster, World
 
 __all__ = [
     'MESSAGE_POSE_SOURCES',
@@ -170,6 +173,7 @@ class Motion:
         root_link: str = '',
         start: SceneStart | None = None,
         shared_tf: SharedTf | None = None,
+        world: World | None = None,
     ) -> None:
         source, scene_time = settings.pose_source, settings.scene_time
         if source not in POSE_SOURCES:
@@ -197,6 +201,9 @@ class Motion:
         self._tf_time = 0  # ns of the last lookup, to see time jump back
         self._tf_timeout = settings.tf_timeout
         self._tf_logger = rclpy.logging.get_logger(node.get_logger().name)
+        self._entity_tf = entity_tf_for(node, settings, world)  # entities following /tf
+        self._robot_tf = source == 'tf'
+        listen_tf = self._robot_tf or self._entity_tf is not None
         if source == 'odometry':
             self._subscribe(
                 Odometry,
@@ -211,9 +218,9 @@ class Motion:
                 pose_stamped_problem,
                 lambda m: self._on_pose(m.pose),
             )
-        elif source == 'tf' and shared_tf is not None and shared_tf.buffer is not None:
+        if listen_tf and shared_tf is not None and shared_tf.buffer is not None:
             self._tf = shared_tf.buffer  # another node of this process fills it
-        elif source == 'tf':
+        elif listen_tf:
             self._tf = TransformBuffer()
             if shared_tf is not None:
                 shared_tf.buffer = self._tf
@@ -354,7 +361,10 @@ class Motion:
             except (KeyError, ValueError) as error:
                 self._node.get_logger().warning(f'ignored the state of {state.model!r}: {error}')
         raycaster.set_time(scene_now)
-        if self._tf is not None:
+        if self._tf is not None and self._entity_tf is not None:
+            self._see_tf_time(now.nanoseconds)
+            self._entity_tf.apply(self._tf, now.nanoseconds, raycaster)
+        if self._tf is not None and self._robot_tf:
             self._follow_tf(now)
         if self._robot_changed:
             self._robot_changed = False
