@@ -32,11 +32,11 @@ BEHIND = '<origin xyz="-20 0 0"/><geometry><box size="1 1 1"/></geometry>'
 
 
 def _scene_file(model: str, collision: str = '', extra: str = '', state: str = '') -> str:
-    return f'''<world name="w">
+    return f"""<world name="w">
   <model name="wall" {model}><robot name="wall">
     <link name="wall"><collision>{WALL}{collision}</collision></link>{extra}
   </robot></model>{state}
-</world>'''
+</world>"""
 
 
 MOVING = (
@@ -47,11 +47,11 @@ TWO_LINKS = (
     '<link name="behind"><collision>' + BEHIND + '<laser_retro>7</laser_retro></collision></link>'
     '<joint name="j" type="fixed"><parent link="wall"/><child link="behind"/></joint>'
 )
-SDF = f'''<sdf version="1.9"><world name="w"><model name="wall"><static>true</static>
+SDF = f"""<sdf version="1.9"><world name="w"><model name="wall"><static>true</static>
   <link name="wall"><collision name="c">
     <pose>{D + 0.1} 0 0 0 0 0</pose><geometry><box><size>0.2 10 10</size></box></geometry>
     <laser_retro>{{retro}}</laser_retro>
-  </collision></link></model></world></sdf>'''
+  </collision></link></model></world></sdf>"""
 
 # (case id, file name, world text, retro the ray sensor reads, Lambert mu the echo reads)
 CASES = [
@@ -132,6 +132,8 @@ def test_a_miss_reads_no_retro(tmp_path: Path) -> None:
     path.write_text(_scene_file('retro="1000"'))
     caster = Raycaster(load_world(path))
     hits = caster.cast(np.zeros(3), np.array([[-1.0, 0.0, 0.0]]))
-    assert np.isnan(hits.retro[0]) and np.isnan(hits.reflectivity[0])
-    scanner = Scanner(ScanConfig(horizontal=ScanAxis(), max_range=30.0), np.diag([-1, -1, 1, 1]))
+    assert np.isnan(hits.retro[0])
+    assert np.isnan(hits.reflectivity[0])
+    backwards = np.diag([-1.0, -1.0, 1.0, 1.0])  # turned half a turn about z: along -x
+    scanner = Scanner(ScanConfig(horizontal=ScanAxis(), max_range=30.0), backwards)
     assert scanner.scan(caster).intensities.ravel().tolist() == [0.0]
