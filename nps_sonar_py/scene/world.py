@@ -175,6 +175,11 @@ class World:
         """Names of the entities; index ``i`` is the id a raycast reports."""
         return tuple(e.name for e in self.entities)
 
+    @property
+    def frames(self) -> dict[str, str]:
+        """The parent frame each entity is placed in, by name (an update cannot change it)."""
+        return {state.model: state.frame for state in self.states}
+
     def index(self, name: str) -> int:
         """Index of the entity ``name``; KeyError if there is none."""
         for i, entity in enumerate(self.entities):
