@@ -6,7 +6,10 @@ target 255). This package reads it as a fraction of a perfect diffuse reflector:
 
     mu = clip(retro / 255, 0, 1)
 
-so 255 is a perfect Lambertian surface (mu = 1) and 0 reflects nothing. A surface with
+so 255 is a perfect Lambertian surface (mu = 1) and 0 reflects nothing. That is the one
+conversion: the scene keeps each surface's ``laser_retro`` as read (``Entity.retro``,
+``RayHits.retro``: a ray sensor reports it unchanged, as Gazebo's do, so 1000 reads 1000) and
+every reader calls :func:`lambert_coefficient` for the echo's ``mu``. A surface with
 neither ``laser_retro`` nor this package's own ``reflectivity`` gets ``DEFAULT_LAMBERT``,
 DAVE's default of -30 dB (``intensity-physics.md`` section 0).
 
