@@ -36,7 +36,9 @@ overflow stopped the node or made an entity vanish:
 * A scene state's ``header.stamp`` must be a valid time: ``sec >= 0`` (``rclpy.time.Time``
   refuses negative seconds, which raised in the callback and stopped the node) and
   ``nanosec < 1e9``.
-* Names (joint names, entity models) must not be empty: nothing is called ``''``.
+* Names (joint names, entity models) must not be empty: nothing is called ``''``. A scene
+  state gives at most one state per model (a scene file refuses two as well); its scene name
+  and models are checked against the world when it is applied, whole or not at all.
 * A joint state may carry no positions (only velocities or efforts, as ``sensor_msgs/
   JointState`` allows): nothing is taken from it. Otherwise it has a position per name.
 * A ``tf2_msgs/TFMessage`` (``/tf``, ``/tf_static``) holds at most :data:`MAX_TRANSFORMS`
@@ -195,7 +197,10 @@ def stamp_problem(stamp: Time, name: str = 'header.stamp') -> str | None:
 def scene_state_problem(message: nps_msg.SceneState) -> str | None:
     """Why an ``nps_sonar/SceneState`` cannot be applied, or None: one bad entity spoils it.
 
-    The number of entities is checked first, before any entity is looked at.
+    The number of entities is checked first, before any entity is looked at; two states for
+    one model are refused, as in a scene file. What needs the world (the scene's name, the
+    models and their parent frames) is checked when the message is applied
+    (``scene.scene_state.update_problem``).
     """
     problem = stamp_problem(message.header.stamp)
     if problem is not None:
@@ -203,10 +208,16 @@ def scene_state_problem(message: nps_msg.SceneState) -> str | None:
     entities = message.entities
     if len(entities) > MAX_ENTITIES:
         return f'entities has {len(entities)} entries, more than {MAX_ENTITIES}'
+    first: dict[str, int] = {}
     for i, entity in enumerate(entities):
         name = f'entities[{i}]'
         if not entity.model:
             return f'{name}.model is empty'
+        if entity.model in first:
+            earlier = f'entities[{first[entity.model]}]'
+            problem = f'{name}.model {entity.model!r} has a state in {earlier} already'
+            return f'{problem}: two states for one model'
+        first[entity.model] = i
         problem = pose_problem(entity.pose, f'{name}.pose')
         problem = problem or twist_problem(entity.twist, f'{name}.twist')
         if problem is not None:

@@ -12,7 +12,10 @@
   throttled warning; a missing one keeps the last pose, a stale one gives the nearest
   samples. Time jumping back clears the ``/tf`` samples stamped after it, as tf2_ros clears.
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
-* ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities.
+* ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities,
+  applied whole or not at all: a message naming another scene, an unknown model or another
+  parent frame than the scene file's (``scene.scene_state.update_problem``) is dropped whole
+  with the same throttled warning as a message that fails its check.
 * ``entity_frames``: entities placed at their TF frames' poses (``ros/entity_tf.py``, after
   the scene states), from the same buffer, which is then filled whatever the pose source.
 * ``/clock`` (with ``use_sim_time``): rclpy's own subscription, guarded by
@@ -62,7 +65,8 @@ from nps_sonar_py.ros.tf import (
     TF_QOS,
     TransformBuffer,
 )
-from nps_sonar_py.scene import EntityState
+from nps_sonar_py.scene import WORLD_FRAME, EntityState
+from nps_sonar_py.scene.scene_state import update_problem
 
 if TYPE_CHECKING:
     from nps_sonar_py.scene import Raycaster, World
@@ -114,6 +118,18 @@ def guard_sim_clock() -> None:
     TimeSource.clock_callback = clock_callback  # type: ignore[method-assign,assignment]  # as above
 
 
+def _entity_state(entity: nps_msg.EntityState) -> EntityState:
+    """The scene's state of a checked ``nps_sonar/EntityState`` (an empty frame is the world)."""
+    linear, angular = entity.twist.linear, entity.twist.angular
+    return EntityState(
+        model=entity.model,
+        frame=entity.parent_frame or WORLD_FRAME,
+        origin=matrix_from_pose(entity.pose),
+        linear=np.array([linear.x, linear.y, linear.z]),
+        angular=np.array([angular.x, angular.y, angular.z]),
+    )
+
+
 class SceneStart:
     """The node time at which scene time is the scene state's ``time_stamp``: the first ping's."""
 
@@ -152,6 +168,10 @@ class _Checked:
         if problem is None:
             self._use(message)
             return
+        self.warn(problem)
+
+    def warn(self, problem: str) -> None:
+        """Say, throttled, that a message on this topic was dropped for ``problem``."""
         self._logger.warning(
             f'ignored a message on {self.topic}: {problem}', throttle_duration_sec=WARNING_PERIOD
         )
@@ -190,7 +210,7 @@ class Motion:
         self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
         self.joint_positions: dict[str, float] = {}
         self._robot_changed = False
-        self._entity_updates: list[tuple[EntityState, Time]] = []
+        self._scene_updates: list[tuple[str, tuple[EntityState, ...], Time]] = []
         self.world_frame, self.root_link = settings.world_frame.lstrip('/'), root_link
         if source != 'fixed' and self.world_frame in ('', root_link):
             raise ConfigurationError(
@@ -234,7 +254,7 @@ class Motion:
         self._subscribe(
             JointState, settings.joint_states_topic, joint_state_problem, self._on_joint_state
         )
-        self._subscribe(
+        self._scene_state_callback = self._subscribe(
             nps_msg.SceneState,
             settings.scene_state_topic,
             scene_state_problem,
@@ -248,11 +268,12 @@ class Motion:
         check: Callable[[Any], str | None],
         use: Callable[[Any], None],
         qos: Any = 10,
-    ) -> None:
+    ) -> _Checked:
         """Subscribe to ``topic``; each message is ``check``ed and, if good, ``use``d."""
         callback = _Checked(self._node, check, use)
         subscription = self._node.create_subscription(msg_type, topic, callback, qos)
         callback.topic = subscription.topic_name
+        return callback
 
     # The callbacks below get only messages that passed their check (ros/message_checks.py).
 
@@ -323,16 +344,8 @@ class Motion:
 
     def _on_scene_state(self, message: nps_msg.SceneState) -> None:
         stamp = Time.from_msg(message.header.stamp, clock_type=self._node.get_clock().clock_type)
-        for entity in message.entities:
-            t, w = entity.twist.linear, entity.twist.angular
-            state = EntityState(
-                model=entity.model,
-                frame=entity.parent_frame or 'world',
-                origin=matrix_from_pose(entity.pose),
-                linear=np.array([t.x, t.y, t.z]),
-                angular=np.array([w.x, w.y, w.z]),
-            )
-            self._entity_updates.append((state, stamp))
+        states = tuple(_entity_state(entity) for entity in message.entities)
+        self._scene_updates.append((message.scene, states, stamp))
 
     def scene_time(self, now: Time, time_stamp: float) -> float:
         """Scene time in seconds at node time ``now``."""
@@ -352,14 +365,18 @@ class Motion:
 
         ``set_robot_state(world_from_root, joint_positions)`` is called only after the robot moved.
         """
-        time_stamp = raycaster.world.time_stamp
+        world = raycaster.world
+        time_stamp = world.time_stamp
         scene_now = self.scene_time(now, time_stamp)  # first: it fixes the start
-        updates, self._entity_updates = self._entity_updates, []
-        for state, stamp in updates:
-            try:
-                raycaster.set_entity_state(state, since=self.scene_time(stamp, time_stamp))
-            except (KeyError, ValueError) as error:
-                self._node.get_logger().warning(f'ignored the state of {state.model!r}: {error}')
+        updates, self._scene_updates = self._scene_updates, []
+        for scene, states, stamp in updates:  # each message whole, or not at all
+            problem = update_problem(scene, states, world=world.name, frames=world.frames)
+            if problem is not None:
+                self._scene_state_callback.warn(problem)
+                continue
+            since = self.scene_time(stamp, time_stamp)
+            for state in states:
+                raycaster.set_entity_state(state, since=since)
         raycaster.set_time(scene_now)
         if self._tf is not None and self._entity_tf is not None:
             self._see_tf_time(now.nanoseconds)

@@ -1,8 +1,9 @@
 """The world: scene files, ``<scene_state>``, models as triangles, and one raycaster that moves.
 
-``load_world`` reads a scene file or a Gazebo SDF world (``docs/scene.md``) into a
-:class:`World` of entities (triangles per model, a Lambert coefficient per triangle) and
-their states;
+``load_world`` (``load.py``) reads a scene file (``scene_file.py``) or a Gazebo SDF world
+(``sdf.py``), both in ``docs/scene.md``, into a :class:`World` (``world.py``) of entities
+(triangles per model; a Lambert coefficient and a ``laser_retro`` per triangle) and their
+states;
 :class:`Raycaster` casts rays into it with Open3D and moves the entities with a twist.
 Only :mod:`nps_sonar_py.scene.raycaster` imports open3d; import it from there, or from here
 (which imports it on first use of ``Raycaster`` or ``RayHits``).
@@ -18,6 +19,7 @@ from nps_sonar_py.scene.heightmap import (
     heightmap_triangles,
     read_heights,
 )
+from nps_sonar_py.scene.load import load_world
 from nps_sonar_py.scene.meshes import (
     MESH_FORMATS,
     PackageResolver,
@@ -25,6 +27,8 @@ from nps_sonar_py.scene.meshes import (
     read_mesh,
     resolve_mesh_path,
 )
+from nps_sonar_py.scene.options import GEOMETRY_KINDS
+from nps_sonar_py.scene.scene_file import entity_from_robot, parse_world
 from nps_sonar_py.scene.scene_state import (
     WORLD_FRAME,
     EntityState,
@@ -47,14 +51,7 @@ from nps_sonar_py.scene.tessellation import (
     plane_triangles,
     sphere_triangles,
 )
-from nps_sonar_py.scene.world import (
-    GEOMETRY_KINDS,
-    Entity,
-    World,
-    entity_from_robot,
-    load_world,
-    parse_world,
-)
+from nps_sonar_py.scene.world import Entity, World
 
 if TYPE_CHECKING:
     from nps_sonar_py.scene.raycaster import Raycaster, RayHits

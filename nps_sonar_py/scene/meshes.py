@@ -181,14 +181,59 @@ def resolve_mesh_path(
 
 
 def _dae_unit(data: bytes) -> float:
-    """Metres per unit of a COLLADA document (``<asset><unit meter>``), 1 if not given."""
+    """Metres per unit of a COLLADA document (``<asset><unit meter>``), 1 if not given.
+
+    Its vertex positions are checked first, as written: trimesh's COLLADA reader turns a
+    ``nan`` into 0 and drops a triangle with an ``inf``, so a bad vertex would load unseen.
+
+    Raises:
+        ValueError: a bad ``<unit meter>``; ``_NotFiniteError``, a position source (a
+            ``<float_array>`` that an ``<input semantic="POSITION">`` names) with a value
+            that is not a finite number.
+
+    """
     root = etree.fromstring(data, xml_parser())
+    _check_dae_positions(root)
     unit = root.find('{*}asset/{*}unit')
     meter = float(unit.get('meter', '1')) if unit is not None else 1.0
     if not (np.isfinite(meter) and meter > 0.0):
         msg = f'<unit meter="{meter}"> must be a positive number'
         raise ValueError(msg)
     return meter
+
+
+class _NotFiniteError(ValueError):
+    """A vertex position of a mesh file that is not a finite number."""
+
+
+def _check_dae_positions(root: etree._Element) -> None:
+    """_NotFiniteError naming the first position value of a COLLADA document that is not finite."""
+    sources = {s.get('id'): s for s in root.iter('{*}source')}
+    for position in root.iter('{*}input'):
+        if position.get('semantic') != 'POSITION':
+            continue
+        source = sources.get((position.get('source') or '').removeprefix('#'))
+        if source is None:
+            continue  # trimesh reports a missing source
+        for array in source.iter('{*}float_array'):
+            words = (array.text or '').split()
+            try:
+                values = np.array(words, dtype=np.float64)
+            except ValueError:
+                values = np.array([_number_or_nan(w) for w in words])
+            bad = ~np.isfinite(values)
+            if bad.any():
+                word = words[int(np.argmax(bad))]
+                where = f'<float_array id="{one_line(array.get("id", ""), 80)}">'
+                msg = f'{where} (line {array.sourceline}) holds {shown(word)}: vertex positions'
+                raise _NotFiniteError(f'{msg} must be finite numbers')
+
+
+def _number_or_nan(word: str) -> float:
+    try:
+        return float(word)
+    except ValueError:
+        return float('nan')
 
 
 def read_mesh(
@@ -228,9 +273,14 @@ def read_mesh(
     )
     try:
         unit = _dae_unit(data) if suffix == '.dae' else 1.0
-        mesh = trimesh.load_mesh(io.BytesIO(data), file_type=suffix[1:], process=False)
+        # trimesh computes face normals as it loads: a vertex that is not finite would print
+        # numpy's warnings before the one line below says what is wrong.
+        with np.errstate(all='ignore'):
+            mesh = trimesh.load_mesh(io.BytesIO(data), file_type=suffix[1:], process=False)
         vertices = np.asarray(mesh.vertices, dtype=np.float64) * unit
         faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
+    except _NotFiniteError as err:
+        refuse(f'mesh {shown}: {err}')
     except Exception as err:
         reason = one_line((str(err).splitlines() or [''])[0], 200)
         refuse(f'cannot read mesh {shown}: {type(err).__name__}: {reason}')

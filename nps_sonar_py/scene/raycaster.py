@@ -47,7 +47,7 @@ class RayHits:
 
     Ranges, normals and incidence are float32, as Open3D computes them: no float64 copies
     are made on the hot path (a float32 range is exact to ~6e-8 relative, 0.6 um at 10 m).
-    The reflectivity is the world's float64 coefficient, exactly.
+    The reflectivity and the retro are the world's float64 values, exactly.
 
     Attributes:
         ranges: (n,) float32 distance in metres from the origin to the hit; inf on a miss.
@@ -57,6 +57,8 @@ class RayHits:
             0 on a miss.
         reflectivity: (n,) float64 Lambert coefficient of the surface hit; nan on a miss.
         entity: (n,) int64 index into the world's entity names; -1 on a miss.
+        retro: (n,) float64 ``laser_retro`` of the surface hit as read (``Entity.retro``,
+            0 where the scene gives none); nan on a miss.
 
     """
 
@@ -65,6 +67,7 @@ class RayHits:
     cos_incidence: NDArray[np.float32]
     reflectivity: NDArray[np.float64]
     entity: NDArray[np.int64]
+    retro: NDArray[np.float64]
 
     def __len__(self) -> int:
         return int(self.ranges.shape[0])
@@ -183,6 +186,7 @@ class _Moving:
     index: int
     scene: o3d.t.geometry.RaycastingScene
     reflectivity: NDArray[np.float64]
+    retro: NDArray[np.float64]
     centre: NDArray[np.float64]
     radius: float
 
@@ -321,15 +325,18 @@ class Raycaster:
             # intp rows: numpy gathers with native indices without converting them each time.
             row = np.minimum(geometry, len(self._static_entity), dtype=np.intp)
             entity = self._entity_table[row]
-            if self._mu_table is not None:
-                mu = self._mu_table[row]
+            if self._mu_table is not None and self._retro_table is not None:
+                mu, retro = self._mu_table[row], self._retro_table[row]
             else:
                 triangle = np.where(row < len(self._static_entity), primitive, 0).astype(np.int64)
-                mu = self._static_reflectivity[triangle + self._offset_table[row]]
+                triangle += self._offset_table[row]
+                mu = self._static_reflectivity[triangle]
+                retro = self._static_retro[triangle]
         else:
             ranges = np.full(n, np.inf, dtype=np.float32)
             normals = np.zeros((n, 3), dtype=np.float32)
             mu = np.full(n, np.nan)
+            retro = np.full(n, np.nan)
             entity = np.full(n, -1, dtype=np.int64)
         for moving in self._moving:
             pose = self._poses[moving.index]
@@ -354,9 +361,11 @@ class Raycaster:
             ranges[rows] = t[closer]
             normals[rows] = rotate_rows(normal[closer].astype(np.float64), rotation)
             entity[rows] = moving.index
-            mu[rows] = moving.reflectivity[primitive[closer].astype(np.int64)]
+            triangle = primitive[closer].astype(np.int64)
+            mu[rows] = moving.reflectivity[triangle]
+            retro[rows] = moving.retro[triangle]
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
-        return RayHits(ranges, normals, cos_incidence, mu, entity)
+        return RayHits(ranges, normals, cos_incidence, mu, entity, retro)
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:
         """The rays of a cast, checked and converted once per fixed, read-only pattern."""
@@ -401,21 +410,18 @@ class Raycaster:
         self._static_entity = np.array(members, dtype=np.int64)
         self._entity_table = np.append(self._static_entity, -1)
         sizes = [len(world.entities[i].surface) for i in members]
-        self._static_reflectivity = np.append(
-            np.concatenate([world.entities[i].reflectivity for i in members])
-            if members
-            else np.zeros(0),
-            np.nan,
-        )
-        offsets = np.cumsum([0, *sizes])  # a miss points at the nan after the last triangle
-        self._offset_table = offsets.astype(np.int64)
-        # One coefficient per entity, when each is uniform (the usual case): no per-triangle
-        # gather on the hot path.
+        # Per triangle of the static entities, in order; a miss points at the nan after the
+        # last triangle.
         mus = [world.entities[i].reflectivity for i in members]
-        uniform = all(mu.size and np.all(mu == mu[0]) for mu in mus)
-        self._mu_table: NDArray[np.float64] | None = (
-            np.array([mu[0] for mu in mus] + [np.nan]) if uniform else None
-        )
+        retros = [world.entities[i].retro for i in members]
+        self._static_reflectivity = np.append(np.concatenate([np.zeros(0), *mus]), np.nan)
+        self._static_retro = np.append(np.concatenate([np.zeros(0), *retros]), np.nan)
+        offsets = np.cumsum([0, *sizes])
+        self._offset_table = offsets.astype(np.int64)
+        # One value per entity, when each is uniform (the usual case): no per-triangle
+        # gather on the hot path.
+        self._mu_table = _per_entity(mus)
+        self._retro_table = _per_entity(retros)
         self._static: o3d.t.geometry.RaycastingScene | None = None
         if not members:
             return
@@ -433,4 +439,12 @@ class Raycaster:
             # Padded so that float32 rounding inside Open3D cannot put a triangle outside it.
             radius = float(np.max(np.linalg.norm(vertices - centre, axis=1))) * (1.0 + 1e-6) + 1e-6
             scene = _scene([(vertices, entity.surface.triangles)])
-            self._moving.append(_Moving(int(i), scene, entity.reflectivity, centre, radius))
+            moving = _Moving(int(i), scene, entity.reflectivity, entity.retro, centre, radius)
+            self._moving.append(moving)
+
+
+def _per_entity(values: list[NDArray[np.float64]]) -> NDArray[np.float64] | None:
+    """The one value of each entity and a nan for a miss, if each entity's values are equal."""
+    if all(v.size and np.all(v == v[0]) for v in values):
+        return np.array([v[0] for v in values] + [np.nan])
+    return None

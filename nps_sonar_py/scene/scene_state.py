@@ -34,7 +34,7 @@ any time stay finite (the same bounds as the checks of the ROS messages that mov
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +70,7 @@ __all__ = [
     'load_scene_state',
     'parse_scene_state',
     'split_frame',
+    'update_problem',
 ]
 
 #: The name of the fixed world frame in ``<parent frame>``.
@@ -141,6 +142,32 @@ class SceneState:
     def entity(self, model: str) -> EntityState | None:
         """Return the state of ``model``, or None if the scene state does not place it."""
         return next((e for e in self.entities if e.model == model), None)
+
+
+def update_problem(
+    scene: str, states: Sequence[EntityState], *, world: str, frames: Mapping[str, str]
+) -> str | None:
+    """Why an update of a world's scene state cannot be applied, or None: one bad state spoils it.
+
+    An update (a ``SceneState`` message) names its scene (empty matches any) and gives new
+    states; it is applied whole or not at all, as a scene file is loaded whole. ``world`` is
+    the world's name and ``frames`` maps each of its models to the parent frame it is placed
+    in, which an update cannot change. The states are named ``entities[i]``, in order.
+    (Two states for one model are refused with the message, before: ``ros/message_checks``.)
+    """
+    if scene and scene != world:
+        return f'scene {scene!r} is not this world, {world!r}'
+    for i, state in enumerate(states):
+        name = f'entities[{i}]'
+        declared = frames.get(state.model)
+        if declared is None:
+            return f'{name}.model {state.model!r} is no model of world {world!r}'
+        if state.frame != declared:
+            return (
+                f'{name}.parent_frame {state.frame!r} is not {declared!r}, the frame that'
+                f' places {state.model!r}'
+            )
+    return None
 
 
 def split_frame(frame: str) -> tuple[str | None, str | None]:

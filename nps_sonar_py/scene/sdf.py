@@ -20,8 +20,9 @@
 
 Each top-level ``<model>`` or ``<include>`` becomes one static :class:`Entity` placed at its
 pose: the collision (or, on request, visual) shapes of all its links and nested models, in
-the model's frame, with ``lambert_from_retro`` of each shape's ``<laser_retro>`` (else the
-loader's ``default_lambert``). Poses follow SDFormat's frame semantics: a ``<pose
+the model's frame, with each shape's ``<laser_retro>`` as read (0 where it has none, as in
+Gazebo) and its Lambert coefficient (``lambert_coefficient`` of it, else the loader's
+``default_lambert``). Poses follow SDFormat's frame semantics: a ``<pose
 relative_to>`` names a frame of the same scope (a model, link, joint, ``<frame>``, or a
 nested one as ``a::b``), by default the model (links, nested models, frames), the link
 (shapes), the child link (joints) or the world (models, frames). Nothing moves: there is no
@@ -57,7 +58,7 @@ import numpy as np
 from lxml import etree
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
+from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_coefficient
 from nps_sonar_py.errors import SceneError, one_line
 from nps_sonar_py.scene.heightmap import heightmap_triangles, read_heights
 from nps_sonar_py.scene.meshes import (
@@ -67,6 +68,12 @@ from nps_sonar_py.scene.meshes import (
     model_search_path,
     resolve_mesh_path,
     shown,
+)
+from nps_sonar_py.scene.options import (
+    LARGEST_COORDINATE,
+    Geometry,
+    ReadOptions,
+    read_options,
 )
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
@@ -87,14 +94,7 @@ from nps_sonar_py.scene.tessellation import (
     plane_triangles,
     sphere_triangles,
 )
-from nps_sonar_py.scene.world import (
-    _LARGEST,
-    Entity,
-    Geometry,
-    World,
-    _Options,
-    _options,
-)
+from nps_sonar_py.scene.world import Entity, World
 from nps_sonar_py.transforms import invert_transform, rpy_to_matrix, transform_from
 from nps_sonar_py.xml_input import (
     Element,
@@ -400,7 +400,7 @@ class _Model:
 class _Reader:
     """What a load shares: options, the triangle budget, mesh and include caches."""
 
-    options: _Options
+    options: ReadOptions
     model_path: tuple[Path, ...]
     package_resolver: PackageResolver | None
     triangles: int = 0
@@ -724,18 +724,24 @@ def _nested(
     return _model(child, _name(child), reader, stack, depth), child
 
 
-def _surface(
-    model: _Model, reader: _Reader
-) -> tuple[list[Triangles], list[NDArray[np.float64]], dict[str, NDArray[np.float64]]]:
+@dataclass
+class _Surface:
+    """The shapes of a model in its frame, each shape's surface values, and its link poses."""
+
+    parts: list[Triangles] = field(default_factory=list)
+    mus: list[NDArray[np.float64]] = field(default_factory=list)  # Lambert, per triangle
+    retros: list[NDArray[np.float64]] = field(default_factory=list)  # laser_retro as read
+    links: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+
+
+def _surface(model: _Model, reader: _Reader) -> _Surface:
     """Shapes of a model and its nested models in its frame; link poses (``nested::link``)."""
-    parts: list[Triangles] = []
-    mus: list[NDArray[np.float64]] = []
-    links: dict[str, NDArray[np.float64]] = {}
+    out = _Surface()
     scope, options = model.scope, reader.options
     for link in model.links:
         link_name = link.get('name', '').strip()
         link_pose = scope.pose(link_name, link)
-        links[link_name] = link_pose
+        out.links[link_name] = link_pose
         for shape in children(link, options.geometry):
             local, relative_to = _pose(_child(shape, 'pose'))
             base = link_pose if relative_to is None else scope.pose(relative_to, shape)
@@ -743,31 +749,35 @@ def _surface(
             if mesh is None:
                 continue
             mesh = mesh.transformed(base @ local)
-            if not np.all(np.abs(mesh.vertices) <= _LARGEST):  # also catches nan
-                _fail(shape, f'shape reaches beyond {_LARGEST:g} m (Open3D works in float32)')
+            if not np.all(np.abs(mesh.vertices) <= LARGEST_COORDINATE):  # also catches nan
+                problem = f'shape reaches beyond {LARGEST_COORDINATE:g} m'
+                _fail(shape, f'{problem} (Open3D works in float32)')
             retro_element = _child(shape, 'laser_retro')
-            mu = reader.options.default_lambert
+            retro: float | None = None
             if retro_element is not None:
                 (retro,) = _numbers(retro_element, 1)
                 if retro < 0.0:
                     _fail(retro_element, f'{_text(retro_element)!r} must be >= 0')
-                mu = float(lambert_from_retro(retro))
-            parts.append(mesh)
-            mus.append(np.full(len(mesh), mu))
+            mu = lambert_coefficient(None, retro, options.default_lambert)
+            out.parts.append(mesh)
+            out.mus.append(np.full(len(mesh), mu))
+            out.retros.append(np.full(len(mesh), 0.0 if retro is None else retro))
     for nested in model.nested:
         name, pose = nested.name, scope.pose(nested.name, nested.element)
-        nested_parts, nested_mus, nested_links = _surface(nested, reader)
-        parts += [p.transformed(pose) for p in nested_parts]
-        mus += nested_mus
-        links.update({f'{name}{FRAME_SEPARATOR}{k}': pose @ v for k, v in nested_links.items()})
-    return parts, mus, links
+        inner = _surface(nested, reader)
+        out.parts += [p.transformed(pose) for p in inner.parts]
+        out.mus += inner.mus
+        out.retros += inner.retros
+        out.links.update({f'{name}{FRAME_SEPARATOR}{k}': pose @ v for k, v in inner.links.items()})
+    return out
 
 
 def _entity(model: _Model, reader: _Reader, source: str | None) -> Entity:
-    parts, mus, links = _surface(model, reader)
-    surface = Triangles.concatenate(parts)
-    mu = np.concatenate(mus) if mus else np.zeros(0)
-    return Entity(model.name, surface, mu, links, source)
+    found = _surface(model, reader)
+    surface = Triangles.concatenate(found.parts)
+    mu = np.concatenate(found.mus) if found.mus else np.zeros(0)
+    retro = np.concatenate(found.retros) if found.retros else np.zeros(0)
+    return Entity(model.name, surface, mu, found.links, source, retro)
 
 
 def parse_sdf_world(
@@ -799,7 +809,7 @@ def parse_sdf_world(
         SceneError: anything wrong in the world, an included model or a mesh (one line).
 
     """
-    options = _options(
+    options = read_options(
         geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver
     )
     search = model_search_path() if model_path is None else tuple(Path(p) for p in model_path)

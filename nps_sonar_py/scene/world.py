@@ -1,110 +1,38 @@
-"""Scene files: models (URDF robots or objects) placed by a ``<scene_state>``, as triangles.
+"""The world model: entities (a model's triangles and surface values) and their scene state.
 
-The format is described in ``docs/scene.md``; in short::
+A :class:`World` holds one :class:`Entity` per model, in the order of its file, and the
+:class:`~nps_sonar_py.scene.scene_state.SceneState` that places them; it resolves each
+entity's parent frame (``world``, another model, or one of its links) and orders parents
+before their children. It is read from a scene file (:mod:`nps_sonar_py.scene.scene_file`)
+or a Gazebo SDF world (:mod:`nps_sonar_py.scene.sdf`); :func:`nps_sonar_py.scene.load_world`
+picks the reader.
 
-    <world name="reference_tank">
-      <model name="tank" file="models/tank.urdf"/>            <!-- relative to this file -->
-      <model name="target" geometry="visual" retro="255">     <!-- or an inline <robot> -->
-        <robot name="target"> ... </robot>
-      </model>
-      <scene_state scene="reference_tank" time_stamp="0"> ... </scene_state>
-    </world>
-
-Each model becomes one :class:`Entity`: the triangles of all its links at zero joint
-positions, in the frame of its root link, with a Lambert coefficient per triangle. A model
-that no ``<entity_state>`` places stands still at the world origin. A model may instead hold
-a ``<heightmap>``, a seabed grid (:mod:`nps_sonar_py.scene.heightmap`).
-
-Gazebo SDF worlds (``.sdf``, or a ``.world`` whose root is ``<sdf>``) are read by
-:mod:`nps_sonar_py.scene.sdf`, which :func:`load_world` dispatches to.
-
-Reflectivity of a shape, first that is given: the shape's ``reflectivity``, its link's
-``reflectivity``, ``lambert_from_retro`` of the shape's or else the link's ``laser_retro``,
-the ``<model reflectivity>``, ``lambert_from_retro`` of ``<model retro>``, and finally
-``default_lambert`` (``DEFAULT_LAMBERT``, -30 dB, unless the loader is told otherwise).
+Surface values per triangle: ``reflectivity``, the Lambert coefficient the echo model uses
+(``echo.reflectivity.lambert_coefficient`` of what the file gives), and ``retro``, Gazebo's
+``laser_retro`` as read, which a ray sensor reports as its intensity (``docs/scene.md``).
 """
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
-from typing import Literal, TypeGuard
 
 import numpy as np
-from lxml import etree
 from numpy.typing import NDArray
 
-from nps_sonar_py.description import (
-    Box,
-    Cylinder,
-    Mesh,
-    Robot,
-    Shape,
-    Sphere,
-    load_robot,
-    parse_robot,
-)
-from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
+from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT
 from nps_sonar_py.errors import SceneError
-from nps_sonar_py.scene.heightmap import parse_heightmap
-from nps_sonar_py.scene.meshes import MeshLoader, PackageResolver
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
-    MISSING_ATTRIBUTE,
     WORLD_FRAME,
     EntityState,
     SceneState,
-    check_children,
-    parse_scene_state,
     split_frame,
 )
-from nps_sonar_py.scene.tessellation import (
-    DEFAULT_CYLINDER_SEGMENTS,
-    DEFAULT_SPHERE_SUBDIVISIONS,
-    Triangles,
-    box_triangles,
-    cylinder_triangles,
-    sphere_triangles,
-)
-from nps_sonar_py.xml_input import (
-    Element,
-    NumberError,
-    children,
-    file_problem,
-    label,
-    parse_document,
-    parse_number,
-    raise_at,
-    read_document,
-    required_attribute,
-)
+from nps_sonar_py.scene.tessellation import Triangles
 
-__all__ = [
-    'GEOMETRY_KINDS',
-    'Entity',
-    'World',
-    'entity_from_robot',
-    'load_world',
-    'parse_world',
-]
-
-#: Which of a link's shapes make its surface: ``collision`` (the default, as Gazebo's CPU
-#: rays) or ``visual``.
-GEOMETRY_KINDS = ('collision', 'visual')
-
-Geometry = Literal['collision', 'visual']
-
-
-def _is_geometry(kind: str) -> TypeGuard[Geometry]:
-    return kind in GEOMETRY_KINDS
-
-
-#: Largest coordinate, in metres, that a triangle may have: float32's range, with room to spare.
-_LARGEST = 1e30
+__all__ = ['Entity', 'World']
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
@@ -119,6 +47,8 @@ class Entity:
         links: (4, 4) transform link -> entity frame of each link, for
             ``<parent frame="m::link">``.
         source: the file the model was read from, if any.
+        retro: (k,) Gazebo ``laser_retro`` of each triangle as read, finite and >= 0, not
+            clipped; 0 (Gazebo's default) where the file gives none. A scalar applies to all.
 
     """
 
@@ -127,17 +57,26 @@ class Entity:
     reflectivity: NDArray[np.float64] = field(default_factory=lambda: np.array(DEFAULT_LAMBERT))
     links: Mapping[str, NDArray[np.float64]] = field(default_factory=dict)
     source: str | None = None
+    retro: NDArray[np.float64] = field(default_factory=lambda: np.array(0.0))
 
     def __post_init__(self) -> None:
-        mu = np.broadcast_to(
-            np.asarray(self.reflectivity, dtype=np.float64), (len(self.surface),)
-        ).copy()
+        mu = self._per_triangle(self.reflectivity)
         if not np.all((mu >= 0.0) & (mu <= 1.0)):
             msg = f'entity {self.name!r}: reflectivity must be in [0, 1]'
             raise ValueError(msg)
-        mu.flags.writeable = False
+        retro = self._per_triangle(self.retro)
+        if not np.all((retro >= 0.0) & np.isfinite(retro)):
+            msg = f'entity {self.name!r}: retro must be finite and >= 0'
+            raise ValueError(msg)
         object.__setattr__(self, 'reflectivity', mu)
+        object.__setattr__(self, 'retro', retro)
         object.__setattr__(self, 'links', MappingProxyType(dict(self.links)))
+
+    def _per_triangle(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``values`` as a read-only (k,) float64 array, one per triangle."""
+        array = np.broadcast_to(np.asarray(values, dtype=np.float64), (len(self.surface),)).copy()
+        array.flags.writeable = False
+        return array
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
@@ -237,9 +176,9 @@ class World:
         return tuple(e.name for e in self.entities)
 
     @property
-    def triangle_count(self) -> int:
-        """Number of triangles of all entities."""
-        return sum(len(e.surface) for e in self.entities)
+    def frames(self) -> dict[str, str]:
+        """The parent frame each entity is placed in, by name (an update cannot change it)."""
+        return {state.model: state.frame for state in self.states}
 
     def index(self, name: str) -> int:
         """Index of the entity ``name``; KeyError if there is none."""
@@ -313,310 +252,3 @@ def _parents_first(
             done[j] = True
             order.append(j)
     return tuple(order)
-
-
-@dataclass(frozen=True)
-class _Options:
-    geometry: Geometry
-    cylinder_segments: int
-    sphere_subdivisions: int
-    default_lambert: float
-    meshes: MeshLoader
-
-
-def _options(
-    geometry: str,
-    cylinder_segments: int,
-    sphere_subdivisions: int,
-    default_lambert: float,
-    package_resolver: PackageResolver | None,
-) -> _Options:
-    if not _is_geometry(geometry):
-        msg = f'geometry must be one of {GEOMETRY_KINDS}, got {geometry!r}'
-        raise ValueError(msg)
-    if not 0.0 <= default_lambert <= 1.0:
-        msg = f'default_lambert must be in [0, 1], got {default_lambert!r}'
-        raise ValueError(msg)
-    if int(cylinder_segments) < 3 or not 0 <= int(sphere_subdivisions) <= 7:
-        msg = 'need cylinder_segments >= 3 and sphere_subdivisions in 0..7'
-        msg += f', got {cylinder_segments} and {sphere_subdivisions}'
-        raise ValueError(msg)
-    return _Options(
-        geometry,
-        int(cylinder_segments),
-        int(sphere_subdivisions),
-        float(default_lambert),
-        MeshLoader(package_resolver),
-    )
-
-
-def _shape_triangles(
-    shape: Shape, base_dir: str | os.PathLike[str] | None, options: _Options
-) -> Triangles:
-    """Triangles of one URDF shape, in its link's frame."""
-    g = shape.geometry
-    kind = type(g).__name__.lower()
-    try:
-        if isinstance(g, Box):
-            mesh = box_triangles(g.size)
-        elif isinstance(g, Cylinder):
-            mesh = cylinder_triangles(g.radius, g.length, options.cylinder_segments)
-        elif isinstance(g, Sphere):
-            mesh = sphere_triangles(g.radius, options.sphere_subdivisions)
-        elif isinstance(g, Mesh):
-            scale = np.asarray(g.scale, dtype=np.float64).reshape(3)
-            if not np.all(np.isfinite(scale) & (scale != 0.0)):
-                msg = f'mesh scale must be three finite non-zero numbers, got {scale.tolist()}'
-                raise ValueError(msg)
-            mesh = options.meshes.load(
-                g.filename, base_dir, file=shape.source, line=shape.line
-            ).scaled(scale)
-        else:
-            msg = f'unsupported geometry {type(g).__name__}'
-            raise ValueError(msg)
-    except ValueError as err:
-        raise SceneError(
-            str(err), file=shape.source, line=shape.line, element=f'<{kind}>'
-        ) from None
-    return mesh.transformed(shape.origin)
-
-
-def _first(*values: float | None) -> float | None:
-    return next((v for v in values if v is not None), None)
-
-
-def entity_from_robot(
-    name: str,
-    robot: Robot,
-    *,
-    geometry: Geometry = 'collision',
-    cylinder_segments: int = DEFAULT_CYLINDER_SEGMENTS,
-    sphere_subdivisions: int = DEFAULT_SPHERE_SUBDIVISIONS,
-    default_lambert: float = DEFAULT_LAMBERT,
-    reflectivity: float | None = None,
-    retro: float | None = None,
-    package_resolver: PackageResolver | None = None,
-) -> Entity:
-    """Make the :class:`Entity` of a parsed robot: its links' shapes as triangles, root frame.
-
-    ``reflectivity`` and ``retro`` are the model-level fallbacks (see the module docstring).
-    """
-    options = _options(
-        geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver
-    )
-    return _entity(name, robot, options, reflectivity, retro)
-
-
-def _entity(
-    name: str, robot: Robot, options: _Options, reflectivity: float | None, retro: float | None
-) -> Entity:
-    model_mu = _first(reflectivity, None if retro is None else float(lambert_from_retro(retro)))
-    parts: list[Triangles] = []
-    mus: list[NDArray[np.float64]] = []
-    links: dict[str, NDArray[np.float64]] = {}
-    # One pass per link and shape, each vectorised; each joint's transform is computed once.
-    for link_name, link_to_root in robot.link_transforms():
-        link = robot.links[link_name]
-        links[link_name] = link_to_root
-        shapes = link.collisions if options.geometry == 'collision' else link.visuals
-        for shape in shapes:
-            mesh = _shape_triangles(shape, robot.base_dir, options).transformed(link_to_root)
-            if not np.all(np.abs(mesh.vertices) <= _LARGEST):  # also catches nan
-                problem = f'shape reaches beyond {_LARGEST:g} m (Open3D works in float32)'
-                raise SceneError(
-                    problem,
-                    file=shape.source,
-                    line=shape.line,
-                    element=f'<link name="{link_name}">',
-                )
-            link_retro = _first(shape.retro, link.retro)
-            mu = _first(
-                shape.reflectivity,
-                link.reflectivity,
-                None if link_retro is None else float(lambert_from_retro(link_retro)),
-                model_mu,
-                options.default_lambert,
-            )
-            parts.append(mesh)
-            mus.append(np.full(len(mesh), mu))
-    surface = Triangles.concatenate(parts)
-    mu_all = np.concatenate(mus) if mus else np.zeros(0)
-    return Entity(name, surface, mu_all, links, robot.source)
-
-
-def _model_number(
-    element: Element, key: str, file: str | None, low: float, high: float
-) -> float | None:
-    text = element.get(key)
-    if text is None:
-        return None
-    try:
-        value = parse_number(text)
-    except NumberError:
-        value = math.nan
-    if not low <= value <= high:  # also false for nan
-        raise_at(
-            SceneError, element, f'{key}={text!r} must be a number in [{low}, {high}]', file=file
-        )
-    return value
-
-
-def _model(element: Element, file: str | None, base_dir: Path, options: _Options) -> Entity:
-    check_children(
-        element,
-        file=file,
-        attributes=('name', 'file', 'geometry', 'reflectivity', 'retro'),
-        elements=('robot', 'heightmap'),
-    )
-    name = required_attribute(
-        element, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=file
-    )
-    geometry: str = element.get('geometry', options.geometry)
-    if not _is_geometry(geometry):
-        raise_at(
-            SceneError,
-            element,
-            f'geometry={geometry!r} must be one of {GEOMETRY_KINDS}',
-            file=file,
-        )
-    reflectivity = _model_number(element, 'reflectivity', file, 0.0, 1.0)
-    retro = _model_number(element, 'retro', file, 0.0, math.inf)
-    inline = children(element)
-    model_file = element.get('file')
-    if (model_file is None) == (not inline) or len(inline) > 1:
-        problem = 'needs either a file attribute or one inline <robot> or <heightmap>,'
-        raise_at(SceneError, element, f'{problem} not several or none', file=file)
-    if inline and inline[0].tag == 'heightmap':  # a seabed: the same for collision and visual
-        surface, path = parse_heightmap(inline[0], file=file, base_dir=base_dir)
-        retro_mu = None if retro is None else float(lambert_from_retro(retro))
-        mu = _first(reflectivity, retro_mu)
-        mu = options.default_lambert if mu is None else mu
-        return Entity(name, surface, np.asarray(mu), source=str(path))
-    if model_file is not None:
-        path = base_dir / model_file
-        if not os.path.lexists(path):
-            raise_at(SceneError, element, f'model file not found: {path}', file=file)
-        unreadable = file_problem(path)  # a FIFO, a device, a directory, too large
-        if unreadable is not None:
-            raise_at(SceneError, element, f'model file {path} {unreadable}', file=file)
-        robot = load_robot(path)
-    else:
-        # Leading newlines keep the robot's line numbers those of the scene file.
-        text = '\n' * (inline[0].sourceline - 1) + etree.tostring(inline[0], encoding='unicode')
-        robot = parse_robot(text, source=file or '<world>', base_dir=str(base_dir))
-    model_options = (
-        options
-        if geometry == options.geometry
-        else _Options(
-            geometry,
-            options.cylinder_segments,
-            options.sphere_subdivisions,
-            options.default_lambert,
-            options.meshes,
-        )
-    )
-    return _entity(name, robot, model_options, reflectivity, retro)
-
-
-def parse_world(
-    text: str | bytes,
-    *,
-    source: str | None = None,
-    base_dir: str | os.PathLike[str] | None = None,
-    geometry: Geometry = 'collision',
-    cylinder_segments: int = DEFAULT_CYLINDER_SEGMENTS,
-    sphere_subdivisions: int = DEFAULT_SPHERE_SUBDIVISIONS,
-    default_lambert: float = DEFAULT_LAMBERT,
-    package_resolver: PackageResolver | None = None,
-) -> World:
-    """Parse the text of a scene file into a :class:`World`.
-
-    Args:
-        text: the XML of a ``<world>``.
-        source: its file name, for error messages.
-        base_dir: directory that model files and relative mesh paths of inline robots are
-            relative to; default the directory of ``source``, else the working directory.
-        geometry: ``collision`` (default) or ``visual`` shapes, unless a ``<model geometry>``
-            says otherwise.
-        cylinder_segments: segments of a tessellated cylinder (faceting error R (1 - cos(pi/n))).
-        sphere_subdivisions: icosphere subdivisions of a tessellated sphere.
-        default_lambert: Lambert coefficient of surfaces that give no reflectivity.
-        package_resolver: optional lookup of ``package://`` share directories.
-
-    Raises:
-        SceneError: anything wrong in the scene file or its meshes (one line, with where).
-        DescriptionError: a model's URDF that cannot be used.
-
-    """
-    options = _options(
-        geometry, cylinder_segments, sphere_subdivisions, default_lambert, package_resolver
-    )
-    if base_dir is None:
-        base_dir = Path(source).parent if source is not None else Path.cwd()
-    root = parse_document(text, source, SceneError)
-    if root.tag != 'world':
-        raise_at(SceneError, root, f'expected <world>, got <{root.tag}>', file=source)
-    check_children(root, file=source, attributes=('name',), elements=('model', 'scene_state'))
-    name = required_attribute(
-        root, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=source
-    )
-    states = root.findall('scene_state')
-    if len(states) > 1:
-        raise_at(
-            SceneError, states[1], 'more than one <scene_state>', element=label(root), file=source
-        )
-    scene_state = parse_scene_state(states[0], source=source) if states else SceneState(name, 0.0)
-    models = root.findall('model')
-    seen: set[str] = set()
-    for element in models:  # names first, so that a duplicate fails before any mesh is read
-        model = required_attribute(
-            element, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=source
-        )
-        if model in seen:
-            raise_at(SceneError, element, f'two models named {model!r}', file=source)
-        if model == WORLD_FRAME or FRAME_SEPARATOR in model:
-            problem = f'model name {model!r} is reserved or contains {FRAME_SEPARATOR!r}'
-            raise_at(SceneError, element, problem, file=source)
-        seen.add(model)
-    entities = tuple(_model(m, source, Path(base_dir), options) for m in models)
-    return World(name, entities, scene_state, source)
-
-
-def load_world(
-    path: str | os.PathLike[str],
-    *,
-    geometry: Geometry = 'collision',
-    cylinder_segments: int = DEFAULT_CYLINDER_SEGMENTS,
-    sphere_subdivisions: int = DEFAULT_SPHERE_SUBDIVISIONS,
-    default_lambert: float = DEFAULT_LAMBERT,
-    package_resolver: PackageResolver | None = None,
-) -> World:
-    """Read a scene file or a Gazebo SDF world into a :class:`World`.
-
-    A file ending in ``.sdf``, or whose root element is ``<sdf>`` (a Gazebo ``.world``),
-    goes to :func:`~nps_sonar_py.scene.sdf.parse_sdf_world`; any other is a scene file (see
-    :func:`parse_world` for the options).
-    """
-    from nps_sonar_py.scene import sdf  # here: sdf imports this module
-
-    data = read_document(path, SceneError)
-    if Path(path).suffix.lower() == '.sdf' or sdf.is_sdf(data):
-        return sdf.parse_sdf_world(
-            data,
-            source=str(path),
-            geometry=geometry,
-            cylinder_segments=cylinder_segments,
-            sphere_subdivisions=sphere_subdivisions,
-            default_lambert=default_lambert,
-            package_resolver=package_resolver,
-        )
-    return parse_world(
-        data,
-        source=str(path),
-        base_dir=Path(path).parent,
-        geometry=geometry,
-        cylinder_segments=cylinder_segments,
-        sphere_subdivisions=sphere_subdivisions,
-        default_lambert=default_lambert,
-        package_resolver=package_resolver,
-    )

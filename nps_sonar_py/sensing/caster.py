@@ -15,7 +15,11 @@ __all__ = ['SurfaceCaster', 'SurfaceHits']
 
 
 class SurfaceHits(Protocol):
-    """Per ray: range (inf on a miss), ``|cos|`` of the incidence, Lambert reflectivity ``mu``."""
+    """Per ray: range (inf on a miss), ``|cos|`` of the incidence, Lambert reflectivity ``mu``.
+
+    ``retro`` is the surface's ``laser_retro`` as the scene read it, unclipped (what a ray
+    sensor reports as its intensity); the echo model uses only ``mu``.
+    """
 
     @property
     def ranges(self) -> NDArray[np.floating]: ...  # noqa: D102
@@ -25,6 +29,9 @@ class SurfaceHits(Protocol):
 
     @property
     def reflectivity(self) -> NDArray[np.floating]: ...  # noqa: D102
+
+    @property
+    def retro(self) -> NDArray[np.floating]: ...  # noqa: D102
 
 
 class SurfaceCaster(Protocol):

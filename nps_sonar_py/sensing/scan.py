@@ -31,10 +31,11 @@ a bias drawn once, ``+ N(mean, stddev)`` per reading, rounded to ``precision`` f
 reading beyond ``max_range`` reads ``+inf``, below ``min_range`` ``-inf``).
 
 Intensity (:class:`IntensityMode`): ``RETRO`` (default) is Gazebo's: the ``laser_retro`` of
-the surface hit, 0 on a miss. The raycaster gives the Lambert coefficient ``mu`` per hit and
-``mu = retro / 255`` (``echo/reflectivity.py``), so ``retro = 255 mu``; a surface with an
-explicit ``reflectivity`` reads ``255 mu`` too. ``ECHO`` is incidence-aware, the per-ray term of
-the echo model with the beam weight set to 1: ``255 mu cos(alpha) (1 m / r)**2``.
+the surface hit as the scene read it (``SurfaceHits.retro``, not clipped: a retro of 1000
+reads 1000), 0 on a miss and on a surface that gives none (Gazebo's default). ``ECHO`` is
+incidence-aware, the per-ray term of the echo model with the beam weight set to 1:
+``255 mu cos(alpha) (1 m / r)**2``, with the echo's Lambert coefficient ``mu`` (clipped to
+1; the factor 255 puts a perfect reflector at 1 m head-on at 255, Gazebo's usual top).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ MAX_RAYS = MAX_SCAN_RAYS
 class IntensityMode(Enum):
     """What a ray sensor reports as intensity."""
 
-    RETRO = 'retro'  #: Gazebo's laser_retro of the surface hit (255 mu); 0 on a miss.
+    RETRO = 'retro'  #: Gazebo's laser_retro of the surface hit, as read; 0 on a miss.
     ECHO = 'echo'  #: incidence-aware Lambert echo: 255 mu cos(alpha) (1 m / r)**2.
 
 
@@ -405,16 +406,16 @@ class Scanner:
         hits = caster.cast(self.origin, self.directions)
         shape = (self.vertical.n_rays, self.horizontal.n_rays)
         r = np.asarray(hits.ranges, dtype=np.float64)
-        mu = np.nan_to_num(np.asarray(hits.reflectivity, dtype=np.float64), nan=0.0)
         valid = (r >= cfg.min_range) & (r <= cfg.max_range)
         ranges = np.where(r > cfg.max_range, np.inf, np.where(r < cfg.min_range, -np.inf, r))
-        retro = np.where(valid, RETRO_FULL_SCALE * mu, 0.0)
         if cfg.intensity is IntensityMode.ECHO:
+            mu = np.nan_to_num(np.asarray(hits.reflectivity, dtype=np.float64), nan=0.0)
             cos = np.abs(np.asarray(hits.cos_incidence, dtype=np.float64))
             with np.errstate(divide='ignore', invalid='ignore'):
-                intensity = np.where(valid & (r > 0.0), retro * cos / (r * r), 0.0)
-        else:
-            intensity = retro
+                echo = RETRO_FULL_SCALE * mu * cos / (r * r)
+            intensity = np.where(valid & (r > 0.0), echo, 0.0)
+        else:  # nan on a miss: outside the window, so 0
+            intensity = np.where(valid, np.asarray(hits.retro, dtype=np.float64), 0.0)
         ranges = self.horizontal.ranges(ranges.reshape(shape), axis=1)
         ranges = self.vertical.ranges(ranges, axis=0)
         intensity = self.vertical.means(

@@ -170,6 +170,69 @@ def test_a_bad_scene_state_leaves_the_entity_where_it_was(
     assert 'Traceback' not in log.text()
 
 
+def _target(y: float, parent_frame: str = 'world', model: str = 'target') -> Any:
+    """An EntityState placing the cylinder (standing still) with its axis at world y ``y``."""
+    from nps_sonar.msg import EntityState
+
+    state = EntityState(model=model, parent_frame=parent_frame)
+    state.pose.position.x, state.pose.position.y, state.pose.position.z = 2.1, y, 1.0
+    state.pose.orientation.w = 1.0
+    return state
+
+
+# (case id, scene named, the states (each would bring the cylinder 0.5 m nearer), problem)
+UNFIT = [
+    ('another-scene', 'harbour', [(3.5,)], "scene 'harbour' is not this world, 'reference_tank'"),
+    (
+        'an-unknown-model',
+        'reference_tank',
+        [(3.5,), (0.0, 'world', 'ghost')],
+        "entities[1].model 'ghost' is no model of world 'reference_tank'",
+    ),
+    (
+        'two-states-for-one-model',
+        '',
+        [(3.5,), (3.4,)],
+        "entities[1].model 'target' has a state in entities[0] already: two states for one model",
+    ),
+    (
+        'another-parent-frame',
+        '',
+        [(3.5, 'tank')],
+        "entities[0].parent_frame 'tank' is not 'world', the frame that places 'target'",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ('scene', 'states', 'problem'), [c[1:] for c in UNFIT], ids=[c[0] for c in UNFIT]
+)
+def test_a_scene_state_that_does_not_fit_the_world_is_dropped_whole(
+    receiver: Any, scene: str, states: list[tuple[Any, ...]], problem: str
+) -> None:
+    from sensor_msgs.msg import Range
+
+    from nps_sonar.msg import SceneState
+
+    r = receiver(Range, 'sonar/range')
+    good = SceneState(scene='reference_tank', entities=[_target(4.0)])  # 1 m farther
+    good.header.stamp = r.node.get_clock().now().to_msg()
+    bad = SceneState(scene=scene, entities=[_target(*state) for state in states])
+    bad.header.stamp = good.header.stamp
+    with running('sonar_node', ONE_RAY) as node:
+        log = NodeLog(node)
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
+            _boresight_to_cylinder(SONAR[1]), abs=1e-6
+        )
+        with publishing(r, SceneState, 'scene_state', lambda: good):
+            _reaches(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
+        with publishing(r, SceneState, 'scene_state', lambda: bad):
+            log.wait_for(f'ignored a message on /scene_state: {problem}')
+            _stays(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
+
+
 @pytest.mark.parametrize(
     ('node_name', 'value', 'read'),
     [('sonar_node', '.nan', 'nan'), ('ranger_node', '-.inf', '-inf')],

@@ -187,6 +187,12 @@ BAD = [
         "entities[1].twist.angular.x is nan (model 'buoy')",
     ),
     (
+        'scene',
+        'entities.1.model',
+        'target',
+        "entities[1].model 'target' has a state in entities[0] already: two states for one model",
+    ),
+    (
         'tf',
         'transforms.1.transform.translation.y',
         NAN,
