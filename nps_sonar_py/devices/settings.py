@@ -141,6 +141,7 @@ class SettingSpec:
     ``runtime`` settings may change while a node runs when that node takes run-time changes
     (the sonar node); the others need a restart. ``choices``: the allowed values as strings
     (an enum field's values, or a field's own list), empty when any value of the type will do.
+    ``zero``: 0 is a value of its own (off, or "take the default"), outside ``low``..``high``.
     """
 
     name: str
@@ -150,6 +151,7 @@ class SettingSpec:
     high: float | None = None
     runtime: bool = False
     choices: tuple[str, ...] = ()
+    zero: bool = False
 
     @property
     def plain_default(self) -> Any:
@@ -174,11 +176,14 @@ def setting(
     *,
     runtime: bool = False,
     choices: tuple[Any, ...] = (),
+    zero: bool = False,
 ) -> Any:
     """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
 
     The field's annotation is its type; ``low`` and ``high`` bound a number (each element of
-    a tuple); ``choices`` lists the allowed values of a field that is not an enum.
+    a tuple); ``choices`` lists the allowed values of a field that is not an enum; ``zero``
+    allows 0 besides ``low``..``high`` (a positive number too small to mean anything, such as a
+    beam width of 5e-324 rad, is refused rather than taken for "the URDF's").
     """
     meta = {
         'description': description,
@@ -186,6 +191,7 @@ def setting(
         'high': high,
         'runtime': runtime,
         'choices': choices,
+        'zero': zero,
     }
     return dataclasses.field(default=default, metadata=meta)
 
@@ -220,7 +226,9 @@ def choice_text(choices: tuple[str, ...]) -> str:
     )
 
 
-def _bounds_text(low: float | None, high: float | None) -> str:
+def _bounds_text(low: float | None, high: float | None, zero: bool = False) -> str:
+    if zero:
+        return f' 0 or{_bounds_text(low, high)}'
     if low is not None and high is not None:
         return f' in [{low:g}, {high:g}]'
     if low is not None:
@@ -230,20 +238,25 @@ def _bounds_text(low: float | None, high: float | None) -> str:
     return ''
 
 
-def _number(name: str, kind: type, value: Any, low: float | None, high: float | None) -> Any:
+def _number(
+    name: str, kind: type, value: Any, low: float | None, high: float | None, zero: bool = False
+) -> Any:
     """``value`` as a ``kind`` (int or float) within the bounds, else ConfigurationError."""
     what = 'an integer' if kind is int else 'a finite number'
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     ok = number and (isinstance(value, int) if kind is int else math.isfinite(value))
     ok = ok and (low is None or value >= low) and (high is None or value <= high)
     if not ok:
-        raise ConfigurationError(f'{name} must be {what}{_bounds_text(low, high)}, got {value!r}')
+        bounds = _bounds_text(low, high, zero)
+        raise ConfigurationError(f'{name} must be {what}{bounds}, got {value!r}')
     return kind(value)
 
 
 def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -> Any:
     """``value`` checked against the field's type and metadata, as the record keeps it."""
     low, high, choices = meta.get('low'), meta.get('high'), meta.get('choices', ())
+    if meta.get('zero') and value == 0 and not isinstance(value, bool):
+        return kind(value)
     if isinstance(kind, type) and issubclass(kind, Enum):
         if isinstance(value, kind):
             return value
@@ -260,7 +273,7 @@ def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -
             raise ConfigurationError(f'{name} must be a string, got {value!r}')
         return value
     if kind in (int, float):
-        checked = _number(name, kind, value, low, high)
+        checked = _number(name, kind, value, low, high, bool(meta.get('zero')))
         if choices and checked not in choices:
             allowed = tuple(str(c) for c in choices)
             raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
@@ -598,9 +611,10 @@ class BeamSettings(Record):
     beam_width: float = setting(
         0.0,
         'one-way -3 dB full beam width [rad]; 0: the URDF cone, 2 atan(radius / max)',
-        0.0,
+        1e-6,
         3.14,
         runtime=True,
+        zero=True,
     )
     beam_pattern: BeamPattern = setting(
         BeamPattern.PISTON,
