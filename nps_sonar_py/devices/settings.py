@@ -226,9 +226,7 @@ def choice_text(choices: tuple[str, ...]) -> str:
     )
 
 
-def _bounds_text(low: float | None, high: float | None, zero: bool = False) -> str:
-    if zero:
-        return f' 0 or{_bounds_text(low, high)}'
+def _bounds_text(low: float | None, high: float | None) -> str:
     if low is not None and high is not None:
         return f' in [{low:g}, {high:g}]'
     if low is not None:
@@ -247,8 +245,8 @@ def _number(
     ok = number and (isinstance(value, int) if kind is int else math.isfinite(value))
     ok = ok and (low is None or value >= low) and (high is None or value <= high)
     if not ok:
-        bounds = _bounds_text(low, high, zero)
-        raise ConfigurationError(f'{name} must be {what}{bounds}, got {value!r}')
+        what = f'0 or {what}' if zero else what
+        raise ConfigurationError(f'{name} must be {what}{_bounds_text(low, high)}, got {value!r}')
     return kind(value)
 
 
