@@ -68,10 +68,10 @@ def descriptor(spec: SettingSpec, *, read_only: bool) -> ParameterDescriptor:
             IntegerRange(from_value=int(spec.low), to_value=int(spec.high), step=1)
         ]
     elif isinstance(spec.default, float):
-        low = min(0.0, spec.low) if spec.zero else spec.low  # 0 too: the record checks the gap
-        result.floating_point_range = [
-            FloatingPointRange(from_value=float(low), to_value=float(spec.high), step=0.0)
-        ]
+        low, high = float(spec.low), float(spec.high)
+        if spec.zero:  # 0 too: the record refuses the gap between 0 and the bounds
+            low, high = min(0.0, low), max(0.0, high)
+        result.floating_point_range = [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
     return result
 
 
