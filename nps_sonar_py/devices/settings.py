@@ -33,6 +33,7 @@ from typing import Any
 
 from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import SonarSpec
+from nps_sonar_py.devices.interface import MAX_FREQUENCY, MIN_FREQUENCY, MIN_RESOLUTION
 from nps_sonar_py.echo import (
     Absorption,
     BeamPattern,
@@ -379,9 +380,10 @@ class OutputSettings(Record):
     update_rate: float = setting(
         0.0,
         'readings (pings, scans) per second; 0: the <sensor update_rate>, or 10 Hz if it has none',
-        0.0,
-        1000.0,
+        MIN_FREQUENCY,
+        MAX_FREQUENCY,
         runtime=True,
+        zero=True,
     )
     intensities: bool = setting(
         True, 'publish intensities from the start (the enable_intensities service switches them)'
@@ -395,14 +397,16 @@ class OutputSettings(Record):
         2.0,
         'visualization_msgs/Marker of each sonar beam and its hits per second on '
         '<frame>/markers; 0: off',
-        0.0,
+        MIN_FREQUENCY,
         100.0,
+        zero=True,
     )
     diagnostics_rate: float = setting(
         1.0,
         'diagnostic_msgs/DiagnosticArray of the achieved rate per second on /diagnostics; 0: off',
-        0.0,
+        MIN_FREQUENCY,
         100.0,
+        zero=True,
     )
     publish_tf_static: bool = setting(
         True, 'publish the sensor frames, from the links carrying them, once on /tf_static'
@@ -508,13 +512,21 @@ class RangerSettings(Record):
         IntensityMode.RETRO, 'ray sensors: retro (Gazebo laser_retro of the surface hit) or echo'
     )
     range_resolution: float = setting(
-        0.0, 'sonar arrays: ranges rounded to multiples of it [m]; 0: none', 0.0, 1000.0
+        0.0,
+        'sonar arrays: ranges rounded to multiples of it [m]; 0: none',
+        MIN_RESOLUTION,
+        1000.0,
+        zero=True,
     )
 
 
 @dataclass(frozen=True)
 class ScanningSettings(Record):
-    """A scanning sonar's sweep or a multibeam's fan."""
+    """A scanning sonar's sweep or a multibeam's fan.
+
+    :meth:`sweep_config`, :meth:`fan_config` and :meth:`imaging_config` build the core's
+    configurations; ``fan_config`` maps the one name that differs (``vertical_beam_width``).
+    """
 
     mode: Mode = setting(
         Mode.SWEEP,
@@ -597,7 +609,11 @@ class ScanningSettings(Record):
 
 @dataclass(frozen=True)
 class BeamSettings(Record):
-    """Rays per sonar beam and the echo model (``nps_sonar_py.echo.EchoConfig``)."""
+    """Rays per sonar beam and the echo model (``nps_sonar_py.echo.EchoConfig``).
+
+    :meth:`echo_config` builds the ``EchoConfig``; its docstring is the one place that maps the
+    few names that differ (the parameters keep their user-facing names).
+    """
 
     rays: int = setting(
         500,
@@ -630,9 +646,10 @@ class BeamSettings(Record):
     cast_half_angle: float = setting(
         0.0,
         'half angle of the cast cone [rad]; > 0 overrides cast_limit',
-        0.0,
+        1e-6,
         HALF_PI,
         runtime=True,
+        zero=True,
     )
     range_bins: int = setting(
         200, 'bins of the intensity profile from min to max range', 1, 100_000, runtime=True
@@ -654,7 +671,7 @@ class BeamSettings(Record):
     )
     pressure: float = setting(101.325, 'pressure of air [kPa]', 10.0, 200.0, runtime=True)
     sound_speed: float = setting(
-        0.0, 'speed of sound [m/s]; 0: from the medium', 0.0, 10000.0, runtime=True
+        0.0, 'speed of sound [m/s]; 0: from the medium', 1.0, 10000.0, runtime=True, zero=True
     )
     absorption: Absorption = setting(
         Absorption.AUTO,

@@ -22,9 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nps_sonar_py.devices import RangerConfig, build_device, robot_root_pose
+from nps_sonar_py.devices.interface import MAX_FREQUENCY, MIN_FREQUENCY
 from nps_sonar_py.devices.settings import (
     ImageSettings,
     MotionSettings,
+    OutputSettings,
     RangerSettings,
     RobotSettings,
 )
@@ -170,7 +172,7 @@ def test_element_poses_of_any_float_are_refused_or_build_an_array() -> None:
     check()
 
 
-@pytest.mark.parametrize('record', [RobotSettings, MotionSettings, ImageSettings])
+@pytest.mark.parametrize('record', [RobotSettings, MotionSettings, ImageSettings, OutputSettings])
 def test_the_float_settings_of_records_outside_a_setup_are_refused_or_finite(
     record: type[Any],
 ) -> None:
@@ -191,5 +193,7 @@ def test_the_float_settings_of_records_outside_a_setup_are_refused_or_finite(
             return
         kept = getattr(made, name)
         assert all(math.isfinite(v) for v in (kept if isinstance(kept, tuple) else (kept,)))
+        if name.endswith('_rate') and kept != 0.0:  # a node's timer period: 1 / rate
+            assert MIN_FREQUENCY <= kept <= MAX_FREQUENCY
 
     check()
