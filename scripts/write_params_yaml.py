@@ -47,7 +47,7 @@ def main() -> int:
         for spec in specs(record):
             runtime = SonarNode.RECONFIGURABLE and spec.runtime
             lines.append(f'    # {spec.description}' + ('' if runtime else ' (read-only)'))
-            lines.append(f'    {spec.name}: {yaml_value(spec.default)}')
+            lines.append(f'    {spec.name}: {yaml_value(spec.plain_default)}')
     path = Path(__file__).resolve().parents[1] / 'config' / 'sonar.yaml'
     path.write_text('\n'.join(lines) + '\n')
     print(f'wrote {path}')

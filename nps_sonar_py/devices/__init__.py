@@ -33,7 +33,7 @@ from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.devices.rig import Rig
 from nps_sonar_py.devices.scanner import ScannerRanger
 from nps_sonar_py.devices.scanning import FanRanger, SweepRanger, SweepReading, SweepScan
-from nps_sonar_py.devices.sonar import ArrayReading, SingleBeamSonar, SonarArray, sonar_echo_config
+from nps_sonar_py.devices.sonar import ArrayReading, SingleBeamSonar, SonarArray
 
 __all__ = [
     'ArrayReading',
@@ -64,5 +64,4 @@ __all__ = [
     'ring_poses',
     'robot_root_pose',
     'select_sensors',
-    'sonar_echo_config',
 ]

@@ -30,13 +30,14 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
-from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.interface import Device, frequency_problem
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.devices.scanner import ScannerRanger
 from nps_sonar_py.devices.scanning import FanRanger, SweepRanger
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     GeometrySettings,
+    Mode,
     OutputSettings,
     RangerSettings,
     RobotSettings,
@@ -44,14 +45,12 @@ from nps_sonar_py.devices.settings import (
     SelectionSettings,
     SensorSettings,
 )
-from nps_sonar_py.devices.sonar import SingleBeamSonar, SonarArray, sonar_echo_config
-from nps_sonar_py.echo import BeamPattern
-from nps_sonar_py.echo._validate import member
-from nps_sonar_py.echo.imaging import ImagingConfig, Tvg
+from nps_sonar_py.devices.sonar import SingleBeamSonar, SonarArray
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
-from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
+from nps_sonar_py.limits import MAX_ANGLE, MAX_POSITION
+from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.scan import ScanConfig
-from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
+from nps_sonar_py.sensing.sweep import ScanningSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 __all__ = [
@@ -97,20 +96,31 @@ def load_robot_from(settings: RobotSettings) -> Robot:
     return load_robot(settings.robot_description_file or reference_robot_file())
 
 
+def _pose_problem(values: Sequence[float]) -> str | None:
+    """Why ``[x, y, z, roll, pitch, yaw]`` is not a pose within ``nps_sonar_py.limits``."""
+    if not all(math.isfinite(v) for v in values):
+        return 'must be finite (no nan or inf)'
+    if any(abs(v) > MAX_POSITION for v in values[:3]):
+        return f'positions must be within {MAX_POSITION:g} m'
+    if any(abs(v) > MAX_ANGLE for v in values[3:]):
+        return f'angles must be within {MAX_ANGLE:g} rad'
+    return None
+
+
 def robot_root_pose(pose: Sequence[float]) -> NDArray[np.float64]:
     """(4, 4) world <- robot root link of ``[x, y, z, roll, pitch, yaw]``.
 
-    Every value must be finite: a nan or inf here would reach the raycaster at the first
-    reading and stop the node there, so it is refused at start instead.
+    Every value must be finite and within the bounds of ``nps_sonar_py.limits`` (as a pose on
+    ``/odom``): a nan, an inf or 1e308 here would reach the raycaster at the first reading
+    (every range inf, or the node stopped there), so it is refused at start instead.
     """
     if len(pose) != 6:
         raise ConfigurationError(
             f'robot_pose must be [x, y, z, roll, pitch, yaw], got {list(pose)!r}'
         )
-    if not all(math.isfinite(value) for value in pose):
-        raise ConfigurationError(
-            f'robot_pose must be finite (no nan or inf), got {[float(v) for v in pose]!r}'
-        )
+    problem = _pose_problem(pose)
+    if problem:
+        raise ConfigurationError(f'robot_pose {problem}, got {[float(v) for v in pose]!r}')
     return transform_from_xyz_rpy(pose[:3], pose[3:])
 
 
@@ -175,9 +185,11 @@ def element_poses_from_flat(values: Sequence[float]) -> NDArray[np.float64]:
         raise ConfigurationError(
             f'element_poses needs 6 numbers (x y z roll pitch yaw) per element, got {len(flat)}'
         )
-    if not all(math.isfinite(v) for v in flat):
-        raise ConfigurationError('element_poses must be finite numbers')
     rows = np.array(flat).reshape(-1, 6)
+    for k, row in enumerate(rows.tolist()):
+        problem = _pose_problem(row)
+        if problem:
+            raise ConfigurationError(f'element_poses: element {k} {problem}, got {row!r}')
     return np.array([transform_from_xyz_rpy(row[:3], row[3:]) for row in rows])
 
 
@@ -199,7 +211,12 @@ def sensor_error(sensor: Sensor, problem: str) -> DescriptionError:
 
 
 def _rate(output: OutputSettings, sensor: Sensor) -> float:
-    return float(output.update_rate or sensor.update_rate or DEFAULT_RATE_HZ)
+    """Readings per second: the setting, else the sensor's, within the devices' bounds."""
+    rate = float(output.update_rate or sensor.update_rate or DEFAULT_RATE_HZ)
+    problem = frequency_problem(rate)
+    if problem:
+        raise ConfigurationError(f'update_rate: {problem}')
+    return rate
 
 
 # --- setups -----------------------------------------------------------------------------------
@@ -283,7 +300,7 @@ def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
         robot, (sensor,), sensor.name, frame, (frame,), (0.0, 0.0, 0.0), np.eye(4)[None]
     )
     geometry = mount.geometry({})
-    echo = sonar_echo_config(sensor.sonar, **setup.beam.echo_overrides())
+    echo = setup.beam.echo_config(sensor.sonar)
     device = SingleBeamSonar(
         echo,
         geometry.pose,
@@ -370,7 +387,7 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
     device = _checked(
         first,
         lambda: SonarArray(
-            sonar_echo_config(first.sonar, **setup.beam.echo_overrides()),
+            setup.beam.echo_config(first.sonar),
             geometry.pose,
             geometry,
             n_rays=setup.beam.rays,
@@ -397,31 +414,12 @@ def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
     s = setup.scanning
 
     def make() -> Device[Any]:
-        echo = sonar_echo_config(sensor.sonar, **setup.beam.echo_overrides())
+        echo = setup.beam.echo_config(sensor.sonar)
         limits = (echo.min_range, echo.max_range)
-        if s.mode == 'sweep':
-            sweep = SweepConfig(s.min_angle, s.max_angle, s.step, s.step_period, s.bounce)
-            sonar = ScanningSonar(echo, sweep, geometry.pose, n_rays=setup.beam.rays)
+        if s.mode is Mode.SWEEP:
+            sonar = ScanningSonar(echo, s.sweep_config(), geometry.pose, n_rays=setup.beam.rays)
             return SweepRanger(sonar, geometry, limits=limits)
-        if s.mode == 'multibeam':
-            fan = FanConfig(
-                s.beams,
-                s.min_angle,
-                s.max_angle,
-                s.vertical_beam_width,
-                s.rays_horizontal,
-                s.rays_vertical,
-                member(BeamPattern, s.vertical_pattern, 'vertical_pattern'),
-            )
-            imaging = ImagingConfig(
-                tvg=member(Tvg, s.tvg, 'tvg'),
-                cell_speckle=s.cell_speckle,
-                side_lobe_db=s.side_lobe_db or None,
-            )
-            multibeam = MultibeamSonar(echo, fan, geometry.pose, imaging=imaging)
-            return FanRanger(
-                multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits
-            )
-        raise ConfigurationError(f'mode must be sweep or multibeam, got {s.mode!r}')
+        multibeam = MultibeamSonar(echo, s.fan_config(), geometry.pose, imaging=s.imaging_config())
+        return FanRanger(multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits)
 
     return mount, _checked(sensor, make)

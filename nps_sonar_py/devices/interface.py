@@ -30,24 +30,52 @@ from typing import Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.limits import MAX_POSITION
 from nps_sonar_py.sensing.caster import SurfaceCaster
 
 __all__ = [
+    'MAX_ANGLE',
     'MAX_FREQUENCY',
+    'MAX_RANGE',
+    'MAX_STEPS',
+    'MIN_FREQUENCY',
+    'MIN_RESOLUTION',
+    'STEPS_TOLERANCE',
     'Beam',
     'Device',
     'IndependentReadings',
     'RangerConfig',
     'RangerGeometry',
     'config_problem',
+    'frequency_problem',
     'steps_problem',
     'window_problem',
 ]
 
+# The bounds of every RangerConfig (a SetConfig request or a start parameter), checked by
+# config_problem before any device looks at it: far beyond real devices, they keep the timer
+# period 1 / frequency, the counts span / resolution and the ranges finite and small, so that
+# no request can overflow a computation or stall the node.
+
 #: Fastest frequency any device accepts, Hz (a guard, not physics).
 MAX_FREQUENCY = 1000.0
+#: Slowest frequency any device accepts, Hz: a reading every 10000 s (2.8 h; a sweep step of
+#: the longest step_period, 3600 s, still fits). Slower would give a timer period rclpy cannot
+#: hold (5e-324 Hz: inf s; 1e-12 Hz: 1e21 ns, beyond int64).
+MIN_FREQUENCY = 1e-4
+#: Largest |angle| of min_angle and max_angle, rad: two turns either way (a head or a fan axis
+#: is never further round than that).
+MAX_ANGLE = 4.0 * math.pi
+#: Largest range, m (the bound of positions, ``nps_sonar_py.limits.MAX_POSITION``).
+MAX_RANGE = MAX_POSITION
+#: Smallest non-zero angular or range resolution, rad or m (0 means none or "keep").
+MIN_RESOLUTION = 1e-9
+#: Most angular steps (readings, beams, head steps) from min_angle to max_angle.
+MAX_STEPS = 1_000_000
 #: Relative tolerance when a requested value must match a fixed or derived one.
 TOLERANCE = 1e-6
+#: A span is a whole number of angular_resolution steps when within this fraction of a step.
+STEPS_TOLERANCE = 1e-4
 
 ReadingT_co = TypeVar('ReadingT_co', covariant=True)
 
@@ -200,25 +228,55 @@ class IndependentReadings:
         return ()
 
 
+def frequency_problem(frequency: float) -> str | None:
+    """Why ``frequency`` (readings per second) is outside what any device does, or ``None``."""
+    if not MIN_FREQUENCY <= frequency <= MAX_FREQUENCY:  # nan fails too
+        return f'frequency must be in [{MIN_FREQUENCY:g}, {MAX_FREQUENCY:g}] Hz, got {frequency!r}'
+    return None
+
+
+def _resolution_problem(name: str, value: float, high: float, unit: str) -> str | None:
+    if value != 0.0 and not MIN_RESOLUTION <= value <= high:
+        return f'{name} must be 0 or in [{MIN_RESOLUTION:g}, {high:.6g}] {unit}, got {value!r}'
+    return None
+
+
 def config_problem(config: RangerConfig) -> str | None:
-    """Why ``config`` is impossible for any device (non-finite, disordered...), or ``None``."""
+    """Why ``config`` is impossible for any device (out of bounds, disordered...), or ``None``.
+
+    The shared bounds (module constants): angles within +-``MAX_ANGLE``, ranges within
+    [0, ``MAX_RANGE``], resolutions 0 or within [``MIN_RESOLUTION``, a turn or ``MAX_RANGE``],
+    frequency within [``MIN_FREQUENCY``, ``MAX_FREQUENCY``].
+    """
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f'{f.name} must be a number, got {value!r}'
         if not math.isfinite(value):
             return f'{f.name} must be finite, got {value!r}'
+    for name in ('min_angle', 'max_angle'):
+        value = getattr(config, name)
+        if abs(value) > MAX_ANGLE:
+            return f'{name} must be in [-4 pi, 4 pi] rad, got {value!r}'
     if config.max_angle < config.min_angle:
         return f'max_angle ({config.max_angle!r}) must be >= min_angle ({config.min_angle!r})'
     if config.angular_resolution < 0.0:
         return f'angular_resolution must be >= 0 rad, got {config.angular_resolution!r}'
+    problem = _resolution_problem(
+        'angular_resolution', config.angular_resolution, 2.0 * math.pi, 'rad'
+    )
+    if problem:
+        return problem
     if config.min_range < 0.0:
         return f'min_range must be >= 0 m, got {config.min_range!r}'
+    if config.max_range > MAX_RANGE:
+        return f'max_range must be <= {MAX_RANGE:g} m, got {config.max_range!r}'
     if config.max_range <= config.min_range:
         return f'max_range ({config.max_range!r}) must be > min_range ({config.min_range!r})'
     if config.range_resolution < 0.0:
         return f'range_resolution must be >= 0 m, got {config.range_resolution!r}'
-    if not 0.0 < config.frequency <= MAX_FREQUENCY:
-        return f'frequency must be in (0, {MAX_FREQUENCY:g}] Hz, got {config.frequency!r}'
-    return None
+    problem = _resolution_problem('range_resolution', config.range_resolution, MAX_RANGE, 'm')
+    return problem or frequency_problem(config.frequency)
 
 
 def _within(name: str, low: float, high: float, value: float, what: str) -> str | None:
@@ -252,14 +310,24 @@ def window_problem(
 
 
 def steps_problem(config: RangerConfig) -> tuple[int, str | None]:
-    """Number of ``angular_resolution`` intervals from ``min_angle`` to ``max_angle`` (whole)."""
+    """Number of ``angular_resolution`` intervals from ``min_angle`` to ``max_angle`` (whole).
+
+    Whole within ``1e-4`` of a step (``STEPS_TOLERANCE``), and at most ``MAX_STEPS``. Expects a
+    ``config`` that :func:`config_problem` accepted (finite, bounded).
+    """
     span, resolution = config.max_angle - config.min_angle, config.angular_resolution
     if span == 0.0:
         return 0, None
     if resolution <= 0.0:
         return 0, f'angular_resolution must be > 0 for a span of {span:.6g}'
+    if span / resolution > MAX_STEPS:
+        return (
+            0,
+            f'the span {span:.6g} rad is more than {MAX_STEPS} steps of angular_resolution '
+            f'{resolution:.6g} rad',
+        )
     count = round(span / resolution)
-    if count < 1 or abs(count * resolution - span) > 1e-4 * resolution + 1e-12:
+    if count < 1 or abs(count * resolution - span) > STEPS_TOLERANCE * resolution + 1e-12:
         return (
             0,
             f'the span {span:.6g} is not a whole number of angular_resolution steps '

@@ -19,6 +19,7 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     RangerGeometry,
     config_problem,
+    frequency_problem,
     steps_problem,
     window_problem,
 )
@@ -152,6 +153,9 @@ class SweepRanger:
         problem = config_problem(config) or window_problem(config, None, self.limits)
         if problem:
             return problem
+        _, problem = steps_problem(config)  # the sector: a whole number of head steps
+        if problem:
+            return problem
         try:
             echo = _echo_with_ranges(self.sonar.echo, config)
             sweep = SweepConfig(
@@ -255,8 +259,7 @@ class FanRanger(IndependentReadings):
 
 
 def _frequency_problem(echo: EchoConfig, frequency: float) -> str | None:
-    config = RangerConfig(0.0, 0.0, 0.0, echo.min_range, echo.max_range, 0.0, frequency)
-    return config_problem(config) or travel_time_problem(echo, frequency)
+    return frequency_problem(frequency) or travel_time_problem(echo, frequency)
 
 
 def _echo_with_ranges(echo: EchoConfig, config: RangerConfig) -> EchoConfig:

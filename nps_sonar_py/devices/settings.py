@@ -1,11 +1,22 @@
 """The configuration of the simulated devices: one table, as frozen typed records.
 
-Every setting is a field of one record below, with its default (which fixes its type), a
-description, bounds and whether it may change at run time. The ROS layer declares a ROS
-parameter per field (``ros/params.py``), reads the values back into these records, and the
-builder (``devices/build.py``) makes devices from them; ``config/*.yaml``, the launch files,
-the tests and ``ros2 param describe`` therefore agree. Each node takes the records it needs
-(:data:`nps_sonar_py.ros` node modules list them). Nothing here imports ROS.
+Every setting is a field of one record below, with its default, its type (``bool``, ``int``,
+``float``, ``str``, a tuple of floats or an enum of choices), a description, bounds and
+whether it may change at run time. Each record is checked as it is made, by one mechanism
+(:class:`Record`, :func:`check_record`): types, bounds and choices read from each field's
+type and metadata, in one message format, ``<name> must be ..., got <value>``. An enum
+field also takes its value's string (as a ROS parameter holds it) and keeps the member.
+
+Each record builds the core configuration it describes itself, typed
+(:meth:`BeamSettings.echo_config`, :meth:`ScanningSettings.fan_config`, ...): the one place
+where a setting's name differs from the core field's is that method's docstring, which says
+why (the ROS parameter names are user-facing: README, ``config/*.yaml``, launch files).
+
+The ROS layer declares a ROS parameter per field (``ros/params.py``, choices as strings),
+reads the values back into these records, and the builder (``devices/build.py``) makes
+devices from them; ``config/*.yaml``, the launch files, the tests and ``ros2 param
+describe`` therefore agree. Each node takes the records it needs (:data:`nps_sonar_py.ros`
+node modules list them). Nothing here imports ROS.
 
 Array-valued settings are tuples here and lists (``double_array``) as ROS parameters.
 """
@@ -14,28 +25,57 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import Enum, StrEnum
 from typing import Any
 
 from nps_sonar_py.ament import share_file
-from nps_sonar_py.echo import Environment, Medium, NoiseType, RangeNoise
-from nps_sonar_py.echo._validate import member
+from nps_sonar_py.description import SonarSpec
+from nps_sonar_py.devices.interface import MAX_FREQUENCY, MIN_FREQUENCY, MIN_RESOLUTION
+from nps_sonar_py.echo import (
+    Absorption,
+    BeamPattern,
+    CastLimit,
+    EchoConfig,
+    Environment,
+    Medium,
+    NoiseType,
+    RangeEstimator,
+    RangeNoise,
+    Scattering,
+)
+from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.cone import cone_half_angle
+from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
+from nps_sonar_py.sensing.scan import IntensityMode
+from nps_sonar_py.sensing.sweep import SweepConfig
 
 __all__ = [
     'BeamSettings',
     'GeometrySettings',
+    'ImageEncoding',
+    'ImageInterpolation',
     'ImageSettings',
+    'Mode',
     'MotionSettings',
     'OutputSettings',
+    'PoseSource',
+    'QosReliability',
     'RangerSettings',
+    'Record',
     'RobotSettings',
     'ScanningSettings',
+    'SceneTime',
     'SelectionSettings',
     'SensorSettings',
     'SettingSpec',
     'SonarTopicSettings',
+    'SweepImageUpdate',
+    'check_record',
+    'choice_text',
     'plain',
     'setting',
     'specs',
@@ -44,12 +84,65 @@ __all__ = [
 HALF_PI = math.pi / 2
 
 
+class Mode(StrEnum):
+    """What a scanning-sonar node simulates: a sweep of one beam or a multibeam fan."""
+
+    SWEEP = 'sweep'
+    MULTIBEAM = 'multibeam'
+
+
+class PoseSource(StrEnum):
+    """Where the robot's root pose comes from (``ros/motion.py``)."""
+
+    FIXED = 'fixed'
+    ODOMETRY = 'odometry'
+    POSE = 'pose'
+    TF = 'tf'
+
+
+class SceneTime(StrEnum):
+    """How scene time runs: from the scene state's time_stamp at the first ping, or the clock."""
+
+    START = 'start'
+    CLOCK = 'clock'
+
+
+class QosReliability(StrEnum):
+    """Reliability of the publishers (``ros/qos.py``)."""
+
+    RELIABLE = 'reliable'
+    BEST_EFFORT = 'best_effort'
+
+
+class ImageEncoding(StrEnum):
+    """The Cartesian image: dB levels (mono8/mono16) or linear intensity (32FC1)."""
+
+    DB = 'db'
+    FLOAT = '32FC1'
+
+
+class ImageInterpolation(StrEnum):
+    """How the Cartesian image samples the polar one (``sensing/images.py``)."""
+
+    LINEAR = 'linear'
+    NEAREST = 'nearest'
+
+
+class SweepImageUpdate(StrEnum):
+    """When a sweep's images are published: once per sweep or after every step."""
+
+    SWEEP = 'sweep'
+    STEP = 'step'
+
+
 @dataclass(frozen=True)
 class SettingSpec:
-    """One setting: name, default, description, bounds, whether it may change at run time.
+    """One setting: name, default, description, bounds, choices, whether it may change at run time.
 
     ``runtime`` settings may change while a node runs when that node takes run-time changes
-    (the sonar node); the others need a restart.
+    (the sonar node); the others need a restart. ``choices``: the allowed values as strings
+    (an enum field's values, or a field's own list), empty when any value of the type will do.
+    ``zero``: 0 is a value of its own (off, or "take the default"), outside ``low``..``high``.
     """
 
     name: str
@@ -58,6 +151,8 @@ class SettingSpec:
     low: float | None = None
     high: float | None = None
     runtime: bool = False
+    choices: tuple[str, ...] = ()
+    zero: bool = False
 
     @property
     def plain_default(self) -> Any:
@@ -66,8 +161,12 @@ class SettingSpec:
 
 
 def plain(value: Any) -> Any:
-    """``value`` as YAML files and ROS parameters hold it: a tuple as a list."""
-    return list(value) if isinstance(value, tuple) else value
+    """``value`` as YAML files and ROS parameters hold it: a tuple as a list, a choice as str."""
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Enum):
+        return value.value
+    return value
 
 
 def setting(
@@ -77,23 +176,145 @@ def setting(
     high: float | None = None,
     *,
     runtime: bool = False,
+    choices: tuple[Any, ...] = (),
+    zero: bool = False,
 ) -> Any:
-    """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`)."""
-    meta = {'description': description, 'low': low, 'high': high, 'runtime': runtime}
+    """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
+
+    The field's annotation is its type; ``low`` and ``high`` bound a number (each element of
+    a tuple); ``choices`` lists the allowed values of a field that is not an enum; ``zero``
+    allows 0 besides ``low``..``high`` (a positive number too small to mean anything, such as a
+    beam width of 5e-324 rad, is refused rather than taken for "the URDF's").
+    """
+    meta = {
+        'description': description,
+        'low': low,
+        'high': high,
+        'runtime': runtime,
+        'choices': choices,
+        'zero': zero,
+    }
     return dataclasses.field(default=default, metadata=meta)
+
+
+_TYPES: dict[type[Any], dict[str, Any]] = {}
+
+
+def _types(record: type[Any]) -> dict[str, Any]:
+    """The field types of ``record`` (annotations resolved once per class)."""
+    if record not in _TYPES:
+        _TYPES[record] = typing.get_type_hints(record)
+    return _TYPES[record]
 
 
 def specs(record: type[Any]) -> Iterator[SettingSpec]:
     """The :class:`SettingSpec` of every field of a settings record class, in order."""
+    types = _types(record)
     for f in dataclasses.fields(record):
-        yield SettingSpec(f.name, f.default, **f.metadata)
+        meta = dict(f.metadata)
+        kind = types[f.name]
+        allowed = meta.pop('choices', ())
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            allowed = tuple(m.value for m in kind)
+        choices = tuple(str(c) for c in allowed)
+        yield SettingSpec(f.name, f.default, **meta, choices=choices)
+
+
+def choice_text(choices: tuple[str, ...]) -> str:
+    """``a or b``, ``a, b or c``: the choices as an error message lists them."""
+    return (
+        ' or '.join(choices) if len(choices) < 3 else f'{", ".join(choices[:-1])} or {choices[-1]}'
+    )
+
+
+def _bounds_text(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f' in [{low:g}, {high:g}]'
+    if low is not None:
+        return f' >= {low:g}'
+    if high is not None:
+        return f' <= {high:g}'
+    return ''
+
+
+def _number(
+    name: str, kind: type, value: Any, low: float | None, high: float | None, zero: bool = False
+) -> Any:
+    """``value`` as a ``kind`` (int or float) within the bounds, else ConfigurationError."""
+    what = 'an integer' if kind is int else 'a finite number'
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = number and (isinstance(value, int) if kind is int else math.isfinite(value))
+    ok = ok and (low is None or value >= low) and (high is None or value <= high)
+    if not ok:
+        what = f'0 or {what}' if zero else what
+        raise ConfigurationError(f'{name} must be {what}{_bounds_text(low, high)}, got {value!r}')
+    return kind(value)
+
+
+def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -> Any:
+    """``value`` checked against the field's type and metadata, as the record keeps it."""
+    low, high, choices = meta.get('low'), meta.get('high'), meta.get('choices', ())
+    if meta.get('zero') and value == 0 and not isinstance(value, bool):
+        return kind(value)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        if isinstance(value, kind):
+            return value
+        values = tuple(str(m.value) for m in kind)
+        if isinstance(value, str) and value in values:
+            return kind(value)
+        raise ConfigurationError(f'{name} must be {choice_text(values)}, got {value!r}')
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigurationError(f'{name} must be true or false, got {value!r}')
+        return value
+    if kind is str:
+        if not isinstance(value, str):
+            raise ConfigurationError(f'{name} must be a string, got {value!r}')
+        return value
+    if kind in (int, float):
+        checked = _number(name, kind, value, low, high, bool(meta.get('zero')))
+        if choices and checked not in choices:
+            allowed = tuple(str(c) for c in choices)
+            raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
+        return checked
+    if typing.get_origin(kind) is tuple:
+        if not isinstance(value, (tuple, list)):
+            raise ConfigurationError(f'{name} must be a list of numbers, got {value!r}')
+        try:
+            return tuple(_number(name, float, v, low, high) for v in value)
+        except ConfigurationError:
+            shown = [float(v) if isinstance(v, (int, float)) else v for v in value]
+            what = f'finite numbers{_bounds_text(low, high)}'
+            raise ConfigurationError(f'{name} must be {what}, got {shown!r}') from None
+    raise TypeError(f'setting {name}: no check for the type {kind!r}')  # a record's own bug
+
+
+def check_record(record: Any) -> None:
+    """Check every field of ``record`` by its type and metadata; keep enum members and floats.
+
+    The one check of every setting (types, bounds, choices): :class:`Record` calls it on
+    creation. Raises ``ConfigurationError`` naming the field.
+    """
+    types = _types(type(record))
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        checked = _checked(f.name, types[f.name], value, f.metadata)
+        if checked is not value:
+            object.__setattr__(record, f.name, checked)
+
+
+class Record:
+    """Base of the settings records: each is checked on creation by :func:`check_record`."""
+
+    def __post_init__(self) -> None:
+        check_record(self)
 
 
 ZERO_POSE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
-class RobotSettings:
+class RobotSettings(Record):
     """Which robot, in which world, where."""
 
     robot_description_file: str = setting(
@@ -132,7 +353,7 @@ class RobotSettings:
 
 
 @dataclass(frozen=True)
-class SensorSettings:
+class SensorSettings(Record):
     """The one sensor a sonar or scanning-sonar node simulates."""
 
     sensor: str = setting(
@@ -142,7 +363,7 @@ class SensorSettings:
 
 
 @dataclass(frozen=True)
-class SelectionSettings:
+class SelectionSettings(Record):
     """The sensors a ranger node makes one device of, or a robot_sensors_node simulates."""
 
     sensors: str = setting(
@@ -153,35 +374,39 @@ class SelectionSettings:
 
 
 @dataclass(frozen=True)
-class OutputSettings:
+class OutputSettings(Record):
     """How often and how readings go out."""
 
     update_rate: float = setting(
         0.0,
         'readings (pings, scans) per second; 0: the <sensor update_rate>, or 10 Hz if it has none',
-        0.0,
-        1000.0,
+        MIN_FREQUENCY,
+        MAX_FREQUENCY,
         runtime=True,
+        zero=True,
     )
     intensities: bool = setting(
         True, 'publish intensities from the start (the enable_intensities service switches them)'
     )
-    qos_reliability: str = setting(
-        'reliable', 'reliability of the publishers: reliable (REP 2003) or best_effort'
+    qos_reliability: QosReliability = setting(
+        QosReliability.RELIABLE,
+        'reliability of the publishers: reliable (REP 2003) or best_effort',
     )
     qos_depth: int = setting(10, 'history depth of the publishers', 1, 10_000)
     marker_rate: float = setting(
         2.0,
         'visualization_msgs/Marker of each sonar beam and its hits per second on '
         '<frame>/markers; 0: off',
-        0.0,
+        MIN_FREQUENCY,
         100.0,
+        zero=True,
     )
     diagnostics_rate: float = setting(
         1.0,
         'diagnostic_msgs/DiagnosticArray of the achieved rate per second on /diagnostics; 0: off',
-        0.0,
+        MIN_FREQUENCY,
         100.0,
+        zero=True,
     )
     publish_tf_static: bool = setting(
         True, 'publish the sensor frames, from the links carrying them, once on /tf_static'
@@ -194,7 +419,7 @@ class OutputSettings:
 
 
 @dataclass(frozen=True)
-class SonarTopicSettings:
+class SonarTopicSettings(Record):
     """The single-beam sonar's topics and output switches."""
 
     range_topic: str = setting('', 'sensor_msgs/Range topic; empty: <sensor>/range')
@@ -212,11 +437,11 @@ class SonarTopicSettings:
 
 
 @dataclass(frozen=True)
-class MotionSettings:
+class MotionSettings(Record):
     """How the robot and the world move (``ros/motion.py``)."""
 
-    pose_source: str = setting(
-        'fixed',
+    pose_source: PoseSource = setting(
+        PoseSource.FIXED,
         'robot root pose: fixed (robot_pose), odometry (nav_msgs/Odometry) or pose '
         '(geometry_msgs/PoseStamped) on pose_topic, or tf (the root link in world_frame '
         'on /tf and /tf_static)',
@@ -242,8 +467,8 @@ class MotionSettings:
     scene_state_topic: str = setting(
         'scene_state', 'nps_sonar/SceneState topic moving entities of the world'
     )
-    scene_time: str = setting(
-        'start',
+    scene_time: SceneTime = setting(
+        SceneTime.START,
         "scene time: start (the scene state's time_stamp at the node's first ping) or clock "
         "(the node's clock in seconds, sim time with use_sim_time)",
     )
@@ -260,23 +485,29 @@ class MotionSettings:
 
 
 @dataclass(frozen=True)
-class GeometrySettings:
+class GeometrySettings(Record):
     """The size of a device's elements, for ``RangerGeometry``."""
 
     element_size: tuple[float, ...] = setting(
-        (0.0, 0.0, 0.0), 'size of a sensing element (x y z, m) for RangerGeometry'
+        (0.0, 0.0, 0.0), 'size of a sensing element (x y z, m) for RangerGeometry', 0.0, 1e6
     )
 
     def __post_init__(self) -> None:
         size = self.element_size
-        if len(size) != 3 or not all(math.isfinite(v) and v >= 0.0 for v in size):
+        if not (isinstance(size, (tuple, list)) and len(size) == 3):
+            raise ConfigurationError(
+                f'element_size must be three finite sizes >= 0 m (x y z), got {size!r}'
+            )
+        try:
+            super().__post_init__()
+        except ConfigurationError:
             raise ConfigurationError(
                 f'element_size must be three finite sizes >= 0 m (x y z), got {list(size)!r}'
-            )
+            ) from None
 
 
 @dataclass(frozen=True)
-class RangerSettings:
+class RangerSettings(Record):
     """What makes a ranger node's device of its sensors (``docs/ranger.md``)."""
 
     element_poses: tuple[float, ...] = setting(
@@ -287,20 +518,28 @@ class RangerSettings:
         '',
         'topic prefix and frame of the device; empty: the sensor name, or ranger for several',
     )
-    intensity: str = setting(
-        'retro', 'ray sensors: retro (Gazebo laser_retro of the surface hit) or echo'
+    intensity: IntensityMode = setting(
+        IntensityMode.RETRO, 'ray sensors: retro (Gazebo laser_retro of the surface hit) or echo'
     )
     range_resolution: float = setting(
-        0.0, 'sonar arrays: ranges rounded to multiples of it [m]; 0: none', 0.0, 1000.0
+        0.0,
+        'sonar arrays: ranges rounded to multiples of it [m]; 0: none',
+        MIN_RESOLUTION,
+        1000.0,
+        zero=True,
     )
 
 
 @dataclass(frozen=True)
-class ScanningSettings:
-    """A scanning sonar's sweep or a multibeam's fan."""
+class ScanningSettings(Record):
+    """A scanning sonar's sweep or a multibeam's fan.
 
-    mode: str = setting(
-        'sweep',
+    :meth:`sweep_config`, :meth:`fan_config` and :meth:`imaging_config` build the core's
+    configurations; ``fan_config`` maps the one name that differs (``vertical_beam_width``).
+    """
+
+    mode: Mode = setting(
+        Mode.SWEEP,
         'sweep (one beam stepped through a sector) or multibeam (a fan of beams per ping)',
     )
     min_angle: float = setting(
@@ -318,19 +557,19 @@ class ScanningSettings:
     bounce: bool = setting(
         False, 'sweep: a sector goes back and forth instead of restarting at min_angle'
     )
-    beams: int = setting(64, 'multibeam: number of beams', 1, 100_000)
+    beams: int = setting(64, 'multibeam: number of beams', 1, MAX_BEAMS)
     vertical_beam_width: float = setting(
         math.radians(20.0), 'multibeam: vertical extent of a beam [rad]', 1e-6, math.pi
     )
     rays_horizontal: int = setting(3, 'multibeam: ray columns across a beam', 1, 10_000)
     rays_vertical: int = setting(24, 'multibeam: ray rows across a beam', 1, 10_000)
-    vertical_pattern: str = setting(
-        'uniform',
+    vertical_pattern: BeamPattern = setting(
+        BeamPattern.UNIFORM,
         'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
         'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
-    tvg: str = setting(
-        'none',
+    tvg: Tvg = setting(
+        Tvg.NONE,
         'multibeam image: time-varied gain on the profiles at each bin centre R: none, 20log '
         '(20 log R + 2 alpha R dB) or 40log (40 log R + 2 alpha R dB), alpha the absorption '
         '[dB/m]',
@@ -348,10 +587,43 @@ class ScanningSettings:
         0.0,
     )
 
+    def sweep_config(self) -> SweepConfig:
+        """The head's stepping (``mode: sweep``); every name is the core field's."""
+        return SweepConfig(
+            self.min_angle, self.max_angle, self.step, self.step_period, self.bounce
+        )
+
+    def fan_config(self) -> FanConfig:
+        """The fan (``mode: multibeam``); ``ConfigurationError`` if impossible.
+
+        Names: ``vertical_beam_width`` -> ``vertical_width``: the parameter says it is the
+        beam's (a node has a ``beam_width`` too); ``FanConfig`` holds only beams. The others
+        are the core field's names.
+        """
+        return FanConfig(
+            beams=self.beams,
+            min_angle=self.min_angle,
+            max_angle=self.max_angle,
+            vertical_width=self.vertical_beam_width,
+            rays_horizontal=self.rays_horizontal,
+            rays_vertical=self.rays_vertical,
+            vertical_pattern=self.vertical_pattern,
+        )
+
+    def imaging_config(self) -> ImagingConfig:
+        """The image options of a multibeam's profiles; ``side_lobe_db`` 0 is off (``None``)."""
+        return ImagingConfig(
+            tvg=self.tvg, cell_speckle=self.cell_speckle, side_lobe_db=self.side_lobe_db or None
+        )
+
 
 @dataclass(frozen=True)
-class BeamSettings:
-    """Rays per sonar beam and the echo model (``nps_sonar_py.echo.EchoConfig``)."""
+class BeamSettings(Record):
+    """Rays per sonar beam and the echo model (``nps_sonar_py.echo.EchoConfig``).
+
+    :meth:`echo_config` builds the ``EchoConfig``; its docstring is the one place that maps the
+    few names that differ (the parameters keep their user-facing names).
+    """
 
     rays: int = setting(
         500,
@@ -363,36 +635,38 @@ class BeamSettings:
     beam_width: float = setting(
         0.0,
         'one-way -3 dB full beam width [rad]; 0: the URDF cone, 2 atan(radius / max)',
-        0.0,
+        1e-6,
         3.14,
         runtime=True,
+        zero=True,
     )
-    beam_pattern: str = setting(
-        'piston',
+    beam_pattern: BeamPattern = setting(
+        BeamPattern.PISTON,
         'one-way beam pattern: piston, gaussian, sinc, sinc_dave or uniform',
         runtime=True,
     )
     n_way: int = setting(
         2, 'pattern applied once (1) or on transmit and receive (2)', 1, 2, runtime=True
     )
-    cast_limit: str = setting(
-        'half_power',
+    cast_limit: CastLimit = setting(
+        CastLimit.HALF_POWER,
         'cone of rays cast: half_power (the -3 dB beam) or first_null',
         runtime=True,
     )
     cast_half_angle: float = setting(
         0.0,
         'half angle of the cast cone [rad]; > 0 overrides cast_limit',
-        0.0,
+        1e-6,
         HALF_PI,
         runtime=True,
+        zero=True,
     )
     range_bins: int = setting(
         200, 'bins of the intensity profile from min to max range', 1, 100_000, runtime=True
     )
     frequency: float = setting(115e3, 'carrier frequency [Hz]', 1.0, 1e8, runtime=True)
-    medium: str = setting(
-        'water', 'water or air: sound speed and automatic absorption', runtime=True
+    medium: Medium = setting(
+        Medium.WATER, 'water or air: sound speed and automatic absorption', runtime=True
     )
     temperature: float = setting(
         10.0, 'temperature of the medium [deg C]', -10.0, 60.0, runtime=True
@@ -407,10 +681,10 @@ class BeamSettings:
     )
     pressure: float = setting(101.325, 'pressure of air [kPa]', 10.0, 200.0, runtime=True)
     sound_speed: float = setting(
-        0.0, 'speed of sound [m/s]; 0: from the medium', 0.0, 10000.0, runtime=True
+        0.0, 'speed of sound [m/s]; 0: from the medium', 1.0, 10000.0, runtime=True, zero=True
     )
-    absorption: str = setting(
-        'auto',
+    absorption: Absorption = setting(
+        Absorption.AUTO,
         'auto (Francois-Garrison in water, ISO 9613-1 in air), none, fixed, francois_garrison, '
         'thorp or iso_9613_1',
         runtime=True,
@@ -418,8 +692,8 @@ class BeamSettings:
     absorption_db_per_m: float = setting(
         0.0, 'one-way absorption for absorption: fixed [dB/m]', 0.0, 1000.0, runtime=True
     )
-    scattering: str = setting(
-        'lambert',
+    scattering: Scattering = setting(
+        Scattering.LAMBERT,
         'surfaces scatter diffusely (lambert) or mirror-like (specular)',
         runtime=True,
     )
@@ -438,8 +712,8 @@ class BeamSettings:
         1000.0,
         runtime=True,
     )
-    range_estimator: str = setting(
-        'nearest',
+    range_estimator: RangeEstimator = setting(
+        RangeEstimator.NEAREST,
         'nearest, mean_in_beam, intensity_weighted or first_above_threshold',
         runtime=True,
     )
@@ -450,8 +724,10 @@ class BeamSettings:
         1000.0,
         runtime=True,
     )
-    range_noise_type: str = setting(
-        'none', 'SDF noise on the range: none, gaussian or gaussian_quantized', runtime=True
+    range_noise_type: NoiseType = setting(
+        NoiseType.NONE,
+        'SDF noise on the range: none, gaussian or gaussian_quantized',
+        runtime=True,
     )
     range_noise_mean: float = setting(
         0.0, 'mean of the range noise [m]', -100.0, 100.0, runtime=True
@@ -487,49 +763,76 @@ class BeamSettings:
         """The seed, or ``None`` for fresh entropy."""
         return None if self.seed < 0 else self.seed
 
-    def echo_overrides(self) -> dict[str, Any]:
-        """``EchoConfig`` fields of these settings (``beam_width`` ``None``: the URDF cone's)."""
-        return {
-            'beam_width': self.beam_width or None,
-            'pattern': self.beam_pattern,
-            'n_way': self.n_way,
-            'cast_limit': self.cast_half_angle if self.cast_half_angle > 0.0 else self.cast_limit,
-            'n_bins': self.range_bins,
-            'frequency': self.frequency,
-            'environment': Environment(
-                medium=member(Medium, self.medium, 'environment.medium'),
-                temperature=self.temperature,
-                salinity=self.salinity,
-                depth=self.depth,
-                ph=self.ph,
-                relative_humidity=self.relative_humidity,
-                pressure=self.pressure,
-            ),
-            'sound_speed': self.sound_speed or None,
-            'absorption': self.absorption,
-            'fixed_absorption': self.absorption_db_per_m,
-            'scattering': self.scattering,
-            'specular_cutoff': self.specular_cutoff,
-            'critical_angle': self.critical_angle,
-            'source_level': self.source_level,
-            'estimator': self.range_estimator,
-            'threshold_db': self.threshold_db,
-            'range_noise': RangeNoise(
-                type=member(NoiseType, self.range_noise_type, 'range_noise.type'),
-                mean=self.range_noise_mean,
-                stddev=self.range_noise_stddev,
-                bias_mean=self.range_noise_bias_mean,
-                bias_stddev=self.range_noise_bias_stddev,
-                precision=self.range_noise_precision,
-            ),
-            'speckle': self.speckle,
-            'gain_stddev': self.gain_stddev,
-            'seed': self.noise_seed,
-        }
+    def environment(self) -> Environment:
+        """The medium and its state, for the sound speed and the absorption."""
+        return Environment(
+            medium=self.medium,
+            temperature=self.temperature,
+            salinity=self.salinity,
+            depth=self.depth,
+            ph=self.ph,
+            relative_humidity=self.relative_humidity,
+            pressure=self.pressure,
+        )
+
+    def range_noise(self) -> RangeNoise:
+        """The SDF-style noise on the scalar range."""
+        return RangeNoise(
+            type=self.range_noise_type,
+            mean=self.range_noise_mean,
+            stddev=self.range_noise_stddev,
+            bias_mean=self.range_noise_bias_mean,
+            bias_stddev=self.range_noise_bias_stddev,
+            precision=self.range_noise_precision,
+        )
+
+    def echo_config(self, spec: SonarSpec) -> EchoConfig:
+        """The echo model of a URDF ``<sonar>`` with these settings; ``ConfigurationError``.
+
+        The range window is the ``<sonar>``'s. The one place of the "0 means the URDF cone"
+        rule: ``beam_width`` 0 reads the cone as the -3 dB beam, ``2 atan(radius / max)``;
+        ``sound_speed`` 0 takes the medium's; ``cast_half_angle`` > 0 wins over ``cast_limit``.
+
+        Names: the parameters keep their user-facing names (README, ``config/*.yaml``, launch
+        files), which say which of several ``pattern``, bin counts or estimators of a node
+        they set; the core's are shorter because ``EchoConfig`` holds one beam:
+        ``beam_pattern`` -> ``pattern``, ``range_bins`` -> ``n_bins``, ``range_estimator`` ->
+        ``estimator``, ``absorption_db_per_m`` (the dB/m of ``absorption: fixed``) ->
+        ``fixed_absorption`` (``EchoConfig.effective_absorption`` is the model's dB/m in
+        force), ``seed`` -1 -> ``None``. Every other name is the core field's.
+        """
+        width = self.beam_width or 2.0 * cone_half_angle(spec.radius, spec.max)
+        cast: CastLimit | float = (
+            self.cast_half_angle if self.cast_half_angle > 0.0 else self.cast_limit
+        )
+        return EchoConfig(
+            beam_width=width,
+            pattern=self.beam_pattern,
+            n_way=self.n_way,
+            cast_limit=cast,
+            min_range=spec.min,
+            max_range=spec.max,
+            n_bins=self.range_bins,
+            frequency=self.frequency,
+            environment=self.environment(),
+            sound_speed=self.sound_speed or None,
+            absorption=self.absorption,
+            fixed_absorption=self.absorption_db_per_m,
+            scattering=self.scattering,
+            specular_cutoff=self.specular_cutoff,
+            critical_angle=self.critical_angle,
+            source_level=self.source_level,
+            estimator=self.range_estimator,
+            threshold_db=self.threshold_db,
+            range_noise=self.range_noise(),
+            speckle=self.speckle,
+            gain_stddev=self.gain_stddev,
+            seed=self.noise_seed,
+        )
 
 
 @dataclass(frozen=True)
-class ImageSettings:
+class ImageSettings(Record):
     """The scanning sonar's sensor_msgs/Image outputs (pixel conventions: sensing/images.py)."""
 
     publish_image_polar: bool = setting(
@@ -541,8 +844,9 @@ class ImageSettings:
     publish_image: bool = setting(
         False, 'publish <device>/image: the Cartesian fan (sweep: disc), image_encoding'
     )
-    image_encoding: str = setting(
-        'db', 'Cartesian image: db (mono8/mono16, 0 outside) or 32FC1 (linear, NaN outside)'
+    image_encoding: ImageEncoding = setting(
+        ImageEncoding.DB,
+        'Cartesian image: db (mono8/mono16, 0 outside) or 32FC1 (linear, NaN outside)',
     )
     image_db_min: float = setting(
         -100.0, 'dB image: level (SL + 10 log10 I) shown as 0 [dB]', -1000.0, 1000.0
@@ -550,34 +854,26 @@ class ImageSettings:
     image_db_max: float = setting(
         -20.0, 'dB image: level shown as the brightest pixel [dB]', -1000.0, 1000.0
     )
-    image_db_bits: int = setting(8, 'dB image: bits per pixel, 8 (mono8) or 16 (mono16)', 8, 16)
+    image_db_bits: int = setting(
+        8, 'dB image: bits per pixel, 8 (mono8) or 16 (mono16)', 8, 16, choices=(8, 16)
+    )
     image_resolution: float = setting(
         0.0, 'Cartesian image: metres per pixel; 0: max_range / 400', 0.0, 1000.0
     )
-    image_interpolation: str = setting(
-        'linear',
+    image_interpolation: ImageInterpolation = setting(
+        ImageInterpolation.LINEAR,
         'Cartesian image: linear (in azimuth between beams, in range between bin centres) or '
         'nearest',
     )
-    sweep_image_update: str = setting(
-        'sweep', 'sweep mode: publish the images once per sweep or after every step'
+    sweep_image_update: SweepImageUpdate = setting(
+        SweepImageUpdate.SWEEP, 'sweep mode: publish the images once per sweep or after every step'
     )
     image_max_pixels: int = setting(
         4_000_000, 'largest image allowed [pixels]; larger ones are refused', 1, 2**31 - 1
     )
 
     def __post_init__(self) -> None:
-        for name, allowed in (
-            ('image_encoding', ('db', '32FC1')),
-            ('image_interpolation', ('linear', 'nearest')),
-            ('sweep_image_update', ('sweep', 'step')),
-        ):
-            value = getattr(self, name)
-            if value not in allowed:
-                choices = ' or '.join(allowed)
-                raise ConfigurationError(f'{name} must be {choices}, got {value!r}')
-        if self.image_db_bits not in (8, 16):
-            raise ConfigurationError(f'image_db_bits must be 8 or 16, got {self.image_db_bits}')
+        super().__post_init__()
         if not self.image_db_min < self.image_db_max:
             raise ConfigurationError(
                 f'image_db_min ({self.image_db_min:g}) must be below image_db_max '
@@ -585,6 +881,6 @@ class ImageSettings:
             )
 
     @property
-    def any(self) -> bool:
+    def any_image(self) -> bool:
         """Whether any image is published."""
         return self.publish_image_polar or self.publish_image_polar_db or self.publish_image

@@ -2,10 +2,10 @@
 
 The URDF ``<sonar>`` gives a cone (``min``, ``max``, and ``radius`` at ``max``); this package
 reads that cone as the beam's one-way -3 dB width, ``beam_width = 2 atan(radius / max)``,
-unless the configuration sets another. Rays fill the cast cone (``EchoConfig.cast_half_angle``,
-by default the -3 dB half width, so the URDF cone itself) at equal solid angle
-(``sensing.cone``), built once per configuration, and the echo model (``nps_sonar_py.echo``)
-turns their hits into a range, an intensity and a profile per element.
+unless the settings set another (``BeamSettings.echo_config``). Rays fill the cast cone
+(``EchoConfig.cast_half_angle``, by default the -3 dB half width, so the URDF cone itself)
+at equal solid angle (``sensing.cone``), built once per configuration, and the echo model
+(``nps_sonar_py.echo``) turns their hits into a range, an intensity and a profile per element.
 
 A single sonar is an array of one element at the device's own frame
 (:class:`SingleBeamSonar`). Array elements ping at once and each hears only the echoes along
@@ -15,42 +15,27 @@ its own cone: cross-talk between elements is not simulated.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.description import SonarSpec
 from nps_sonar_py.devices.interface import (
-    MAX_FREQUENCY,
     TOLERANCE,
     Beam,
     IndependentReadings,
     RangerConfig,
     RangerGeometry,
     config_problem,
+    frequency_problem,
     window_problem,
 )
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
-from nps_sonar_py.sensing.cone import RayPattern, cone_half_angle, cone_pattern
+from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
 
-__all__ = ['ArrayReading', 'SingleBeamSonar', 'SonarArray', 'sonar_echo_config']
-
-
-def sonar_echo_config(spec: SonarSpec, **overrides: Any) -> EchoConfig:
-    """The echo configuration of a URDF ``<sonar>``: its range window, its cone as the -3 dB beam.
-
-    ``overrides`` are ``EchoConfig`` fields; ``beam_width`` of 0 or ``None`` keeps the cone's.
-    Raises ``ConfigurationError`` naming the field when a value is out of range.
-    """
-    fields = {'min_range': spec.min, 'max_range': spec.max, **overrides}
-    if not fields.get('beam_width'):
-        fields['beam_width'] = 2.0 * cone_half_angle(spec.radius, spec.max)
-    return EchoConfig(**fields)
+__all__ = ['ArrayReading', 'SingleBeamSonar', 'SonarArray', 'travel_time_problem']
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,8 +92,9 @@ class SonarArray(IndependentReadings):
         self.set_pose(self._world_from_device)
 
     def _timing_problem(self, echo: EchoConfig, frequency: float) -> str | None:
-        if not (math.isfinite(frequency) and 0.0 < frequency <= MAX_FREQUENCY):
-            return f'frequency must be in (0, {MAX_FREQUENCY:g}] Hz, got {frequency!r}'
+        problem = frequency_problem(frequency)
+        if problem:
+            return problem
         if self.refuses_fast_pings:
             return travel_time_problem(echo, frequency)
         return None

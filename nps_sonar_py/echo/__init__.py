@@ -8,6 +8,10 @@ Modules:
 - ``noise``: SDF-style range noise and speckle, off by default.
 - ``model``: ``EchoConfig`` and ``EchoModel``, from ray hits to a ``Ping`` (profile, range,
   confidence), or to ``Echoes`` of many beams at once.
+- ``profile_effects``: what an imaging sonar applies to its beams' profiles (time-varied
+  gain, speckle per cell, side-lobe leakage).
+- ``checks``: the checks every configuration record shares (one message format), public so
+  that the records of other layers use the same ones.
 
 The physics, its sources and the analytic test cases are in ``intensity-physics.md``.
 """

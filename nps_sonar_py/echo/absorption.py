@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, fields
 from enum import Enum
 
-from nps_sonar_py.echo._validate import check, fail, finite, member
+from nps_sonar_py.echo.checks import check, fail, finite, member
 
 __all__ = [
     'Absorption',

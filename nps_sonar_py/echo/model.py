@@ -44,7 +44,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
-from nps_sonar_py.echo._validate import check, fail, finite, member
 from nps_sonar_py.echo.absorption import (
     Absorption,
     Environment,
@@ -52,6 +51,7 @@ from nps_sonar_py.echo.absorption import (
     min_ping_interval,
 )
 from nps_sonar_py.echo.beam import BeamPattern, beam_intensity, first_null_half_angle
+from nps_sonar_py.echo.checks import check, fail, finite, member
 from nps_sonar_py.echo.noise import RangeNoise, coherent_speckle
 
 __all__ = [
@@ -290,8 +290,12 @@ class EchoConfig:
         return self.speed_of_sound / self.frequency
 
     @property
-    def absorption_db_per_m(self) -> float:
-        """One-way absorption of the chosen model at ``frequency``, dB/m."""
+    def effective_absorption(self) -> float:
+        """One-way absorption in force, dB/m: the chosen model's at ``frequency``.
+
+        Not ``fixed_absorption``, the value ``Absorption.FIXED`` uses (the setting
+        ``absorption_db_per_m``); this is what every model gives, that one included.
+        """
         return absorption_db_per_m(
             self.absorption, self.frequency, self.environment, self.fixed_absorption
         )
@@ -481,7 +485,7 @@ class EchoModel:
         else:
             self._factor = weight
         self._factor32 = self._factor.astype(np.float32)
-        self._attenuation = 2.0 * config.absorption_db_per_m * _DB_TO_NEPER_INTENSITY
+        self._attenuation = 2.0 * config.effective_absorption * _DB_TO_NEPER_INTENSITY
         self._cos_critical = math.cos(config.critical_angle) if config.specular_cutoff else None
         edges = np.linspace(config.min_range, config.max_range, config.n_bins + 1)
         centres = 0.5 * (edges[:-1] + edges[1:])

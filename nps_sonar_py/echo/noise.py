@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo._validate import check, finite, member
+from nps_sonar_py.echo.checks import check, finite, member
 from nps_sonar_py.noise_type import NoiseType
 
 __all__ = ['NoiseType', 'RangeNoise', 'coherent_speckle']

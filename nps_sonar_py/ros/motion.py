@@ -46,7 +46,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from nps_sonar import msg as nps_msg
-from nps_sonar_py.devices.settings import MotionSettings
+from nps_sonar_py.devices.settings import MotionSettings, PoseSource, SceneTime
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import matrix_from_pose
 from nps_sonar_py.ros.entity_tf import entity_tf_for
@@ -73,18 +73,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     'MESSAGE_POSE_SOURCES',
-    'POSE_SOURCES',
-    'SCENE_TIMES',
     'Motion',
     'SceneStart',
     'SharedTf',
     'guard_sim_clock',
 ]
 
-POSE_SOURCES = ('fixed', 'odometry', 'pose', 'tf')
 #: The pose sources whose messages the node turns into the robot's pose (so it may publish it).
-MESSAGE_POSE_SOURCES = ('odometry', 'pose')
-SCENE_TIMES = ('start', 'clock')
+MESSAGE_POSE_SOURCES = (PoseSource.ODOMETRY, PoseSource.POSE)
 #: Shortest interval between two warnings about bad messages on one topic, s.
 WARNING_PERIOD = 5.0
 
@@ -195,17 +191,9 @@ class Motion:
         shared_tf: SharedTf | None = None,
         world: World | None = None,
     ) -> None:
-        source, scene_time = settings.pose_source, settings.scene_time
-        if source not in POSE_SOURCES:
-            raise ConfigurationError(
-                f'pose_source must be one of {", ".join(POSE_SOURCES)}, got {source!r}'
-            )
-        if scene_time not in SCENE_TIMES:
-            raise ConfigurationError(
-                f'scene_time must be one of {", ".join(SCENE_TIMES)}, got {scene_time!r}',
-            )
+        source = settings.pose_source  # pose_source and scene_time: checked by the record
         self._node = node
-        self._clock_scene_time = scene_time == 'clock'
+        self._clock_scene_time = settings.scene_time is SceneTime.CLOCK
         self._start = start or SceneStart()
         self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
         self.joint_positions: dict[str, float] = {}

@@ -156,7 +156,7 @@ class _Images:
         finds its lookup still there. The polar size (beams x bins) bounds every image's
         profiles, so it is checked whichever images are on.
         """
-        if not self.settings.any or geometry == self._geometry:
+        if not self.settings.any_image or geometry == self._geometry:
             return None
         if self._refused is not None and self._refused[0] == geometry:
             return self._refused[1]
@@ -400,7 +400,9 @@ class SweepOutput(_RangerData):
         """Why the sweep's images could not be made, or None."""
         device = self.node.rig.device
         assert isinstance(device, SweepRanger)
-        return self.images.problem(sweep_geometry(device)) if self.images.settings.any else None
+        return (
+            self.images.problem(sweep_geometry(device)) if self.images.settings.any_image else None
+        )
 
     def publish(self, reading: SweepReading, stamp: Time) -> None:
         """The step's ping; the sweep when the step ended one."""
@@ -448,7 +450,7 @@ class SweepOutput(_RangerData):
     def _publish_images(self, device: SweepRanger, reading: SweepReading, stamp: Time) -> None:
         """Keep the step's profile; publish the sweep's images per step or at its end."""
         settings = self.images.settings
-        if not settings.any:
+        if not settings.any_image:
             return
         sonar, geometry = device.sonar, sweep_geometry(device)
         if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
@@ -489,7 +491,9 @@ class FanOutput(_RangerData):
         """Why the fan's images could not be made, or None."""
         device = self.node.rig.device
         assert isinstance(device, FanRanger)
-        return self.images.problem(fan_geometry(device)) if self.images.settings.any else None
+        return (
+            self.images.problem(fan_geometry(device)) if self.images.settings.any_image else None
+        )
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""
@@ -523,7 +527,7 @@ class FanOutput(_RangerData):
             )
         )
         self._ranger_data(reading.ranges, totals, stamp)
-        if self.images.settings.any:
+        if self.images.settings.any_image:
             self.images.publish(
                 reading.profiles, fan_geometry(device), device.echo.source_level, stamp
             )

@@ -1,10 +1,13 @@
 """ROS parameters from the settings records: declared from one table, read back as frozen records.
 
 Each field of a record of ``nps_sonar_py.devices.settings`` is one parameter, declared with
-a ``ParameterDescriptor`` (description, range, read-only flag), so that ``config/*.yaml``,
-the launch files, the tests and ``ros2 param describe`` agree. :func:`read_settings` is the
-one reader: it turns the node's current values (with pending changes, for a run-time
-change) into the records.
+a ``ParameterDescriptor`` (description, range, choices, read-only flag), so that
+``config/*.yaml``, the launch files, the tests and ``ros2 param describe`` agree. A choice
+(an enum field) is a string parameter; its allowed values are the descriptor's
+``additional_constraints``. :func:`read_settings` is the one reader: it turns the node's
+current values (with pending changes, for a run-time change) into the records, which check
+them (types, bounds and choices: ``devices.settings.check_record``) and turn a choice's
+string into its enum member.
 """
 
 from __future__ import annotations
@@ -53,8 +56,11 @@ def parameter_specs(records: Iterable[type[Any]]) -> list[SettingSpec]:
 
 
 def descriptor(spec: SettingSpec, *, read_only: bool) -> ParameterDescriptor:
-    """The rcl descriptor: description, range (enforced by rclpy), read-only flag."""
+    """The rcl descriptor: description, range (enforced by rclpy), choices, read-only flag."""
     result = ParameterDescriptor(description=spec.description, read_only=read_only)
+    if spec.choices:
+        result.additional_constraints = f'one of: {", ".join(spec.choices)}'
+
     if spec.low is None or spec.high is None or isinstance(spec.default, bool):
         return result
     if isinstance(spec.default, int):
@@ -62,9 +68,10 @@ def descriptor(spec: SettingSpec, *, read_only: bool) -> ParameterDescriptor:
             IntegerRange(from_value=int(spec.low), to_value=int(spec.high), step=1)
         ]
     elif isinstance(spec.default, float):
-        result.floating_point_range = [
-            FloatingPointRange(from_value=float(spec.low), to_value=float(spec.high), step=0.0)
-        ]
+        low, high = float(spec.low), float(spec.high)
+        if spec.zero:  # 0 too: the record refuses the gap between 0 and the bounds
+            low, high = min(0.0, low), max(0.0, high)
+        result.floating_point_range = [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
     return result
 
 

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.devices.settings import QosReliability
 
 __all__ = ['RELIABILITIES', 'publisher_qos']
 
+#: The rclpy policy of each choice of ``qos_reliability`` (checked by ``OutputSettings``).
 RELIABILITIES = {
-    'reliable': ReliabilityPolicy.RELIABLE,
-    'best_effort': ReliabilityPolicy.BEST_EFFORT,
+    QosReliability.RELIABLE: ReliabilityPolicy.RELIABLE,
+    QosReliability.BEST_EFFORT: ReliabilityPolicy.BEST_EFFORT,
 }
 
 
-def publisher_qos(reliability: str, depth: int) -> QoSProfile:
-    """Keep-last ``depth``, ``reliable`` or ``best_effort``; ConfigurationError for others."""
-    if reliability not in RELIABILITIES:
-        raise ConfigurationError(
-            f'qos_reliability must be reliable or best_effort, got {reliability!r}'
-        )
+def publisher_qos(reliability: QosReliability, depth: int) -> QoSProfile:
+    """Keep-last ``depth``, reliable or best effort."""
     return QoSProfile(
         history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=RELIABILITIES[reliability]
     )

@@ -20,9 +20,9 @@ two-way piston over its -3 dB width read 2 % high; averaged, within 0.01 %). The
 spans ``vertical_width``: its -3 dB width, as the horizontal one does by default.
 
 One ping casts all beams at once and runs the echo model over all of them in one pass
-(``echo.EchoModel.echoes``); the imaging options (``echo.imaging``: time-varied gain,
+(``echo.EchoModel.echoes``); the imaging options (``echo.profile_effects``: time-varied gain,
 speckle per cell, side-lobe leakage) then apply to the profiles. A gain law over
-``echo.imaging.TVG_MAX_DB`` at ``max_range`` is refused when the sonar is built.
+``echo.profile_effects.TVG_MAX_DB`` at ``max_range`` is refused when the sonar is built.
 """
 
 from __future__ import annotations
@@ -34,13 +34,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.imaging import ImagingConfig, Tvg, apply_imaging, tvg_gain, tvg_problem
+from nps_sonar_py.echo.checks import member
+from nps_sonar_py.echo.profile_effects import (
+    ImagingConfig,
+    Tvg,
+    apply_imaging,
+    tvg_gain,
+    tvg_problem,
+)
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.scan import scan_directions
 
-__all__ = ['FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
+__all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
 
+#: Most beams of a fan (the bound of the ``beams`` setting too).
+MAX_BEAMS = 100_000
 #: Gauss-Legendre points per ray cell for the cell-averaged beam pattern.
 _NODES = 16
 
@@ -83,13 +92,7 @@ class FanConfig:
             problem = 'more than 4000000 rays per ping'
         if problem:
             raise ConfigurationError(problem)
-        try:
-            pattern = BeamPattern(self.vertical_pattern)
-        except ValueError:
-            choices = ', '.join(repr(m.value) for m in BeamPattern)
-            raise ConfigurationError(
-                f'vertical_pattern: must be one of {choices}, got {self.vertical_pattern!r}'
-            ) from None
+        pattern = member(BeamPattern, self.vertical_pattern, 'vertical_pattern')
         object.__setattr__(self, 'vertical_pattern', pattern)
 
     @property
@@ -106,8 +109,8 @@ class FanConfig:
 
 def fan_problem(beams: int, min_angle: float, max_angle: float) -> str | None:
     """Why these beam axes are impossible, or ``None``."""
-    if not (isinstance(beams, int) and 1 <= beams <= 100_000):
-        return f'beams must be an integer in [1, 100000], got {beams!r}'
+    if not (isinstance(beams, int) and 1 <= beams <= MAX_BEAMS):
+        return f'beams must be an integer in [1, {MAX_BEAMS}], got {beams!r}'
     if not (math.isfinite(min_angle) and math.isfinite(max_angle)):
         return f'min_angle and max_angle must be finite, got {min_angle!r} and {max_angle!r}'
     if max_angle < min_angle:
@@ -147,7 +150,7 @@ class FanPing:
     """The echoes of one multibeam ping, beam by beam (beam ``j`` at ``azimuths[j]``).
 
     ``ranges``, ``totals`` and ``confidence`` are the echo model's; ``profiles`` are the
-    image, after the imaging options (``echo.imaging``: leakage, speckle, gain), so
+    image, after the imaging options (``echo.profile_effects``: leakage, speckle, gain), so
     ``profiles.sum(axis=1) == totals`` only while those are off.
 
     Attributes:
@@ -176,7 +179,7 @@ class MultibeamSonar:
         echo: the echo model's configuration; ``beam_width`` is the horizontal width of a beam.
         fan: the beams.
         world_from_body: (4, 4) pose of the sensor's body frame (x forward) in the world.
-        imaging: the image options (``echo.imaging``), off by default.
+        imaging: the image options (``echo.profile_effects``), off by default.
 
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``.
@@ -194,7 +197,7 @@ class MultibeamSonar:
         self.fan = fan
         self.imaging = imaging if imaging is not None else ImagingConfig()
         # Checked first: nothing is built for a gain law whose gain would overflow.
-        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.absorption_db_per_m)
+        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
         if problem:
             raise ConfigurationError(problem)
         half = echo.cast_half_angle
@@ -218,7 +221,7 @@ class MultibeamSonar:
         self.azimuths.flags.writeable = False
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
-            tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.absorption_db_per_m)
+            tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
             if gain
             else None
         )

@@ -173,13 +173,20 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
     )
     setup = ScanningSetup(
         SensorSettings(),
-        ScanningSettings(mode='spiral'),
+        ScanningSettings(mode='multibeam', min_angle=0.5, max_angle=0.2),  # type: ignore[arg-type]
         GeometrySettings(),
         OutputSettings(),
         BeamSettings(),
     )
-    with pytest.raises(DescriptionError, match=r'<sensor name=.*mode must be sweep or multibeam'):
+    with pytest.raises(
+        DescriptionError, match=r'<sensor name=.*max_angle \(0.2\) must be >= min_angle \(0.5\)'
+    ):
         build_device(robot, setup)
+    # A choice no device has is refused as its record is made (one check of every setting).
+    with pytest.raises(
+        ConfigurationError, match=r"^mode must be sweep or multibeam, got 'spiral'$"
+    ):
+        ScanningSettings(mode='spiral')  # type: ignore[arg-type]
 
 
 def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None:

@@ -110,7 +110,7 @@ def test_model_selection_and_fixed_value() -> None:
     assert absorption_db_per_m(Absorption.FIXED, 115e3, water, 0.0354) == 0.0354
     assert absorption_db_per_m(Absorption.NONE, 115e3, water, 0.0354) == 0.0
     assert (
-        EchoConfig(absorption=Absorption.FIXED, fixed_absorption=0.0354).absorption_db_per_m
+        EchoConfig(absorption=Absorption.FIXED, fixed_absorption=0.0354).effective_absorption
         == 0.0354
     )
     with pytest.raises(ConfigurationError, match='absorption: ISO 9613-1 is a model of air'):

@@ -163,7 +163,7 @@ def test_defaults_and_derived_values() -> None:
     assert config.cast_half_angle == config.beam_width / 2  # the design document's 3 dB gate
     assert (config.min_range, config.max_range, config.n_bins) == (0.5, 30.0, 200)
     assert config.bin_width == pytest.approx(29.5 / 200)
-    assert config.absorption_db_per_m * 1e3 == pytest.approx(37.6, rel=0.01)  # AUTO in water: FG
+    assert config.effective_absorption * 1e3 == pytest.approx(37.6, rel=0.01)  # AUTO in water: FG
     assert config.speed_of_sound == pytest.approx(1485.75)
     assert EchoConfig(sound_speed=1500.0).speed_of_sound == 1500.0
     assert EchoConfig(cast_limit=0.3).cast_half_angle == 0.3

@@ -31,8 +31,8 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
-from nps_sonar_py.echo import imaging as imaging_module
-from nps_sonar_py.echo.imaging import (
+from nps_sonar_py.echo import profile_effects as imaging_module
+from nps_sonar_py.echo.profile_effects import (
     TVG_MAX_DB,
     ImagingConfig,
     Tvg,
@@ -309,8 +309,10 @@ def test_scanning_settings_reach_the_fan_and_the_image_and_a_bad_one_is_located(
     assert isinstance(device, FanRanger)
     assert device.sonar.imaging == ImagingConfig(Tvg.LOG20, True, -30.0)
     assert device.sonar.fan.vertical_pattern is BeamPattern.GAUSSIAN
-    with pytest.raises(DescriptionError, match=r"<sensor name=.*tvg: must be one of 'none'"):
-        build_device(robot, setup(tvg='loud'))
+    with pytest.raises(
+        ConfigurationError, match=r"^tvg must be none, 20log or 40log, got 'loud'$"
+    ):
+        setup(tvg='loud')
     # Built at start and on a parameter change alike: a gain over the limit is located too.
     with pytest.raises(DescriptionError, match=r'<sensor name=.*tvg: 40log gain .* <= 250 dB'):
         build_device(

@@ -1,4 +1,8 @@
-"""Checks shared by the frozen configuration records of ``echo``: one message format."""
+"""Checks shared by the frozen configuration records: one message format, ``<name>: <reason>``.
+
+Used by the records of ``echo`` and by the settings records of ``devices`` (public, so that
+no layer imports another's private module).
+"""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo._validate import check, member
+from nps_sonar_py.echo.checks import check, member
 
 __all__ = [
     'TVG_MAX_DB',
