@@ -670,8 +670,8 @@ def test_robot_sensors_read_tf_through_one_subscription(probe: Probe) -> None:
     """The demo robot in one process, pose_source tf: one /tf subscriber, and every sensor moves.
 
     rear_ranger's middle ray looks along base_link's -x from 0.35 m behind it; with base_link
-    at x = 1 and then x = 2 in map (the tank's frame, its west wall the plane x = 0 there), that
-    ray's range grows by exactly 1 m. It reads the buffer the first sensor (sonar) fills: the
+    at x = 1 and then x = 2 in map (the box room's frame, its west wall the plane x = -3), that
+    ray reads 3.65 m and then 1 m more. It reads the buffer the first sensor (sonar) fills: the
     process holds one subscription to /tf and one to /tf_static.
     """
     from sensor_msgs.msg import LaserScan
@@ -684,7 +684,9 @@ def test_robot_sensors_read_tf_through_one_subscription(probe: Probe) -> None:
         _wait_matched(probe, static, node)
         static.publish(_tf(_transform('map', 'base_link', 0.0, (1.0, 2.0, 0.5))))
         scan = 'rear_ranger/scan'
-        near = first_such(probe, scan, node, lambda m: 0.0 < m.ranges[1] < 5.0).ranges[1]
+        # Scans read before the transform arrives see the robot at robot_pose: wait for the
+        # range the transform gives (1 - 0.35 + 3 m to the wall), then for the one of the next.
+        near = first_such(probe, scan, node, lambda m: abs(m.ranges[1] - 3.65) < 0.011).ranges[1]
         static.publish(_tf(_transform('map', 'base_link', 0.0, (2.0, 2.0, 0.5))))
         far = first_such(probe, scan, node, lambda m: m.ranges[1] > near + 0.5).ranges[1]
         # every sensor node is up and reading by now: its subscriptions were discovered
