@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from nps_sonar_py.description.geometry import Box, Cylinder, Geometry, Mesh, Shape, Sphere, Surface
 from nps_sonar_py.description.kinematics import JointType, joint_transform
-from nps_sonar_py.description.sensors import (
+from nps_sonar_py.description.sensor_specs import (
     BODY_TO_OPTICAL_TRANSFORM,
     DEFAULT_RAY_MAX_RANGE,
     MAX_RANGE,
@@ -54,8 +54,8 @@ from nps_sonar_py.description.sensors import (
     SensorType,
     SonarSpec,
     UnreadSensor,
-    sensor_to_xml,
 )
+from nps_sonar_py.description.sensor_writer import sensor_to_xml
 from nps_sonar_py.description.urdf import (
     DEFAULT_SOURCE,
     Joint,

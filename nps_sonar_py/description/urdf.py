@@ -36,14 +36,13 @@ from nps_sonar_py.description.kinematics import (
     joint_transform,
     resolve_positions,
 )
-from nps_sonar_py.description.sensors import (
+from nps_sonar_py.description.sensor_reader import parse_gazebo_sensor, parse_sensor
+from nps_sonar_py.description.sensor_specs import (
     BODY_TO_OPTICAL_TRANSFORM,
     Sensor,
     SensorFrame,
     SensorType,
     UnreadSensor,
-    parse_gazebo_sensor,
-    parse_sensor,
 )
 from nps_sonar_py.description.values import (
     FRACTION,
