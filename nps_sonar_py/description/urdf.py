@@ -61,7 +61,7 @@ from nps_sonar_py.description.xml import (
     required_child,
     vector_attribute,
 )
-from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.errors import DescriptionError, joined_lines
 from nps_sonar_py.xml_input import (
     Element,
     check_regular_file,
@@ -589,12 +589,6 @@ def parse_robot(
     )
 
 
-def _one_line(text: str) -> str:
-    """Xacro's message on one line: its lines joined by ``'; '``, white space collapsed."""
-    lines = (' '.join(part.split()) for part in text.splitlines())
-    return '; '.join(line for line in lines if line)
-
-
 def _xacro_error(path: str, err: Exception, xacro: Any) -> DescriptionError:
     """The one-line error of a failed expansion, at the file xacro was reading (and line).
 
@@ -613,7 +607,7 @@ def _xacro_error(path: str, err: Exception, xacro: Any) -> DescriptionError:
         if isinstance(cause, OSError) and cause.filename:
             detail = f'cannot read {cause.filename}: {cause.strerror or cause}'
         else:
-            detail = _one_line(str(err)) or type(err).__name__
+            detail = joined_lines(str(err), '; ') or type(err).__name__
     macros = [
         m.body.getAttribute('name')
         for m in getattr(xacro, 'macrostack', None) or []
