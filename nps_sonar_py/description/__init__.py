@@ -27,6 +27,7 @@ from nps_sonar_py.description.kinematics import JointType, joint_transform
 from nps_sonar_py.description.sensor_specs import (
     BODY_TO_OPTICAL_TRANSFORM,
     DEFAULT_RAY_MAX_RANGE,
+    MAX_NOISE,
     MAX_RANGE,
     MAX_SCAN_RAYS,
     MAX_SCAN_RESOLUTION,
@@ -73,6 +74,7 @@ __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
     'DEFAULT_SOURCE',
+    'MAX_NOISE',
     'MAX_RANGE',
     'MAX_SCAN_RAYS',
     'MAX_SCAN_RESOLUTION',

@@ -37,9 +37,10 @@ from nps_sonar_py.description.sensor_specs import (
     XmlField,
     xml_field,
 )
-from nps_sonar_py.description.values import FieldError
+from nps_sonar_py.description.values import ANGLE, COORDINATE, RATE, FieldError
 from nps_sonar_py.description.xml import (
     Located,
+    check_bound,
     describe,
     fail,
     find_value,
@@ -189,6 +190,8 @@ def _update_rate(value: Located | None) -> float | None:
     rate = parse_float(value)
     if rate < 0.0:
         value.fail(f'must be >= 0 (0: every cycle), got {rate!r}')
+    if rate > 0.0:
+        check_bound(value, (rate,), RATE)
     return rate if rate > 0.0 else None
 
 
@@ -281,7 +284,10 @@ _GAZEBO_TYPES: dict[str, tuple[SensorType, tuple[str, ...]]] = {
 
 
 def _sdf_pose(el: Element | None, reference: str) -> NDArray[np.float64]:
-    """4x4 transform of an SDF ``<pose>x y z roll pitch yaw</pose>``, from the reference link."""
+    """4x4 transform of an SDF ``<pose>x y z roll pitch yaw</pose>``, from the reference link.
+
+    Bounded as a URDF ``<origin>``, the angles after conversion from degrees.
+    """
     if el is None:
         return np.eye(4)
     for key in ('relative_to', 'frame'):
@@ -294,10 +300,13 @@ def _sdf_pose(el: Element | None, reference: str) -> NDArray[np.float64]:
     degrees = el.get('degrees', 'false').strip().lower()
     if degrees not in ('true', 'false', '1', '0'):
         fail(el, f'degrees="{degrees}" is not a boolean')
-    x, y, z, roll, pitch, yaw = parse_vector(Located(to_text(el), el, ''), 6)
+    located = Located(to_text(el), el, '')
+    x, y, z, roll, pitch, yaw = parse_vector(located, 6)
     rpy = np.array([roll, pitch, yaw])
     if degrees in ('true', '1'):
         rpy = np.radians(rpy)
+    check_bound(located, (x, y, z), COORDINATE, 'x y z')
+    check_bound(located, rpy.tolist(), ANGLE, 'roll pitch yaw (rad)')
     return transform_from(rpy_to_matrix(rpy), (x, y, z))
 
 

@@ -21,8 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description.values import (
-    NON_NEGATIVE,
+    ANGLE,
     POSITIVE,
+    RATE,
     Bound,
     FieldError,
     RecordEq,
@@ -35,6 +36,7 @@ from nps_sonar_py.transforms import OPTICAL_TO_BODY, transform_from
 __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
+    'MAX_NOISE',
     'MAX_RANGE',
     'MAX_SCAN_RAYS',
     'MAX_SCAN_RESOLUTION',
@@ -98,7 +100,13 @@ MAX_SCAN_SAMPLES = MAX_SCAN_RAYS
 #: the rays are interpolated; any positive value is allowed there.)
 MAX_SCAN_RESOLUTION = 1000.0
 
+#: Largest mean, standard deviation or precision of a ``<noise>``, in the measurement's unit:
+#: far beyond any sensor's noise, so that noisy readings and their squares stay finite.
+MAX_NOISE = 1e6
+
 _AT_LEAST_ONE = Bound(low=1.0)
+_NOISE = Bound(low=-MAX_NOISE, high=MAX_NOISE)
+_NOISE_SIZE = Bound(low=0.0, high=MAX_NOISE)
 _RANGE = Bound(low=0.0, high=MAX_RANGE)
 _POSITIVE_RANGE = Bound(low=0.0, high=MAX_RANGE, low_open=True)
 _FIELD_OF_VIEW = Bound(low=0.0, high=2.0 * math.pi, low_open=True)
@@ -235,17 +243,17 @@ class Noise:
     """SDF ``<noise>``: Gaussian noise added to a measurement, in the measurement's unit.
 
     ``precision`` quantises the result for ``gaussian_quantized`` (0: none). Inside ``<noise>``,
-    ``type`` is required, as in SDF.
+    ``type`` is required, as in SDF. Every value is at most ``MAX_NOISE`` in size.
     """
 
     type: NoiseType = field(
         default=NoiseType.NONE, metadata=_choice(NoiseType, required_in_xml=True)
     )
-    mean: float = _number(0.0)
-    stddev: float = _number(0.0, bound=NON_NEGATIVE)
-    bias_mean: float = _number(0.0)
-    bias_stddev: float = _number(0.0, bound=NON_NEGATIVE)
-    precision: float = _number(0.0, bound=NON_NEGATIVE)
+    mean: float = _number(0.0, bound=_NOISE)
+    stddev: float = _number(0.0, bound=_NOISE_SIZE)
+    bias_mean: float = _number(0.0, bound=_NOISE)
+    bias_stddev: float = _number(0.0, bound=_NOISE_SIZE)
+    precision: float = _number(0.0, bound=_NOISE_SIZE)
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -278,7 +286,8 @@ class ScanAxis:
     """``<horizontal>`` or ``<vertical>`` of a ray sensor: its readings and the rays cast for them.
 
     ``samples`` readings (1 to ``MAX_SCAN_SAMPLES``), evenly spaced from ``min_angle`` to
-    ``max_angle`` (radians, ``max_angle >= min_angle``; one sample sits in the middle).
+    ``max_angle`` (radians within ``limits.MAX_ANGLE``, ``max_angle >= min_angle``; one sample
+    sits in the middle).
     ``resolution`` (in (0, ``MAX_SCAN_RESOLUTION``]) multiplies ``samples`` to give the number
     of rays cast, :attr:`rays` ``= max(1, round(samples * resolution))``: above 1 a reading is
     the mean of its rays, below 1 it is interpolated between its two neighbouring rays
@@ -288,8 +297,8 @@ class ScanAxis:
 
     samples: int = _integer(1, bound=Bound(low=1.0, high=MAX_SCAN_SAMPLES))
     resolution: float = _number(1.0, bound=Bound(low=0.0, high=MAX_SCAN_RESOLUTION, low_open=True))
-    min_angle: float = _number(0.0)
-    max_angle: float = _number(0.0)
+    min_angle: float = _number(0.0, bound=ANGLE)
+    max_angle: float = _number(0.0, bound=ANGLE)
 
     def __post_init__(self) -> None:
         check_fields(self)  # bounds samples and resolution, so `rays` is a small product
@@ -474,7 +483,10 @@ class Sensor(RecordEq):
         name: unique among the robot's sensors.
         type: what it measures; ``spec`` is the matching ``*Spec``.
         id: the ``id`` attribute as written, ``None`` if absent.
-        update_rate: Hz, > 0; ``None`` for every cycle (absent, or 0 as Gazebo writes it).
+        name: unique among the robot's sensors; no white space or control character, as it
+            names the sensor's frame, topics and services.
+        update_rate: Hz, in [``limits.MIN_RATE``, ``limits.MAX_RATE``]; ``None`` for every
+            cycle (absent, or 0 as Gazebo writes it).
         parent_link: the link it is attached to.
         origin: (4, 4) float64 transform parent_link <- optical frame (z forward, x right,
             y down), read-only.
@@ -490,7 +502,7 @@ class Sensor(RecordEq):
     name: str
     type: SensorType
     id: str | None
-    update_rate: float | None = field(metadata={'bound': POSITIVE})
+    update_rate: float | None = field(metadata={'bound': RATE})
     parent_link: str
     origin: NDArray[np.float64]
     spec: SensorSpec
@@ -503,6 +515,12 @@ class Sensor(RecordEq):
         object.__setattr__(self, 'origin', as_transform(self.origin, 'origin'))
         if not self.name.strip():
             raise FieldError('name', 'must not be empty')
+        if any(c.isspace() or not c.isprintable() for c in self.name):
+            raise FieldError(
+                'name',
+                f'{self.name!r} has white space or a control character; it names the '
+                "sensor's frame and topics",
+            )
         if not self.parent_link:
             raise FieldError('parent_link', 'must not be empty')
         check_fields(self)

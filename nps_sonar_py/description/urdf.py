@@ -149,10 +149,11 @@ class Joint(RecordEq):
         axis = np.array(self.axis, dtype=np.float64)
         if axis.shape != (3,) or not all(math.isfinite(v) for v in axis.tolist()):
             raise FieldError('axis', 'must be 3 finite numbers')
-        norm = float(np.linalg.norm(axis))
-        if norm == 0.0:
+        largest = float(np.max(np.abs(axis)))
+        if largest == 0.0:
             raise FieldError('axis', 'must not be zero')
-        axis = axis / norm
+        axis = axis / largest  # first, so that the norm of 1e300 1e300 0 does not overflow
+        axis = axis / float(np.linalg.norm(axis))
         axis.flags.writeable = False
         object.__setattr__(self, 'axis', axis)
 
