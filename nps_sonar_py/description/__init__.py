@@ -23,7 +23,8 @@ Rules, in full in ``docs/description.md``:
 from __future__ import annotations
 
 from nps_sonar_py.description.geometry import Box, Cylinder, Geometry, Mesh, Shape, Sphere, Surface
-from nps_sonar_py.description.kinematics import JointType, joint_transform
+from nps_sonar_py.description.joints import Joint, JointLimit, JointType, Mimic
+from nps_sonar_py.description.kinematics import joint_transform
 from nps_sonar_py.description.sensor_specs import (
     BODY_TO_OPTICAL_TRANSFORM,
     DEFAULT_RAY_MAX_RANGE,
@@ -59,10 +60,7 @@ from nps_sonar_py.description.sensor_specs import (
 from nps_sonar_py.description.sensor_writer import sensor_to_xml
 from nps_sonar_py.description.urdf import (
     DEFAULT_SOURCE,
-    Joint,
-    JointLimit,
     Link,
-    Mimic,
     Robot,
     load_robot,
     parse_robot,
