@@ -1,6 +1,13 @@
-"""The exceptions of nps_sonar_py: one base class and one subclass per kind of input."""
+"""The exceptions of nps_sonar_py: one base class and one subclass per kind of input.
+
+And the one-line text of their messages: :func:`one_line` escapes what would break a line,
+:func:`joined_lines` joins the lines of another tool's message, :func:`error_line` is an
+exception as the one line a user reads.
+"""
 
 from __future__ import annotations
+
+import re
 
 __all__ = [
     'ConfigurationError',
@@ -8,6 +15,8 @@ __all__ = [
     'InputError',
     'NpsSonarError',
     'SceneError',
+    'error_line',
+    'joined_lines',
     'one_line',
 ]
 
@@ -29,6 +38,29 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         return text[:limit].translate(_ESCAPES) + '...'
     return text.translate(_ESCAPES)
+
+
+def joined_lines(text: str, separator: str = ' ') -> str:
+    """The lines of a message written on several (xacro's, rclpy's) as one :func:`one_line`.
+
+    White space in each line is collapsed, blank lines are left out, and the rest joined by
+    ``separator``.
+    """
+    lines = (' '.join(part.split()) for part in text.splitlines())
+    return one_line(separator.join(line for line in lines if line))
+
+
+#: rcl's C source location in its messages: ``, at ./src/rcl/node.c:120``.
+_RCL_LOCATION = re.compile(r',? at \S+\.(?:c|cc|cpp|h|hpp):\d+')
+
+
+def error_line(error: BaseException) -> str:
+    """``error`` as the one line a user reads: :func:`joined_lines` of its message.
+
+    rclpy's caret line (``^`` under a bad character) and rcl's source locations are left out.
+    """
+    lines = [line for line in str(error).splitlines() if line.strip(' ^')]
+    return _RCL_LOCATION.sub('', joined_lines('\n'.join(lines)))
 
 
 class NpsSonarError(Exception):

@@ -16,7 +16,9 @@ __all__ = [
     'MAX_LINEAR',
     'MAX_POSITION',
     'MAX_QUATERNION_NORM',
+    'MAX_RATE',
     'MIN_QUATERNION_NORM',
+    'MIN_RATE',
 ]
 
 #: Largest coordinate of a position, m: a thousand kilometres, beyond any tank, harbour or
@@ -46,3 +48,10 @@ MAX_JOINT_POSITION = 1e9
 #: quaternion (an unset orientation) plus rounding; the upper bound is its mirror.
 MIN_QUATERNION_NORM = 1e-6
 MAX_QUATERNION_NORM = 1e6
+
+#: Accepted band of a sensor's rate, Hz (readings, pings or scans per second, as a URDF
+#: ``update_rate`` writes it): from one reading in 11.6 days to a million a second, beyond
+#: any sensor described. Its period in nanoseconds, what a ROS timer takes, stays a whole and
+#: finite int64 (1e-12 Hz overflowed it, 1e12 Hz made it 0). A device may accept less.
+MIN_RATE = 1e-6
+MAX_RATE = 1e6

@@ -23,10 +23,12 @@ Rules, in full in ``docs/description.md``:
 from __future__ import annotations
 
 from nps_sonar_py.description.geometry import Box, Cylinder, Geometry, Mesh, Shape, Sphere, Surface
-from nps_sonar_py.description.kinematics import JointType, joint_transform
-from nps_sonar_py.description.sensors import (
+from nps_sonar_py.description.joints import Joint, JointLimit, JointType, Mimic
+from nps_sonar_py.description.kinematics import joint_transform
+from nps_sonar_py.description.sensor_specs import (
     BODY_TO_OPTICAL_TRANSFORM,
     DEFAULT_RAY_MAX_RANGE,
+    MAX_NOISE,
     MAX_RANGE,
     MAX_SCAN_RAYS,
     MAX_SCAN_RESOLUTION,
@@ -54,14 +56,11 @@ from nps_sonar_py.description.sensors import (
     SensorType,
     SonarSpec,
     UnreadSensor,
-    sensor_to_xml,
 )
+from nps_sonar_py.description.sensor_writer import sensor_to_xml
 from nps_sonar_py.description.urdf import (
     DEFAULT_SOURCE,
-    Joint,
-    JointLimit,
     Link,
-    Mimic,
     Robot,
     load_robot,
     parse_robot,
@@ -73,6 +72,7 @@ __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
     'DEFAULT_SOURCE',
+    'MAX_NOISE',
     'MAX_RANGE',
     'MAX_SCAN_RAYS',
     'MAX_SCAN_RESOLUTION',

@@ -23,6 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description.values import (
+    ANGLE,
+    COORDINATE,
     FRACTION,
     NON_NEGATIVE,
     FieldError,
@@ -169,11 +171,15 @@ class Shape(RecordEq):
 
 
 def parse_origin(el: Element | None) -> NDArray[np.float64]:
-    """4x4 transform of a URDF ``<origin xyz rpy>``; identity when ``el`` is ``None``."""
+    """4x4 transform of a URDF ``<origin xyz rpy>``; identity when ``el`` is ``None``.
+
+    ``xyz`` within :data:`~nps_sonar_py.limits.MAX_POSITION` m and ``rpy`` within
+    :data:`~nps_sonar_py.limits.MAX_ANGLE` rad, as in scene files and messages.
+    """
     if el is None:
         return np.eye(4)
-    xyz = vector_attribute(el, 'xyz', 3, (0.0, 0.0, 0.0))
-    rpy = vector_attribute(el, 'rpy', 3, (0.0, 0.0, 0.0))
+    xyz = vector_attribute(el, 'xyz', 3, (0.0, 0.0, 0.0), COORDINATE)
+    rpy = vector_attribute(el, 'rpy', 3, (0.0, 0.0, 0.0), ANGLE)
     return transform_from_xyz_rpy(xyz, rpy)
 
 

@@ -1,4 +1,4 @@
-"""URDF joint types (:class:`JointType`) and forward kinematics at given joint positions.
+"""Forward kinematics of URDF joints (``joints``) at given joint positions.
 
 Poses are computed one configuration at a time. A joint's transform is
 ``parent_link <- child_link = origin @ motion(q)``, where ``motion`` is a rotation of ``q``
@@ -16,30 +16,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from enum import Enum
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.description.joints import Joint, JointType
 from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.transforms import axis_angle_matrix, transform_from
 
-if TYPE_CHECKING:
-    from nps_sonar_py.description.urdf import Joint
-
-__all__ = ['JointType', 'chain_transform', 'joint_motion', 'joint_transform', 'resolve_positions']
-
-
-class JointType(Enum):
-    """URDF joint types; the value is the ``type`` attribute."""
-
-    FIXED = 'fixed'
-    REVOLUTE = 'revolute'
-    CONTINUOUS = 'continuous'
-    PRISMATIC = 'prismatic'
-    FLOATING = 'floating'
-    PLANAR = 'planar'
+__all__ = ['chain_transform', 'joint_motion', 'joint_transform', 'resolve_positions']
 
 
 _REVOLVING = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS})

@@ -12,7 +12,6 @@ the file is named ``FILE (xacro output)`` in errors.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -30,27 +29,24 @@ from nps_sonar_py.description.geometry import (
     parse_shape,
     parse_surface,
 )
+from nps_sonar_py.description.joints import Joint, JointLimit, JointType, Mimic
 from nps_sonar_py.description.kinematics import (
-    JointType,
     chain_transform,
     joint_transform,
     resolve_positions,
 )
-from nps_sonar_py.description.sensors import (
+from nps_sonar_py.description.sensor_reader import parse_gazebo_sensor, parse_sensor
+from nps_sonar_py.description.sensor_specs import (
     BODY_TO_OPTICAL_TRANSFORM,
     Sensor,
     SensorFrame,
     SensorType,
     UnreadSensor,
-    parse_gazebo_sensor,
-    parse_sensor,
 )
 from nps_sonar_py.description.values import (
     FRACTION,
     NON_NEGATIVE,
     FieldError,
-    RecordEq,
-    as_transform,
     check_fields,
 )
 from nps_sonar_py.description.xml import (
@@ -62,7 +58,7 @@ from nps_sonar_py.description.xml import (
     required_child,
     vector_attribute,
 )
-from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.errors import DescriptionError, joined_lines
 from nps_sonar_py.xml_input import (
     Element,
     check_regular_file,
@@ -76,11 +72,7 @@ from nps_sonar_py.xml_input import (
 
 __all__ = [
     'DEFAULT_SOURCE',
-    'Joint',
-    'JointLimit',
-    'JointType',
     'Link',
-    'Mimic',
     'Robot',
     'load_robot',
     'parse_robot',
@@ -90,72 +82,6 @@ __all__ = [
 DEFAULT_SOURCE = '<robot_description>'
 
 _XACRO_NAMESPACE = '{http://www.ros.org/wiki/xacro}'
-
-
-@dataclass(frozen=True)
-class JointLimit:
-    """``<limit>``: position range (radians or metres, ``lower <= upper``), effort and velocity."""
-
-    lower: float = 0.0
-    upper: float = 0.0
-    effort: float | None = field(default=None, metadata={'bound': NON_NEGATIVE})
-    velocity: float | None = field(default=None, metadata={'bound': NON_NEGATIVE})
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-        if self.upper < self.lower:
-            raise FieldError('upper', f'must be >= lower ({self.lower!r}), got {self.upper!r}')
-
-
-@dataclass(frozen=True)
-class Mimic:
-    """``<mimic joint multiplier offset>``: position = multiplier * position(joint) + offset."""
-
-    joint: str
-    multiplier: float = 1.0
-    offset: float = 0.0
-
-
-@dataclass(frozen=True, eq=False)
-class Joint(RecordEq):
-    """One URDF joint.
-
-    Attributes:
-        name: unique among the robot's joints.
-        type: how it moves.
-        parent: parent link name.
-        child: child link name.
-        origin: (4, 4) float64 transform parent_link <- joint frame at position 0, read-only.
-        axis: (3,) float64 unit axis in the joint frame (default 1 0 0), read-only.
-        limit: ``<limit>``, required for revolute and prismatic joints, else optional.
-        mimic: ``<mimic>``, if any.
-        source: the file (or ``'<robot_description>'``) it was read from.
-        line: its line there, ``None`` when built in code.
-
-    """
-
-    name: str
-    type: JointType
-    parent: str
-    child: str
-    origin: NDArray[np.float64]
-    axis: NDArray[np.float64] = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
-    limit: JointLimit | None = None
-    mimic: Mimic | None = None
-    source: str = '<code>'
-    line: int | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, 'origin', as_transform(self.origin, 'origin'))
-        axis = np.array(self.axis, dtype=np.float64)
-        if axis.shape != (3,) or not all(math.isfinite(v) for v in axis.tolist()):
-            raise FieldError('axis', 'must be 3 finite numbers')
-        norm = float(np.linalg.norm(axis))
-        if norm == 0.0:
-            raise FieldError('axis', 'must not be zero')
-        axis = axis / norm
-        axis.flags.writeable = False
-        object.__setattr__(self, 'axis', axis)
 
 
 @dataclass(frozen=True)
@@ -590,12 +516,6 @@ def parse_robot(
     )
 
 
-def _one_line(text: str) -> str:
-    """Xacro's message on one line: its lines joined by ``'; '``, white space collapsed."""
-    lines = (' '.join(part.split()) for part in text.splitlines())
-    return '; '.join(line for line in lines if line)
-
-
 def _xacro_error(path: str, err: Exception, xacro: Any) -> DescriptionError:
     """The one-line error of a failed expansion, at the file xacro was reading (and line).
 
@@ -614,7 +534,7 @@ def _xacro_error(path: str, err: Exception, xacro: Any) -> DescriptionError:
         if isinstance(cause, OSError) and cause.filename:
             detail = f'cannot read {cause.filename}: {cause.strerror or cause}'
         else:
-            detail = _one_line(str(err)) or type(err).__name__
+            detail = joined_lines(str(err), '; ') or type(err).__name__
     macros = [
         m.body.getAttribute('name')
         for m in getattr(xacro, 'macrostack', None) or []

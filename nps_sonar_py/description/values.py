@@ -16,10 +16,15 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.limits import MAX_ANGLE, MAX_POSITION, MAX_RATE, MIN_RATE
+
 __all__ = [
+    'ANGLE',
+    'COORDINATE',
     'FRACTION',
     'NON_NEGATIVE',
     'POSITIVE',
+    'RATE',
     'Bound',
     'FieldError',
     'RecordEq',
@@ -78,6 +83,13 @@ NON_NEGATIVE = Bound(low=0.0)
 POSITIVE = Bound(low=0.0, low_open=True)
 #: Coefficients such as the Lambert reflectivity.
 FRACTION = Bound(low=0.0, high=1.0)
+#: A coordinate of a position, m: the bound of scene files and messages (``limits``).
+COORDINATE = Bound(low=-MAX_POSITION, high=MAX_POSITION)
+#: An angle (of a roll-pitch-yaw, a scan), rad: as scene files and messages (``limits``).
+ANGLE = Bound(low=-MAX_ANGLE, high=MAX_ANGLE)
+#: A sensor's readings per second, Hz (``limits``): its period, in nanoseconds, stays a
+#: whole, finite int64 for a timer.
+RATE = Bound(low=MIN_RATE, high=MAX_RATE)
 
 
 def check_fields(record: Any) -> None:
@@ -99,8 +111,8 @@ def as_transform(value: ArrayLike, field: str) -> FloatArray:
     """Copy a rigid 4x4 transform as a read-only float64 array, checking that it is one.
 
     Raises:
-        FieldError: not 4x4, not finite, last row not ``0 0 0 1``, or rotation not orthonormal
-            (tolerance 1e-6).
+        FieldError: not 4x4, not finite, a translation beyond :data:`COORDINATE`, last row not
+            ``0 0 0 1``, or rotation not orthonormal (tolerance 1e-6).
 
     """
     m = np.array(value, dtype=np.float64)
@@ -111,6 +123,10 @@ def as_transform(value: ArrayLike, field: str) -> FloatArray:
     rows = m.tolist()
     if not all(math.isfinite(v) for row in rows for v in row):
         raise FieldError(field, 'must be finite')
+    for row in rows[:3]:
+        problem = COORDINATE.problem(row[3])
+        if problem:
+            raise FieldError(field, f'translation {[row[3] for row in rows[:3]]}: {problem}')
     if rows[3] != [0.0, 0.0, 0.0, 1.0]:
         raise FieldError(field, f'last row must be 0 0 0 1, got {rows[3]}')
     if not _is_rotation([row[:3] for row in rows[:3]]):

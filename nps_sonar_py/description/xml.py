@@ -10,10 +10,11 @@ rejects both at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
+from nps_sonar_py.description.values import Bound
 from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.xml_input import (
     Element,
@@ -29,6 +30,7 @@ from nps_sonar_py.xml_input import (
 
 __all__ = [
     'Located',
+    'check_bound',
     'describe',
     'fail',
     'find_value',
@@ -149,19 +151,33 @@ def parse_int(value: Located) -> int:
         value.fail(str(err))
 
 
-def parse_vector(value: Located, n: int) -> tuple[float, ...]:
-    """``n`` finite floats separated by white space, as URDF writes ``xyz="0 0 1"``."""
+def parse_vector(value: Located, n: int, bound: Bound | None = None) -> tuple[float, ...]:
+    """``n`` finite floats separated by white space, as URDF writes ``xyz="0 0 1"``.
+
+    With ``bound``, each must lie in it (:func:`check_bound`).
+    """
     try:
-        return parse_numbers(value.text, n)
+        numbers = parse_numbers(value.text, n)
     except NumberError as err:
         value.fail(str(err))
+    if bound is not None:
+        check_bound(value, numbers, bound)
+    return numbers
+
+
+def check_bound(value: Located, numbers: Iterable[float], bound: Bound, what: str = '') -> None:
+    """Fail at ``value`` (``what: problem``) at the first of ``numbers`` outside ``bound``."""
+    for number in numbers:
+        problem = bound.problem(number)
+        if problem is not None:
+            value.fail(f'{what}: {problem}' if what else problem)
 
 
 def vector_attribute(
-    el: Element, name: str, n: int, default: Sequence[float]
+    el: Element, name: str, n: int, default: Sequence[float], bound: Bound | None = None
 ) -> tuple[float, ...]:
-    """Attribute ``name`` of ``el`` as ``n`` floats, or ``default`` when absent."""
+    """Attribute ``name`` of ``el`` as ``n`` floats, each in ``bound``; ``default`` if absent."""
     text = el.get(name)
     if text is None:
         return tuple(float(v) for v in default)
-    return parse_vector(Located(text, el, f'{name}="{text}"'), n)
+    return parse_vector(Located(text, el, f'{name}="{text}"'), n, bound)

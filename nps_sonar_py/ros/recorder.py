@@ -49,13 +49,12 @@ from rosbags.typesys.store import Typestore
 
 from nps_sonar_py import plots
 from nps_sonar_py.ament import find_installed
-from nps_sonar_py.errors import ConfigurationError, NpsSonarError
+from nps_sonar_py.errors import ConfigurationError, NpsSonarError, error_line
 from nps_sonar_py.ros.startup import (
     OneLineParser,
     bad_input,
     catch_signals,
     init_rclpy,
-    one_line,
     rcl_error,
     seconds,
     spin_until_shutdown,
@@ -230,7 +229,7 @@ class BagRecorder:
         try:
             return self.node.resolve_topic_name(topic)
         except rcl_error() as error:
-            raise ConfigurationError(f'topic {topic!r}: {one_line(error)}') from None
+            raise ConfigurationError(f'topic {topic!r}: {error_line(error)}') from None
 
     def counts(self) -> dict[str, int]:
         """Messages written so far per topic."""

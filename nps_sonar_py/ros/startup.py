@@ -28,7 +28,6 @@ import atexit
 import importlib
 import math
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -37,7 +36,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
-from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.errors import NpsSonarError, error_line
 from nps_sonar_py.ros.heap import keep_heap
 
 if TYPE_CHECKING:
@@ -53,7 +52,6 @@ __all__ = [
     'catch_signals',
     'init_rclpy',
     'input_errors',
-    'one_line',
     'rcl_error',
     'run_node',
     'seconds',
@@ -180,16 +178,9 @@ def input_errors() -> tuple[type[Exception], ...]:
     )
 
 
-def one_line(error: BaseException) -> str:
-    """``error`` as one line: rclpy's caret line and rcl's source locations left out."""
-    lines = [line for line in str(error).splitlines() if line.strip(' ^')]
-    text = ' '.join(' '.join(lines).split())
-    return re.sub(r',? at \S+\.(?:c|cc|cpp|h|hpp):\d+', '', text)
-
-
 def bad_input(error: BaseException | str) -> int:
     """Print ``nps_sonar: <error>`` as one line on stderr; :data:`EXIT_BAD_INPUT`."""
-    text = error if isinstance(error, str) else one_line(error)
+    text = error if isinstance(error, str) else error_line(error)
     print(f'nps_sonar: {text}', file=sys.stderr, flush=True)
     return EXIT_BAD_INPUT
 

@@ -1,69 +1,48 @@
-"""Sensors of a robot description: the URDF ``<sensor>`` proposal and Gazebo's ``<sensor>``.
+"""The sensor records of a robot description: :class:`Sensor` and its ten typed specs.
 
-Two forms are read onto the same :class:`Sensor`:
-
-- the proposal (``<robot><sensor name type id update_rate><parent link/><origin/>...``),
-  whose ``<origin>`` is the sensor's optical frame (z forward, x right, y down);
-- Gazebo's (``<gazebo reference="link"><sensor name type>`` with SDF ``<pose>``,
-  ``<update_rate>``, ``<ray>``/``<lidar>`` or ``<sonar>``), whose pose is an x-forward body
-  frame: it is turned into the optical frame with ``OPTICAL_TO_BODY``, so that
-  ``Sensor.origin`` always means parent link <- optical frame.
-
-Each typed child (``<sonar>``, ``<ray>``, ``<camera>``, ...) becomes a frozen spec whose fields
-map onto XML by name. A value may be an attribute or a child element's text
-(``<sonar max="7"/>`` or ``<sonar><max>7</max></sonar>``), not both. The proposal form is
-read strictly (an unknown element or attribute is an error, so a typo cannot silently
-fall back to a default); the Gazebo form ignores what it does not read, as SDF has more.
-The field tables, defaults and constraints are in ``docs/description.md``.
+A :class:`Sensor` is one ``<sensor>`` of either form (the URDF proposal's or Gazebo's, see
+``sensor_reader``); ``Sensor.origin`` always means parent link <- optical frame (z forward,
+x right, y down). Each typed child (``<sonar>``, ``<ray>``, ``<camera>``, ...) is a frozen
+spec that checks its own fields when built, so a spec made in code is as valid as one read
+from a file. Its fields declare where they sit in XML (:class:`XmlField`), which
+``sensor_reader`` and ``sensor_writer`` follow. The field tables, defaults and constraints
+are in ``docs/description.md``.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, replace
 from enum import Enum
-from typing import Any, TypeVar, Union, cast
+from typing import Any, TypeVar, Union
 
 import numpy as np
-from lxml import etree
 from numpy.typing import NDArray
 
-from nps_sonar_py.description.geometry import parse_origin
 from nps_sonar_py.description.values import (
-    NON_NEGATIVE,
+    ANGLE,
     POSITIVE,
+    RATE,
     Bound,
     FieldError,
     RecordEq,
     as_transform,
     check_fields,
 )
-from nps_sonar_py.description.xml import (
-    Located,
-    describe,
-    fail,
-    find_value,
-    only_child,
-    parse_float,
-    parse_int,
-    parse_vector,
-    required_child,
-    to_text,
-)
-from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.noise_type import NoiseType
-from nps_sonar_py.transforms import OPTICAL_TO_BODY, matrix_to_rpy, rpy_to_matrix, transform_from
-from nps_sonar_py.xml_input import Element, children, local_name, required_attribute, source_of
+from nps_sonar_py.transforms import OPTICAL_TO_BODY, transform_from
 
 __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
+    'MAX_NOISE',
     'MAX_RANGE',
     'MAX_SCAN_RAYS',
     'MAX_SCAN_RESOLUTION',
     'MAX_SCAN_SAMPLES',
     'OPTICAL_TO_BODY_TRANSFORM',
+    'SPEC_CLASSES',
     'CameraSpec',
     'ContactSpec',
     'ForceTorqueFrame',
@@ -86,9 +65,9 @@ __all__ = [
     'SensorType',
     'SonarSpec',
     'UnreadSensor',
-    'parse_gazebo_sensor',
-    'parse_sensor',
-    'sensor_to_xml',
+    'ValueKind',
+    'XmlField',
+    'xml_field',
 ]
 
 #: 4x4 transform body (x forward) <- optical (z forward):
@@ -98,6 +77,7 @@ OPTICAL_TO_BODY_TRANSFORM.flags.writeable = False
 #: 4x4 transform optical <- body, the inverse of :data:`OPTICAL_TO_BODY_TRANSFORM`.
 BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY.T, np.zeros(3))
 BODY_TO_OPTICAL_TRANSFORM.flags.writeable = False
+
 
 #: Maximum range of a ``<ray>`` without ``<range><max>``, in metres (the proposal says only
 #: "finite").
@@ -120,7 +100,13 @@ MAX_SCAN_SAMPLES = MAX_SCAN_RAYS
 #: the rays are interpolated; any positive value is allowed there.)
 MAX_SCAN_RESOLUTION = 1000.0
 
+#: Largest mean, standard deviation or precision of a ``<noise>``, in the measurement's unit:
+#: far beyond any sensor's noise, so that noisy readings and their squares stay finite.
+MAX_NOISE = 1e6
+
 _AT_LEAST_ONE = Bound(low=1.0)
+_NOISE = Bound(low=-MAX_NOISE, high=MAX_NOISE)
+_NOISE_SIZE = Bound(low=0.0, high=MAX_NOISE)
 _RANGE = Bound(low=0.0, high=MAX_RANGE)
 _POSITIVE_RANGE = Bound(low=0.0, high=MAX_RANGE, low_open=True)
 _FIELD_OF_VIEW = Bound(low=0.0, high=2.0 * math.pi, low_open=True)
@@ -170,34 +156,75 @@ class MeasureDirection(Enum):
     CHILD_TO_PARENT = 'child_to_parent'
 
 
-# Field declarations: 'kind' says how the XML text is read, 'xml' lists the paths the value may
-# be found at (alternatives, '/' between nested elements), 'bound' is checked on construction.
+# Field declarations: each spec field says, in an `XmlField` under the metadata key 'xml', how
+# its XML text is read and where the value may be written; 'bound' is checked on construction.
+
+
+class ValueKind(Enum):
+    """How the XML of a spec field is read."""
+
+    FLOAT = 'float'  #: a finite number
+    INT = 'int'  #: an integer, no fraction or exponent
+    TEXT = 'text'  #: non-empty text, stripped
+    CHOICE = 'choice'  #: one of an Enum's values
+    SPEC = 'spec'  #: a nested spec, read from a child element
+
+
+@dataclass(frozen=True)
+class XmlField:
+    """Where and how a spec field is written in XML (read by the sensor reader and writer).
+
+    Attributes:
+        kind: how the text is read.
+        paths: the places the value may be written, alternatives, ``'/'`` between nested
+            elements; the first is where the writer puts it. Empty: the field's name.
+        choices: the Enum of a ``CHOICE`` field.
+        required: must be written even though the field has a default (SDF's ``<noise type>``).
+
+    """
+
+    kind: ValueKind
+    paths: tuple[str, ...] = ()
+    choices: type[Enum] | None = None
+    required: bool = False
+
+
+def xml_field(f: Field[Any]) -> XmlField:
+    """The XML declaration of the spec field ``f``, its ``paths`` filled in."""
+    declared = f.metadata['xml']
+    if not isinstance(declared, XmlField):
+        raise TypeError(f'field {f.name!r} declares no XmlField')
+    return declared if declared.paths else replace(declared, paths=(f.name,))
 
 
 def _number(
     default: Any = MISSING, *, bound: Bound | None = None, xml: str | tuple[str, ...] = ()
 ) -> Any:
-    return field(default=default, metadata={'kind': 'float', 'bound': bound, 'xml': _paths(xml)})
+    return field(
+        default=default, metadata={'xml': XmlField(ValueKind.FLOAT, _paths(xml)), 'bound': bound}
+    )
 
 
 def _integer(
     default: Any = MISSING, *, bound: Bound | None = None, xml: str | tuple[str, ...] = ()
 ) -> Any:
-    return field(default=default, metadata={'kind': 'int', 'bound': bound, 'xml': _paths(xml)})
+    return field(
+        default=default, metadata={'xml': XmlField(ValueKind.INT, _paths(xml)), 'bound': bound}
+    )
 
 
 def _text(default: Any = MISSING, *, xml: str | tuple[str, ...] = ()) -> Any:
-    return field(default=default, metadata={'kind': 'text', 'xml': _paths(xml)})
+    return field(default=default, metadata={'xml': XmlField(ValueKind.TEXT, _paths(xml))})
 
 
 def _choice(enum: type[Enum], *, required_in_xml: bool = False) -> dict[str, Any]:
     """Metadata of an Enum field, read by value."""
-    return {'kind': 'choice', 'enum': enum, 'required_in_xml': required_in_xml}
+    return {'xml': XmlField(ValueKind.CHOICE, choices=enum, required=required_in_xml)}
 
 
 def _nested(*, xml: str | tuple[str, ...] = ()) -> dict[str, Any]:
     """Metadata of a nested spec field; its class is the field's ``default_factory``."""
-    return {'kind': 'spec', 'xml': _paths(xml)}
+    return {'xml': XmlField(ValueKind.SPEC, _paths(xml))}
 
 
 def _paths(xml: str | tuple[str, ...]) -> tuple[str, ...]:
@@ -216,17 +243,17 @@ class Noise:
     """SDF ``<noise>``: Gaussian noise added to a measurement, in the measurement's unit.
 
     ``precision`` quantises the result for ``gaussian_quantized`` (0: none). Inside ``<noise>``,
-    ``type`` is required, as in SDF.
+    ``type`` is required, as in SDF. Every value is at most ``MAX_NOISE`` in size.
     """
 
     type: NoiseType = field(
         default=NoiseType.NONE, metadata=_choice(NoiseType, required_in_xml=True)
     )
-    mean: float = _number(0.0)
-    stddev: float = _number(0.0, bound=NON_NEGATIVE)
-    bias_mean: float = _number(0.0)
-    bias_stddev: float = _number(0.0, bound=NON_NEGATIVE)
-    precision: float = _number(0.0, bound=NON_NEGATIVE)
+    mean: float = _number(0.0, bound=_NOISE)
+    stddev: float = _number(0.0, bound=_NOISE_SIZE)
+    bias_mean: float = _number(0.0, bound=_NOISE)
+    bias_stddev: float = _number(0.0, bound=_NOISE_SIZE)
+    precision: float = _number(0.0, bound=_NOISE_SIZE)
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -259,7 +286,8 @@ class ScanAxis:
     """``<horizontal>`` or ``<vertical>`` of a ray sensor: its readings and the rays cast for them.
 
     ``samples`` readings (1 to ``MAX_SCAN_SAMPLES``), evenly spaced from ``min_angle`` to
-    ``max_angle`` (radians, ``max_angle >= min_angle``; one sample sits in the middle).
+    ``max_angle`` (radians within ``limits.MAX_ANGLE``, ``max_angle >= min_angle``; one sample
+    sits in the middle).
     ``resolution`` (in (0, ``MAX_SCAN_RESOLUTION``]) multiplies ``samples`` to give the number
     of rays cast, :attr:`rays` ``= max(1, round(samples * resolution))``: above 1 a reading is
     the mean of its rays, below 1 it is interpolated between its two neighbouring rays
@@ -269,8 +297,8 @@ class ScanAxis:
 
     samples: int = _integer(1, bound=Bound(low=1.0, high=MAX_SCAN_SAMPLES))
     resolution: float = _number(1.0, bound=Bound(low=0.0, high=MAX_SCAN_RESOLUTION, low_open=True))
-    min_angle: float = _number(0.0)
-    max_angle: float = _number(0.0)
+    min_angle: float = _number(0.0, bound=ANGLE)
+    max_angle: float = _number(0.0, bound=ANGLE)
 
     def __post_init__(self) -> None:
         check_fields(self)  # bounds samples and resolution, so `rays` is a small product
@@ -455,7 +483,10 @@ class Sensor(RecordEq):
         name: unique among the robot's sensors.
         type: what it measures; ``spec`` is the matching ``*Spec``.
         id: the ``id`` attribute as written, ``None`` if absent.
-        update_rate: Hz, > 0; ``None`` for every cycle (absent, or 0 as Gazebo writes it).
+        name: unique among the robot's sensors; no white space or control character, as it
+            names the sensor's frame, topics and services.
+        update_rate: Hz, in [``limits.MIN_RATE``, ``limits.MAX_RATE``]; ``None`` for every
+            cycle (absent, or 0 as Gazebo writes it).
         parent_link: the link it is attached to.
         origin: (4, 4) float64 transform parent_link <- optical frame (z forward, x right,
             y down), read-only.
@@ -471,7 +502,7 @@ class Sensor(RecordEq):
     name: str
     type: SensorType
     id: str | None
-    update_rate: float | None = field(metadata={'bound': POSITIVE})
+    update_rate: float | None = field(metadata={'bound': RATE})
     parent_link: str
     origin: NDArray[np.float64]
     spec: SensorSpec
@@ -484,6 +515,12 @@ class Sensor(RecordEq):
         object.__setattr__(self, 'origin', as_transform(self.origin, 'origin'))
         if not self.name.strip():
             raise FieldError('name', 'must not be empty')
+        if any(c.isspace() or not c.isprintable() for c in self.name):
+            raise FieldError(
+                'name',
+                f'{self.name!r} has white space or a control character; it names the '
+                "sensor's frame and topics",
+            )
         if not self.parent_link:
             raise FieldError('parent_link', 'must not be empty')
         check_fields(self)
@@ -563,345 +600,3 @@ class UnreadSensor:
     reference: str | None
     source: str
     line: int | None
-
-
-# --- reading specs --------------------------------------------------------------------------
-
-
-class _SpecReader:
-    """Reads spec dataclasses from XML by their field declarations and remembers what it read.
-
-    With ``strict``, :meth:`check_unknown` then rejects any element or attribute that no field
-    asked for.
-    """
-
-    def __init__(self, *, strict: bool) -> None:
-        self.strict = strict
-        self._children: dict[Element, set[str]] = {}
-        self._attributes: dict[Element, set[str]] = {}
-
-    def _visit(self, el: Element) -> None:
-        self._children.setdefault(el, set())
-        self._attributes.setdefault(el, set())
-
-    def _descend(self, el: Element, segments: list[str]) -> Element | None:
-        node = el
-        for segment in segments:
-            self._visit(node)
-            self._children[node].add(segment)
-            child = only_child(node, segment)
-            if child is None:
-                return None
-            node = child
-        self._visit(node)
-        return node
-
-    def read(self, cls: type, el: Element) -> Any:
-        """Read the spec ``cls`` from ``el``; fields not written keep their defaults."""
-        self._visit(el)
-        values: dict[str, Any] = {}
-        where: dict[str, Element] = {}
-        for f in fields(cls):
-            meta = f.metadata
-            paths = meta.get('xml') or (f.name,)
-            found: list[tuple[str, Any]] = []
-            for path in paths:
-                *containers, leaf = path.split('/')
-                node = self._descend(el, containers)
-                if node is None:
-                    continue
-                self._children[node].add(leaf)
-                if meta['kind'] == 'spec':
-                    item: Any = only_child(node, leaf)
-                else:
-                    self._attributes[node].add(leaf)
-                    item = find_value(node, leaf)
-                if item is not None:
-                    found.append((path, item))
-            if len(found) > 1:
-                second = found[1][1]
-                fail(
-                    second if meta['kind'] == 'spec' else second.element,
-                    f'{f.name} given twice: as <{found[0][0]}> and as <{found[1][0]}>',
-                )
-            if not found:
-                required = f.default is MISSING and f.default_factory is MISSING
-                if required or meta.get('required_in_xml'):
-                    self._missing(el, paths[0], spec=meta['kind'] == 'spec')
-                continue
-            item = found[0][1]
-            if meta['kind'] == 'spec':
-                values[f.name] = self.read(cast(type, f.default_factory), item)
-                where[f.name] = item
-            else:
-                values[f.name] = self._convert(meta, item)
-                where[f.name] = item.element
-        try:
-            return cls(**values)
-        except FieldError as err:
-            fail(where.get(err.field, el), f'{err.field}: {err.problem}')
-
-    @staticmethod
-    def _missing(el: Element, path: str, *, spec: bool) -> None:
-        *containers, leaf = path.split('/')
-        node = el
-        for segment in containers:
-            child = only_child(node, segment)
-            if child is None:
-                fail(node, f'missing <{segment}>')
-            node = child
-        fail(node, f'missing <{leaf}>' if spec else f'missing {leaf} (attribute or element)')
-
-    @staticmethod
-    def _convert(meta: Any, value: Located) -> Any:
-        kind = meta['kind']
-        if kind == 'float':
-            return parse_float(value)
-        if kind == 'int':
-            return parse_int(value)
-        text = value.text.strip()
-        if kind == 'text':
-            if not text:
-                value.fail('must not be empty')
-            return text
-        enum = meta['enum']
-        try:
-            return enum(text)
-        except ValueError:
-            options = ', '.join(e.value for e in enum)
-            value.fail(f'{text!r} is not one of {options}')
-
-    def check_unknown(self) -> None:
-        """Reject elements and attributes that no field read (strict reading only)."""
-        if not self.strict:
-            return
-        for el, allowed in self._children.items():
-            for child in children(el):
-                if child.tag not in allowed:
-                    expected = ', '.join(f'<{a}>' for a in sorted(allowed)) or 'no elements'
-                    problem = f'unknown element <{local_name(child)}> in <{local_name(el)}>'
-                    fail(child, f'{problem}; expected {expected}')
-            for name in el.attrib:
-                if name not in self._attributes[el]:
-                    expected = ', '.join(sorted(self._attributes[el])) or 'no attributes'
-                    fail(el, f'unknown attribute {name}; expected {expected}')
-
-
-# --- reading sensors ------------------------------------------------------------------------
-
-_URDF_ATTRIBUTES = frozenset({'name', 'type', 'id', 'update_rate'})
-
-
-def _update_rate(value: Located | None) -> float | None:
-    if value is None:
-        return None
-    rate = parse_float(value)
-    if rate < 0.0:
-        value.fail(f'must be >= 0 (0: every cycle), got {rate!r}')
-    return rate if rate > 0.0 else None
-
-
-def _sensor_type(el: Element, text: str) -> SensorType:
-    try:
-        return SensorType(text)
-    except ValueError:
-        options = ', '.join(t.value for t in SensorType)
-        fail(el, f'unknown sensor type {text!r}; expected one of {options}')
-
-
-def _check_parent(el: Element, link: str, links: frozenset[str] | set[str]) -> None:
-    if link not in links:
-        fail(el, f'unknown link {link!r}')
-
-
-def _build(el: Element, **kwargs: Any) -> Sensor:
-    try:
-        return Sensor(**kwargs, source=source_of(el), line=el.sourceline)
-    except FieldError as err:
-        fail(el, f'{err.field}: {err.problem}')
-
-
-def parse_sensor(el: Element, links: frozenset[str] | set[str]) -> Sensor:
-    """Read a proposal-form ``<sensor>``; ``links``: the robot's link names (for ``<parent>``)."""
-    for name in el.attrib:
-        if name not in _URDF_ATTRIBUTES:
-            fail(el, f'unknown attribute {name}; expected name, type, id, update_rate')
-    name = required_attribute(el, 'name', DescriptionError, element=describe(el))
-    if not name.strip():
-        fail(el, 'name must not be empty')
-    sensor_type = _sensor_type(
-        el, required_attribute(el, 'type', DescriptionError, element=describe(el))
-    )
-    rate_text = el.get('update_rate')
-    rate = _update_rate(
-        None if rate_text is None else Located(rate_text, el, f'update_rate="{rate_text}"')
-    )
-    parent = required_child(el, 'parent')
-    parent_link = required_attribute(parent, 'link', DescriptionError, element=describe(parent))
-    _check_parent(parent, parent_link, links)
-    origin = parse_origin(only_child(el, 'origin'))
-    gazebo_el = only_child(el, 'gazebo')
-    gazebo = (
-        None
-        if gazebo_el is None
-        else etree.tostring(gazebo_el, encoding='unicode', with_tail=False)
-    )
-
-    typed = sensor_type.value
-    for child in children(el):
-        tag = local_name(child)
-        if tag in ('parent', 'origin', 'gazebo', typed):
-            continue
-        if tag in {t.value for t in SensorType}:
-            fail(child, f'<{tag}> does not belong in a {typed} sensor')
-        fail(child, f'unknown element <{tag}>; expected <parent>, <origin>, <gazebo> or <{typed}>')
-    cls = SPEC_CLASSES[sensor_type]
-    typed_el = only_child(el, typed)
-    if typed_el is None:
-        if any(f.default is MISSING and f.default_factory is MISSING for f in fields(cls)):
-            fail(el, f'missing <{typed}>')
-        spec = cls()
-    else:
-        reader = _SpecReader(strict=True)
-        spec = reader.read(cls, typed_el)
-        reader.check_unknown()
-    return _build(
-        el,
-        name=name,
-        type=sensor_type,
-        id=el.get('id'),
-        update_rate=rate,
-        parent_link=parent_link,
-        origin=origin,
-        spec=spec,
-        gazebo=gazebo,
-        form=SensorForm.URDF,
-    )
-
-
-#: Gazebo sensor types read, with the SensorType and the child elements holding their parameters.
-_GAZEBO_TYPES: dict[str, tuple[SensorType, tuple[str, ...]]] = {
-    'ray': (SensorType.RAY, ('ray', 'lidar')),
-    'gpu_ray': (SensorType.RAY, ('ray', 'lidar')),
-    'lidar': (SensorType.RAY, ('ray', 'lidar')),
-    'gpu_lidar': (SensorType.RAY, ('ray', 'lidar')),
-    'sonar': (SensorType.SONAR, ('sonar',)),
-}
-
-
-def _sdf_pose(el: Element | None, reference: str) -> NDArray[np.float64]:
-    """4x4 transform of an SDF ``<pose>x y z roll pitch yaw</pose>``, from the reference link."""
-    if el is None:
-        return np.eye(4)
-    for key in ('relative_to', 'frame'):
-        frame = el.get(key)
-        if frame not in (None, '', reference):
-            fail(el, f'{key}="{frame}": only poses relative to the reference link are supported')
-    rotation_format = el.get('rotation_format', 'euler_rpy')
-    if rotation_format != 'euler_rpy':
-        fail(el, f'rotation_format="{rotation_format}": only euler_rpy is supported')
-    degrees = el.get('degrees', 'false').strip().lower()
-    if degrees not in ('true', 'false', '1', '0'):
-        fail(el, f'degrees="{degrees}" is not a boolean')
-    x, y, z, roll, pitch, yaw = parse_vector(Located(to_text(el), el, ''), 6)
-    rpy = np.array([roll, pitch, yaw])
-    if degrees in ('true', '1'):
-        rpy = np.radians(rpy)
-    return transform_from(rpy_to_matrix(rpy), (x, y, z))
-
-
-def parse_gazebo_sensor(
-    el: Element,
-    reference: str | None,
-    links: frozenset[str] | set[str],
-) -> Sensor | UnreadSensor:
-    """Read a ``<sensor>`` inside ``<gazebo reference="...">``; only ray-like and sonar types."""
-    name = required_attribute(el, 'name', DescriptionError, element=describe(el))
-    type_text = required_attribute(el, 'type', DescriptionError, element=describe(el)).strip()
-    if type_text not in _GAZEBO_TYPES:
-        return UnreadSensor(name, type_text, reference, source_of(el), el.sourceline)
-    if not name.strip():
-        fail(el, 'name must not be empty')
-    gazebo_el = el.getparent()
-    if reference is None:
-        fail(
-            gazebo_el if gazebo_el is not None else el,
-            'a Gazebo <sensor> needs <gazebo reference="link">',
-        )
-    if reference not in links:
-        fail(gazebo_el if gazebo_el is not None else el, f'unknown link {reference!r}')
-    sensor_type, tags = _GAZEBO_TYPES[type_text]
-    typed = [c for c in children(el) if c.tag in tags]
-    if len(typed) > 1:
-        fail(typed[1], f'<{local_name(typed[1])}> given more than once')
-    cls = SPEC_CLASSES[sensor_type]
-    spec = _SpecReader(strict=False).read(cls, typed[0]) if typed else cls()
-    rate_el = only_child(el, 'update_rate')
-    rate = _update_rate(None if rate_el is None else Located(to_text(rate_el), rate_el, ''))
-    origin = _sdf_pose(only_child(el, 'pose'), reference) @ OPTICAL_TO_BODY_TRANSFORM
-    return _build(
-        el,
-        name=name,
-        type=sensor_type,
-        id=None,
-        update_rate=rate,
-        parent_link=reference,
-        origin=origin,
-        spec=spec,
-        gazebo=etree.tostring(el, encoding='unicode', with_tail=False),
-        form=SensorForm.GAZEBO,
-    )
-
-
-# --- writing --------------------------------------------------------------------------------
-
-
-def _format(value: Any) -> str:
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def _write_spec(spec: Any, el: Element) -> None:
-    for f in fields(spec):
-        value = getattr(spec, f.name)
-        if value is None:
-            continue
-        path = (f.metadata.get('xml') or (f.name,))[0]
-        *containers, leaf = path.split('/')
-        node = el
-        for segment in containers:
-            existing = only_child(node, segment)
-            node = existing if existing is not None else etree.SubElement(node, segment)
-        child = etree.SubElement(node, leaf)
-        if f.metadata['kind'] == 'spec':
-            _write_spec(value, child)
-        else:
-            child.text = _format(value)
-
-
-def sensor_to_xml(sensor: Sensor) -> str:
-    """Write ``sensor`` as a proposal-form ``<sensor>``, values as elements; it reads back equal.
-
-    A Gazebo-form sensor is written in the proposal form, without its Gazebo XML.
-    """
-    el = etree.Element('sensor', name=sensor.name, type=sensor.type.value)
-    if sensor.id is not None:
-        el.set('id', sensor.id)
-    if sensor.update_rate is not None:
-        el.set('update_rate', repr(float(sensor.update_rate)))
-    etree.SubElement(el, 'parent', link=sensor.parent_link)
-    xyz = sensor.origin[:3, 3]
-    rpy = matrix_to_rpy(sensor.origin[:3, :3])
-    etree.SubElement(
-        el,
-        'origin',
-        xyz=' '.join(repr(float(v)) for v in xyz),
-        rpy=' '.join(repr(float(v)) for v in rpy),
-    )
-    _write_spec(sensor.spec, etree.SubElement(el, sensor.type.value))
-    if sensor.gazebo is not None and sensor.form is SensorForm.URDF:
-        el.append(etree.fromstring(sensor.gazebo))
-    return str(etree.tostring(el, encoding='unicode', pretty_print=True))
