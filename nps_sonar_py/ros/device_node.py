@@ -143,7 +143,7 @@ class DeviceNode(Node):
         self.outputs: Output = outputs_for(self.rig.device, self.output_context, self.settings)
         diagnostics_rate = output.diagnostics_rate
         self.diagnostics = Diagnostics(
-            self.output_context, lambda: self.rig.device.period, publish=diagnostics_rate > 0.0
+            self.output_context, lambda: self.rig.device.period, enabled=diagnostics_rate > 0.0
         )
         if diagnostics_rate > 0.0:
             self.create_timer(

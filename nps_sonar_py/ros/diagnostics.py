@@ -68,17 +68,17 @@ class Diagnostics:
     """The ``/diagnostics`` status of a device node and its falling-behind warning.
 
     ``period`` gives the device's configured period now (it changes with the rate);
-    ``publish``: whether the status goes out (``diagnostics_rate`` above 0).
+    ``enabled``: whether the status goes out (``diagnostics_rate`` above 0).
     """
 
     def __init__(
-        self, context: OutputContext, period: Callable[[], float], *, publish: bool
+        self, context: OutputContext, period: Callable[[], float], *, enabled: bool
     ) -> None:
         self.context = context
         self.period = period
         self.rates = ReadingRate()
         self._behind = False
-        self.publisher = context.publisher(DiagnosticArray, '/diagnostics') if publish else None
+        self.publisher = context.publisher(DiagnosticArray, '/diagnostics') if enabled else None
 
     def status(self, now: float) -> DiagnosticStatus:
         """The node's status at node time ``now`` (seconds); warns in the log on falling behind."""
