@@ -21,7 +21,10 @@ read on a schedule ``t0 + k * period``: a tick takes every reading that is due, 
 with its own time; more than a cycle behind, the schedule slips (a throttled warning says
 so). Other devices are read once per tick, stamped with the tick's time.
 
-Every device serves the Ranger services (``ros/services.py``). A subclass says only what is
+Every device serves the Ranger services (``ros/services.py``). The output and the
+diagnostics get of the node only its :class:`~nps_sonar_py.ros.context.OutputContext`, made
+here once; after new settings are applied, the output is made anew of them and of the
+device (keeping its publishers). A subclass says only what is
 particular to it: the kind of setup its device is built from (:attr:`SETUP`, whose records
 are its parameters with those of every node), any settings records of its own
 (:attr:`EXTRA_RECORDS`) and whether run-time settings may change (:attr:`RECONFIGURABLE`).
@@ -43,6 +46,7 @@ from nps_sonar_py.devices import DeviceSetup, Rig, load_robot_from
 from nps_sonar_py.devices.build import make_setup, robot_root_pose, setup_records
 from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotSettings
 from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.ros.context import OutputContext, Publishers
 from nps_sonar_py.ros.conversions import beam_markers
 from nps_sonar_py.ros.diagnostics import Diagnostics
 from nps_sonar_py.ros.motion import (
@@ -52,7 +56,7 @@ from nps_sonar_py.ros.motion import (
     SharedTf,
     guard_sim_clock,
 )
-from nps_sonar_py.ros.outputs import outputs_for
+from nps_sonar_py.ros.outputs import Output, outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.services import RangerServices
@@ -118,7 +122,9 @@ class DeviceNode(Node):
         self.raycaster = raycaster
         self.rig = Rig(robot, self.setup(self.settings), raycaster, world_from_root)
         output = self.settings[OutputSettings]
-        self.qos = publisher_qos(output.qos_reliability, output.qos_depth)
+        self.output_publishers = Publishers(
+            self, publisher_qos(output.qos_reliability, output.qos_depth)
+        )
         self.ranger_services = RangerServices(
             self,
             self.rig,
@@ -126,8 +132,23 @@ class DeviceNode(Node):
             on_change=self._restart,
             refusal=lambda: self.outputs.refusal(),
         )
-        self.outputs = outputs_for(self)
-        self.diagnostics = Diagnostics(self, output.diagnostics_rate)
+        self.output_context = OutputContext(
+            name=self.rig.mount.name,
+            frame=self.rig.device.geometry.device_frame,
+            node_name=self.get_fully_qualified_name(),
+            publisher=self.output_publishers,
+            logger=self.get_logger(),
+            state=self.ranger_services,
+        )
+        self.outputs: Output = outputs_for(self.rig.device, self.output_context, self.settings)
+        diagnostics_rate = output.diagnostics_rate
+        self.diagnostics = Diagnostics(
+            self.output_context, lambda: self.rig.device.period, enabled=diagnostics_rate > 0.0
+        )
+        if diagnostics_rate > 0.0:
+            self.create_timer(
+                1.0 / diagnostics_rate, lambda: self.diagnostics.publish(self.get_clock().now())
+            )
         motion = self.settings[MotionSettings]
         self.motion = Motion(
             self,
@@ -152,10 +173,9 @@ class DeviceNode(Node):
         )
         self._marker_period = 1.0 / output.marker_rate if output.marker_rate > 0.0 else None
         self._next_marker = float('-inf')
-        self._marker_publishers: dict[str, Any] = {}
         if self._marker_period is not None:
             for beam in self.rig.device.beams():
-                self._marker_publisher(beam.frame)
+                self.output_publishers(Marker, f'{beam.frame}/markers')
         self._pending: tuple[Settings, Any] | None = None
         self._t0: int | None = None
         self._next = 0
@@ -170,15 +190,8 @@ class DeviceNode(Node):
         return make_setup(self.SETUP, settings.__getitem__)
 
     def describe(self) -> str:
-        """One line on the device, logged at start and after a change."""
-        device = self.rig.device
-        c = device.ranger_config()
-        return (
-            f'{type(device).__name__} "{self.rig.mount.name}": '
-            f'{c.min_angle:.4f}..{c.max_angle:.4f} rad every {c.angular_resolution:.6f} rad, '
-            f'{c.min_range:g}..{c.max_range:g} m, {c.frequency:g} readings/s, '
-            f'frame "{device.geometry.device_frame}"'
-        )
+        """One line on the device (its output's), logged at start and after a change."""
+        return self.outputs.describe()
 
     # --- run-time settings ---------------------------------------------------------------------
 
@@ -208,6 +221,7 @@ class DeviceNode(Node):
             self.ranger_services.refresh()
             if self.rig.device.period != period:
                 self._restart()
+        self.outputs = outputs_for(self.rig.device, self.output_context, self.settings)
         self.get_logger().info(self.describe())
 
     # --- the schedule ----------------------------------------------------------------------------
@@ -280,13 +294,6 @@ class DeviceNode(Node):
             return
         self._next_marker = seconds + self._marker_period
         for beam in self.rig.device.beams():
-            publisher = self._marker_publisher(beam.frame)
+            publisher = self.output_publishers(Marker, f'{beam.frame}/markers')
             for marker in beam_markers(beam, stamp=stamp):
                 publisher.publish(marker)
-
-    def _marker_publisher(self, frame: str) -> Any:
-        publisher = self._marker_publishers.get(frame)
-        if publisher is None:
-            publisher = self.create_publisher(Marker, f'{frame}/markers', self.qos)
-            self._marker_publishers[frame] = publisher
-        return publisher

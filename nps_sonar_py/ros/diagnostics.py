@@ -6,19 +6,20 @@ on ``/diagnostics`` (where ``diagnostic_aggregator``, ``rqt_robot_monitor`` and
 values are the configured and achieved rates, the readings so far, the node time of the
 last reading and what it cost. The level is WARN while the node reads at less than 90 % of
 its configured rate over the last window (a configuration the machine cannot hold), with
-a warning in the log each time it starts falling behind.
+a warning in the log each time it starts falling behind. The node's timer calls
+:meth:`Diagnostics.publish`; what the status reads of the node is its ``OutputContext``.
 """
 
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.time import Time
 from std_msgs.msg import Header
 
-if TYPE_CHECKING:
-    from nps_sonar_py.ros.device_node import DeviceNode
+from nps_sonar_py.ros.context import OutputContext
 
 __all__ = ['BEHIND', 'Diagnostics', 'ReadingRate']
 
@@ -64,26 +65,30 @@ class ReadingRate:
 
 
 class Diagnostics:
-    """The ``/diagnostics`` status of a device node and its falling-behind warning."""
+    """The ``/diagnostics`` status of a device node and its falling-behind warning.
 
-    def __init__(self, node: DeviceNode, rate: float) -> None:
-        self.node = node
+    ``period`` gives the device's configured period now (it changes with the rate);
+    ``enabled``: whether the status goes out (``diagnostics_rate`` above 0).
+    """
+
+    def __init__(
+        self, context: OutputContext, period: Callable[[], float], *, enabled: bool
+    ) -> None:
+        self.context = context
+        self.period = period
         self.rates = ReadingRate()
         self._behind = False
-        self.publisher = None
-        if rate > 0.0:
-            self.publisher = node.create_publisher(DiagnosticArray, '/diagnostics', node.qos)
-            node.create_timer(1.0 / rate, self.publish)
+        self.publisher = context.publisher(DiagnosticArray, '/diagnostics') if enabled else None
 
     def status(self, now: float) -> DiagnosticStatus:
         """The node's status at node time ``now`` (seconds); warns in the log on falling behind."""
-        node = self.node
-        configured = 1.0 / node.rig.device.period
+        context = self.context
+        configured = 1.0 / self.period()
         achieved = self.rates.rate(now)
-        powered = node.ranger_services.powered
+        powered = context.state.powered
         behind = powered and achieved is not None and achieved < BEHIND * configured
         if behind and not self._behind:
-            node.get_logger().warning(
+            context.logger.warning(
                 f'falling behind: {achieved:.3g} of {configured:g} readings/s; this machine '
                 'cannot '
                 'hold the configuration (lower the rate, the rays or the bins)'
@@ -109,15 +114,14 @@ class Diagnostics:
         }
         return DiagnosticStatus(
             level=level,
-            name=f'{node.get_fully_qualified_name()}: {node.rig.mount.name}',
+            name=f'{context.node_name}: {context.name}',
             message=message,
-            hardware_id=node.rig.device.geometry.device_frame,
+            hardware_id=context.frame,
             values=[KeyValue(key=k, value=v) for k, v in values.items()],
         )
 
-    def publish(self) -> None:
-        """Publish the status now (the timer's callback); nothing before the clock runs."""
-        now = self.node.get_clock().now()
+    def publish(self, now: Time) -> None:
+        """Publish the status at node time ``now`` (the timer calls); nothing before the clock."""
         if now.nanoseconds == 0 or self.publisher is None:
             return
         status = self.status(now.nanoseconds * 1e-9)

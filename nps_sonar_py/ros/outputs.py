@@ -15,12 +15,17 @@ Both scanning kinds also publish, each switched by ``ImageSettings``, ``sensor_m
 after their other messages: ``<device>/image_polar`` (32FC1), ``<device>/image_polar_db``
 (mono8/mono16) and ``<device>/image`` (Cartesian); a sweep's are of its latest sweep, per
 sweep or per step (``sensing/images.py`` gives the pixel conventions).
+
+Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
+and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes
+a new output of them (its publishers are kept). Each also gives the line the node logs on
+its device at start and after a change (``describe``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -30,6 +35,7 @@ from sensor_msgs.msg import Image, LaserScan, PointCloud2, Range
 from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices import (
     ArrayReading,
+    Device,
     FanRanger,
     ScannerRanger,
     SingleBeamSonar,
@@ -40,6 +46,7 @@ from nps_sonar_py.devices import (
 )
 from nps_sonar_py.devices.settings import ImageSettings, SonarTopicSettings
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
     image_message,
     laser_scan,
@@ -50,6 +57,7 @@ from nps_sonar_py.ros.conversions import (
     single_beam_scan,
     sonar_point_message,
 )
+from nps_sonar_py.ros.params import Settings
 from nps_sonar_py.sensing.images import (
     CartesianImager,
     DbWindow,
@@ -62,10 +70,10 @@ from nps_sonar_py.sensing.images import (
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
 
-if TYPE_CHECKING:
-    from nps_sonar_py.ros.device_node import DeviceNode
+__all__ = ['OUTPUTS', 'Output', 'OutputFactory', 'outputs_for']
 
-__all__ = ['OUTPUTS', 'Output', 'outputs_for']
+D = TypeVar('D')
+DeviceT = TypeVar('DeviceT', bound=Device[Any])
 
 
 class Output(Protocol):
@@ -79,28 +87,44 @@ class Output(Protocol):
         """Why the device's present configuration cannot be published, or None."""
         ...
 
+    def describe(self) -> str:
+        """One line on the device, logged at start and after a change."""
+        ...
 
-class _RangerData:
+
+class _RangerData(Generic[DeviceT]):
     """``<device>/ranger``: every kind of device but the single sonar publishes RangerData."""
 
-    def __init__(self, node: DeviceNode) -> None:
-        self.node = node
-        self.name = node.rig.mount.name
-        self.frame = node.rig.device.geometry.device_frame
-        self.data = node.create_publisher(nps_msg.RangerData, f'{self.name}/ranger', node.qos)
+    def __init__(self, device: DeviceT, context: OutputContext) -> None:
+        self.device = device
+        self.context = context
+        self.name = context.name
+        self.frame = context.frame
+        self.data = context.publisher(nps_msg.RangerData, f'{self.name}/ranger')
 
     def refusal(self) -> str | None:
         """Every configuration of this device can be published."""
         return None
 
+    def describe(self) -> str:
+        """The device's kind, name, angles, ranges, rate and frame."""
+        device = self.device
+        c = device.ranger_config()
+        return (
+            f'{type(device).__name__} "{self.name}": '
+            f'{c.min_angle:.4f}..{c.max_angle:.4f} rad every {c.angular_resolution:.6f} rad, '
+            f'{c.min_range:g}..{c.max_range:g} m, {c.frequency:g} readings/s, '
+            f'frame "{device.geometry.device_frame}"'
+        )
+
     def _ranger_data(self, ranges: Any, intensities: Any, stamp: Time) -> None:
-        services = self.node.ranger_services
+        state = self.context.state
         self.data.publish(
             ranger_data_message(
                 ranges,
                 intensities,
-                geometry=services.geometry_message,
-                config=services.config_message,
+                geometry=state.geometry_message,
+                config=state.config_message,
                 stamp=stamp,
                 frame_id=self.frame,
             )
@@ -123,22 +147,20 @@ class _Images:
     device's other messages, and only with intensities on.
     """
 
-    def __init__(self, node: DeviceNode, name: str, frame: str, geometry: SectorGeometry) -> None:
-        self.node = node
-        self.frame = frame
-        try:
-            self.settings = node.settings[ImageSettings]
-        except KeyError:  # a node without image settings: no images
-            self.settings = ImageSettings()
-        s = self.settings
+    def __init__(
+        self, context: OutputContext, settings: ImageSettings, geometry: SectorGeometry
+    ) -> None:
+        self.context = context
+        self.settings = s = settings
         self.window = DbWindow(s.image_db_min, s.image_db_max, s.image_db_bits)
         self.polar = self.polar_db = self.cartesian = None
+        name = context.name
         if s.publish_image_polar:
-            self.polar = node.create_publisher(Image, f'{name}/image_polar', node.qos)
+            self.polar = context.publisher(Image, f'{name}/image_polar')
         if s.publish_image_polar_db:
-            self.polar_db = node.create_publisher(Image, f'{name}/image_polar_db', node.qos)
+            self.polar_db = context.publisher(Image, f'{name}/image_polar_db')
         if s.publish_image:
-            self.cartesian = node.create_publisher(Image, f'{name}/image', node.qos)
+            self.cartesian = context.publisher(Image, f'{name}/image')
         # The geometry whose images are made and its Cartesian lookup; a refused geometry is
         # remembered apart, so that refusing one never drops (or rebuilds) the lookup in use.
         self._geometry: SectorGeometry | None = None
@@ -185,7 +207,7 @@ class _Images:
 
     def warn(self, problem: str) -> None:
         """Say (throttled) why no image is published."""
-        self.node.get_logger().warning(f'no image published: {problem}', throttle_duration_sec=5.0)
+        self.context.logger.warning(f'no image published: {problem}', throttle_duration_sec=5.0)
 
     def publish(
         self,
@@ -195,13 +217,13 @@ class _Images:
         stamp: Time,
     ) -> None:
         """The switched-on images of ``(n_beams, n_bins)`` profiles."""
-        if not self.node.ranger_services.intensities:
+        if not self.context.state.intensities:
             return
         problem = self.problem(geometry)
         if problem:
             self.warn(problem)
             return
-        frame = self.frame
+        frame = self.context.frame
         if self.polar is not None or self.polar_db is not None:
             polar = polar_image(profiles)
             if self.polar is not None:
@@ -244,30 +266,44 @@ def sweep_geometry(device: SweepRanger) -> SectorGeometry:
     )
 
 
-class SonarOutput:
+class SingleBeamOutput:
     """A single-beam sonar: Range, the one-element LaserScan and SonarPoint, each switchable."""
 
-    def __init__(self, node: DeviceNode) -> None:
-        self.node = node
-        topics = node.settings[SonarTopicSettings]
-        name = node.rig.mount.name
-        qos = node.qos
-        self.range = node.create_publisher(Range, topics.range_topic or f'{name}/range', qos)
-        self.scan = node.create_publisher(LaserScan, topics.scan_topic or f'{name}/scan', qos)
-        self.sonar_point = node.create_publisher(
-            nps_msg.SonarPoint, topics.sonar_point_topic or f'{name}/sonar_point', qos
+    def __init__(
+        self, device: SingleBeamSonar, context: OutputContext, topics: SonarTopicSettings
+    ) -> None:
+        self.device = device
+        self.context = context
+        self.topics = topics
+        name = context.name
+        self.range = context.publisher(Range, topics.range_topic or f'{name}/range')
+        self.scan = context.publisher(LaserScan, topics.scan_topic or f'{name}/scan')
+        self.sonar_point = context.publisher(
+            nps_msg.SonarPoint, topics.sonar_point_topic or f'{name}/sonar_point'
         )
 
     def refusal(self) -> str | None:
         """Every configuration of a single sonar can be published."""
         return None
 
+    def describe(self) -> str:
+        """The rate, rays, beam, range window and estimator; a warning if it pings too fast."""
+        device = self.device
+        echo = device.echo
+        too_fast = device.too_fast()
+        if too_fast:
+            self.context.logger.warning(f'faster than a real sonar can ping: {too_fast}')
+        return (
+            f'sonar "{self.context.name}": {device.frequency:g} Hz, {device.n_rays} rays, '
+            f'beam {echo.beam_width:.4f} rad ({echo.pattern.value}, {echo.n_way}-way), '
+            f'range {echo.min_range:g}..{echo.max_range:g} m, '
+            f'{echo.estimator.value} range, frame "{device.geometry.device_frame}"'
+        )
+
     def publish(self, reading: ArrayReading, stamp: Time) -> None:
         """The ping of the sonar's one element on the switched-on topics."""
-        device = self.node.rig.device
-        assert isinstance(device, SingleBeamSonar)
-        switches = self.node.settings[SonarTopicSettings]
-        intensities = self.node.ranger_services.intensities
+        device, switches = self.device, self.topics
+        intensities = self.context.state.intensities
         ping, echo, frame = reading.pings[0], device.echo, device.geometry.element_frames[0]
         if switches.publish_range:
             self.range.publish(
@@ -304,18 +340,17 @@ class SonarOutput:
             )
 
 
-class ArrayOutput(_RangerData):
+class ArrayOutput(_RangerData[SonarArray]):
     """An array of sonars: a Range per element in its own frame, and RangerData."""
 
-    def __init__(self, node: DeviceNode) -> None:
-        super().__init__(node)
-        frames = node.rig.device.geometry.element_frames
-        self.ranges = [node.create_publisher(Range, f'{f}/range', node.qos) for f in frames]
+    def __init__(self, device: SonarArray, context: OutputContext) -> None:
+        super().__init__(device, context)
+        frames = device.geometry.element_frames
+        self.ranges = [context.publisher(Range, f'{f}/range') for f in frames]
 
     def publish(self, reading: ArrayReading, stamp: Time) -> None:
         """Each element's range, then the RangerData of all."""
-        device = self.node.rig.device
-        assert isinstance(device, SonarArray)
+        device = self.device
         config = device.ranger_config()
         elements = device.geometry.element_frames
         for publisher, element, value in zip(self.ranges, elements, reading.ranges, strict=True):
@@ -329,29 +364,26 @@ class ArrayOutput(_RangerData):
                     frame_id=element,
                 )
             )
-        intensities = reading.intensities if self.node.ranger_services.intensities else None
+        intensities = reading.intensities if self.context.state.intensities else None
         self._ranger_data(reading.ranges, intensities, stamp)
 
 
-class ScanOutput(_RangerData):
+class ScanOutput(_RangerData[ScannerRanger]):
     """A scanner: one row as LaserScan, several as an organised PointCloud2; and RangerData."""
 
-    def __init__(self, node: DeviceNode) -> None:
-        super().__init__(node)
-        device = node.rig.device
-        assert isinstance(device, ScannerRanger)
+    def __init__(self, device: ScannerRanger, context: OutputContext) -> None:
+        super().__init__(device, context)
         self.planar = device.config.rows == 1
         if self.planar:
-            self.scan = node.create_publisher(LaserScan, f'{self.name}/scan', node.qos)
+            self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         else:
-            self.cloud = node.create_publisher(PointCloud2, f'{self.name}/points', node.qos)
+            self.cloud = context.publisher(PointCloud2, f'{self.name}/points')
 
     def publish(self, reading: ScanReading, stamp: Time) -> None:
         """The scan, then its RangerData."""
-        device = self.node.rig.device
-        assert isinstance(device, ScannerRanger)
+        device = self.device
         config = device.ranger_config()
-        intensities = reading.intensities if self.node.ranger_services.intensities else None
+        intensities = reading.intensities if self.context.state.intensities else None
         if self.planar:
             axis = device.scanner.horizontal
             self.scan.publish(
@@ -375,22 +407,18 @@ class ScanOutput(_RangerData):
         self._ranger_data(reading.ranges, intensities, stamp)
 
 
-class SweepOutput(_RangerData):
+class SweepOutput(_RangerData[SweepRanger]):
     """A scanning sonar: SonarPoint per step; per sweep a LaserScan and RangerData.
 
     The sweep's messages are stamped when its first step was transmitted.
     """
 
-    def __init__(self, node: DeviceNode) -> None:
-        super().__init__(node)
-        self.sonar_point = node.create_publisher(
-            nps_msg.SonarPoint, f'{self.name}/sonar_point', node.qos
-        )
-        self.scan = node.create_publisher(LaserScan, f'{self.name}/scan', node.qos)
+    def __init__(self, device: SweepRanger, context: OutputContext, images: ImageSettings) -> None:
+        super().__init__(device, context)
+        self.sonar_point = context.publisher(nps_msg.SonarPoint, f'{self.name}/sonar_point')
+        self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self._sweep_stamp = Time()
-        device = node.rig.device
-        assert isinstance(device, SweepRanger)
-        self.images = _Images(node, self.name, self.frame, sweep_geometry(device))
+        self.images = _Images(context, images, sweep_geometry(device))
         # The sweep's latest profiles, kept while its head angles and bins stay the same: a
         # refused set_config (undone) or a change of the ping rate does not blank the image.
         self._latest_geometry: SectorGeometry | None = None
@@ -398,17 +426,14 @@ class SweepOutput(_RangerData):
 
     def refusal(self) -> str | None:
         """Why the sweep's images could not be made, or None."""
-        device = self.node.rig.device
-        assert isinstance(device, SweepRanger)
-        return (
-            self.images.problem(sweep_geometry(device)) if self.images.settings.any_image else None
-        )
+        if not self.images.settings.any_image:
+            return None
+        return self.images.problem(sweep_geometry(self.device))
 
     def publish(self, reading: SweepReading, stamp: Time) -> None:
         """The step's ping; the sweep when the step ended one."""
-        device = self.node.rig.device
-        assert isinstance(device, SweepRanger)
-        intensities = self.node.ranger_services.intensities
+        device = self.device
+        intensities = self.context.state.intensities
         self.sonar_point.publish(
             sonar_point_message(
                 reading.ping,
@@ -423,13 +448,13 @@ class SweepOutput(_RangerData):
         if reading.step.position == 0:
             self._sweep_stamp = stamp
         if reading.sweep is not None:
-            self._publish_sweep(device, reading.sweep)
-        self._publish_images(device, reading, stamp)
+            self._publish_sweep(reading.sweep)
+        self._publish_images(reading, stamp)
 
-    def _publish_sweep(self, device: SweepRanger, sweep: SweepScan) -> None:
+    def _publish_sweep(self, sweep: SweepScan) -> None:
         """The finished sweep's LaserScan and RangerData."""
-        intensities = self.node.ranger_services.intensities
-        config = device.ranger_config()
+        intensities = self.context.state.intensities
+        config = self.device.ranger_config()
         values = sweep.intensities if intensities else None
         self.scan.publish(
             laser_scan(
@@ -447,12 +472,12 @@ class SweepOutput(_RangerData):
         )
         self._ranger_data(sweep.ranges, values, self._sweep_stamp)
 
-    def _publish_images(self, device: SweepRanger, reading: SweepReading, stamp: Time) -> None:
+    def _publish_images(self, reading: SweepReading, stamp: Time) -> None:
         """Keep the step's profile; publish the sweep's images per step or at its end."""
         settings = self.images.settings
         if not settings.any_image:
             return
-        sonar, geometry = device.sonar, sweep_geometry(device)
+        sonar, geometry = self.device.sonar, sweep_geometry(self.device)
         if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
             self._latest_geometry, self._latest = geometry, None
             if self.images.problem(geometry) is None:  # checked before allocating
@@ -476,31 +501,26 @@ class SweepOutput(_RangerData):
             )
 
 
-class FanOutput(_RangerData):
+class FanOutput(_RangerData[FanRanger]):
     """A multibeam: LaserScan (one range per beam), MultibeamPing and RangerData per ping."""
 
-    def __init__(self, node: DeviceNode) -> None:
-        super().__init__(node)
-        self.scan = node.create_publisher(LaserScan, f'{self.name}/scan', node.qos)
-        self.fan = node.create_publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam', node.qos)
-        device = node.rig.device
-        assert isinstance(device, FanRanger)
-        self.images = _Images(node, self.name, self.frame, fan_geometry(device))
+    def __init__(self, device: FanRanger, context: OutputContext, images: ImageSettings) -> None:
+        super().__init__(device, context)
+        self.scan = context.publisher(LaserScan, f'{self.name}/scan')
+        self.fan = context.publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam')
+        self.images = _Images(context, images, fan_geometry(device))
 
     def refusal(self) -> str | None:
         """Why the fan's images could not be made, or None."""
-        device = self.node.rig.device
-        assert isinstance(device, FanRanger)
-        return (
-            self.images.problem(fan_geometry(device)) if self.images.settings.any_image else None
-        )
+        if not self.images.settings.any_image:
+            return None
+        return self.images.problem(fan_geometry(self.device))
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""
-        device = self.node.rig.device
-        assert isinstance(device, FanRanger)
+        device = self.device
         config = device.ranger_config()
-        intensities = self.node.ranger_services.intensities
+        intensities = self.context.state.intensities
         totals = reading.totals if intensities else None
         self.scan.publish(
             laser_scan(
@@ -533,16 +553,30 @@ class FanOutput(_RangerData):
             )
 
 
-#: The output of each kind of device.
-OUTPUTS: dict[type[Any], Callable[[DeviceNode], Output]] = {
-    SingleBeamSonar: SonarOutput,
-    SonarArray: ArrayOutput,
-    ScannerRanger: ScanOutput,
-    SweepRanger: SweepOutput,
-    FanRanger: FanOutput,
-}
+#: Makes the output of a device from the node's context and settings.
+OutputFactory = Callable[[Any, OutputContext, Settings], Output]
 
 
-def outputs_for(node: DeviceNode) -> Output:
-    """The publishers of ``node``'s device."""
-    return OUTPUTS[type(node.rig.device)](node)
+def _kind(
+    device: type[D], make: Callable[[D, OutputContext, Settings], Output]
+) -> tuple[type[D], OutputFactory]:
+    """A row of :data:`OUTPUTS`; mypy checks that ``make`` takes a ``device``."""
+    return device, make
+
+
+#: The output of each kind of device, by its exact class (a SingleBeamSonar is a SonarArray),
+#: with the settings records it takes.
+OUTPUTS: dict[type[Any], OutputFactory] = dict(
+    (
+        _kind(SingleBeamSonar, lambda d, c, s: SingleBeamOutput(d, c, s[SonarTopicSettings])),
+        _kind(SonarArray, lambda d, c, _: ArrayOutput(d, c)),
+        _kind(ScannerRanger, lambda d, c, _: ScanOutput(d, c)),
+        _kind(SweepRanger, lambda d, c, s: SweepOutput(d, c, s[ImageSettings])),
+        _kind(FanRanger, lambda d, c, s: FanOutput(d, c, s[ImageSettings])),
+    )
+)
+
+
+def outputs_for(device: Device[Any], context: OutputContext, settings: Settings) -> Output:
+    """The output of ``device`` in the node of ``context`` and ``settings``."""
+    return OUTPUTS[type(device)](device, context, settings)

@@ -13,7 +13,8 @@ x-forward frame, named after the sensor unless ``frame_id`` is set. The echo mod
 count, the rate and the output switches change at run time: a change is validated as a
 whole (refused with the reason if the configuration would be invalid) and applied between
 pings. What every device node does (motion, sim time, Ranger services, markers) is
-``ros/device_node.py``'s.
+``ros/device_node.py``'s; what a single-beam sonar publishes, and the line it logs on
+start and after a change, ``ros/outputs.py``'s (``SingleBeamOutput``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from nps_sonar_py.devices import SingleBeamSonar, SonarSetup
+from nps_sonar_py.devices import SonarSetup
 from nps_sonar_py.devices.settings import SonarTopicSettings
 from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.startup import run_node
@@ -38,21 +39,6 @@ class SonarNode(DeviceNode):
 
     def __init__(self, *, node_name: str = 'sonar', **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-
-    def describe(self) -> str:
-        """The rate, rays, beam, range window and estimator; a warning if it pings too fast."""
-        device = self.rig.device
-        assert isinstance(device, SingleBeamSonar)
-        echo = device.echo
-        too_fast = device.too_fast()
-        if too_fast:
-            self.get_logger().warning(f'faster than a real sonar can ping: {too_fast}')
-        return (
-            f'sonar "{self.rig.mount.name}": {device.frequency:g} Hz, {device.n_rays} rays, '
-            f'beam {echo.beam_width:.4f} rad ({echo.pattern.value}, {echo.n_way}-way), '
-            f'range {echo.min_range:g}..{echo.max_range:g} m, '
-            f'{echo.estimator.value} range, frame "{device.geometry.device_frame}"'
-        )
 
 
 def main(args: list[str] | None = None) -> int:
