@@ -11,7 +11,6 @@ import ast
 import itertools
 from pathlib import Path
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'nps_sonar_py'
 #: In order: a layer may import itself and the layers before it.
@@ -182,12 +181,6 @@ def test_the_circle_finder_names_a_circle() -> None:
     assert _cycles({'a': {'b': 1}, 'b': {}}) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='import circles outside ros/, which their owners remove: '
-    'description.kinematics (line 29, under TYPE_CHECKING) -> description.urdf (line 33) '
-    '-> description.kinematics; scene.sdf (line 90) -> scene.world (line 600) -> scene.sdf',
-)
 def test_no_module_imports_itself_through_others() -> None:
     graph = _graph()
     described = []
