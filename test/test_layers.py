@@ -11,7 +11,6 @@ import ast
 import itertools
 from pathlib import Path
 
-
 PACKAGE = Path(__file__).resolve().parents[1] / 'nps_sonar_py'
 #: In order: a layer may import itself and the layers before it.
 LAYERS = ('description', 'echo', 'scene', 'sensing', 'devices', 'ros')
