@@ -3,10 +3,13 @@
 For messages of 3, 4,000, 10,000 and 12,000 transforms (10,000 is the most a message may
 hold; 12,000 is refused), each a new stamp of the same frames, it prints the median time of:
 
-* ``receive``: what the subscription does before the callback (rclpy's deserialisation);
+* ``receive``: what the node does with the bytes before the check: ``ros/tf_reader.py``
+  reads them into arrays (before the fix: rclpy's deserialisation into message objects);
 * ``check``: ``message_checks.tf_message_problem``;
 * ``add``: ``TransformBuffer.add`` into a buffer that holds these frames already;
 * ``total``: all three, as one message costs the node's executor;
+* ``rclpy``: rclpy's deserialisation of the same bytes, for comparison (what the node paid
+  before it subscribed raw);
 * ``lookup``: the root link in the world frame (a chain of 3) in a buffer of those frames;
 
 and the ratio of ``total`` to one ping of the default sonar (500 rays, ``rig.read``, timed in
@@ -24,7 +27,6 @@ import itertools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -41,9 +43,10 @@ from nps_sonar_py.devices.settings import (
     RobotSettings,
     SensorSettings,
 )
+from nps_sonar_py.devices.transform_buffer import TransformBatch, TransformBuffer
 from nps_sonar_py.ros.heap import keep_heap
 from nps_sonar_py.ros.message_checks import tf_message_problem
-from nps_sonar_py.ros.tf import TransformBuffer
+from nps_sonar_py.ros.tf_reader import MessageError, read_tf_message
 from nps_sonar_py.scene import Raycaster, load_world
 
 SIZES = (3, 4_000, 10_000, 12_000)
@@ -74,26 +77,30 @@ def message_times(n: int, repeat: int, ping: Callable[[], object]) -> dict[str, 
     stream = itertools.cycle([tf_message(n, sec) for sec in range(1, repeat + 3)])
     buffer = TransformBuffer(buffer_seconds=1e6)  # every stamp in the window
     data = next(stream)
-    message: Any = deserialize_message(data, TFMessage)
-    if tf_message_problem(message) is None:
-        buffer.add(message, static=False)
+    batch: TransformBatch | None = None
 
     def receive() -> None:
-        nonlocal data, message
+        nonlocal data, batch
         data = next(stream)
-        message = deserialize_message(data, TFMessage)
+        try:
+            batch = read_tf_message(data)
+        except MessageError:  # too many transforms: refused before they are read
+            batch = None
 
     def check() -> None:
-        tf_message_problem(message)
+        if batch is not None:
+            tf_message_problem(batch)
 
     def add() -> None:
-        if tf_message_problem(message) is None:
-            buffer.add(message, static=False)
+        if batch is not None and tf_message_problem(batch) is None:
+            buffer.add(batch, static=False)
 
     def total() -> None:
         receive()
-        if tf_message_problem(message) is None:
-            buffer.add(message, static=False)
+        add()
+
+    receive()
+    add()
 
     def lookup() -> None:
         with contextlib.suppress(LookupError):  # (a refused message leaves the buffer empty)
@@ -106,6 +113,7 @@ def message_times(n: int, repeat: int, ping: Callable[[], object]) -> dict[str, 
             'add': add,
             'total': total,
             'lookup': lookup,
+            'rclpy': lambda: deserialize_message(data, TFMessage),
             'ping': ping,
         },
         repeat,
@@ -125,14 +133,15 @@ def main() -> int:
     print(f'one ping of the default sonar (500 rays): {t_ping * 1e3:.3f} ms')
     print(
         f'{"transforms":>10} {"receive":>10} {"check":>10} {"add":>10} {"total":>10} '
-        f'{"lookup":>10} {"total/ping":>10} {"periods":>8}'
+        f'{"lookup":>10} {"rclpy":>10} {"total/ping":>10} {"periods":>8}'
     )
     for n in SIZES:
         t = message_times(n, options.repeat, rig.read)
         print(
             f'{n:>10} '
             + ' '.join(
-                f'{t[k] * 1e3:>8.3f}ms' for k in ('receive', 'check', 'add', 'total', 'lookup')
+                f'{t[k] * 1e3:>8.3f}ms'
+                for k in ('receive', 'check', 'add', 'total', 'lookup', 'rclpy')
             )
             + f' {t["total"] / t["ping"]:>10.1f} {t["total"] * PING_RATE:>8.2f}'
         )

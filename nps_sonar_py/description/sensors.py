@@ -6,7 +6,7 @@ Two forms are read onto the same :class:`Sensor`:
   whose ``<origin>`` is the sensor's optical frame (z forward, x right, y down);
 - Gazebo's (``<gazebo reference="link"><sensor name type>`` with SDF ``<pose>``,
   ``<update_rate>``, ``<ray>``/``<lidar>`` or ``<sonar>``), whose pose is an x-forward body
-  frame: it is turned into the optical frame with ``OPTICAL_TO_BODY``, so that
+  frame: it is turned into the optical frame with ``BODY_FROM_OPTICAL``, so that
   ``Sensor.origin`` always means parent link <- optical frame.
 
 Each typed child (``<sonar>``, ``<ray>``, ``<camera>``, ...) becomes a frozen spec whose fields
@@ -53,7 +53,7 @@ from nps_sonar_py.description.xml import (
 )
 from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.noise_type import NoiseType
-from nps_sonar_py.transforms import OPTICAL_TO_BODY, matrix_to_rpy, rpy_to_matrix, transform_from
+from nps_sonar_py.transforms import BODY_FROM_OPTICAL, matrix_to_rpy, rpy_to_matrix, transform_from
 from nps_sonar_py.xml_input import Element, children, local_name, required_attribute, source_of
 
 __all__ = [
@@ -93,10 +93,10 @@ __all__ = [
 
 #: 4x4 transform body (x forward) <- optical (z forward):
 #: ``parent<-body @ this = parent<-optical``.
-OPTICAL_TO_BODY_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY, np.zeros(3))
+OPTICAL_TO_BODY_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL, np.zeros(3))
 OPTICAL_TO_BODY_TRANSFORM.flags.writeable = False
 #: 4x4 transform optical <- body, the inverse of :data:`OPTICAL_TO_BODY_TRANSFORM`.
-BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY.T, np.zeros(3))
+BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL.T, np.zeros(3))
 BODY_TO_OPTICAL_TRANSFORM.flags.writeable = False
 
 #: Maximum range of a ``<ray>`` without ``<range><max>``, in metres (the proposal says only
