@@ -712,3 +712,43 @@ def test_robot_sensors_read_tf_through_one_subscription(probe: Probe) -> None:
     assert subscribers == {'/tf': ['sonar'], '/tf_static': ['sonar']}
     assert near - start == pytest.approx(1.0, abs=0.011)  # ranges in steps of 0.01 m
     assert far - near == pytest.approx(1.0, abs=0.011)
+
+
+def test_a_message_of_ten_thousand_frames_does_not_stop_the_readings(probe: Probe) -> None:
+    """A /tf message of 9,991 transforms moves the robot; the sonar reads on (issue 21).
+
+    With map -> odom and the node's own sensor frames on /tf_static, the buffer then holds
+    nearly the 10,000 frames it keeps, so that no frame is refused. Wall-clock time: messages
+    of odom -> base_link at y = 0.3 (or 0.6) and 9,990 other frames,
+    stamped now. The reading after the first reads ``1.75 - 0.3``; after each message,
+    readings keep coming (counted, not timed), and the last one moves the robot again, so
+    every message was taken whole. Read raw (``ros/tf_reader.py``), each costs the node about
+    a tenth of what rclpy's deserialisation did (``benchmarks/bench_tf_message.py``).
+    """
+    from sensor_msgs.msg import Range
+
+    probe.subscribe(Range, 'sonar/range')
+    tf, static, _ = _tf_publishers(probe)
+    others = [(f'link_{k}', (0.001 * k, 0.0, 0.0)) for k in range(9_990)]
+
+    def big(dy: float) -> Any:
+        now = probe.node.get_clock().now().nanoseconds * 1e-9
+        base = _transform('odom', 'base_link', now, (0.0, dy, 0.0))
+        return _tf(base, *(_transform('base_link', name, now, xyz) for name, xyz in others))
+
+    parameters = {**ONE_RAY, 'pose_source': 'tf', 'world_frame': 'map'}
+    with running('sonar_node', parameters) as node:
+        log = NodeLog(node)
+        _wait_matched(probe, tf, node)
+        _wait_matched(probe, static, node)
+        static.publish(_tf(_transform('map', 'odom', 0.0)))
+        tf.publish(big(0.3))
+        moved = first_such(probe, 'sonar/range', node, lambda m: m.range < 1.75 - 0.2)
+        for dy in (0.3, 0.3, 0.3, 0.6):
+            tf.publish(big(dy))
+            probe.wait('sonar/range', 3, node)  # the sonar reads on after each
+        last = first_such(probe, 'sonar/range', node, lambda m: m.range < 1.75 - 0.5)
+        assert log.stop() == 0
+    assert moved.range == pytest.approx(1.75 - 0.3, abs=1e-5)
+    assert last.range == pytest.approx(1.75 - 0.6, abs=1e-5)
+    assert 'ignored' not in log.text()
