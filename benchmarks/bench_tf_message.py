@@ -46,7 +46,7 @@ from nps_sonar_py.devices.settings import (
 from nps_sonar_py.devices.transform_buffer import TransformBatch, TransformBuffer
 from nps_sonar_py.ros.heap import keep_heap
 from nps_sonar_py.ros.message_checks import tf_message_problem
-from nps_sonar_py.ros.tf_reader import MessageError, read_tf_message
+from nps_sonar_py.ros.tf_reader import MessageError, TfReader
 from nps_sonar_py.scene import Raycaster, load_world
 
 SIZES = (3, 4_000, 10_000, 12_000)
@@ -78,12 +78,13 @@ def message_times(n: int, repeat: int, ping: Callable[[], object]) -> dict[str, 
     buffer = TransformBuffer(buffer_seconds=1e6)  # every stamp in the window
     data = next(stream)
     batch: TransformBatch | None = None
+    reader = TfReader()  # as a node's subscription holds one
 
     def receive() -> None:
         nonlocal data, batch
         data = next(stream)
         try:
-            batch = read_tf_message(data)
+            batch = reader.read(data)
         except MessageError:  # too many transforms: refused before they are read
             batch = None
 

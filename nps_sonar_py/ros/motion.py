@@ -60,7 +60,7 @@ from nps_sonar_py.ros.message_checks import (
     tf_message_problem,
 )
 from nps_sonar_py.ros.tf import STATIC_LISTENER_QOS, TF_QOS
-from nps_sonar_py.ros.tf_reader import MessageError, read_tf_message
+from nps_sonar_py.ros.tf_reader import MessageError, TfReader
 from nps_sonar_py.scene import EntityState
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ class Motion:
                     tf_message_problem,
                     partial(self._on_tf, static=static),
                     qos,
-                    read=read_tf_message,  # raw: rclpy's objects cost ~50 us per transform
+                    read=TfReader().read,  # raw: rclpy's objects cost ~50 us per transform
                 )
         self._subscribe(
             JointState, settings.joint_states_topic, joint_state_problem, self._on_joint_state

@@ -132,3 +132,30 @@ def test_any_bytes_give_a_batch_or_a_refusal(noise: bytes, cut: int) -> None:
             continue
         assert batch.translations.shape == (len(batch), 3)
         assert batch.rotations.shape == (len(batch), 4)
+
+
+@PROPERTY
+@given(st.lists(TRANSFORM, min_size=1, max_size=4), st.data())
+def test_a_reader_reuses_a_layout_only_where_it_holds(transforms: list[Any], data: Any) -> None:
+    """A reader reads each message as a fresh read does: with the last one's names and
+    numbers changed (same layout), a name changed in place (same length), or another count.
+    """
+    from nps_sonar_py.ros.tf_reader import TfReader, read_tf_message
+
+    reader = TfReader()
+    changed = [
+        (t[0], t[1], data.draw(TRANSFORM)[2], t[3], data.draw(TRANSFORM)[4]) for t in transforms
+    ]
+    renamed = [(t[0][::-1], t[1].upper(), *t[2:]) for t in transforms]
+    for message in (transforms, changed, renamed, transforms[:-1], transforms):
+        raw = _bytes(_message(message))
+        got, fresh = reader.read(raw), read_tf_message(raw)
+        assert (list(got.parents), list(got.children)) == (
+            list(fresh.parents),
+            list(fresh.children),
+        )
+        assert got.sec.tolist() == fresh.sec.tolist()
+        assert got.nanosec.tolist() == fresh.nanosec.tolist()
+        for a, b in ((got.translations, fresh.translations), (got.rotations, fresh.rotations)):
+            assert a.shape == b.shape
+            assert all(map(_same, a.ravel().tolist(), b.ravel().tolist()))
