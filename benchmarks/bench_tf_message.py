@@ -6,7 +6,8 @@ hold; 12,000 is refused), each a new stamp of the same frames, it prints the med
 * ``receive``: what the node does with the bytes before the check: ``ros/tf_reader.py``
   reads them into arrays (before the fix: rclpy's deserialisation into message objects);
 * ``check``: ``message_checks.tf_message_problem``;
-* ``add``: ``TransformBuffer.add`` into a buffer that holds these frames already;
+* ``add``: the check and ``TransformBuffer.add`` into a buffer that holds these frames
+  already;
 * ``total``: all three, as one message costs the node's executor;
 * ``rclpy``: rclpy's deserialisation of the same bytes, for comparison (what the node paid
   before it subscribed raw);
@@ -17,6 +18,22 @@ the same run): while a message is read the timer waits, so a ratio of 10 holds a
 up for about ten pings' worth of time; and ``total`` in periods of a 15 Hz sonar (1 or more:
 the message costs the node at least one ping). Run it in the project's environment:
 ``scripts/run python benchmarks/bench_tf_message.py [--repeat N]``.
+
+Measured on the 2-core development machine (shared, so the absolute times wander; compare
+within a run), 10,000 transforms:
+
+=========================  =========  ========  ========  =========  ==========  =======
+                           receive    check     add       total      rclpy       periods
+=========================  =========  ========  ========  =========  ==========  =======
+before (rclpy objects)     304 ms     30 ms     77 ms     408 ms     (= receive)  6.1
+after (raw, layout kept)   2.8 ms     8.3 ms    32 ms     43 ms      583 ms      0.64
+=========================  =========  ========  ========  =========  ==========  =======
+
+Before, a 15 Hz sonar lost about six pings to each such message (the issue's drop to ~5 Hz);
+after, under one period, about 14 times less than rclpy's deserialisation alone in the same
+run. 4,000 transforms: 217 ms (3.3 periods) before, 16 ms (0.25) after. 12,000 transforms
+are refused on their count before anything is read: 366 ms before (rclpy built them all
+first), 0.005 ms after. What is left is ``add``: a short step per transform that stores it.
 """
 
 from __future__ import annotations
