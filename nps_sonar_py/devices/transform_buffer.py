@@ -161,7 +161,8 @@ class TransformBuffer:
         else:
             stamps = batch.sec.astype(np.int64) * _NS + batch.nanosec.astype(np.int64)
         rotations = batch.rotations / np.linalg.norm(batch.rotations, axis=1, keepdims=True)
-        poses = np.concatenate((batch.translations, rotations), axis=1).tolist()
+        # rows of one array: a view per sample, no Python float per number
+        poses = np.concatenate((batch.translations, rotations), axis=1)
         latest = now_ns + self._window_ns if now_ns > 0 else math.inf
         window, frames, newest = self._window_ns, self._frames, self._newest_ns
         for child, parent, ns, pose in zip(

@@ -49,9 +49,11 @@ overflow stopped the node or made an entity vanish:
 from __future__ import annotations
 
 import math
+import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from nps_sonar_py.limits import (
     MAX_ANGULAR,
@@ -222,6 +224,26 @@ def scene_state_problem(message: nps_msg.SceneState) -> str | None:
     return None
 
 
+def _norm_out_of_band(q: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each finite quaternion row's norm is outside the band (as :func:`math.hypot`).
+
+    Scaled by the largest component, so that no square overflows or underflows; a norm
+    within rounding of a bound is worked out by ``math.hypot``, as one quaternion is.
+    """
+    scale = np.max(np.abs(q), axis=1)
+    safe = np.where(scale > 0.0, scale, 1.0)
+    norm = scale * np.sqrt(np.sum((q / safe[:, None]) ** 2, axis=1))
+    out = (norm < MIN_QUATERNION_NORM) | (norm > MAX_QUATERNION_NORM)
+    near = np.flatnonzero(
+        (np.abs(norm - MIN_QUATERNION_NORM) <= 1e-9 * MIN_QUATERNION_NORM)
+        | (np.abs(norm - MAX_QUATERNION_NORM) <= 1e-9 * MAX_QUATERNION_NORM)
+    )
+    for k in near.tolist():
+        exact = math.hypot(*q[k].tolist())
+        out[k] = exact < MIN_QUATERNION_NORM or exact > MAX_QUATERNION_NORM
+    return out
+
+
 def tf_message_problem(batch: TransformBatch) -> str | None:
     """Why the transforms of a ``tf2_msgs/TFMessage`` cannot be used, or None.
 
@@ -238,17 +260,19 @@ def tf_message_problem(batch: TransformBatch) -> str | None:
     t, q = batch.translations, batch.rotations
     with np.errstate(invalid='ignore', over='ignore'):
         bad = (batch.sec < 0) | (batch.nanosec >= _NANOSECONDS)
-        bad |= ~np.fromiter(map(bool, parents), bool, n)
-        bad |= ~np.fromiter(map(bool, children), bool, n)
-        bad |= np.fromiter(map(str.__eq__, children, parents), bool, n)
         bad |= ~np.all(np.abs(t) <= MAX_POSITION, axis=1)  # nan compares false: bad too
         finite = np.all(np.isfinite(q), axis=1)
-        components = np.where(finite[:, None], q, 0.0).T.tolist()
-        norm = np.fromiter(map(math.hypot, *components), float, n)
-        bad |= ~finite | (norm < MIN_QUATERNION_NORM) | (norm > MAX_QUATERNION_NORM)
-    if not bad.any():
+        bad |= ~finite | _norm_out_of_band(np.where(finite[:, None], q, 0.0))
+    first = [int(np.argmax(bad))] if bad.any() else []
+    # the names, as lists (a scan in C each): empty ones, and a child named as its parent
+    first += [names.index('') for names in (parents, children) if '' in names]
+    if any(map(operator.eq, children, parents)):
+        first.append(
+            next(k for k, (c, p) in enumerate(zip(children, parents, strict=True)) if c == p)
+        )
+    if not first:
         return None
-    i = int(np.argmax(bad))
+    i = min(first)
     name, parent, child = f'transforms[{i}]', parents[i], children[i]
     problem = _stamp_problem(int(batch.sec[i]), int(batch.nanosec[i]), f'{name}.header.stamp')
     if problem is not None:

@@ -159,3 +159,38 @@ def test_a_reader_reuses_a_layout_only_where_it_holds(transforms: list[Any], dat
         for a, b in ((got.translations, fresh.translations), (got.rotations, fresh.rotations)):
             assert a.shape == b.shape
             assert all(map(_same, a.ravel().tolist(), b.ravel().tolist()))
+
+
+BOUNDS = st.sampled_from([1e-6, 1e6, 5e-7, 2e6, 1e6 * (1 + 1e-15), 1e-6 * (1 - 1e-15), 0.0])
+
+
+@PROPERTY
+@given(st.lists(st.tuples(*[st.one_of(NUMBERS, BOUNDS)] * 7), min_size=1, max_size=4))
+def test_the_checks_of_a_whole_message_agree_with_those_of_one_pose(
+    rows: list[tuple[float, ...]],
+) -> None:
+    """The array checks of ``tf_message_problem`` and the one-pose ``pose_problem`` agree on
+    each transform, at the bounds of the quaternion norm band too."""
+    from geometry_msgs.msg import Point, Pose, Quaternion
+
+    from nps_sonar_py.ros.message_checks import pose_problem, tf_message_problem
+    from nps_sonar_py.ros.tf_reader import read_tf_message
+
+    poses = [
+        Pose(
+            position=Point(x=r[0], y=r[1], z=r[2]),
+            orientation=Quaternion(x=r[3], y=r[4], z=r[5], w=r[6]),
+        )
+        for r in rows
+    ]
+    bad = [k for k, pose in enumerate(poses) if pose_problem(pose) is not None]
+    message = _message([('odom', f'frame_{k}', 1, 0, r) for k, r in enumerate(rows)])
+    problem = tf_message_problem(read_tf_message(_bytes(message)))
+    if not bad:
+        assert problem is None
+    else:
+        expected = pose_problem(poses[bad[0]], f'transforms[{bad[0]}].transform')
+        expected = expected.replace('.position', '.translation').replace(
+            '.orientation', '.rotation'
+        )
+        assert problem == f"{expected} ('odom' -> 'frame_{bad[0]}')"
