@@ -33,7 +33,9 @@ Before, a 15 Hz sonar lost about six pings to each such message (the issue's dro
 after, under one period, about 14 times less than rclpy's deserialisation alone in the same
 run. 4,000 transforms: 217 ms (3.3 periods) before, 16 ms (0.25) after. 12,000 transforms
 are refused on their count before anything is read: 366 ms before (rclpy built them all
-first), 0.005 ms after. What is left is ``add``: a short step per transform that stores it.
+first), 0.005 ms after. What is left is ``add``: a short step per transform that stores
+it. A later run on a busier machine (one ping 0.28 ms instead of 0.18): total 55 ms against
+rclpy's 1,242 ms, 0.83 periods.
 """
 
 from __future__ import annotations
