@@ -1,21 +1,26 @@
 """Rigid transforms as 4x4 numpy matrices, in the conventions of URDF and REP 103.
 
-``A2B`` names the transform that maps coordinates in frame A to frame B (pytransform3d's
-naming). Angles are in radians; ``rpy`` is URDF's fixed-axis roll, pitch, yaw,
-so ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``. Quaternions are ``(x, y, z, w)`` as in ROS.
+Names read right to left, as the products they appear in: ``a_from_b`` is the transform that
+maps coordinates in frame ``b`` into frame ``a`` (the pose of frame ``b`` in frame ``a``, tf2's
+``a <- b``), so that ``world_from_root @ root_from_device`` is ``world_from_device``; a
+constant is named the same way in capitals (``BODY_FROM_OPTICAL``). Angles are in radians;
+``rpy`` is URDF's fixed-axis roll, pitch, yaw, so ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``.
+Quaternions are ``(x, y, z, w)`` as in ROS.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
-    'OPTICAL_TO_BODY',
+    'BODY_FROM_OPTICAL',
     'axis_angle_matrix',
     'invert_transform',
+    'matrix_from_quaternion',
     'matrix_to_quaternion',
     'matrix_to_rpy',
     'rpy_to_matrix',
@@ -27,7 +32,7 @@ FloatArray = NDArray[np.float64]
 
 #: Rotation taking optical-frame coordinates (z forward, x right, y down; the frame of a
 #: URDF ``<sensor><origin>``) to body-frame coordinates (x forward, y left, z up; REP 103).
-OPTICAL_TO_BODY: FloatArray = np.array(
+BODY_FROM_OPTICAL: FloatArray = np.array(
     [[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]],
 )
 
@@ -80,9 +85,9 @@ def transform_from_xyz_rpy(
     return transform_from(rpy_to_matrix(rpy), xyz)
 
 
-def invert_transform(a2b: ArrayLike) -> FloatArray:
-    """Inverse of a rigid 4x4 transform, without a general matrix inverse."""
-    m = np.asarray(a2b, dtype=np.float64)
+def invert_transform(a_from_b: ArrayLike) -> FloatArray:
+    """``b_from_a`` of a rigid 4x4 ``a_from_b``, without a general matrix inverse."""
+    m = np.asarray(a_from_b, dtype=np.float64)
     r_t = m[:3, :3].T
     return transform_from(r_t, -r_t @ m[:3, 3])
 
@@ -107,3 +112,19 @@ def matrix_to_quaternion(rotation: ArrayLike) -> FloatArray:
         q[3] = (r[k, j] - r[j, k]) / s
     q /= np.linalg.norm(q)
     return q if q[3] >= 0.0 else -q
+
+
+def matrix_from_quaternion(x: float, y: float, z: float, w: float) -> FloatArray:
+    """Rotation matrix of a quaternion ``(x, y, z, w)`` (normalised first)."""
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    if not n > 0.0:
+        msg = 'a quaternion of zero length is no rotation'
+        raise ValueError(msg)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )

@@ -264,7 +264,8 @@ def write_sonar_bag(
     """A bag of SonarPoint pings (one echo at ``echo_range``) written with rosbags alone."""
     from rosbags.rosbag2 import StoragePlugin, Writer
 
-    from nps_sonar_py.ros.recorder import BAG_VERSION, SONAR_POINT, make_typestore, register_type
+    from nps_sonar_py.ros.bag_report import SONAR_POINT, make_typestore
+    from nps_sonar_py.ros.recorder import BAG_VERSION, register_type
 
     store = make_typestore()
     register_type(store, SONAR_POINT)
@@ -301,7 +302,7 @@ def write_sonar_bag(
 
 
 def test_report_of_a_scanning_sonar_is_a_fan(tmp_path: Path) -> None:
-    from nps_sonar_py.ros.recorder import draw_report
+    from nps_sonar_py.ros.bag_report import draw_report
 
     write_sonar_bag(tmp_path / 'bag', np.radians(np.arange(-40.0, 41.0, 4.0)))
     report = draw_report(tmp_path / 'bag', tmp_path / 'pictures')
@@ -314,7 +315,7 @@ def test_report_of_a_scanning_sonar_is_a_fan(tmp_path: Path) -> None:
 
 
 def test_report_of_a_fixed_sonar_is_an_echogram(tmp_path: Path) -> None:
-    from nps_sonar_py.ros.recorder import draw_report
+    from nps_sonar_py.ros.bag_report import draw_report
 
     write_sonar_bag(tmp_path / 'bag', np.zeros(15))
     report = draw_report(tmp_path / 'bag')

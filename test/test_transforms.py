@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nps_sonar_py.transforms import (
-    OPTICAL_TO_BODY,
+    BODY_FROM_OPTICAL,
     axis_angle_matrix,
     invert_transform,
     matrix_to_quaternion,
@@ -47,12 +47,12 @@ def test_rpy_round_trip(roll: float, pitch: float, yaw: float) -> None:
 
 def test_optical_frame_convention() -> None:
     # optical z (forward) is body x, optical x (right) is body -y, optical y (down) is body -z
-    np.testing.assert_array_equal(OPTICAL_TO_BODY @ [0, 0, 1], [1, 0, 0])
-    np.testing.assert_array_equal(OPTICAL_TO_BODY @ [1, 0, 0], [0, -1, 0])
-    np.testing.assert_array_equal(OPTICAL_TO_BODY @ [0, 1, 0], [0, 0, -1])
+    np.testing.assert_array_equal(BODY_FROM_OPTICAL @ [0, 0, 1], [1, 0, 0])
+    np.testing.assert_array_equal(BODY_FROM_OPTICAL @ [1, 0, 0], [0, -1, 0])
+    np.testing.assert_array_equal(BODY_FROM_OPTICAL @ [0, 1, 0], [0, 0, -1])
     # the usual URDF optical origin rpy = (-pi/2, 0, -pi/2) is exactly body<-optical
     np.testing.assert_allclose(
-        rpy_to_matrix([-math.pi / 2, 0, -math.pi / 2]), OPTICAL_TO_BODY, atol=1e-15
+        rpy_to_matrix([-math.pi / 2, 0, -math.pi / 2]), BODY_FROM_OPTICAL, atol=1e-15
     )
 
 

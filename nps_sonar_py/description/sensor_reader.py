@@ -6,7 +6,7 @@ Two forms are read onto the same :class:`~nps_sonar_py.description.sensor_specs.
   whose ``<origin>`` is the sensor's optical frame (z forward, x right, y down);
 - Gazebo's (``<gazebo reference="link"><sensor name type>`` with SDF ``<pose>``,
   ``<update_rate>``, ``<ray>``/``<lidar>`` or ``<sonar>``), whose pose is an x-forward body
-  frame: it is turned into the optical frame with ``OPTICAL_TO_BODY``, so that
+  frame: it is turned into the optical frame with ``BODY_FROM_OPTICAL``, so that
   ``Sensor.origin`` always means parent link <- optical frame.
 
 A spec's fields are read by their :class:`~nps_sonar_py.description.sensor_specs.XmlField`. A

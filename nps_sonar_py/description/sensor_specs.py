@@ -31,7 +31,7 @@ from nps_sonar_py.description.values import (
     check_fields,
 )
 from nps_sonar_py.noise_type import NoiseType
-from nps_sonar_py.transforms import OPTICAL_TO_BODY, transform_from
+from nps_sonar_py.transforms import BODY_FROM_OPTICAL, transform_from
 
 __all__ = [
     'BODY_TO_OPTICAL_TRANSFORM',
@@ -72,10 +72,10 @@ __all__ = [
 
 #: 4x4 transform body (x forward) <- optical (z forward):
 #: ``parent<-body @ this = parent<-optical``.
-OPTICAL_TO_BODY_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY, np.zeros(3))
+OPTICAL_TO_BODY_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL, np.zeros(3))
 OPTICAL_TO_BODY_TRANSFORM.flags.writeable = False
 #: 4x4 transform optical <- body, the inverse of :data:`OPTICAL_TO_BODY_TRANSFORM`.
-BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(OPTICAL_TO_BODY.T, np.zeros(3))
+BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL.T, np.zeros(3))
 BODY_TO_OPTICAL_TRANSFORM.flags.writeable = False
 
 

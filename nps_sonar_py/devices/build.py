@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
 from nps_sonar_py.devices.interface import Device, frequency_problem
-from nps_sonar_py.devices.mount import RobotMount
+from nps_sonar_py.devices.mount import ArrayMount, RobotMount, SensorMount
 from nps_sonar_py.devices.scanner import ScannerRanger
 from nps_sonar_py.devices.scanning import FanRanger, SweepRanger
 from nps_sonar_py.devices.settings import (
@@ -296,8 +296,8 @@ def _checked(sensor: Sensor, make: Callable[[], _Device]) -> _Device:
 def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
     sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
     frame = setup.sensor.frame_id or sensor.name
-    mount = RobotMount(
-        robot, (sensor,), sensor.name, frame, (frame,), (0.0, 0.0, 0.0), np.eye(4)[None]
+    mount = SensorMount(
+        robot, sensor, sensor.name, frame, (frame,), (0.0, 0.0, 0.0), np.eye(4)[None]
     )
     geometry = mount.geometry({})
     echo = setup.beam.echo_config(sensor.sonar)
@@ -354,8 +354,8 @@ def _build_scanner(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> B
         ),
     )
     name = setup.ranger.device_name or sensor.name
-    mount = RobotMount(
-        robot, (sensor,), name, name, (name,), setup.geometry.element_size, np.eye(4)[None]
+    mount = SensorMount(
+        robot, sensor, name, name, (name,), setup.geometry.element_size, np.eye(4)[None]
     )
     geometry = mount.geometry({})
     return mount, ScannerRanger(limits, geometry.pose, geometry)
@@ -378,11 +378,11 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
         name = setup.ranger.device_name or first.name
         element_poses = element_poses_from_flat(setup.ranger.element_poses)
         frames = tuple(f'{name}_{k}' for k in range(len(element_poses)))
-        mount = RobotMount(robot, sensors[:1], name, name, frames, size, element_poses)
+        mount: RobotMount = SensorMount(robot, first, name, name, frames, size, element_poses)
     else:  # the device frame: at the centroid of the elements, parallel to the root link
         name = setup.ranger.device_name or (first.name if len(sensors) == 1 else 'ranger')
         frames = tuple(s.name for s in sensors)
-        mount = RobotMount(robot, sensors, name, name, frames, size)
+        mount = ArrayMount(robot, sensors, name, name, frames, size)
     geometry = mount.geometry({})
     device = _checked(
         first,
@@ -401,9 +401,9 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
 def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
     sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
     frame = setup.sensor.frame_id or sensor.name
-    mount = RobotMount(
+    mount = SensorMount(
         robot,
-        (sensor,),
+        sensor,
         sensor.name,
         frame,
         (frame,),

@@ -1,9 +1,22 @@
-"""Where a device sits on its robot, whose joints may move it: its frame and its elements."""
+"""Where a device sits on its robot, whose joints may move it: its frame and its elements.
+
+Two kinds of mount, one type each:
+
+* :class:`SensorMount`: the device frame is one sensor's body frame, with the elements at
+  fixed poses in it (a sonar, a scanner, a scanning sonar, one sonar with ``element_poses``).
+* :class:`ArrayMount`: an array of ``<sensor>``: an element at each sensor's body frame, and
+  the device frame fixed to the root link at their centroid (at zero joints).
+
+Both give the device's :class:`RangerGeometry` at the robot's joint positions and the fixed
+frames its messages are stamped in (:meth:`RobotMount.frames`, for ``/tf_static``). Frames
+are x forward.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,18 +25,19 @@ from nps_sonar_py.description import Robot, Sensor, SensorFrame
 from nps_sonar_py.devices.interface import Device, RangerGeometry
 from nps_sonar_py.transforms import invert_transform, transform_from_xyz_rpy
 
-__all__ = ['RobotMount']
+__all__ = ['ArrayMount', 'FrameTransform', 'RobotMount', 'SensorMount']
 
 
-class RobotMount:
-    """A device's frame on a robot and its elements' poses in it, following the joints.
+class FrameTransform(NamedTuple):
+    """A transform ``parent <- child``: the pose of frame ``child`` in frame ``parent``."""
 
-    The device frame is either the first sensor's body frame, with ``element_poses`` fixed in
-    it (a sonar, a scanner, a scanning sonar, one sonar with element poses), or, when
-    ``element_poses`` is ``None``, a frame fixed to the root link at the sensors' centroid (at
-    zero joints) with an element at each sensor's body frame (an array of ``<sensor>``).
-    Frames are x forward.
-    """
+    parent: str
+    child: str
+    transform: NDArray[np.float64]
+
+
+class RobotMount(ABC):
+    """A device's frame on a robot and its elements' poses in it, following the joints."""
 
     def __init__(
         self,
@@ -33,7 +47,6 @@ class RobotMount:
         device_frame: str,
         element_frames: Sequence[str],
         element_size: Sequence[float],
-        element_poses: NDArray[np.float64] | None = None,
     ) -> None:
         self.robot = robot
         self.sensors = tuple(sensors)
@@ -42,21 +55,28 @@ class RobotMount:
         self.device_frame = device_frame
         self.element_frames = tuple(element_frames)
         self.element_size = tuple(element_size)
-        self.element_poses = element_poses
-        self._root_from_device: NDArray[np.float64] | None = None
-        if element_poses is None:
-            bodies = self._bodies({})
-            centroid = bodies[:, :3, 3].mean(axis=0)
-            self._root_from_device = transform_from_xyz_rpy(centroid, (0.0, 0.0, 0.0))
         self._joints: dict[str, float] | None = None
         self._geometry: RangerGeometry | None = None
-        self._geometry = self.geometry({})
 
     def _bodies(self, joints: Mapping[str, float]) -> NDArray[np.float64]:
+        """(k, 4, 4) ``root_from_body`` of each sensor at ``joints``."""
         body = SensorFrame.BODY
         return np.array(
             [self.robot.sensor_transform(s.name, joints, frame=body) for s in self.sensors]
         )
+
+    @abstractmethod
+    def _poses(
+        self, bodies: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``root_from_device`` and (k, 4, 4) ``device_from_element`` of the sensors' bodies."""
+
+    @abstractmethod
+    def frames(self, geometry: RangerGeometry) -> list[FrameTransform]:
+        """The fixed frames of the device, each from the link (or frame) that carries it.
+
+        ``geometry`` is the device's current one (an array's frame is read from its pose).
+        """
 
     def geometry(self, joint_positions: Mapping[str, float]) -> RangerGeometry:
         """The geometry with joints at ``joint_positions`` (others at 0; unknown ones ignored)."""
@@ -67,13 +87,7 @@ class RobotMount:
         if previous is not None and joints == self._joints:
             return previous
         self._joints = joints
-        bodies = self._bodies(joints)
-        if self._root_from_device is None:
-            assert self.element_poses is not None
-            root_from_device, poses = bodies[0], self.element_poses
-        else:
-            root_from_device = self._root_from_device
-            poses = np.einsum('ij,kjl->kil', invert_transform(root_from_device), bodies)
+        root_from_device, poses = self._poses(self._bodies(joints))
         if (
             previous is not None
             and np.array_equal(previous.pose, root_from_device)
@@ -102,3 +116,74 @@ class RobotMount:
         device.geometry = geometry  # first: a sonar array places its elements by it
         device.set_pose(world_from_root @ geometry.pose)
         return changed
+
+
+class SensorMount(RobotMount):
+    """A device whose frame is ``sensor``'s body frame, its elements at ``element_poses`` in it.
+
+    ``element_poses``: (k, 4, 4) ``device_from_element``, one per name of ``element_frames``.
+    """
+
+    def __init__(
+        self,
+        robot: Robot,
+        sensor: Sensor,
+        name: str,
+        device_frame: str,
+        element_frames: Sequence[str],
+        element_size: Sequence[float],
+        element_poses: NDArray[np.float64],
+    ) -> None:
+        super().__init__(robot, (sensor,), name, device_frame, element_frames, element_size)
+        self.element_poses = np.asarray(element_poses, dtype=np.float64)
+        self._geometry = self.geometry({})
+
+    def _poses(
+        self, bodies: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return bodies[0], self.element_poses
+
+    def frames(self, geometry: RangerGeometry) -> list[FrameTransform]:
+        """The sensor's link -> the device frame, the device frame -> each element's."""
+        sensor = self.sensors[0]
+        return [
+            FrameTransform(sensor.parent_link, self.device_frame, sensor.body_origin),
+            *(
+                FrameTransform(self.device_frame, frame, pose)
+                for frame, pose in zip(self.element_frames, self.element_poses, strict=True)
+            ),
+        ]
+
+
+class ArrayMount(RobotMount):
+    """An array of ``sensors``, an element each, in a frame on the root link at their centroid."""
+
+    def __init__(
+        self,
+        robot: Robot,
+        sensors: Sequence[Sensor],
+        name: str,
+        device_frame: str,
+        element_frames: Sequence[str],
+        element_size: Sequence[float],
+    ) -> None:
+        super().__init__(robot, sensors, name, device_frame, element_frames, element_size)
+        centroid = self._bodies({})[:, :3, 3].mean(axis=0)
+        self._root_from_device = transform_from_xyz_rpy(centroid, (0.0, 0.0, 0.0))
+        self._geometry = self.geometry({})
+
+    def _poses(
+        self, bodies: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        device_from_root = invert_transform(self._root_from_device)
+        return self._root_from_device, np.einsum('ij,kjl->kil', device_from_root, bodies)
+
+    def frames(self, geometry: RangerGeometry) -> list[FrameTransform]:
+        """Each sensor's link -> its element's frame; the root link -> the array's frame."""
+        return [
+            *(
+                FrameTransform(sensor.parent_link, frame, sensor.body_origin)
+                for sensor, frame in zip(self.sensors, self.element_frames, strict=True)
+            ),
+            FrameTransform(self.robot.root_link, self.device_frame, geometry.pose),
+        ]

@@ -26,7 +26,7 @@ from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices import Beam, RangerConfig, RangerGeometry
 from nps_sonar_py.echo import EchoConfig, Ping, RangeEstimator
 from nps_sonar_py.sensing.multibeam import FanPing
-from nps_sonar_py.transforms import matrix_to_quaternion, transform_from
+from nps_sonar_py.transforms import matrix_from_quaternion, matrix_to_quaternion, transform_from
 
 __all__ = [
     'BEAM_SEGMENTS',
@@ -383,22 +383,6 @@ def image_message(pixels: np.ndarray, *, stamp: Time, frame_id: str) -> Image:
         is_bigendian=int(sys.byteorder == 'big'),
         step=width * values.itemsize,
         data=data,
-    )
-
-
-def matrix_from_quaternion(x: float, y: float, z: float, w: float) -> NDArray[np.float64]:
-    """Rotation matrix of a quaternion ``(x, y, z, w)`` (normalised first)."""
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if not n > 0.0:
-        msg = 'a quaternion of zero length is no rotation'
-        raise ValueError(msg)
-    x, y, z, w = x / n, y / n, z / n, w / n
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
     )
 
 

@@ -24,8 +24,8 @@ import rclpy.logging
 from rclpy.node import Node
 
 from nps_sonar_py.devices.settings import MotionSettings
+from nps_sonar_py.devices.transform_buffer import TransformBuffer
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.ros.tf import TransformBuffer
 from nps_sonar_py.scene.entity_frames import parse_entity_frames
 
 if TYPE_CHECKING:

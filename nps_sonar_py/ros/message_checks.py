@@ -51,9 +51,11 @@ overflow stopped the node or made an entity vanish:
 from __future__ import annotations
 
 import math
+import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from nps_sonar_py.limits import (
     MAX_ANGULAR,
@@ -69,9 +71,9 @@ if TYPE_CHECKING:
     from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist, Vector3
     from nav_msgs.msg import Odometry
     from sensor_msgs.msg import JointState
-    from tf2_msgs.msg import TFMessage
 
     from nps_sonar import msg as nps_msg
+    from nps_sonar_py.devices.transform_buffer import TransformBatch
 
 __all__ = [
     'MAX_ANGULAR',
@@ -127,11 +129,15 @@ def _vector_problem(name: str, vector: Point | Vector3, bound: float, unit: str)
 
 def quaternion_problem(q: Quaternion, name: str = 'orientation') -> str | None:
     """Why quaternion ``q`` is no rotation: a component not finite, a norm out of the band."""
-    for axis in 'xyzw':
-        value = float(getattr(q, axis))
+    return _rotation_problem([q.x, q.y, q.z, q.w], name)
+
+
+def _rotation_problem(values: list[float], name: str) -> str | None:
+    """:func:`quaternion_problem` of the components ``(x, y, z, w)``."""
+    for axis, value in zip('xyzw', map(float, values), strict=True):
         if not math.isfinite(value):
             return f'{name}.{axis} is {value!r}'
-    norm = math.hypot(q.x, q.y, q.z, q.w)  # scaled: no overflow or underflow on the way
+    norm = math.hypot(*values)  # scaled: no overflow or underflow on the way
     if norm < MIN_QUATERNION_NORM:
         return f'{name} has norm {norm:.3g}, below {MIN_QUATERNION_NORM:g}'
     if norm > MAX_QUATERNION_NORM:
@@ -187,10 +193,14 @@ def joint_state_problem(message: JointState) -> str | None:
 
 def stamp_problem(stamp: Time, name: str = 'header.stamp') -> str | None:
     """Why a ``builtin_interfaces/Time`` is not a valid time (negative, nanosec past 1e9)."""
-    if stamp.sec < 0:
-        return f'{name}.sec is {stamp.sec}, negative'
-    if stamp.nanosec >= _NANOSECONDS:
-        return f'{name}.nanosec is {stamp.nanosec}, not below 1e9'
+    return _stamp_problem(stamp.sec, stamp.nanosec, name)
+
+
+def _stamp_problem(sec: int, nanosec: int, name: str) -> str | None:
+    if sec < 0:
+        return f'{name}.sec is {sec}, negative'
+    if nanosec >= _NANOSECONDS:
+        return f'{name}.nanosec is {nanosec}, not below 1e9'
     return None
 
 
@@ -225,32 +235,68 @@ def scene_state_problem(message: nps_msg.SceneState) -> str | None:
     return None
 
 
-def tf_message_problem(message: TFMessage) -> str | None:
-    """Why a ``tf2_msgs/TFMessage`` cannot be used, or None: one bad transform spoils it.
+def _norm_out_of_band(q: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Whether each finite quaternion row's norm is outside the band (as :func:`math.hypot`).
 
-    The number of transforms is checked first, before any transform is looked at.
+    Scaled by the largest component, so that no square overflows or underflows; a norm
+    within rounding of a bound is worked out by ``math.hypot``, as one quaternion is.
     """
-    transforms = message.transforms
-    if len(transforms) > MAX_TRANSFORMS:
-        return f'transforms has {len(transforms)} entries, more than {MAX_TRANSFORMS}'
-    for i, stamped in enumerate(transforms):
-        name = f'transforms[{i}]'
-        problem = stamp_problem(stamped.header.stamp, f'{name}.header.stamp')
-        if problem is not None:
-            return problem
-        parent = stamped.header.frame_id.lstrip('/')
-        child = stamped.child_frame_id.lstrip('/')
-        if not parent:
-            return f'{name}.header.frame_id is empty'
-        if not child:
-            return f'{name}.child_frame_id is empty'
-        if child == parent:
-            return f'{name}.child_frame_id is its own parent {child!r}'
-        transform = stamped.transform
-        problem = _vector_problem(
-            f'{name}.transform.translation', transform.translation, MAX_POSITION, 'm'
+    scale = np.max(np.abs(q), axis=1)
+    safe = np.where(scale > 0.0, scale, 1.0)
+    norm = scale * np.sqrt(np.sum((q / safe[:, None]) ** 2, axis=1))
+    out = (norm < MIN_QUATERNION_NORM) | (norm > MAX_QUATERNION_NORM)
+    near = np.flatnonzero(
+        (np.abs(norm - MIN_QUATERNION_NORM) <= 1e-9 * MIN_QUATERNION_NORM)
+        | (np.abs(norm - MAX_QUATERNION_NORM) <= 1e-9 * MAX_QUATERNION_NORM)
+    )
+    for k in near.tolist():
+        exact = math.hypot(*q[k].tolist())
+        out[k] = exact < MIN_QUATERNION_NORM or exact > MAX_QUATERNION_NORM
+    return out
+
+
+def tf_message_problem(batch: TransformBatch) -> str | None:
+    """Why the transforms of a ``tf2_msgs/TFMessage`` cannot be used, or None.
+
+    One bad transform spoils the message; the first is named. Checked as arrays, for the
+    whole message at once (``ros/tf_reader.py`` reads it, counted first); only the first bad
+    transform is looked at one by one, for its words.
+    """
+    n = len(batch)
+    if n > MAX_TRANSFORMS:
+        return f'transforms has {n} entries, more than {MAX_TRANSFORMS}'
+    if n == 0:
+        return None
+    parents, children = batch.parents, batch.children
+    t, q = batch.translations, batch.rotations
+    with np.errstate(invalid='ignore', over='ignore'):
+        bad = (batch.sec < 0) | (batch.nanosec >= _NANOSECONDS)
+        bad |= ~np.all(np.abs(t) <= MAX_POSITION, axis=1)  # nan compares false: bad too
+        finite = np.all(np.isfinite(q), axis=1)
+        bad |= ~finite | _norm_out_of_band(np.where(finite[:, None], q, 0.0))
+    first = [int(np.argmax(bad))] if bad.any() else []
+    # the names, as lists (a scan in C each): empty ones, and a child named as its parent
+    first += [names.index('') for names in (parents, children) if '' in names]
+    if any(map(operator.eq, children, parents)):
+        first.append(
+            next(k for k, (c, p) in enumerate(zip(children, parents, strict=True)) if c == p)
         )
-        problem = problem or quaternion_problem(transform.rotation, f'{name}.transform.rotation')
+    if not first:
+        return None
+    i = min(first)
+    name, parent, child = f'transforms[{i}]', parents[i], children[i]
+    problem = _stamp_problem(int(batch.sec[i]), int(batch.nanosec[i]), f'{name}.header.stamp')
+    if problem is not None:
+        return problem
+    if not parent:
+        return f'{name}.header.frame_id is empty'
+    if not child:
+        return f'{name}.child_frame_id is empty'
+    if child == parent:
+        return f'{name}.child_frame_id is its own parent {child!r}'
+    for axis, value in zip('xyz', t[i].tolist(), strict=True):
+        problem = number_problem(f'{name}.transform.translation.{axis}', value, MAX_POSITION, 'm')
         if problem is not None:
             return f'{problem} ({parent!r} -> {child!r})'
-    return None
+    problem = _rotation_problem(q[i].tolist(), f'{name}.transform.rotation')
+    return f'{problem} ({parent!r} -> {child!r})'

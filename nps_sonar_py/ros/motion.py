@@ -7,7 +7,8 @@
   ``nav_msgs/Odometry`` (``pose_source: odometry``) or ``geometry_msgs/PoseStamped``
   (``pose_source: pose``) on ``pose_topic``: the pose of the root link in the world frame;
   or (``pose_source: tf``) the root link in ``world_frame`` from ``/tf`` and ``/tf_static``
-  at each reading's time (``ros/tf.py``: interpolated between stamps, as tf2). A missing
+  at each reading's time (read raw by ``ros/tf_reader.py``, kept and interpolated between
+  stamps as tf2 does by ``devices/transform_buffer.py``). A missing
   chain, and a reading time more than ``tf_timeout`` outside a chain's samples, give a
   throttled warning; a missing one keeps the last pose, a stale one gives the nearest
   samples. Time jumping back clears the ``/tf`` samples stamped after it, as tf2_ros clears.
@@ -47,6 +48,12 @@ from tf2_msgs.msg import TFMessage
 
 from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices.settings import MotionSettings, PoseSource, SceneTime
+from nps_sonar_py.devices.transform_buffer import (
+    BUFFER_SECONDS,
+    MAX_FRAMES,
+    TransformBatch,
+    TransformBuffer,
+)
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import matrix_from_pose
 from nps_sonar_py.ros.entity_tf import entity_tf_for
@@ -58,13 +65,8 @@ from nps_sonar_py.ros.message_checks import (
     stamp_problem,
     tf_message_problem,
 )
-from nps_sonar_py.ros.tf import (
-    BUFFER_SECONDS,
-    MAX_FRAMES,
-    STATIC_LISTENER_QOS,
-    TF_QOS,
-    TransformBuffer,
-)
+from nps_sonar_py.ros.tf import STATIC_LISTENER_QOS, TF_QOS
+from nps_sonar_py.ros.tf_reader import MessageError, TfReader
 from nps_sonar_py.scene import WORLD_FRAME, EntityState
 from nps_sonar_py.scene.scene_state import update_problem
 
@@ -149,18 +151,28 @@ class _Checked:
 
     A bad message is dropped with a warning naming the topic and the problem. Each topic has
     its own logger object (under the node's logger name), so its own throttle: a flood on one
-    topic does not hide the first bad message on another.
+    topic does not hide the first bad message on another. ``read``: for a raw subscription,
+    what turns the bytes into what is checked (a ``MessageError`` is the message's problem).
     """
 
     def __init__(
-        self, node: Node, check: Callable[[Any], str | None], use: Callable[[Any], None]
+        self,
+        node: Node,
+        check: Callable[[Any], str | None],
+        use: Callable[[Any], None],
+        read: Callable[[bytes], Any] | None = None,
     ) -> None:
         self.topic = ''  # the resolved name, once subscribed
-        self._check, self._use = check, use
+        self._check, self._use, self._read = check, use, read
         self._logger = rclpy.logging.get_logger(node.get_logger().name)
 
     def __call__(self, message: Any) -> None:
-        problem = self._check(message)
+        try:
+            message = message if self._read is None else self._read(message)
+        except MessageError as error:
+            problem: str | None = str(error)
+        else:
+            problem = self._check(message)
         if problem is None:
             self._use(message)
             return
@@ -237,7 +249,12 @@ class Motion:
                 ('/tf_static', STATIC_LISTENER_QOS, True),
             ):
                 self._subscribe(
-                    TFMessage, topic, tf_message_problem, partial(self._on_tf, static=static), qos
+                    TFMessage,
+                    topic,
+                    tf_message_problem,
+                    partial(self._on_tf, static=static),
+                    qos,
+                    read=TfReader().read,  # raw: rclpy's objects cost ~50 us per transform
                 )
         self._subscribe(
             JointState, settings.joint_states_topic, joint_state_problem, self._on_joint_state
@@ -256,10 +273,16 @@ class Motion:
         check: Callable[[Any], str | None],
         use: Callable[[Any], None],
         qos: Any = 10,
+        read: Callable[[bytes], Any] | None = None,
     ) -> _Checked:
-        """Subscribe to ``topic``; each message is ``check``ed and, if good, ``use``d."""
-        callback = _Checked(self._node, check, use)
-        subscription = self._node.create_subscription(msg_type, topic, callback, qos)
+        """Subscribe to ``topic``; each message is ``check``ed and, if good, ``use``d.
+
+        ``read``: subscribe raw, and turn the bytes into what is checked with it.
+        """
+        callback = _Checked(self._node, check, use, read)
+        subscription = self._node.create_subscription(
+            msg_type, topic, callback, qos, raw=read is not None
+        )
         callback.topic = subscription.topic_name
         return callback
 
@@ -269,11 +292,11 @@ class Motion:
         self.world_from_root = matrix_from_pose(pose)
         self._robot_changed = True
 
-    def _on_tf(self, message: TFMessage, static: bool) -> None:
+    def _on_tf(self, batch: TransformBatch, static: bool) -> None:
         assert self._tf is not None
         now_ns = self._node.get_clock().now().nanoseconds
         self._see_tf_time(now_ns)
-        dropped = self._tf.add(message, static=static, now_ns=now_ns)
+        dropped = self._tf.add(batch, static=static, now_ns=now_ns)
         if dropped:
             reasons = (
                 (dropped.new_frames, f'of new frames past {MAX_FRAMES} frames'),

@@ -85,12 +85,24 @@ def _tf_message() -> Any:
     return TFMessage(transforms=[odom, mast])
 
 
+def _tf_problem(message: Any) -> str | None:
+    """The problem of a TFMessage as a node finds it: read off the wire, then checked."""
+    from rclpy.serialization import serialize_message
+
+    from nps_sonar_py.ros.tf_reader import MessageError, read_tf_message
+
+    try:
+        return tf_message_problem(read_tf_message(serialize_message(message)))
+    except MessageError as error:
+        return str(error)
+
+
 GOOD = {
     'odometry': (_odometry, odometry_problem),
     'pose': (_pose_stamped, pose_stamped_problem),
     'joints': (_joint_state, joint_state_problem),
     'scene': (_scene_state, scene_state_problem),
-    'tf': (_tf_message, tf_message_problem),
+    'tf': (_tf_message, _tf_problem),
 }
 
 
@@ -289,7 +301,7 @@ def test_too_many_transforms_are_refused_before_any_is_looked_at() -> None:
 
     message = _tf_message()
     message.transforms = [TransformStamped()] * 10_001  # each would be a bad transform too
-    assert tf_message_problem(message) == 'transforms has 10001 entries, more than 10000'
+    assert _tf_problem(message) == 'transforms has 10001 entries, more than 10000'
 
 
 # --- any float -------------------------------------------------------------------------------
@@ -390,16 +402,19 @@ def test_any_joint_state_gives_a_problem_or_finite_positions(
 @PROPERTY
 @given(st.tuples(*[FLOATS] * 7))
 def test_any_transform_gives_a_problem_or_a_rigid_lookup(values: tuple[float, ...]) -> None:
-    from nps_sonar_py.ros.tf import TransformBuffer
+    from rclpy.serialization import serialize_message
+
+    from nps_sonar_py.devices.transform_buffer import TransformBuffer
+    from nps_sonar_py.ros.tf_reader import read_tf_message
 
     message = _tf_message()
     t = message.transforms[0].transform
     v, q = t.translation, t.rotation
     v.x, v.y, v.z, q.x, q.y, q.z, q.w = values
-    problem = tf_message_problem(message)
+    problem = _tf_problem(message)
     assert problem is None or problem.startswith('transforms[0].transform.')
     if problem is None:
         buffer = TransformBuffer()
-        buffer.add(message, static=False)
+        buffer.add(read_tf_message(serialize_message(message)), static=False)
         matrix, _ = buffer.lookup('odom', 'mast', 12 * 10**9)
         assert _rigid_and_finite(matrix)

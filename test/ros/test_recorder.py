@@ -264,7 +264,7 @@ def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
 
 def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
     from nps_sonar.msg import SonarPoint
-    from nps_sonar_py.ros.recorder import draw_report
+    from nps_sonar_py.ros.bag_report import draw_report
 
     step = 0.25
     bag = tmp_path / 'bag'
@@ -310,7 +310,7 @@ def test_a_multibeam_ping_and_its_image_are_drawn(tmp_path: Path) -> None:
     from ranger_scenes import ACOUSTICS, D, wall_scene
 
     from nps_sonar.msg import MultibeamPing
-    from nps_sonar_py.ros.recorder import draw_report
+    from nps_sonar_py.ros.bag_report import draw_report
 
     robot, world = wall_scene(tmp_path)
     bag = tmp_path / 'bag'

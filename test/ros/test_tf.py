@@ -1,4 +1,6 @@
-"""TF out and in (``ros/tf.py``): sensor frames on /tf_static, the robot on /tf, pose_source tf.
+"""TF out and in: sensor frames on /tf_static, the robot on /tf, and pose_source tf.
+
+Out: ``ros/tf.py``; in: ``ros/tf_reader.py`` reads, ``devices/transform_buffer.py`` keeps.
 
 Expected transforms come from the URDF by hand. A sensor's ``<origin>`` is its optical frame
 (z forward); the body frame (x forward) published is ``origin @ (optical <- body)``. With
@@ -84,6 +86,15 @@ def _tf(*transforms: Any) -> Any:
     from tf2_msgs.msg import TFMessage
 
     return TFMessage(transforms=list(transforms))
+
+
+def _batch(*transforms: Any) -> Any:
+    """The transforms as a node reads them off the wire: serialized, then read as arrays."""
+    from rclpy.serialization import serialize_message
+
+    from nps_sonar_py.ros.tf_reader import read_tf_message
+
+    return read_tf_message(serialize_message(_tf(*transforms)))
 
 
 # --- the stand-in tf2_msgs -------------------------------------------------------------------
@@ -187,13 +198,13 @@ def test_frames_of_a_sonar_ring_and_of_one_sonar_with_elements() -> None:
 
 
 def test_buffer_interpolates_along_a_chain_as_tf2_and_holds_the_nearest() -> None:
-    from nps_sonar_py.ros.tf import TransformBuffer
+    from nps_sonar_py.devices.transform_buffer import TransformBuffer
 
     buffer = TransformBuffer()
-    buffer.add(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 1.0))), static=True)
+    buffer.add(_batch(_transform('map', 'odom', 0.0, (0.0, 0.0, 1.0))), static=True)
     half = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))  # +pi/2 about z
-    buffer.add(_tf(_transform('odom', 'base', 10.0, (0.0, 0.0, 0.0))), static=False)
-    buffer.add(_tf(_transform('odom', 'base', 12.0, (2.0, 0.0, 0.0), half)), static=False)
+    buffer.add(_batch(_transform('odom', 'base', 10.0, (0.0, 0.0, 0.0))), static=False)
+    buffer.add(_batch(_transform('odom', 'base', 12.0, (2.0, 0.0, 0.0), half)), static=False)
     # Half way in time, as tf2: the translation half way, (1, 0, 0) in odom, and the rotation
     # half way along the arc, pi/4 about z; odom sits 1 m above map.
     matrix, lag = buffer.lookup('map', 'base', 11 * 10**9)
@@ -228,12 +239,12 @@ def test_buffer_interpolates_along_a_chain_as_tf2_and_holds_the_nearest() -> Non
 
 
 def test_buffer_joins_two_branches_at_their_common_ancestor() -> None:
-    from nps_sonar_py.ros.tf import TransformBuffer
+    from nps_sonar_py.devices.transform_buffer import TransformBuffer
 
     buffer = TransformBuffer()
     quarter = (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))  # +pi/2 about z
     buffer.add(
-        _tf(
+        _batch(
             _transform('map', 'odom', 0.0, (10.0, 0.0, 0.0), quarter),
             _transform('odom', 'base', 0.0, (1.0, 0.0, 0.0)),
             _transform('map', 'buoy', 0.0, (0.0, 5.0, 0.0)),
@@ -249,17 +260,17 @@ def test_buffer_joins_two_branches_at_their_common_ancestor() -> None:
 
 
 def test_buffer_names_what_is_missing_and_takes_a_new_parent() -> None:
-    from nps_sonar_py.ros.tf import TransformBuffer
+    from nps_sonar_py.devices.transform_buffer import TransformBuffer
 
     buffer = TransformBuffer()
     with pytest.raises(LookupError, match="no frame 'map' on /tf or /tf_static"):
         buffer.lookup('map', 'base', 0)
-    buffer.add(_tf(_transform('odom', 'base', 1.0, (1.0, 0.0, 0.0))), static=False)
-    buffer.add(_tf(_transform('map', 'other', 1.0)), static=False)
+    buffer.add(_batch(_transform('odom', 'base', 1.0, (1.0, 0.0, 0.0))), static=False)
+    buffer.add(_batch(_transform('map', 'other', 1.0)), static=False)
     with pytest.raises(LookupError, match="no chain of transforms joins 'map' and 'base'"):
         buffer.lookup('map', 'base', 10**9)
     # base now hangs from map: its history under odom is gone
-    buffer.add(_tf(_transform('/map', 'base', 2.0, (0.0, 3.0, 0.0))), static=False)
+    buffer.add(_batch(_transform('/map', 'base', 2.0, (0.0, 3.0, 0.0))), static=False)
     matrix, _ = buffer.lookup('map', 'base', 10**9)
     assert matrix[:3, 3] == pytest.approx((0.0, 3.0, 0.0))
     with pytest.raises(LookupError, match="no frame 'odom'"):  # nothing names it any more
@@ -267,11 +278,11 @@ def test_buffer_names_what_is_missing_and_takes_a_new_parent() -> None:
 
 
 def test_buffer_refuses_a_loop_of_transforms() -> None:
-    from nps_sonar_py.ros.tf import TransformBuffer
+    from nps_sonar_py.devices.transform_buffer import TransformBuffer
 
     buffer = TransformBuffer()
     buffer.add(
-        _tf(
+        _batch(
             _transform('map', 'odom', 1.0, (1.0, 0.0, 0.0)),
             _transform('odom', 'base', 1.0, (2.0, 0.0, 0.0)),
         ),
@@ -279,42 +290,44 @@ def test_buffer_refuses_a_loop_of_transforms() -> None:
     )
     matrix, _ = buffer.lookup('map', 'base', 10**9)
     assert matrix[:3, 3] == pytest.approx((3.0, 0.0, 0.0))
-    buffer.add(_tf(_transform('base', 'map', 1.0)), static=False)  # map now hangs from base
+    buffer.add(_batch(_transform('base', 'map', 1.0)), static=False)  # map now hangs from base
     with pytest.raises(LookupError, match='loop: base -> odom -> map -> base'):
         buffer.lookup('map', 'base', 10**9)
 
 
 def test_buffer_keeps_a_bounded_window() -> None:
-    from nps_sonar_py.ros import tf
+    from nps_sonar_py.devices import transform_buffer as tf
 
     buffer = tf.TransformBuffer(buffer_seconds=1.0)
     for k in range(tf.MAX_SAMPLES + 50):  # 1 ms apart: the count bounds them, not the time
-        buffer.add(_tf(_transform('odom', 'base', 5.0 + k * 1e-3, (k, 0.0, 0.0))), static=False)
+        buffer.add(_batch(_transform('odom', 'base', 5.0 + k * 1e-3, (k, 0.0, 0.0))), static=False)
     frame = buffer._frames['base']
     assert len(frame.times) == tf.MAX_SAMPLES
     assert frame.poses[0][0] == 50.0
-    buffer.add(_tf(_transform('odom', 'base', 100.0, (-1.0, 0.0, 0.0))), static=False)
+    buffer.add(_batch(_transform('odom', 'base', 100.0, (-1.0, 0.0, 0.0))), static=False)
     assert frame.times == [100 * 10**9]  # all older than 1 s before the newest went
-    dropped = buffer.add(_tf(_transform('odom', 'base', 50.0)), static=False)  # too old
+    dropped = buffer.add(_batch(_transform('odom', 'base', 50.0)), static=False)  # too old
     assert (dropped.old, dropped.new_frames, dropped.future) == (1, 0, 0)
     assert frame.times == [100 * 10**9]
 
 
 def test_buffer_drops_stamps_far_ahead_of_the_clock_and_forgets_them_on_a_jump_back() -> None:
-    from nps_sonar_py.ros.tf import TransformBuffer
+    from nps_sonar_py.devices.transform_buffer import TransformBuffer
 
     buffer = TransformBuffer(buffer_seconds=10.0)
-    buffer.add(_tf(_transform('map', 'odom', 0.0)), static=True)
+    buffer.add(_batch(_transform('map', 'odom', 0.0)), static=True)
     now = 100 * 10**9
     far = _transform('odom', 'base', 2e9, (50.0, 0.0, 0.0))  # a stamp in the year 2033
     near = _transform('odom', 'base', 100.0, (1.0, 0.0, 0.0))
-    dropped = buffer.add(_tf(far, near), static=False, now_ns=now)
+    dropped = buffer.add(_batch(far, near), static=False, now_ns=now)
     assert (dropped.future, dropped.old) == (1, 0)
     matrix, lag = buffer.lookup('map', 'base', now)
     assert (matrix[0, 3], lag) == (1.0, 0.0)
     # a simulation reset: time starts again at 0, the old samples would be the newest
     buffer.forget_after(10**9)
-    buffer.add(_tf(_transform('odom', 'base', 1.0, (7.0, 0.0, 0.0))), static=False, now_ns=10**9)
+    buffer.add(
+        _batch(_transform('odom', 'base', 1.0, (7.0, 0.0, 0.0))), static=False, now_ns=10**9
+    )
     matrix, _ = buffer.lookup('map', 'base', 10**9)
     assert matrix[0, 3] == 7.0  # and the static map -> odom stayed
     # another node sharing the buffer sees the same jump: the new run's sample stays
@@ -323,16 +336,16 @@ def test_buffer_drops_stamps_far_ahead_of_the_clock_and_forgets_them_on_a_jump_b
 
 
 def test_a_full_buffer_makes_room_from_frames_gone_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nps_sonar_py.ros import tf
+    from nps_sonar_py.devices import transform_buffer as tf
 
     monkeypatch.setattr(tf, 'MAX_FRAMES', 3)
     buffer = tf.TransformBuffer(buffer_seconds=1.0)
-    buffer.add(_tf(_transform('map', 'odom', 0.0)), static=True)
-    buffer.add(_tf(*(_transform('odom', f'junk{k}', 5.0) for k in range(2))), static=False)
-    dropped = buffer.add(_tf(_transform('odom', 'base', 5.5)), static=False)
+    buffer.add(_batch(_transform('map', 'odom', 0.0)), static=True)
+    buffer.add(_batch(*(_transform('odom', f'junk{k}', 5.0) for k in range(2))), static=False)
+    dropped = buffer.add(_batch(_transform('odom', 'base', 5.5)), static=False)
     assert dropped.new_frames == 1  # full, and every /tf frame was heard from within 1 s
-    buffer.add(_tf(_transform('odom', 'junk0', 7.0)), static=False)  # junk1 is now 2 s old
-    dropped = buffer.add(_tf(_transform('odom', 'base', 7.0, (4.0, 0.0, 0.0))), static=False)
+    buffer.add(_batch(_transform('odom', 'junk0', 7.0)), static=False)  # junk1 is now 2 s old
+    dropped = buffer.add(_batch(_transform('odom', 'base', 7.0, (4.0, 0.0, 0.0))), static=False)
     assert not dropped
     assert set(buffer._frames) == {'odom', 'junk0', 'base'}  # the static frame stays
     matrix, _ = buffer.lookup('map', 'base', 7 * 10**9)
@@ -346,11 +359,11 @@ def test_a_message_of_many_frames_costs_a_chain_not_all_pairs() -> None:
     Here the lookup must see only the frames it walks through, which a frame table that
     raises on any other key shows without timing anything.
     """
-    from nps_sonar_py.ros import tf
+    from nps_sonar_py.devices import transform_buffer as tf
 
     buffer = tf.TransformBuffer()
     many = [_transform(f'p{k}', f'c{k}', 1.0) for k in range(9_999)]
-    buffer.add(_tf(*many, _transform('odom', 'base', 1.0, (2.0, 0.0, 0.0))), static=False)
+    buffer.add(_batch(*many, _transform('odom', 'base', 1.0, (2.0, 0.0, 0.0))), static=False)
     assert len(buffer._frames) == 10_000
 
     class OnlyTheChain(dict):  # type: ignore[type-arg]
@@ -682,11 +695,12 @@ def test_robot_sensors_read_tf_through_one_subscription(probe: Probe) -> None:
     with running('robot_sensors_node', parameters) as node:
         _wait_matched(probe, tf, node)
         _wait_matched(probe, static, node)
-        static.publish(_tf(_transform('map', 'base_link', 0.0, (1.0, 2.0, 0.5))))
         scan = 'rear_ranger/scan'
-        # Scans read before the transform arrives see the robot at robot_pose: wait for the
-        # range the transform gives (1 - 0.35 + 3 m to the wall), then for the one of the next.
-        near = first_such(probe, scan, node, lambda m: abs(m.ranges[1] - 3.65) < 0.011).ranges[1]
+        # before any transform: the robot at its fixed pose, base_link at x = 0 (the node may
+        # read there before the first transform comes, so 'near' waits for the move away)
+        start = first_such(probe, scan, node, lambda m: 0.0 < m.ranges[1] < 5.0).ranges[1]
+        static.publish(_tf(_transform('map', 'base_link', 0.0, (1.0, 2.0, 0.5))))
+        near = first_such(probe, scan, node, lambda m: m.ranges[1] > start + 0.5).ranges[1]
         static.publish(_tf(_transform('map', 'base_link', 0.0, (2.0, 2.0, 0.5))))
         far = first_such(probe, scan, node, lambda m: m.ranges[1] > near + 0.5).ranges[1]
         # every sensor node is up and reading by now: its subscriptions were discovered
@@ -696,4 +710,45 @@ def test_robot_sensors_read_tf_through_one_subscription(probe: Probe) -> None:
         }
         assert NodeLog(node).stop() == 0
     assert subscribers == {'/tf': ['sonar'], '/tf_static': ['sonar']}
-    assert far - near == pytest.approx(1.0, abs=0.011)  # ranges in steps of 0.01 m
+    assert near - start == pytest.approx(1.0, abs=0.011)  # ranges in steps of 0.01 m
+    assert far - near == pytest.approx(1.0, abs=0.011)
+
+
+def test_a_message_of_ten_thousand_frames_does_not_stop_the_readings(probe: Probe) -> None:
+    """A /tf message of 9,991 transforms moves the robot; the sonar reads on (issue 21).
+
+    With map -> odom and the node's own sensor frames on /tf_static, the buffer then holds
+    nearly the 10,000 frames it keeps, so that no frame is refused. Wall-clock time: messages
+    of odom -> base_link at y = 0.3 (or 0.6) and 9,990 other frames,
+    stamped now. The reading after the first reads ``1.75 - 0.3``; after each message,
+    readings keep coming (counted, not timed), and the last one moves the robot again, so
+    every message was taken whole. Read raw (``ros/tf_reader.py``), each costs the node about
+    a tenth of what rclpy's deserialisation did (``benchmarks/bench_tf_message.py``).
+    """
+    from sensor_msgs.msg import Range
+
+    probe.subscribe(Range, 'sonar/range')
+    tf, static, _ = _tf_publishers(probe)
+    others = [(f'link_{k}', (0.001 * k, 0.0, 0.0)) for k in range(9_990)]
+
+    def big(dy: float) -> Any:
+        now = probe.node.get_clock().now().nanoseconds * 1e-9
+        base = _transform('odom', 'base_link', now, (0.0, dy, 0.0))
+        return _tf(base, *(_transform('base_link', name, now, xyz) for name, xyz in others))
+
+    parameters = {**ONE_RAY, 'pose_source': 'tf', 'world_frame': 'map'}
+    with running('sonar_node', parameters) as node:
+        log = NodeLog(node)
+        _wait_matched(probe, tf, node)
+        _wait_matched(probe, static, node)
+        static.publish(_tf(_transform('map', 'odom', 0.0)))
+        tf.publish(big(0.3))
+        moved = first_such(probe, 'sonar/range', node, lambda m: m.range < 1.75 - 0.2)
+        for dy in (0.3, 0.3, 0.3, 0.6):
+            tf.publish(big(dy))
+            probe.wait('sonar/range', 3, node)  # the sonar reads on after each
+        last = first_such(probe, 'sonar/range', node, lambda m: m.range < 1.75 - 0.5)
+        assert log.stop() == 0
+    assert moved.range == pytest.approx(1.75 - 0.3, abs=1e-5)
+    assert last.range == pytest.approx(1.75 - 0.6, abs=1e-5)
+    assert 'ignored' not in log.text()

@@ -1,0 +1,179 @@
+"""The pictures of a recorded bag, drawn without ROS: the last profile, the sweep, fans, images.
+
+``draw_report`` reads a bag (``ros2 bag record`` or ``sonar_record``) with rosbags alone, from
+the definitions the bag carries, and draws with ``nps_sonar_py.plots``: ``profile.png`` (the
+last ``SonarPoint``'s profile) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if
+they span azimuths, else an echogram over time); if the bag holds them, ``multibeam.png``
+(the last ``MultibeamPing``: its beams' profiles as a fan) and, per ``sensor_msgs/Image``
+topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel). No rclpy.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+from rosbags.highlevel import AnyReader
+from rosbags.interfaces import Connection
+from rosbags.typesys import Stores, get_typestore
+from rosbags.typesys.store import Typestore
+
+from nps_sonar_py import plots
+from nps_sonar_py.errors import ConfigurationError
+
+__all__ = [
+    'IMAGE',
+    'MULTIBEAM_PING',
+    'SONAR_POINT',
+    'Report',
+    'draw_report',
+    'make_typestore',
+]
+
+SONAR_POINT = 'nps_sonar/msg/SonarPoint'
+MULTIBEAM_PING = 'nps_sonar/msg/MultibeamPing'
+IMAGE = 'sensor_msgs/msg/Image'
+
+
+class Report(NamedTuple):
+    """What ``draw_report`` drew: the ``SonarPoint`` topic, its pings, the pictures (or None).
+
+    ``multibeam`` is the last ``MultibeamPing``'s fan (its topic ``multibeam_topic``) and
+    ``images`` the last image of each ``sensor_msgs/Image`` topic.
+    """
+
+    topic: str | None
+    pings: int
+    profile: Path | None
+    sweep: Path | None
+    sweep_kind: str | None  # 'fan' (pings span azimuths) or 'echogram' (a fixed beam over time)
+    multibeam: Path | None = None
+    multibeam_topic: str | None = None
+    images: tuple[Path, ...] = ()
+
+
+def make_typestore(distro: str | None = None) -> Typestore:
+    """The rosbags type store of ROS ``distro`` (default ``$ROS_DISTRO``; unknown: the latest)."""
+    distro = os.environ.get('ROS_DISTRO', '') if distro is None else distro
+    return get_typestore(Stores.__members__.get(f'ROS2_{distro.upper()}', Stores.LATEST))
+
+
+def draw_report(
+    bag_path: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    topic: str | None = None,
+) -> Report:
+    """Draw ``profile.png`` and ``sweep.png`` of a bag's ``SonarPoint`` messages into ``out_dir``.
+
+    Reads the bag with rosbags alone (no ROS), from the definitions the bag carries. The topic
+    is ``topic`` or the ``SonarPoint`` topic with the most messages. The profile is the last
+    ping's; the sweep takes the pings with the last ping's bins, as a fan when their azimuths
+    differ, else as an echogram over their header stamps. ``out_dir`` defaults to the bag.
+    """
+    bag_path = Path(bag_path)
+    out = Path(out_dir) if out_dir is not None else bag_path
+    with AnyReader([bag_path], default_typestore=make_typestore()) as reader:
+        candidates = [
+            c for c in reader.connections if c.msgtype == SONAR_POINT and topic in {None, c.topic}
+        ]
+        chosen = max(candidates, key=lambda c: (c.msgcount, c.topic)).topic if candidates else None
+        pings: list[Any] = [
+            reader.deserialize(raw, c.msgtype)
+            for c, _, raw in reader.messages(
+                connections=[c for c in candidates if c.topic == chosen]
+            )
+        ]
+        fans = [c for c in reader.connections if c.msgtype == MULTIBEAM_PING]
+        fan_topic = max(fans, key=lambda c: (c.msgcount, c.topic)).topic if fans else None
+        fan = _last(reader, [c for c in fans if c.topic == fan_topic])
+        images = {c.topic: _last(reader, [c]) for c in reader.connections if c.msgtype == IMAGE}
+    drawn: dict[str, Any] = {'multibeam_topic': fan_topic}
+    if fan is not None and len(fan.profiles):
+        out.mkdir(parents=True, exist_ok=True)
+        drawn['multibeam'] = out / 'multibeam.png'
+        plots.draw_sweep(
+            drawn['multibeam'],
+            np.asarray(fan.profiles).reshape(fan.beam_count, fan.bin_count),
+            plots.bin_edges(fan.min_range, fan.max_range, fan.bin_count),
+            np.asarray(fan.azimuths, dtype=np.float64),
+            source_level=float(fan.source_level),
+            title='Last multibeam ping',
+        )
+    drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
+    if chosen is None:
+        return Report(topic, 0, None, None, None, **drawn)
+    with_profiles = [p for p in pings if len(p.profile)]
+    if not with_profiles:
+        return Report(chosen, len(pings), None, None, None, **drawn)
+    last = with_profiles[-1]
+    edges = plots.bin_edges(last.min_range, last.max_range, len(last.profile))
+    out.mkdir(parents=True, exist_ok=True)
+    profile_png = out / 'profile.png'
+    plots.draw_profile(
+        profile_png,
+        last.profile,
+        edges,
+        range_estimate=float(last.range),
+        source_level=float(last.source_level),
+        title=f'Intensity profile of the last ping on {chosen}',
+    )
+    layout = (last.min_range, last.max_range, len(last.profile))
+    same = [p for p in with_profiles if (p.min_range, p.max_range, len(p.profile)) == layout]
+    grid = np.stack([p.profile for p in same])
+    azimuths = np.array([p.azimuth for p in same], dtype=np.float64)
+    sweep_png = out / 'sweep.png'
+    if np.ptp(azimuths) > 1e-6:
+        kind = 'fan'
+        plots.draw_sweep(
+            sweep_png,
+            grid,
+            edges,
+            azimuths,
+            source_level=float(last.source_level),
+            title=f'Sweep on {chosen}',
+        )
+    else:
+        kind = 'echogram'
+        times = np.array([p.header.stamp.sec + 1e-9 * p.header.stamp.nanosec for p in same])
+        order = np.argsort(times, kind='stable')
+        keep = order[np.concatenate(([True], np.diff(times[order]) > 0.0))]  # one ping per stamp
+        plots.draw_echogram(
+            sweep_png,
+            grid[keep],
+            edges,
+            times[keep],
+            source_level=float(last.source_level),
+            title=f'Echogram on {chosen}',
+        )
+    return Report(chosen, len(pings), profile_png, sweep_png, kind, **drawn)
+
+
+def _last(reader: AnyReader, connections: list[Connection]) -> Any:
+    """The last message of ``connections`` (only it deserialized), or None."""
+    if not connections:  # (rosbags reads every connection when given none)
+        return None
+    last = None
+    for connection, _, raw in reader.messages(connections=connections):
+        last = (connection, raw)
+    return None if last is None else reader.deserialize(last[1], last[0].msgtype)
+
+
+#: Pixel types of the image encodings drawn (little-endian; big-endian ones are swapped).
+_IMAGE_TYPES = {'mono8': np.uint8, 'mono16': np.uint16, '32FC1': np.float32}
+
+
+def _draw_image(out: Path, topic: str, image: Any) -> Path:
+    """``image<topic>.png``: a ``sensor_msgs/Image`` (mono8, mono16, 32FC1) pixel for pixel."""
+    kind = _IMAGE_TYPES.get(image.encoding)
+    if kind is None:
+        raise ConfigurationError(f'{topic}: cannot draw images of encoding {image.encoding!r}')
+    dtype = np.dtype(kind).newbyteorder('>' if image.is_bigendian else '<')
+    rows = np.frombuffer(bytes(image.data), dtype=np.uint8).reshape(image.height, image.step)
+    pixels = rows[:, : image.width * dtype.itemsize].copy().view(dtype)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f'image{topic.replace("/", "_")}.png'
+    plots.draw_image(path, pixels, image.encoding)
+    return path
