@@ -8,9 +8,11 @@ index; a cell whose largest sum is not positive (no return, or only silent ones)
 Occlusion comes from the cast: a ray reports only the first surface it meets, so an entity
 hidden behind another never contributes to the rays that met the front one.
 
-One ``np.bincount`` over the ``(beam, bin, entity)`` cells, then an argmax per cell: its
-memory, ``beams x bins x entities`` float64 sums, is bounded by :data:`MAX_LABEL_CELLS` and
-checked (:func:`label_problem`) when a sensor is built, never per ping.
+Vectorised over the rays, not the cells: the ``(cell, entity)`` pairs that rays actually hit
+are found with one ``np.unique`` of their keys, summed with one ``np.bincount`` and reduced
+per cell with ``np.maximum.reduceat``. Memory and time grow with the rays of a ping, whatever
+the number of beams, bins and entities (a dense ``beams x bins x entities`` table would be
+256 MiB for 256 beams, 1000 bins and 128 entities, and mostly zeros).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from nps_sonar_py.errors import ConfigurationError, one_line
 
 __all__ = [
     'MAX_LABELLED_ENTITIES',
-    'MAX_LABEL_CELLS',
     'LabelTable',
     'dominant_labels',
     'label_problem',
@@ -34,22 +35,14 @@ __all__ = [
 
 #: Most entities a label table holds: a ``mono16`` pixel is ``1 + index`` <= 65535.
 MAX_LABELLED_ENTITIES = 2**16 - 1
-#: Most ``(beam, bin, entity)`` cells of one ping's label sums: 2**25 float64, 256 MiB.
-MAX_LABEL_CELLS = 2**25
 
 
-def label_problem(n_beams: int, n_bins: int, n_entities: int) -> str | None:
-    """Why labels of ``n_beams x n_bins`` cells over ``n_entities`` cannot be made, or ``None``."""
+def label_problem(n_entities: int) -> str | None:
+    """Why a label table of ``n_entities`` entities cannot be used, or ``None``."""
     if n_entities > MAX_LABELLED_ENTITIES:
         return (
             f'labels: a label table of {n_entities} entities is over the limit of '
             f'{MAX_LABELLED_ENTITIES} (a mono16 label is 1 + the entity index)'
-        )
-    cells = n_beams * n_bins * n_entities
-    if cells > MAX_LABEL_CELLS:
-        return (
-            f'labels: {n_beams} beams x {n_bins} bins x {n_entities} entities = {cells} cells, '
-            f'more than the {MAX_LABEL_CELLS} allowed ({MAX_LABEL_CELLS * 8 // 2**20} MiB)'
         )
     return None
 
@@ -62,7 +55,7 @@ def dominant_labels(
     n_bins: int,
     n_entities: int,
 ) -> NDArray[np.uint16]:
-    """(n_beams, n_bins) uint16 label of each cell (module docstring), in one bincount.
+    """(n_beams, n_bins) uint16 label of each cell (module docstring), vectorised over the rays.
 
     Args:
         flat: (n,) the flat cell of every ray, ``beam * n_bins + bin``, or
@@ -76,7 +69,7 @@ def dominant_labels(
     Raises:
         ValueError: shapes that differ, or an entity index outside ``[-1, n_entities)``.
     """
-    problem = label_problem(n_beams, n_bins, n_entities)
+    problem = label_problem(n_entities)
     if problem:
         raise ConfigurationError(problem)
     cells = n_beams * n_bins
@@ -86,20 +79,27 @@ def dominant_labels(
         msg = f'entity {e.shape}, intensity {weights.shape} and cells {flat.shape} must match'
         raise ValueError(msg)
     labels = np.zeros(cells, dtype=np.uint16)
-    if n_entities == 0 or e.size == 0:
-        return labels.reshape(n_beams, n_bins)
-    if int(e.min()) < -1 or int(e.max()) >= n_entities:
+    if e.size and (int(e.min()) < -1 or int(e.max()) >= n_entities):
         msg = f'entity indices must be in [-1, {n_entities}), got {int(e.min())}..{int(e.max())}'
         raise ValueError(msg)
-    dump = cells * n_entities  # rays without an entity or a cell: one bin after the last
-    key = np.where(e >= 0, flat * n_entities + e, dump)
-    np.minimum(key, dump, out=key)  # a dumped ray of any entity lands in the one dump bin
+    rays = np.flatnonzero((e >= 0) & (flat < cells))  # the rays that can label a cell
+    if rays.size == 0:
+        return labels.reshape(n_beams, n_bins)
+    # Sorted (cell, entity) keys: a cell's entities are together, the lowest index first.
+    keys, inverse = np.unique(flat[rays] * n_entities + e[rays], return_inverse=True)
     # With weights, bincount sums them in float64; numpy's stubs say intp whatever the weights.
-    sums = cast('NDArray[np.float64]', np.bincount(key, weights, dump + 1))
-    table = sums[:dump].reshape(cells, n_entities)
-    best = np.argmax(table, axis=1)  # the first of equal sums: the lowest index
-    loud = np.take_along_axis(table, best[:, None], axis=1)[:, 0] > 0.0  # NaN too is not loud
-    labels[loud] = best[loud] + 1
+    sums = cast('NDArray[np.float64]', np.bincount(inverse, weights[rays], keys.size))
+    cell = keys // n_entities
+    new_cell = np.empty(keys.size, dtype=np.bool_)
+    new_cell[0] = True
+    np.not_equal(cell[1:], cell[:-1], out=new_cell[1:])
+    group = np.cumsum(new_cell) - 1
+    largest = np.maximum.reduceat(sums, np.flatnonzero(new_cell))  # NaN in a cell stays NaN
+    candidates = np.flatnonzero(sums == largest[group])  # NaN equals nothing
+    _, first = np.unique(group[candidates], return_index=True)  # a tie: the lowest index
+    best = candidates[first]
+    best = best[sums[best] > 0.0]  # a silent cell is none
+    labels[cell[best]] = keys[best] % n_entities + 1
     return labels.reshape(n_beams, n_bins)
 
 
@@ -115,7 +115,7 @@ class LabelTable:
     def __post_init__(self) -> None:
         names = tuple(self.names)
         object.__setattr__(self, 'names', names)
-        problem = label_problem(0, 0, len(names))
+        problem = label_problem(len(names))
         if problem:
             raise ConfigurationError(problem)
         for name in names:

@@ -188,7 +188,7 @@ class MultibeamSonar:
 
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
-            labels over the entity limit or the memory bound (``echo.labels.label_problem``).
+            a label table over the entity limit (``echo.labels.label_problem``).
     """
 
     def __init__(
@@ -207,7 +207,7 @@ class MultibeamSonar:
         # Checked first: nothing is built for a gain law whose gain would overflow.
         problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.absorption_db_per_m)
         if problem is None and label_entities is not None:
-            problem = label_problem(fan.beams, echo.n_bins, label_entities)
+            problem = label_problem(label_entities)
         if problem:
             raise ConfigurationError(problem)
         half = echo.cast_half_angle

@@ -148,7 +148,7 @@ class ScanningSonar:
 
     Raises:
         ConfigurationError: the step period is shorter than the two-way travel time; labels
-            over the entity limit or the memory bound (``echo.labels.label_problem``).
+            a label table over the entity limit (``echo.labels.label_problem``).
     """
 
     def __init__(
@@ -162,7 +162,7 @@ class ScanningSonar:
     ) -> None:
         problem = sweep_problem(echo, sweep)
         if problem is None and label_entities is not None:
-            problem = label_problem(1, echo.n_bins, label_entities)
+            problem = label_problem(label_entities)
         if problem:
             raise ConfigurationError(problem)
         self.echo = echo

@@ -10,7 +10,6 @@ import pytest
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.labels import (
-    MAX_LABEL_CELLS,
     MAX_LABELLED_ENTITIES,
     LabelTable,
     dominant_labels,
@@ -99,16 +98,37 @@ def echo() -> EchoConfig:
     )
 
 
-def test_sonars_refuse_labels_over_the_entity_limit_or_the_memory_bound() -> None:
+def test_sonars_refuse_a_label_table_over_the_entity_limit() -> None:
     fan = FanConfig(beams=64, rays_horizontal=1, rays_vertical=2)
+    assert label_problem(MAX_LABELLED_ENTITIES) is None
+    MultibeamSonar(echo(), fan, np.eye(4), label_entities=MAX_LABELLED_ENTITIES)
     with pytest.raises(ConfigurationError) as error:
         MultibeamSonar(echo(), fan, np.eye(4), label_entities=MAX_LABELLED_ENTITIES + 1)
     assert 'over the limit of 65535' in one_line(error)
-    entities = MAX_LABEL_CELLS // (64 * 200) + 1  # one entity more than the cells allow
-    assert label_problem(64, 200, entities - 1) is None
-    with pytest.raises(ConfigurationError) as error:
-        MultibeamSonar(echo(), fan, np.eye(4), label_entities=entities)
-    assert f'64 beams x 200 bins x {entities} entities' in one_line(error)
     with pytest.raises(ConfigurationError) as error:
         ScanningSonar(echo(), SweepConfig(), np.eye(4), label_entities=70_000)
     assert 'over the limit of 65535' in one_line(error)
+
+
+def test_labels_of_many_cells_and_entities_match_a_cell_by_cell_sum() -> None:
+    # A large table (200 beams x 500 bins x 5000 entities, 5e8 cells) with few rays: each
+    # cell's label is checked against its own sums, written out with Python dicts.
+    rng = np.random.default_rng(7)
+    beams, bins, entities, n = 200, 500, 5000, 3000
+    cells = rng.integers(0, 40, n) * 2503 % (beams * bins)  # 40 cells, many rays each
+    flat = np.where(rng.random(n) < 0.1, beams * bins, cells).astype(np.intp)  # some dumped
+    entity = rng.choice([-1, 3, 17, 4999], n)
+    intensity = rng.choice([0.0, 0.5, 1.0, 2.0], n)
+    labels = dominant_labels(flat, intensity, entity, beams, bins, entities)
+    sums: dict[int, dict[int, float]] = {}
+    for c, e, i in zip(flat.tolist(), entity.tolist(), intensity.tolist(), strict=True):
+        if c < beams * bins and e >= 0:
+            sums.setdefault(c, {}).setdefault(e, 0.0)
+            sums[c][e] += i
+    expected = np.zeros(beams * bins, dtype=np.uint16)
+    for c, by_entity in sums.items():
+        top = max(by_entity.values())
+        if top > 0.0:
+            expected[c] = 1 + min(e for e, s in by_entity.items() if s == top)
+    np.testing.assert_array_equal(labels.reshape(-1), expected)
+    assert len(set(expected.tolist())) == 4  # none and the three entities all appear
