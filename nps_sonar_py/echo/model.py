@@ -52,6 +52,7 @@ from nps_sonar_py.echo.absorption import (
 )
 from nps_sonar_py.echo.beam import BeamPattern, beam_intensity, first_null_half_angle
 from nps_sonar_py.echo.checks import check, fail, finite, member
+from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import RangeNoise, coherent_speckle
 
 __all__ = [
@@ -334,6 +335,8 @@ class Ping:
             1 when a target fills the cast cone, 0 when nothing is in range; it does not depend
             on range, reflectivity or noise.
         source_level: SL in dB that ``level`` and ``total_level`` add.
+        labels: (n_bins,) uint16 label of each bin (``echo.labels``: 1 + the index of the
+            dominant entity, 0 for none) when the ping was given the rays' entities, else None.
     """
 
     intensity: NDArray[np.float64]
@@ -344,6 +347,7 @@ class Ping:
     range: float
     confidence: float
     source_level: float
+    labels: NDArray[np.uint16] | None = None
 
     @property
     def level(self) -> NDArray[np.float64]:
@@ -372,6 +376,7 @@ class Echoes:
         ranges: (N,) scalar range of each beam, m, REP 117.
         confidence: (N,) each beam's confidence, in [0, 1] (``Ping.confidence``).
         source_level: SL in dB.
+        labels: (N, n_bins) uint16 labels (``Ping.labels``), or None.
     """
 
     intensity: NDArray[np.float64]
@@ -382,6 +387,7 @@ class Echoes:
     ranges: NDArray[np.float64]
     confidence: NDArray[np.float64]
     source_level: float
+    labels: NDArray[np.uint16] | None = None
 
     def __len__(self) -> int:
         return int(self.totals.shape[0])
@@ -397,6 +403,7 @@ class Echoes:
             range=float(self.ranges[j]),
             confidence=float(self.confidence[j]),
             source_level=self.source_level,
+            labels=None if self.labels is None else self.labels[j],
         )
 
 
@@ -513,6 +520,9 @@ class EchoModel:
         cos_incidence: ArrayLike,
         reflectivity: ArrayLike,
         rng: np.random.Generator | None = None,
+        *,
+        entity: ArrayLike | None = None,
+        n_entities: int = 0,
     ) -> Ping:
         """The echo of one ping from the hits of the model's rays: :meth:`echoes` of one beam.
 
@@ -525,6 +535,9 @@ class EchoModel:
                 [0, 1] (``SPECULAR``: power reflection coefficient); must be finite on hits,
                 may be NaN on misses.
             rng: random generator for this ping's noise instead of the model's.
+            entity: (n,) entity index of each ray's hit, -1 on a miss (``RayHits.entity``):
+                the ping then carries ``labels`` (``echo.labels``).
+            n_entities: the length of the label table ``entity`` indexes.
 
         Returns:
             The ``Ping``.
@@ -536,7 +549,9 @@ class EchoModel:
         r = self._per_ray('ranges', ranges, shape)
         cos = self._per_ray('cos_incidence', cos_incidence, shape)
         mu = self._reflectivity(reflectivity, shape)
-        return self._echoes(r[None], cos[None], mu if mu.ndim == 0 else mu[None], rng).beam(0)
+        e = None if entity is None else np.asarray(entity).reshape(1, -1)
+        mu = mu if mu.ndim == 0 else mu[None]
+        return self._echoes(r[None], cos[None], mu, rng, e, n_entities).beam(0)
 
     def echoes(
         self,
@@ -544,6 +559,9 @@ class EchoModel:
         cos_incidence: ArrayLike,
         reflectivity: ArrayLike,
         rng: np.random.Generator | None = None,
+        *,
+        entity: ArrayLike | None = None,
+        n_entities: int = 0,
     ) -> Echoes:
         """The echoes of ``N`` beams sharing the model's rays, in one vectorised pass.
 
@@ -554,6 +572,9 @@ class EchoModel:
             rng: random generator for this ping's noise instead of the model's. Noise is
                 drawn for all beams at once: speckle for every return, then one gain per beam,
                 then one range-noise value per beam with a finite range.
+            entity: (N, n) entity index of each ray's hit, -1 on a miss: the echoes then
+                carry ``labels`` (``echo.labels``).
+            n_entities: the length of the label table ``entity`` indexes.
 
         Raises:
             ValueError: an array does not have the shape (N, n).
@@ -565,7 +586,11 @@ class EchoModel:
         r = self._per_ray('ranges', r, r.shape)
         cos = self._per_ray('cos_incidence', cos_incidence, r.shape)
         mu = self._reflectivity(reflectivity, r.shape)
-        return self._echoes(r, cos, mu, rng)
+        e = None if entity is None else np.asarray(entity)
+        if e is not None and e.shape != r.shape:
+            msg = f'entity: expected shape {r.shape}, got {e.shape}'
+            raise ValueError(msg)
+        return self._echoes(r, cos, mu, rng, e, n_entities)
 
     def _echoes(
         self,
@@ -573,6 +598,8 @@ class EchoModel:
         cos_in: NDArray[np.floating],
         mu: NDArray[np.floating],
         rng: np.random.Generator | None,
+        entity: NDArray[np.integer] | None = None,
+        n_entities: int = 0,
     ) -> Echoes:
         cfg = self.config
         n_bins = cfg.n_bins
@@ -611,6 +638,11 @@ class EchoModel:
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, per_ray.ravel(), size))
         hits = np.bincount(flat, minlength=size)[:dump].reshape(n_beams, n_bins)
+        labels = (
+            None
+            if entity is None  # before speckle: the label is the physical echo's
+            else dominant_labels(flat, per_ray, entity, n_beams, n_bins, n_entities)
+        )
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
@@ -643,6 +675,7 @@ class EchoModel:
             ranges=distance,
             confidence=confidence,
             source_level=cfg.source_level,
+            labels=labels,
         )
 
     def _bins(self, r: NDArray[np.floating], kept: NDArray[np.bool_]) -> NDArray[np.intp]:

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.checks import member
+from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
     Tvg,
@@ -44,6 +45,7 @@ from nps_sonar_py.echo.profile_effects import (
 )
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.scan import scan_directions
 
 __all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
@@ -161,6 +163,9 @@ class FanPing:
         profiles: (N, n_bins) intensity per range bin, linear, after the imaging options.
         hits: (N, n_bins) returning rays per bin.
         bin_edges: (n_bins + 1,) m.
+        labels: (N, n_bins) uint16 label per beam and bin (``echo.labels``: 1 + the index of
+            the entity whose echo dominates, 0 for none), from the echo before the imaging
+            options; None unless the sonar was built with ``label_entities``.
     """
 
     azimuths: NDArray[np.float64]
@@ -170,6 +175,7 @@ class FanPing:
     profiles: NDArray[np.float64]
     hits: NDArray[np.int64]
     bin_edges: NDArray[np.float64]
+    labels: NDArray[np.uint16] | None = None
 
 
 class MultibeamSonar:
@@ -180,9 +186,12 @@ class MultibeamSonar:
         fan: the beams.
         world_from_body: (4, 4) pose of the sensor's body frame (x forward) in the world.
         imaging: the image options (``echo.profile_effects``), off by default.
+        label_entities: the length of the label table (the world's entities): every ping
+            then carries ``labels``; ``None`` (default): no labels.
 
     Raises:
-        ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``.
+        ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
+            a label table over the entity limit (``echo.labels.label_problem``).
     """
 
     def __init__(
@@ -192,12 +201,16 @@ class MultibeamSonar:
         world_from_body: NDArray[np.float64],
         *,
         imaging: ImagingConfig | None = None,
+        label_entities: int | None = None,
     ) -> None:
         self.echo = echo
         self.fan = fan
         self.imaging = imaging if imaging is not None else ImagingConfig()
+        self.label_entities = label_entities
         # Checked first: nothing is built for a gain law whose gain would overflow.
         problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
+        if problem is None and label_entities is not None:
+            problem = label_problem(label_entities)
         if problem:
             raise ConfigurationError(problem)
         half = echo.cast_half_angle
@@ -245,10 +258,13 @@ class MultibeamSonar:
         """Cast every beam's rays at once and run the echo model over all beams in one pass."""
         hits = caster.cast(self.origin, self.directions)
         shape = (self.fan.beams, self.rays_per_beam)
+        labelled = self.label_entities is not None
         echoes = self.model.echoes(
             np.asarray(hits.ranges).reshape(shape),
             np.asarray(hits.cos_incidence).reshape(shape),
             np.asarray(hits.reflectivity).reshape(shape),  # NaN on misses: dropped
+            entity=hit_entities(hits).reshape(shape) if labelled else None,
+            n_entities=self.label_entities or 0,
         )
         profiles = echoes.intensity
         if self.imaging.enabled:
@@ -261,4 +277,5 @@ class MultibeamSonar:
             profiles,
             echoes.hits,
             self.model.bin_edges,
+            echoes.labels,
         )

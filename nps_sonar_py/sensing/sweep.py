@@ -27,9 +27,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
+from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
+from nps_sonar_py.sensing.label_images import hit_entities
 
 __all__ = ['ScanningSonar', 'SweepConfig', 'SweepStep', 'rotation_z', 'sweep_problem']
 
@@ -141,9 +143,12 @@ class ScanningSonar:
         sweep: the head's stepping.
         world_from_body: (4, 4) pose of the sensor's body frame (x forward) in the world.
         n_rays: rays in the cone.
+        label_entities: the length of the label table (the world's entities): every ping
+            then carries ``labels`` (``echo.labels``); ``None`` (default): no labels.
 
     Raises:
-        ConfigurationError: the step period is shorter than the two-way travel time.
+        ConfigurationError: the step period is shorter than the two-way travel time; labels
+            a label table over the entity limit (``echo.labels.label_problem``).
     """
 
     def __init__(
@@ -153,12 +158,16 @@ class ScanningSonar:
         world_from_body: NDArray[np.float64],
         *,
         n_rays: int = 200,
+        label_entities: int | None = None,
     ) -> None:
         problem = sweep_problem(echo, sweep)
+        if problem is None and label_entities is not None:
+            problem = label_problem(label_entities)
         if problem:
             raise ConfigurationError(problem)
         self.echo = echo
         self.sweep = sweep
+        self.label_entities = label_entities
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
         self.angles = sweep.head_angles()
@@ -212,6 +221,14 @@ class ScanningSonar:
         return directions
 
     def ping(self, caster: SurfaceCaster, angle: float) -> Ping:
-        """The echo of one ping with the head at ``angle`` rad."""
+        """The echo of one ping with the head at ``angle`` rad (with ``labels`` if built so)."""
         hits = caster.cast(self.origin, self.directions(angle))
-        return self.model.ping(hits.ranges, hits.cos_incidence, hits.reflectivity)
+        if self.label_entities is None:
+            return self.model.ping(hits.ranges, hits.cos_incidence, hits.reflectivity)
+        return self.model.ping(
+            hits.ranges,
+            hits.cos_incidence,
+            hits.reflectivity,
+            entity=hit_entities(hits),
+            n_entities=self.label_entities,
+        )
