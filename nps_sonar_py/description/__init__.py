@@ -26,14 +26,14 @@ from nps_sonar_py.description.geometry import Box, Cylinder, Geometry, Mesh, Sha
 from nps_sonar_py.description.joints import Joint, JointLimit, JointType, Mimic
 from nps_sonar_py.description.kinematics import joint_transform
 from nps_sonar_py.description.sensor_specs import (
-    BODY_TO_OPTICAL_TRANSFORM,
+    BODY_FROM_OPTICAL_TRANSFORM,
     DEFAULT_RAY_MAX_RANGE,
     MAX_NOISE,
     MAX_RANGE,
     MAX_SCAN_RAYS,
     MAX_SCAN_RESOLUTION,
     MAX_SCAN_SAMPLES,
-    OPTICAL_TO_BODY_TRANSFORM,
+    OPTICAL_FROM_BODY_TRANSFORM,
     CameraSpec,
     ContactSpec,
     ForceTorqueFrame,
@@ -69,7 +69,7 @@ from nps_sonar_py.description.values import FieldError
 from nps_sonar_py.errors import DescriptionError
 
 __all__ = [
-    'BODY_TO_OPTICAL_TRANSFORM',
+    'BODY_FROM_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
     'DEFAULT_SOURCE',
     'MAX_NOISE',
@@ -77,7 +77,7 @@ __all__ = [
     'MAX_SCAN_RAYS',
     'MAX_SCAN_RESOLUTION',
     'MAX_SCAN_SAMPLES',
-    'OPTICAL_TO_BODY_TRANSFORM',
+    'OPTICAL_FROM_BODY_TRANSFORM',
     'Box',
     'CameraSpec',
     'ContactSpec',

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.description.geometry import parse_origin
 from nps_sonar_py.description.sensor_specs import (
-    OPTICAL_TO_BODY_TRANSFORM,
+    BODY_FROM_OPTICAL_TRANSFORM,
     SPEC_CLASSES,
     Sensor,
     SensorForm,
@@ -338,7 +338,7 @@ def parse_gazebo_sensor(
     spec = _SpecReader(strict=False).read(cls, typed[0]) if typed else cls()
     rate_el = only_child(el, 'update_rate')
     rate = _update_rate(None if rate_el is None else Located(to_text(rate_el), rate_el, ''))
-    origin = _sdf_pose(only_child(el, 'pose'), reference) @ OPTICAL_TO_BODY_TRANSFORM
+    origin = _sdf_pose(only_child(el, 'pose'), reference) @ BODY_FROM_OPTICAL_TRANSFORM
     return _build(
         el,
         name=name,

@@ -34,14 +34,14 @@ from nps_sonar_py.noise_type import NoiseType
 from nps_sonar_py.transforms import BODY_FROM_OPTICAL, transform_from
 
 __all__ = [
-    'BODY_TO_OPTICAL_TRANSFORM',
+    'BODY_FROM_OPTICAL_TRANSFORM',
     'DEFAULT_RAY_MAX_RANGE',
     'MAX_NOISE',
     'MAX_RANGE',
     'MAX_SCAN_RAYS',
     'MAX_SCAN_RESOLUTION',
     'MAX_SCAN_SAMPLES',
-    'OPTICAL_TO_BODY_TRANSFORM',
+    'OPTICAL_FROM_BODY_TRANSFORM',
     'SPEC_CLASSES',
     'CameraSpec',
     'ContactSpec',
@@ -72,11 +72,11 @@ __all__ = [
 
 #: 4x4 transform body (x forward) <- optical (z forward):
 #: ``parent<-body @ this = parent<-optical``.
-OPTICAL_TO_BODY_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL, np.zeros(3))
-OPTICAL_TO_BODY_TRANSFORM.flags.writeable = False
-#: 4x4 transform optical <- body, the inverse of :data:`OPTICAL_TO_BODY_TRANSFORM`.
-BODY_TO_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL.T, np.zeros(3))
-BODY_TO_OPTICAL_TRANSFORM.flags.writeable = False
+BODY_FROM_OPTICAL_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL, np.zeros(3))
+BODY_FROM_OPTICAL_TRANSFORM.flags.writeable = False
+#: 4x4 transform optical <- body, the inverse of :data:`BODY_FROM_OPTICAL_TRANSFORM`.
+OPTICAL_FROM_BODY_TRANSFORM: NDArray[np.float64] = transform_from(BODY_FROM_OPTICAL.T, np.zeros(3))
+OPTICAL_FROM_BODY_TRANSFORM.flags.writeable = False
 
 
 #: Maximum range of a ``<ray>`` without ``<range><max>``, in metres (the proposal says only
@@ -531,7 +531,7 @@ class Sensor(RecordEq):
     @property
     def body_origin(self) -> NDArray[np.float64]:
         """(4, 4) transform parent_link <- body frame (x forward, y left, z up; REP 103)."""
-        return self.origin @ BODY_TO_OPTICAL_TRANSFORM
+        return self.origin @ OPTICAL_FROM_BODY_TRANSFORM
 
     def _typed(self, wanted: SensorType, cls: builtins.type[_Spec]) -> _Spec:
         if self.type is not wanted or not isinstance(self.spec, cls):

@@ -37,7 +37,7 @@ from nps_sonar_py.description.kinematics import (
 )
 from nps_sonar_py.description.sensor_reader import parse_gazebo_sensor, parse_sensor
 from nps_sonar_py.description.sensor_specs import (
-    BODY_TO_OPTICAL_TRANSFORM,
+    OPTICAL_FROM_BODY_TRANSFORM,
     Sensor,
     SensorFrame,
     SensorType,
@@ -222,7 +222,7 @@ class Robot:
         """(4, 4) transform root_link <- sensor frame: optical (z forward), or body (x forward)."""
         sensor = self.sensor(name)
         pose = self.link_transform(sensor.parent_link, joint_positions) @ sensor.origin
-        return pose @ BODY_TO_OPTICAL_TRANSFORM if frame is SensorFrame.BODY else pose
+        return pose @ OPTICAL_FROM_BODY_TRANSFORM if frame is SensorFrame.BODY else pose
 
 
 # --- reading ------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The Ranger interface every device implements: geometry, configuration, pose, reading.
 
-After Player's ``Ranger`` (``shared/seeds/001``): a device has a :class:`RangerGeometry`
-(its pose and size, each element's pose and size) and a :class:`RangerConfig` (angles,
-angular resolution, ranges, range resolution, frequency). ``SetConfig`` goes through
+After Player's ``ranger`` interface (Player/Stage,
+``libplayerinterface/interfaces/062_ranger.def``): a device has a :class:`RangerGeometry` (its
+pose and size, each element's pose and size) and a :class:`RangerConfig` (angles, angular
+resolution, ranges, range resolution, frequency). ``SetConfig`` goes through
 :meth:`Device.reconfigure`, which returns a reason instead of applying an impossible
 configuration, so that the device keeps its last good one.
 

@@ -13,7 +13,7 @@ Modules:
 - ``checks``: the checks every configuration record shares (one message format), public so
   that the records of other layers use the same ones.
 
-The physics, its sources and the analytic test cases are in ``intensity-physics.md``.
+The physics, its sources and the analytic test cases are in ``docs/physics.md``.
 """
 
 from nps_sonar_py.echo.absorption import (

@@ -1,7 +1,7 @@
 """Sound absorption and sound speed in sea water, fresh water and air, and the ping-rate limit.
 
 All absorption functions return the *one-way* absorption in dB per metre; an echo from range
-``r`` loses ``2 alpha r`` dB (``intensity-physics.md`` section 2). Frequencies are in Hz,
+``r`` loses ``2 alpha r`` dB (``docs/physics.md#spreading-and-absorption``). Frequencies are in Hz,
 temperatures in degrees Celsius, salinity in PSU, depth in metres, pressure in kPa.
 
 Models and sources:

@@ -1,6 +1,6 @@
 """Axially symmetric beam patterns of single-beam transducers, parameterised by beam width.
 
-Conventions (``intensity-physics.md`` section 1):
+Conventions (``docs/physics.md#beam-patterns``):
 
 * ``b(psi)`` is the one-way *pressure* directivity and ``B = b**2`` the one-way *intensity*
   pattern, with ``B(0) = 1``. A transducer that transmits and receives weighs an echo by
@@ -17,7 +17,7 @@ The patterns:
 * ``GAUSSIAN``: ``B = exp(-4 ln 2 (psi / beam_width)**2)``; no side lobes, no null.
 * ``SINC``: line array or one axis of a rectangular piston, ``B = (sin(u) / u)**2`` with
   ``u = pi (L / lambda) sin(psi)`` and the exact ``L / lambda = 0.44295 / sin(beam_width / 2)``
-  (Mellow and Kaerkkaeinen, *Acoustics*, section 13.17).
+  (Beranek and Mellow 2019, *Acoustics: Sound Fields, Transducers and Vibration*).
 * ``SINC_DAVE``: the same with DAVE's small-angle ``L / lambda = 0.884 / beam_width``
   (Choi et al. 2021, Eqs. 18-22); ``B(beam_width / 2)`` is 0.5016 for a 2 degree beam.
 * ``UNIFORM``: ``B = 1`` inside ``beam_width / 2`` and 0 outside (the hard cone of the
@@ -46,14 +46,14 @@ __all__ = [
 ]
 
 #: x with (2 J1(x) / x)**2 = 1/2: the one-way -3 dB point of a circular piston
-#: (scipy ``brentq`` on ``scipy.special.j1``; ``intensity-physics.md`` 1.1 gives 1.61634).
+#: (scipy ``brentq`` on ``scipy.special.j1``; ``docs/physics.md#beam-patterns`` gives 1.61634).
 PISTON_HALF_POWER_X = 1.6163399483106482
 
 #: First zero of J1, the first null of a circular piston (``scipy.special.jn_zeros(1, 1)``).
 PISTON_FIRST_NULL_X = 3.8317059702075125
 
 #: u with (sin(u) / u)**2 = 1/2: the one-way -3 dB point of a line array
-#: (scipy ``brentq``; ``u / pi = 0.44295``, ``intensity-physics.md`` 1.2).
+#: (scipy ``brentq``; ``u / pi = 0.44295``, ``docs/physics.md#beam-patterns``).
 SINC_HALF_POWER_U = 1.3915573782515103
 
 #: DAVE's ``L / lambda = 0.884 / beam_width`` (Choi et al. 2021, Eq. 22; nps_uw_multibeam_sonar).
@@ -75,7 +75,7 @@ class BeamPattern(Enum):
 def piston_ka(beam_width: float) -> float:
     """Wavenumber times radius of the circular piston whose one-way -3 dB full width is given.
 
-    ``ka = 1.61634 / sin(beam_width / 2)`` (``intensity-physics.md`` 1.1).
+    ``ka = 1.61634 / sin(beam_width / 2)`` (``docs/physics.md#beam-patterns``).
 
     Args:
         beam_width: one-way -3 dB full beam width in radians, in (0, pi).
@@ -142,7 +142,7 @@ def first_null_half_angle(pattern: BeamPattern, beam_width: float) -> float:
 
     Casting rays out to this angle instead of the -3 dB half width keeps 0.84-0.89 of the
     one-way and 0.997 of the two-way pattern energy of a uniform scene (piston,
-    ``intensity-physics.md`` 1.5). ``UNIFORM`` returns its edge ``beam_width / 2``;
+    ``docs/physics.md#the-model``, the cast cone). ``UNIFORM`` returns its edge ``beam_width / 2``;
     ``GAUSSIAN`` and beams too wide to have a null before 90 degrees return ``inf``.
 
     Args:

@@ -1,6 +1,6 @@
 """Echo intensity of one ping from the ray hits of a single-beam sonar or ultrasonic ranger.
 
-The model (``intensity-physics.md`` section 0, after Choi et al. 2021, Eqs. 3 and 7): a ray
+The model (``docs/physics.md#the-model``, after Choi et al. 2021, Eqs. 3 and 7): a ray
 ``i`` at off-axis angle ``psi_i`` that stands for the solid angle ``dOmega_i`` and hits a
 surface of Lambert coefficient ``mu_i`` at range ``r_i`` and incidence ``alpha_i`` returns
 
@@ -18,7 +18,7 @@ Optional, for smooth surfaces in air (``Scattering.SPECULAR``): each ray returns
 power reflection coefficient ``|R|**2`` and ``K`` a von Mises-Fisher lobe about the surface
 normal, normalised to 1 over the hemisphere. As the lobe narrows, a plane wall at distance
 ``D`` returns ``|R|**2 B(theta_n)**n_way / (2 D)**2``, ``theta_n`` the angle from the axis to
-its normal (section 6, T7). The lobe must span several rays.
+its normal (``docs/physics.md#specular-lobe``, test case T7). The lobe must span several rays.
 
 Conventions, all documented on ``EchoConfig``:
 
@@ -88,8 +88,9 @@ class RangeEstimator(Enum):
     * ``NEAREST``: the nearest return, as Gazebo's sonar and Webots' ``sonar`` type.
     * ``MEAN_IN_BEAM``: the solid-angle weighted mean range of the returns in
       ``[min_range, max_range]`` whose rays lie within the one-way -3 dB half width
-      ``beam_width / 2`` (the NPS design document's "average of the distances" over the rays
-      of at most 3 dB loss); with equal-solid-angle rays it is their plain mean.
+      ``beam_width / 2`` (the mean of the distances over the rays of at most 3 dB loss,
+      ``docs/physics.md#range-bins-and-estimators``); with equal-solid-angle rays it is their
+      plain mean.
     * ``INTENSITY_WEIGHTED``: the intensity-weighted mean of the bin centres of the profile
       (after any speckle and gain noise), so resolved to the bin width.
     * ``FIRST_ABOVE_THRESHOLD``: the centre of the first bin whose level
@@ -116,15 +117,16 @@ class EchoConfig:
 
     Enum fields also accept their string values (for ROS parameters). Every invalid value
     raises ``ConfigurationError('<field>: <reason>, got <value>')``. Defaults describe a
-    Blue Robotics Ping2-like echosounder (``intensity-physics.md`` section 0).
+    Blue Robotics Ping2-like echosounder (``docs/physics.md#defaults``).
 
     Attributes:
         beam_width: one-way -3 dB full beam width, radians, in (0, pi).
         pattern: one-way intensity pattern (``beam.BeamPattern``).
         n_way: 1 (pattern applied once) or 2 (same transducer transmits and receives).
         cast_limit: half angle of the cone of rays to cast: ``CastLimit.HALF_POWER``
-            (``beam_width / 2``, the design document's 3 dB gate, which holds ~48 % of the
-            one-way and ~78 % of the two-way pattern energy), ``CastLimit.FIRST_NULL``, or
+            (``beam_width / 2``, the 3 dB gate of ``docs/physics.md#the-model``, which holds
+            ~49 % of the one-way and ~77 % of the two-way energy of the default 25 degree
+            piston), ``CastLimit.FIRST_NULL``, or
             an angle in radians in (0, pi/2]. Rays beyond it are ignored.
         min_range: near end of the range window, m, >= 0 (SDF's sonar default is 0).
         max_range: far end of the range window, m, > min_range.

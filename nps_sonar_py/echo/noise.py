@@ -1,7 +1,7 @@
 """Optional randomness of a ping: range noise as SDF ``<noise>``, speckle and gain noise.
 
 Everything here is off by default and draws only from the ``numpy.random.Generator`` it is
-given, so that a seed reproduces a ping bit for bit (``intensity-physics.md`` section 5).
+given, so that a seed reproduces a ping bit for bit (``docs/physics.md#noise-and-speckle``).
 
 * Range noise follows gz-sensors ``GaussianNoiseModel``: a bias drawn once from
   ``N(bias_mean, bias_stddev)`` and negated with probability 1/2, then per value

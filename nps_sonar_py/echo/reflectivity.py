@@ -11,7 +11,7 @@ conversion: the scene keeps each surface's ``laser_retro`` as read (``Entity.ret
 ``RayHits.retro``: a ray sensor reports it unchanged, as Gazebo's do, so 1000 reads 1000) and
 every reader calls :func:`lambert_coefficient` for the echo's ``mu``. A surface with
 neither ``laser_retro`` nor this package's own ``reflectivity`` gets ``DEFAULT_LAMBERT``,
-DAVE's default of -30 dB (``intensity-physics.md`` section 0).
+DAVE's default of -30 dB (``docs/physics.md#reflectivity``).
 
 Unlike Gazebo, where the intensity *is* the retro value, ``echo.model.EchoModel`` uses ``mu``
 only as the surface's Lambert coefficient and derives every angle and range dependence from

@@ -3,8 +3,9 @@
 Sonar pings (``Range``, the one-element ``LaserScan``, ``SonarPoint``), scans and sweeps
 (``LaserScan``, ``PointCloud2``), Ranger messages, multibeam pings, rviz markers of a beam
 and its hits, and poses both ways. Array fields are filled from ``array.array``, which rclpy
-copies about a hundred times faster than a list or an ndarray (``ros2-conventions.md``
-section 6.1); the point cloud's bytes come from one structured numpy array.
+copies about a hundred times faster than a list or an ndarray
+(``docs/ros-conventions.md#filling-message-arrays``); the point cloud's bytes come from one
+structured numpy array.
 """
 
 from __future__ import annotations

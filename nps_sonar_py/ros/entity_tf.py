@@ -5,7 +5,8 @@
 their poses are looked up in, which must be the scene's own frame. At each reading,
 after the scene-state messages and the twists (so TF wins), each entity is placed at its
 frame's pose at the reading's time, looked up in the TF buffer that ``ros/motion.py`` fills
-from ``/tf`` and ``/tf_static`` (``ros/tf.py``: checked messages only, interpolated as tf2).
+from ``/tf`` and ``/tf_static`` (``ros/tf_reader.py`` reads them,
+``devices/transform_buffer.py`` keeps and interpolates them as tf2 does).
 
 As for the robot's pose from TF: a frame not (yet) there keeps the entity where it was and
 gives a warning naming the entity, its frame and why (the buffer's one-line reason, with the

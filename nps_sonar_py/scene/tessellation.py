@@ -102,13 +102,13 @@ class Triangles:
     def __len__(self) -> int:
         return int(self.triangles.shape[0])
 
-    def transformed(self, a2b: ArrayLike) -> Triangles:
-        """Express the mesh in frame B, given the (4, 4) transform from its frame A to B.
+    def transformed(self, b_from_a: ArrayLike) -> Triangles:
+        """Express the mesh in frame B, given ``b_from_a`` (4, 4): A's coordinates to B's.
 
         A transform that mirrors (negative determinant, as a negative mesh scale) reverses
         the winding, so it is flipped back to keep the normals outward.
         """
-        m = np.asarray(a2b, dtype=np.float64)
+        m = np.asarray(b_from_a, dtype=np.float64)
         vertices = rotate_rows(self.vertices, m[:3, :3]) + m[:3, 3]
         triangles = self.triangles if np.linalg.det(m[:3, :3]) >= 0.0 else self.triangles[:, ::-1]
         return Triangles(vertices, np.ascontiguousarray(triangles))

@@ -6,8 +6,9 @@ forward, REP 103); head angle 0 looks along +x, positive angles turn towards +y,
 (``sensing.cone``), built once; each step rotates the cached directions by the head angle
 (one 3x3 product), casts them and runs ``echo.EchoModel.ping``.
 
-Timing (``intensity-physics.md`` T12): a step cannot be shorter than the two-way travel
-time to the maximum range, ``2 max_range / c``; ``step_period == 0`` takes exactly that.
+Timing (``docs/physics.md#ping-rate``, test case T12): a step cannot be shorter than the
+two-way travel time to the maximum range, ``2 max_range / c``; ``step_period == 0`` takes
+exactly that.
 Steps are scheduled at ``t0 + k * step_period`` whatever the callback jitter (the ROS node
 runs every step that is due), so a sweep of ``n`` steps lasts ``n * step_period``.
 

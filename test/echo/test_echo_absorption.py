@@ -1,4 +1,4 @@
-"""T11 and T12 of intensity-physics.md section 6: absorption, sound speed, ping timing."""
+"""T11 and T12 of docs/physics.md#analytic-test-cases: absorption, sound speed, ping timing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""T1 of intensity-physics.md section 6: beam patterns, first nulls, 3 dB gate, cast cone."""
+"""T1 of docs/physics.md#analytic-test-cases: beam patterns, first nulls, 3 dB gate, cast cone."""
 
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ def test_defaults_and_derived_values() -> None:
     assert config.beam_width == pytest.approx(math.radians(25.0))
     assert config.pattern is BeamPattern.PISTON
     assert config.n_way == 2
-    assert config.cast_half_angle == config.beam_width / 2  # the design document's 3 dB gate
+    assert config.cast_half_angle == config.beam_width / 2  # the 3 dB gate (docs/physics.md)
     assert (config.min_range, config.max_range, config.n_bins) == (0.5, 30.0, 200)
     assert config.bin_width == pytest.approx(29.5 / 200)
     assert config.effective_absorption * 1e3 == pytest.approx(37.6, rel=0.01)  # AUTO in water: FG

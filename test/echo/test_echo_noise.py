@@ -1,4 +1,4 @@
-"""T10 of intensity-physics.md section 6 (speckle statistics) and the determinism of the noise."""
+"""T10 of docs/physics.md (speckle statistics) and the determinism of the noise."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""T2 to T8 of intensity-physics.md section 6: analytic scenes hit by equal-solid-angle cone rays.
+"""T2 to T8 of docs/physics.md: analytic scenes hit by equal-solid-angle cone rays.
 
 Each expected value is computed here from its formula (closed form or scipy quadrature of
 the same integral); the reference's printed numbers are cross-checked loosely.

@@ -2,7 +2,7 @@
 
 The wall's face is the plane x = D in front of the sonar (``ranger_scenes.wall_scene``), whose
 head turns about +z from +x. With a hard cone of half angle beta, uniform pattern, one-way,
-no absorption and mu = 1 (``intensity-physics.md`` T5): at head angle theta the echo spans
+no absorption and mu = 1 (``docs/physics.md``, T5): at head angle theta the echo spans
 [D / cos(theta - beta), D / cos(theta + beta)] and I(theta) / I(0) = cos(theta)**3 for a
 narrow beam; a step lasts the two-way travel time 2 max_range / c (T12).
 """

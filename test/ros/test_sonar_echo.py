@@ -1,7 +1,7 @@
 """The sonar's echo over real DDS: SonarPoint and the one-element LaserScan on the reference scene.
 
-The expected echo is computed here from the physics reference (``intensity-physics.md``
-section 0) on the analytic cylinder: per ray of the documented cone,
+The expected echo is computed here from the model of ``docs/physics.md#the-model`` on the
+analytic cylinder: per ray of the documented cone,
 ``I_i = B(psi_i)**2 mu cos(alpha_i) dOmega / r_i**2 10**(-2 a r_i / 10)`` with the piston
 pattern B = (2 J1(x)/x)**2, x = ka sin(psi), ka = 1.61634 / sin(theta_bw / 2), and the
 cylinder's outward normal for alpha. The scene's cylinder is a 64-gon, so normals differ

@@ -3,7 +3,7 @@
 The fan looks at analytic planes through a caster of this file (no raycaster): the plane
 x = D, normal +x, Lambert coefficient MU. A ray at azimuth a and elevation e (direction
 (cos e cos a, cos e sin a, sin e)) meets it at r = D / (cos a cos e) with cos(incidence) =
-cos a cos e, and returns B dOmega MU cos(inc) / r**2 (``intensity-physics.md`` section 0)
+cos a cos e, and returns B dOmega MU cos(inc) / r**2 (``docs/physics.md#the-model``)
 with dOmega = cos e de da, so a beam on the plane's normal returns
 
     I = MU / D**2 * int B_h(a)**n B_v(e)**n cos(a)**3 cos(e)**4 de da.

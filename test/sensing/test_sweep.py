@@ -1,8 +1,8 @@
-"""The scanning sonar and multibeam fan against a plane wall, by the physics reference T5 and T12.
+"""The scanning sonar and multibeam fan against a plane wall, by docs/physics.md T5 and T12.
 
 A wall whose face is the plane x = D; the sonar at the origin, its head turning about +z.
 With the head at theta from the wall's normal and a hard cone of half angle beta
-(``intensity-physics.md`` section 6, T5): the echo spreads over
+(``docs/physics.md``, T5): the echo spreads over
 r in [D / cos(theta - beta), D / cos(theta + beta)], and for a narrow beam
 I(theta) / I(0) = cos(theta)**3 (range cos**2 and incidence cos).
 """
