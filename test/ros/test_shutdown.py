@@ -314,5 +314,9 @@ def test_signals_in_the_first_100_ms_stop_the_node_cleanly(name: str, environmen
         (signum, delay) for signum in (signal.SIGINT, signal.SIGTERM) for delay in EARLY_DELAYS
     ]
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        failures = [f for f in pool.map(lambda job: early_run(name, *job, environment), jobs) if f]
+        failures = [
+            f
+            for f in pool.map(lambda job: early_run(name, job[0], job[1], environment), jobs)
+            if f
+        ]
     assert not failures, f'{len(failures)} of {len(jobs)} runs failed:\n' + '\n\n'.join(failures)
