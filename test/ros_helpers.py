@@ -19,7 +19,7 @@ NODE_START_TIMEOUT = 30.0
 
 
 def executable(name: str) -> str:
-    """Path of a console script of the colcon-built package (``lib/nps_sonar/<name>``)."""
+    """Path of an executable of the colcon-built package (``lib/nps_sonar/<name>``)."""
     found = installed_executable(name)
     if found is None:
         msg = f'{name} is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test'

@@ -56,6 +56,7 @@ from nps_sonar_py.ros.motion import (
     SharedTf,
     guard_sim_clock,
 )
+from nps_sonar_py.ros.names import check_topics, device_topics
 from nps_sonar_py.ros.outputs import Output, outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
@@ -121,6 +122,14 @@ class DeviceNode(Node):
             raycaster = Raycaster(load_world(where.scene_file))
         self.raycaster = raycaster
         self.rig = Rig(robot, self.setup(self.settings), raycaster, world_from_root)
+        check_topics(  # before any publisher, subscription or service is made
+            self,
+            device_topics(
+                (self.settings[r] for r in self.records()),
+                self.rig.mount.name,
+                (beam.frame for beam in self.rig.device.beams()),
+            ),
+        )
         output = self.settings[OutputSettings]
         self.output_publishers = Publishers(
             self, publisher_qos(output.qos_reliability, output.qos_depth)
@@ -160,11 +169,7 @@ class DeviceNode(Node):
             world=raycaster.world,
         )
         frames = sensor_frames(self.rig.mount, self.rig.device.geometry)
-        check_frames(
-            frames,
-            robot.links,
-            self.motion.world_frame if motion.pose_source != 'fixed' else '',
-        )
+        check_frames(frames, robot.links, self.motion.world_frame)
         self.tf = TfOutput(
             self,
             frames,

@@ -15,10 +15,14 @@ during start-up is acted on as soon as the running step (``rclpy.init``, the con
 the node) returns. From the exit on, while Python finalizes, the signals are ignored. The tools
 ``sonar_record`` and ``sonar_monitor`` stop the same way.
 
-This module imports rclpy only when a node runs, so that an executable can catch the signals
-before its (seconds of) imports: the console scripts ``sonar_node`` ... may point at the entry
-points defined at the end of this module (``nps_sonar_py.ros.startup:sonar_node``), which
-catch the signals first and then import and run the node module's ``main``.
+From process start: an installed executable (``lib/nps_sonar/sonar_node`` ..., written by
+CMakeLists.txt) blocks SIGINT and SIGTERM in its first statement, before the site set-up and any
+import, and calls :func:`run_executable`, which installs the handlers, unblocks the signals (one
+that came meanwhile is handled then) and only then imports the node's module (seconds of Open3D
+and rclpy). This module imports rclpy only when a node runs. What remains is the interpreter's
+own start-up before the script's first statement (a few ms): a signal then meets the default
+action (SIGTERM kills; SIGINT kills, or raises ``KeyboardInterrupt`` once Python's own handler
+is in).
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ __all__ = [
     'init_rclpy',
     'input_errors',
     'rcl_error',
+    'run_executable',
     'run_node',
     'seconds',
     'spin_until_shutdown',
@@ -247,23 +252,15 @@ def run_node(factory: Callable[..., Node], *, args: list[str] | None = None) -> 
     return 0
 
 
-def _entry_point(module: str) -> Callable[[], int]:
-    """A console script: catch the signals, then import ``module`` and run its ``main``."""
+def run_executable(module: str) -> int:
+    """Run ``module``'s ``main`` as an executable whose first statement blocked the signals.
 
-    def main() -> int:
-        catch_signals()
-        run: Callable[[], int] = importlib.import_module(module).main
-        return run()
-
-    main.__doc__ = f'Entry point running ``{module}.main`` with the signals caught first.'
-    return main
-
-
-# The executables, catching SIGINT and SIGTERM before the imports of their modules (Open3D,
-# rclpy: seconds), during which Python would otherwise raise KeyboardInterrupt or die of SIGTERM.
-sonar_node = _entry_point('nps_sonar_py.ros.sonar_node')
-ranger_node = _entry_point('nps_sonar_py.ros.ranger_node')
-scanning_sonar_node = _entry_point('nps_sonar_py.ros.scanning_sonar_node')
-robot_sensors_node = _entry_point('nps_sonar_py.ros.robot_sensors')
-sonar_record = _entry_point('nps_sonar_py.ros.recorder')
-sonar_monitor = _entry_point('nps_sonar_py.ros.monitor')
+    Installs the handlers, then unblocks SIGINT and SIGTERM: a signal held since the start is
+    handled at once, and the node's (seconds of) imports are skipped. Returns the exit status.
+    """
+    request = catch_signals()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # runs a pending handler at once
+    if request:
+        return 0
+    run: Callable[[], int] = importlib.import_module(module).main
+    return run()

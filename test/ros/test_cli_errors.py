@@ -1,10 +1,13 @@
 """Bad command lines: one line on stderr, ``nps_sonar: <problem>``, and exit status 2.
 
 One table of cases, each an executable, its arguments and words its one line must hold:
-the nodes given a malformed or missing ``--params-file`` or an invalid topic name, the
-recorder writing where it cannot, the monitor given a bad topic name, and either tool a
-duration that is negative or not a number. ``{tmp}``, ``{malformed}``, ``{missing}`` and
-``{unwritable}`` in a case stand for paths made per test.
+the nodes given a malformed or missing ``--params-file``, a topic name rclpy refuses (in a
+``*_topic`` parameter or made from a sensor's name: bad characters, an unknown substitution,
+a trailing or repeated ``/``, a name empty once expanded) or a sensor frame that is the world
+frame, the recorder writing where it cannot, the monitor given a bad topic name, and either
+tool a duration that is negative or not a number. ``{tmp}``, ``{malformed}``, ``{missing}``,
+``{unwritable}`` and ``{braced_sensor}`` (a robot whose sensor is named ``a{x}``) in a case
+stand for paths made per test.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ pytestmark = pytest.mark.ros
 BAD_TOPIC = 'bad topic!'
 NOT_A_TOPIC = 'topic name must not contain characters other than alphanumerics'
 NOT_SECONDS = 'expected a finite number of seconds >= 0'
+UNRESOLVED = 'failed to resolve name'
+WORLD_FRAME = "cannot be a sensor frame: it is the world_frame, the root of the robot's TF tree"
+ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
 
 CASES = {
     # id: (executable, arguments, words in the line)
@@ -47,6 +53,67 @@ CASES = {
         'scanning_sonar_node',
         ['--ros-args', '-p', f'joint_states_topic:={BAD_TOPIC}'],
         f'Invalid topic name: {NOT_A_TOPIC}',
+    ),
+    'sonar_node-range-topic-unknown-substitution': (
+        'sonar_node',
+        ['--ros-args', '-p', 'range_topic:=/{x}'],
+        f"range_topic: '/{{x}}': {UNRESOLVED}: unknown substitution: {{x}}",
+    ),
+    'sonar_node-range-topic-private-unknown-substitution': (
+        'sonar_node',
+        ['--ros-args', '-p', 'range_topic:=~/a{b}'],
+        f"range_topic: '~/a{{b}}': {UNRESOLVED}: unknown substitution: {{b}}",
+    ),
+    'sonar_node-scan-topic-trailing-slash': (
+        'sonar_node',
+        ['--ros-args', '-p', 'scan_topic:=sonar/'],
+        "scan_topic: Invalid topic name: topic name must not end with a forward slash: 'sonar/'",
+    ),
+    'sonar_node-sonar-point-topic-double-slash': (
+        'sonar_node',
+        ['--ros-args', '-p', 'sonar_point_topic:=a//b'],
+        f"sonar_point_topic: 'a//b': {UNRESOLVED}: topic name must not contain repeated '/'",
+    ),
+    'ranger_node-scene-state-topic-space': (
+        'ranger_node',
+        ['--ros-args', '-p', 'scene_state_topic:=scene state'],
+        f"scene_state_topic: Invalid topic name: {NOT_A_TOPIC}, '_', '~', '{{', or '}}': "
+        "'scene state'",
+    ),
+    'ranger_node-pose-topic-empty-once-expanded': (
+        'ranger_node',
+        ['--ros-args', '-p', 'pose_source:=odometry', '-p', "pose_topic:='{ns}'"],
+        f"pose_topic: '{{ns}}': {UNRESOLVED}: topic name must not end with a '/'",
+    ),
+    'sonar_node-joint-states-topic-unknown-substitution': (
+        'sonar_node',
+        ['--ros-args', '-p', 'joint_states_topic:=joints/{robot}'],
+        f"joint_states_topic: 'joints/{{robot}}': {UNRESOLVED}: unknown substitution: {{robot}}",
+    ),
+    'sonar_node-sensor-name-unknown-substitution': (
+        'sonar_node',
+        ['--ros-args', '-p', 'robot_description_file:={braced_sensor}'],
+        "'a{x}'",
+    ),
+    'sonar_node-frame-id-world-frame-pose-fixed': (
+        'sonar_node',
+        ['--ros-args', '-p', 'frame_id:=odom'],
+        f"frame_id: 'odom' {WORLD_FRAME}",
+    ),
+    'sonar_node-frame-id-world-frame-pose-tf': (
+        'sonar_node',
+        ['--ros-args', '-p', 'pose_source:=tf', '-p', 'world_frame:=map', '-p', 'frame_id:=map'],
+        f"frame_id: 'map' {WORLD_FRAME}",
+    ),
+    'ranger_node-device-name-world-frame-pose-fixed': (
+        'ranger_node',
+        ['--ros-args', '-p', 'world_frame:=world', '-p', 'device_name:=world'],
+        f"frame_id: 'world' {WORLD_FRAME}",
+    ),
+    'ranger_node-device-name-unknown-substitution': (
+        'ranger_node',
+        ['--ros-args', '-p', "device_name:='a{x}'"],
+        f"device name 'a{{x}}': 'a{{x}}/ranger': {UNRESOLVED}: unknown substitution: {{x}}",
     ),
     'sonar_record-unwritable-folder': (
         'sonar_record',
@@ -111,7 +178,11 @@ def unwritable_folder(tmp_path: Path) -> Path:
 def paths(tmp_path: Path) -> dict[str, str]:
     malformed = tmp_path / 'malformed.yaml'
     malformed.write_text('sonar:\n  ros__parameters:\n    rays: [1,\n')
+    braced_sensor = tmp_path / 'braced_sensor.urdf'
+    reference = (ROBOTS / 'reference_sonar.urdf').read_text()
+    braced_sensor.write_text(reference.replace('<sensor name="sonar"', '<sensor name="a{x}"'))
     return {
+        'braced_sensor': str(braced_sensor),
         'tmp': str(tmp_path),
         'malformed': str(malformed),
         'missing': str(tmp_path / 'missing.yaml'),
