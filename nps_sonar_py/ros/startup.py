@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.heap import keep_heap
+from nps_sonar_py.ros.interfaces import require_interfaces
 
 if TYPE_CHECKING:
     from rclpy.executors import Executor
@@ -261,6 +262,7 @@ def _entry_point(module: str) -> Callable[[], int]:
 
     def main() -> int:
         catch_signals()
+        require_interfaces()  # a missing message package: one line, status 2
         run: Callable[[], int] = importlib.import_module(module).main
         return run()
 
