@@ -6,14 +6,15 @@ The nodes import the messages of other ROS packages (``tf2_msgs`` for ``/tf``,
 ``marine_acoustic_msgs``, without the stand-ins; or an install not sourced), the import deep in
 a node module would end the node with a traceback. :func:`missing_interface`, called by the
 executables before they import a node module, says instead which package is missing and how to
-get it. It only looks the packages up (no import, no rclpy): a few milliseconds.
+get it (``ros/startup.py`` prints it and exits with status 2). It only looks the packages up
+(no import, no rclpy): a few milliseconds.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
-__all__ = ['INTERFACE_PACKAGES', 'STANDINS', 'missing_interface', 'require_interfaces']
+__all__ = ['INTERFACE_PACKAGES', 'STANDINS', 'missing_interface']
 
 #: The message packages of package.xml's ``<depend>`` and ``<exec_depend>``, this package's
 #: own ``nps_sonar`` first (the Python package of its messages).
@@ -31,16 +32,6 @@ INTERFACE_PACKAGES = (
 )
 #: The packages the PyPI wheels lack, for which ``scripts/interfaces/`` holds a stand-in.
 STANDINS = ('tf2_msgs', 'marine_acoustic_msgs')
-
-
-def require_interfaces() -> None:
-    """Exit with status 2 and one line (``ros/startup.py``) if an interface package is missing."""
-    missing = missing_interface()
-    if missing is not None:
-        from nps_sonar_py.ros.startup import EXIT_BAD_INPUT, bad_input
-
-        bad_input(missing)
-        raise SystemExit(EXIT_BAD_INPUT)
 
 
 def missing_interface() -> str | None:

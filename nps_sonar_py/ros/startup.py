@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.heap import keep_heap
-from nps_sonar_py.ros.interfaces import require_interfaces
+from nps_sonar_py.ros.interfaces import missing_interface
 
 if TYPE_CHECKING:
     from rclpy.executors import Executor
@@ -262,7 +262,8 @@ def _entry_point(module: str) -> Callable[[], int]:
 
     def main() -> int:
         catch_signals()
-        require_interfaces()  # a missing message package: one line, status 2
+        if (missing := missing_interface()) is not None:  # a message package: one line
+            return bad_input(missing)
         run: Callable[[], int] = importlib.import_module(module).main
         return run()
 
