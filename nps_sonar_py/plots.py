@@ -1,7 +1,7 @@
 """Pictures of sonar echoes as PNG files: one ping's intensity profile, and a sweep of many pings.
 
 * ``draw_profile``: the level of each range bin of one ping against range, the range estimate
-  marked; in dB (``SL + 10 log10(I)``) or linear.
+  marked; in dB (``SL + 10 log10(I)``) or linear. ``profile_ping`` picks the ping to draw.
 * ``draw_sweep``: the profiles of a scanning sonar's pings at their head angles, as a fan
   (azimuth x range, the sensor at the apex, 0 rad = the sensor's x axis, counter-clockwise).
 * ``draw_echogram``: the profiles of a fixed sonar's pings over time (time x range).
@@ -34,14 +34,18 @@ __all__ = [
     'COLOUR_MAP',
     'DEFAULT_DYNAMIC_RANGE',
     'DPI',
+    'PROFILE_AZIMUTH',
     'bin_edges',
     'draw_echogram',
     'draw_image',
     'draw_profile',
     'draw_sweep',
+    'profile_ping',
     'to_db',
 ]
 
+#: The head angle whose ping is drawn as the profile, rad: the sensor's x axis.
+PROFILE_AZIMUTH = 0.0
 #: dB shown below the strongest bin of a picture in dB.
 DEFAULT_DYNAMIC_RANGE = 60.0
 #: Pixels per inch of the PNG files.
@@ -68,6 +72,24 @@ def to_db(intensity: ArrayLike, source_level: float = 0.0) -> NDArray[np.float64
     """
     with np.errstate(divide='ignore'):
         return source_level + 10.0 * np.log10(np.asarray(intensity, dtype=np.float64))
+
+
+def profile_ping(azimuths: ArrayLike, azimuth: float = PROFILE_AZIMUTH) -> int:
+    """Index of the ping to draw as the profile: the latest of those nearest ``azimuth`` (rad).
+
+    A scanning sonar's last ping lies wherever its head was when the recording stopped; the
+    ping nearest a fixed head angle (angles compared modulo 2 pi, ties within a microradian go
+    to the latest) shows the same echo from one recording to the next. A fixed sonar's pings
+    share one azimuth: its last ping.
+
+    >>> profile_ping([3.1, -0.02, 0.01, 1.5, 0.01, -3.1])
+    4
+    """
+    angles = np.asarray(azimuths, dtype=np.float64)
+    if angles.ndim != 1 or angles.size == 0 or not np.all(np.isfinite(angles)):
+        raise ValueError(f'Expected one or more finite azimuths, got shape {angles.shape}')
+    off = np.abs(np.angle(np.exp(1j * (angles - azimuth))))
+    return int(np.flatnonzero(off <= off.min() + 1e-6)[-1])
 
 
 def draw_profile(

@@ -22,7 +22,7 @@ case "$NPS_ROS_DISTRO" in
   kilted|jazzy) ;;
   *) echo "NPS_ROS_DISTRO must be kilted or jazzy, not '$NPS_ROS_DISTRO'" >&2; exit 2 ;;
 esac
-NPS_VENV="$NPS_REPO/.venv-$NPS_ROS_DISTRO"
+NPS_VENV=${NPS_VENV:-"$NPS_REPO/.venv-$NPS_ROS_DISTRO"}
 NPS_WS=${NPS_WS:-"$NPS_REPO/.ws/$NPS_ROS_DISTRO"}
 NPS_PYTHON=${NPS_PYTHON:-python3}
 
@@ -80,6 +80,16 @@ _nps_has_package() {
   [ -f "$NPS_VENV/share/ament_index/resource_index/packages/$1" ]
 }
 
+# The package source of the stand-in $1 in the folder $2: the template's files without `.in`
+# (scripts/workspace puts it into a user's workspace the same way).
+_nps_standin_source() {
+  local template="$NPS_REPO/scripts/interfaces/$1"
+  mkdir -p "$2"
+  cp "$template/package.xml.in" "$2/package.xml"
+  cp "$template/CMakeLists.txt.in" "$2/CMakeLists.txt"
+  cp -r "$template/msg" "$2/"
+}
+
 _nps_standin() {
   local name=$1
   if _nps_has_package "$name"; then return 0; fi
@@ -96,10 +106,7 @@ _nps_standin() {
   _nps_say "building the stand-in $name into $base"
   rm -rf "$base"
   local src="$base/src/$name"
-  mkdir -p "$src"
-  cp "$template/package.xml.in" "$src/package.xml"
-  cp "$template/CMakeLists.txt.in" "$src/CMakeLists.txt"
-  cp -r "$template/msg" "$src/"
+  _nps_standin_source "$name" "$src"
   (
     cd "$base"
     export PATH="$NPS_VENV/bin:$PATH"

@@ -1,8 +1,8 @@
-"""The pictures of a recorded bag, drawn without ROS: the last profile, the sweep, fans, images.
+"""The pictures of a recorded bag, drawn without ROS: a profile, the sweep, fans, images.
 
 ``draw_report`` reads a bag (``ros2 bag record`` or ``sonar_record``) with rosbags alone, from
 the definitions the bag carries, and draws with ``nps_sonar_py.plots``: ``profile.png`` (the
-last ``SonarPoint``'s profile) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if
+profile of the last ``SonarPoint`` nearest azimuth 0) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if
 they span azimuths, else an echogram over time); if the bag holds them, ``multibeam.png``
 (the last ``MultibeamPing``: its beams' profiles as a fan) and, per ``sensor_msgs/Image``
 topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel). No rclpy.
@@ -10,6 +10,7 @@ topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel). No rclpy.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -69,9 +70,10 @@ def draw_report(
     """Draw ``profile.png`` and ``sweep.png`` of a bag's ``SonarPoint`` messages into ``out_dir``.
 
     Reads the bag with rosbags alone (no ROS), from the definitions the bag carries. The topic
-    is ``topic`` or the ``SonarPoint`` topic with the most messages. The profile is the last
-    ping's; the sweep takes the pings with the last ping's bins, as a fan when their azimuths
-    differ, else as an echogram over their header stamps. ``out_dir`` defaults to the bag.
+    is ``topic`` or the ``SonarPoint`` topic with the most messages. The profile is that of the
+    last ping nearest azimuth 0 (``plots.profile_ping``); the sweep takes the pings with the
+    last ping's bins, as a fan when their azimuths differ, else as an echogram over their header
+    stamps. ``out_dir`` defaults to the bag.
     """
     bag_path = Path(bag_path)
     out = Path(out_dir) if out_dir is not None else bag_path
@@ -112,13 +114,15 @@ def draw_report(
     edges = plots.bin_edges(last.min_range, last.max_range, len(last.profile))
     out.mkdir(parents=True, exist_ok=True)
     profile_png = out / 'profile.png'
+    shown = with_profiles[plots.profile_ping([p.azimuth for p in with_profiles])]
+    degrees = round(math.degrees(shown.azimuth), 1) + 0.0  # + 0.0: 0.0, never -0.0
     plots.draw_profile(
         profile_png,
-        last.profile,
-        edges,
-        range_estimate=float(last.range),
-        source_level=float(last.source_level),
-        title=f'Intensity profile of the last ping on {chosen}',
+        shown.profile,
+        plots.bin_edges(shown.min_range, shown.max_range, len(shown.profile)),
+        range_estimate=float(shown.range),
+        source_level=float(shown.source_level),
+        title=f'Intensity profile on {chosen}, azimuth {degrees} deg',
     )
     layout = (last.min_range, last.max_range, len(last.profile))
     same = [p for p in with_profiles if (p.min_range, p.max_range, len(p.profile)) == layout]

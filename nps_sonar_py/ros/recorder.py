@@ -3,8 +3,9 @@
 ``ros2 run nps_sonar sonar_record OUTPUT_DIR [--topics TOPIC[:TYPE] ...] [--duration S]``
 writes the bag directory ``OUTPUT_DIR`` (``metadata.yaml`` and ``<name>.mcap``, the layout of
 ``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then draws ``profile.png`` (the
-last ``SonarPoint``'s profile) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if they
-span azimuths, else an echogram over time) next to the ``.mcap``; if it holds them,
+profile of the last ``SonarPoint`` nearest azimuth 0, ``plots.profile_ping``) and ``sweep.png``
+(every ``SonarPoint``: a fan by azimuth if they span azimuths, else an echogram over time) next
+to the ``.mcap``; if it holds them,
 ``multibeam.png`` (the last ``MultibeamPing``: its beams' profiles as a fan) and, per
 ``sensor_msgs/Image`` topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel).
 The defaults record ``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``. It stops

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from nps_sonar_py.errors import NpsSonarError, error_line
 from nps_sonar_py.ros.heap import keep_heap
+from nps_sonar_py.ros.interfaces import missing_interface
 
 if TYPE_CHECKING:
     from rclpy.executors import Executor
@@ -262,5 +263,7 @@ def run_executable(module: str) -> int:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # runs a pending handler at once
     if request:
         return 0
+    if (missing := missing_interface()) is not None:  # a message package: one line
+        return bad_input(missing)
     run: Callable[[], int] = importlib.import_module(module).main
     return run()
