@@ -2,8 +2,9 @@
 
 ``draw_report`` reads a bag (``ros2 bag record`` or ``sonar_record``) with rosbags alone, from
 the definitions the bag carries, and draws with ``nps_sonar_py.plots``: ``profile.png`` (the
-profile of the last ``SonarPoint`` nearest azimuth 0) and ``sweep.png`` (every ``SonarPoint``: a fan by azimuth if
-they span azimuths, else an echogram over time); if the bag holds them, ``multibeam.png``
+profile of the last ``SonarPoint`` nearest azimuth 0) and ``sweep.png`` (every
+``SonarPoint``: a fan by azimuth if they span azimuths, else an echogram over time); if the bag
+holds them, ``multibeam.png``
 (the last ``MultibeamPing``: its beams' profiles as a fan) and, per ``sensor_msgs/Image``
 topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel). No rclpy.
 """
