@@ -63,6 +63,7 @@ __all__ = [
     'MotionSettings',
     'OutputSettings',
     'PoseSource',
+    'ProjectedImageDtype',
     'QosReliability',
     'RangerSettings',
     'Record',
@@ -126,6 +127,19 @@ class ImageInterpolation(StrEnum):
 
     LINEAR = 'linear'
     NEAREST = 'nearest'
+
+
+class ProjectedImageDtype(StrEnum):
+    """The pixels of the multibeam's ``ProjectedSonarImage`` (``ros/marine.py``, docs/marine.md).
+
+    The integer ones are dB pixels over ``image_db_min``..``image_db_max``; ``float32`` holds
+    the linear intensities.
+    """
+
+    UINT8 = 'uint8'
+    UINT16 = 'uint16'
+    UINT32 = 'uint32'
+    FLOAT32 = 'float32'
 
 
 class SweepImageUpdate(StrEnum):
@@ -833,7 +847,10 @@ class BeamSettings(Record):
 
 @dataclass(frozen=True)
 class ImageSettings(Record):
-    """The scanning sonar's sensor_msgs/Image outputs (pixel conventions: sensing/images.py)."""
+    """The scanning sonar's images: sensor_msgs/Image and the multibeam's ProjectedSonarImage.
+
+    Pixel conventions: ``sensing/images.py`` and, for ``ProjectedSonarImage``, docs/marine.md.
+    """
 
     publish_image_polar: bool = setting(
         False, 'publish <device>/image_polar: range bins x beams, 32FC1 linear intensity'
@@ -870,6 +887,16 @@ class ImageSettings(Record):
     )
     image_max_pixels: int = setting(
         4_000_000, 'largest image allowed [pixels]; larger ones are refused', 1, 2**31 - 1
+    )
+    publish_projected_image: bool = setting(
+        False,
+        'multibeam: publish <device>/projected_image, marine_acoustic_msgs/ProjectedSonarImage, '
+        'in the frame <frame>_acoustic (on /tf_static)',
+    )
+    projected_image_dtype: ProjectedImageDtype = setting(
+        ProjectedImageDtype.UINT8,
+        'projected image pixels: uint8, uint16 or uint32 (dB over image_db_min..image_db_max) '
+        'or float32 (linear intensity)',
     )
 
     def __post_init__(self) -> None:

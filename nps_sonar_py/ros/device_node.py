@@ -168,7 +168,7 @@ class DeviceNode(Node):
             shared_tf=shared_tf,
             world=raycaster.world,
         )
-        frames = sensor_frames(self.rig.mount, self.rig.device.geometry)
+        frames = sensor_frames(self.rig.mount, self.rig.device.geometry) + self.outputs.frames()
         check_frames(frames, robot.links, self.motion.world_frame)
         self.tf = TfOutput(
             self,

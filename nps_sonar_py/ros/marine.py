@@ -28,18 +28,20 @@ from geometry_msgs.msg import Vector3
 from marine_acoustic_msgs.msg import PingInfo, ProjectedSonarImage, SonarImageData
 from std_msgs.msg import Header
 
+from nps_sonar_py.devices.settings import ProjectedImageDtype
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import float32_array
 from nps_sonar_py.sensing.images import DbWindow, db_pixels
 
 __all__ = ['ACOUSTIC_FROM_BODY', 'IMAGE_DTYPES', 'MarineImageFormat', 'projected_sonar_image']
 
-#: The image dtypes offered, as ``SonarImageData.DTYPE_*`` codes and little-endian pixels.
+#: The image dtypes offered (those of the ``projected_image_dtype`` setting), as
+#: ``SonarImageData.DTYPE_*`` codes and little-endian pixels.
 IMAGE_DTYPES: dict[str, tuple[int, str]] = {
-    'uint8': (SonarImageData.DTYPE_UINT8, '<u1'),
-    'uint16': (SonarImageData.DTYPE_UINT16, '<u2'),
-    'uint32': (SonarImageData.DTYPE_UINT32, '<u4'),
-    'float32': (SonarImageData.DTYPE_FLOAT32, '<f4'),
+    ProjectedImageDtype.UINT8: (SonarImageData.DTYPE_UINT8, '<u1'),
+    ProjectedImageDtype.UINT16: (SonarImageData.DTYPE_UINT16, '<u2'),
+    ProjectedImageDtype.UINT32: (SonarImageData.DTYPE_UINT32, '<u4'),
+    ProjectedImageDtype.FLOAT32: (SonarImageData.DTYPE_FLOAT32, '<f4'),
 }
 #: The bits of a dB pixel of each integer dtype.
 _BITS = {'uint8': 8, 'uint16': 16, 'uint32': 32}

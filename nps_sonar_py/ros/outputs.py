@@ -14,7 +14,10 @@ Topics are relative (namespaces and remapping apply); ``<device>`` is the device
 Both scanning kinds also publish, each switched by ``ImageSettings``, ``sensor_msgs/Image``s
 after their other messages: ``<device>/image_polar`` (32FC1), ``<device>/image_polar_db``
 (mono8/mono16) and ``<device>/image`` (Cartesian); a sweep's are of its latest sweep, per
-sweep or per step (``sensing/images.py`` gives the pixel conventions).
+sweep or per step (``sensing/images.py`` gives the pixel conventions). A multibeam also
+publishes, last, ``<device>/projected_image`` (``marine_acoustic_msgs/ProjectedSonarImage``,
+``publish_projected_image``) in the frame ``<frame>_acoustic``, which its node puts on
+``/tf_static`` (``Output.frames``; docs/marine.md).
 
 Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
 and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes
@@ -29,8 +32,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from builtin_interfaces.msg import Time
+from marine_acoustic_msgs.msg import ProjectedSonarImage
 from numpy.typing import NDArray
 from sensor_msgs.msg import Image, LaserScan, PointCloud2, Range
+from std_msgs.msg import Header
 
 from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices import (
@@ -44,6 +49,7 @@ from nps_sonar_py.devices import (
     SweepReading,
     SweepScan,
 )
+from nps_sonar_py.devices.mount import FrameTransform
 from nps_sonar_py.devices.settings import ImageSettings, SonarTopicSettings
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
@@ -57,6 +63,7 @@ from nps_sonar_py.ros.conversions import (
     single_beam_scan,
     sonar_point_message,
 )
+from nps_sonar_py.ros.marine import ACOUSTIC_FROM_BODY, MarineImageFormat, projected_sonar_image
 from nps_sonar_py.ros.params import Settings
 from nps_sonar_py.sensing.images import (
     CartesianImager,
@@ -69,6 +76,7 @@ from nps_sonar_py.sensing.images import (
 )
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
+from nps_sonar_py.transforms import matrix_from_quaternion, transform_from
 
 __all__ = ['OUTPUTS', 'Output', 'OutputFactory', 'outputs_for']
 
@@ -91,6 +99,10 @@ class Output(Protocol):
         """One line on the device, logged at start and after a change."""
         ...
 
+    def frames(self) -> list[FrameTransform]:
+        """Frames of this output's messages besides the device's, for ``/tf_static``."""
+        ...
+
 
 class _RangerData(Generic[DeviceT]):
     """``<device>/ranger``: every kind of device but the single sonar publishes RangerData."""
@@ -105,6 +117,10 @@ class _RangerData(Generic[DeviceT]):
     def refusal(self) -> str | None:
         """Every configuration of this device can be published."""
         return None
+
+    def frames(self) -> list[FrameTransform]:
+        """No frame but the device's."""
+        return []
 
     def describe(self) -> str:
         """The device's kind, name, angles, ranges, rate and frame."""
@@ -285,6 +301,10 @@ class SingleBeamOutput:
     def refusal(self) -> str | None:
         """Every configuration of a single sonar can be published."""
         return None
+
+    def frames(self) -> list[FrameTransform]:
+        """No frame but the device's."""
+        return []
 
     def describe(self) -> str:
         """The rate, rays, beam, range window and estimator; a warning if it pings too fast."""
@@ -501,6 +521,55 @@ class SweepOutput(_RangerData[SweepRanger]):
             )
 
 
+class _ProjectedImage:
+    """``<device>/projected_image``: a fan's ping as ``marine_acoustic_msgs/ProjectedSonarImage``.
+
+    Published after the ping's images, with intensities on, in the frame ``<frame>_acoustic``
+    (``frame()``, on ``/tf_static``): the device's frame turned by ``ACOUSTIC_FROM_BODY``, as the
+    message's beam directions need (docs/marine.md). Its pixels are made of the float32
+    profiles ``MultibeamPing`` carries, so that the two messages of a ping agree bit for bit.
+    """
+
+    def __init__(self, context: OutputContext, settings: ImageSettings) -> None:
+        self.context = context
+        self.acoustic_frame = f'{context.frame}_acoustic'
+        self.publisher = None
+        if settings.publish_projected_image:
+            self.publisher = context.publisher(
+                ProjectedSonarImage, f'{context.name}/projected_image'
+            )
+        self.format = MarineImageFormat(
+            settings.projected_image_dtype, settings.image_db_min, settings.image_db_max
+        )
+
+    def frames(self) -> list[FrameTransform]:
+        """The acoustic frame, a child of the device's, while the image is published."""
+        if self.publisher is None:
+            return []
+        turn = transform_from(matrix_from_quaternion(*ACOUSTIC_FROM_BODY), (0.0, 0.0, 0.0))
+        return [FrameTransform(self.context.frame, self.acoustic_frame, turn)]
+
+    def publish(self, ping: FanPing, device: FanRanger, stamp: Time) -> None:
+        """The ping's image, if switched on and intensities are on."""
+        if self.publisher is None or not self.context.state.intensities:
+            return
+        echo, edges = device.echo, ping.bin_edges
+        self.publisher.publish(
+            projected_sonar_image(
+                Header(stamp=stamp, frame_id=self.acoustic_frame),
+                ping.azimuths,
+                0.5 * (edges[:-1] + edges[1:]),
+                np.asarray(ping.profiles, dtype=np.float32),
+                frequency=echo.frequency,
+                sound_speed=echo.speed_of_sound,
+                tx_beamwidth=device.sonar.fan.vertical_width,
+                rx_beamwidth=echo.beam_width,
+                image_format=self.format,
+                source_level=echo.source_level,
+            )
+        )
+
+
 class FanOutput(_RangerData[FanRanger]):
     """A multibeam: LaserScan (one range per beam), MultibeamPing and RangerData per ping."""
 
@@ -509,6 +578,11 @@ class FanOutput(_RangerData[FanRanger]):
         self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self.fan = context.publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam')
         self.images = _Images(context, images, fan_geometry(device))
+        self.projected = _ProjectedImage(context, images)
+
+    def frames(self) -> list[FrameTransform]:
+        """The acoustic frame of the projected image, while it is published."""
+        return self.projected.frames()
 
     def refusal(self) -> str | None:
         """Why the fan's images could not be made, or None."""
@@ -551,6 +625,7 @@ class FanOutput(_RangerData[FanRanger]):
             self.images.publish(
                 reading.profiles, fan_geometry(device), device.echo.source_level, stamp
             )
+        self.projected.publish(reading, device, stamp)
 
 
 #: Makes the output of a device from the node's context and settings.
