@@ -120,7 +120,13 @@ class DeviceNode(Node):
         if raycaster is None:
             raycaster = Raycaster(load_world(where.scene_file))
         self.raycaster = raycaster
-        self.rig = Rig(robot, self.setup(self.settings), raycaster, world_from_root)
+        self.rig = Rig(
+            robot,
+            self.setup(self.settings),
+            raycaster,
+            world_from_root,
+            entities=len(raycaster.entity_names),
+        )
         output = self.settings[OutputSettings]
         self.output_publishers = Publishers(
             self, publisher_qos(output.qos_reliability, output.qos_depth)
