@@ -562,3 +562,25 @@ def test_labels_without_an_intensity_image_stop_the_node_with_one_line(tmp_path:
         'publish_labels needs an intensity image to pair with: set publish_image, '
         'publish_image_polar or publish_image_polar_db'
     )
+
+
+def test_a_label_image_over_the_limit_stops_the_node_with_one_line(tmp_path: Path) -> None:
+    """With the Cartesian intensity image off, the label image has its own grid, checked alike."""
+    across = math.ceil(MAX_RANGE * math.sin(LAST + SPACING / 2) / 0.01)
+    assert across == 582  # 2 * 582 + 1 columns, 10 / 0.01 + 1 rows; the polar image fits
+    limit = 100_000
+    labels = {
+        'publish_image_polar': True,
+        'publish_labels': True,
+        'image_resolution': 0.01,
+        'image_max_pixels': limit,
+    }
+    robot, world = wall_scene(tmp_path)
+    command = [
+        executable('scanning_sonar_node'),
+        *ros_args(fan_parameters(robot, world, **labels)),
+    ]
+    assert exit_line(command).endswith(
+        f'Cartesian label image: {2 * across + 1} x 1001 = {(2 * across + 1) * 1001} pixels, '
+        f'more than image_max_pixels ({limit})'
+    )
