@@ -37,6 +37,7 @@ from nps_sonar_py.devices.scanning import FanRanger, SweepRanger
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     GeometrySettings,
+    ImageSettings,
     Mode,
     OutputSettings,
     RangerSettings,
@@ -251,6 +252,8 @@ class ScanningSetup:
     geometry: GeometrySettings
     output: OutputSettings
     beam: BeamSettings
+    #: The images; the builder reads ``publish_labels`` (a labelling sensor), the output the rest.
+    images: ImageSettings = dataclasses.field(default_factory=ImageSettings)
 
 
 DeviceSetup = SonarSetup | RangerSetup | ScanningSetup
@@ -268,16 +271,20 @@ def make_setup(setup: type[DeviceSetup], record: Callable[[type[Any]], Any]) -> 
     return setup(*(record(kind) for kind in setup_records(setup)))
 
 
-def build_device(robot: Robot, setup: DeviceSetup) -> Built:
+def build_device(robot: Robot, setup: DeviceSetup, *, entities: int = 0) -> Built:
     """The device ``setup`` describes on ``robot``, with its mount, at the robot's zero pose.
+
+    ``entities``: the number of the world's entities, the length of the label table of a
+    sensor that labels its cells (``publish_labels``, ``echo.labels``).
 
     Raises ``DescriptionError`` (a sensor that does not fit, located in the robot's file) or
     ``ConfigurationError`` (settings that contradict each other).
     """
+    if isinstance(setup, ScanningSetup):
+        return _build_scanning(robot, setup, entities)
     builders: dict[type[Any], Callable[[Robot, Any], Built]] = {
         SonarSetup: _build_sonar,
         RangerSetup: _build_ranger,
-        ScanningSetup: _build_scanning,
     }
     return builders[type(setup)](robot, setup)
 
@@ -398,7 +405,7 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
     return mount, device
 
 
-def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
+def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
     sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
     frame = setup.sensor.frame_id or sensor.name
     mount = SensorMount(
@@ -412,14 +419,23 @@ def _build_scanning(robot: Robot, setup: ScanningSetup) -> Built:
     )
     geometry = mount.geometry({})
     s = setup.scanning
+    labels = entities if setup.images.publish_labels else None
 
     def make() -> Device[Any]:
         echo = setup.beam.echo_config(sensor.sonar)
         limits = (echo.min_range, echo.max_range)
         if s.mode is Mode.SWEEP:
-            sonar = ScanningSonar(echo, s.sweep_config(), geometry.pose, n_rays=setup.beam.rays)
+            sweep = s.sweep_config()
+            rays = setup.beam.rays
+            sonar = ScanningSonar(echo, sweep, geometry.pose, n_rays=rays, label_entities=labels)
             return SweepRanger(sonar, geometry, limits=limits)
-        multibeam = MultibeamSonar(echo, s.fan_config(), geometry.pose, imaging=s.imaging_config())
+        multibeam = MultibeamSonar(
+            echo,
+            s.fan_config(),
+            geometry.pose,
+            imaging=s.imaging_config(),
+            label_entities=labels,
+        )
         return FanRanger(multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits)
 
     return mount, _checked(sensor, make)

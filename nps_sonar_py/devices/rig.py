@@ -30,6 +30,7 @@ class Rig:
         setup: the settings the device is built from (``devices/build.py``).
         caster: the world's raycaster.
         world_from_root: (4, 4) pose of the robot's root link in the world.
+        entities: the number of the world's entities (the label table of a labelling sensor).
     """
 
     def __init__(
@@ -38,13 +39,16 @@ class Rig:
         setup: DeviceSetup,
         caster: SurfaceCaster,
         world_from_root: NDArray[np.float64],
+        *,
+        entities: int = 0,
     ) -> None:
         self.robot = robot
+        self.entities = entities
         self.caster = caster
         self.setup = setup
         self.mount: RobotMount
         self.device: Device[Any]
-        self.mount, self.device = build_device(robot, setup)
+        self.mount, self.device = build_device(robot, setup, entities=entities)
         self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
         self.joints: dict[str, float] = {}
         self.mount.place(self.device, self.world_from_root, self.joints)
@@ -61,7 +65,7 @@ class Rig:
 
     def rebuilt(self, setup: DeviceSetup) -> tuple[RobotMount, Device[Any]]:
         """A device of ``setup`` where this one is, not yet in use (raises if refused)."""
-        mount, device = build_device(self.robot, setup)
+        mount, device = build_device(self.robot, setup, entities=self.entities)
         mount.place(device, self.world_from_root, self.joints)
         return mount, device
 

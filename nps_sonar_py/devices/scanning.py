@@ -169,7 +169,11 @@ class SweepRanger:
             if problem:
                 return problem
             sonar = ScanningSonar(
-                echo, sweep, self.sonar.world_from_body, n_rays=len(self.sonar.pattern)
+                echo,
+                sweep,
+                self.sonar.world_from_body,
+                n_rays=len(self.sonar.pattern),
+                label_entities=self.sonar.label_entities,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)
@@ -249,7 +253,11 @@ class FanRanger(IndependentReadings):
                 max_angle=config.max_angle,
             )
             sonar = MultibeamSonar(
-                echo, fan, self.sonar.world_from_body, imaging=self.sonar.imaging
+                echo,
+                fan,
+                self.sonar.world_from_body,
+                imaging=self.sonar.imaging,
+                label_entities=self.sonar.label_entities,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)

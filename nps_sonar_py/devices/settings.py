@@ -898,6 +898,12 @@ class ImageSettings(Record):
         'projected image pixels: uint8, uint16 or uint32 (dB over image_db_min..image_db_max) '
         'or float32 (linear intensity)',
     )
+    publish_labels: bool = setting(
+        False,
+        'publish label images beside the intensity images (<device>/labels_polar, '
+        '<device>/labels: mono16, 1 + the entity index, 0 none) and the label table on '
+        '<device>/label_names; needs an intensity image on',
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -905,6 +911,11 @@ class ImageSettings(Record):
             raise ConfigurationError(
                 f'image_db_min ({self.image_db_min:g}) must be below image_db_max '
                 f'({self.image_db_max:g})'
+            )
+        if self.publish_labels and not self.any_image:
+            raise ConfigurationError(
+                'publish_labels needs an intensity image to pair with: set publish_image, '
+                'publish_image_polar or publish_image_polar_db'
             )
 
     @property

@@ -121,7 +121,13 @@ class DeviceNode(Node):
         if raycaster is None:
             raycaster = Raycaster(load_world(where.scene_file))
         self.raycaster = raycaster
-        self.rig = Rig(robot, self.setup(self.settings), raycaster, world_from_root)
+        self.rig = Rig(
+            robot,
+            self.setup(self.settings),
+            raycaster,
+            world_from_root,
+            entities=len(raycaster.entity_names),
+        )
         check_topics(  # before any publisher, subscription or service is made
             self,
             device_topics(

@@ -17,7 +17,10 @@ after their other messages: ``<device>/image_polar`` (32FC1), ``<device>/image_p
 sweep or per step (``sensing/images.py`` gives the pixel conventions). A multibeam also
 publishes, last, ``<device>/projected_image`` (``marine_acoustic_msgs/ProjectedSonarImage``,
 ``publish_projected_image``) in the frame ``<frame>_acoustic``, which its node puts on
-``/tf_static`` (``Output.frames``; docs/marine.md).
+``/tf_static`` (``Output.frames``; docs/marine.md). With ``publish_labels``,
+the label images ``<device>/labels_polar`` and ``<device>/labels`` (mono16) go out with them,
+of the same cells and stamp (``docs/labels.md``); the node publishes the label table once,
+latched, on ``<device>/label_names``.
 
 Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
 and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes
@@ -74,6 +77,7 @@ from nps_sonar_py.sensing.images import (
     polar_image,
     size_problem,
 )
+from nps_sonar_py.sensing.label_images import LabelImager, SweepLabels, polar_labels
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
 from nps_sonar_py.transforms import matrix_from_quaternion, transform_from
@@ -153,6 +157,43 @@ _POLAR_BYTES = 4 + 3 * 8
 AUTO_IMAGE_ROWS = 400
 
 
+class _LabelImages:
+    """``<device>/labels_polar`` and ``<device>/labels``: the label images (``docs/labels.md``).
+
+    Made and published by :class:`_Images`, with its images: the same cells, the same stamp.
+    """
+
+    def __init__(self, context: OutputContext) -> None:
+        self.polar = context.publisher(Image, f'{context.name}/labels_polar')
+        self.cartesian = context.publisher(Image, f'{context.name}/labels')
+
+    @staticmethod
+    def imager(
+        geometry: SectorGeometry,
+        resolution: float,
+        intensity: CartesianImager | None,
+        max_pixels: int,
+    ) -> LabelImager:
+        """The Cartesian label lookup: the intensity image's pixels, else its own, nearest.
+
+        Raises:
+            ConfigurationError: the image is too large (one line).
+        """
+        if intensity is not None:
+            return LabelImager.like(intensity, max_pixels=max_pixels)
+        nearest = CartesianImager(
+            geometry, resolution, 'nearest', max_pixels=max_pixels, what='Cartesian label image'
+        )
+        return LabelImager(nearest)
+
+    def publish(
+        self, labels: NDArray[np.uint16], imager: LabelImager, stamp: Time, frame: str
+    ) -> None:
+        """Both label images of ``(n_beams, n_bins)`` labels."""
+        self.polar.publish(image_message(polar_labels(labels), stamp=stamp, frame_id=frame))
+        self.cartesian.publish(image_message(imager.image(labels), stamp=stamp, frame_id=frame))
+
+
 class _Images:
     """The switched-on ``sensor_msgs/Image`` outputs of a fan of beams or a whole sweep.
 
@@ -160,7 +201,7 @@ class _Images:
     or the memory available raises ``ConfigurationError`` (the node exits with the one line); a
     new configuration by ``set_config`` whose images would be too large is refused with the
     reason (``refusal``), and the device keeps its configuration. Images go out after the
-    device's other messages, and only with intensities on.
+    device's other messages, and only with intensities on; the label images (``labels``) last.
     """
 
     def __init__(
@@ -177,10 +218,12 @@ class _Images:
             self.polar_db = context.publisher(Image, f'{name}/image_polar_db')
         if s.publish_image:
             self.cartesian = context.publisher(Image, f'{name}/image')
+        self.labels = _LabelImages(context) if s.publish_labels else None
         # The geometry whose images are made and its Cartesian lookup; a refused geometry is
         # remembered apart, so that refusing one never drops (or rebuilds) the lookup in use.
         self._geometry: SectorGeometry | None = None
         self._imager: CartesianImager | None = None
+        self._label_imager: LabelImager | None = None
         self._refused: tuple[SectorGeometry, str] | None = None
         problem = self.problem(geometry)
         if problem:
@@ -202,10 +245,10 @@ class _Images:
         problem = size_problem(
             'polar image', geometry.n_bins, geometry.n_beams, _POLAR_BYTES, s.image_max_pixels
         )
-        imager = None
-        if problem is None and self.cartesian is not None:
-            resolution = s.image_resolution or geometry.max_range / AUTO_IMAGE_ROWS
-            try:
+        imager = label_imager = None
+        resolution = s.image_resolution or geometry.max_range / AUTO_IMAGE_ROWS
+        try:
+            if problem is None and self.cartesian is not None:
                 imager = CartesianImager(
                     geometry,
                     resolution,
@@ -213,12 +256,15 @@ class _Images:
                     max_pixels=s.image_max_pixels,
                     what='Cartesian image',
                 )
-            except ConfigurationError as error:
-                problem = str(error)
+            if problem is None and self.labels is not None:
+                label_imager = self.labels.imager(geometry, resolution, imager, s.image_max_pixels)
+        except ConfigurationError as error:
+            problem = str(error)
         if problem:
             self._refused = (geometry, problem)
             return problem
         self._geometry, self._imager, self._refused = geometry, imager, None
+        self._label_imager = label_imager
         return None
 
     def warn(self, problem: str) -> None:
@@ -231,8 +277,9 @@ class _Images:
         geometry: SectorGeometry,
         source_level: float,
         stamp: Time,
+        labels: NDArray[np.uint16] | None = None,
     ) -> None:
-        """The switched-on images of ``(n_beams, n_bins)`` profiles."""
+        """The switched-on images of ``(n_beams, n_bins)`` profiles (and of their labels)."""
         if not self.context.state.intensities:
             return
         problem = self.problem(geometry)
@@ -252,6 +299,8 @@ class _Images:
             if self.settings.image_encoding == 'db':
                 image = db_pixels(image, self.window, source_level)
             self.cartesian.publish(image_message(image, stamp=stamp, frame_id=frame))
+        if self.labels is not None and self._label_imager is not None and labels is not None:
+            self.labels.publish(labels, self._label_imager, stamp, frame)
 
 
 def fan_geometry(device: FanRanger) -> SectorGeometry:
@@ -443,6 +492,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         # refused set_config (undone) or a change of the ping rate does not blank the image.
         self._latest_geometry: SectorGeometry | None = None
         self._latest: SweepProfiles | None = None
+        self._latest_labels: SweepLabels | None = None
 
     def refusal(self) -> str | None:
         """Why the sweep's images could not be made, or None."""
@@ -500,8 +550,11 @@ class SweepOutput(_RangerData[SweepRanger]):
         sonar, geometry = self.device.sonar, sweep_geometry(self.device)
         if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
             self._latest_geometry, self._latest = geometry, None
+            self._latest_labels = None
             if self.images.problem(geometry) is None:  # checked before allocating
                 self._latest = SweepProfiles(sonar.steps_per_sweep, sonar.echo.n_bins)
+                if settings.publish_labels:
+                    self._latest_labels = SweepLabels(sonar.steps_per_sweep, sonar.echo.n_bins)
         per_step = settings.sweep_image_update == 'step'
         if self._latest is None:
             if per_step or reading.sweep is not None:
@@ -509,15 +562,18 @@ class SweepOutput(_RangerData[SweepRanger]):
             return
         step, n = reading.step, sonar.steps_per_sweep
         reverse = sonar.sweep.bounce and step.sweep % 2 == 1
-        self._latest.update(
-            n - 1 - step.position if reverse else step.position, reading.ping.intensity
-        )
+        row = n - 1 - step.position if reverse else step.position
+        self._latest.update(row, reading.ping.intensity)
+        latest_labels = self._latest_labels
+        if latest_labels is not None and reading.ping.labels is not None:
+            latest_labels.update(row, reading.ping.labels)
         if per_step or reading.sweep is not None:
             self.images.publish(
                 self._latest.profiles,
                 geometry,
                 sonar.echo.source_level,
                 stamp if per_step else self._sweep_stamp,
+                None if latest_labels is None else latest_labels.labels,
             )
 
 
@@ -623,7 +679,11 @@ class FanOutput(_RangerData[FanRanger]):
         self._ranger_data(reading.ranges, totals, stamp)
         if self.images.settings.any_image:
             self.images.publish(
-                reading.profiles, fan_geometry(device), device.echo.source_level, stamp
+                reading.profiles,
+                fan_geometry(device),
+                device.echo.source_level,
+                stamp,
+                reading.labels,
             )
         self.projected.publish(reading, device, stamp)
 

@@ -1,12 +1,16 @@
-"""The QoS of sensor publishers: reliable by default (REP 2003), best effort on request."""
+"""The QoS of sensor publishers: reliable by default (REP 2003), best effort on request.
+
+A message published once for every subscriber, even one that joins later (a table the
+readings refer to), goes out with :data:`LATCHED_QOS`.
+"""
 
 from __future__ import annotations
 
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from nps_sonar_py.devices.settings import QosReliability
 
-__all__ = ['RELIABILITIES', 'publisher_qos']
+__all__ = ['LATCHED_QOS', 'RELIABILITIES', 'publisher_qos']
 
 #: The rclpy policy of each choice of ``qos_reliability`` (checked by ``OutputSettings``).
 RELIABILITIES = {
@@ -20,3 +24,12 @@ def publisher_qos(reliability: QosReliability, depth: int) -> QoSProfile:
     return QoSProfile(
         history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=RELIABILITIES[reliability]
     )
+
+
+#: Published once and kept for late subscribers: reliable, transient local, depth 1.
+LATCHED_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)

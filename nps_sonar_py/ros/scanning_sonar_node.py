@@ -22,6 +22,10 @@ sensor's x-forward frame (named after the sensor):
   (Cartesian: the fan, or the sweep's disc); a sweep's images are those of its latest sweep,
   published per sweep or per step. ``sensing/images.py`` and the README give the pixel
   conventions. An image over ``image_max_pixels`` or the memory available stops the node at start.
+* with ``publish_labels``, beside the intensity images and with their stamps, the label images
+  ``<sensor>/labels_polar`` and ``<sensor>/labels`` (``mono16``: 1 + the index of the entity
+  whose echo dominates the cell, 0 none) and, once and latched, the label table on
+  ``<sensor>/label_names`` (``std_msgs/String``, JSON; ``docs/labels.md``).
 
 Steps are scheduled at ``t0 + k * step_period`` on the node's clock, whatever the timer's
 jitter, and each sees the robot and the world at its own stamp (``ros/device_node.py``). A
@@ -34,9 +38,13 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from std_msgs.msg import String
+
 from nps_sonar_py.devices import ScanningSetup
 from nps_sonar_py.devices.settings import ImageSettings
+from nps_sonar_py.echo.labels import LabelTable
 from nps_sonar_py.ros.device_node import DeviceNode
+from nps_sonar_py.ros.qos import LATCHED_QOS
 from nps_sonar_py.ros.startup import run_node
 
 __all__ = ['ScanningSonarNode', 'main']
@@ -45,11 +53,15 @@ __all__ = ['ScanningSonarNode', 'main']
 class ScanningSonarNode(DeviceNode):
     """Steps a scanning sonar through its sweep, or pings a multibeam fan (module docstring)."""
 
-    SETUP = ScanningSetup
-    EXTRA_RECORDS = (ImageSettings,)
+    SETUP = ScanningSetup  # its records include ImageSettings: the builder reads publish_labels
 
     def __init__(self, *, node_name: str = 'scanning_sonar', **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
+        if self.settings[ImageSettings].publish_labels:  # not a run-time setting: once
+            table = LabelTable(self.raycaster.entity_names)
+            topic = f'{self.rig.mount.name}/label_names'
+            self.label_names = self.create_publisher(String, topic, LATCHED_QOS)
+            self.label_names.publish(String(data=table.to_json()))
 
 
 def main(args: list[str] | None = None) -> int:

@@ -37,6 +37,7 @@ from nps_sonar_py.devices.build import make_setup, setup_records
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     GeometrySettings,
+    ImageSettings,
     OutputSettings,
     RangerSettings,
     RobotSettings,
@@ -187,6 +188,35 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
         ConfigurationError, match=r"^mode must be sweep or multibeam, got 'spiral'$"
     ):
         ScanningSettings(mode='spiral')  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize('mode', ['multibeam', 'sweep'])
+def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -> None:
+    """A mono16 label is 1 + the entity index: 65535 entities fit, 65536 do not."""
+    robot = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
+    )
+    setup = ScanningSetup(
+        SensorSettings(),
+        ScanningSettings(mode=mode, min_angle=-0.3, max_angle=0.3, beams=7, step=0.1),  # type: ignore[arg-type]
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(rays=20),
+        ImageSettings(publish_image_polar=True, publish_labels=True),
+    )
+    _, device = build_device(robot, setup, entities=65535)
+    assert device.sonar.label_entities == 65535  # type: ignore[attr-defined]
+    with pytest.raises(DescriptionError) as refused:
+        build_device(robot, setup, entities=65536)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert line.endswith(
+        'labels: a label table of 65536 entities is over the limit of 65535 '
+        '(a mono16 label is 1 + the entity index)'
+    ), line
+    # Without publish_labels, the sensor labels nothing, whatever the world holds.
+    _, plain = build_device(robot, dataclasses.replace(setup, images=ImageSettings()), entities=9)
+    assert plain.sonar.label_entities is None  # type: ignore[attr-defined]
 
 
 def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None:

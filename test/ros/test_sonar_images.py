@@ -394,3 +394,193 @@ def test_a_gain_over_the_limit_stops_the_node_with_one_line(tmp_path: Path) -> N
     assert (~silent).any()
     assert np.all(ping.profiles[silent] == 0.0)
     assert np.all(np.isfinite(ping.profiles))
+
+
+def received_within(probe: Probe, topic: str, process: Any, timeout: float = 30.0) -> list[Any]:
+    """Every message on ``topic`` so far, once there is one (a latched one may already be in)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with probe.lock:
+            got = list(probe.received[topic])
+        if got:
+            return got
+        assert process.poll() is None, process.communicate()[1]
+        time.sleep(0.02)
+    pytest.fail(f'{topic}: nothing in {timeout} s')
+
+
+def label_table(message: Any) -> dict[str, int]:
+    """Entity name -> label, from the JSON of ``<device>/label_names``."""
+    import json
+
+    table = json.loads(message.data)
+    assert table['none'] == 0
+    return {name: int(label) for label, name in table['labels'].items()}
+
+
+def test_multibeam_label_images_name_the_post_in_front_of_the_wall(
+    tmp_path: Path, probe: Probe
+) -> None:
+    """Labels of the wall-and-post scene, their cells found from the geometry.
+
+    Beam 25's axis (azimuth 0.4 rad) meets the post's near face x = 1 m at y = 0.4228 m; the
+    face spans y in [0.3728, 0.4728] m, the azimuths [0.357, 0.442] rad, and its side face
+    y = 0.3728 m (x 1.0 to 1.1 m) the azimuths [0.327, 0.357] rad. Every ray of beam 25 is
+    within one beam width (1.5 degrees) of its axis, so all of them meet the post, and the
+    wall behind it is hidden on that beam: only the post's label, at the ranges
+    r = 1 / (cos e cos a), |e| <= 5 degrees, |a - 0.4| <= 1.5 degrees. The boresight beam
+    (15) meets only the wall, at r = 2 / (cos e cos a).
+    """
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import Image
+    from std_msgs.msg import String
+
+    for topic in ('image_polar', 'image', 'labels_polar', 'labels'):
+        probe.subscribe(Image, f'head/{topic}', reliable())
+    robot, world = wall_and_post_scene(tmp_path)
+    parameters = fan_parameters(
+        robot, world, publish_image_polar=True, publish_image=True, publish_labels=True
+    )
+    with running('scanning_sonar_node', parameters) as node:
+        for topic in ('image_polar', 'image', 'labels_polar', 'labels'):
+            probe.wait(f'head/{topic}', 2, node)
+        # A subscriber that joins after the table was published still gets it (latched).
+        latched = QoSProfile(
+            depth=1,
+            reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL,
+        )
+        probe.subscribe(String, 'head/label_names', latched)
+        tables = received_within(probe, 'head/label_names', node)
+        with probe.lock:
+            images = {t: by_stamp(probe.received[f'head/{t}']) for t in ('image_polar', 'image')}
+            labels = {t: by_stamp(probe.received[f'head/{t}']) for t in ('labels_polar', 'labels')}
+    assert len(tables) == 1
+    names = label_table(tables[0])
+    assert set(names) == {'wall', 'post'}
+    assert sorted(names.values()) == [1, 2]
+    post, wall = names['post'], names['wall']
+    # Every label image pairs with the intensity image of its stamp.
+    assert set(labels['labels_polar']) <= set(images['image_polar'])
+    assert set(labels['labels']) <= set(images['image'])
+    stamp = max(set(labels['labels_polar']) & set(labels['labels']))
+    polar_message, label_message = images['image_polar'][stamp], labels['labels_polar'][stamp]
+    assert label_message.header.frame_id == 'head'
+    assert (label_message.width, label_message.height) == (BEAMS, BINS)
+    assert (label_message.encoding, label_message.step) == ('mono16', 2 * BEAMS)
+    polar = np.frombuffer(bytes(polar_message.data), dtype='<f4').reshape(BINS, BEAMS)
+    image = np.frombuffer(bytes(label_message.data), dtype='<u2').reshape(BINS, BEAMS)
+    # A label exactly where the polar image has an echo, of one of the table's entities.
+    np.testing.assert_array_equal(image > 0, polar > 0)
+    assert set(np.unique(image).tolist()) == {0, post, wall}
+    # Pixel (r, c) is beam N - 1 - c, bin M - 1 - r: beam 25 is column 5, bin k row M - 1 - k.
+    w = (MAX_RANGE - MIN_RANGE) / BINS
+    column = image[:, BEAMS - 1 - POST_BEAM]
+    bins = BINS - 1 - np.flatnonzero(column)
+    width = math.radians(1.5)
+    near = POST_X / math.cos(POST_AZIMUTH - width)
+    far = POST_X / (math.cos(math.radians(5.0)) * math.cos(POST_AZIMUTH + width))
+    assert bins.size
+    assert set(column[column > 0].tolist()) == {post}  # the wall behind it: hidden
+    assert bins.min() >= math.floor((near - MIN_RANGE) / w)
+    assert bins.max() <= math.floor((far - MIN_RANGE) / w)
+    boresight = image[:, BEAMS // 2]
+    assert set(boresight[boresight > 0].tolist()) == {wall}
+    wall_bins = BINS - 1 - np.flatnonzero(boresight)
+    wall_far = D / (math.cos(math.radians(5.0)) * math.cos(width))
+    assert wall_bins.min() >= math.floor((D - 1e-6 - MIN_RANGE) / w)  # a ray at r = D
+    assert wall_bins.max() <= math.floor((wall_far - MIN_RANGE) / w)
+    # The Cartesian labels: the intensity image's pixel grid, mono16; the post's label only
+    # around the post (x 0.9 to 1.2 m, y 0.3 to 0.55 m: rows up - x / m, columns across - y / m).
+    fan, cartesian = images['image'][stamp], labels['labels'][stamp]
+    assert (cartesian.height, cartesian.width) == (fan.height, fan.width)
+    assert (cartesian.encoding, cartesian.step) == ('mono16', 2 * fan.width)
+    picture = np.frombuffer(bytes(cartesian.data), dtype='<u2').reshape(fan.height, fan.width)
+    up = math.ceil(MAX_RANGE / M_PER_PX - 1e-9)
+    across = (fan.width - 1) // 2
+    assert picture[0, 0] == 0  # beyond the fan
+    rows, cols = np.nonzero(picture == post)
+    assert rows.size
+    assert np.all((rows >= up - round(1.2 / M_PER_PX)) & (rows <= up - round(0.9 / M_PER_PX)))
+    assert np.all(
+        (cols >= across - round(0.55 / M_PER_PX)) & (cols <= across - round(0.3 / M_PER_PX))
+    )
+    ahead = picture[up - round((D + 0.05) / M_PER_PX) : up - round((D - 0.05) / M_PER_PX) + 1]
+    assert wall in ahead[:, across]  # straight ahead, at x = D: the wall
+
+
+def test_labels_survive_a_new_configuration_and_follow_the_sweep(tmp_path: Path) -> None:
+    """A set_config rebuilds the fan with its labels; a sweep's labels are its rows' pings'."""
+    from builtin_interfaces.msg import Time
+
+    robot, world = wall_and_post_scene(tmp_path)
+    parameters = fan_parameters(robot, world, publish_image_polar=True, publish_labels=True)
+    with in_process(parameters) as node:
+        entities = len(node.raycaster.entity_names)
+        assert entities == 2
+        answer = set_config(node, range_resolution=(MAX_RANGE - MIN_RANGE) / (BINS // 2))
+        assert answer.success, answer.reason
+        ping = node.rig.read()
+        assert node.rig.device.sonar.label_entities == entities
+        assert ping.labels is not None
+        assert ping.labels.shape == (BEAMS, BINS // 2)
+        np.testing.assert_array_equal(ping.labels > 0, ping.profiles > 0)
+    step = math.radians(15.0)
+    sweep = {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'min_angle': -2 * step,
+        'max_angle': 2 * step,
+        'step': step,
+        'rays': 200,
+        'publish_image_polar': True,
+        'publish_labels': True,
+        **ACOUSTICS,
+    }
+    with in_process(sweep) as node:
+        outputs = node.outputs
+        pings = []
+        for _ in range(5):
+            reading = node.rig.read()
+            pings.append(reading.ping)
+            outputs.publish(reading, Time())
+        latest = outputs._latest_labels
+        assert latest is not None
+        for k, ping in enumerate(pings):  # row k: head angle k, the k-th step of the first sweep
+            assert ping.labels is not None
+            np.testing.assert_array_equal(latest.labels[k], ping.labels)
+            np.testing.assert_array_equal(ping.labels > 0, ping.intensity > 0)
+
+
+def test_labels_without_an_intensity_image_stop_the_node_with_one_line(tmp_path: Path) -> None:
+    robot, world = wall_scene(tmp_path)
+    command = [
+        executable('scanning_sonar_node'),
+        *ros_args(fan_parameters(robot, world, publish_labels=True)),
+    ]
+    assert exit_line(command).endswith(
+        'publish_labels needs an intensity image to pair with: set publish_image, '
+        'publish_image_polar or publish_image_polar_db'
+    )
+
+
+def test_a_label_image_over_the_limit_stops_the_node_with_one_line(tmp_path: Path) -> None:
+    """With the Cartesian intensity image off, the label image has its own grid, checked alike."""
+    across = math.ceil(MAX_RANGE * math.sin(LAST + SPACING / 2) / 0.01)
+    assert across == 582  # 2 * 582 + 1 columns, 10 / 0.01 + 1 rows; the polar image fits
+    limit = 100_000
+    labels = {
+        'publish_image_polar': True,
+        'publish_labels': True,
+        'image_resolution': 0.01,
+        'image_max_pixels': limit,
+    }
+    robot, world = wall_scene(tmp_path)
+    command = [
+        executable('scanning_sonar_node'),
+        *ros_args(fan_parameters(robot, world, **labels)),
+    ]
+    assert exit_line(command).endswith(
+        f'Cartesian label image: {2 * across + 1} x 1001 = {(2 * across + 1) * 1001} pixels, '
+        f'more than image_max_pixels ({limit})'
+    )
