@@ -259,9 +259,17 @@ def test_inputs_are_checked(tmp_path: Path) -> None:
 
 
 def write_sonar_bag(
-    path: Path, azimuths: np.ndarray, *, n_bins: int = 40, echo_range: float = 2.0
+    path: Path,
+    azimuths: np.ndarray,
+    *,
+    n_bins: int = 40,
+    echo_range: float = 2.0,
+    echo_ranges: np.ndarray | None = None,
 ) -> None:
-    """A bag of SonarPoint pings (one echo at ``echo_range``) written with rosbags alone."""
+    """A bag of SonarPoint pings written with rosbags alone, a ping per azimuth.
+
+    Each ping has one echo, at ``echo_range``, or at its own of ``echo_ranges``.
+    """
     from rosbags.rosbag2 import StoragePlugin, Writer
 
     from nps_sonar_py.ros.bag_report import SONAR_POINT, make_typestore
@@ -272,15 +280,16 @@ def write_sonar_bag(
     sonar_point = store.types[SONAR_POINT]
     header, stamp = store.types['std_msgs/msg/Header'], store.types['builtin_interfaces/msg/Time']
     edges = plots.bin_edges(0.1, 7.0, n_bins)
-    profile = np.full(n_bins, WEAK, dtype=np.float32)
-    profile[np.searchsorted(edges, echo_range) - 1] = STRONG
+    ranges = np.full(len(azimuths), echo_range) if echo_ranges is None else echo_ranges
     with Writer(path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
         connection = writer.add_connection('/sonar/sonar_point', SONAR_POINT, typestore=store)
-        for i, azimuth in enumerate(azimuths):
+        for i, (azimuth, echo_range) in enumerate(zip(azimuths, ranges, strict=True)):
+            profile = np.full(n_bins, WEAK, dtype=np.float32)
+            profile[np.searchsorted(edges, echo_range) - 1] = STRONG
             t = 10**9 + i * 10**8  # 10 Hz from t = 1 s
             message = sonar_point(
                 header=header(stamp=stamp(sec=t // 10**9, nanosec=t % 10**9), frame_id='sonar'),
-                range=echo_range,
+                range=float(echo_range),
                 intensity=float(profile.sum()),
                 intensity_db=float(10 * np.log10(profile.sum())),
                 source_level=0.0,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_plots import write_sonar_bag
 
 from nps_sonar_py import plots
 
@@ -47,53 +48,13 @@ def test_bad_azimuths_are_refused(azimuths: list) -> None:
         plots.profile_ping(azimuths)
 
 
-def write_sweep_bag(path: Path, azimuths: np.ndarray, n_bins: int = 60) -> None:
-    """A bag of SonarPoint pings whose one echo lies at 2 + azimuth m (a wall seen obliquely)."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-
-    from nps_sonar_py.ros.recorder import BAG_VERSION, SONAR_POINT, make_typestore, register_type
-
-    store = make_typestore()
-    register_type(store, SONAR_POINT)
-    sonar_point = store.types[SONAR_POINT]
-    header, stamp = store.types['std_msgs/msg/Header'], store.types['builtin_interfaces/msg/Time']
-    edges = plots.bin_edges(0.1, 7.0, n_bins)
-    with Writer(path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
-        connection = writer.add_connection('/ping360/sonar_point', SONAR_POINT, typestore=store)
-        for i, azimuth in enumerate(azimuths):
-            echo_range = 2.0 + float(azimuth)
-            profile = np.full(n_bins, 1e-6, dtype=np.float32)
-            profile[np.searchsorted(edges, echo_range) - 1] = 1e-2
-            t = 10**9 + i * 10**7
-            message = sonar_point(
-                header=header(stamp=stamp(sec=t // 10**9, nanosec=t % 10**9), frame_id='head'),
-                range=echo_range,
-                intensity=float(profile.sum()),
-                intensity_db=float(10 * np.log10(profile.sum())),
-                source_level=0.0,
-                confidence=1.0,
-                range_estimator=0,
-                azimuth=float(azimuth),
-                beam_width=0.03,
-                cast_half_angle=0.03,
-                frequency=7.5e5,
-                sound_speed=1500.0,
-                min_range=0.1,
-                max_range=7.0,
-                bin_width=float(edges[1] - edges[0]),
-                profile=profile,
-                hits=np.zeros(n_bins, dtype=np.uint32),
-                rays=50,
-            )
-            writer.write(connection, t, store.serialize_cdr(message, SONAR_POINT))
-
-
 def test_recordings_stopping_at_other_head_angles_draw_the_same_profile(tmp_path: Path) -> None:
-    from nps_sonar_py.ros.recorder import draw_report
+    from nps_sonar_py.ros.bag_report import draw_report
 
     pictures = []
     for steps in (520, 733):  # stopped at -72 and +120 degrees, past azimuth 0 each time
-        write_sweep_bag(tmp_path / f'bag{steps}', head_angles(steps))
+        angles = head_angles(steps)  # a wall seen obliquely: the echo at 2 + azimuth m
+        write_sonar_bag(tmp_path / f'bag{steps}', angles, n_bins=60, echo_ranges=2.0 + angles)
         report = draw_report(tmp_path / f'bag{steps}')
         assert report.profile is not None
         pictures.append(report.profile.read_bytes())
