@@ -307,13 +307,15 @@ def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
         robot, sensor, sensor.name, frame, (frame,), (0.0, 0.0, 0.0), np.eye(4)[None]
     )
     geometry = mount.geometry({})
-    echo = setup.beam.echo_config(sensor.sonar)
-    device = SingleBeamSonar(
-        echo,
-        geometry.pose,
-        geometry,
-        n_rays=setup.beam.rays,
-        frequency=_rate(setup.output, sensor),
+    device = _checked(
+        sensor,
+        lambda: SingleBeamSonar(
+            setup.beam.echo_config(sensor.sonar),
+            geometry.pose,
+            geometry,
+            n_rays=setup.beam.rays,
+            frequency=_rate(setup.output, sensor),
+        ),
     )
     return mount, device
 

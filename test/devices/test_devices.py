@@ -190,6 +190,23 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
         ScanningSettings(mode='spiral')  # type: ignore[arg-type]
 
 
+def test_a_urdf_rate_the_single_beam_sonar_refuses_is_located_at_its_sensor() -> None:
+    """A URDF ``update_rate`` the description takes (up to 1e6 Hz) but a device does not."""
+    source = (ROBOTS / 'reference_sonar.urdf').read_text()
+    assert 'update_rate="15"' in source
+    robot = load_robot_from(
+        RobotSettings(robot_description=source.replace('update_rate="15"', 'update_rate="5000"'))
+    )
+    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings())
+    with pytest.raises(DescriptionError) as refused:
+        build_device(robot, setup)
+    line = str(refused.value)
+    assert line.startswith('<robot_description>:')
+    assert line.endswith(
+        '<sensor name="sonar">: update_rate: frequency must be in [0.0001, 1000] Hz, got 5000.0'
+    )
+
+
 @pytest.mark.parametrize('mode', ['multibeam', 'sweep'])
 def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -> None:
     """A mono16 label is 1 + the entity index: 65535 entities fit, 65536 do not."""
