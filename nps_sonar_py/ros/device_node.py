@@ -49,6 +49,7 @@ from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.context import OutputContext, Publishers
 from nps_sonar_py.ros.conversions import beam_markers
 from nps_sonar_py.ros.diagnostics import Diagnostics
+from nps_sonar_py.ros.entity_tf import tf_entity_frames
 from nps_sonar_py.ros.motion import (
     MESSAGE_POSE_SOURCES,
     Motion,
@@ -119,7 +120,10 @@ class DeviceNode(Node):
         world_from_root = robot_root_pose(where.robot_pose)
         robot = load_robot_from(where) if robot is None else robot
         if raycaster is None:
-            raycaster = Raycaster(load_world(where.scene_file))
+            world = load_world(where.scene_file)
+            # entities following /tf get their own scenes up front: a first pose rebuilds nothing
+            _, following = tf_entity_frames(self.settings[MotionSettings], world)
+            raycaster = Raycaster(world, dynamic=following)
         self.raycaster = raycaster
         self.rig = Rig(
             robot,

@@ -32,7 +32,7 @@ from nps_sonar_py.scene.entity_frames import parse_entity_frames
 if TYPE_CHECKING:
     from nps_sonar_py.scene import Raycaster, World
 
-__all__ = ['EntityTf', 'entity_tf_for']
+__all__ = ['EntityTf', 'entity_tf_for', 'tf_entity_frames']
 
 #: Shortest interval between two warnings about one entity, s (as ``ros/motion.py``'s).
 WARNING_PERIOD = 5.0
@@ -91,6 +91,20 @@ def entity_tf_for(node: Node, settings: MotionSettings, world: World | None) -> 
         return None
     if world is None:
         raise ConfigurationError('entity_frames needs the world its entities are in')
-    world_frame = settings.entity_world_frame.lstrip('/') or world.name
-    frames = parse_entity_frames(settings.entity_frames, world.entity_names, world_frame)
+    world_frame, frames = tf_entity_frames(settings, world)
     return EntityTf(node, frames, world_frame, settings.tf_timeout)
+
+
+def tf_entity_frames(settings: MotionSettings, world: World) -> tuple[str, dict[str, str]]:
+    """The frame entity poses are looked up in, and ``{entity: frame}`` of ``entity_frames``.
+
+    The node's raycaster casts these entities in their own scenes from the start
+    (``Raycaster(dynamic=)``), so that their first pose from TF rebuilds nothing.
+
+    Raises:
+        ConfigurationError: a bad ``entity_frames`` (one line, ``parse_entity_frames``).
+    """
+    world_frame = settings.entity_world_frame.lstrip('/') or world.name
+    return world_frame, parse_entity_frames(
+        settings.entity_frames, world.entity_names, world_frame
+    )

@@ -232,6 +232,12 @@ class Raycaster:
         return self._world.entity_names
 
     @property
+    def moving_entities(self) -> tuple[str, ...]:
+        """Names of the entities cast in their own scenes (a twist, ``dynamic=``, or moved)."""
+        names = self._world.entity_names
+        return tuple(names[i] for i in np.flatnonzero(self._moving_mask))
+
+    @property
     def time(self) -> float:
         """Scene time in seconds of the current poses."""
         return self._time

@@ -194,3 +194,27 @@ def test_a_bad_entity_frames_exits_with_one_line(
     line = exit_line(command)
     assert 'entity_frames: ' in line
     assert reason in line
+
+
+def test_entities_following_tf_are_cast_apart_from_the_start(tmp_path: Path) -> None:
+    """A static model named in entity_frames has its own scene up front: its first pose from
+    /tf moves a 4x4 pose and rebuilds nothing (an SDF world's models are all static)."""
+    import rclpy
+    from rclpy.parameter import Parameter
+
+    from nps_sonar_py.ros.sonar_node import SonarNode
+
+    context = rclpy.context.Context()
+    rclpy.init(context=context)
+    nodes = []
+    try:
+        for frames, moving in (('', ()), ('wall', ('wall',)), ('wall=quay', ('wall',))):
+            parameters = {**_parameters(tmp_path, frames), 'use_sim_time': False}
+            overrides = [Parameter(k, value=v) for k, v in parameters.items()]
+            node = SonarNode(context=context, parameter_overrides=overrides)
+            nodes.append(node)
+            assert node.raycaster.moving_entities == moving
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.shutdown(context=context)
