@@ -11,13 +11,17 @@ geometry and configuration messages).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile
-from rclpy.type_support import MsgT
+
+if TYPE_CHECKING:
+    from rclpy.type_support import MsgT
+else:  # Jazzy's rclpy has no MsgT (nor generic publishers): a plain type variable at run time
+    MsgT = TypeVar('MsgT')
 
 __all__ = ['OutputContext', 'PublisherFactory', 'Publishers', 'RangerState']
 
