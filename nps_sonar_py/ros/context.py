@@ -11,17 +11,12 @@ geometry and configuration messages).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile
-
-if TYPE_CHECKING:
-    from rclpy.type_support import MsgT
-else:  # Jazzy's rclpy has no MsgT (nor generic publishers): a plain type variable at run time
-    MsgT = TypeVar('MsgT')
 
 __all__ = ['OutputContext', 'PublisherFactory', 'Publishers', 'RangerState']
 
@@ -53,7 +48,7 @@ class RangerState(Protocol):
 class PublisherFactory(Protocol):
     """A publisher of the node on ``topic``, with the node's QoS."""
 
-    def __call__(self, msg_type: type[MsgT], topic: str) -> Publisher[MsgT]:
+    def __call__(self, msg_type: type[Any], topic: str) -> Publisher:
         """The publisher of ``msg_type`` on ``topic``."""
         ...
 
@@ -69,16 +64,15 @@ class Publishers:
     def __init__(self, node: Node, qos: QoSProfile) -> None:
         self._node = node
         self._qos = qos
-        self._made: dict[tuple[type[Any], str], Publisher[Any]] = {}
+        self._made: dict[tuple[type[Any], str], Publisher] = {}
 
-    def __call__(self, msg_type: type[MsgT], topic: str) -> Publisher[MsgT]:
+    def __call__(self, msg_type: type[Any], topic: str) -> Publisher:
         """The publisher of ``msg_type`` on ``topic``, made if it is the first time."""
         made = self._made.get((msg_type, topic))
         if made is None:
             made = self._node.create_publisher(msg_type, topic, self._qos)
             self._made[(msg_type, topic)] = made
-        publisher: Publisher[MsgT] = made
-        return publisher
+        return made
 
 
 @dataclass(frozen=True)
