@@ -118,7 +118,7 @@ class SidescanConfig:
     vertical_width: float = math.radians(50.0)
     tilt: float = math.radians(20.0)
     rays_along: int = 3
-    rays_per_bin: int = 2
+    rays_per_bin: int = 1
     min_altitude: float = 2.0
     max_altitude: float = 30.0
     vertical_pattern: BeamPattern = BeamPattern.SINC
@@ -370,6 +370,15 @@ class SidescanSonar:
         self.body_rays = body.reshape(-1, 3)
         self.body_rays.flags.writeable = False
         self.set_pose(world_from_body)
+
+    @property
+    def min_ping_interval(self) -> float:
+        """Shortest time between pings, the two-way travel time ``2 max_range / c``, s.
+
+        A ping rate above ``1 / min_ping_interval`` would ping before the last echo is back
+        (``EchoConfig.min_ping_interval``; the device refuses it).
+        """
+        return self.echo.min_ping_interval
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
         """Place the sensor: ``world_from_body`` is the 4x4 pose of its body frame."""
