@@ -74,7 +74,8 @@ def sidescan_world() -> World:
             'pipe', origin=transform_from_xyz_rpy((0.0, -30.0, 1.5), (math.pi / 2, 0.0, 0.2))
         ),
     ]
-    return World('sidescan_bench', tuple(entities), SceneState('sidescan_bench', 0.0, tuple(states)))
+    name = 'sidescan_bench'
+    return World(name, tuple(entities), SceneState(name, 0.0, tuple(states)))
 
 
 def sidescan() -> SidescanSonar:
