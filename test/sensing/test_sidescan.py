@@ -168,6 +168,12 @@ def test_nothing_before_the_steepest_ray_reaches_the_seabed(flat: Raycaster, h: 
         assert not ping.hits[channel, :k].any()
         assert ping.profiles[channel, k] > 0.0
     assert ping.altitude == pytest.approx(h, rel=FLOAT32)
+    # In ground range the first return is at sqrt(first**2 - h**2) = h cot(tilt + width / 2).
+    ground = ground_range_profiles(ping.profiles, ping.bin_edges, ping.altitude)
+    g = (np.flatnonzero(ground[0])[0] + 0.5) * DR
+    assert g == pytest.approx(
+        math.sqrt(first**2 - h**2), abs=DR * first / (first**2 - h**2) ** 0.5
+    )
 
 
 def test_a_beam_over_nadir_returns_first_at_the_altitude(flat: Raycaster) -> None:
