@@ -452,6 +452,8 @@ class SidescanSonar:
             two_r += tiny
             np.maximum(two_r, r, out=two_r)
             two_r /= two_mu > 0.0  # no rest: inf, not a return
+            if mu.dtype != np.float32:  # once, not a mixed-type multiply per copy
+                mu = mu.astype(np.float32)
             for copy_r, copy_mu in ((one_r, one_mu), (two_r, two_mu)):
                 np.divide(copy_r, r, out=e)
                 e *= e
@@ -461,7 +463,7 @@ class SidescanSonar:
                     e *= np.float32(self._attenuation)
                     np.exp(e, out=e)
                     copy_mu *= e
-                np.multiply(copy_mu, mu, out=copy_mu, casting='same_kind')
+                copy_mu *= mu
 
     def _altitude(self, r: NDArray[np.float32]) -> float:
         """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""
