@@ -12,6 +12,7 @@ It prints the median time of:
 * ``open3d``: ``RaycastingScene.cast_rays`` on the same rays, a prebuilt scene of the same
   triangles and a prebuilt float32 ray tensor (the baseline);
 * ``cast``: ``Raycaster.cast`` (the baseline plus incidence, reflectivity, entity);
+* ``echo``: ``EchoModel.echoes`` alone on the two copies of every ray (``docs/sidescan.md``);
 * ``ping``: ``SidescanSonar.ping`` (cast, footprint split, echo model of both channels);
 * ``ground``: ``ground_range_profiles`` of the ping;
 
@@ -113,27 +114,32 @@ def main() -> int:
     triangles = sum(len(e.surface) for e in world.entities)
     ping = sonar.ping(raycaster)
     returned = (ping.hits > 0).mean()
+    inputs = (sonar._ranges.copy(), sonar._cos.copy(), sonar._mu.copy())  # the split's output
 
     t = median_times(
         {
             'open3d': lambda: scene.cast_rays(rays),
             'cast': lambda: raycaster.cast(sonar.origin, sonar.directions),
+            'echo': lambda: sonar.model.echoes(*inputs),
             'ping': lambda: sonar.ping(raycaster),
             'ground': lambda: ground_range_profiles(ping.profiles, ping.bin_edges, ping.altitude),
         },
         options.repeat,
     )
     t_o3d, t_cast, t_ping, t_ground = t['open3d'], t['cast'], t['ping'], t['ground']
+    t_echo = t['echo']
     print(
         f'side-scan: 2 channels x {sonar.rays_per_channel} rays '
         f'({sonar.config.rays_along} columns x {sonar.rays_per_channel // sonar.config.rays_along}'
         f' rows) = {n_rays} rays, 2 x {sonar.echo.n_bins} bins to {sonar.echo.max_range:g} m, '
         f'{triangles} triangles, altitude {ping.altitude:.2f} m, {returned:.0%} of the bins lit'
     )
-    print(f'{"open3d":>9} {"cast":>9} {"ping":>9} {"ground":>9} {"pings/s":>8} {"ping/o3d":>9}')
+    names = ('open3d', 'cast', 'echo', 'ping', 'ground')
+    print(' '.join(f'{name:>9}' for name in names), f'{"pings/s":>8} {"ping/o3d":>9}')
+    times = (t_o3d, t_cast, t_echo, t_ping, t_ground)
     print(
-        f'{t_o3d * 1e3:>7.2f}ms {t_cast * 1e3:>7.2f}ms {t_ping * 1e3:>7.2f}ms '
-        f'{t_ground * 1e3:>7.2f}ms {1.0 / t_ping:>8.1f} {t_ping / t_o3d:>9.2f}'
+        ' '.join(f'{1e3 * v:>7.2f}ms' for v in times),
+        f'{1.0 / t_ping:>8.1f} {t_ping / t_o3d:>9.2f}',
     )
     return 0
 
