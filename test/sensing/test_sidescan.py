@@ -210,7 +210,28 @@ def test_a_box_echoes_at_its_foot_and_shadows_to_the_similar_triangle(boxed: Ray
     assert face > 3.0 * port[(g > BOX_Y0 - 3.0) & (g < BOX_Y0 - 2.0)].mean()
     # Starboard sees bare seabed: no gap, and the channels differ.
     assert np.all(starboard[(g > BOX_Y0 - 1.0) & (g < shadow_end + 1.0)] > 0.0)
-    assert not np.allclose(ping.profiles[0], ping.profiles[1])
+    assert not np.allclose(ping.profiles[0], ping.profiles[1], rtol=1e-3, atol=0.0)
+
+
+def test_port_is_the_body_y_side_whatever_the_heading(boxed: Raycaster) -> None:
+    ahead = ping_at(boxed, 10.0, SidescanConfig())
+    turned = SidescanSonar(echo(), SidescanConfig(), level(10.0) @ rotation_z(math.pi))
+    back = turned.ping(boxed)  # heading -x: port is -y, the box (+y) is to starboard
+    np.testing.assert_allclose(back.profiles[::-1], ahead.profiles, rtol=1e-3, atol=0.0)
+
+
+def test_the_altitude_holds_under_roll(flat: Raycaster) -> None:
+    c, s = math.cos(0.1), math.sin(0.1)
+    roll = np.array([[1.0, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0], [0, 0, 0, 1]])
+    ping = SidescanSonar(echo(), SidescanConfig(), level(12.0) @ roll).ping(flat)
+    assert ping.altitude == pytest.approx(12.0, rel=FLOAT32)
+    assert not np.allclose(ping.profiles[0], ping.profiles[1], rtol=1e-3, atol=0.0)  # rolled
+
+
+def rotation_z(yaw: float) -> NDArray[np.float64]:
+    pose = np.eye(4)
+    pose[:2, :2] = [[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]]
+    return pose
 
 
 def test_symmetric_scene_gives_equal_channels(flat: Raycaster) -> None:
