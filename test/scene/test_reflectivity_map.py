@@ -374,3 +374,24 @@ def test_misplaced_map_elements_are_one_line(tmp_path, geometry, problem):
     with pytest.raises(SceneError) as info:
         load_world(path)
     check_one_line(info.value, f'{path}:5:', problem)
+
+
+def test_dae_quad_reads_the_map_at_its_texture_coordinates(tmp_path):
+    # The OBJ quad as COLLADA, with a material (trimesh reads a DAE's TEXCOORD only there).
+    import trimesh
+
+    quad = trimesh.Trimesh(
+        vertices=[[0, 0, 0], [2, 0, 0], [2, 1, 0], [0, 1, 0]], faces=[[0, 1, 2], [0, 2, 3]]
+    )
+    uv = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    quad.visual = trimesh.visual.TextureVisuals(uv=uv, image=Image.new('RGB', (4, 2)))
+    (tmp_path / 'quad.dae').write_bytes(trimesh.exchange.dae.export_collada(quad))
+    png(tmp_path / 'quad_mu.png', QUAD_MAP)
+    path = sdf(
+        tmp_path,
+        '<mesh><uri>quad.dae</uri><nps:reflectivity_map>quad_mu.png</nps:reflectivity_map></mesh>',
+    )
+    uvs = np.array([c[0] for c in QUAD_CASES])
+    hits = cast_down(Raycaster(load_world(path)), np.column_stack((2.0 * uvs[:, 0], uvs[:, 1])))
+    expected = np.array([c[1] for c in QUAD_CASES]) / 255.0
+    np.testing.assert_allclose(hits.reflectivity, expected, rtol=0, atol=ATOL)
