@@ -428,8 +428,11 @@ class Raycaster:
             rows = np.flatnonzero(geometry == g)
             if rows.size == 0 or entity.maps is None:
                 continue
-            triangle = primitive[rows].astype(np.int64)
-            on_map, mapped = entity.maps.lookup(entity.surface, triangle, barycentric[rows])
+            if rows.size == geometry.size:  # every ray hit this entity: no selection
+                triangle, ab = primitive.astype(np.intp), barycentric
+            else:
+                triangle, ab = primitive.take(rows).astype(np.intp), barycentric.take(rows, axis=0)
+            on_map, mapped = entity.maps.lookup(entity.surface, triangle, ab)
             mu[rows[on_map]] = mapped
 
     def _with_descendants(self, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:

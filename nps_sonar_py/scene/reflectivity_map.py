@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
@@ -97,42 +97,54 @@ class ReflectivityMap:
     kind: Kind
     source: str
 
-    def sample(self, uv: NDArray[np.float64]) -> NDArray[np.float64]:
-        """(n,) mu at (n, 2) texture coordinates ``uv``: bilinear between the 4 nearest texels."""
+    def sample(self, uv: NDArray[np.float32]) -> NDArray[np.float64]:
+        """(n,) mu at (n, 2) texture coordinates ``uv``: bilinear between the 4 nearest texels.
+
+        float32 arithmetic (a texel's position to ~1e-7 of the map), exact where the four
+        texels are equal; flat ``take`` gathers, several times faster than 2-D fancy indexing.
+        """
         rows, cols = self.codes.shape
         if self.kind == 'heightmap':
-            j0, fj = _clamped(uv[:, 0] * (cols - 1), cols)
-            i0, fi = _clamped((1.0 - uv[:, 1]) * (rows - 1), rows)
+            j0, fj = _clamped(uv[:, 0] * np.float32(cols - 1), cols)
+            i0, fi = _clamped((np.float32(1.0) - uv[:, 1]) * np.float32(rows - 1), rows)
             j1, i1 = j0 + 1, i0 + 1
         else:  # OpenGL: texel centres at (j + 0.5) / W, v up, repeating
             j0, fj = _wrapped(uv[:, 0], cols, up=False)
             i0, fi = _wrapped(uv[:, 1], rows, up=True)
             j1, i1 = (j0 + 1) % cols, (i0 + 1) % rows
-        g = self.codes
-        top = g[i0, j0] * (1.0 - fj) + g[i0, j1] * fj
-        bottom = g[i1, j0] * (1.0 - fj) + g[i1, j1] * fj
-        mu: NDArray[np.float64] = (top * (1.0 - fi) + bottom * fi) / self.full
+        flat = self.codes.reshape(-1)
+        i0 *= cols
+        i1 *= cols
+        g00, g01 = flat.take(i0 + j0).astype(np.float32), flat.take(i0 + j1).astype(np.float32)
+        g10, g11 = flat.take(i1 + j0).astype(np.float32), flat.take(i1 + j1).astype(np.float32)
+        top = g00 + (g01 - g00) * fj
+        top += ((g10 + (g11 - g10) * fj) - top) * fi
+        mu: NDArray[np.float64] = top.astype(np.float64)
+        mu /= self.full
         return mu
 
 
-def _clamped(s: NDArray[np.float64], count: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+def _clamped(s: NDArray[np.float32], count: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
     """Lower texel index in [0, count - 2] and the weight of the next, s clamped to the grid."""
-    s = np.clip(s, 0.0, count - 1.0)
+    s = np.clip(s, np.float32(0.0), np.float32(count - 1))
     low = np.minimum(s.astype(np.intp), count - 2)
-    return low, s - low
+    weight: NDArray[np.float32] = s - low.astype(np.float32)
+    return low, weight
 
 
 def _wrapped(
-    t: NDArray[np.float64], count: int, *, up: bool
-) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    t: NDArray[np.float32], count: int, *, up: bool
+) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
     """Lower texel index and the weight of the next, OpenGL ``GL_REPEAT`` over ``count`` texels.
 
     ``up``: the coordinate runs from the image's bottom row (v) rather than its first column.
     """
     t = t - np.floor(t)  # in [0, 1): no overflow whatever the coordinate
-    s = (1.0 - t if up else t) * count - 0.5  # texel space, in [-0.5, count - 0.5]
+    if up:
+        t = np.float32(1.0) - t
+    s = t * np.float32(count) - np.float32(0.5)  # texel space, in [-0.5, count - 0.5]
     low = np.floor(s)
-    weight = s - low
+    weight: NDArray[np.float32] = s - low
     return np.mod(low.astype(np.intp), count), weight
 
 
@@ -143,11 +155,17 @@ class SurfaceMaps:
     Attributes:
         maps: the maps, each at least once in ``which``.
         which: (k,) int64 index into ``maps`` of each triangle's map, -1 for none; read-only.
+        single: (derived) whether one map covers every triangle.
 
     """
 
     maps: tuple[ReflectivityMap, ...]
     which: NDArray[np.int64]
+    single: bool = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # one map over every triangle (the usual seabed): the cast's fast path
+        object.__setattr__(self, 'single', len(self.maps) == 1 and bool(np.all(self.which == 0)))
 
     @staticmethod
     def of(parts: Sequence[tuple[int, ReflectivityMap | None]]) -> SurfaceMaps | None:
@@ -183,20 +201,37 @@ class SurfaceMaps:
                 ``(1 - a - b) p0 + a p1 + b p2`` of the triangle's vertices.
 
         """
-        which = self.which[triangle]
-        on_map = np.flatnonzero(which >= 0)
+        if self.single:  # one map over every triangle: no per-hit selection
+            on_map = np.arange(triangle.shape[0])
+            which = None
+        else:
+            which = self.which.take(triangle)
+            on_map = np.flatnonzero(which >= 0)
+            triangle = triangle.take(on_map)
+            barycentric = barycentric.take(on_map, axis=0)
         mu = np.empty(on_map.size)
         if on_map.size == 0:
             return on_map, mu
         assert surface.uvs is not None  # Entity checks it
-        corners = surface.uvs[surface.triangles[triangle[on_map]]].astype(np.float64)  # (m,3,2)
-        ab = barycentric[on_map].astype(np.float64)
-        uv = corners[:, 0] + ab[:, :1] * (corners[:, 1] - corners[:, 0])
-        uv += ab[:, 1:] * (corners[:, 2] - corners[:, 0])
-        which = which[on_map]
+        corners = surface.uvs.take(surface.triangles.take(triangle, axis=0), axis=0)  # (m, 3, 2)
+        a, b = barycentric[:, 0], barycentric[:, 1]
+        uv = np.empty((on_map.size, 2), dtype=np.float32)
+        for axis in (0, 1):  # u, then v: 1-D passes, no broadcasting over (m, 2)
+            c = corners[:, :, axis]
+            value = c[:, 1] - c[:, 0]
+            value *= a
+            value += c[:, 0]
+            other = c[:, 2] - c[:, 0]
+            other *= b
+            value += other
+            uv[:, axis] = value
+        if which is None:
+            mu[:] = self.maps[0].sample(uv)
+            return on_map, mu
+        which = which.take(on_map)
         for k, reflectivity_map in enumerate(self.maps):  # a loop over maps, not rays
             rows = np.flatnonzero(which == k)
-            mu[rows] = reflectivity_map.sample(uv[rows])
+            mu[rows] = reflectivity_map.sample(uv.take(rows, axis=0))
         return on_map, mu
 
 
