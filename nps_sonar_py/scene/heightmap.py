@@ -30,6 +30,10 @@ samples give ``2 (R - 1) (C - 1)`` triangles, triangle ``2 k`` and ``2 k + 1`` i
 ``k = i (C - 1) + j``. The surface is open (no sides or bottom), so a ray from below meets it
 too. Gazebo's bilinear ``<sampling>`` is not applied: the triangles go through the samples.
 
+A ``reflectivity_map="mu.png"`` attribute puts a grayscale PNG over the same extent
+(:mod:`nps_sonar_py.scene.reflectivity_map`); the vertices then carry texture coordinates,
+their normalised x and y (``heightmap_triangles(..., uvs=True)``).
+
 Limits, checked before anything is allocated: files are read only when regular and at most
 :data:`MAX_HEIGHTMAP_BYTES`; grids of at least 2 x 2 and at most :data:`MAX_HEIGHTMAP_SAMPLES`
 (4097 x 4097) samples; heights, sizes and positions finite and within 1e6 m.

@@ -13,7 +13,8 @@ The format is described in ``docs/scene.md``; in short::
 Each model becomes one :class:`Entity`: the triangles of all its links at zero joint
 positions, in the frame of its root link, with a Lambert coefficient per triangle. A model
 that no ``<entity_state>`` places stands still at the world origin. A model may instead hold
-a ``<heightmap>``, a seabed grid (:mod:`nps_sonar_py.scene.heightmap`).
+a ``<heightmap>``, a seabed grid (:mod:`nps_sonar_py.scene.heightmap`), with an optional
+``reflectivity_map`` (:mod:`nps_sonar_py.scene.reflectivity_map`).
 
 Gazebo SDF worlds (``.sdf``, or a ``.world`` whose root is ``<sdf>``) are read by
 :mod:`nps_sonar_py.scene.sdf`; :func:`nps_sonar_py.scene.load_world` picks the reader.

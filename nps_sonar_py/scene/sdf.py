@@ -32,7 +32,10 @@ Elements that do not shape what a ray hits are skipped (lights, physics, plugins
 gui, scene, inertials, actors, ...); shapes that cannot be read are errors, one located line
 each (``file:line: element: problem``), as are populations and the geometry kinds not
 tessellated here (polyline, image). A ``<heightmap>`` is read by
-:mod:`nps_sonar_py.scene.heightmap` (a PNG as Gazebo's, or a ``.npy`` grid in metres).
+:mod:`nps_sonar_py.scene.heightmap` (a PNG as Gazebo's, or a ``.npy`` grid in metres). A
+``<heightmap>`` or ``<mesh>`` may hold an ``<nps:reflectivity_map>`` (namespace
+``urn:nps_sonar``, declared on ``<sdf>``; Gazebo ignores it), a grayscale PNG giving the
+Lambert coefficient at each hit (:mod:`nps_sonar_py.scene.reflectivity_map`).
 
 Bounds, checked before anything is allocated: lengths within ``[0, MAX_POSITION]`` (1e6 m),
 pose positions within ``MAX_POSITION`` and angles within ``MAX_ANGLE`` rad, includes nested
