@@ -64,6 +64,9 @@ MAX_MAP_BYTES = 256 * 2**20
 #: Largest relative difference between a map's ``(W - 1) / (H - 1)`` and its heightmap's.
 ASPECT_TOLERANCE = 0.01
 
+#: Hits sampled per block: the temporaries of a block (~30 arrays of 64 KiB) stay in cache.
+CHUNK = 1 << 14
+
 Kind = Literal['heightmap', 'mesh']
 
 
@@ -209,30 +212,39 @@ class SurfaceMaps:
             on_map = np.flatnonzero(which >= 0)
             triangle = triangle.take(on_map)
             barycentric = barycentric.take(on_map, axis=0)
+            which = which.take(on_map)
         mu = np.empty(on_map.size)
-        if on_map.size == 0:
-            return on_map, mu
-        assert surface.uvs is not None  # Entity checks it
-        corners = surface.uvs.take(surface.triangles.take(triangle, axis=0), axis=0)  # (m, 3, 2)
-        a, b = barycentric[:, 0], barycentric[:, 1]
-        uv = np.empty((on_map.size, 2), dtype=np.float32)
-        for axis in (0, 1):  # u, then v: 1-D passes, no broadcasting over (m, 2)
-            c = corners[:, :, axis]
-            value = c[:, 1] - c[:, 0]
-            value *= a
-            value += c[:, 0]
-            other = c[:, 2] - c[:, 0]
-            other *= b
-            value += other
-            uv[:, axis] = value
-        if which is None:
-            mu[:] = self.maps[0].sample(uv)
-            return on_map, mu
-        which = which.take(on_map)
-        for k, reflectivity_map in enumerate(self.maps):  # a loop over maps, not rays
-            rows = np.flatnonzero(which == k)
-            mu[rows] = reflectivity_map.sample(uv.take(rows, axis=0))
+        for start in range(0, on_map.size, CHUNK):  # blocks of hits, each vectorised
+            stop = start + CHUNK
+            uv = _interpolate(surface, triangle[start:stop], barycentric[start:stop])
+            if which is None:
+                mu[start:stop] = self.maps[0].sample(uv)
+                continue
+            block = which[start:stop]
+            for k, reflectivity_map in enumerate(self.maps):  # a loop over maps, not rays
+                rows = np.flatnonzero(block == k)
+                mu[start + rows] = reflectivity_map.sample(uv.take(rows, axis=0))
         return on_map, mu
+
+
+def _interpolate(
+    surface: Triangles, triangle: NDArray[np.int64], barycentric: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """(m, 2) texture coordinates at the hits: the triangles' vertex uvs, barycentric weights."""
+    assert surface.uvs is not None  # Entity checks it
+    corners = surface.uvs.take(surface.triangles.take(triangle, axis=0), axis=0)  # (m, 3, 2)
+    a, b = barycentric[:, 0], barycentric[:, 1]
+    uv = np.empty((triangle.shape[0], 2), dtype=np.float32)
+    for axis in (0, 1):  # u, then v: 1-D passes, no broadcasting over (m, 2)
+        c = corners[:, :, axis]
+        value = c[:, 1] - c[:, 0]
+        value *= a
+        value += c[:, 0]
+        other = c[:, 2] - c[:, 0]
+        other *= b
+        value += other
+        uv[:, axis] = value
+    return uv
 
 
 def read_map_pixels(

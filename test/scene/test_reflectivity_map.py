@@ -395,3 +395,36 @@ def test_dae_quad_reads_the_map_at_its_texture_coordinates(tmp_path):
     hits = cast_down(Raycaster(load_world(path)), np.column_stack((2.0 * uvs[:, 0], uvs[:, 1])))
     expected = np.array([c[1] for c in QUAD_CASES]) / 255.0
     np.testing.assert_allclose(hits.reflectivity, expected, rtol=0, atol=ATOL)
+
+
+def test_two_maps_and_an_unmapped_shape_in_one_model_in_small_blocks(tmp_path, monkeypatch):
+    # The quad with its map, a second quad 5 m along x with a uniform map (code 200), and the
+    # box without one; hits sampled in blocks of 4 so that blocks end mid-way.
+    import nps_sonar_py.scene.reflectivity_map as reflectivity_map
+
+    monkeypatch.setattr(reflectivity_map, 'CHUNK', 4)
+    (tmp_path / 'quad.obj').write_text(QUAD_OBJ.format(u=1.0))
+    png(tmp_path / 'quad_mu.png', QUAD_MAP)
+    png(tmp_path / 'grey.png', np.full((2, 2), 200, dtype=np.uint8))
+    second = (
+        '<collision name="q2"><pose>5 0 0 0 0 0</pose><geometry><mesh><uri>quad.obj</uri>'
+        '<nps:reflectivity_map>grey.png</nps:reflectivity_map></mesh></geometry></collision>'
+        '<collision name="box"><pose>10 0 -0.5 0 0 0</pose>'
+        '<geometry><box><size>1 1 1</size></box></geometry><laser_retro>51</laser_retro>'
+        '</collision>'
+    )
+    path = sdf(
+        tmp_path,
+        '<mesh><uri>quad.obj</uri><nps:reflectivity_map>quad_mu.png</nps:reflectivity_map></mesh>',
+        extra=second,
+    )
+    world = load_world(path)
+    assert len(world.entities[0].maps.maps) == 2
+    uv = np.array([c[0] for c in QUAD_CASES])
+    first = np.column_stack((2.0 * uv[:, 0], uv[:, 1]))
+    shifted = first + np.array([5.0, 0.0])
+    xy = np.concatenate((first, shifted, [[10.0, 0.0], [10.2, 0.1]], first))
+    hits = cast_down(Raycaster(world), xy)
+    on_first = np.array([c[1] for c in QUAD_CASES]) / 255.0
+    expected = np.concatenate((on_first, np.full(6, 200 / 255), [0.2, 0.2], on_first))
+    np.testing.assert_allclose(hits.reflectivity, expected, rtol=0, atol=ATOL)
