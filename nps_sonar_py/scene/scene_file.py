@@ -13,7 +13,8 @@ The format is described in ``docs/scene.md``; in short::
 Each model becomes one :class:`Entity`: the triangles of all its links at zero joint
 positions, in the frame of its root link, with a Lambert coefficient per triangle. A model
 that no ``<entity_state>`` places stands still at the world origin. A model may instead hold
-a ``<heightmap>``, a seabed grid (:mod:`nps_sonar_py.scene.heightmap`).
+a ``<heightmap>``, a seabed grid (:mod:`nps_sonar_py.scene.heightmap`), with an optional
+``reflectivity_map`` (:mod:`nps_sonar_py.scene.reflectivity_map`).
 
 Gazebo SDF worlds (``.sdf``, or a ``.world`` whose root is ``<sdf>``) are read by
 :mod:`nps_sonar_py.scene.sdf`; :func:`nps_sonar_py.scene.load_world` picks the reader.
@@ -60,6 +61,7 @@ from nps_sonar_py.scene.options import (
     is_geometry,
     read_options,
 )
+from nps_sonar_py.scene.reflectivity_map import SurfaceMaps
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
     MISSING_ATTRIBUTE,
@@ -227,10 +229,18 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
         problem = 'needs either a file attribute or one inline <robot> or <heightmap>,'
         raise_at(SceneError, element, f'{problem} not several or none', file=file)
     if inline and inline[0].tag == 'heightmap':  # a seabed: the same for collision and visual
-        surface, path = parse_heightmap(inline[0], file=file, base_dir=base_dir)
+        surface, path, reflectivity_map = parse_heightmap(inline[0], file=file, base_dir=base_dir)
         mu = lambert_coefficient(reflectivity, retro, options.default_lambert)
         as_read = 0.0 if retro is None else retro
-        return Entity(name, surface, np.asarray(mu), source=str(path), retro=np.asarray(as_read))
+        maps = SurfaceMaps.of([(len(surface), reflectivity_map)])
+        return Entity(
+            name,
+            surface,
+            np.asarray(mu),
+            source=str(path),
+            retro=np.asarray(as_read),
+            maps=maps,
+        )
     if model_file is not None:
         path = base_dir / model_file
         if not os.path.lexists(path):
