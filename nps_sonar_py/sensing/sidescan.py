@@ -1,0 +1,456 @@
+"""A side-scan sonar: a port and a starboard fan, each narrow along track and wide across it.
+
+Geometry (body frame, REP 103: x forward = along track, y left = port, z up). A ray of
+channel ``s`` (``+1`` port, ``-1`` starboard) at along-track angle ``a`` and depression
+``delta`` (below horizontal, in the across-track plane) points along
+
+    d = (sin a, s cos a cos delta, -cos a sin delta),
+
+spherical coordinates about the x axis, so a cell ``[a0, a1] x [delta0, delta1]`` stands for
+the exact solid angle ``(sin a1 - sin a0)(delta1 - delta0)``: the echo model's sums do not
+depend on the ray counts. Each channel's axis is ``a = 0``, ``delta = tilt``.
+
+* Along track: ``rays_along`` columns across the cast width ``2 * cast_half_angle`` of the
+  echo model run with ``beam_width = horizontal_width`` (``echo.cast_limit`` applies to it;
+  ``echo.beam_width`` itself is not used), pattern ``echo.pattern``.
+* Across track: depressions from ``delta_top = min(tilt + vertical_width / 2, pi / 2)`` (the
+  fan stops at nadir: rays past it would look to the other side) up to
+  ``delta_end = max(tilt - vertical_width / 2, asin(min_altitude / max_range))`` (a shallower
+  ray reaches the seabed beyond ``max_range`` whenever the sensor flies above
+  ``min_altitude``; above that line nothing is seen), pattern ``vertical_pattern`` of width
+  ``vertical_width`` about ``tilt``.
+
+Ray placement across track (row cell edges, built once). On a flat bottom at altitude ``h`` a
+ray of depression ``delta`` hits at slant range ``r = h / sin(delta)``. Each bin of width
+``dr`` must get at least ``rays_per_bin = k`` ray cells at every altitude in
+``[min_altitude, max_altitude]``:
+
+* steep rays, ``sin(delta) >= max_altitude / max_range``: edges uniform in ``csc(delta)``,
+  step ``dr / (k max_altitude)``; uniform in slant range at every altitude, at most
+  ``dr / k`` apart up to ``max_altitude``;
+* shallow rays: edges uniform in ``ln sin(delta)``, step ``dr / (k max_range)``; a cell then
+  spans ``r dr / (k max_range) <= dr / k`` of slant range at any altitude.
+
+That is ``rows = ceil(max_altitude (csc(delta*) - csc(delta_top)) k / dr) +
+ceil(ln(sin(delta*) / sin(delta_end)) k max_range / dr)``, with ``sin(delta*) =
+max_altitude / max_range`` clipped to the fan, about ``k n_bins (1 + ln(max_altitude /
+min_altitude))`` rows, and ``rays_per_channel = rays_along * rows`` (``sidescan_rows``).
+
+Each ray's echo is spread over the slant-range interval its cell covers, ``e = r tan(alpha)
+d_delta`` about its range ``r`` (``alpha`` the incidence, exact to first order on a plane
+sloping across track; clipped to one bin width), split between the (at most two) bins it
+overlaps: the model runs on two copies of every ray, one per bin, each with its share of the
+echo (``split_returns``). A flat seabed profile then converges with a few rays per bin, and
+an edge (first return, a shadow) stays sharp to the bin. ``hits`` counts the rays whose
+interval overlaps a bin.
+
+The two channels are two beams of one ``echo.EchoModel.echoes`` pass, so an asymmetric scene
+gives different channels, and shadows come from the cast. The imaging options
+(``echo.profile_effects``: TVG, cell speckle; side-lobe leakage is port-starboard
+cross-talk) apply to the profiles after the model. ``docs/sidescan.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel
+from nps_sonar_py.echo.checks import member
+from nps_sonar_py.echo.labels import label_problem
+from nps_sonar_py.echo.profile_effects import (
+    ImagingConfig,
+    Tvg,
+    apply_imaging,
+    tvg_gain,
+    tvg_problem,
+)
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.label_images import hit_entities
+from nps_sonar_py.sensing.multibeam import cell_means
+
+__all__ = [
+    'MAX_SIDESCAN_BINS',
+    'MAX_SIDESCAN_RAYS',
+    'SidescanConfig',
+    'SidescanPing',
+    'SidescanSonar',
+    'sidescan_rows',
+    'split_returns',
+]
+
+#: Most range bins per channel (the issue asks for at least 4000).
+MAX_SIDESCAN_BINS = 65_536
+#: Most rays per ping, both channels together.
+MAX_SIDESCAN_RAYS = 4_000_000
+#: Most ray columns along track.
+_MAX_ALONG = 1_000
+#: Most rays per bin.
+_MAX_PER_BIN = 1_000
+#: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
+_DB_TO_NEPER = math.log(10.0) / 10.0
+
+
+@dataclass(frozen=True)
+class SidescanConfig:
+    """The two fans of a side-scan sonar, validated on creation (``ConfigurationError``).
+
+    Attributes:
+        horizontal_width: one-way -3 dB along-track width, rad, in (0, pi/2).
+        vertical_width: one-way -3 dB across-track width, rad, in (0, pi).
+        tilt: depression of each transducer axis below horizontal, rad, in (0, pi/2).
+        rays_along: ray columns along track per channel, >= 1.
+        rays_per_bin: ray cells per slant-range bin at least, on a flat seabed at any altitude
+            in ``[min_altitude, max_altitude]``, >= 1.
+        min_altitude: lowest altitude the ray placement serves, m, > 0; also sets the
+            shallowest ray, ``asin(min_altitude / max_range)``.
+        max_altitude: highest altitude the placement serves, m, >= min_altitude.
+        vertical_pattern: one-way across-track pattern (``BeamPattern`` or its value), about
+            ``tilt``; ``SINC`` (default): a line array.
+    """
+
+    horizontal_width: float = math.radians(1.0)
+    vertical_width: float = math.radians(50.0)
+    tilt: float = math.radians(20.0)
+    rays_along: int = 3
+    rays_per_bin: int = 2
+    min_altitude: float = 2.0
+    max_altitude: float = 30.0
+    vertical_pattern: BeamPattern = BeamPattern.SINC
+
+    def __post_init__(self) -> None:
+        problem = _config_problem(self)
+        if problem:
+            raise ConfigurationError(problem)
+        pattern = member(BeamPattern, self.vertical_pattern, 'vertical_pattern')
+        object.__setattr__(self, 'vertical_pattern', pattern)
+
+
+def _real(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _config_problem(c: SidescanConfig) -> str | None:
+    """Why this configuration is impossible, or ``None``."""
+    angles = (
+        ('horizontal_width', c.horizontal_width, 0.5 * math.pi, 'pi/2'),
+        ('vertical_width', c.vertical_width, math.pi, 'pi'),
+        ('tilt', c.tilt, 0.5 * math.pi, 'pi/2'),
+    )
+    for name, value, top, text in angles:
+        if not (_real(value) and 0.0 < value < top):
+            return f'{name} must be in (0, {text}) radians, got {value!r}'
+    for name, value, most in (
+        ('rays_along', c.rays_along, _MAX_ALONG),
+        ('rays_per_bin', c.rays_per_bin, _MAX_PER_BIN),
+    ):
+        if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most):
+            return f'{name} must be an integer in [1, {most}], got {value!r}'
+    if not (_real(c.min_altitude) and c.min_altitude > 0.0):
+        return f'min_altitude must be > 0 m, got {c.min_altitude!r}'
+    if not (_real(c.max_altitude) and c.max_altitude >= c.min_altitude):
+        return (
+            f'max_altitude must be >= min_altitude ({c.min_altitude!r} m), got {c.max_altitude!r}'
+        )
+    return None
+
+
+def _fan_limits(echo: EchoConfig, config: SidescanConfig) -> tuple[float, float] | str:
+    """Depressions ``(delta_top, delta_end)`` of the fan, rad, or why there is no fan."""
+    if config.min_altitude >= echo.max_range:
+        return (
+            f'min_altitude ({config.min_altitude:g} m) must be < max_range ({echo.max_range:g} m)'
+        )
+    top = min(config.tilt + 0.5 * config.vertical_width, 0.5 * math.pi)
+    end = max(
+        config.tilt - 0.5 * config.vertical_width, math.asin(config.min_altitude / echo.max_range)
+    )
+    if not end < top:
+        return (
+            f'the fan (depressions up to {math.degrees(top):.3g} deg) never reaches the seabed '
+            f'within max_range above min_altitude (needs > {math.degrees(end):.3g} deg)'
+        )
+    return top, end
+
+
+@dataclass(frozen=True)
+class _RowPlan:
+    """The fan's depressions (rad) and its row counts: csc-uniform, then log-uniform."""
+
+    top: float
+    star: float
+    end: float
+    n_csc: int
+    n_log: int
+
+    @property
+    def rows(self) -> int:
+        return self.n_csc + self.n_log
+
+    def edges(self) -> NDArray[np.float64]:
+        """(rows + 1,) depressions of the row cell edges, steepest first, rad."""
+        parts = []
+        if self.n_csc > 0:
+            csc = np.linspace(1.0 / math.sin(self.top), 1.0 / math.sin(self.star), self.n_csc + 1)
+            parts.append(np.arcsin(np.minimum(1.0 / csc, 1.0)))
+        if self.n_log > 0:
+            logs = np.linspace(
+                math.log(math.sin(self.star)), math.log(math.sin(self.end)), self.n_log + 1
+            )
+            edges = np.arcsin(np.exp(logs))
+            parts.append(edges[1:] if parts else edges)
+        out = np.concatenate(parts)
+        out[0], out[-1] = self.top, self.end  # arcsin(1 / csc) rounds
+        return out
+
+
+def _row_plan(echo: EchoConfig, config: SidescanConfig) -> _RowPlan | str:
+    """The fan and its row counts (module docstring), or why there is no fan."""
+    limits = _fan_limits(echo, config)
+    if isinstance(limits, str):
+        return limits
+    top, end = limits
+    k, dr = config.rays_per_bin, echo.bin_width
+    # The depression where the csc spacing at max_altitude meets the log spacing.
+    star = math.asin(min(config.max_altitude / echo.max_range, 1.0))
+    star = min(max(star, end), top)
+    n_csc = math.ceil((1.0 / math.sin(star) - 1.0 / math.sin(top)) * config.max_altitude * k / dr)
+    n_log = math.ceil(math.log(math.sin(star) / math.sin(end)) * k * echo.max_range / dr)
+    return _RowPlan(top, star, end, max(n_csc, 0), max(n_log, 0))
+
+
+def sidescan_rows(echo: EchoConfig, config: SidescanConfig) -> int:
+    """Ray rows per channel of this configuration (module docstring), computed, not built.
+
+    Raises:
+        ConfigurationError: the fan never reaches the seabed within ``max_range``.
+    """
+    plan = _row_plan(echo, config)
+    if isinstance(plan, str):
+        raise ConfigurationError(plan)
+    return plan.rows
+
+
+@dataclass(frozen=True, eq=False)
+class SidescanPing:
+    """The echoes of one side-scan ping: row 0 port, row 1 starboard.
+
+    Attributes:
+        profiles: (2, n_bins) linear intensity per slant-range bin (``echo.min_range`` to
+            ``max_range``, ``echo.n_bins`` bins), relative to the source at 1 m, after the
+            imaging options (TVG, speckle). Bins before the first return are 0.
+        hits: (2, n_bins) rays whose echo interval overlaps each bin.
+        bin_edges: (n_bins + 1,) slant-range bin edges, m (read-only, shared).
+        altitude: the vertical drop ``r (-d_z)`` from the sensor to the nearest return of
+            either channel (``d`` its world direction): the altitude over a flat seabed
+            whatever the attitude; NaN when nothing returned.
+        labels: (2, n_bins) uint16 labels (``echo.labels``) or None.
+    """
+
+    profiles: NDArray[np.float64]
+    hits: NDArray[np.int64]
+    bin_edges: NDArray[np.float64]
+    altitude: float
+    labels: NDArray[np.uint16] | None = None
+
+
+def split_returns(
+    ranges: NDArray[np.float64],
+    extent: NDArray[np.float64],
+    min_range: float,
+    bin_width: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Split each return's interval ``[r - e/2, r + e/2]`` between the two bins it overlaps.
+
+    ``extent`` must be in ``[0, bin_width]``. Returns ``(first, second, share)``: a range in
+    the bin of the interval's near end, one in the next bin, and the share of the interval in
+    the first. The range inside the bin is ``r`` itself where ``r`` lies in it, else just
+    across the bin edge; misses (``inf``) stay ``inf`` in ``first``. ``second`` is ``inf``
+    where the share is 1 (no echo in the next bin).
+    """
+    with np.errstate(invalid='ignore'):
+        near = ranges - 0.5 * extent
+        index = np.floor((near - min_range) / bin_width)
+        edge = min_range + (index + 1.0) * bin_width
+        share = np.where(extent > 0.0, np.clip((edge - near) / extent, 0.0, 1.0), 1.0)
+        tiny = 1e-6 * bin_width
+        first = np.minimum(ranges, edge - tiny)
+        first = np.where(np.isfinite(ranges), first, ranges)
+        second = np.where(share < 1.0, np.maximum(ranges, edge + tiny), np.inf)
+    return first, second, np.nan_to_num(share, nan=1.0)
+
+
+class SidescanSonar:
+    """Port and starboard fans, their rays built once and cast together each ping.
+
+    Args:
+        echo: the echo model's configuration (``beam_width`` is replaced by the config's
+            ``horizontal_width``; the range window and bins are each channel's).
+        config: the fans.
+        world_from_body: (4, 4) pose of the body frame (x forward, y port, z up) in the world.
+        imaging: the image options (``echo.profile_effects``), off by default.
+        label_entities: the length of the label table: every ping then carries ``labels``.
+
+    Raises:
+        ConfigurationError: more than ``MAX_SIDESCAN_BINS`` bins or ``MAX_SIDESCAN_RAYS``
+            rays (refused before anything is allocated), a fan that never reaches the seabed,
+            a TVG over its limit, a label table over its limit (one line each).
+    """
+
+    def __init__(
+        self,
+        echo: EchoConfig,
+        config: SidescanConfig,
+        world_from_body: NDArray[np.float64],
+        *,
+        imaging: ImagingConfig | None = None,
+        label_entities: int | None = None,
+    ) -> None:
+        self.imaging = imaging if imaging is not None else ImagingConfig()
+        self.label_entities = label_entities
+        problem = sidescan_problem(echo, config)
+        if problem is None:
+            problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
+        if problem is None and label_entities is not None:
+            problem = label_problem(label_entities)
+        if problem:
+            raise ConfigurationError(problem)
+        echo = dataclasses.replace(echo, beam_width=config.horizontal_width)
+        self.echo = echo
+        self.config = config
+        plan = _row_plan(echo, config)
+        assert not isinstance(plan, str)  # sidescan_problem said so
+        rows = plan.edges()
+        self.row_edges = rows
+        rows.flags.writeable = False
+        half = echo.cast_half_angle
+        na = config.rays_along
+        columns = np.linspace(-half, half, na + 1)
+        along = 0.5 * (columns[:-1] + columns[1:])
+        depression = 0.5 * (rows[:-1] + rows[1:])
+        nd = depression.size
+        d_delta = rows[:-1] - rows[1:]  # > 0: steepest first
+        solid = np.diff(np.sin(columns))[None, :] * d_delta[:, None]  # (nd, na)
+        horizontal = cell_means(
+            echo.pattern, config.horizontal_width, echo.n_way, columns, cosine=True
+        )
+        vertical = cell_means(
+            config.vertical_pattern, config.vertical_width, echo.n_way, rows - config.tilt
+        )
+        weight = np.clip(vertical[:, None] * horizontal[None, :], 0.0, 1.0).ravel()
+        off_axis = np.broadcast_to(np.abs(along)[None, :], (nd, na)).ravel()
+        n = nd * na
+        self.rays_per_channel = n
+        # Two copies of every ray: the two bins its echo interval may overlap.
+        self.model = EchoModel(
+            echo,
+            np.tile(off_axis, 2),
+            np.tile(solid.ravel(), 2),
+            pattern=np.tile(weight, 2),
+        )
+        self._d_delta = np.tile(np.broadcast_to(d_delta[:, None], (nd, na)).ravel(), 2)
+        self._attenuation = 2.0 * echo.effective_absorption * _DB_TO_NEPER
+        self._gain = (
+            tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
+            if self.imaging.tvg is not Tvg.NONE
+            else None
+        )
+        a = along[None, :]
+        e = depression[:, None]
+        body = np.empty((2, nd, na, 3))
+        for channel, side in enumerate((1.0, -1.0)):  # two channels, not a ray loop
+            body[channel, :, :, 0] = np.sin(a)
+            body[channel, :, :, 1] = side * np.cos(a) * np.cos(e)
+            body[channel, :, :, 2] = -np.cos(a) * np.sin(e)
+        self.body_rays = body.reshape(-1, 3)
+        self.body_rays.flags.writeable = False
+        self.set_pose(world_from_body)
+
+    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
+        """Place the sensor: ``world_from_body`` is the 4x4 pose of its body frame."""
+        pose = np.asarray(world_from_body, dtype=np.float64)
+        self.world_from_body = pose.copy()
+        self.origin = pose[:3, 3].copy()
+        self.origin.flags.writeable = False
+        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
+        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
+        self.directions.flags.writeable = False
+
+    def ping(self, caster: SurfaceCaster) -> SidescanPing:
+        """Cast both channels' rays at once and run the echo model over them in one pass."""
+        hits = caster.cast(self.origin, self.directions)
+        r = np.asarray(hits.ranges, dtype=np.float64)
+        cos = np.asarray(hits.cos_incidence, dtype=np.float64)
+        mu = np.asarray(hits.reflectivity, dtype=np.float64)
+        altitude = self._altitude(r)
+        n = self.rays_per_channel
+        cfg = self.echo
+        dr = cfg.bin_width
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            c = np.clip(np.abs(cos), 0.0, 1.0)
+            tan = np.sqrt(1.0 - c * c) / c
+            d_delta = self._d_delta[:n]
+            extent = np.nan_to_num(np.minimum(r * tan * np.tile(d_delta, 2), dr), nan=0.0)
+        first, second, share = split_returns(r, extent, cfg.min_range, dr)
+        mu_first = mu * share * self._moved(first, r)
+        mu_second = mu * (1.0 - share) * self._moved(second, r)
+
+        def pair(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+            return np.concatenate((x.reshape(2, n), y.reshape(2, n)), axis=1)
+
+        labelled = self.label_entities is not None
+        entity = None
+        if labelled:
+            e = hit_entities(hits).reshape(2, n)
+            entity = np.concatenate((e, e), axis=1)
+        echoes = self.model.echoes(
+            pair(first, second),
+            pair(cos, cos),
+            pair(mu_first, mu_second),
+            entity=entity,
+            n_entities=self.label_entities or 0,
+        )
+        profiles = echoes.intensity
+        if self.imaging.enabled:
+            profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
+        return SidescanPing(profiles, echoes.hits, self.model.bin_edges, altitude, echoes.labels)
+
+    def _moved(self, moved: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Factor undoing the spreading and absorption applied at ``moved`` instead of ``r``."""
+        with np.errstate(invalid='ignore', divide='ignore', over='ignore'):
+            ratio = moved / r
+            factor = ratio * ratio
+            if self._attenuation > 0.0:
+                factor *= np.exp(self._attenuation * (moved - r))
+        return np.where(np.isfinite(moved) & np.isfinite(r), factor, 0.0)
+
+    def _altitude(self, r: NDArray[np.float64]) -> float:
+        """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""
+        if r.size == 0:
+            return math.nan
+        i = int(np.argmin(r))
+        if not math.isfinite(r[i]):
+            return math.nan
+        return float(-r[i] * self.directions[i, 2])
+
+
+def sidescan_problem(echo: EchoConfig, config: SidescanConfig) -> str | None:
+    """Why this side-scan cannot be built (bins, rays, a fan that sees no seabed), or ``None``."""
+    if echo.n_bins > MAX_SIDESCAN_BINS:
+        return f'n_bins must be <= {MAX_SIDESCAN_BINS} per channel, got {echo.n_bins}'
+    plan = _row_plan(echo, config)
+    if isinstance(plan, str):
+        return plan
+    rays = 2 * config.rays_along * plan.rows
+    if rays > MAX_SIDESCAN_RAYS:
+        return (
+            f'{rays} rays per ping (2 channels x {config.rays_along} columns x '
+            f'{plan.rows} rows) is over the limit of {MAX_SIDESCAN_RAYS}; '
+            'fewer rays_per_bin or bins, or a narrower altitude band'
+        )
+    return None
