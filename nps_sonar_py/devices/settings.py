@@ -53,6 +53,7 @@ from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 from nps_sonar_py.sensing.sidescan import SidescanConfig
 from nps_sonar_py.sensing.sweep import SweepConfig
+from nps_sonar_py.sensing.waterfall import MAX_WATERFALL_LINES, MAX_WATERFALL_SAMPLES
 
 __all__ = [
     'BeamSettings',
@@ -926,12 +927,6 @@ class ImageSettings(Record):
     def any_image(self) -> bool:
         """Whether any image is published."""
         return self.publish_image_polar or self.publish_image_polar_db or self.publish_image
-
-
-#: Most lines and samples per side of a side-scan waterfall (a guard before any allocation;
-#: ``image_max_pixels`` bounds their product).
-MAX_WATERFALL_LINES = 100_000
-MAX_WATERFALL_SAMPLES = 100_000
 
 
 @dataclass(frozen=True)

@@ -196,8 +196,8 @@ def test_a_refused_change_keeps_the_ping_rate(tmp_path: Path, probe: Probe) -> N
             False,
         ),
         (
-            {'waterfall_samples': 200_000},
-            'Parameter waterfall_samples out of range. Min: 1, Max: 100000, value: 200000',
+            {'waterfall_samples': 70_000},
+            'Parameter waterfall_samples out of range. Min: 1, Max: 65536, value: 70000',
             False,
         ),
         (
