@@ -220,3 +220,48 @@ def test_bad_settings_stop_the_node_with_one_line(
         assert words in line, line
     else:
         assert words in line, line
+
+
+def test_sonar_record_draws_both_waterfalls(tmp_path: Path, probe: Probe) -> None:
+    """The waterfall Image as recorded, and a waterfall of the recorded raw pings."""
+    import matplotlib.image
+    from marine_acoustic_msgs.msg import RawSonarImage
+    from rosbags.highlevel import AnyReader
+    from test_recorder import RecorderProcess
+
+    bag = tmp_path / 'bag'
+    topics = ['/sidescan/raw_image', '/sidescan/waterfall']
+    probe.subscribe(RawSonarImage, '/sidescan/raw_image', reliable())
+    with running('scanning_sonar_node', parameters(world(tmp_path))) as node:
+        recorder = RecorderProcess(bag, '--topics', *topics)
+        recorder.wait_recording(topics)
+        probe.wait('/sidescan/raw_image', probe.count('/sidescan/raw_image') + 4, node)
+        status, out, err = recorder.finish()
+    assert status == 0, err
+    drawn, raw_drawn = (
+        bag / 'image_sidescan_waterfall.png',
+        bag / 'raw_waterfall_sidescan_raw_image.png',
+    )
+    assert f'drew {drawn}' in out
+    assert f'drew {raw_drawn}' in out
+    with AnyReader([bag]) as reader:
+        by_topic = {c.topic: c for c in reader.connections}
+        last = list(reader.messages(connections=[by_topic['/sidescan/waterfall']]))[-1]
+        image = reader.deserialize(last[2], last[0].msgtype)
+        count = by_topic['/sidescan/raw_image'].msgcount
+        last = list(reader.messages(connections=[by_topic['/sidescan/raw_image']]))[-1]
+        raw = reader.deserialize(last[2], last[0].msgtype)
+    grey = np.rint(matplotlib.image.imread(drawn)[..., 0] * 255).astype(np.uint8)
+    np.testing.assert_array_equal(grey, waterfall_pixels(image))  # pixel for pixel
+    # The raw pings' waterfall: a row per ping, newest on top, port reversed on the left.
+    lines = np.rint(matplotlib.image.imread(raw_drawn)[..., 0] * 255).astype(np.uint8)
+    assert lines.shape == (count, 2 * BINS)
+    samples = decode(raw)
+    start = (raw.sample0 + np.arange(BINS)) * C / (2 * raw.sample_rate)
+    near, far = shadow_slant()
+    inside = np.flatnonzero((start > near + W) & (start + W < far - W))
+    assert not lines[0, BINS - 1 - inside].any()  # the port shadow, on the left, reversed
+    assert lines[0, BINS + inside].all()  # the seabed to starboard
+    # Lit pixels are echoes (32FC1 is drawn over 60 dB below the loudest: fainter is black).
+    assert (samples[::-1, 0] > 0)[lines[0, :BINS] > 0].all()
+    assert (samples[:, 1] > 0)[lines[0, BINS:] > 0].all()
