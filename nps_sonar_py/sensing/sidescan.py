@@ -40,7 +40,7 @@ Each ray's echo is spread over the slant-range interval its cell covers, ``e = r
 d_delta`` about its range ``r`` (``alpha`` the incidence, exact to first order on a plane
 sloping across track; clipped to one bin width), split between the (at most two) bins it
 overlaps: the model runs on two copies of every ray, one per bin, each with its share of the
-echo (``split_returns``). A flat seabed profile then converges with a few rays per bin, and
+echo (``SidescanSonar._split``). A flat seabed profile then converges with a few rays per bin, and
 an edge (first return, a shadow) stays sharp to the bin. ``hits`` counts the rays whose
 interval overlaps a bin.
 
@@ -80,8 +80,8 @@ __all__ = [
     'SidescanConfig',
     'SidescanPing',
     'SidescanSonar',
+    'sidescan_problem',
     'sidescan_rows',
-    'split_returns',
 ]
 
 #: Most range bins per channel (the issue asks for at least 4000).
@@ -118,7 +118,7 @@ class SidescanConfig:
     vertical_width: float = math.radians(50.0)
     tilt: float = math.radians(20.0)
     rays_along: int = 3
-    rays_per_bin: int = 2
+    rays_per_bin: int = 1
     min_altitude: float = 2.0
     max_altitude: float = 30.0
     vertical_pattern: BeamPattern = BeamPattern.SINC
@@ -259,32 +259,6 @@ class SidescanPing:
     labels: NDArray[np.uint16] | None = None
 
 
-def split_returns(
-    ranges: NDArray[np.float64],
-    extent: NDArray[np.float64],
-    min_range: float,
-    bin_width: float,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Split each return's interval ``[r - e/2, r + e/2]`` between the two bins it overlaps.
-
-    ``extent`` must be in ``[0, bin_width]``. Returns ``(first, second, share)``: a range in
-    the bin of the interval's near end, one in the next bin, and the share of the interval in
-    the first. The range inside the bin is ``r`` itself where ``r`` lies in it, else just
-    across the bin edge; misses (``inf``) stay ``inf`` in ``first``. ``second`` is ``inf``
-    where the share is 1 (no echo in the next bin).
-    """
-    with np.errstate(invalid='ignore'):
-        near = ranges - 0.5 * extent
-        index = np.floor((near - min_range) / bin_width)
-        edge = min_range + (index + 1.0) * bin_width
-        share = np.where(extent > 0.0, np.clip((edge - near) / extent, 0.0, 1.0), 1.0)
-        tiny = 1e-6 * bin_width
-        first = np.minimum(ranges, edge - tiny)
-        first = np.where(np.isfinite(ranges), first, ranges)
-        second = np.where(share < 1.0, np.maximum(ranges, edge + tiny), np.inf)
-    return first, second, np.nan_to_num(share, nan=1.0)
-
-
 class SidescanSonar:
     """Port and starboard fans, their rays built once and cast together each ping.
 
@@ -353,7 +327,12 @@ class SidescanSonar:
             np.tile(solid.ravel(), 2),
             pattern=np.tile(weight, 2),
         )
-        self._d_delta = np.tile(np.broadcast_to(d_delta[:, None], (nd, na)).ravel(), 2)
+        self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
+        # The model's inputs, rewritten each ping (two copies of every ray) and a scratch row.
+        self._ranges = np.empty((2, 2 * n), dtype=np.float32)
+        self._cos = np.empty((2, 2 * n), dtype=np.float32)
+        self._mu = np.empty((2, 2 * n), dtype=np.float32)
+        self._scratch = np.empty((2, n), dtype=np.float32)
         self._attenuation = 2.0 * echo.effective_absorption * _DB_TO_NEPER
         self._gain = (
             tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
@@ -371,6 +350,15 @@ class SidescanSonar:
         self.body_rays.flags.writeable = False
         self.set_pose(world_from_body)
 
+    @property
+    def min_ping_interval(self) -> float:
+        """Shortest time between pings, the two-way travel time ``2 max_range / c``, s.
+
+        A ping rate above ``1 / min_ping_interval`` would ping before the last echo is back
+        (``EchoConfig.min_ping_interval``; the device refuses it).
+        """
+        return self.echo.min_ping_interval
+
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
         """Place the sensor: ``world_from_body`` is the 4x4 pose of its body frame."""
         pose = np.asarray(world_from_body, dtype=np.float64)
@@ -382,36 +370,26 @@ class SidescanSonar:
         self.directions.flags.writeable = False
 
     def ping(self, caster: SurfaceCaster) -> SidescanPing:
-        """Cast both channels' rays at once and run the echo model over them in one pass."""
+        """Cast both channels' rays at once and run the echo model over them in one pass.
+
+        Not reentrant: the split of the returns is written into buffers of the sonar.
+        """
         hits = caster.cast(self.origin, self.directions)
-        r = np.asarray(hits.ranges, dtype=np.float64)
-        cos = np.asarray(hits.cos_incidence, dtype=np.float64)
-        mu = np.asarray(hits.reflectivity, dtype=np.float64)
-        altitude = self._altitude(r)
-        n = self.rays_per_channel
-        cfg = self.echo
-        dr = cfg.bin_width
-        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            c = np.clip(np.abs(cos), 0.0, 1.0)
-            tan = np.sqrt(1.0 - c * c) / c
-            d_delta = self._d_delta[:n]
-            extent = np.nan_to_num(np.minimum(r * tan * np.tile(d_delta, 2), dr), nan=0.0)
-        first, second, share = split_returns(r, extent, cfg.min_range, dr)
-        mu_first = mu * share * self._moved(first, r)
-        mu_second = mu * (1.0 - share) * self._moved(second, r)
-
-        def pair(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
-            return np.concatenate((x.reshape(2, n), y.reshape(2, n)), axis=1)
-
-        labelled = self.label_entities is not None
+        r = np.asarray(hits.ranges, dtype=np.float32).reshape(2, -1)
+        altitude = self._altitude(r.ravel())
+        self._split(
+            r,
+            np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1),
+            np.asarray(hits.reflectivity).reshape(2, -1),
+        )
         entity = None
-        if labelled:
-            e = hit_entities(hits).reshape(2, n)
+        if self.label_entities is not None:
+            e = hit_entities(hits).reshape(2, -1)
             entity = np.concatenate((e, e), axis=1)
         echoes = self.model.echoes(
-            pair(first, second),
-            pair(cos, cos),
-            pair(mu_first, mu_second),
+            self._ranges,
+            self._cos,
+            self._mu,
             entity=entity,
             n_entities=self.label_entities or 0,
         )
@@ -420,16 +398,74 @@ class SidescanSonar:
             profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
         return SidescanPing(profiles, echoes.hits, self.model.bin_edges, altitude, echoes.labels)
 
-    def _moved(self, moved: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Factor undoing the spreading and absorption applied at ``moved`` instead of ``r``."""
-        with np.errstate(invalid='ignore', divide='ignore', over='ignore'):
-            ratio = moved / r
-            factor = ratio * ratio
-            if self._attenuation > 0.0:
-                factor *= np.exp(self._attenuation * (moved - r))
-        return np.where(np.isfinite(moved) & np.isfinite(r), factor, 0.0)
+    def _split(
+        self,
+        r: NDArray[np.float32],
+        cos: NDArray[np.float32],
+        mu: NDArray[np.floating],
+    ) -> None:
+        """Each return's two copies (module docstring) into the model's (2, 2n) inputs.
 
-    def _altitude(self, r: NDArray[np.float64]) -> float:
+        Ray ``i``'s echo covers ``[r - e/2, r + e/2]``, ``e = min(r tan(alpha) d_delta, dr)``.
+        Copy 1 goes to the bin of the near end with the share of the interval in it, copy 2
+        to the next bin with the rest (``inf``, no return, when there is none). A copy not at
+        ``r`` sits just across the bin edge, its ``mu`` scaled by the spreading and absorption
+        the model applies there instead of at ``r``, so that its echo is the ray's own share.
+        Vectorised in place, float32; misses (``inf``, NaN ``mu``) stay misses.
+        """
+        n = r.shape[1]
+        cfg = self.echo
+        dr = cfg.bin_width
+        tiny = np.float32(1e-3 * dr)  # float32 resolves it at any range below 10 km
+        one_r, two_r = self._ranges[:, :n], self._ranges[:, n:]
+        one_mu, two_mu = self._mu[:, :n], self._mu[:, n:]
+        cos = np.abs(cos, out=self._cos[:, :n])
+        self._cos[:, n:] = cos
+        e = self._scratch
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            np.multiply(cos, cos, out=e)
+            np.subtract(np.float32(1.0), e, out=e)
+            np.maximum(e, np.float32(0.0), out=e)
+            np.sqrt(e, out=e)
+            e /= cos  # tan(alpha)
+            e *= self._d_delta
+            e *= r
+            np.fmin(e, np.float32(dr), out=e)  # NaN and inf (misses, grazing) -> one bin
+            near = one_r  # scratch until the end
+            np.multiply(e, np.float32(-0.5), out=near)
+            near += r
+            edge = two_r
+            np.subtract(near, np.float32(cfg.min_range), out=edge)
+            edge *= np.float32(1.0 / dr)
+            np.floor(edge, out=edge)
+            edge += np.float32(1.0)
+            edge *= np.float32(dr)
+            edge += np.float32(cfg.min_range)
+            share = one_mu
+            np.subtract(edge, near, out=share)
+            share /= e  # e == 0: inf, clipped to 1; 0 / 0 (NaN) -> 1 by fmin
+            np.fmin(share, np.float32(1.0), out=share)
+            np.fmax(share, np.float32(0.0), out=share)
+            np.subtract(np.float32(1.0), share, out=two_mu)
+            np.subtract(edge, tiny, out=one_r)
+            np.minimum(one_r, r, out=one_r)
+            two_r += tiny
+            np.maximum(two_r, r, out=two_r)
+            two_r /= two_mu > 0.0  # no rest: inf, not a return
+            if mu.dtype != np.float32:  # once, not a mixed-type multiply per copy
+                mu = mu.astype(np.float32)
+            for copy_r, copy_mu in ((one_r, one_mu), (two_r, two_mu)):
+                np.divide(copy_r, r, out=e)
+                e *= e
+                copy_mu *= e
+                if self._attenuation > 0.0:
+                    np.subtract(copy_r, r, out=e)
+                    e *= np.float32(self._attenuation)
+                    np.exp(e, out=e)
+                    copy_mu *= e
+                copy_mu *= mu
+
+    def _altitude(self, r: NDArray[np.float32]) -> float:
         """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""
         if r.size == 0:
             return math.nan
