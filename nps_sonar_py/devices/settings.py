@@ -961,7 +961,7 @@ class SidescanSettings(Record):
         3, 'sidescan: ray columns along track across the horizontal beam width', 1, 1000
     )
     sidescan_rays_per_bin: int = setting(
-        2,
+        1,
         'sidescan: ray cells per slant-range bin at least, on a flat seabed at any altitude in '
         'sidescan_min_altitude..sidescan_max_altitude',
         1,
