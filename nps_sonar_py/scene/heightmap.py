@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import io
 import os
-import warnings
 from pathlib import Path
 from typing import NoReturn
 
@@ -47,6 +46,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import SceneError, one_line
+from nps_sonar_py.scene.png import decode_gray_png
+from nps_sonar_py.scene.reflectivity_map import ReflectivityMap, heightmap_map, read_map_pixels
 from nps_sonar_py.scene.scene_state import MAX_POSITION, check_children, floats_attribute
 from nps_sonar_py.scene.tessellation import Triangles
 from nps_sonar_py.xml_input import Element, label, raise_at, read_file, required_attribute
@@ -73,18 +74,20 @@ MAX_HEIGHTMAP_BYTES = 256 * 2**20
 #: Largest |height| and |coordinate|, m: the scene's ``MAX_POSITION`` (float32 keeps 6 cm there).
 MAX_HEIGHT = MAX_POSITION
 
-#: PIL modes of grayscale images: 8-bit, 16-bit (in either byte order) and 32-bit integers
-#: (how some Pillow versions open a 16-bit PNG).
-_GRAY_MODES = ('L', 'I;16', 'I;16B', 'I;16L', 'I;16N', 'I')
-
 
 def heightmap_triangles(
-    heights: ArrayLike, size: ArrayLike, pos: ArrayLike = (0.0, 0.0, 0.0)
+    heights: ArrayLike,
+    size: ArrayLike,
+    pos: ArrayLike = (0.0, 0.0, 0.0),
+    *,
+    uvs: bool = False,
 ) -> Triangles:
     """Tessellate a grid of heights (R, C), in metres above ``pos_z``, over ``size`` (x, y) m.
 
     Sample ``(i, j)`` goes to the x, y, z of the module docstring (row 0 at the +y edge);
-    ``2 (R - 1) (C - 1)`` triangles, normals up. Vectorised: no loop over cells.
+    ``2 (R - 1) (C - 1)`` triangles, normals up. Vectorised: no loop over cells. With
+    ``uvs``, each vertex gets the texture coordinates of a reflectivity map over the same
+    extent: its normalised x and y, ``u = j / (C - 1)``, ``v = 1 - i / (R - 1)``.
 
     Raises:
         ValueError: not a 2-D grid of at least 2 x 2 samples, more than
@@ -118,7 +121,13 @@ def heightmap_triangles(
     triangles[:, 0, 2] = a + cols + 1  # (i + 1, j + 1)
     triangles[:, 1, 1] = a + cols + 1
     triangles[:, 1, 2] = a + 1  # (i, j + 1)
-    return Triangles(vertices.reshape(-1, 3), triangles.reshape(-1, 3))
+    texture: NDArray[np.float32] | None = None
+    if uvs:
+        grid = np.empty((rows, cols, 2), dtype=np.float32)
+        grid[:, :, 0] = np.linspace(0.0, 1.0, cols)[np.newaxis, :]
+        grid[:, :, 1] = np.linspace(1.0, 0.0, rows)[:, np.newaxis]
+        texture = grid.reshape(-1, 2)
+    return Triangles(vertices.reshape(-1, 3), triangles.reshape(-1, 3), texture)
 
 
 def _check_shape(shape: tuple[int, ...]) -> None:
@@ -247,28 +256,7 @@ def _npy_grid(data: bytes) -> NDArray[np.float64]:
 
 def _png_heights(data: bytes, size_z: float) -> NDArray[np.float64]:
     """Heights of a grayscale PNG's bytes: ``size_z * p / p_max``; the size is checked first."""
-    from PIL import Image, UnidentifiedImageError  # only a PNG heightmap needs Pillow
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('error', Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data), formats=['PNG'])
-            cols, rows = image.size
-            _check_shape((rows, cols))  # before the pixels are decoded
-            if image.mode not in _GRAY_MODES:
-                msg = f'image mode {image.mode!r} is not grayscale: save it as an 8- or 16-bit'
-                msg += ' grayscale PNG'
-                raise ValueError(msg)
-            pixels = np.asarray(image)
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
-        msg = f'image too large: {err}'
-        raise ValueError(msg) from None
-    except UnidentifiedImageError:  # its text names a BytesIO object, not the file
-        msg = 'not a PNG image Pillow can read'
-        raise ValueError(msg) from None
-    except (OSError, SyntaxError) as err:
-        msg = f'not a readable PNG image ({err})'
-        raise ValueError(msg) from None
+    pixels, _ = decode_gray_png(data, _check_shape)
     heights = pixels.astype(np.float64)
     brightest = float(heights.max())
     if brightest > 0.0:
@@ -288,18 +276,22 @@ def _bounded(
 
 def parse_heightmap(
     element: Element, *, file: str | None, base_dir: str | os.PathLike[str]
-) -> tuple[Triangles, Path]:
-    """Triangles, in its model's frame, of a ``<heightmap file size pos>`` and its file's path.
+) -> tuple[Triangles, Path, ReflectivityMap | None]:
+    """Triangles, in its model's frame, of a ``<heightmap file size pos>``, its file, its map.
 
     ``file`` (relative to ``base_dir``), ``size`` (PNG: ``x y z``; ``.npy``: ``x y``, metres)
-    and ``pos`` (``x y z``, default the origin) as in the module docstring.
+    and ``pos`` (``x y z``, default the origin) as in the module docstring;
+    ``reflectivity_map`` (optional, relative to ``base_dir``) a grayscale PNG over the same
+    extent (:mod:`nps_sonar_py.scene.reflectivity_map`): the triangles then carry its
+    texture coordinates.
 
     Raises:
         SceneError: at the element: unknown attributes or children, a missing ``file`` or
-            ``size``, numbers out of range, or anything :func:`read_heights` refuses.
+            ``size``, numbers out of range, anything :func:`read_heights` refuses, or a map
+            that cannot be read or does not fit the grid.
 
     """
-    check_children(element, file=file, attributes=('file', 'pos', 'size'))
+    check_children(element, file=file, attributes=('file', 'pos', 'reflectivity_map', 'size'))
     missing = 'missing required attribute {name!r}'
     name = required_attribute(element, 'file', SceneError, strip=True, problem=missing, file=file)
     path = Path(base_dir) / name
@@ -319,11 +311,25 @@ def parse_heightmap(
     if not np.all(size[:2] > 0.0):
         raise_at(SceneError, element, f'size={size_text!r} must have x and y > 0', file=file)
     pos = _bounded(element, 'pos', 3, -MAX_HEIGHT, MAX_HEIGHT, file=file)
+    where = file or element.getroottree().docinfo.URL or '<string>'
     heights = read_heights(
         path,
         float(size[2]) if count == 3 else None,
-        file=file or element.getroottree().docinfo.URL or '<string>',
+        file=where,
         line=element.sourceline,
         element=label(element),
     )
-    return heightmap_triangles(heights, size[:2], pos), path
+    map_name = element.get('reflectivity_map')
+    if map_name is None:
+        return heightmap_triangles(heights, size[:2], pos), path, None
+    if not map_name.strip():
+        raise_at(SceneError, element, 'reflectivity_map="" names no file', file=file)
+    map_path = Path(base_dir) / map_name.strip()
+    codes, full = read_map_pixels(
+        map_path, file=where, line=element.sourceline, element=label(element)
+    )
+    try:
+        reflectivity_map = heightmap_map(codes, full, str(map_path), heights.shape)
+    except ValueError as err:
+        raise_at(SceneError, element, str(err), file=file)
+    return heightmap_triangles(heights, size[:2], pos, uvs=True), path, reflectivity_map

@@ -24,7 +24,7 @@ their node transforms. Winding is kept as the file has it.
 Only regular files are read (``os.stat`` before opening: a FIFO or a device is refused, not
 waited on), and at most :data:`MAX_MESH_BYTES`; trimesh parses the bytes read here, never
 the path, so the limit holds. (Material and texture files an OBJ or DAE names are not read:
-only the triangles matter.)
+only the triangles and their texture coordinates matter.)
 """
 
 from __future__ import annotations
@@ -241,6 +241,9 @@ def read_mesh(
 ) -> Triangles:
     """Triangles of the mesh file ``path``, in the file's units scaled to metres.
 
+    Texture coordinates, where the file has one pair per vertex as trimesh reads it (OBJ
+    ``vt``, a DAE's first ``TEXCOORD`` set), come along as ``Triangles.uvs``.
+
     Raises:
         SceneError: at ``file:line`` (the referring element): a missing file, one that is not
             a regular file or is larger than :data:`MAX_MESH_BYTES`, an unsupported suffix,
@@ -279,6 +282,10 @@ def read_mesh(
             mesh = trimesh.load_mesh(io.BytesIO(data), file_type=suffix[1:], process=False)
         vertices = np.asarray(mesh.vertices, dtype=np.float64) * unit
         faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
+        uv = getattr(mesh.visual, 'uv', None)  # OBJ vt, DAE TEXCOORD: one per vertex
+        uvs = None
+        if uv is not None and np.shape(uv) == (vertices.shape[0], 2):
+            uvs = np.asarray(uv, dtype=np.float32)
     except _NotFiniteError as err:
         refuse(f'mesh {shown}: {err}')
     except Exception as err:
@@ -288,7 +295,7 @@ def read_mesh(
         refuse(f'mesh {shown} holds no triangles')
     if not np.all(np.isfinite(vertices)) or faces.min() < 0 or faces.max() >= vertices.shape[0]:
         refuse(f'mesh {shown} has invalid vertices or faces')
-    return Triangles(vertices, faces)
+    return Triangles(vertices, faces, uvs)
 
 
 class MeshLoader:

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from nps_sonar_py.background import beside
 from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.tessellation import rotate_rows
-from nps_sonar_py.scene.world import World
+from nps_sonar_py.scene.world import Entity, World
 
 __all__ = ['RayHits', 'Raycaster', 'check_rays']
 
@@ -164,9 +164,17 @@ def _scene(
 
 def _cast(
     scene: o3d.t.geometry.RaycastingScene, rays: o3d.core.Tensor
-) -> tuple[NDArray[np.float32], NDArray[np.uint32], NDArray[np.uint32], NDArray[np.float32]]:
-    """Ranges, geometry ids, primitive ids and normals: views of Open3D's memory.
+) -> tuple[
+    NDArray[np.float32],
+    NDArray[np.uint32],
+    NDArray[np.uint32],
+    NDArray[np.float32],
+    Callable[[], NDArray[np.float32]],
+]:
+    """Ranges, geometry ids, primitive ids, normals, and barycentric coordinates on demand.
 
+    All are views of Open3D's memory; the barycentric ``primitive_uvs`` (n, 2) (the hit is
+    ``(1 - a - b) p0 + a p1 + b p2``) are converted only when a reflectivity map asks.
     An array handed out of the raycaster must be a copy: one that outlived Open3D would be
     reported as a leak at exit.
     """
@@ -176,6 +184,7 @@ def _cast(
         ans['geometry_ids'].numpy(),
         ans['primitive_ids'].numpy(),
         ans['primitive_normals'].numpy(),
+        lambda: ans['primitive_uvs'].numpy(),
     )
 
 
@@ -189,6 +198,7 @@ class _Moving:
     retro: NDArray[np.float64]
     centre: NDArray[np.float64]
     radius: float
+    entity: Entity
 
 
 class Raycaster:
@@ -323,7 +333,7 @@ class Raycaster:
         cosines: Callable[[], NDArray[np.float32]] | None = None
         if self._static is not None and n:
             # Open3D gives t = inf, a zero normal and INVALID_ID on a miss.
-            t, geometry, primitive, found = _cast(self._static, rays.tensor)
+            t, geometry, primitive, found, barycentric = _cast(self._static, rays.tensor)
             if not self._moving:  # the normals are final: their cosines can start now
                 cosines = beside(n, lambda: _abs_dot(rays.directions32, found))
             ranges, normals = t.copy(), found.copy()  # copies out of Open3D's memory, float32
@@ -338,6 +348,8 @@ class Raycaster:
                 triangle += self._offset_table[row]
                 mu = self._static_reflectivity[triangle]
                 retro = self._static_retro[triangle]
+            if self._static_mapped:  # only scenes with reflectivity maps pay for them
+                self._map_static(mu, geometry, primitive, barycentric())
         else:
             ranges = np.full(n, np.inf, dtype=np.float32)
             normals = np.zeros((n, 3), dtype=np.float32)
@@ -361,7 +373,7 @@ class Raycaster:
             # x_local = R^T (x - p); the normals go back with R.
             local_o = rotate_rows(np.broadcast_to(o, d.shape)[rows] - translation, rotation.T)
             local = _Rays.of(local_o, rotate_rows(d[rows], rotation.T))
-            t, _, primitive, normal = _cast(moving.scene, local.tensor)
+            t, _, primitive, normal, barycentric = _cast(moving.scene, local.tensor)
             closer = t < ranges[rows]
             rows = rows[closer]
             ranges[rows] = t[closer]
@@ -370,6 +382,12 @@ class Raycaster:
             triangle = primitive[closer].astype(np.int64)
             mu[rows] = moving.reflectivity[triangle]
             retro[rows] = moving.retro[triangle]
+            maps = moving.entity.maps
+            if maps is not None:
+                on_map, mapped = maps.lookup(
+                    moving.entity.surface, triangle, barycentric()[closer]
+                )
+                mu[rows[on_map]] = mapped
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
         return RayHits(ranges, normals, cos_incidence, mu, entity, retro)
 
@@ -398,6 +416,22 @@ class Raycaster:
         self._last_rays = rays
         return rays
 
+    def _map_static(
+        self,
+        mu: NDArray[np.float64],
+        geometry: NDArray[np.uint32],
+        primitive: NDArray[np.uint32],
+        barycentric: NDArray[np.float32],
+    ) -> None:
+        """Overwrite ``mu`` where a static hit lies on a reflectivity map (one pass per entity)."""
+        for g, entity in self._static_mapped:
+            rows = np.flatnonzero(geometry == g)
+            if rows.size == 0 or entity.maps is None:
+                continue
+            triangle = primitive[rows].astype(np.int64)
+            on_map, mapped = entity.maps.lookup(entity.surface, triangle, barycentric[rows])
+            mu[rows[on_map]] = mapped
+
     def _with_descendants(self, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
         mask = mask.copy()
         for i in self._world.order:  # parents come first
@@ -414,6 +448,12 @@ class Raycaster:
             if not self._moving_mask[i] and len(world.entities[i].surface)
         ]
         self._static_entity = np.array(members, dtype=np.int64)
+        # (geometry id, entity) of the static entities with reflectivity maps
+        self._static_mapped = [
+            (g, world.entities[i])
+            for g, i in enumerate(members)
+            if world.entities[i].maps is not None
+        ]
         self._entity_table = np.append(self._static_entity, -1)
         sizes = [len(world.entities[i].surface) for i in members]
         # Per triangle of the static entities, in order; a miss points at the nan after the
@@ -445,7 +485,9 @@ class Raycaster:
             # Padded so that float32 rounding inside Open3D cannot put a triangle outside it.
             radius = float(np.max(np.linalg.norm(vertices - centre, axis=1))) * (1.0 + 1e-6) + 1e-6
             scene = _scene([(vertices, entity.surface.triangles)])
-            moving = _Moving(int(i), scene, entity.reflectivity, entity.retro, centre, radius)
+            moving = _Moving(
+                int(i), scene, entity.reflectivity, entity.retro, centre, radius, entity
+            )
             self._moving.append(moving)
 
 

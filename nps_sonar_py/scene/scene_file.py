@@ -60,6 +60,7 @@ from nps_sonar_py.scene.options import (
     is_geometry,
     read_options,
 )
+from nps_sonar_py.scene.reflectivity_map import SurfaceMaps
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
     MISSING_ATTRIBUTE,
@@ -227,10 +228,18 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
         problem = 'needs either a file attribute or one inline <robot> or <heightmap>,'
         raise_at(SceneError, element, f'{problem} not several or none', file=file)
     if inline and inline[0].tag == 'heightmap':  # a seabed: the same for collision and visual
-        surface, path = parse_heightmap(inline[0], file=file, base_dir=base_dir)
+        surface, path, reflectivity_map = parse_heightmap(inline[0], file=file, base_dir=base_dir)
         mu = lambert_coefficient(reflectivity, retro, options.default_lambert)
         as_read = 0.0 if retro is None else retro
-        return Entity(name, surface, np.asarray(mu), source=str(path), retro=np.asarray(as_read))
+        maps = SurfaceMaps.of([(len(surface), reflectivity_map)])
+        return Entity(
+            name,
+            surface,
+            np.asarray(mu),
+            source=str(path),
+            retro=np.asarray(as_read),
+            maps=maps,
+        )
     if model_file is not None:
         path = base_dir / model_file
         if not os.path.lexists(path):

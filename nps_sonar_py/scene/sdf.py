@@ -75,6 +75,15 @@ from nps_sonar_py.scene.options import (
     ReadOptions,
     read_options,
 )
+from nps_sonar_py.scene.reflectivity_map import (
+    MAP_TAG,
+    NAMESPACE,
+    ReflectivityMap,
+    SurfaceMaps,
+    heightmap_map,
+    mesh_map,
+    read_map_pixels,
+)
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
     MAX_ANGLE,
@@ -407,6 +416,7 @@ class _Reader:
     models: int = 0
     included_elements: int = 0
     documents: dict[Path, tuple[Element, int]] = field(default_factory=dict)
+    maps: dict[Path, tuple[NDArray[np.integer], int]] = field(default_factory=dict)
 
     def take(self, count: int, element: Element) -> None:
         """Count ``count`` more triangles; a SceneError past :data:`MAX_SDF_TRIANGLES`."""
@@ -440,17 +450,28 @@ class _Reader:
 
 def _geometry(
     geometry: Element, reader: _Reader, base_dir: Path
-) -> Triangles | None:  # None: <empty/>
-    """Triangles of one ``<geometry>`` in its shape's frame."""
+) -> tuple[Triangles, ReflectivityMap | None] | None:  # None: <empty/>
+    """Triangles of one ``<geometry>`` in its shape's frame, and its reflectivity map if any."""
     shapes = children(geometry)
     if len(shapes) != 1:
         _fail(geometry, f'needs exactly one shape ({", ".join(_GEOMETRY)}), got {len(shapes)}')
     shape = shapes[0]
     kind = shape.tag
-    options = reader.options
-    n, s = options.cylinder_segments, options.sphere_subdivisions
     if kind == 'empty':
         return None
+    if kind == 'mesh':
+        return _mesh(shape, reader, base_dir)
+    if kind == 'heightmap':
+        return _heightmap(shape, reader, base_dir)
+    _map_element(shape)  # only a mesh or a heightmap carries one
+    return _primitive(shape, reader), None
+
+
+def _primitive(shape: Element, reader: _Reader) -> Triangles:
+    """Triangles of a ``<box>``, ``<sphere>``, ... in its shape's frame."""
+    kind = shape.tag
+    options = reader.options
+    n, s = options.cylinder_segments, options.sphere_subdivisions
     if kind in _UNSUPPORTED_GEOMETRY:
         _fail(shape, f'<{kind}> geometry is not supported here')
     if kind == 'box':
@@ -481,14 +502,57 @@ def _geometry(
             _fail(normal_element, f'{_text(normal_element)!r} must be a non-zero vector')
         reader.take(2, shape)
         return plane_triangles(size, normal)
-    if kind == 'mesh':
-        return _mesh(shape, reader, base_dir)
-    if kind == 'heightmap':
-        return _heightmap(shape, reader, base_dir)
     _fail(shape, f'unknown geometry <{kind}> (expected one of {", ".join(_GEOMETRY)})')
 
 
-def _mesh(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
+def _map_element(shape: Element) -> Element | None:
+    """The ``<nps:reflectivity_map>`` of a shape, if any; one in another namespace is an error."""
+    found = None
+    for child in children(shape):
+        if etree.QName(child).localname != 'reflectivity_map':
+            continue
+        if child.tag != MAP_TAG:
+            problem = f'<reflectivity_map> must be in the namespace {NAMESPACE!r}: declare'
+            _fail(
+                child, f'{problem} xmlns:nps="{NAMESPACE}" on <sdf>, write <nps:reflectivity_map>'
+            )
+        if found is not None:
+            _fail(child, f'more than one <nps:reflectivity_map> in {_label(shape)}')
+        if shape.tag not in ('heightmap', 'mesh'):
+            _fail(
+                child,
+                f'only a <heightmap> or a <mesh> carries a reflectivity map, not <{shape.tag}>',
+            )
+        found = child
+    return found
+
+
+def _map_pixels(
+    element: Element, reader: _Reader, base_dir: Path
+) -> tuple[NDArray[np.integer], int, Path]:
+    """Codes and full scale of the PNG an ``<nps:reflectivity_map>`` names, and its path."""
+    uri = _text(element)
+    if not uri:
+        _fail(element, 'empty reflectivity map URI')
+    try:
+        path = resolve_mesh_path(
+            uri, base_dir, package_resolver=reader.package_resolver, model_path=reader.model_path
+        )
+        key = path.resolve()
+    except (LookupError, ValueError, OSError) as err:
+        _fail(element, str(err))
+    if key not in reader.maps:
+        source = _source(element)
+        reader.maps[key] = read_map_pixels(
+            path, file=source or '<string>', line=element.sourceline, element=_label(element)
+        )
+    codes, full = reader.maps[key]
+    return codes, full, path
+
+
+def _mesh(
+    shape: Element, reader: _Reader, base_dir: Path
+) -> tuple[Triangles, ReflectivityMap | None]:
     uri_element = _required(shape, 'uri')
     uri = _text(uri_element)
     if not uri:
@@ -505,11 +569,22 @@ def _mesh(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
         uri, base_dir, file=source or None, line=uri_element.sourceline
     )
     reader.take(len(mesh), shape)
-    return mesh.scaled(scale)
+    map_element = _map_element(shape)
+    if map_element is None:
+        return mesh.scaled(scale), None
+    codes, full, path = _map_pixels(map_element, reader, base_dir)
+    if mesh.uvs is None:
+        problem = f'mesh {shown(uri)} has no texture coordinates (OBJ vt, DAE TEXCOORD)'
+        _fail(map_element, f'{problem} for its reflectivity map {path}')
+    if not np.all(np.isfinite(mesh.uvs)):
+        _fail(map_element, f'mesh {shown(uri)} has texture coordinates that are not finite')
+    return mesh.scaled(scale), mesh_map(codes, full, str(path))
 
 
-def _heightmap(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
-    """A ``<heightmap>``: ``<uri>`` (PNG, or ``.npy`` in metres), ``<size>`` and ``<pos>``."""
+def _heightmap(
+    shape: Element, reader: _Reader, base_dir: Path
+) -> tuple[Triangles, ReflectivityMap | None]:
+    """A ``<heightmap>``: ``<uri>`` (PNG, or ``.npy`` in metres), ``<size>``, ``<pos>``, a map."""
     uri_element = _required(shape, 'uri')
     try:
         path = resolve_mesh_path(
@@ -535,10 +610,19 @@ def _heightmap(shape: Element, reader: _Reader, base_dir: Path) -> Triangles:
     )
     rows, cols = heights.shape
     reader.take(2 * (rows - 1) * (cols - 1), shape)
+    map_element = _map_element(shape)
+    reflectivity_map = None
+    if map_element is not None:
+        codes, full, map_path = _map_pixels(map_element, reader, base_dir)
+        try:
+            reflectivity_map = heightmap_map(codes, full, str(map_path), heights.shape)
+        except ValueError as err:
+            _fail(map_element, str(err))
     try:
-        return heightmap_triangles(heights, size[:2], pos)
+        triangles = heightmap_triangles(heights, size[:2], pos, uvs=map_element is not None)
     except ValueError as err:
         _fail(shape, str(err))
+    return triangles, reflectivity_map
 
 
 # --- models and includes ------------------------------------------------------------------
@@ -731,6 +815,7 @@ class _Surface:
     parts: list[Triangles] = field(default_factory=list)
     mus: list[NDArray[np.float64]] = field(default_factory=list)  # Lambert, per triangle
     retros: list[NDArray[np.float64]] = field(default_factory=list)  # laser_retro as read
+    maps: list[ReflectivityMap | None] = field(default_factory=list)  # one per part
     links: dict[str, NDArray[np.float64]] = field(default_factory=dict)
 
 
@@ -745,9 +830,10 @@ def _surface(model: _Model, reader: _Reader) -> _Surface:
         for shape in children(link, options.geometry):
             local, relative_to = _pose(_child(shape, 'pose'))
             base = link_pose if relative_to is None else scope.pose(relative_to, shape)
-            mesh = _geometry(_required(shape, 'geometry'), reader, _base_dir(shape))
-            if mesh is None:
+            found = _geometry(_required(shape, 'geometry'), reader, _base_dir(shape))
+            if found is None:
                 continue
+            mesh, reflectivity_map = found
             mesh = mesh.transformed(base @ local)
             if not np.all(np.abs(mesh.vertices) <= LARGEST_COORDINATE):  # also catches nan
                 problem = f'shape reaches beyond {LARGEST_COORDINATE:g} m'
@@ -760,6 +846,7 @@ def _surface(model: _Model, reader: _Reader) -> _Surface:
                     _fail(retro_element, f'{_text(retro_element)!r} must be >= 0')
             mu = lambert_coefficient(None, retro, options.default_lambert)
             out.parts.append(mesh)
+            out.maps.append(reflectivity_map)
             out.mus.append(np.full(len(mesh), mu))
             out.retros.append(np.full(len(mesh), 0.0 if retro is None else retro))
     for nested in model.nested:
@@ -768,6 +855,7 @@ def _surface(model: _Model, reader: _Reader) -> _Surface:
         out.parts += [p.transformed(pose) for p in inner.parts]
         out.mus += inner.mus
         out.retros += inner.retros
+        out.maps += inner.maps
         out.links.update({f'{name}{FRAME_SEPARATOR}{k}': pose @ v for k, v in inner.links.items()})
     return out
 
@@ -777,7 +865,8 @@ def _entity(model: _Model, reader: _Reader, source: str | None) -> Entity:
     surface = Triangles.concatenate(found.parts)
     mu = np.concatenate(found.mus) if found.mus else np.zeros(0)
     retro = np.concatenate(found.retros) if found.retros else np.zeros(0)
-    return Entity(model.name, surface, mu, found.links, source, retro)
+    maps = SurfaceMaps.of([(len(p), m) for p, m in zip(found.parts, found.maps, strict=True)])
+    return Entity(model.name, surface, mu, found.links, source, retro, maps)
 
 
 def parse_sdf_world(

@@ -93,11 +93,15 @@ class Triangles:
     Attributes:
         vertices: (m, 3) float64 vertex positions, in metres, in the mesh's own frame.
         triangles: (k, 3) int64 vertex indices, counter-clockwise seen from outside.
+        uvs: (m, 2) float32 texture coordinates of the vertices (u right, v up, as OpenGL),
+            or None: a mesh file's, or a heightmap's normalised x and y; they place a
+            reflectivity map (:mod:`nps_sonar_py.scene.reflectivity_map`).
 
     """
 
     vertices: NDArray[np.float64]
     triangles: NDArray[np.int64]
+    uvs: NDArray[np.float32] | None = None
 
     def __len__(self) -> int:
         return int(self.triangles.shape[0])
@@ -111,7 +115,7 @@ class Triangles:
         m = np.asarray(b_from_a, dtype=np.float64)
         vertices = rotate_rows(self.vertices, m[:3, :3]) + m[:3, 3]
         triangles = self.triangles if np.linalg.det(m[:3, :3]) >= 0.0 else self.triangles[:, ::-1]
-        return Triangles(vertices, np.ascontiguousarray(triangles))
+        return Triangles(vertices, np.ascontiguousarray(triangles), self.uvs)
 
     def scaled(self, scale: ArrayLike) -> Triangles:
         """Scale each axis by ``scale`` (3,), as URDF's ``<mesh scale>``."""
@@ -127,14 +131,23 @@ class Triangles:
 
     @staticmethod
     def concatenate(meshes: Iterable[Triangles]) -> Triangles:
-        """One mesh holding all of ``meshes``, in their order."""
+        """One mesh holding all of ``meshes``, in their order (texture coordinates too, if any)."""
         parts = list(meshes)
         if not parts:
             return Triangles(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64))
         offsets = np.cumsum([0] + [p.vertices.shape[0] for p in parts[:-1]])
+        uvs = None
+        if any(p.uvs is not None for p in parts):  # a part without any gets zeros
+            uvs = np.concatenate(
+                [
+                    np.zeros((p.vertices.shape[0], 2), np.float32) if p.uvs is None else p.uvs
+                    for p in parts
+                ]
+            )
         return Triangles(
             np.concatenate([p.vertices for p in parts]),
             np.concatenate([p.triangles + o for p, o in zip(parts, offsets, strict=True)]),
+            uvs,
         )
 
 

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT
 from nps_sonar_py.errors import SceneError
+from nps_sonar_py.scene.reflectivity_map import SurfaceMaps
 from nps_sonar_py.scene.scene_state import (
     FRAME_SEPARATOR,
     WORLD_FRAME,
@@ -49,6 +50,9 @@ class Entity:
         source: the file the model was read from, if any.
         retro: (k,) Gazebo ``laser_retro`` of each triangle as read, finite and >= 0, not
             clipped; 0 (Gazebo's default) where the file gives none. A scalar applies to all.
+        maps: the reflectivity maps of its triangles, or None (none has one): where a map
+            covers a triangle, the raycaster takes mu from it instead of ``reflectivity``;
+            ``surface.uvs`` place them.
 
     """
 
@@ -58,8 +62,16 @@ class Entity:
     links: Mapping[str, NDArray[np.float64]] = field(default_factory=dict)
     source: str | None = None
     retro: NDArray[np.float64] = field(default_factory=lambda: np.array(0.0))
+    maps: SurfaceMaps | None = None
 
     def __post_init__(self) -> None:
+        if self.maps is not None and (
+            self.maps.which.shape != (len(self.surface),)
+            or self.surface.uvs is None
+            or self.surface.uvs.shape != (self.surface.vertices.shape[0], 2)
+        ):
+            msg = f'entity {self.name!r}: maps need one index per triangle and uvs per vertex'
+            raise ValueError(msg)
         mu = self._per_triangle(self.reflectivity)
         if not np.all((mu >= 0.0) & (mu <= 1.0)):
             msg = f'entity {self.name!r}: reflectivity must be in [0, 1]'
