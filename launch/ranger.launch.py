@@ -120,7 +120,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument(
             'scene',
             default_value='',
-            description='scene file; empty: the device\'s world (sidescan: '
+            description="scene file; empty: the device's world (sidescan: "
             'sidescan_survey.sdf), else the params_file value (the reference tank)',
         ),
         DeclareLaunchArgument(
