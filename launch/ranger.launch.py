@@ -6,6 +6,8 @@ device chooses the node, the robot and the parameter file:
     sweep      scanning_sonar_node (mode sweep), config/robots/ranger_scanning_sonar.urdf,
                config/scanning_sonar.yaml
     multibeam  scanning_sonar_node (mode multibeam), the same robot and file
+    sidescan   scanning_sonar_node (mode sidescan), config/robots/sidescan_sonar.urdf,
+               config/sidescan_sonar.yaml, over config/worlds/sidescan_survey.sdf
 Other arguments: robot_description (a URDF or xacro path instead of the device's robot),
 scene (scene file), params_file, namespace, use_sim_time. Without launch, e.g.:
     ros2 run nps_sonar ranger_node --ros-args --params-file config/ranger.yaml
@@ -38,7 +40,16 @@ DEVICES = {
         'scanning_sonar.yaml',
         {'mode': 'multibeam', 'min_angle': -0.7853981633974483, 'max_angle': 0.7853981633974483},
     ),
+    'sidescan': (
+        'scanning_sonar_node',
+        'scanning_sonar',
+        'sidescan_sonar.urdf',
+        'sidescan_sonar.yaml',
+        {'mode': 'sidescan'},
+    ),
 }
+#: device -> its world in config/worlds when no scene is given (others: the params_file's)
+SCENES = {'sidescan': 'sidescan_survey.sdf'}
 
 
 def _node(context, share):
@@ -61,10 +72,22 @@ def _node(context, share):
             output='screen',
             parameters=[
                 params_file,
-                {'robot_description_file': robot_file, **extra, **_given(context)},
+                {
+                    'robot_description_file': robot_file,
+                    **_scene(device, share),
+                    **extra,
+                    **_given(context),
+                },
             ],
         )
     ]
+
+
+def _scene(device, share):
+    """Return the device's own world (SCENES), if it has one; a scene argument wins."""
+    if device not in SCENES:
+        return {}
+    return {'scene_file': os.path.join(share, 'config', 'worlds', SCENES[device])}
 
 
 def _given(context):
@@ -87,7 +110,7 @@ def generate_launch_description() -> LaunchDescription:
             'device',
             default_value='scanner',
             choices=list(DEVICES),
-            description='scanner, ring (sonar array), sweep or multibeam',
+            description='scanner, ring (sonar array), sweep, multibeam or sidescan',
         ),
         DeclareLaunchArgument(
             'robot_description',
@@ -97,8 +120,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument(
             'scene',
             default_value='',
-            description='scene file; empty: the params_file value '
-            '(shipped files: the reference tank)',
+            description="scene file; empty: the device's world (sidescan: "
+            'sidescan_survey.sdf), else the params_file value (the reference tank)',
         ),
         DeclareLaunchArgument(
             'params_file',

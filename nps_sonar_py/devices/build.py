@@ -9,7 +9,7 @@ device a setup makes:
 * :class:`RangerSetup`: one ``<sensor type="ray">``: a :class:`ScannerRanger`; sonars (several
   names or a glob, or one with ``element_poses``): a :class:`SonarArray`;
 * :class:`ScanningSetup`: ``mode: sweep``: a :class:`SweepRanger`; ``multibeam``: a
-  :class:`FanRanger`.
+  :class:`FanRanger`; ``sidescan``: a :class:`SidescanRanger`.
 
 A configuration the device refuses is a ``DescriptionError`` located at the sensor's element.
 No rclpy here.
@@ -45,12 +45,15 @@ from nps_sonar_py.devices.settings import (
     ScanningSettings,
     SelectionSettings,
     SensorSettings,
+    SidescanSettings,
 )
+from nps_sonar_py.devices.sidescan import SidescanRanger
 from nps_sonar_py.devices.sonar import SingleBeamSonar, SonarArray
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.limits import MAX_ANGLE, MAX_POSITION
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.scan import ScanConfig
+from nps_sonar_py.sensing.sidescan import SidescanSonar
 from nps_sonar_py.sensing.sweep import ScanningSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
@@ -245,7 +248,7 @@ class RangerSetup:
 
 @dataclass(frozen=True)
 class ScanningSetup:
-    """A scanning sonar or a multibeam (``scanning_sonar_node``)."""
+    """A scanning sonar, a multibeam or a side-scan (``scanning_sonar_node``)."""
 
     sensor: SensorSettings
     scanning: ScanningSettings
@@ -254,6 +257,8 @@ class ScanningSetup:
     beam: BeamSettings
     #: The images; the builder reads ``publish_labels`` (a labelling sensor), the output the rest.
     images: ImageSettings = dataclasses.field(default_factory=ImageSettings)
+    #: The side-scan's fans and waterfall (``mode: sidescan``; the output reads the waterfall's).
+    sidescan: SidescanSettings = dataclasses.field(default_factory=SidescanSettings)
 
 
 DeviceSetup = SonarSetup | RangerSetup | ScanningSetup
@@ -431,6 +436,16 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
             rays = setup.beam.rays
             sonar = ScanningSonar(echo, sweep, geometry.pose, n_rays=rays, label_entities=labels)
             return SweepRanger(sonar, geometry, limits=limits)
+        if s.mode is Mode.SIDESCAN:
+            sidescan = SidescanSonar(
+                echo,
+                setup.sidescan.sidescan_config(),
+                geometry.pose,
+                imaging=s.imaging_config(),
+                label_entities=labels,
+            )
+            rate = _rate(setup.output, sensor)
+            return SidescanRanger(sidescan, geometry, frequency=rate, limits=limits)
         multibeam = MultibeamSonar(
             echo,
             s.fan_config(),

@@ -51,7 +51,9 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.cone import cone_half_angle
 from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
 from nps_sonar_py.sensing.scan import IntensityMode
+from nps_sonar_py.sensing.sidescan import SidescanConfig
 from nps_sonar_py.sensing.sweep import SweepConfig
+from nps_sonar_py.sensing.waterfall import MAX_WATERFALL_LINES, MAX_WATERFALL_SAMPLES
 
 __all__ = [
     'BeamSettings',
@@ -73,6 +75,7 @@ __all__ = [
     'SelectionSettings',
     'SensorSettings',
     'SettingSpec',
+    'SidescanSettings',
     'SonarTopicSettings',
     'SweepImageUpdate',
     'check_record',
@@ -86,10 +89,11 @@ HALF_PI = math.pi / 2
 
 
 class Mode(StrEnum):
-    """What a scanning-sonar node simulates: a sweep of one beam or a multibeam fan."""
+    """What a scanning-sonar node simulates: a sweep of one beam, a multibeam fan, a side-scan."""
 
     SWEEP = 'sweep'
     MULTIBEAM = 'multibeam'
+    SIDESCAN = 'sidescan'
 
 
 class PoseSource(StrEnum):
@@ -554,7 +558,8 @@ class ScanningSettings(Record):
 
     mode: Mode = setting(
         Mode.SWEEP,
-        'sweep (one beam stepped through a sector) or multibeam (a fan of beams per ping)',
+        'sweep (one beam stepped through a sector), multibeam (a fan of beams per ping) or '
+        'sidescan (port and starboard fans and a waterfall: SidescanSettings)',
     )
     min_angle: float = setting(
         -math.pi, 'sweep: first head angle; multibeam: first beam axis [rad]'
@@ -922,3 +927,122 @@ class ImageSettings(Record):
     def any_image(self) -> bool:
         """Whether any image is published."""
         return self.publish_image_polar or self.publish_image_polar_db or self.publish_image
+
+
+@dataclass(frozen=True)
+class SidescanSettings(Record):
+    """The side-scan sonar (``mode: sidescan``): its port and starboard fans and the waterfall.
+
+    Body frame x forward, y left (port), z up. Each side is a fan narrow along track
+    (``sidescan_horizontal_beam_width``) and wide across it (``sidescan_vertical_beam_width``),
+    its axis depressed by ``sidescan_tilt`` below the horizontal. :meth:`sidescan_config`
+    builds the core's ``SidescanConfig``; its docstring maps the names.
+    """
+
+    sidescan_horizontal_beam_width: float = setting(
+        math.radians(1.0),
+        "sidescan: along-track -3 dB width of each side's fan [rad]",
+        1e-4,
+        math.radians(30.0),
+    )
+    sidescan_vertical_beam_width: float = setting(
+        math.radians(50.0),
+        "sidescan: across-track -3 dB width of each side's fan [rad]",
+        math.radians(1.0),
+        math.radians(170.0),
+    )
+    sidescan_tilt: float = setting(
+        math.radians(20.0),
+        "sidescan: depression of each fan's axis below the horizontal [rad]",
+        1e-3,
+        HALF_PI - 1e-3,
+    )
+    sidescan_rays_along: int = setting(
+        3, 'sidescan: ray columns along track across the horizontal beam width', 1, 1000
+    )
+    sidescan_rays_per_bin: int = setting(
+        1,
+        'sidescan: ray cells per slant-range bin at least, on a flat seabed at any altitude in '
+        'sidescan_min_altitude..sidescan_max_altitude',
+        1,
+        1000,
+    )
+    sidescan_min_altitude: float = setting(
+        2.0,
+        'sidescan: lowest altitude the ray placement serves [m] (also the shallowest ray, '
+        'asin(min_altitude / max_range))',
+        0.01,
+        10000.0,
+    )
+    sidescan_max_altitude: float = setting(
+        30.0, 'sidescan: highest altitude the ray placement serves [m]', 0.01, 10000.0
+    )
+    sidescan_vertical_pattern: BeamPattern = setting(
+        BeamPattern.SINC,
+        'sidescan: one-way pattern across track, its -3 dB width sidescan_vertical_beam_width: '
+        'uniform, piston, gaussian, sinc or sinc_dave',
+    )
+    waterfall_lines: int = setting(
+        400, 'sidescan: rows of the waterfall image (newest at the top)', 1, MAX_WATERFALL_LINES
+    )
+    waterfall_samples: int = setting(
+        500,
+        'sidescan: waterfall pixels per side (image width 2 x this, nadir in the middle)',
+        1,
+        MAX_WATERFALL_SAMPLES,
+    )
+    waterfall_line_spacing: float = setting(
+        0.0,
+        'sidescan: metres travelled along track per waterfall line; 0: a line per ping',
+        1e-3,
+        1000.0,
+        zero=True,
+    )
+    ground_range: bool = setting(
+        False,
+        'sidescan: waterfall in ground range (flat bottom, altitude from the first return) '
+        'instead of slant range; raw_image stays slant',
+    )
+    publish_raw_image: bool = setting(
+        True,
+        'sidescan: publish <device>/raw_image, marine_acoustic_msgs/RawSonarImage per ping '
+        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_acoustic',
+    )
+    raw_image_dtype: ProjectedImageDtype = setting(
+        ProjectedImageDtype.FLOAT32,
+        'sidescan raw_image samples: float32 (linear intensity) or uint8, uint16, uint32 (dB '
+        'over image_db_min..image_db_max)',
+    )
+    publish_waterfall: bool = setting(
+        True,
+        'sidescan: publish <device>/waterfall, sensor_msgs/Image per new line (image_encoding, '
+        'image_db_min..image_db_max)',
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.sidescan_max_altitude < self.sidescan_min_altitude:
+            raise ConfigurationError(
+                f'sidescan_max_altitude ({self.sidescan_max_altitude:g}) must be >= '
+                f'sidescan_min_altitude ({self.sidescan_min_altitude:g})'
+            )
+
+    def sidescan_config(self) -> SidescanConfig:
+        """The two fans (``sensing.sidescan.SidescanConfig``); ``ConfigurationError``.
+
+        Names: the parameters carry ``sidescan_`` (a node has a ``beam_width``, a
+        ``vertical_beam_width`` and a ``vertical_pattern`` of its multibeam too) and say
+        ``beam_width``; the core's fields drop both: ``sidescan_horizontal_beam_width`` ->
+        ``horizontal_width``, ``sidescan_vertical_beam_width`` -> ``vertical_width``, the others
+        ``sidescan_<field>`` -> ``<field>``.
+        """
+        return SidescanConfig(
+            horizontal_width=self.sidescan_horizontal_beam_width,
+            vertical_width=self.sidescan_vertical_beam_width,
+            tilt=self.sidescan_tilt,
+            rays_along=self.sidescan_rays_along,
+            rays_per_bin=self.sidescan_rays_per_bin,
+            min_altitude=self.sidescan_min_altitude,
+            max_altitude=self.sidescan_max_altitude,
+            vertical_pattern=self.sidescan_vertical_pattern,
+        )

@@ -5,8 +5,12 @@ the definitions the bag carries, and draws with ``nps_sonar_py.plots``: ``profil
 profile of the last ``SonarPoint`` nearest azimuth 0) and ``sweep.png`` (every
 ``SonarPoint``: a fan by azimuth if they span azimuths, else an echogram over time); if the bag
 holds them, ``multibeam.png``
-(the last ``MultibeamPing``: its beams' profiles as a fan) and, per ``sensor_msgs/Image``
-topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel). No rclpy.
+(the last ``MultibeamPing``: its beams' profiles as a fan), per ``sensor_msgs/Image``
+topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel: a side-scan's
+``waterfall`` too) and, per ``marine_acoustic_msgs/RawSonarImage`` topic of two beams (a
+side-scan's ``raw_image``), ``raw_waterfall<topic, / as _>.png``: a waterfall of its last
+:data:`RAW_WATERFALL_LINES` pings, a row per ping, newest at the top, port (beam 0) on the left
+reversed, starboard (beam 1) on the right, a column per slant-range sample. No rclpy.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from nps_sonar_py.errors import ConfigurationError
 __all__ = [
     'IMAGE',
     'MULTIBEAM_PING',
+    'RAW_SONAR_IMAGE',
+    'RAW_WATERFALL_LINES',
     'SONAR_POINT',
     'Report',
     'draw_report',
@@ -37,13 +43,17 @@ __all__ = [
 SONAR_POINT = 'nps_sonar/msg/SonarPoint'
 MULTIBEAM_PING = 'nps_sonar/msg/MultibeamPing'
 IMAGE = 'sensor_msgs/msg/Image'
+RAW_SONAR_IMAGE = 'marine_acoustic_msgs/msg/RawSonarImage'
+#: Rows of the waterfall drawn from a RawSonarImage topic: its last pings.
+RAW_WATERFALL_LINES = 400
 
 
 class Report(NamedTuple):
     """What ``draw_report`` drew: the ``SonarPoint`` topic, its pings, the pictures (or None).
 
     ``multibeam`` is the last ``MultibeamPing``'s fan (its topic ``multibeam_topic``) and
-    ``images`` the last image of each ``sensor_msgs/Image`` topic.
+    ``images`` the last image of each ``sensor_msgs/Image`` topic, then the waterfall of each
+    two-beam ``RawSonarImage`` topic.
     """
 
     topic: str | None
@@ -93,6 +103,7 @@ def draw_report(
         fan_topic = max(fans, key=lambda c: (c.msgcount, c.topic)).topic if fans else None
         fan = _last(reader, [c for c in fans if c.topic == fan_topic])
         images = {c.topic: _last(reader, [c]) for c in reader.connections if c.msgtype == IMAGE}
+        raws = {c.topic: _raw_lines(reader, c) for c in reader.connections}
     drawn: dict[str, Any] = {'multibeam_topic': fan_topic}
     if fan is not None and len(fan.profiles):
         out.mkdir(parents=True, exist_ok=True)
@@ -106,6 +117,7 @@ def draw_report(
             title='Last multibeam ping',
         )
     drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
+    drawn['images'] += tuple(_draw_raw(out, t, lines) for t, lines in raws.items() if lines)
     if chosen is None:
         return Report(topic, 0, None, None, None, **drawn)
     with_profiles = [p for p in pings if len(p.profile)]
@@ -181,4 +193,48 @@ def _draw_image(out: Path, topic: str, image: Any) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / f'image{topic.replace("/", "_")}.png'
     plots.draw_image(path, pixels, image.encoding)
+    return path
+
+
+#: RawSonarImage dtypes drawn (SonarImageData.DTYPE_*): numpy type and the encoding drawn as.
+_RAW_TYPES = {0: ('<u1', 'mono8'), 2: ('<u2', 'mono16'), 4: ('<u4', 'mono16'), 8: ('<f4', '32FC1')}
+
+
+def _raw_lines(reader: AnyReader, connection: Connection) -> list[tuple[Any, str]]:
+    """The waterfall lines of a two-beam RawSonarImage topic's last pings (module docstring).
+
+    Each line is port reversed then starboard, with its encoding; only the pings of the last
+    one's dtype and sample count are kept. Another type, or other beam counts: no lines.
+    """
+    if connection.msgtype != RAW_SONAR_IMAGE:
+        return []
+    lines: list[tuple[Any, str, tuple[int, int]]] = []
+    for c, _, raw in reader.messages(connections=[connection]):
+        message: Any = reader.deserialize(raw, c.msgtype)
+        image, n = message.image, int(message.samples_per_beam)
+        kind = _RAW_TYPES.get(int(image.dtype))
+        if kind is None or image.beam_count != 2 or n == 0:
+            continue
+        dtype = np.dtype(kind[0]).newbyteorder('>' if image.is_bigendian else '<')
+        data = np.frombuffer(bytes(image.data), dtype=dtype)
+        if data.size != 2 * n:
+            continue
+        samples = data.reshape(n, 2)  # sample-major: (sample, beam), docs/marine.md
+        if kind[0] == '<u4':  # no 32-bit grey encoding: its high 16 bits
+            samples = (samples >> 16).astype(np.uint16)
+        line = np.concatenate((samples[::-1, 0], samples[:, 1]))
+        lines.append((line, kind[1], (int(image.dtype), n)))
+        del lines[:-RAW_WATERFALL_LINES]
+    if not lines:
+        return []
+    layout = lines[-1][2]
+    return [(line, encoding) for line, encoding, shape in lines if shape == layout]
+
+
+def _draw_raw(out: Path, topic: str, lines: list[tuple[Any, str]]) -> Path:
+    """``raw_waterfall<topic>.png``: the lines newest first, drawn as an image of them."""
+    pixels = np.stack([line for line, _ in reversed(lines)])
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f'raw_waterfall{topic.replace("/", "_")}.png'
+    plots.draw_image(path, pixels, lines[-1][1])
     return path

@@ -1,6 +1,7 @@
-"""A multibeam ping as ``marine_acoustic_msgs/ProjectedSonarImage``: a pure function, no node.
+"""Pings as ``marine_acoustic_msgs`` messages: pure functions, no node (docs/marine.md).
 
-The layout is the one sonar_image_proc reads (docs/marine.md):
+A multibeam ping as ``ProjectedSonarImage`` (:func:`projected_sonar_image`), a side-scan ping
+as ``RawSonarImage`` (:func:`raw_sonar_image`). The layout is the one sonar_image_proc reads:
 
 * ``image.data`` holds ``n_ranges x n_beams`` pixels, **range-major**: pixel ``(r, b)``, the
   echo of beam ``b`` (``beam_directions[b]``) at range ``ranges[r]``, starts at byte
@@ -14,6 +15,10 @@ The layout is the one sonar_image_proc reads (docs/marine.md):
 * ``image.dtype``: ``UINT8``, ``UINT16`` and ``UINT32`` (what sonar_image_proc draws) hold dB
   pixels of a :class:`~nps_sonar_py.sensing.images.DbWindow` of 8, 16 and 32 bits;
   ``FLOAT32`` holds the linear intensities themselves.
+* A side-scan's ``RawSonarImage`` has the same pixels, byte order and frame, two beams (0
+  port, azimuth +pi/2; 1 starboard, azimuth -pi/2, as ``tx_angles`` and ``rx_angles``) and its
+  samples at the slant-range bins: sample ``k`` of a beam, at byte ``(k * 2 + b) * itemsize``,
+  is the bin ``[(sample0 + k) w, (sample0 + k + 1) w)``, ``w = sound_speed / (2 sample_rate)``.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import Vector3
-from marine_acoustic_msgs.msg import PingInfo, ProjectedSonarImage, SonarImageData
+from marine_acoustic_msgs.msg import PingInfo, ProjectedSonarImage, RawSonarImage, SonarImageData
 from std_msgs.msg import Header
 
 from nps_sonar_py.devices.settings import ProjectedImageDtype
@@ -33,7 +38,14 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import float32_array
 from nps_sonar_py.sensing.images import DbWindow, db_pixels
 
-__all__ = ['ACOUSTIC_FROM_BODY', 'IMAGE_DTYPES', 'MarineImageFormat', 'projected_sonar_image']
+__all__ = [
+    'ACOUSTIC_FROM_BODY',
+    'IMAGE_DTYPES',
+    'SIDESCAN_AZIMUTHS',
+    'MarineImageFormat',
+    'projected_sonar_image',
+    'raw_sonar_image',
+]
 
 #: The image dtypes offered (those of the ``projected_image_dtype`` setting), as
 #: ``SonarImageData.DTYPE_*`` codes and little-endian pixels.
@@ -51,6 +63,9 @@ _BITS = {'uint8': 8, 'uint16': 16, 'uint32': 32}
 #: x to z, z to x and y to -y. A static transform body -> acoustic frame of this rotation
 #: makes the header's frame.
 ACOUSTIC_FROM_BODY = (math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0)
+#: The side-scan's beams in ``RawSonarImage`` order, as azimuths about the body's z (REP 103,
+#: positive to port): beam 0 port (+pi/2), beam 1 starboard (-pi/2).
+SIDESCAN_AZIMUTHS = (math.pi / 2, -math.pi / 2)
 
 
 @dataclass(frozen=True)
@@ -109,13 +124,6 @@ def projected_sonar_image(
     if values.shape != (az.size, centres.size):
         msg = f'profiles must be {az.size} beams x {centres.size} ranges, got shape {values.shape}'
         raise ValueError(msg)
-    window = image_format.window()
-    code, pixel = IMAGE_DTYPES[image_format.dtype]
-    image = values if window is None else db_pixels(values, window, source_level)
-    # Range-major (n_ranges, n_beams), little-endian, then copied once into the message's bytes.
-    pixels = np.ascontiguousarray(image.T, dtype=pixel)
-    data = array('B')
-    data.frombytes(pixels.reshape(-1).view(np.uint8).data)
     # Vector3[] has no array fast path: one small message per beam, none per pixel.
     ys, zs = (-np.sin(az)).tolist(), np.cos(az).tolist()
     directions = [Vector3(x=0.0, y=y, z=z) for y, z in zip(ys, zs, strict=True)]
@@ -129,5 +137,65 @@ def projected_sonar_image(
         ),
         beam_directions=directions,
         ranges=float32_array(centres),
-        image=SonarImageData(is_bigendian=False, dtype=code, beam_count=az.size, data=data),
+        image=_image_data(values, image_format, source_level),
     )
+
+
+def raw_sonar_image(
+    header: Header,
+    profiles: Any,
+    *,
+    min_range: float,
+    bin_width: float,
+    frequency: float,
+    sound_speed: float,
+    tx_beamwidth: float,
+    rx_beamwidth: float,
+    image_format: MarineImageFormat,
+    source_level: float = 0.0,
+) -> RawSonarImage:
+    """A side-scan ping as a ``RawSonarImage`` (docs/marine.md, module docstring).
+
+    ``profiles`` (2, n_bins): linear intensities of the port and starboard channels at the
+    slant-range bins ``min_range + k bin_width``. A bin of ``bin_width`` m lasts ``2 bin_width
+    / sound_speed`` s of two-way time, so ``sample_rate = sound_speed / (2 bin_width)``;
+    ``sample0 = round(min_range / bin_width)`` (exact when ``min_range`` is a whole number of
+    bins). ``tx_beamwidth`` is a fan's across-track (vertical) width and ``rx_beamwidth`` its
+    along-track (horizontal) width, rad, one value each for both beams.
+    """
+    values = np.asarray(profiles)
+    if values.ndim != 2 or values.shape[0] != len(SIDESCAN_AZIMUTHS):
+        msg = f'profiles must be 2 channels (port, starboard) x bins, got shape {values.shape}'
+        raise ValueError(msg)
+    angles = array('f', SIDESCAN_AZIMUTHS)
+    return RawSonarImage(
+        header=header,
+        ping_info=PingInfo(
+            frequency=float(frequency),
+            sound_speed=float(sound_speed),
+            tx_beamwidths=array('f', [float(tx_beamwidth)]),
+            rx_beamwidths=array('f', [float(rx_beamwidth)]),
+        ),
+        sample_rate=float(sound_speed / (2.0 * bin_width)),
+        samples_per_beam=int(values.shape[1]),
+        sample0=round(min_range / bin_width),
+        tx_delays=array('f', [0.0, 0.0]),
+        tx_angles=angles,
+        rx_angles=array('f', angles),
+        image=_image_data(values, image_format, source_level),
+    )
+
+
+def _image_data(
+    profiles: Any, image_format: MarineImageFormat, source_level: float
+) -> SonarImageData:
+    """``(beams, samples)`` linear values as range-major little-endian pixels of the format."""
+    window = image_format.window()
+    code, pixel = IMAGE_DTYPES[image_format.dtype]
+    values = np.asarray(profiles)
+    image = values if window is None else db_pixels(values, window, source_level)
+    # Range-major (n_ranges, n_beams), little-endian, then copied once into the message's bytes.
+    pixels = np.ascontiguousarray(image.T, dtype=pixel)
+    data = array('B')
+    data.frombytes(pixels.reshape(-1).view(np.uint8).data)
+    return SonarImageData(is_bigendian=False, dtype=code, beam_count=values.shape[0], data=data)

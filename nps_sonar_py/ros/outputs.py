@@ -10,6 +10,7 @@ Topics are relative (namespaces and remapping apply); ``<device>`` is the device
 | ``ScannerRanger`` | ``<device>/scan`` (one row) or ``<device>/points``, ``<device>/ranger`` |
 | ``SweepRanger`` | ``<device>/sonar_point`` per step; ``<device>/scan``, ``/ranger`` per sweep |
 | ``FanRanger`` | ``<device>/scan``, ``<device>/multibeam``, ``<device>/ranger`` |
+| ``SidescanRanger`` | ``<device>/ranger``, ``/raw_image``; ``<device>/waterfall`` per line |
 
 Both scanning kinds also publish, each switched by ``ImageSettings``, ``sensor_msgs/Image``s
 after their other messages: ``<device>/image_polar`` (32FC1), ``<device>/image_polar_db``
@@ -21,6 +22,11 @@ publishes, last, ``<device>/projected_image`` (``marine_acoustic_msgs/ProjectedS
 the label images ``<device>/labels_polar`` and ``<device>/labels`` (mono16) go out with them,
 of the same cells and stamp (``docs/labels.md``); the node publishes the label table once,
 latched, on ``<device>/label_names``.
+
+A side-scan publishes per ping ``<device>/raw_image`` (``marine_acoustic_msgs/RawSonarImage``:
+beam 0 port, 1 starboard, slant-range samples; ``publish_raw_image``) in the frame
+``<frame>_acoustic``, and ``<device>/waterfall`` (``sensor_msgs/Image``, ``publish_waterfall``)
+each time the waterfall gains a line (``sensing/waterfall.py`` gives the pixel conventions).
 
 Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
 and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes
@@ -35,7 +41,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from marine_acoustic_msgs.msg import ProjectedSonarImage
+from marine_acoustic_msgs.msg import ProjectedSonarImage, RawSonarImage
 from numpy.typing import NDArray
 from sensor_msgs.msg import Image, LaserScan, PointCloud2, Range
 from std_msgs.msg import Header
@@ -53,7 +59,8 @@ from nps_sonar_py.devices import (
     SweepScan,
 )
 from nps_sonar_py.devices.mount import FrameTransform
-from nps_sonar_py.devices.settings import ImageSettings, SonarTopicSettings
+from nps_sonar_py.devices.settings import ImageSettings, SidescanSettings, SonarTopicSettings
+from nps_sonar_py.devices.sidescan import SidescanRanger, SidescanReading
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
@@ -66,7 +73,12 @@ from nps_sonar_py.ros.conversions import (
     single_beam_scan,
     sonar_point_message,
 )
-from nps_sonar_py.ros.marine import ACOUSTIC_FROM_BODY, MarineImageFormat, projected_sonar_image
+from nps_sonar_py.ros.marine import (
+    ACOUSTIC_FROM_BODY,
+    MarineImageFormat,
+    projected_sonar_image,
+    raw_sonar_image,
+)
 from nps_sonar_py.ros.params import Settings
 from nps_sonar_py.sensing.images import (
     CartesianImager,
@@ -80,6 +92,7 @@ from nps_sonar_py.sensing.images import (
 from nps_sonar_py.sensing.label_images import LabelImager, SweepLabels, polar_labels
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
+from nps_sonar_py.sensing.waterfall import Waterfall
 from nps_sonar_py.transforms import matrix_from_quaternion, transform_from
 
 __all__ = ['OUTPUTS', 'Output', 'OutputFactory', 'outputs_for']
@@ -577,6 +590,12 @@ class SweepOutput(_RangerData[SweepRanger]):
             )
 
 
+def acoustic_frame(context: OutputContext) -> FrameTransform:
+    """``<frame>_acoustic`` (z forward, x up, y starboard), the marine messages' frame."""
+    turn = transform_from(matrix_from_quaternion(*ACOUSTIC_FROM_BODY), (0.0, 0.0, 0.0))
+    return FrameTransform(context.frame, f'{context.frame}_acoustic', turn)
+
+
 class _ProjectedImage:
     """``<device>/projected_image``: a fan's ping as ``marine_acoustic_msgs/ProjectedSonarImage``.
 
@@ -600,10 +619,7 @@ class _ProjectedImage:
 
     def frames(self) -> list[FrameTransform]:
         """The acoustic frame, a child of the device's, while the image is published."""
-        if self.publisher is None:
-            return []
-        turn = transform_from(matrix_from_quaternion(*ACOUSTIC_FROM_BODY), (0.0, 0.0, 0.0))
-        return [FrameTransform(self.context.frame, self.acoustic_frame, turn)]
+        return [] if self.publisher is None else [acoustic_frame(self.context)]
 
     def publish(self, ping: FanPing, device: FanRanger, stamp: Time) -> None:
         """The ping's image, if switched on and intensities are on."""
@@ -688,6 +704,105 @@ class FanOutput(_RangerData[FanRanger]):
         self.projected.publish(reading, device, stamp)
 
 
+#: Bytes per pixel of a waterfall while it is kept and published (float32 lines, the float32
+#: image, float64 dB levels, the pixels and the message's copy).
+_WATERFALL_BYTES = 4 + 4 + 8 + 2 + 2
+
+
+class SidescanOutput(_RangerData[SidescanRanger]):
+    """A side-scan: RangerData and RawSonarImage per ping, the waterfall per new line.
+
+    ``RangerData`` holds per channel (port, then starboard) the slant range of the first bin
+    with an echo (inf: none) and the channel's total intensity. The ``RawSonarImage`` is always
+    in slant range (it is the raw ping); ``ground_range`` changes only the waterfall. The
+    waterfall's size (``waterfall_lines`` x 2 ``waterfall_samples``) is checked against
+    ``image_max_pixels`` and the memory available before it is made: too large stops the node
+    at start with one line. It starts empty with each new output (after a run-time change).
+    """
+
+    def __init__(
+        self,
+        device: SidescanRanger,
+        context: OutputContext,
+        images: ImageSettings,
+        settings: SidescanSettings,
+    ) -> None:
+        super().__init__(device, context)
+        self.settings = settings
+        self.images = images
+        self.window = DbWindow(images.image_db_min, images.image_db_max, images.image_db_bits)
+        self.raw = self.waterfall_image = None
+        if settings.publish_raw_image:
+            self.raw = context.publisher(RawSonarImage, f'{self.name}/raw_image')
+        if settings.publish_waterfall:
+            self.waterfall_image = context.publisher(Image, f'{self.name}/waterfall')
+        self.format = MarineImageFormat(
+            settings.raw_image_dtype, images.image_db_min, images.image_db_max
+        )
+        lines, samples = settings.waterfall_lines, settings.waterfall_samples
+        problem = size_problem(
+            'waterfall', lines, 2 * samples, _WATERFALL_BYTES, images.image_max_pixels
+        )
+        if problem:
+            raise ConfigurationError(problem)
+        self.waterfall = Waterfall(
+            lines,
+            samples,
+            ground_range=settings.ground_range,
+            line_spacing=settings.waterfall_line_spacing,
+        )
+
+    def frames(self) -> list[FrameTransform]:
+        """The acoustic frame of the raw image, while it is published."""
+        return [] if self.raw is None else [acoustic_frame(self.context)]
+
+    def describe(self) -> str:
+        """The device's kind, name, bins, ranges, rate, rays and frame."""
+        device = self.device
+        e = device.echo
+        return (
+            f'SidescanRanger "{self.name}": 2 x {e.n_bins} bins, {e.min_range:g}..'
+            f'{e.max_range:g} m slant range, {device.frequency:g} pings/s, '
+            f'{device.sonar.rays_per_channel} rays per channel, '
+            f'frame "{device.geometry.device_frame}"'
+        )
+
+    def publish(self, reading: SidescanReading, stamp: Time) -> None:
+        """The ping's RangerData and raw image; the waterfall if the ping added a line."""
+        device, ping = self.device, reading.ping
+        intensities = self.context.state.intensities
+        edges = np.asarray(ping.bin_edges, dtype=np.float64)
+        occupied = np.asarray(ping.profiles) > 0.0
+        first = np.where(occupied.any(axis=1), edges[np.argmax(occupied, axis=1)], np.inf)
+        totals = np.asarray(ping.profiles, dtype=np.float64).sum(axis=1)
+        self._ranger_data(first, totals if intensities else None, stamp)
+        added = self.waterfall.add(ping, reading.position)
+        if not intensities:
+            return
+        echo = device.echo
+        if self.raw is not None:
+            config = device.sonar.config
+            self.raw.publish(
+                raw_sonar_image(
+                    Header(stamp=stamp, frame_id=f'{self.frame}_acoustic'),
+                    np.asarray(ping.profiles, dtype=np.float32),
+                    min_range=echo.min_range,
+                    bin_width=echo.bin_width,
+                    frequency=echo.frequency,
+                    sound_speed=echo.speed_of_sound,
+                    tx_beamwidth=config.vertical_width,
+                    rx_beamwidth=config.horizontal_width,
+                    image_format=self.format,
+                    source_level=echo.source_level,
+                )
+            )
+        if added and self.waterfall_image is not None:
+            image: NDArray[Any] = self.waterfall.image()
+            if self.images.image_encoding == 'db':
+                image = db_pixels(image, self.window, echo.source_level)
+            self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
+
+
 #: Makes the output of a device from the node's context and settings.
 OutputFactory = Callable[[Any, OutputContext, Settings], Output]
 
@@ -708,6 +823,10 @@ OUTPUTS: dict[type[Any], OutputFactory] = dict(
         _kind(ScannerRanger, lambda d, c, _: ScanOutput(d, c)),
         _kind(SweepRanger, lambda d, c, s: SweepOutput(d, c, s[ImageSettings])),
         _kind(FanRanger, lambda d, c, s: FanOutput(d, c, s[ImageSettings])),
+        _kind(
+            SidescanRanger,
+            lambda d, c, s: SidescanOutput(d, c, s[ImageSettings], s[SidescanSettings]),
+        ),
     )
 )
 

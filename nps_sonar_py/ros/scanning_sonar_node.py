@@ -1,4 +1,4 @@
-"""The scanning sonar node: a mechanically scanned sonar (sweep) or a multibeam fan.
+"""The scanning sonar node: a mechanically scanned sonar (sweep), a multibeam fan or a side-scan.
 
 Run: ``ros2 run nps_sonar scanning_sonar_node --ros-args --params-file
 config/scanning_sonar.yaml``.
@@ -16,7 +16,14 @@ sensor's x-forward frame (named after the sensor):
 * ``mode: multibeam``: per ping one ``<sensor>/scan`` (one range per beam; the beams are
   simultaneous, so ``time_increment`` is 0), one ``<sensor>/multibeam``
   (``nps_sonar/MultibeamPing``, every beam's profile) and one ``<sensor>/ranger``.
-* either mode, each switched on by its parameter (``ImageSettings``), ``sensor_msgs/Image``s:
+* ``mode: sidescan`` (``SidescanSettings``; ``config/sidescan_sonar.yaml``): per ping one
+  ``<sensor>/ranger``, one ``<sensor>/raw_image`` (``marine_acoustic_msgs/RawSonarImage``: beam
+  0 port, beam 1 starboard, slant-range samples; docs/marine.md) in the frame
+  ``<frame>_acoustic``, and ``<sensor>/waterfall`` (``sensor_msgs/Image``, ``waterfall_lines`` x
+  2 ``waterfall_samples``, port left reversed, newest line on top; ``sensing/waterfall.py``)
+  whenever a line is added: per ping, or per ``waterfall_line_spacing`` m travelled.
+* sweep or multibeam, each switched on by its parameter (``ImageSettings``),
+  ``sensor_msgs/Image``s:
   ``<sensor>/image_polar`` (range bins x beams, 32FC1 linear intensity),
   ``<sensor>/image_polar_db`` (the same in a dB window, mono8 or mono16) and ``<sensor>/image``
   (Cartesian: the fan, or the sweep's disc); a sweep's images are those of its latest sweep,
@@ -51,7 +58,7 @@ __all__ = ['ScanningSonarNode', 'main']
 
 
 class ScanningSonarNode(DeviceNode):
-    """Steps a scanning sonar through its sweep, or pings a multibeam fan (module docstring)."""
+    """Steps a sweep, or pings a multibeam fan or a side-scan (module docstring)."""
 
     SETUP = ScanningSetup  # its records include ImageSettings: the builder reads publish_labels
 

@@ -404,6 +404,7 @@ def test_bad_input_exits_with_one_line(
         ('ranger.yaml', 'ranger'),
         ('ranger_ring.yaml', 'ranger'),
         ('scanning_sonar.yaml', 'scanning'),
+        ('sidescan_sonar.yaml', 'scanning'),
     ],
 )
 def test_parameter_files_name_declared_parameters_with_their_types(file: str, table: str) -> None:

@@ -1,0 +1,124 @@
+"""The side-scan sonar as a device of one element (``sensing.sidescan``).
+
+A reading is one ping of both channels (port and starboard) with where the sonar was, which
+the waterfall needs to space its lines along track. In Ranger terms (``docs/ranger.md``) the
+device has two beams, starboard at -pi/2 and port at +pi/2 about the body's z
+(``angular_resolution`` pi, fixed), a slant-range window and bin width, and a ping rate no
+faster than the two-way travel time to ``max_range``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.devices.interface import (
+    IndependentReadings,
+    RangerConfig,
+    RangerGeometry,
+    config_problem,
+    frequency_problem,
+    window_problem,
+)
+from nps_sonar_py.devices.scanning import _echo_with_ranges
+from nps_sonar_py.devices.sonar import travel_time_problem
+from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.sidescan import SidescanPing, SidescanSonar
+
+__all__ = ['SIDESCAN_ANGLES', 'SidescanRanger', 'SidescanReading']
+
+#: The two beams in Ranger terms, (min_angle, max_angle): starboard and port about body z.
+SIDESCAN_ANGLES = (-math.pi / 2, math.pi / 2)
+
+
+@dataclass(frozen=True, eq=False)
+class SidescanReading:
+    """One ping of both channels and the sonar's position in the world then (m)."""
+
+    ping: SidescanPing
+    position: NDArray[np.float64]
+
+
+class SidescanRanger(IndependentReadings):
+    """A side-scan sonar as a Ranger device of one element; a reading pings both channels."""
+
+    def __init__(
+        self,
+        sonar: SidescanSonar,
+        geometry: RangerGeometry,
+        *,
+        frequency: float,
+        limits: tuple[float, float] | None = None,
+    ) -> None:
+        problem = frequency_problem(frequency) or travel_time_problem(sonar.echo, frequency)
+        if problem:
+            raise ConfigurationError(problem)
+        self.sonar = sonar
+        self.geometry = geometry
+        self.frequency = frequency
+        self.limits = limits or (sonar.echo.min_range, sonar.echo.max_range)
+        self._position = np.asarray(sonar.world_from_body, dtype=np.float64)[:3, 3].copy()
+
+    @property
+    def echo(self) -> EchoConfig:
+        """Both channels' echo configuration."""
+        return self.sonar.echo
+
+    @property
+    def period(self) -> float:
+        """Seconds between pings."""
+        return 1.0 / self.frequency
+
+    def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
+        """Place the sonar: the pose of its x-forward body frame (y port, z up)."""
+        self.sonar.set_pose(world_from_device)
+        self._position = np.asarray(world_from_device, dtype=np.float64)[:3, 3].copy()
+
+    def read(self, caster: SurfaceCaster) -> SidescanReading:
+        """One ping of both channels, with the position it was taken at."""
+        return SidescanReading(self.sonar.ping(caster), self._position)
+
+    def ranger_config(self) -> RangerConfig:
+        """The configuration in Ranger terms (module docstring)."""
+        e = self.sonar.echo
+        low, high = SIDESCAN_ANGLES
+        return RangerConfig(
+            low, high, high - low, e.min_range, e.max_range, e.bin_width, self.frequency
+        )
+
+    def reconfigure(self, config: RangerConfig) -> str | None:
+        """Range window, bin width and ping rate; the two beams' angles are fixed."""
+        problem = config_problem(config) or window_problem(config, None, self.limits)
+        if problem:
+            return problem
+        low, high = SIDESCAN_ANGLES
+        angles = (config.min_angle, config.max_angle, config.angular_resolution)
+        if not np.allclose(angles, (low, high, high - low), rtol=0.0, atol=1e-6):
+            return (
+                'a side-scan has two fixed beams: min_angle -pi/2 (starboard), max_angle pi/2 '
+                '(port), angular_resolution pi'
+            )
+        try:
+            echo = _echo_with_ranges(self.sonar.echo, config)
+            problem = frequency_problem(config.frequency) or travel_time_problem(
+                echo, config.frequency
+            )
+            if problem:
+                return problem
+            sonar = SidescanSonar(
+                echo,
+                self.sonar.config,
+                self.sonar.world_from_body,
+                imaging=self.sonar.imaging,
+                label_entities=self.sonar.label_entities,
+            )
+        except (ConfigurationError, ValueError) as error:
+            return str(error)
+        self.sonar = sonar
+        self.frequency = config.frequency
+        return None
