@@ -22,14 +22,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import median_times  # noqa: E402
+from timing import median_times
 
-from nps_sonar_py.echo.sound_speed import SoundSpeedProfile  # noqa: E402
-from nps_sonar_py.scene.heightmap import heightmap_triangles  # noqa: E402
-from nps_sonar_py.scene.raycaster import Raycaster  # noqa: E402
-from nps_sonar_py.scene.scene_state import SceneState  # noqa: E402
-from nps_sonar_py.scene.world import Entity, World  # noqa: E402
-from nps_sonar_py.sensing.refraction import RefractingCaster, scene_bounds  # noqa: E402
+from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
+from nps_sonar_py.scene.heightmap import heightmap_triangles
+from nps_sonar_py.scene.raycaster import Raycaster
+from nps_sonar_py.scene.scene_state import SceneState
+from nps_sonar_py.scene.world import Entity, World
+from nps_sonar_py.sensing.refraction import RefractingCaster, scene_bounds
 
 DEPTH = 200.0
 SOURCE_DEPTH = 5.0
@@ -47,6 +47,7 @@ def profile_20() -> SoundSpeedProfile:
 
 
 def seabed() -> Raycaster:
+    """A rippled seabed about DEPTH m below the surface, 1000 m across."""
     n = 401
     x = np.linspace(-500.0, 500.0, n)
     xx, yy = np.meshgrid(x, x)
@@ -57,6 +58,7 @@ def seabed() -> Raycaster:
 
 
 def main() -> None:
+    """Time both casts of the fan and print the ratio."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--repeat', type=int, default=30)
     parser.add_argument('--rays-per-beam', type=int, default=1)

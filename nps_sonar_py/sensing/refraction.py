@@ -43,7 +43,7 @@ Bounds = Callable[[], tuple[F, F]]
 
 @runtime_checkable
 class PlacedScene(Protocol):
-    """A caster that says where its entities are (``scene.Raycaster``): for :func:`scene_bounds`."""
+    """What says where the entities are (``scene.Raycaster``): see :func:`scene_bounds`."""
 
     @property
     def entity_names(self) -> Sequence[str]: ...  # noqa: D102
