@@ -200,7 +200,28 @@ class RefractingCaster:
             p = pcs.p[rb]
             c1, s1, g = pcs.c_in[rb, jb], pcs.s_in[rb, jb], pcs.gamma[rb, jb]
             dz_piece = pcs.dz[rb, jb]
-            along = np.clip((z_hit - pcs.z_in[rb, jb]) * pcs.down[rb], 0.0, dz_piece)
+            down = pcs.down[rb]
+            w_hit = (z_hit - pcs.z_in[rb, jb]) * down  # vertical travel from the piece's start
+            # The hit moved onto the arc: where the arc meets the surface's plane at the hit
+            # (the inner hits' normal), by Newton steps on the depth from the chord's hit; exact
+            # for any plane, a horizontal seabed in no step. Piece coordinates: start (0, 0),
+            # offset x along the ray's horizontal, w down along its travel.
+            along = np.clip(w_hit, 0.0, dz_piece)
+            normals = getattr(inner, 'normals', None)
+            if normals is not None:
+                nrm = np.asarray(normals, dtype=np.float64)[kb]
+                a = np.einsum('ij,ij->i', nrm[:, :2], horizontal[rb])
+                b = -down * nrm[:, 2]
+                offset = np.einsum('ij,ij->i', hit_point[:, :2] - o[rb, :2], horizontal[rb])
+                x_hit = offset - pcs.x_in[rb, jb]
+                bend = (g != 0.0) & (a != 0.0)
+                for _ in range(4):
+                    c_w, s_w, x_w, _, _ = piece_step(p, c1, s1, g, along)
+                    f = a * (x_w - x_hit) + b * (along - w_hit)
+                    with np.errstate(divide='ignore', invalid='ignore'):
+                        slope = a * p * c_w / s_w + b
+                        step = np.where(bend & np.isfinite(slope) & (slope != 0.0), f / slope, 0.0)
+                    along = np.clip(along - np.nan_to_num(step), 0.0, dz_piece)
             flat = g == 0.0
             c2, s2, _, dt, ds = piece_step(p, c1, s1, g, np.where(flat, 0.0, along))
             # a straight piece is one chord from its start: the distance along it is the hit's
@@ -218,12 +239,10 @@ class RefractingCaster:
                 (c_ref[rb] / c1) * dist,
                 c_ref[rb] * (t_in + dt),
             )
-            normals = getattr(inner, 'normals', None)
             if normals is not None:
                 tangent = np.empty((rb.size, 3))
                 tangent[:, :2] = horizontal[rb] * (p * c2)[:, None]
                 tangent[:, 2] = -pcs.down[rb] * s2
-                nrm = np.asarray(normals, dtype=np.float64)[kb]
                 cos[rb] = np.abs(np.einsum('ij,ij->i', tangent, nrm))
             else:
                 cos[rb] = np.asarray(inner.cos_incidence, dtype=np.float64)[kb]
