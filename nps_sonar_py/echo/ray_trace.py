@@ -28,6 +28,10 @@ __all__ = ['Pieces', 'RayPaths', 'piece_step', 'pieces', 'sounding', 'time_step'
 
 F = NDArray[np.float64]
 
+#: Sines of the depression below this are taken as 0: the ray is horizontal (and goes where
+#: the speed falls), not a hair up or down and turning back at once.
+LEVEL_SINE = 1e-12
+
 
 def _log1p_ratio(x: F) -> F:
     """``log(1 + x) / x``, 1 at 0, exact near 0 (its series below 1e-4)."""
@@ -184,6 +188,8 @@ def pieces(profile: SoundSpeedProfile, source_depth: ArrayLike, sine: ArrayLike)
     """The pieces of rays from ``source_depth`` (n,) m >= 0 at ``sine`` (n,) = sin(depression)."""
     z0 = np.asarray(source_depth, dtype=np.float64).reshape(-1)
     s0 = np.asarray(sine, dtype=np.float64).reshape(-1)
+    # a direction within rounding of the horizontal (a rotation's 6e-17) is horizontal
+    s0 = np.where(np.abs(s0) < LEVEL_SINE, 0.0, s0)
     z0 = np.broadcast_to(z0, s0.shape)
     tops, bottoms, speeds, gradients = _layers(profile)
     n_layers = tops.size
