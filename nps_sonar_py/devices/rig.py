@@ -2,7 +2,9 @@
 
 The robot's root link sits at ``world_from_root`` in the world; its joints move the device
 through its :class:`RobotMount`. The rig casts into one ``caster`` (the world's raycaster,
-which the sensors of one process may share). No rclpy here.
+which the sensors of one process may share), bent by the water's sound-speed profile when
+the setup's ``BeamSettings`` give one (:func:`medium_caster`, the one place that wraps it).
+No rclpy here.
 """
 
 from __future__ import annotations
@@ -17,9 +19,27 @@ from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.build import DeviceSetup, build_device
 from nps_sonar_py.devices.interface import Device
 from nps_sonar_py.devices.mount import RobotMount
+from nps_sonar_py.devices.settings import BeamSettings
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.refraction import PlacedScene, RefractingCaster, scene_bounds
 
-__all__ = ['Rig']
+__all__ = ['Rig', 'medium_caster']
+
+
+def medium_caster(caster: SurfaceCaster, beam: BeamSettings) -> SurfaceCaster:
+    """``caster``, or a :class:`RefractingCaster` around it when ``beam`` gives a profile.
+
+    A scene's raycaster also gives the box its entities are in, so that only the chords
+    that can meet them are cast.
+
+    Raises ``InputError`` (file and row) or ``ConfigurationError`` for a profile that
+    cannot be used.
+    """
+    profile = beam.water_profile()
+    if profile is None:
+        return caster
+    bounds = scene_bounds(caster) if isinstance(caster, PlacedScene) else None
+    return RefractingCaster(caster, profile, surface_z=beam.sea_surface_z, bounds=bounds)
 
 
 class Rig:
@@ -28,7 +48,8 @@ class Rig:
     Args:
         robot: the robot carrying the device.
         setup: the settings the device is built from (``devices/build.py``).
-        caster: the world's raycaster.
+        caster: the world's raycaster (straight rays; ``raycaster`` keeps it, ``caster`` is
+            what the device reads through).
         world_from_root: (4, 4) pose of the robot's root link in the world.
         entities: the number of the world's entities (the label table of a labelling sensor).
     """
@@ -44,7 +65,9 @@ class Rig:
     ) -> None:
         self.robot = robot
         self.entities = entities
-        self.caster = caster
+        self.raycaster = caster
+        self.caster = medium_caster(caster, setup.beam)
+        self._next_caster: tuple[DeviceSetup, SurfaceCaster] | None = None
         self.setup = setup
         self.mount: RobotMount
         self.device: Device[Any]
@@ -67,10 +90,21 @@ class Rig:
         """A device of ``setup`` where this one is, not yet in use (raises if refused)."""
         mount, device = build_device(self.robot, setup, entities=self.entities)
         mount.place(device, self.world_from_root, self.joints)
+        if setup.beam != self.setup.beam:  # a new medium: its profile is read (or refused) now
+            self._next_caster = (setup, medium_caster(self.raycaster, setup.beam))
         return mount, device
 
     def use(self, setup: DeviceSetup, built: tuple[RobotMount, Device[Any]]) -> None:
         """Read with ``built`` (from :meth:`rebuilt`) from now on."""
+        if setup.beam != self.setup.beam:
+            pending = self._next_caster
+            ready = pending is not None and pending[0] is setup
+            self.caster = (
+                pending[1]
+                if pending is not None and ready
+                else medium_caster(self.raycaster, setup.beam)
+            )
+        self._next_caster = None
         self.setup = setup
         self.mount, self.device = built
         self.mount.place(self.device, self.world_from_root, self.joints)

@@ -47,7 +47,9 @@ from nps_sonar_py.echo import (
     Scattering,
 )
 from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
+from nps_sonar_py.echo.sound_speed import MAX_DEPTH, SoundSpeedProfile, read_profile_file
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.limits import MAX_POSITION
 from nps_sonar_py.sensing.cone import cone_half_angle
 from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
 from nps_sonar_py.sensing.scan import IntensityMode
@@ -86,6 +88,8 @@ __all__ = [
 ]
 
 HALF_PI = math.pi / 2
+#: Largest value of the flat sound-speed profile list (depths up to MAX_DEPTH m, speeds m/s).
+MAX_PROFILE_VALUE = MAX_DEPTH
 
 
 class Mode(StrEnum):
@@ -702,6 +706,27 @@ class BeamSettings(Record):
     sound_speed: float = setting(
         0.0, 'speed of sound [m/s]; 0: from the medium', 1.0, 10000.0, runtime=True, zero=True
     )
+    sound_speed_profile_file: str = setting(
+        '',
+        'sound-speed profile of the water: a text file of depth,speed [m, m/s] or '
+        "depth,temperature,salinity rows (docs/refraction.md); '': none (straight rays)",
+        runtime=True,
+    )
+    sound_speed_profile: tuple[float, ...] = setting(
+        (),
+        'sound-speed profile as flat depth [m], speed [m/s] pairs: 0, 1500, 100, 1490, ...; '
+        'empty: none (straight rays)',
+        0.0,
+        MAX_PROFILE_VALUE,
+        runtime=True,
+    )
+    sea_surface_z: float = setting(
+        0.0,
+        'world z of the sea surface [m]; a depth of the profile is sea_surface_z - z',
+        -MAX_POSITION,
+        MAX_POSITION,
+        runtime=True,
+    )
     absorption: Absorption = setting(
         Absorption.AUTO,
         'auto (Francois-Garrison in water, ISO 9613-1 in air), none, fixed, francois_garrison, '
@@ -793,6 +818,24 @@ class BeamSettings(Record):
             relative_humidity=self.relative_humidity,
             pressure=self.pressure,
         )
+
+    def water_profile(self) -> SoundSpeedProfile | None:
+        """The sound-speed profile the rays bend through, or ``None`` (straight rays).
+
+        ``sound_speed_profile_file`` or ``sound_speed_profile`` (not both); ``InputError``
+        naming the file (or the parameter) and the row of a profile that cannot be used.
+        """
+        if self.sound_speed_profile_file and self.sound_speed_profile:
+            raise ConfigurationError(
+                'give sound_speed_profile_file or sound_speed_profile, not both'
+            )
+        if self.sound_speed_profile_file:
+            return read_profile_file(self.sound_speed_profile_file)
+        if self.sound_speed_profile:
+            return SoundSpeedProfile.from_flat(
+                self.sound_speed_profile, source='sound_speed_profile'
+            )
+        return None
 
     def range_noise(self) -> RangeNoise:
         """The SDF-style noise on the scalar range."""
