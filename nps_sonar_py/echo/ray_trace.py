@@ -286,6 +286,19 @@ def trace(
         msg = 'trace: source depths must be finite and >= 0, depressions finite'
         raise ValueError(msg)
     pcs = pieces(profile, z0, np.sin(theta))
+    with np.errstate(invalid='ignore', over='ignore'):  # non-finite targets: not reached, nan
+        return _traced(profile, pcs, z0, until_depth, until_time)
+
+
+def _traced(
+    profile: SoundSpeedProfile,
+    pcs: Pieces,
+    z0: F,
+    until_depth: ArrayLike | None,
+    until_time: ArrayLike | None,
+) -> RayPaths:
+    """The end of each ray's trace in ``pcs`` at ``until_depth`` or ``until_time``."""
+    n = z0.size
     rows = np.arange(n)
     if until_time is not None:
         target = _rows(until_time, n, 'until_time')

@@ -204,6 +204,7 @@ class SoundSpeedProfile:
 
 
 _SPLIT = re.compile(r'[,;\s]+')
+_UNITS = re.compile(r'[\[(][^\])]*[\])]')  # "[m/s]", "(deg C)" after a column name
 _SPEED_NAMES = {'speed', 'sound_speed', 'c', 'velocity', 'sound_velocity', 'svp'}
 _DEPTH_NAMES = {'depth', 'z', 'd'}
 _TEMPERATURE_NAMES = {'temperature', 't', 'temp'}
@@ -214,7 +215,7 @@ def _columns(header: list[str], file: str, line: int) -> tuple[str, ...]:
     """The meaning of each column of a header line (``depth`` and ``speed`` or T and S)."""
     names: list[str] = []
     for word in header:
-        key = word.strip().lower().split('[')[0].split('(')[0].strip()
+        key = word.strip().lower()
         for meaning, known in (
             ('depth', _DEPTH_NAMES),
             ('speed', _SPEED_NAMES),
@@ -267,7 +268,8 @@ def read_profile_file(path: str) -> SoundSpeedProfile:
                     try:
                         [float(w) for w in words]
                     except ValueError:
-                        columns = _columns(words, path, number)
+                        names = _UNITS.sub(' ', stripped)
+                        columns = _columns([w for w in _SPLIT.split(names) if w], path, number)
                         continue
                     columns = (
                         ('depth', 'speed')

@@ -116,10 +116,10 @@ class RefractingCaster:
         depth0 = self.surface_z - o[:, 2]
         wet = depth0 >= 0.0
         c_ref = self.profile.speed_at(np.maximum(depth0, 0.0))
-        chords, pcs, horizontal = self._chords(o, d, depth0, wet)
+        chords, pcs, horizontal = self._chords(o, d, depth0, wet, c_ref)
         inner = self.caster.cast(chords.origins, chords.directions)
         t = np.asarray(inner.ranges, dtype=np.float64)
-        accepted = np.flatnonzero(t <= chords.lengths)
+        accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
         rays, first = np.unique(chords.ray[accepted], return_index=True)
         k = accepted[first]  # the first accepted chord of each ray that hit
         ranges = np.full(n, np.inf)
@@ -181,7 +181,9 @@ class RefractingCaster:
             entity[rays] = np.asarray(inner_entity, dtype=np.int64)[k]
         return RefractedHits(ranges, cos, reflectivity, retro, entity, time, length, c_ref)
 
-    def _chords(self, o: F, d: F, depth0: F, wet: NDArray[np.bool_]) -> tuple[_Chords, Pieces, F]:
+    def _chords(
+        self, o: F, d: F, depth0: F, wet: NDArray[np.bool_], c_ref: F
+    ) -> tuple[_Chords, Pieces, F]:
         """The chords of every ray, in path order per ray, and the rays' pieces."""
         hnorm = np.hypot(d[:, 0], d[:, 1])
         horizontal = np.where(
@@ -209,6 +211,13 @@ class RefractingCaster:
             delta = np.sqrt(8.0 * self.sagitta * pg)  # chord angle of sagitta R delta^2 / 8
             count = np.where(pg > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
         count = np.where(finite, np.maximum(count, 1.0), 0.0)
+        # Pieces straight on at the source's speed from the origin are one line: cast as the
+        # ray itself (exactly the straight cast), one chord, however many rows they cross.
+        collinear = ~valid | ((pcs.gamma == 0.0) & (pcs.c_in == c_ref[:, None]))
+        prefix = np.cumprod(collinear, axis=1).astype(bool) & valid
+        count = np.where(prefix, 0.0, count)
+        merged_rows = np.flatnonzero(np.any(prefix, axis=1))
+        merged_len = np.sum(np.where(prefix, pcs.ds, 0.0), axis=1)[merged_rows]
         total = float(count.sum())
         if total > MAX_CHORDS:
             msg = f'refraction: {total:.0f} chords exceed {MAX_CHORDS}; raise the sagitta'
@@ -252,13 +261,11 @@ class RefractingCaster:
         keep = lengths > 0.0
         dirs = span[keep] / lengths[keep, None]
         start, lengths, rc, sc = start[keep], lengths[keep], rc[keep], sc[keep]
-        # a straight first piece from the origin: the ray itself, exactly
-        first = (pcs.gamma[rc, sc] == 0.0) & (pcs.t_in[rc, sc] == 0.0)
-        start[first] = o[rc[first]]
-        dirs[first] = d[rc[first]]
         # open ends: straight on below the last row (or level rays, or dry rays: unbent)
-        open_rows = np.flatnonzero(pcs.open_end | ~wet)
-        has_open = pcs.valid & ~np.isfinite(pcs.dz) & wet[:, None]
+        has_open = valid & ~np.isfinite(pcs.dz) & ~prefix
+        open_rows = np.flatnonzero(
+            np.any(has_open, axis=1) | (pcs.open_end & wet & ~pcs.valid.any(axis=1)) | ~wet
+        )
         j_open = np.argmax(has_open, axis=1)[open_rows]
         bent_open = np.any(has_open, axis=1)[open_rows]
         o_open = np.array(o[open_rows])
@@ -277,11 +284,12 @@ class RefractingCaster:
             d_open[sub, :2] = horizontal[rr] * cth[:, None]
             d_open[sub, 2] = -pcs.down[rr] * s
             d_open[sub] /= np.linalg.norm(d_open[sub], axis=1)[:, None]
-        all_o = np.concatenate((start, o_open))
-        all_d = np.concatenate((dirs, d_open))
-        all_len = np.concatenate((lengths, np.full(open_rows.size, np.inf)))
-        all_ray = np.concatenate((rc, open_rows)).astype(np.intp)
-        all_step = np.concatenate((sc, step_open)).astype(np.intp)
+        unbent = np.full(merged_rows.size, -1, dtype=np.intp)
+        all_o = np.concatenate((o[merged_rows], start, o_open))
+        all_d = np.concatenate((d[merged_rows], dirs, d_open))
+        all_len = np.concatenate((merged_len, lengths, np.full(open_rows.size, np.inf)))
+        all_ray = np.concatenate((merged_rows, rc, open_rows)).astype(np.intp)
+        all_step = np.concatenate((unbent, sc, step_open)).astype(np.intp)
         # path order per ray: pieces by travel step, chords in order, the open end last
         order = np.argsort(all_ray, kind='stable')
         return (

@@ -157,3 +157,9 @@ def test_trace_refuses_bad_requests() -> None:
         trace(linear(), 0.0, [0.5])
     with pytest.raises(ValueError, match='>= 0'):
         trace(linear(), -1.0, [0.5], until_depth=10.0)
+
+
+def test_sounding_of_a_miss_is_nan() -> None:
+    z, x = sounding(linear(), 5.0, [0.5, 0.5], [np.inf, np.nan])
+    assert np.isnan(z).all()
+    assert np.isnan(x).all()

@@ -1,0 +1,167 @@
+"""Casting along bent rays (RefractingCaster) in real Open3D scenes, against closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nps_sonar_py.devices.rig import medium_caster
+from nps_sonar_py.devices.settings import BeamSettings
+from nps_sonar_py.echo.ray_trace import sounding
+from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
+from nps_sonar_py.errors import InputError
+from nps_sonar_py.scene.raycaster import Raycaster
+from nps_sonar_py.scene.scene_state import SceneState
+from nps_sonar_py.scene.tessellation import Triangles, box_triangles, plane_triangles
+from nps_sonar_py.scene.world import Entity, World
+from nps_sonar_py.sensing.refraction import RefractingCaster
+
+SURFACE_Z = 10.0  # the sea surface is not at world z = 0 here: the depth is SURFACE_Z - z
+SOURCE_DEPTH = 5.0
+D = 200.0  # depth of the flat seabed
+
+
+def seabed(depth: float = D, tilt: float = 0.0) -> Raycaster:
+    plane = plane_triangles([1200.0, 1200.0], normal=(math.sin(tilt), 0.0, math.cos(tilt)))
+    triangles = Triangles(
+        plane.vertices + np.array([0.0, 0.0, SURFACE_Z - depth]), plane.triangles
+    )
+    box = Triangles(
+        box_triangles([2.0, 2.0, 2.0]).vertices + np.array([0.0, 30.0, -150.0]),
+        box_triangles([2.0, 2.0, 2.0]).triangles,
+    )
+    world = World(
+        'test',
+        (Entity('bed', triangles, reflectivity=0.5, retro=3.0), Entity('box', box)),
+        SceneState('test', 0.0, ()),
+    )
+    return Raycaster(world)
+
+
+def fan(count: int = 61, half_width: float = math.radians(60.0)) -> tuple[np.ndarray, np.ndarray]:
+    """Rays across track (y), from nadir -half_width to +half_width; their depression angles."""
+    angle = np.linspace(-half_width, half_width, count)
+    d = np.stack([np.zeros_like(angle), np.sin(angle), -np.cos(angle)], axis=1)
+    return d, math.pi / 2.0 - np.abs(angle)
+
+
+ORIGIN = np.array([0.0, 0.0, SURFACE_Z - SOURCE_DEPTH])
+
+
+def linear() -> SoundSpeedProfile:
+    return SoundSpeedProfile.from_rows([(0.0, 1520.0), (300.0, 1475.0)], source='test')
+
+
+def layered() -> SoundSpeedProfile:
+    rows = [(0.0, 1510.0), (20.0, 1509.0), (60.0, 1490.0), (120.0, 1482.0), (400.0, 1486.0)]
+    return SoundSpeedProfile.from_rows(rows, source='test')
+
+
+@pytest.mark.parametrize('profile', [linear(), layered()], ids=['linear', 'layered'])
+def test_a_flat_seabed_sounds_at_its_depth(profile: SoundSpeedProfile) -> None:
+    d, depression = fan()
+    hits = RefractingCaster(seabed(), profile, surface_z=SURFACE_Z).cast(ORIGIN, d)
+    assert np.all(hits.entity == 0)
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
+    np.testing.assert_allclose(depth, D, rtol=1e-6)
+    # symmetric fan, symmetric answer; the outer beams bend: offsets differ from straight
+    np.testing.assert_allclose(offset, offset[::-1], rtol=1e-6)
+    straight = (D - SOURCE_DEPTH) / np.tan(depression)
+    assert abs(offset[0] - straight[0]) > 1.0
+    c_ref = profile.speed_at(SOURCE_DEPTH)
+    np.testing.assert_allclose(hits.ranges, c_ref * hits.travel_time, rtol=1e-15)
+    np.testing.assert_array_equal(hits.retro, 3.0)
+    np.testing.assert_array_equal(hits.reflectivity, 0.5)
+
+
+def test_the_nadir_ray_of_a_linear_profile_has_the_closed_form_time() -> None:
+    d = np.array([[0.0, 0.0, -1.0]])
+    profile = linear()
+    hits = RefractingCaster(seabed(), profile, surface_z=SURFACE_Z).cast(ORIGIN, d)
+    g = (1475.0 - 1520.0) / 300.0
+    c1, c2 = profile.speed_at(SOURCE_DEPTH), profile.speed_at(D)
+    assert hits.travel_time[0] == pytest.approx(math.log(c2 / c1) / g, rel=1e-6)
+    assert hits.path_length[0] == pytest.approx(D - SOURCE_DEPTH, rel=1e-6)
+    assert hits.cos_incidence[0] == pytest.approx(1.0, rel=1e-6)
+
+
+def test_a_constant_profile_leaves_every_range_as_the_straight_cast() -> None:
+    caster = seabed(tilt=0.2)
+    rng = np.random.default_rng(4)
+    d = rng.normal(size=(500, 3))
+    d[:, 2] = -np.abs(d[:, 2])  # down, into the water
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    rows = [(0.0, 1500.0), (50.0, 1500.0), (800.0, 1500.0)]
+    for profile in (
+        SoundSpeedProfile.constant(1500.0),
+        SoundSpeedProfile.from_rows(rows, source='t'),
+    ):
+        hits = RefractingCaster(caster, profile, surface_z=SURFACE_Z).cast(ORIGIN, d)
+        straight = caster.cast(np.broadcast_to(ORIGIN, d.shape), d)
+        np.testing.assert_array_equal(hits.ranges[hits.hit], straight.ranges[hits.hit])
+        np.testing.assert_array_equal(hits.hit, straight.hit)
+        np.testing.assert_array_equal(hits.entity, straight.entity)
+        np.testing.assert_allclose(hits.cos_incidence, straight.cos_incidence, atol=1e-6)
+        np.testing.assert_allclose(hits.travel_time[hits.hit], straight.ranges[hits.hit] / 1500.0)
+
+
+@pytest.mark.parametrize('sagitta', [1e-3, 1e-5])
+def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float) -> None:
+    # a seabed sloping across track (its normal tilted about x): each hit, taken back through
+    # the processing inverse with the same profile, must lie on the plane, to the chords' sagitta
+    tilt = 0.3
+    profile = layered()
+    d, depression = fan(41)
+    plane = plane_triangles([3000.0, 3000.0], normal=(0.0, math.sin(tilt), math.cos(tilt)))
+    triangles = Triangles(plane.vertices + np.array([0.0, 0.0, SURFACE_Z - D]), plane.triangles)
+    world = World('test', (Entity('bed', triangles),), SceneState('test', 0.0, ()))
+    caster = RefractingCaster(Raycaster(world), profile, surface_z=SURFACE_Z, sagitta=sagitta)
+    hits = caster.cast(ORIGIN, d)
+    assert hits.hit.all()
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
+    y = np.sign(d[:, 1]) * offset
+    z = SURFACE_Z - depth
+    distance = math.sin(tilt) * y + math.cos(tilt) * (z - (SURFACE_Z - D))
+    # float32 scene and float32 hits: ~1e-7 of the ~300 m ranges besides the sagitta
+    assert np.max(np.abs(distance)) < sagitta + 1e-4
+
+
+def test_rays_that_leave_the_water_or_start_above_it() -> None:
+    caster = seabed()
+    refracting = RefractingCaster(caster, linear(), surface_z=SURFACE_Z)
+    up = np.array([[0.0, 0.6, 0.8]])  # toward the surface: leaves the water, no hit
+    hits = refracting.cast(ORIGIN, up)
+    assert not hits.hit[0]
+    assert hits.entity[0] == -1
+    assert math.isnan(hits.reflectivity[0])
+    dry = np.array([0.0, 0.0, SURFACE_Z + 5.0])  # above the surface: cast straight
+    down = np.array([[0.0, 0.0, -1.0]])
+    hits = refracting.cast(dry, down)
+    assert hits.ranges[0] == pytest.approx(D + 5.0, rel=1e-6)
+
+
+def test_a_turning_ray_ends_without_a_hit() -> None:
+    # speed rising fast with depth: a shallow ray turns back above the seabed
+    profile = SoundSpeedProfile.from_rows([(0.0, 1480.0), (100.0, 1530.0)], source='t')
+    theta = math.radians(5.0)  # turns where c = 1480 / cos(5 deg), 11.3 m down
+    d = np.array([[0.0, math.cos(theta), -math.sin(theta)]])
+    hits = RefractingCaster(seabed(), profile, surface_z=SURFACE_Z).cast(ORIGIN, d)
+    assert not hits.hit[0]
+
+
+def test_the_settings_wrap_the_caster_only_with_a_profile(tmp_path) -> None:
+    caster = seabed()
+    assert medium_caster(caster, BeamSettings()) is caster
+    wrapped = medium_caster(
+        caster, BeamSettings(sound_speed_profile=(0.0, 1500.0, 100.0, 1490.0), sea_surface_z=2.0)
+    )
+    assert isinstance(wrapped, RefractingCaster)
+    assert wrapped.surface_z == 2.0
+    bad = tmp_path / 'bad.csv'
+    bad.write_text('0,1500\n0,1490\n')
+    with pytest.raises(InputError, match=r'bad.csv:2: row 2: depths must be strictly'):
+        medium_caster(caster, BeamSettings(sound_speed_profile_file=str(bad)))
+    with pytest.raises(InputError, match=r'^sound_speed_profile: row 1: sound speed'):
+        medium_caster(caster, BeamSettings(sound_speed_profile=(0.0, 5.0)))
