@@ -95,6 +95,9 @@ class SwathConfig:
         threshold_db: the detection keeps the bins within this many dB of the peak, < 0.
         min_bins: fewer bins in a detection make it ``Quality.LOW``, >= 1.
         detection: ``Detection`` (or its string value).
+        pulse_length: the transmitted pulse, s, >= 0: each profile is smoothed by a centred
+            window of ``2 m + 1`` bins, ``m = round(c pulse_length / 4 / bin_width)`` (the
+            pulse's range resolution ``c tau / 2``), as a matched filter spreads an echo.
     """
 
     beams: int = 256
@@ -107,6 +110,7 @@ class SwathConfig:
     threshold_db: float = -10.0
     min_bins: int = 3
     detection: Detection = Detection.AMPLITUDE
+    pulse_length: float = 100e-6
 
     def __post_init__(self) -> None:
         problem = None
@@ -114,14 +118,21 @@ class SwathConfig:
             problem = f'beams must be an integer in [1, {MAX_SOUNDER_BEAMS}], got {self.beams!r}'
         lo, hi = self.min_angle, self.max_angle
         if problem is None and not (
-            math.isfinite(lo) and math.isfinite(hi) and -MAX_BEAM_ANGLE <= lo <= hi <= MAX_BEAM_ANGLE
+            math.isfinite(lo)
+            and math.isfinite(hi)
+            and -MAX_BEAM_ANGLE <= lo <= hi <= MAX_BEAM_ANGLE
         ):
-            problem = f'beam angles must satisfy -85 deg <= min_angle <= max_angle <= 85 deg, got {lo!r}, {hi!r}'
+            problem = (
+                'beam angles must satisfy -85 deg <= min_angle <= max_angle <= 85 deg (in rad), '
+                f'got {lo!r}, {hi!r}'
+            )
         if problem is None and self.beams > 1 and lo == hi:
             problem = f'max_angle must be > min_angle for {self.beams} beams'
         for name in ('across_width', 'along_width'):
             width = getattr(self, name)
-            if problem is None and not (math.isfinite(width) and 0.0 < width <= math.radians(30.0)):
+            if problem is None and not (
+                math.isfinite(width) and 0.0 < width <= math.radians(30.0)
+            ):
                 problem = f'{name} must be in (0, 30] degrees (in rad), got {width!r}'
         for name in ('rays_across', 'rays_along', 'min_bins'):
             value = getattr(self, name)
@@ -132,6 +143,9 @@ class SwathConfig:
         thr = self.threshold_db
         if problem is None and not (math.isfinite(thr) and thr < 0.0):
             problem = f'threshold_db must be a finite number < 0 dB, got {thr!r}'
+        pulse = self.pulse_length
+        if problem is None and not (math.isfinite(pulse) and 0.0 <= pulse <= 0.1):
+            problem = f'pulse_length must be in [0, 0.1] s, got {pulse!r}'
         if problem:
             raise ConfigurationError(problem)
         object.__setattr__(self, 'detection', member(Detection, self.detection, 'detection'))
@@ -160,9 +174,7 @@ class BottomDetections:
     quality: NDArray[np.uint8]
 
 
-def detect_bottom(
-    profiles: F, centres: F, threshold_db: float, min_bins: int
-) -> BottomDetections:
+def detect_bottom(profiles: F, centres: F, threshold_db: float, min_bins: int) -> BottomDetections:
     """The bottom in each beam's profile: the amplitude-weighted centre around the peak.
 
     The bins kept are the contiguous run around the peak bin whose intensity is at least
@@ -195,6 +207,16 @@ def detect_bottom(
     )
 
 
+def smooth(profiles: F, m: int) -> F:
+    """Each row's moving sum over a centred window of ``2 m + 1`` bins, over its width."""
+    if m <= 0:
+        return profiles
+    padded = np.pad(profiles, ((0, 0), (m + 1, m)))
+    total = np.cumsum(padded, axis=1)
+    window: F = (total[:, 2 * m + 1 :] - total[:, : -2 * m - 1]) / (2 * m + 1)
+    return np.maximum(window, 0.0)  # cumulative sums leave rounding below zero
+
+
 @dataclass(frozen=True, eq=False)
 class EchosounderPing:
     """The detections and soundings of one ping, beam by beam (beam ``j`` at ``angles[j]``).
@@ -207,7 +229,8 @@ class EchosounderPing:
         quality: (N,) uint8 ``Quality``.
         points: (N, 3) soundings in the sensor's body frame, m; nan rows: none.
         world_points: (N, 3) the same in the world, m.
-        profiles: (N, n_bins) each beam's echo, linear; bin_edges: (n_bins + 1,) m.
+        profiles: (N, n_bins) each beam's echo after the pulse window, linear.
+        bin_edges: (n_bins + 1,) m.
         sound_speed: the reference speed ``c_ref`` of the two-way times, m/s.
     """
 
@@ -267,6 +290,7 @@ class Echosounder:
             echo, np.zeros(na * nl), solid.ravel(), pattern=np.clip(weight, 0.0, 1.0)
         )
         self.rays_per_beam = na * nl
+        self.pulse_bins = round(echo.speed_of_sound * swath.pulse_length / 4.0 / echo.bin_width)
         self.angles = swath.angles()
         self.angles.flags.writeable = False
         a = (self.angles[:, None, None] + phi[None, None, :]) * np.ones((1, nl, 1))
@@ -305,8 +329,9 @@ class Echosounder:
         c_ref = (
             float(np.asarray(reference)[0]) if reference is not None else self.echo.speed_of_sound
         )
+        profiles = smooth(echoes.intensity, self.pulse_bins)
         found = detect_bottom(
-            echoes.intensity, self.model.bin_centres, self.swath.threshold_db, self.swath.min_bins
+            profiles, self.model.bin_centres, self.swath.threshold_db, self.swath.min_bins
         )
         quality = found.quality
         if self.swath.detection is Detection.AXIS:
@@ -333,7 +358,7 @@ class Echosounder:
             quality,
             body,
             world,
-            echoes.intensity,
+            profiles,
             self.model.bin_edges,
             c_ref,
         )
