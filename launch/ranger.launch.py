@@ -6,6 +6,8 @@ device chooses the node, the robot and the parameter file:
     sweep      scanning_sonar_node (mode sweep), config/robots/ranger_scanning_sonar.urdf,
                config/scanning_sonar.yaml
     multibeam  scanning_sonar_node (mode multibeam), the same robot and file
+    echosounder  scanning_sonar_node (mode echosounder), config/robots/echosounder.urdf,
+               config/echosounder.yaml
 Other arguments: robot_description (a URDF or xacro path instead of the device's robot),
 scene (scene file), params_file, namespace, use_sim_time. Without launch, e.g.:
     ros2 run nps_sonar ranger_node --ros-args --params-file config/ranger.yaml
@@ -37,6 +39,13 @@ DEVICES = {
         'ranger_scanning_sonar.urdf',
         'scanning_sonar.yaml',
         {'mode': 'multibeam', 'min_angle': -0.7853981633974483, 'max_angle': 0.7853981633974483},
+    ),
+    'echosounder': (
+        'scanning_sonar_node',
+        'scanning_sonar',
+        'echosounder.urdf',
+        'echosounder.yaml',
+        {'mode': 'echosounder'},
     ),
 }
 
