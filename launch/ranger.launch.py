@@ -8,6 +8,8 @@ device chooses the node, the robot and the parameter file:
     multibeam  scanning_sonar_node (mode multibeam), the same robot and file
     sidescan   scanning_sonar_node (mode sidescan), config/robots/sidescan_sonar.urdf,
                config/sidescan_sonar.yaml, over config/worlds/sidescan_survey.sdf
+    echosounder  scanning_sonar_node (mode echosounder), config/robots/echosounder.urdf,
+               config/echosounder.yaml
 Other arguments: robot_description (a URDF or xacro path instead of the device's robot),
 scene (scene file), params_file, namespace, use_sim_time. Without launch, e.g.:
     ros2 run nps_sonar ranger_node --ros-args --params-file config/ranger.yaml
@@ -46,6 +48,13 @@ DEVICES = {
         'sidescan_sonar.urdf',
         'sidescan_sonar.yaml',
         {'mode': 'sidescan'},
+    ),
+    'echosounder': (
+        'scanning_sonar_node',
+        'scanning_sonar',
+        'echosounder.urdf',
+        'echosounder.yaml',
+        {'mode': 'echosounder'},
     ),
 }
 #: device -> its world in config/worlds when no scene is given (others: the params_file's)

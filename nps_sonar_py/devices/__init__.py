@@ -22,6 +22,7 @@ from nps_sonar_py.devices.build import (
     robot_root_pose,
     select_sensors,
 )
+from nps_sonar_py.devices.echosounder import EchosounderRanger
 from nps_sonar_py.devices.interface import (
     Beam,
     Device,
@@ -40,6 +41,7 @@ __all__ = [
     'Beam',
     'Device',
     'DeviceSetup',
+    'EchosounderRanger',
     'FanRanger',
     'RangerConfig',
     'RangerGeometry',

@@ -30,12 +30,14 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import Robot, Sensor, SensorType, load_robot, parse_robot
-from nps_sonar_py.devices.interface import Device, frequency_problem
+from nps_sonar_py.devices.echosounder import EchosounderRanger
+from nps_sonar_py.devices.interface import Device, RangerGeometry, frequency_problem
 from nps_sonar_py.devices.mount import ArrayMount, RobotMount, SensorMount
 from nps_sonar_py.devices.scanner import ScannerRanger
 from nps_sonar_py.devices.scanning import FanRanger, SweepRanger
 from nps_sonar_py.devices.settings import (
     BeamSettings,
+    EchosounderSettings,
     GeometrySettings,
     ImageSettings,
     Mode,
@@ -49,8 +51,10 @@ from nps_sonar_py.devices.settings import (
 )
 from nps_sonar_py.devices.sidescan import SidescanRanger
 from nps_sonar_py.devices.sonar import SingleBeamSonar, SonarArray
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.limits import MAX_ANGLE, MAX_POSITION
+from nps_sonar_py.sensing.echosounder import Echosounder
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.scan import ScanConfig
 from nps_sonar_py.sensing.sidescan import SidescanSonar
@@ -259,6 +263,8 @@ class ScanningSetup:
     images: ImageSettings = dataclasses.field(default_factory=ImageSettings)
     #: The side-scan's fans and waterfall (``mode: sidescan``; the output reads the waterfall's).
     sidescan: SidescanSettings = dataclasses.field(default_factory=SidescanSettings)
+    #: ``mode: echosounder``: the swath, its detector and processing profile.
+    echosounder: EchosounderSettings = dataclasses.field(default_factory=EchosounderSettings)
 
 
 DeviceSetup = SonarSetup | RangerSetup | ScanningSetup
@@ -431,6 +437,8 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
     def make() -> Device[Any]:
         echo = setup.beam.echo_config(sensor.sonar)
         limits = (echo.min_range, echo.max_range)
+        if s.mode is Mode.ECHOSOUNDER:
+            return _echosounder(setup, echo, geometry, _rate(setup.output, sensor))
         if s.mode is Mode.SWEEP:
             sweep = s.sweep_config()
             rays = setup.beam.rays
@@ -456,3 +464,20 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
         return FanRanger(multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits)
 
     return mount, _checked(sensor, make)
+
+
+def _echosounder(
+    setup: ScanningSetup, echo: EchoConfig, geometry: RangerGeometry, rate: float
+) -> EchosounderRanger:
+    """``mode: echosounder``: its swath and processing profile (``InputError`` for a bad file)."""
+    e = setup.echosounder
+    sonar = Echosounder(
+        echo,
+        e.swath_config(),
+        geometry.pose,
+        processing=e.processing_profile(),
+        surface_z=setup.beam.sea_surface_z,
+    )
+    return EchosounderRanger(
+        sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range)
+    )

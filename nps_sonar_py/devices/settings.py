@@ -51,6 +51,7 @@ from nps_sonar_py.echo.sound_speed import MAX_DEPTH, SoundSpeedProfile, read_pro
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.limits import MAX_POSITION
 from nps_sonar_py.sensing.cone import cone_half_angle
+from nps_sonar_py.sensing.echosounder import Detection, SwathConfig
 from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 from nps_sonar_py.sensing.sidescan import SidescanConfig
@@ -59,6 +60,7 @@ from nps_sonar_py.sensing.waterfall import MAX_WATERFALL_LINES, MAX_WATERFALL_SA
 
 __all__ = [
     'BeamSettings',
+    'EchosounderSettings',
     'GeometrySettings',
     'ImageEncoding',
     'ImageInterpolation',
@@ -98,6 +100,7 @@ class Mode(StrEnum):
     SWEEP = 'sweep'
     MULTIBEAM = 'multibeam'
     SIDESCAN = 'sidescan'
+    ECHOSOUNDER = 'echosounder'  # a bathymetric swath (EchosounderSettings)
 
 
 class PoseSource(StrEnum):
@@ -891,6 +894,93 @@ class BeamSettings(Record):
             gain_stddev=self.gain_stddev,
             seed=self.noise_seed,
         )
+
+
+@dataclass(frozen=True)
+class EchosounderSettings(Record):
+    """``mode: echosounder``: the swath, the bottom detector and the processing profile.
+
+    :meth:`swath_config` builds the core's ``SwathConfig``; :meth:`processing_profile` the
+    profile soundings are computed with (``None``: the water's own). docs/echosounder.md.
+    """
+
+    swath_beams: int = setting(256, 'echosounder: number of beams', 1, 1024)
+    swath_min_angle: float = setting(
+        math.radians(-60.0),
+        'echosounder: first beam from nadir [rad], positive to port',
+        -1.5,
+        1.5,
+    )
+    swath_max_angle: float = setting(
+        math.radians(60.0), 'echosounder: last beam from nadir [rad]', -1.5, 1.5
+    )
+    across_track_width: float = setting(
+        math.radians(1.0), 'echosounder: beam width across track, -3 dB one-way [rad]', 1e-4, 0.53
+    )
+    along_track_width: float = setting(
+        math.radians(1.0), 'echosounder: beam width along track, -3 dB one-way [rad]', 1e-4, 0.53
+    )
+    rays_across_track: int = setting(5, 'echosounder: ray columns across a beam', 1, 1000)
+    rays_along_track: int = setting(5, 'echosounder: ray rows along a beam', 1, 1000)
+    pulse_length: float = setting(
+        100e-6, 'echosounder: pulse length [s]: the profile window c tau / 2', 0.0, 0.1
+    )
+    detection_threshold_db: float = setting(
+        -10.0,
+        'echosounder: detection keeps the bins within this of the peak [dB], < 0',
+        -200.0,
+        -1e-3,
+    )
+    detection_min_bins: int = setting(
+        3, 'echosounder: fewer bins in a detection make its quality low (1)', 1, 100_000
+    )
+    detection_time: str = setting(
+        'amplitude',
+        'echosounder: amplitude (weighted centre around the peak) or axis (the axis ray hit)',
+        choices=('amplitude', 'axis'),
+    )
+    processing_sound_speed: float = setting(
+        0.0,
+        'echosounder: constant speed the soundings are computed with [m/s]; 0: the true profile',
+        1300.0,
+        1800.0,
+        zero=True,
+    )
+    processing_profile_file: str = setting(
+        '', "echosounder: sound-speed profile file the soundings are computed with; '': the true"
+    )
+    publish_soundings: bool = setting(True, 'echosounder: <device>/soundings, PointCloud2')
+    publish_detections: bool = setting(
+        True, 'echosounder: <device>/detections, marine_acoustic_msgs/SonarDetections'
+    )
+
+    def swath_config(self) -> SwathConfig:
+        """The core's swath; ``ConfigurationError`` if impossible."""
+        return SwathConfig(
+            beams=self.swath_beams,
+            min_angle=self.swath_min_angle,
+            max_angle=self.swath_max_angle,
+            across_width=self.across_track_width,
+            along_width=self.along_track_width,
+            rays_across=self.rays_across_track,
+            rays_along=self.rays_along_track,
+            threshold_db=self.detection_threshold_db,
+            min_bins=self.detection_min_bins,
+            detection=Detection(self.detection_time),
+            pulse_length=self.pulse_length,
+        )
+
+    def processing_profile(self) -> SoundSpeedProfile | None:
+        """The processing profile: a file, a constant speed, or ``None`` (the true one)."""
+        if self.processing_profile_file and self.processing_sound_speed:
+            raise ConfigurationError(
+                'give processing_profile_file or processing_sound_speed, not both'
+            )
+        if self.processing_profile_file:
+            return read_profile_file(self.processing_profile_file)
+        if self.processing_sound_speed:
+            return SoundSpeedProfile.constant(self.processing_sound_speed)
+        return None
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ Topics are relative (namespaces and remapping apply); ``<device>`` is the device
 | ``SweepRanger`` | ``<device>/sonar_point`` per step; ``<device>/scan``, ``/ranger`` per sweep |
 | ``FanRanger`` | ``<device>/scan``, ``<device>/multibeam``, ``<device>/ranger`` |
 | ``SidescanRanger`` | ``<device>/ranger``, ``/raw_image``; ``<device>/waterfall`` per line |
+| ``EchosounderRanger`` | ``<device>/soundings``, ``<device>/detections`` (switches), ``/ranger`` |
 
 Both scanning kinds also publish, each switched by ``ImageSettings``, ``sensor_msgs/Image``s
 after their other messages: ``<device>/image_polar`` (32FC1), ``<device>/image_polar_db``
@@ -41,7 +42,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from marine_acoustic_msgs.msg import ProjectedSonarImage, RawSonarImage
+from marine_acoustic_msgs.msg import ProjectedSonarImage, RawSonarImage, SonarDetections
 from numpy.typing import NDArray
 from sensor_msgs.msg import Image, LaserScan, PointCloud2, Range
 from std_msgs.msg import Header
@@ -50,6 +51,7 @@ from nps_sonar import msg as nps_msg
 from nps_sonar_py.devices import (
     ArrayReading,
     Device,
+    EchosounderRanger,
     FanRanger,
     ScannerRanger,
     SingleBeamSonar,
@@ -59,7 +61,12 @@ from nps_sonar_py.devices import (
     SweepScan,
 )
 from nps_sonar_py.devices.mount import FrameTransform
-from nps_sonar_py.devices.settings import ImageSettings, SidescanSettings, SonarTopicSettings
+from nps_sonar_py.devices.settings import (
+    EchosounderSettings,
+    ImageSettings,
+    SidescanSettings,
+    SonarTopicSettings,
+)
 from nps_sonar_py.devices.sidescan import SidescanRanger, SidescanReading
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
@@ -80,6 +87,8 @@ from nps_sonar_py.ros.marine import (
     raw_sonar_image,
 )
 from nps_sonar_py.ros.params import Settings
+from nps_sonar_py.ros.soundings import sonar_detections, soundings_cloud
+from nps_sonar_py.sensing.echosounder import EchosounderPing
 from nps_sonar_py.sensing.images import (
     CartesianImager,
     DbWindow,
@@ -801,6 +810,36 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             if self.images.image_encoding == 'db':
                 image = db_pixels(image, self.window, echo.source_level)
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
+class EchosounderOutput(_RangerData[EchosounderRanger]):
+    """An echosounder: ``<device>/soundings`` (PointCloud2), ``/detections``, ``/ranger``."""
+
+    def __init__(
+        self, device: EchosounderRanger, context: OutputContext, topics: EchosounderSettings
+    ) -> None:
+        super().__init__(device, context)
+        self.topics = topics
+        self.cloud = context.publisher(PointCloud2, f'{self.name}/soundings')
+        self.detections = context.publisher(SonarDetections, f'{self.name}/detections')
+
+    def publish(self, reading: EchosounderPing, stamp: Time) -> None:
+        """The soundings, the detections, and the slant ranges (``c t / 2``) as RangerData."""
+        swath = self.device.sonar.swath
+        if self.topics.publish_soundings:
+            self.cloud.publish(soundings_cloud(reading, stamp=stamp, frame_id=self.frame))
+        if self.topics.publish_detections:
+            self.detections.publish(
+                sonar_detections(
+                    reading,
+                    frequency=self.device.echo.frequency,
+                    tx_beamwidth=swath.along_width,
+                    rx_beamwidth=swath.across_width,
+                    stamp=stamp,
+                    frame_id=self.frame,
+                )
+            )
+        ranges = np.nan_to_num(0.5 * reading.sound_speed * reading.two_way_time, nan=np.inf)
+        intensities = reading.intensities if self.context.state.intensities else None
+        self._ranger_data(ranges, intensities, stamp)
 
 
 #: Makes the output of a device from the node's context and settings.
@@ -827,6 +866,7 @@ OUTPUTS: dict[type[Any], OutputFactory] = dict(
             SidescanRanger,
             lambda d, c, s: SidescanOutput(d, c, s[ImageSettings], s[SidescanSettings]),
         ),
+        _kind(EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])),
     )
 )
 

@@ -1,0 +1,387 @@
+"""A bathymetric multibeam echosounder: beams across track, a bottom detection and a sounding each.
+
+Geometry (body frame, x forward, y left, z up, REP 103): beam ``j`` points at the angle
+``a_j`` from nadir in the vertical y-z plane, a right-handed turn about +x of the nadir
+``(0, 0, -1)``: ``(0, sin a, -cos a)``, so a positive angle looks to port (+y) and a flat
+seabed ``D`` below is met at ``y = D tan a``. Angles run evenly from ``min_angle`` to
+``max_angle``. Each beam is narrow both ways: a grid of ``rays_across x rays_along`` rays at
+the cell centres of ``[-across_width / 2, across_width / 2]`` about its axis in that plane and
+``[-along_width / 2, along_width / 2]`` out of it, a ray at ``(phi, psi)`` pointing along
+``(sin psi, cos psi sin phi, -cos psi cos phi)`` with the solid angle of its cell
+``d_phi (sin psi_hi - sin psi_lo)``; its weight is ``echo.pattern`` of each width (the one-way
+-3 dB widths), cell-averaged as in ``sensing.multibeam``. The rays are built once per
+configuration; the world directions are read-only so that the raycaster reuses them.
+
+A ping casts every beam's rays and each beam's axis ray in one cast, runs the echo model over
+all beams in one pass (``echo.EchoModel.echoes``) and detects the bottom in each profile
+(:func:`detect_bottom`, ``docs/echosounder.md``). The detection's two-way time is
+``2 r / c_ref``: ``r`` the detected (equivalent) range, ``c_ref`` the caster's reference speed
+(``RefractingCaster``: the speed at the transducer; a straight caster: the echo model's).
+``Detection.AXIS`` instead takes the axis ray's own travel time (the hit's exact time, an
+ideal detector). Soundings come from that time and the beam's angle through a *processing*
+profile (``ray_trace.sounding``); by default the medium's own, so that a wrong one shows the
+refraction artefact.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo import EchoConfig, EchoModel
+from nps_sonar_py.echo.checks import member
+from nps_sonar_py.echo.ray_trace import sounding
+from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.multibeam import cell_means
+from nps_sonar_py.sensing.refraction import RefractingCaster
+
+__all__ = [
+    'MAX_SOUNDER_BEAMS',
+    'BottomDetections',
+    'Detection',
+    'Echosounder',
+    'EchosounderPing',
+    'Quality',
+    'SwathConfig',
+    'detect_bottom',
+]
+
+F = NDArray[np.float64]
+
+#: Most beams of an echosounder (the ``beams`` setting's bound).
+MAX_SOUNDER_BEAMS = 1024
+#: Largest beam angle from nadir, rad (beams must point below the horizontal).
+MAX_BEAM_ANGLE = math.radians(85.0)
+
+
+class Detection(Enum):
+    """Where a beam's two-way time comes from.
+
+    * ``AMPLITUDE``: the amplitude-weighted centre of the echo around its peak
+      (:func:`detect_bottom`), resolved by the range bins, as a sonar does.
+    * ``AXIS``: the travel time of the beam's axis ray hit (exact; an ideal detector, the
+      reference for the processing chain).
+    """
+
+    AMPLITUDE = 'amplitude'
+    AXIS = 'axis'
+
+
+class Quality:
+    """A beam's detection quality (``uint8``): none, low or good (``docs/echosounder.md``)."""
+
+    NONE = 0  #: no echo in the range window
+    LOW = 1  #: fewer than ``min_bins`` bins in the detection, or the echo cut by the window
+    GOOD = 2
+
+
+@dataclass(frozen=True)
+class SwathConfig:
+    """The beams of an echosounder and its detector, validated on creation.
+
+    Attributes:
+        beams: number of beams, 1..``MAX_SOUNDER_BEAMS``.
+        min_angle, max_angle: angles from nadir of the first and last beam axes, rad, in
+            ``[-85, 85]`` degrees, positive to port (+y); one beam points at their middle.
+        across_width: one-way -3 dB width of a beam across track (in the swath plane), rad.
+        along_width: one-way -3 dB width along track (the transmit width), rad.
+        rays_across, rays_along: rays across each width, >= 1.
+        threshold_db: the detection keeps the bins within this many dB of the peak, < 0.
+        min_bins: fewer bins in a detection make it ``Quality.LOW``, >= 1.
+        detection: ``Detection`` (or its string value).
+        pulse_length: the transmitted pulse, s, >= 0: each profile is smoothed by a centred
+            window of ``2 m + 1`` bins, ``m = round(c pulse_length / 4 / bin_width)`` (the
+            pulse's range resolution ``c tau / 2``), as a matched filter spreads an echo.
+    """
+
+    beams: int = 256
+    min_angle: float = math.radians(-60.0)
+    max_angle: float = math.radians(60.0)
+    across_width: float = math.radians(1.0)
+    along_width: float = math.radians(1.0)
+    rays_across: int = 5
+    rays_along: int = 5
+    threshold_db: float = -10.0
+    min_bins: int = 3
+    detection: Detection = Detection.AMPLITUDE
+    pulse_length: float = 100e-6
+
+    def __post_init__(self) -> None:
+        problem = None
+        if not (isinstance(self.beams, int) and 1 <= self.beams <= MAX_SOUNDER_BEAMS):
+            problem = f'beams must be an integer in [1, {MAX_SOUNDER_BEAMS}], got {self.beams!r}'
+        lo, hi = self.min_angle, self.max_angle
+        if problem is None and not (
+            math.isfinite(lo)
+            and math.isfinite(hi)
+            and -MAX_BEAM_ANGLE <= lo <= hi <= MAX_BEAM_ANGLE
+        ):
+            problem = (
+                'beam angles must satisfy -85 deg <= min_angle <= max_angle <= 85 deg (in rad), '
+                f'got {lo!r}, {hi!r}'
+            )
+        if problem is None and self.beams > 1 and lo == hi:
+            problem = f'max_angle must be > min_angle for {self.beams} beams'
+        for name in ('across_width', 'along_width'):
+            width = getattr(self, name)
+            if problem is None and not (
+                math.isfinite(width) and 0.0 < width <= math.radians(30.0)
+            ):
+                problem = f'{name} must be in (0, 30] degrees (in rad), got {width!r}'
+        for name in ('rays_across', 'rays_along', 'min_bins'):
+            value = getattr(self, name)
+            if problem is None and not (isinstance(value, int) and value >= 1):
+                problem = f'{name} must be an integer >= 1, got {value!r}'
+        if problem is None and self.beams * self.rays_across * self.rays_along > 4_000_000:
+            problem = 'more than 4000000 rays per ping'
+        thr = self.threshold_db
+        if problem is None and not (math.isfinite(thr) and thr < 0.0):
+            problem = f'threshold_db must be a finite number < 0 dB, got {thr!r}'
+        pulse = self.pulse_length
+        if problem is None and not (math.isfinite(pulse) and 0.0 <= pulse <= 0.1):
+            problem = f'pulse_length must be in [0, 0.1] s, got {pulse!r}'
+        if problem:
+            raise ConfigurationError(problem)
+        object.__setattr__(self, 'detection', member(Detection, self.detection, 'detection'))
+
+    def angles(self) -> F:
+        """(beams,) angle of each beam axis from nadir, rad, positive to port."""
+        if self.beams == 1:
+            return np.array([0.5 * (self.min_angle + self.max_angle)])
+        return np.linspace(self.min_angle, self.max_angle, self.beams)
+
+
+@dataclass(frozen=True, eq=False)
+class BottomDetections:
+    """One detection per beam (:func:`detect_bottom`).
+
+    Attributes:
+        ranges: (N,) amplitude-weighted centre of the detection's bins, m; nan: none.
+        intensities: (N,) sum of the profile over the detection's bins, linear; 0: none.
+        bins: (N,) bins in the detection; 0: none.
+        quality: (N,) uint8 ``Quality``.
+    """
+
+    ranges: F
+    intensities: F
+    bins: NDArray[np.int64]
+    quality: NDArray[np.uint8]
+
+
+def detect_bottom(profiles: F, centres: F, threshold_db: float, min_bins: int) -> BottomDetections:
+    """The bottom in each beam's profile: the amplitude-weighted centre around the peak.
+
+    The bins kept are the contiguous run around the peak bin whose intensity is at least
+    ``10**(threshold_db / 10)`` times the peak's. Quality: ``NONE`` when a profile is empty,
+    ``LOW`` when fewer than ``min_bins`` bins are kept or the run touches either end of the
+    window (the echo is cut), else ``GOOD``.
+    """
+    n, nb = profiles.shape
+    rows = np.arange(n)
+    peak = np.argmax(profiles, axis=1)
+    top = profiles[rows, peak]
+    above = profiles >= (top * 10.0 ** (threshold_db / 10.0))[:, None]
+    index = np.arange(nb)[None, :]
+    k = peak[:, None]
+    lo = np.where(~above & (index < k), index, -1).max(axis=1) + 1
+    hi = np.where(~above & (index > k), index, nb).min(axis=1) - 1
+    run = (index >= lo[:, None]) & (index <= hi[:, None])
+    weights = np.where(run, profiles, 0.0)
+    total = weights.sum(axis=1)
+    found = top > 0.0
+    with np.errstate(invalid='ignore', divide='ignore'):
+        centre = np.einsum('ij,j->i', weights, centres) / total
+    count = np.where(found, hi - lo + 1, 0).astype(np.int64)
+    cut = (lo == 0) | (hi == nb - 1)
+    quality = np.where(
+        found, np.where((count < min_bins) | cut, Quality.LOW, Quality.GOOD), Quality.NONE
+    ).astype(np.uint8)
+    return BottomDetections(
+        np.where(found, centre, np.nan), np.where(found, total, 0.0), count, quality
+    )
+
+
+def smooth(profiles: F, m: int) -> F:
+    """Each row's moving sum over a centred window of ``2 m + 1`` bins, over its width."""
+    if m <= 0:
+        return profiles
+    padded = np.pad(profiles, ((0, 0), (m + 1, m)))
+    total = np.cumsum(padded, axis=1)
+    window: F = (total[:, 2 * m + 1 :] - total[:, : -2 * m - 1]) / (2 * m + 1)
+    return np.maximum(window, 0.0)  # cumulative sums leave rounding below zero
+
+
+@dataclass(frozen=True, eq=False)
+class EchosounderPing:
+    """The detections and soundings of one ping, beam by beam (beam ``j`` at ``angles[j]``).
+
+    Attributes:
+        angles: (N,) beam angles from nadir, rad (the receive angles; transmit is 0: one
+            transmit fan along the swath plane).
+        two_way_time: (N,) two-way travel time of each detection, s; nan: none.
+        intensities: (N,) the detection's intensity, linear; 0: none.
+        quality: (N,) uint8 ``Quality``.
+        points: (N, 3) soundings in the sensor's body frame, m; nan rows: none.
+        world_points: (N, 3) the same in the world, m.
+        profiles: (N, n_bins) each beam's echo after the pulse window, linear.
+        bin_edges: (n_bins + 1,) m.
+        sound_speed: the reference speed ``c_ref`` of the two-way times, m/s.
+    """
+
+    angles: F
+    two_way_time: F
+    intensities: F
+    quality: NDArray[np.uint8]
+    points: F
+    world_points: F
+    profiles: F
+    bin_edges: F
+    sound_speed: float
+
+    @property
+    def detected(self) -> NDArray[np.bool_]:
+        """(N,) beams with a sounding."""
+        return np.asarray(np.isfinite(self.points).all(axis=1))
+
+
+class Echosounder:
+    """A swath of narrow beams, their rays built once and cast together each ping.
+
+    Args:
+        echo: the echo model's configuration (its pattern shapes both widths).
+        swath: the beams and the detector.
+        world_from_body: (4, 4) pose of the sensor's body frame.
+        processing: the profile soundings are computed with; ``None``: the medium's (the
+            caster's profile, or straight rays through a straight caster).
+        surface_z: world z of the sea surface for a processing profile read through a
+            straight caster (a ``RefractingCaster`` gives its own).
+    """
+
+    def __init__(
+        self,
+        echo: EchoConfig,
+        swath: SwathConfig,
+        world_from_body: F,
+        *,
+        processing: SoundSpeedProfile | None = None,
+        surface_z: float = 0.0,
+    ) -> None:
+        self.echo = echo
+        self.swath = swath
+        self.processing = processing
+        self.surface_z = float(surface_z)
+        na, nl = swath.rays_across, swath.rays_along
+        across = np.linspace(-0.5, 0.5, na + 1) * swath.across_width
+        along = np.linspace(-0.5, 0.5, nl + 1) * swath.along_width
+        phi = 0.5 * (across[:-1] + across[1:])
+        psi = 0.5 * (along[:-1] + along[1:])
+        solid = np.diff(across)[None, :] * np.diff(np.sin(along))[:, None]  # (nl, na)
+        w_across = cell_means(echo.pattern, swath.across_width, echo.n_way, across)
+        w_along = cell_means(echo.pattern, swath.along_width, echo.n_way, along, cosine=True)
+        weight = (w_along[:, None] * w_across[None, :]).ravel()
+        # The grid is the cast: every ray is inside it (off-axis 0 for the model's cut).
+        self.model = EchoModel(
+            echo, np.zeros(na * nl), solid.ravel(), pattern=np.clip(weight, 0.0, 1.0)
+        )
+        self.rays_per_beam = na * nl
+        self.pulse_bins = round(echo.speed_of_sound * swath.pulse_length / 4.0 / echo.bin_width)
+        self.angles = swath.angles()
+        self.angles.flags.writeable = False
+        a = (self.angles[:, None, None] + phi[None, None, :]) * np.ones((1, nl, 1))
+        p = np.broadcast_to(psi[None, :, None], a.shape)
+        grid = np.stack((np.sin(p), np.cos(p) * np.sin(a), -np.cos(p) * np.cos(a)), axis=-1)
+        axes = np.stack(
+            (np.zeros_like(self.angles), np.sin(self.angles), -np.cos(self.angles)), axis=-1
+        )
+        # Beam rays first (beam-major), then one axis ray per beam.
+        self.body_rays = np.concatenate((grid.reshape(-1, 3), axes))
+        self.set_pose(world_from_body)
+
+    def set_pose(self, world_from_body: F) -> None:
+        """Place the sensor: the 4x4 pose of its x-forward body frame."""
+        pose = np.asarray(world_from_body, dtype=np.float64)
+        self.world_from_body = pose.copy()
+        self.origin = pose[:3, 3].copy()
+        self.origin.flags.writeable = False
+        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
+        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
+        self.directions.flags.writeable = False
+
+    def ping(self, caster: SurfaceCaster) -> EchosounderPing:
+        """Cast, form every beam's echo in one pass, detect the bottom, compute the soundings."""
+        n = self.swath.beams
+        hits = caster.cast(self.origin, self.directions)
+        split = n * self.rays_per_beam
+        shape = (n, self.rays_per_beam)
+        ranges = np.asarray(hits.ranges, dtype=np.float64)
+        echoes = self.model.echoes(
+            ranges[:split].reshape(shape),
+            np.asarray(hits.cos_incidence)[:split].reshape(shape),
+            np.asarray(hits.reflectivity)[:split].reshape(shape),
+        )
+        reference = getattr(hits, 'reference_speed', None)
+        c_ref = (
+            float(np.asarray(reference)[0]) if reference is not None else self.echo.speed_of_sound
+        )
+        profiles = smooth(echoes.intensity, self.pulse_bins)
+        found = detect_bottom(
+            profiles, self.model.bin_centres, self.swath.threshold_db, self.swath.min_bins
+        )
+        quality = found.quality
+        if self.swath.detection is Detection.AXIS:
+            travel = getattr(hits, 'travel_time', None)
+            axis_range = ranges[split:]
+            one_way = (
+                np.asarray(travel, dtype=np.float64)[split:]
+                if travel is not None
+                else axis_range / c_ref
+            )
+            in_window = (axis_range >= self.echo.min_range) & (axis_range <= self.echo.max_range)
+            time = np.where(in_window, 2.0 * one_way, np.nan)
+            quality = np.where(in_window, quality, Quality.NONE).astype(np.uint8)
+        else:
+            time = 2.0 * found.ranges / c_ref
+        time = np.where(quality > Quality.NONE, time, np.nan)
+        world = self._soundings(caster, time, c_ref)
+        inverse = np.linalg.inv(self.world_from_body)
+        body = np.einsum('ij,nj->ni', inverse[:3, :3], world) + inverse[:3, 3]
+        return EchosounderPing(
+            self.angles,
+            time,
+            np.where(quality > Quality.NONE, found.intensities, 0.0),
+            quality,
+            body,
+            world,
+            profiles,
+            self.model.bin_edges,
+            c_ref,
+        )
+
+    def _soundings(self, caster: SurfaceCaster, time: F, c_ref: float) -> F:
+        """(N, 3) world soundings from two-way times along the beam axes' world directions."""
+        n = self.swath.beams
+        axes = self.directions[n * self.rays_per_beam :]
+        medium = caster.profile if isinstance(caster, RefractingCaster) else None
+        profile = self.processing if self.processing is not None else medium
+        if profile is None:  # the medium is straight-ray water of speed c_ref
+            straight: F = self.origin + axes * (0.5 * c_ref * time)[:, None]
+            return straight
+        surface = caster.surface_z if isinstance(caster, RefractingCaster) else self.surface_z
+        source_depth = max(surface - float(self.origin[2]), 0.0)
+        depression = np.arcsin(np.clip(-axes[:, 2], -1.0, 1.0))
+        flat = np.hypot(axes[:, 0], axes[:, 1])
+        heading = axes[:, :2] / np.where(flat > 0.0, flat, 1.0)[:, None]
+        ok = np.isfinite(time)
+        world = np.full((n, 3), np.nan)
+        if not ok.any():
+            return world
+        depth, offset = sounding(profile, source_depth, depression[ok], time[ok])
+        world[ok, :2] = self.origin[:2] + heading[ok] * offset[:, None]
+        world[ok, 2] = surface - depth
+        return world
