@@ -50,6 +50,7 @@ from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.cone import cone_half_angle
 from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
+from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 from nps_sonar_py.sensing.sweep import SweepConfig
 
@@ -771,6 +772,17 @@ class BeamSettings(Record):
     seed: int = setting(
         -1, 'seed of the noise generators; -1: fresh entropy', -1, 2**31 - 1, runtime=True
     )
+    max_bounces: int = setting(
+        0,
+        'multipath: specular bounces off the sea surface and the scene, 0 (off) to 2',
+        0,
+        MAX_BOUNCES,
+        runtime=True,
+    )
+    sea_surface_z: float = setting(0.0, 'world z of the sea surface [m]', -1e4, 1e4, runtime=True)
+    surface_loss_db: float = setting(
+        0.0, 'multipath: roughness loss per sea-surface bounce [dB]', 0.0, 100.0, runtime=True
+    )
 
     @property
     def noise_seed(self) -> int | None:
@@ -798,6 +810,14 @@ class BeamSettings(Record):
             bias_mean=self.range_noise_bias_mean,
             bias_stddev=self.range_noise_bias_stddev,
             precision=self.range_noise_precision,
+        )
+
+    def multipath_config(self) -> MultipathConfig:
+        """The sonars' multipath settings (``sensing.multipath``); the names are the core's."""
+        return MultipathConfig(
+            max_bounces=self.max_bounces,
+            sea_surface_z=self.sea_surface_z,
+            surface_loss_db=self.surface_loss_db,
         )
 
     def echo_config(self, spec: SonarSpec) -> EchoConfig:
