@@ -386,7 +386,8 @@ def _leg_returns(
     # Lambert at B: the return leaves on the side the path arrived from.
     same_side = np.einsum('ij,ij->i', normal, incoming) * np.einsum('ij,ij->i', normal, towards)
     cos_s = np.abs(np.einsum('ij,ij->i', normal, towards)) / np.maximum(back, 1e-12)
-    arrival = leg.start - leg.sensor  # from the sensor towards the last point of the path
+    # From the sensor towards the last point of the path: B, or the glint.
+    arrival = (b if leg.direct else leg.start) - leg.sensor
     l_back = back
     if not leg.direct:
         l_back = back + np.linalg.norm(arrival, axis=1)
