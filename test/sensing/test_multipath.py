@@ -81,7 +81,8 @@ def target_returns(caster: Raycaster, sonar: ScanningSonar, config: MultipathCon
         max_range=sonar.echo.max_range,
     )
     assert extra.entity is not None
-    return extra.range[extra.entity == 0]
+    ranges: np.ndarray = extra.range[extra.entity == 0]
+    return ranges
 
 
 def nearest_of_cluster(ranges: np.ndarray, centre: float, width: float) -> float:
@@ -224,7 +225,7 @@ def test_bad_multipath_settings_are_refused_in_one_line() -> None:
         ({'surface_loss_db': -1.0}, 'surface_loss_db'),
     ):
         with pytest.raises(ConfigurationError) as error:
-            MultipathConfig(**kwargs)  # type: ignore[arg-type]
+            MultipathConfig(**kwargs)
         assert word in str(error.value)
         assert '\n' not in str(error.value)
     with pytest.raises(ConfigurationError, match='lambert'):
