@@ -123,7 +123,7 @@ class _Scatter:
     """Paths at their scatterer ``B``: the incoming direction, normal, mu, entity there."""
 
     paths: _Paths
-    normal: NDArray[np.float64]
+    normal: NDArray[np.floating]
     mu: NDArray[np.float64]
     entity: NDArray[np.int64]
 
@@ -161,17 +161,30 @@ def multipath_returns(
     """
     d = np.asarray(directions, dtype=np.float64)
     o = np.broadcast_to(np.asarray(origins, dtype=np.float64).reshape(-1, 3), d.shape)
-    t = np.asarray(hits.ranges, dtype=np.float64)
-    normals = _normals(hits)
-    mu = np.asarray(hits.reflectivity, dtype=np.float64)
-    zs = config.sea_surface_z
-    t_plane = _plane_distance(o, d, zs)
-    surface_first = t_plane < t
     raw = np.asarray(hits.ranges)
-    ranges = np.where(surface_first, np.inf, raw).astype(raw.dtype, copy=False)
-    # The first mirrors: the sea surface, or a scene surface that reflects, within the window.
-    event = np.minimum(t, t_plane)
-    live = np.flatnonzero((event <= max_range) & (surface_first | ((t < np.inf) & (mu > 0.0))))
+    zs = config.sea_surface_z
+    # Only rays going up can meet the sea surface: the plane for those alone.
+    up = np.flatnonzero((d[:, _UP] > 0.0) & (o[:, _UP] < zs))
+    t_up = (zs - o[up, _UP]) / d[up, _UP]
+    first = t_up < raw[up]
+    up, t_up = up[first], t_up[first]
+    ranges = raw
+    if up.size:  # the sea surface ends them: no direct echo
+        ranges = raw.copy()
+        ranges[up] = np.inf
+    # The first mirrors, within the window: the scene where it reflects, or the sea surface.
+    mu = np.asarray(hits.reflectivity)
+    with np.errstate(invalid='ignore'):
+        scene = (ranges <= max_range) & (mu > 0.0)
+    on_scene = np.flatnonzero(scene)
+    near = t_up <= max_range
+    up, t_up = up[near], t_up[near]
+    live = np.concatenate((on_scene, up))
+    surface = np.zeros(live.size, dtype=bool)
+    surface[on_scene.size :] = True
+    distance = np.concatenate((ranges[on_scene].astype(np.float64), t_up))
+    normals = _normals(hits)
+    normal = np.concatenate((normals[on_scene].astype(np.float64), np.zeros((up.size, 3))))
     paths = _mirror(
         _Paths(
             live,
@@ -181,28 +194,31 @@ def multipath_returns(
             np.ones(live.size),
             np.zeros(live.size, dtype=bool),
         ),
-        event[live],
-        surface_first[live],
-        normals[live],
-        mu[live],
+        distance,
+        surface,
+        normal,
+        np.concatenate((mu[on_scene].astype(np.float64), np.ones(up.size))),
         config,
     )
     scatters: list[tuple[_Scatter, int]] = []
     for bounce in range(1, config.max_bounces + 1):
-        scatter, mirrored = _advance(caster, paths, config, max_range)
+        scatter, mirrored = _advance(
+            caster, paths, config, max_range, again=bounce < config.max_bounces
+        )
         scatters.append((scatter, bounce))
-        if bounce == config.max_bounces:
+        if mirrored is None:
             break
         paths = mirrored
     return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
 
 
-def _normals(hits: SurfaceHits) -> NDArray[np.float64]:
+def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
     normals = getattr(hits, 'normals', None)
     if normals is None:
         msg = f'multipath needs hits with normals; {type(hits).__name__} has none'
         raise TypeError(msg)
-    return np.asarray(normals, dtype=np.float64)
+    array: NDArray[np.floating] = np.asarray(normals)
+    return array
 
 
 def _plane_distance(
@@ -219,20 +235,24 @@ def _mirror(
     paths: _Paths,
     distance: NDArray[np.float64],
     surface: NDArray[np.bool_],
-    normal: NDArray[np.float64],
+    normal: NDArray[np.floating],
     mu: NDArray[np.float64],
     config: MultipathConfig,
 ) -> _Paths:
     """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface."""
     d = paths.direction
-    point = paths.point + distance[:, None] * d
-    n = np.where(surface[:, None], np.array([0.0, 0.0, 1.0]), normal)
+    point = d * distance[:, None]
+    point += paths.point
+    n = normal.copy()
+    n[surface] = (0.0, 0.0, 1.0)
     dn = np.einsum('ij,ij->i', d, n)
-    reflected = d - 2.0 * dn[:, None] * n
-    reflected /= np.linalg.norm(reflected, axis=1)[:, None]
+    # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
+    reflected = n * (-2.0 * dn)[:, None]
+    reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
-    side = -np.sign(dn)[:, None] * n
-    start = point + (1e-4 + 1e-6 * np.abs(point).max(axis=1, initial=0.0))[:, None] * side
+    scale = float(np.abs(point).max(initial=0.0))
+    start = n * (-(1e-4 + 1e-6 * scale) * np.sign(dn))[:, None]
+    start += point
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
     return _Paths(
         paths.ray, start, reflected, paths.length + distance, gain, paths.scene | ~surface
@@ -240,12 +260,17 @@ def _mirror(
 
 
 def _advance(
-    caster: SurfaceCaster, paths: _Paths, config: MultipathConfig, max_range: float
-) -> tuple[_Scatter, _Paths]:
+    caster: SurfaceCaster,
+    paths: _Paths,
+    config: MultipathConfig,
+    max_range: float,
+    *,
+    again: bool,
+) -> tuple[_Scatter, _Paths | None]:
     """Cast the mirrored paths once: the scatterers they meet, and the paths mirrored again.
 
-    A path that meets the scene first scatters there; every event within ``2 max_range`` of
-    path length is mirrored again (for a further bounce).
+    A path that meets the scene first scatters there; with ``again``, every event within
+    ``2 max_range`` of path length is mirrored again (for a further bounce).
     """
     if paths.ray.size == 0:
         empty = np.zeros((0, 3))
@@ -270,6 +295,8 @@ def _advance(
         paths.scene[at],
     )
     scatter = _Scatter(reached, normals[at], mu[at], entity[at])
+    if not again:
+        return scatter, None
     go = np.flatnonzero(within & (surface | scene))
     sub = _Paths(
         paths.ray[go],
