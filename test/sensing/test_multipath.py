@@ -16,6 +16,9 @@ import math
 import numpy as np
 import pytest
 
+from nps_sonar_py.devices.interface import RangerGeometry
+from nps_sonar_py.devices.settings import BeamSettings
+from nps_sonar_py.devices.sonar import ArrayReading, SonarArray
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, Scattering
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
@@ -235,3 +238,41 @@ def test_bad_multipath_settings_are_refused_in_one_line() -> None:
             np.eye(4),
             multipath=MultipathConfig(1),
         )
+
+
+def test_a_single_beam_array_hears_the_ghost_in_its_own_element() -> None:
+    """Element 0 looks at the target and its surface image; element 1 looks away."""
+    looks = (math.radians(20.0), math.radians(-80.0))
+    poses = np.stack([transform_from_xyz_rpy((0, 0, 0), (0, -e, 0)) for e in looks])
+    geometry = RangerGeometry(
+        'world', 'array', np.eye(4), np.zeros(3), ('a', 'b'), poses, np.zeros((2, 3))
+    )
+    config = echo(math.radians(40.0), max_range=40.0, n_bins=780)
+    caster = Raycaster(world(bottom=False))
+
+    def read(multipath: MultipathConfig | None) -> ArrayReading:
+        array = SonarArray(config, pose_at(0.0), geometry, n_rays=100_000, multipath=multipath)
+        return array.read(caster)
+
+    plain, ghosts = read(None), read(MultipathConfig(1))
+    r0 = math.hypot(X, D_T - D_S)
+    ghost = 0.5 * (r0 + math.hypot(X, D_T + D_S))
+    centres = plain.pings[0].bin_centres
+    added = ghosts.pings[0].intensity - plain.pings[0].intensity
+    assert np.all(added >= 0.0)
+    lit = centres[added > 0.0]
+    assert lit.size > 0
+    assert np.all(np.abs(lit - ghost) < 2.0 * A)
+    assert plain.pings[0].range == pytest.approx(r0 - A, abs=0.02)
+    assert ghosts.ranges[0] == plain.ranges[0]  # the nearest return is the ray's own
+    np.testing.assert_array_equal(ghosts.pings[1].intensity, plain.pings[1].intensity)
+
+
+def test_the_settings_carry_multipath_to_the_core_and_refuse_bad_values() -> None:
+    beam = BeamSettings(max_bounces=2, sea_surface_z=-3.0, surface_loss_db=1.0)
+    assert beam.multipath_config() == MultipathConfig(2, -3.0, 1.0)
+    assert BeamSettings().multipath_config() == MultipathConfig()
+    with pytest.raises(ConfigurationError) as error:
+        BeamSettings(max_bounces=3)
+    assert 'max_bounces' in str(error.value)
+    assert '\n' not in str(error.value)
