@@ -107,16 +107,18 @@ def angle_between(a: np.ndarray, b: np.ndarray) -> float:
     return math.acos(float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))))
 
 
-def test_one_bounce_echoes_fall_at_the_image_source_ranges() -> None:
+@pytest.mark.parametrize('bounces', [1, 2])
+def test_echoes_fall_at_the_image_source_ranges(bounces: int) -> None:
     caster = Raycaster(world())
-    # A cone wide enough to see the target, its surface image and its seabed image.
+    # A cone wide enough to see the target, its surface image and its seabed image (not the
+    # images by both mirrors, at more than 75 degrees from the horizontal).
     sonar = ScanningSonar(
         echo(math.radians(64.0)),
         SweepConfig(),
         pose_at(math.radians(-6.0)),
         n_rays=300_000,
     )
-    ranges = target_returns(caster, sonar, MultipathConfig(max_bounces=1))
+    ranges = target_returns(caster, sonar, MultipathConfig(max_bounces=bounces))
     centre = np.array([X, 0.0, -D_T])
     sensor = np.array([0.0, 0.0, -D_S])
     surface_image = np.array([0.0, 0.0, D_S])  # of the sensor: same distance to the target
@@ -124,16 +126,19 @@ def test_one_bounce_echoes_fall_at_the_image_source_ranges() -> None:
     r0 = math.hypot(X, D_T - D_S)
     r_s = math.hypot(X, D_T + D_S)
     r_b = math.hypot(X, 2.0 * H - D_T - D_S)
-    to_sensor = sensor - centre
+    to_sensor, to_surface, to_seabed = (p - centre for p in (sensor, surface_image, seabed_image))
     expected = {
-        'surface': first_range(r0, r_s, angle_between(to_sensor, surface_image - centre)),
-        'seabed': first_range(r0, r_b, angle_between(to_sensor, seabed_image - centre)),
+        'surface': first_range(r0, r_s, angle_between(to_sensor, to_surface)),
+        'seabed': first_range(r0, r_b, angle_between(to_sensor, to_seabed)),
     }
+    if bounces == 2:
+        expected['surface twice'] = r_s - A  # out and back by the surface
+        expected['seabed, surface'] = first_range(r_b, r_s, angle_between(to_seabed, to_surface))
     assert abs(0.5 * (r0 + r_s) - expected['surface']) < 2 * A  # the clusters are apart
     for name, value in expected.items():
         got = nearest_of_cluster(ranges, value, 2.0 * A)
         assert got == pytest.approx(value, abs=0.03), name
-    # Nothing else scatters off the target with one bounce.
+    # Nothing else scatters off the target.
     others = np.abs(ranges[:, None] - np.array(list(expected.values()))[None]).min(axis=1)
     assert np.all(others < 2.0 * A)
 
