@@ -326,6 +326,7 @@ def _build_sonar(robot: Robot, setup: SonarSetup) -> Built:
             geometry,
             n_rays=setup.beam.rays,
             frequency=_rate(setup.output, sensor),
+            multipath=setup.beam.multipath_config(),
         ),
     )
     return mount, device
@@ -413,6 +414,7 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
             n_rays=setup.beam.rays,
             range_resolution=setup.ranger.range_resolution,
             frequency=_rate(setup.output, first),
+            multipath=setup.beam.multipath_config(),
         ),
     )
     return mount, device
@@ -436,13 +438,21 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
 
     def make() -> Device[Any]:
         echo = setup.beam.echo_config(sensor.sonar)
+        multipath = setup.beam.multipath_config()
         limits = (echo.min_range, echo.max_range)
         if s.mode is Mode.ECHOSOUNDER:
             return _echosounder(setup, echo, geometry, _rate(setup.output, sensor))
         if s.mode is Mode.SWEEP:
             sweep = s.sweep_config()
             rays = setup.beam.rays
-            sonar = ScanningSonar(echo, sweep, geometry.pose, n_rays=rays, label_entities=labels)
+            sonar = ScanningSonar(
+                echo,
+                sweep,
+                geometry.pose,
+                n_rays=rays,
+                label_entities=labels,
+                multipath=multipath,
+            )
             return SweepRanger(sonar, geometry, limits=limits)
         if s.mode is Mode.SIDESCAN:
             sidescan = SidescanSonar(
@@ -460,6 +470,7 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
             geometry.pose,
             imaging=s.imaging_config(),
             label_entities=labels,
+            multipath=multipath,
         )
         return FanRanger(multibeam, geometry, frequency=_rate(setup.output, sensor), limits=limits)
 

@@ -174,6 +174,7 @@ class SweepRanger:
                 self.sonar.world_from_body,
                 n_rays=len(self.sonar.pattern),
                 label_entities=self.sonar.label_entities,
+                multipath=self.sonar.multipath,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)
@@ -258,6 +259,7 @@ class FanRanger(IndependentReadings):
                 self.sonar.world_from_body,
                 imaging=self.sonar.imaging,
                 label_entities=self.sonar.label_entities,
+                multipath=self.sonar.multipath,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)

@@ -53,6 +53,7 @@ from nps_sonar_py.limits import MAX_POSITION
 from nps_sonar_py.sensing.cone import cone_half_angle
 from nps_sonar_py.sensing.echosounder import Detection, SwathConfig
 from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
+from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 from nps_sonar_py.sensing.sidescan import SidescanConfig
 from nps_sonar_py.sensing.sweep import SweepConfig
@@ -725,7 +726,7 @@ class BeamSettings(Record):
     )
     sea_surface_z: float = setting(
         0.0,
-        'world z of the sea surface [m]; a depth of the profile is sea_surface_z - z',
+        'world z of the sea surface [m] (refraction, multipath); depth is sea_surface_z - z',
         -MAX_POSITION,
         MAX_POSITION,
         runtime=True,
@@ -804,6 +805,16 @@ class BeamSettings(Record):
     seed: int = setting(
         -1, 'seed of the noise generators; -1: fresh entropy', -1, 2**31 - 1, runtime=True
     )
+    max_bounces: int = setting(
+        0,
+        'multipath: specular bounces off the sea surface and the scene, 0 (off) to 2',
+        0,
+        MAX_BOUNCES,
+        runtime=True,
+    )
+    surface_loss_db: float = setting(
+        0.0, 'multipath: roughness loss per sea-surface bounce [dB]', 0.0, 100.0, runtime=True
+    )
 
     @property
     def noise_seed(self) -> int | None:
@@ -849,6 +860,14 @@ class BeamSettings(Record):
             bias_mean=self.range_noise_bias_mean,
             bias_stddev=self.range_noise_bias_stddev,
             precision=self.range_noise_precision,
+        )
+
+    def multipath_config(self) -> MultipathConfig:
+        """The sonars' multipath settings (``sensing.multipath``); the names are the core's."""
+        return MultipathConfig(
+            max_bounces=self.max_bounces,
+            sea_surface_z=self.sea_surface_z,
+            surface_loss_db=self.surface_loss_db,
         )
 
     def echo_config(self, spec: SonarSpec) -> EchoConfig:

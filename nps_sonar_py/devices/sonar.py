@@ -30,10 +30,16 @@ from nps_sonar_py.devices.interface import (
     frequency_problem,
     window_problem,
 )
-from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
+from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
+from nps_sonar_py.sensing.multipath import (
+    MultipathConfig,
+    cone_hearing,
+    multipath_problem,
+    multipath_returns,
+)
 
 __all__ = ['ArrayReading', 'SingleBeamSonar', 'SonarArray', 'travel_time_problem']
 
@@ -57,6 +63,8 @@ class SonarArray(IndependentReadings):
         n_rays: rays per element's cone.
         range_resolution: readings are rounded to multiples of it, m; 0 for none.
         frequency: pings per second, at most ``c / (2 max_range)``.
+        multipath: ghost echoes (``sensing.multipath``), off by default; each element hears
+            only its own cone.
     """
 
     #: Whether a frequency faster than the two-way travel time allows is refused.
@@ -71,15 +79,17 @@ class SonarArray(IndependentReadings):
         n_rays: int = 500,
         range_resolution: float = 0.0,
         frequency: float = 10.0,
+        multipath: MultipathConfig | None = None,
     ) -> None:
         self.geometry = geometry
         self.limits = echo
         self.n_rays = n_rays
+        self.multipath = multipath if multipath is not None else MultipathConfig()
         self._world_from_device = np.asarray(world_from_device, dtype=np.float64)
         self._apply(echo, range_resolution, frequency)
 
     def _apply(self, echo: EchoConfig, range_resolution: float, frequency: float) -> None:
-        problem = self._timing_problem(echo, frequency)
+        problem = self._timing_problem(echo, frequency) or multipath_problem(echo, self.multipath)
         if problem:
             raise ConfigurationError(problem)
         self.echo = echo
@@ -87,6 +97,8 @@ class SonarArray(IndependentReadings):
         self.frequency = frequency
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        one_way = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
+        self._ray_pattern = np.tile(one_way, self.size)
         #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
         self.last_ranges: NDArray[np.floating] = np.full((self.size, self.n_rays), np.inf)
         self.set_pose(self._world_from_device)
@@ -138,11 +150,25 @@ class SonarArray(IndependentReadings):
         """All elements ping once: one cast of every cone, one pass of the echo model."""
         hits = caster.cast(self._origins, self._directions)
         k, n = self.size, self.pattern.directions.shape[0]
-        r = np.asarray(hits.ranges).reshape(k, n)
+        ranges, extra = np.asarray(hits.ranges), None
+        if self.multipath.enabled:
+            ranges, extra = multipath_returns(
+                caster,
+                self._origins,
+                self._directions,
+                hits,
+                self.multipath,
+                hear=cone_hearing(self.echo, self.world_from_elements[:, :3, 0], n),
+                ray_pattern=self._ray_pattern,
+                rays_per_beam=n,
+                n_way=self.echo.n_way,
+                max_range=self.echo.max_range,
+            )
+        r = ranges.reshape(k, n)
         self.last_ranges = r
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
         mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
-        echoes = self.model.echoes(r, cos, mu)
+        echoes = self.model.echoes(r, cos, mu, extra=extra)
         ranges = echoes.ranges.copy()
         if self.range_resolution > 0.0:
             finite = np.isfinite(ranges)

@@ -61,6 +61,7 @@ __all__ = [
     'EchoConfig',
     'EchoModel',
     'Echoes',
+    'ExtraReturns',
     'Ping',
     'RangeEstimator',
     'Scattering',
@@ -409,6 +410,41 @@ class Echoes:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class ExtraReturns:
+    """Returns some rays add beside their own echo (multipath ghosts): flat arrays of shape (m,).
+
+    Return ``i`` carries the energy of pattern ray ``ray[i]`` and is heard in beam ``beam[i]``
+    at the equivalent range ``range[i]`` (half its path length, ``docs/multipath.md``). Its
+    intensity is the model's law at that range, scaled by ``gain``::
+
+        factor(ray) * gain * mu * |cos| / range**2 * 10**(-2 a range / 10)
+
+    with ``factor`` the ray's ``B**n_way dOmega``: ``gain`` holds every path-specific factor
+    (receive-pattern ratio, reflection losses, spreading correction). Lambert scattering only.
+
+    Attributes:
+        ray: index of the ray in the model's pattern, in [0, n).
+        beam: beam the return is heard in, in [0, N).
+        range: equivalent range, m; outside the window (or not finite) it is dropped.
+        gain: >= 0, multiplies the ray's weight.
+        reflectivity: Lambert coefficient ``mu`` of the scatterer.
+        cos_incidence: the Lambert cosine of the scatterer.
+        entity: entity index of the scatterer, -1 for none (labels), or ``None``.
+    """
+
+    ray: NDArray[np.intp]
+    beam: NDArray[np.intp]
+    range: NDArray[np.float64]
+    gain: NDArray[np.float64]
+    reflectivity: NDArray[np.float64]
+    cos_incidence: NDArray[np.float64]
+    entity: NDArray[np.int64] | None = None
+
+    def __len__(self) -> int:
+        return int(self.range.shape[0])
+
+
 class EchoModel:
     """The echo model of one sensor configuration and one fixed ray pattern, built once.
 
@@ -525,6 +561,7 @@ class EchoModel:
         *,
         entity: ArrayLike | None = None,
         n_entities: int = 0,
+        extra: ExtraReturns | None = None,
     ) -> Ping:
         """The echo of one ping from the hits of the model's rays: :meth:`echoes` of one beam.
 
@@ -540,6 +577,7 @@ class EchoModel:
             entity: (n,) entity index of each ray's hit, -1 on a miss (``RayHits.entity``):
                 the ping then carries ``labels`` (``echo.labels``).
             n_entities: the length of the label table ``entity`` indexes.
+            extra: returns added to the same bins (multipath, :meth:`echoes`); beam 0.
 
         Returns:
             The ``Ping``.
@@ -553,7 +591,10 @@ class EchoModel:
         mu = self._reflectivity(reflectivity, shape)
         e = None if entity is None else np.asarray(entity).reshape(1, -1)
         mu = mu if mu.ndim == 0 else mu[None]
-        return self._echoes(r[None], cos[None], mu, rng, e, n_entities).beam(0)
+        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
+            msg = 'extra returns (multipath) need Lambert scattering'
+            raise ValueError(msg)
+        return self._echoes(r[None], cos[None], mu, rng, e, n_entities, extra).beam(0)
 
     def echoes(
         self,
@@ -564,6 +605,7 @@ class EchoModel:
         *,
         entity: ArrayLike | None = None,
         n_entities: int = 0,
+        extra: ExtraReturns | None = None,
     ) -> Echoes:
         """The echoes of ``N`` beams sharing the model's rays, in one vectorised pass.
 
@@ -577,9 +619,14 @@ class EchoModel:
             entity: (N, n) entity index of each ray's hit, -1 on a miss: the echoes then
                 carry ``labels`` (``echo.labels``).
             n_entities: the length of the label table ``entity`` indexes.
+            extra: returns added to the same bins (multipath, ``ExtraReturns``); they count in
+                the profile, its hits, totals, labels and the estimators that read the profile
+                (``INTENSITY_WEIGHTED``, ``FIRST_ABOVE_THRESHOLD``), not in ``NEAREST``,
+                ``MEAN_IN_BEAM`` or the confidence, which are the rays' own.
 
         Raises:
-            ValueError: an array does not have the shape (N, n).
+            ValueError: an array does not have the shape (N, n); ``extra`` with
+                ``SPECULAR`` scattering.
         """
         r = np.asarray(ranges)
         if r.ndim != 2 or r.shape[1] != self.n_rays:
@@ -592,7 +639,10 @@ class EchoModel:
         if e is not None and e.shape != r.shape:
             msg = f'entity: expected shape {r.shape}, got {e.shape}'
             raise ValueError(msg)
-        return self._echoes(r, cos, mu, rng, e, n_entities)
+        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
+            msg = 'extra returns (multipath) need Lambert scattering'
+            raise ValueError(msg)
+        return self._echoes(r, cos, mu, rng, e, n_entities, extra)
 
     def _echoes(
         self,
@@ -602,6 +652,7 @@ class EchoModel:
         rng: np.random.Generator | None,
         entity: NDArray[np.integer] | None = None,
         n_entities: int = 0,
+        extra: ExtraReturns | None = None,
     ) -> Echoes:
         cfg = self.config
         n_bins = cfg.n_bins
@@ -636,22 +687,31 @@ class EchoModel:
                 per_ray *= np.exp(scratch, out=scratch)
         flat = bins()
         size = dump + 1
+        weights = per_ray.ravel()
+        kept_flat = kept.ravel()
+        labelled = entity
+        if extra is not None and len(extra):
+            extra_flat, extra_weight, extra_kept = self._extra(extra, n_beams)
+            flat = np.concatenate((flat, extra_flat))
+            weights = np.concatenate((weights, extra_weight))
+            kept_flat = np.concatenate((kept_flat, extra_kept))
+            if entity is not None:
+                other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
+                labelled = np.concatenate((entity.ravel(), other))
         # Both bincounts here: np.bincount holds the GIL, so one beside the other would wait.
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
-        weighted = cast('NDArray[np.float64]', np.bincount(flat, per_ray.ravel(), size))
+        weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
         hits = np.bincount(flat, minlength=size)[:dump].reshape(n_beams, n_bins)
         labels = (
             None
-            if entity is None  # before speckle: the label is the physical echo's
-            else dominant_labels(flat, per_ray, entity, n_beams, n_bins, n_entities)
+            if labelled is None  # before speckle: the label is the physical echo's
+            else dominant_labels(flat, weights, labelled, n_beams, n_bins, n_entities)
         )
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
-            kept_index = np.flatnonzero(kept.ravel())
-            weighted = coherent_speckle(
-                per_ray.ravel()[kept_index], flat[kept_index], size, generator
-            )
+            kept_index = np.flatnonzero(kept_flat)
+            weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
         intensity = weighted[:dump].reshape(n_beams, n_bins)
         if cfg.gain_stddev > 0.0:
             gain = 1.0 + cfg.gain_stddev * generator.standard_normal(n_beams)
@@ -679,6 +739,32 @@ class EchoModel:
             source_level=cfg.source_level,
             labels=labels,
         )
+
+    def _extra(
+        self, extra: ExtraReturns, n_beams: int
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.bool_]]:
+        """Flat bins (the dump bin when dropped), intensities and kept flags of ``extra``."""
+        cfg = self.config
+        n_bins = cfg.n_bins
+        dump = n_beams * n_bins
+        r = np.asarray(extra.range, dtype=np.float64)
+        ray = np.asarray(extra.ray, dtype=np.intp)
+        beam = np.asarray(extra.beam, dtype=np.intp)
+        cos = np.abs(np.asarray(extra.cos_incidence, dtype=np.float64))
+        with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
+            kept = (r >= cfg.min_range) & (r <= cfg.max_range) & (beam >= 0) & (beam < n_beams)
+            if self._in_cast is not None:
+                kept &= self._in_cast[ray]
+            if self._cos_critical is not None:
+                kept &= cos >= self._cos_critical
+            index = np.clip((r - cfg.min_range) * self._scale, 0, n_bins - 1)
+            index = np.where(kept, index, 0.0).astype(np.intp)
+            weight = self._factor[ray] * np.asarray(extra.gain, dtype=np.float64)
+            weight *= np.asarray(extra.reflectivity, dtype=np.float64) * cos / (r * r)
+            if self._attenuation > 0.0:
+                weight *= np.exp(-self._attenuation * r)
+        flat = np.where(kept, beam * n_bins + index, dump)
+        return flat, np.where(kept, weight, 0.0), kept
 
     def _bins(self, r: NDArray[np.floating], kept: NDArray[np.bool_]) -> NDArray[np.intp]:
         """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.

@@ -46,6 +46,7 @@ from nps_sonar_py.echo.profile_effects import (
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.label_images import hit_entities
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem, multipath_returns
 from nps_sonar_py.sensing.scan import scan_directions
 
 __all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
@@ -188,10 +189,13 @@ class MultibeamSonar:
         imaging: the image options (``echo.profile_effects``), off by default.
         label_entities: the length of the label table (the world's entities): every ping
             then carries ``labels``; ``None`` (default): no labels.
+        multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
+            the beam whose axis is nearest in azimuth to the direction it arrives from.
 
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
-            a label table over the entity limit (``echo.labels.label_problem``).
+            a label table over the entity limit (``echo.labels.label_problem``); multipath
+            with specular scattering.
     """
 
     def __init__(
@@ -202,15 +206,18 @@ class MultibeamSonar:
         *,
         imaging: ImagingConfig | None = None,
         label_entities: int | None = None,
+        multipath: MultipathConfig | None = None,
     ) -> None:
         self.echo = echo
         self.fan = fan
         self.imaging = imaging if imaging is not None else ImagingConfig()
         self.label_entities = label_entities
+        self.multipath = multipath if multipath is not None else MultipathConfig()
         # Checked first: nothing is built for a gain law whose gain would overflow.
         problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
         if problem is None and label_entities is not None:
             problem = label_problem(label_entities)
+        problem = problem or multipath_problem(echo, self.multipath)
         if problem:
             raise ConfigurationError(problem)
         half = echo.cast_half_angle
@@ -242,7 +249,42 @@ class MultibeamSonar:
         azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
         grid = scan_directions(azimuth, elevations).reshape(nv, fan.beams, nh, 3)
         self.body_rays = np.ascontiguousarray(grid.transpose(1, 0, 2, 3)).reshape(-1, 3)
+        # Multipath: each ray's one-way pattern at its own direction in its own beam.
+        beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
+        self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def _one_way(self, beam: NDArray[np.intp], body: NDArray[np.float64]) -> NDArray[np.float64]:
+        """One-way pattern of beam ``beam`` in body directions ``body``; 0 outside its cast."""
+        echo, fan = self.echo, self.fan
+        offset = np.angle(np.exp(1j * (np.arctan2(body[:, 1], body[:, 0]) - self.azimuths[beam])))
+        elevation = np.arcsin(np.clip(body[:, 2], -1.0, 1.0))
+        inside = (np.abs(offset) <= echo.cast_half_angle * (1.0 + 1e-9)) & (
+            np.abs(elevation) <= 0.5 * fan.vertical_width * (1.0 + 1e-9)
+        )
+        across = np.where(inside, np.abs(offset), 0.0)
+        up = np.where(inside, np.abs(elevation), 0.0)
+        pattern = beam_intensity(echo.pattern, across, echo.beam_width, 1) * beam_intensity(
+            fan.vertical_pattern, up, fan.vertical_width, 1
+        )
+        return np.where(inside, pattern, 0.0)
+
+    def _hear(
+        self, ray: NDArray[np.intp], u: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The beam nearest in azimuth to world directions ``u``, and its one-way pattern."""
+        del ray  # a fan hears by direction, whichever beam sent the ray
+        body = u @ self.world_from_body[:3, :3]  # R^T u, row by row
+        azimuth = np.arctan2(body[:, 1], body[:, 0])
+        fan = self.fan
+        if fan.beams == 1:
+            beam = np.zeros(azimuth.shape, dtype=np.intp)
+        else:
+            centre = 0.5 * (fan.min_angle + fan.max_angle)
+            relative = np.angle(np.exp(1j * (azimuth - centre)))
+            step = (relative + centre - fan.min_angle) / fan.spacing
+            beam = np.clip(np.rint(step), 0, fan.beams - 1).astype(np.intp)
+        return beam, self._one_way(beam, body)
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
         """Place the sensor: ``world_from_body`` is the 4x4 pose of its x-forward frame."""
@@ -259,12 +301,27 @@ class MultibeamSonar:
         hits = caster.cast(self.origin, self.directions)
         shape = (self.fan.beams, self.rays_per_beam)
         labelled = self.label_entities is not None
+        ranges, extra = np.asarray(hits.ranges), None
+        if self.multipath.enabled:
+            ranges, extra = multipath_returns(
+                caster,
+                self.origin,
+                self.directions,
+                hits,
+                self.multipath,
+                hear=self._hear,
+                ray_pattern=self._ray_pattern,
+                rays_per_beam=self.rays_per_beam,
+                n_way=self.echo.n_way,
+                max_range=self.echo.max_range,
+            )
         echoes = self.model.echoes(
-            np.asarray(hits.ranges).reshape(shape),
+            ranges.reshape(shape),
             np.asarray(hits.cos_incidence).reshape(shape),
             np.asarray(hits.reflectivity).reshape(shape),  # NaN on misses: dropped
             entity=hit_entities(hits).reshape(shape) if labelled else None,
             n_entities=self.label_entities or 0,
+            extra=extra,
         )
         profiles = echoes.intensity
         if self.imaging.enabled:

@@ -27,12 +27,18 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import EchoConfig, EchoModel, Ping
+from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
 from nps_sonar_py.sensing.label_images import hit_entities
+from nps_sonar_py.sensing.multipath import (
+    MultipathConfig,
+    cone_hearing,
+    multipath_problem,
+    multipath_returns,
+)
 
 __all__ = ['ScanningSonar', 'SweepConfig', 'SweepStep', 'rotation_z', 'sweep_problem']
 
@@ -146,10 +152,12 @@ class ScanningSonar:
         n_rays: rays in the cone.
         label_entities: the length of the label table (the world's entities): every ping
             then carries ``labels`` (``echo.labels``); ``None`` (default): no labels.
+        multipath: ghost echoes (``sensing.multipath``), off by default.
 
     Raises:
         ConfigurationError: the step period is shorter than the two-way travel time; labels
-            a label table over the entity limit (``echo.labels.label_problem``).
+            a label table over the entity limit (``echo.labels.label_problem``); multipath
+            with specular scattering.
     """
 
     def __init__(
@@ -160,10 +168,13 @@ class ScanningSonar:
         *,
         n_rays: int = 200,
         label_entities: int | None = None,
+        multipath: MultipathConfig | None = None,
     ) -> None:
+        self.multipath = multipath if multipath is not None else MultipathConfig()
         problem = sweep_problem(echo, sweep)
         if problem is None and label_entities is not None:
             problem = label_problem(label_entities)
+        problem = problem or multipath_problem(echo, self.multipath)
         if problem:
             raise ConfigurationError(problem)
         self.echo = echo
@@ -171,6 +182,7 @@ class ScanningSonar:
         self.label_entities = label_entities
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
         self.set_pose(world_from_body)
@@ -223,13 +235,30 @@ class ScanningSonar:
 
     def ping(self, caster: SurfaceCaster, angle: float) -> Ping:
         """The echo of one ping with the head at ``angle`` rad (with ``labels`` if built so)."""
-        hits = caster.cast(self.origin, self.directions(angle))
+        directions = self.directions(angle)
+        hits = caster.cast(self.origin, directions)
+        ranges, extra = hits.ranges, None
+        if self.multipath.enabled:
+            axis = (self.world_from_body[:3, :3] @ rotation_z(angle))[:, 0]
+            ranges, extra = multipath_returns(
+                caster,
+                self.origin,
+                directions,
+                hits,
+                self.multipath,
+                hear=cone_hearing(self.echo, axis, len(self.pattern)),
+                ray_pattern=self._ray_pattern,
+                rays_per_beam=len(self.pattern),
+                n_way=self.echo.n_way,
+                max_range=self.echo.max_range,
+            )
         if self.label_entities is None:
-            return self.model.ping(hits.ranges, hits.cos_incidence, hits.reflectivity)
+            return self.model.ping(ranges, hits.cos_incidence, hits.reflectivity, extra=extra)
         return self.model.ping(
-            hits.ranges,
+            ranges,
             hits.cos_incidence,
             hits.reflectivity,
             entity=hit_entities(hits),
             n_entities=self.label_entities,
+            extra=extra,
         )

@@ -1,0 +1,481 @@
+"""Multipath: ghost echoes by specular bounces off the sea surface and the scene (off by default).
+
+The model (``docs/multipath.md``): a path leaves the sensor along a cast ray, is mirrored
+(specular) at up to ``max_bounces`` points, each the sea surface (a horizontal plane at world
+``z = sea_surface_z``, pressure-release: ``|R|**2 = 1`` less ``surface_loss_db``) or a scene
+surface (``|R|**2 = mu``, its Lambert coefficient, as ``Scattering.SPECULAR`` reads it), is
+scattered (Lambert) at the scene point ``B`` it then meets, and returns to the sensor either
+straight, if ``B`` sees the sensor, or by one more mirror off the sea surface (the image of
+the sensor in the plane), if both legs are clear and a bounce is left. The echo arrives at
+half the path's length, heard with the receive pattern of the direction it arrives from,
+in the beam that direction belongs to, with Lambert's bistatic ``mu cos(theta_s)`` at ``B``
+and ``1 / L_back**2`` spreading (``L_back`` the return leg): ``gain = prod |R|**2 * (R_eq /
+L_back)**2 * ratio`` of :class:`echo.ExtraReturns`, where the echo model applies its law at
+``R_eq``. For the symmetric path (out and back by the same mirrors) ``L_back = R_eq`` and the
+ratio is 1: the image-source echo. A path whose reverse is not traced (its reverse returns
+via a scene surface) counts its reverse too: same length and, by reciprocity, same level.
+
+With multipath on, the sea surface also ends the direct rays: a ray that meets it before the
+scene has no direct echo (:func:`multipath_returns` returns the direct ranges so cut).
+
+Casts: one of the reflected rays per bounce (only rays whose event is inside the window and
+can reflect) and one combined visibility cast for every return leg; the sea surface is a
+plane, intersected analytically.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo import EchoConfig, ExtraReturns, Scattering, beam_intensity
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
+
+__all__ = [
+    'MAX_BOUNCES',
+    'Hearing',
+    'MultipathConfig',
+    'cone_hearing',
+    'multipath_problem',
+    'multipath_returns',
+]
+
+#: Most specular bounces of a path.
+MAX_BOUNCES = 2
+
+#: How a sonar hears a return: given the flat index of the ray whose energy it carries and the
+#: (m, 3) world unit direction it arrives from (from the sensor towards the last point of the
+#: path), the beam it is heard in and the one-way receive pattern ``B`` there, 0 outside the
+#: beam's cast (``docs/multipath.md``).
+Hearing = Callable[
+    [NDArray[np.intp], NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]
+]
+
+_UP = 2  # the z column
+
+
+@dataclass(frozen=True)
+class MultipathConfig:
+    """Multipath settings, validated on creation (``ConfigurationError``, one line).
+
+    Attributes:
+        max_bounces: specular bounces of a path, 0 (off), 1 or 2.
+        sea_surface_z: world z of the sea surface, m, finite.
+        surface_loss_db: intensity loss per sea-surface bounce (roughness), dB, >= 0.
+    """
+
+    max_bounces: int = 0
+    sea_surface_z: float = 0.0
+    surface_loss_db: float = 0.0
+
+    def __post_init__(self) -> None:
+        bounces = self.max_bounces
+        if not (isinstance(bounces, int) and not isinstance(bounces, bool)) or not (
+            0 <= bounces <= MAX_BOUNCES
+        ):
+            msg = f'max_bounces must be 0, 1 or {MAX_BOUNCES}, got {bounces!r}'
+            raise ConfigurationError(msg)
+        if not math.isfinite(self.sea_surface_z):
+            msg = f'sea_surface_z must be a finite height in metres, got {self.sea_surface_z!r}'
+            raise ConfigurationError(msg)
+        loss = self.surface_loss_db
+        if not (math.isfinite(loss) and loss >= 0.0):
+            msg = f'surface_loss_db must be a finite loss >= 0 dB, got {loss!r}'
+            raise ConfigurationError(msg)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any path bounces."""
+        return self.max_bounces > 0
+
+    @property
+    def surface_gain(self) -> float:
+        """``|R|**2`` of one sea-surface bounce: 1 less the roughness loss."""
+        return float(10.0 ** (-self.surface_loss_db / 10.0))
+
+
+def multipath_problem(echo: EchoConfig, multipath: MultipathConfig) -> str | None:
+    """Why this echo model cannot have these multipath settings, or ``None``."""
+    if multipath.enabled and echo.scattering is not Scattering.LAMBERT:
+        return 'max_bounces > 0 needs scattering lambert (the ghosts scatter diffusely)'
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class _Paths:
+    """Paths under way: the ray each carries, where it is, where it goes, length, gain."""
+
+    ray: NDArray[np.intp]
+    point: NDArray[np.float64]
+    direction: NDArray[np.float64]
+    length: NDArray[np.float64]
+    gain: NDArray[np.float64]
+    scene: NDArray[np.bool_]  # whether a scene surface mirrored it
+
+
+@dataclass(frozen=True, eq=False)
+class _Scatter:
+    """Paths at their scatterer ``B``: the incoming direction, normal, mu, entity there."""
+
+    paths: _Paths
+    normal: NDArray[np.floating]
+    mu: NDArray[np.float64]
+    entity: NDArray[np.int64]
+
+
+def multipath_returns(
+    caster: SurfaceCaster,
+    origins: NDArray[np.float64],
+    directions: NDArray[np.float64],
+    hits: SurfaceHits,
+    config: MultipathConfig,
+    *,
+    hear: Hearing,
+    ray_pattern: NDArray[np.float64],
+    rays_per_beam: int,
+    n_way: int,
+    max_range: float,
+) -> tuple[NDArray[np.floating], ExtraReturns]:
+    """The direct ranges cut at the sea surface and the multipath returns of one cast.
+
+    Args:
+        caster: the scene.
+        origins: (3,) sensor origin shared by every ray, or (n, 3) one per ray.
+        directions: (n, 3) world unit directions of the cast rays.
+        hits: their first hits (with ``normals`` and ``entity``, as ``scene.RayHits``).
+        config: the multipath settings (enabled).
+        hear: how the sonar hears a return (:data:`Hearing`).
+        ray_pattern: (n,) one-way pattern ``B`` of each ray's own direction in its own beam.
+        rays_per_beam: rays of one beam: ray ``i`` is pattern ray ``i % rays_per_beam``.
+        n_way: the echo model's ``n_way``: the receive pattern is ``B**(n_way - 1)``.
+        max_range: far end of the window, m: paths longer than twice it are not followed.
+
+    Returns:
+        ``(ranges, extra)``: (n,) direct ranges, ``inf`` where the ray meets the sea surface
+        first, in the hits' dtype; the returns for ``EchoModel.echoes(extra=)``.
+    """
+    d = np.asarray(directions, dtype=np.float64)
+    o = np.broadcast_to(np.asarray(origins, dtype=np.float64).reshape(-1, 3), d.shape)
+    raw = np.asarray(hits.ranges)
+    zs = config.sea_surface_z
+    # Only rays going up can meet the sea surface: the plane for those alone.
+    up = np.flatnonzero((d[:, _UP] > 0.0) & (o[:, _UP] < zs))
+    t_up = (zs - o[up, _UP]) / d[up, _UP]
+    first = t_up < raw[up]
+    up, t_up = up[first], t_up[first]
+    ranges = raw
+    if up.size:  # the sea surface ends them: no direct echo
+        ranges = raw.copy()
+        ranges[up] = np.inf
+    # The first mirrors, within the window: the scene where it reflects, or the sea surface.
+    mu = np.asarray(hits.reflectivity)
+    with np.errstate(invalid='ignore'):
+        scene = (ranges <= max_range) & (mu > 0.0)
+    on_scene = np.flatnonzero(scene)
+    near = t_up <= max_range
+    up, t_up = up[near], t_up[near]
+    live = np.concatenate((on_scene, up))
+    surface = np.zeros(live.size, dtype=bool)
+    surface[on_scene.size :] = True
+    distance = np.concatenate((ranges[on_scene].astype(np.float64), t_up))
+    normals = _normals(hits)
+    normal = np.concatenate((normals[on_scene].astype(np.float64), np.zeros((up.size, 3))))
+    paths = _mirror(
+        _Paths(
+            live,
+            o[live],
+            d[live],
+            np.zeros(live.size),
+            np.ones(live.size),
+            np.zeros(live.size, dtype=bool),
+        ),
+        distance,
+        surface,
+        normal,
+        np.concatenate((mu[on_scene].astype(np.float64), np.ones(up.size))),
+        config,
+    )
+    scatters: list[tuple[_Scatter, int]] = []
+    for bounce in range(1, config.max_bounces + 1):
+        scatter, mirrored = _advance(
+            caster, paths, config, max_range, again=bounce < config.max_bounces
+        )
+        scatters.append((scatter, bounce))
+        if mirrored is None:
+            break
+        paths = mirrored
+    return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
+
+
+def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
+    normals = getattr(hits, 'normals', None)
+    if normals is None:
+        msg = f'multipath needs hits with normals; {type(hits).__name__} has none'
+        raise TypeError(msg)
+    array: NDArray[np.floating] = np.asarray(normals)
+    return array
+
+
+def _plane_distance(
+    o: NDArray[np.float64], d: NDArray[np.float64], zs: float
+) -> NDArray[np.float64]:
+    """Distance along each ray to the sea surface from below, ``inf`` if it never meets it."""
+    up = d[:, _UP]
+    with np.errstate(divide='ignore', invalid='ignore'):
+        distance = (zs - o[:, _UP]) / up
+    return np.where((up > 0.0) & (o[:, _UP] < zs), distance, np.inf)
+
+
+def _mirror(
+    paths: _Paths,
+    distance: NDArray[np.float64],
+    surface: NDArray[np.bool_],
+    normal: NDArray[np.floating],
+    mu: NDArray[np.float64],
+    config: MultipathConfig,
+) -> _Paths:
+    """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface."""
+    d = paths.direction
+    point = d * distance[:, None]
+    point += paths.point
+    n = normal.copy()
+    n[surface] = (0.0, 0.0, 1.0)
+    dn = np.einsum('ij,ij->i', d, n)
+    # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
+    reflected = n * (-2.0 * dn)[:, None]
+    reflected += d
+    # Off the surface on the side the path came from, so that the reflected ray misses it.
+    scale = float(np.abs(point).max(initial=0.0))
+    start = n * (-(1e-4 + 1e-6 * scale) * np.sign(dn))[:, None]
+    start += point
+    gain = paths.gain * np.where(surface, config.surface_gain, mu)
+    return _Paths(
+        paths.ray, start, reflected, paths.length + distance, gain, paths.scene | ~surface
+    )
+
+
+def _advance(
+    caster: SurfaceCaster,
+    paths: _Paths,
+    config: MultipathConfig,
+    max_range: float,
+    *,
+    again: bool,
+) -> tuple[_Scatter, _Paths | None]:
+    """Cast the mirrored paths once: the scatterers they meet, and the paths mirrored again.
+
+    A path that meets the scene first scatters there; with ``again``, every event within
+    ``2 max_range`` of path length is mirrored again (for a further bounce).
+    """
+    if paths.ray.size == 0:
+        empty = np.zeros((0, 3))
+        return _Scatter(paths, empty, np.zeros(0), np.zeros(0, dtype=np.int64)), paths
+    hits = caster.cast(paths.point, paths.direction)
+    t = np.asarray(hits.ranges, dtype=np.float64)
+    normals = _normals(hits)
+    mu = np.asarray(hits.reflectivity, dtype=np.float64)
+    entity = np.asarray(getattr(hits, 'entity', np.full(t.shape, -1)), dtype=np.int64)
+    t_plane = _plane_distance(paths.point, paths.direction, config.sea_surface_z)
+    surface = t_plane < t
+    event = np.minimum(t, t_plane)
+    within = paths.length + event <= 2.0 * max_range
+    scene = (t < np.inf) & ~surface & within & (mu > 0.0)
+    at = np.flatnonzero(scene)
+    reached = _Paths(
+        paths.ray[at],
+        paths.point[at] + t[at, None] * paths.direction[at],
+        paths.direction[at],
+        paths.length[at] + t[at],
+        paths.gain[at],
+        paths.scene[at],
+    )
+    scatter = _Scatter(reached, normals[at], mu[at], entity[at])
+    if not again:
+        return scatter, None
+    go = np.flatnonzero(within & (surface | scene))
+    sub = _Paths(
+        paths.ray[go],
+        paths.point[go],
+        paths.direction[go],
+        paths.length[go],
+        paths.gain[go],
+        paths.scene[go],
+    )
+    mirrored = _mirror(sub, event[go], surface[go], normals[go], mu[go], config)
+    return scatter, mirrored
+
+
+def _returns(
+    caster: SurfaceCaster,
+    o: NDArray[np.float64],
+    scatters: list[tuple[_Scatter, int]],
+    config: MultipathConfig,
+    hear: Hearing,
+    ray_pattern: NDArray[np.float64],
+    rays_per_beam: int,
+    n_way: int,
+) -> ExtraReturns:
+    """The return legs of every scatterer, checked in one visibility cast, as returns."""
+    zs = config.sea_surface_z
+    legs: list[_Leg] = []
+    for scatter, bounces in scatters:
+        p = scatter.paths
+        if p.ray.size == 0:
+            continue
+        sensor = o[p.ray]
+        legs.append(_Leg(scatter, np.arange(p.ray.size), sensor, sensor, direct=True))
+        if bounces < config.max_bounces:  # one more mirror: back off the sea surface
+            below = sensor[:, _UP] < zs
+            keep = np.flatnonzero(below & (p.point[:, _UP] < zs))
+            image = sensor[keep].copy()
+            image[:, _UP] = 2.0 * zs - image[:, _UP]
+            b = p.point[keep]
+            s = ((zs - b[:, _UP]) / (image[:, _UP] - b[:, _UP]))[:, None]
+            glint = b + s * (image - b)
+            legs.append(_Leg(scatter, keep, sensor[keep], glint, direct=False))
+    if not legs:
+        return _no_returns()
+    # One cast: for each leg, from the sensor to its glint (surface legs) and from the leg's
+    # start (the sensor or the glint) towards B; a leg is clear when nothing is met first.
+    starts, ends = [], []
+    for leg in legs:
+        starts.append(leg.start)
+        ends.append(leg.scatter.paths.point[leg.index])
+        if not leg.direct:
+            starts.append(leg.sensor)
+            ends.append(leg.start)
+    start = np.concatenate(starts)
+    vector = np.concatenate(ends) - start
+    length = np.linalg.norm(vector, axis=1)
+    unit = vector / np.maximum(length, 1e-12)[:, None]
+    seen = np.asarray(caster.cast(start, unit).ranges, dtype=np.float64)
+    clear = seen >= length * (1.0 - 1e-4) - 1e-3
+    parts: list[ExtraReturns] = []
+    at = 0
+    for leg in legs:
+        m = leg.index.size
+        ok = clear[at : at + m].copy()
+        at += m
+        if not leg.direct:
+            ok &= clear[at : at + m] | (length[at : at + m] <= 1e-6)
+            at += m
+        parts.extend(_leg_returns(leg, ok, config, hear, ray_pattern, rays_per_beam, n_way))
+    if not parts:
+        return _no_returns()
+    return ExtraReturns(
+        ray=np.concatenate([q.ray for q in parts]),
+        beam=np.concatenate([q.beam for q in parts]),
+        range=np.concatenate([q.range for q in parts]),
+        gain=np.concatenate([q.gain for q in parts]),
+        reflectivity=np.concatenate([q.reflectivity for q in parts]),
+        cos_incidence=np.concatenate([q.cos_incidence for q in parts]),
+        entity=np.concatenate([q.entity for q in parts if q.entity is not None]),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Leg:
+    """The return legs of some scatterers: straight to the sensor, or by a glint on the surface.
+
+    ``index`` picks the scatterers; ``start`` is where the leg to ``B`` starts: the sensor
+    (direct) or the glint point on the sea surface.
+    """
+
+    scatter: _Scatter
+    index: NDArray[np.intp]
+    sensor: NDArray[np.float64]
+    start: NDArray[np.float64]
+    direct: bool
+
+
+def _leg_returns(
+    leg: _Leg,
+    clear: NDArray[np.bool_],
+    config: MultipathConfig,
+    hear: Hearing,
+    ray_pattern: NDArray[np.float64],
+    rays_per_beam: int,
+    n_way: int,
+) -> list[ExtraReturns]:
+    """The returns (and the reverse paths that are not traced) of the clear legs."""
+    p = leg.scatter.paths
+    i = leg.index
+    b = p.point[i]
+    incoming = p.direction[i]
+    normal = leg.scatter.normal[i]
+    towards = leg.start - b  # from B along the return leg
+    back = np.linalg.norm(towards, axis=1)
+    # Lambert at B: the return leaves on the side the path arrived from.
+    same_side = np.einsum('ij,ij->i', normal, incoming) * np.einsum('ij,ij->i', normal, towards)
+    cos_s = np.abs(np.einsum('ij,ij->i', normal, towards)) / np.maximum(back, 1e-12)
+    # From the sensor towards the last point of the path: B, or the glint.
+    arrival = (b if leg.direct else leg.start) - leg.sensor
+    l_back = back
+    if not leg.direct:
+        l_back = back + np.linalg.norm(arrival, axis=1)
+    ok = np.flatnonzero(clear & (same_side < 0.0) & (back > 1e-6))
+    if ok.size == 0:
+        return []
+    ray = p.ray[i][ok]
+    u = arrival[ok] / np.linalg.norm(arrival[ok], axis=1)[:, None]
+    beam, heard = hear(ray, u)
+    own = ray_pattern[ray]
+    r_eq = 0.5 * (p.length[i][ok] + l_back[ok])
+    gain = p.gain[i][ok] * (r_eq / l_back[ok]) ** 2
+    if not leg.direct:
+        gain = gain * config.surface_gain
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ratio = np.where(own > 0.0, heard / own, 0.0)
+    pattern_ray = ray % rays_per_beam
+    mu = leg.scatter.mu[i][ok]
+    cos = cos_s[ok]
+    entity = leg.scatter.entity[i][ok]
+    forward = ExtraReturns(
+        pattern_ray, beam, r_eq, gain * ratio ** (n_way - 1) * (heard > 0.0), mu, cos, entity
+    )
+    # The reverse path (out straight to B, back along this path's mirrors) is traced only when
+    # it comes back by the sea surface alone: a path back by the surface whose mirrors are all
+    # the surface. Otherwise it is added here: same length, heard from the ray's own direction
+    # in the ray's beam, sent towards ``u`` (``docs/multipath.md#reciprocity``).
+    reverse = np.ones(ok.size, dtype=bool) if leg.direct else p.scene[i][ok]
+    if not reverse.any():
+        return [forward]
+    r = np.flatnonzero(reverse)
+    own_beam = ray[r] // rays_per_beam
+    backward = ExtraReturns(
+        pattern_ray[r], own_beam, r_eq[r], gain[r] * ratio[r], mu[r], cos[r], entity[r]
+    )
+    return [forward, backward]
+
+
+def cone_hearing(echo: EchoConfig, axes: NDArray[np.float64], rays_per_beam: int) -> Hearing:
+    """How cones hear (single-beam elements, a scanning head): each in its own beam only.
+
+    ``axes`` (k, 3) are the world acoustic axes of the k beams; ray ``i`` is beam
+    ``i // rays_per_beam``'s. The receive pattern is ``echo.pattern`` at the angle from the
+    beam's axis, 0 outside its cast cone (as the direct echoes: no cross-talk).
+    """
+    axis = np.asarray(axes, dtype=np.float64).reshape(-1, 3)
+
+    def hear(
+        ray: NDArray[np.intp], u: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        beam = ray // rays_per_beam
+        cos = np.clip(np.einsum('ij,ij->i', u, axis[beam]), -1.0, 1.0)
+        psi = np.arccos(cos)
+        inside = psi <= echo.cast_half_angle
+        pattern = beam_intensity(echo.pattern, np.where(inside, psi, 0.0), echo.beam_width, 1)
+        return beam, np.where(inside, pattern, 0.0)
+
+    return hear
+
+
+def _no_returns() -> ExtraReturns:
+    empty = np.zeros(0)
+    index = np.zeros(0, dtype=np.intp)
+    return ExtraReturns(index, index, empty, empty, empty, empty, np.zeros(0, dtype=np.int64))
