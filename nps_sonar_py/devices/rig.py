@@ -21,7 +21,7 @@ from nps_sonar_py.devices.interface import Device
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.devices.settings import BeamSettings
 from nps_sonar_py.sensing.caster import SurfaceCaster
-from nps_sonar_py.sensing.refraction import RefractingCaster
+from nps_sonar_py.sensing.refraction import PlacedScene, RefractingCaster, scene_bounds
 
 __all__ = ['Rig', 'medium_caster']
 
@@ -29,13 +29,17 @@ __all__ = ['Rig', 'medium_caster']
 def medium_caster(caster: SurfaceCaster, beam: BeamSettings) -> SurfaceCaster:
     """``caster``, or a :class:`RefractingCaster` around it when ``beam`` gives a profile.
 
+    A scene's raycaster also gives the box its entities are in, so that only the chords
+    that can meet them are cast.
+
     Raises ``InputError`` (file and row) or ``ConfigurationError`` for a profile that
     cannot be used.
     """
     profile = beam.water_profile()
     if profile is None:
         return caster
-    return RefractingCaster(caster, profile, surface_z=beam.sea_surface_z)
+    bounds = scene_bounds(caster) if isinstance(caster, PlacedScene) else None
+    return RefractingCaster(caster, profile, surface_z=beam.sea_surface_z, bounds=bounds)
 
 
 class Rig:

@@ -28,22 +28,30 @@ __all__ = ['Pieces', 'RayPaths', 'piece_step', 'pieces', 'sounding', 'time_step'
 
 F = NDArray[np.float64]
 
+#: Sines of the depression below this are taken as 0: the ray is horizontal (and goes where
+#: the speed falls), not a hair up or down and turning back at once.
+LEVEL_SINE = 1e-12
+
 
 def _log1p_ratio(x: F) -> F:
-    """``log(1 + x) / x``, 1 at 0, exact near 0 (series below 1e-4)."""
+    """``log(1 + x) / x``, 1 at 0, exact near 0 (its series below 1e-4)."""
     small = np.abs(x) < 1e-4
+    if not small.any():
+        return np.log1p(x) / x
     safe = np.where(small, 1.0, x)
-    series = 1.0 - x / 2.0 + x * x / 3.0 - x**3 / 4.0
-    with np.errstate(divide='ignore', invalid='ignore'):
-        return np.where(small, series, np.log1p(safe) / safe)
+    series = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x))
+    return np.where(small, series, np.log1p(safe) / safe)
 
 
 def _asin_ratio(y: F) -> F:
-    """``asin(y) / y``, 1 at 0 (series below 1e-4)."""
+    """``asin(y) / y``, 1 at 0 (its series below 1e-4)."""
     small = np.abs(y) < 1e-4
+    if small.all():
+        y2 = y * y
+        return 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2)
     safe = np.where(small, 1.0, np.clip(y, -1.0, 1.0))
-    series = 1.0 + y * y / 6.0 + 3.0 * y**4 / 40.0
-    return np.where(small, series, np.arcsin(safe) / safe)
+    y2 = y * y
+    return np.where(small, 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2), np.arcsin(safe) / safe)
 
 
 def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
@@ -107,6 +115,7 @@ class Pieces:
         down: (n,) +1 for a ray travelling down, -1 up.
         z_in: depth where the piece starts, m.
         c_in, s_in: speed and ``|sin theta|`` there.
+        c_out, s_out: speed and ``|sin theta|`` at the piece's end (finite pieces).
         gamma: ``dc/dz`` along the ray's vertical direction of travel, 1/s.
         dz: vertical extent (inf for the open straight end below the last row).
         dx, dt, ds: horizontal offset, one-way time, path length of the piece.
@@ -123,6 +132,8 @@ class Pieces:
     z_in: F
     c_in: F
     s_in: F
+    c_out: F
+    s_out: F
     gamma: F
     dz: F
     dx: F
@@ -144,7 +155,22 @@ def _before(values: F) -> F:
     return out
 
 
+_LAYERS: dict[int, tuple[SoundSpeedProfile, tuple[F, F, F, F]]] = {}
+
+
 def _layers(profile: SoundSpeedProfile) -> tuple[F, F, F, F]:
+    """:func:`_layer_table` of ``profile``, made once per profile (kept while it lives)."""
+    known = _LAYERS.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    table = _layer_table(profile)
+    if len(_LAYERS) > 64:
+        _LAYERS.clear()
+    _LAYERS[id(profile)] = (profile, table)
+    return table
+
+
+def _layer_table(profile: SoundSpeedProfile) -> tuple[F, F, F, F]:
     """Tops, bottoms, speeds at the tops and gradients of the k + 1 layers of a k-row profile.
 
     Layer 0 runs from the surface to the first row (the first speed, zero thickness if the
@@ -162,6 +188,8 @@ def pieces(profile: SoundSpeedProfile, source_depth: ArrayLike, sine: ArrayLike)
     """The pieces of rays from ``source_depth`` (n,) m >= 0 at ``sine`` (n,) = sin(depression)."""
     z0 = np.asarray(source_depth, dtype=np.float64).reshape(-1)
     s0 = np.asarray(sine, dtype=np.float64).reshape(-1)
+    # a direction within rounding of the horizontal (a rotation's 6e-17) is horizontal
+    s0 = np.where(np.abs(s0) < LEVEL_SINE, 0.0, s0)
     z0 = np.broadcast_to(z0, s0.shape)
     tops, bottoms, speeds, gradients = _layers(profile)
     n_layers = tops.size
@@ -198,7 +226,7 @@ def pieces(profile: SoundSpeedProfile, source_depth: ArrayLike, sine: ArrayLike)
     dz = np.where(turn, np.minimum(dz_turn, dz_f), np.where(valid, dz, 0.0))
     dz_f = np.where(np.isfinite(dz), dz, 0.0)
     pb = np.broadcast_to(pc, dz.shape)
-    _, _, dx, dt, ds = piece_step(pb, c_in, s_in, gamma, dz_f)
+    c_out, s_out, dx, dt, ds = piece_step(pb, c_in, s_in, gamma, dz_f)
     dx, dt, ds = (np.where(valid, v, 0.0) for v in (dx, dt, ds))
     open_last = valid & ~np.isfinite(dz)
     # the open straight end below the last row: unbounded time, length and (unless vertical) offset
@@ -212,6 +240,8 @@ def pieces(profile: SoundSpeedProfile, source_depth: ArrayLike, sine: ArrayLike)
         z_in=np.where(valid, z_in, np.nan),
         c_in=c_in,
         s_in=s_in,
+        c_out=c_out,
+        s_out=s_out,
         gamma=gamma,
         dz=dz,
         dx=dx,

@@ -17,7 +17,9 @@ reaching the surface end there (they leave the water: no hit); rays turning back
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,7 +28,7 @@ from nps_sonar_py.echo.ray_trace import Pieces, piece_step, pieces
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.sensing.caster import SurfaceCaster
 
-__all__ = ['DEFAULT_SAGITTA', 'RefractedHits', 'RefractingCaster']
+__all__ = ['DEFAULT_SAGITTA', 'PlacedScene', 'RefractedHits', 'RefractingCaster', 'scene_bounds']
 
 F = NDArray[np.float64]
 
@@ -34,6 +36,53 @@ F = NDArray[np.float64]
 DEFAULT_SAGITTA = 1e-3
 #: Most chords one cast may hold (a bound on memory; more is refused).
 MAX_CHORDS = 20_000_000
+
+
+Bounds = Callable[[], tuple[F, F]]
+
+
+@runtime_checkable
+class PlacedScene(Protocol):
+    """What says where the entities are (``scene.Raycaster``): see :func:`scene_bounds`."""
+
+    @property
+    def entity_names(self) -> Sequence[str]: ...  # noqa: D102
+
+    @property
+    def world(self) -> Any: ...  # noqa: D102  (entities with surface.vertices, entity frame)
+
+    def entity_pose(self, name: str) -> NDArray[np.float64]: ...  # noqa: D102
+
+
+def scene_bounds(scene: PlacedScene) -> Bounds:
+    """The world box ``(low, high)`` holding every entity of ``scene`` where it is now.
+
+    Each entity's box in its own frame is found once; each call places its 8 corners by the
+    entity's current pose (moving entities included), a box that holds the entity.
+    """
+    corners = []
+    for entity in scene.world.entities:
+        v = np.asarray(entity.surface.vertices, dtype=np.float64)
+        lo, hi = (v.min(axis=0), v.max(axis=0)) if v.size else (np.zeros(3), np.zeros(3))
+        corners.append(
+            np.array(
+                [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+            )
+        )
+    names = tuple(scene.entity_names)
+
+    def bounds() -> tuple[F, F]:
+        if not names:
+            return np.full(3, np.inf), np.full(3, -np.inf)
+        placed = np.concatenate(
+            [
+                c @ pose[:3, :3].T + pose[:3, 3]
+                for c, pose in zip(corners, (scene.entity_pose(n) for n in names), strict=True)
+            ]
+        )
+        return placed.min(axis=0), placed.max(axis=0)
+
+    return bounds
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +138,8 @@ class RefractingCaster:
         profile: the water's sound speed against depth.
         surface_z: world z of the sea surface, m; a point's depth is ``surface_z - z``.
         sagitta: largest distance between an arc and its chords, m (> 0).
+        bounds: the world box holding everything the inner caster can hit, now
+            (:func:`scene_bounds`); chords outside it are not cast. ``None``: all are.
 
     """
 
@@ -99,6 +150,7 @@ class RefractingCaster:
         *,
         surface_z: float = 0.0,
         sagitta: float = DEFAULT_SAGITTA,
+        bounds: Bounds | None = None,
     ) -> None:
         if not (np.isfinite(surface_z) and np.isfinite(sagitta) and sagitta > 0.0):
             msg = f'surface_z must be finite and sagitta > 0, got {surface_z!r}, {sagitta!r}'
@@ -107,6 +159,9 @@ class RefractingCaster:
         self.profile = profile
         self.surface_z = float(surface_z)
         self.sagitta = float(sagitta)
+        self.bounds = bounds
+        #: chords in the last cast (the inner cast's ray count), for benchmarks and tuning
+        self.last_chord_count = 0
 
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
@@ -117,6 +172,7 @@ class RefractingCaster:
         wet = depth0 >= 0.0
         c_ref = self.profile.speed_at(np.maximum(depth0, 0.0))
         chords, pcs, horizontal = self._chords(o, d, depth0, wet, c_ref)
+        self.last_chord_count = int(chords.lengths.size)
         inner = self.caster.cast(chords.origins, chords.directions)
         t = np.asarray(inner.ranges, dtype=np.float64)
         accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
@@ -144,7 +200,28 @@ class RefractingCaster:
             p = pcs.p[rb]
             c1, s1, g = pcs.c_in[rb, jb], pcs.s_in[rb, jb], pcs.gamma[rb, jb]
             dz_piece = pcs.dz[rb, jb]
-            along = np.clip((z_hit - pcs.z_in[rb, jb]) * pcs.down[rb], 0.0, dz_piece)
+            down = pcs.down[rb]
+            w_hit = (z_hit - pcs.z_in[rb, jb]) * down  # vertical travel from the piece's start
+            # The hit moved onto the arc: where the arc meets the surface's plane at the hit
+            # (the inner hits' normal), by Newton steps on the depth from the chord's hit; exact
+            # for any plane, a horizontal seabed in no step. Piece coordinates: start (0, 0),
+            # offset x along the ray's horizontal, w down along its travel.
+            along = np.clip(w_hit, 0.0, dz_piece)
+            normals = getattr(inner, 'normals', None)
+            if normals is not None:
+                nrm = np.asarray(normals, dtype=np.float64)[kb]
+                a = np.einsum('ij,ij->i', nrm[:, :2], horizontal[rb])
+                b = -down * nrm[:, 2]
+                offset = np.einsum('ij,ij->i', hit_point[:, :2] - o[rb, :2], horizontal[rb])
+                x_hit = offset - pcs.x_in[rb, jb]
+                bend = (g != 0.0) & (a != 0.0)
+                for _ in range(4):
+                    c_w, s_w, x_w, _, _ = piece_step(p, c1, s1, g, along)
+                    f = a * (x_w - x_hit) + b * (along - w_hit)
+                    with np.errstate(divide='ignore', invalid='ignore'):
+                        slope = a * p * c_w / s_w + b
+                        step = np.where(bend & np.isfinite(slope) & (slope != 0.0), f / slope, 0.0)
+                    along = np.clip(along - np.nan_to_num(step), 0.0, dz_piece)
             flat = g == 0.0
             c2, s2, _, dt, ds = piece_step(p, c1, s1, g, np.where(flat, 0.0, along))
             # a straight piece is one chord from its start: the distance along it is the hit's
@@ -162,12 +239,10 @@ class RefractingCaster:
                 (c_ref[rb] / c1) * dist,
                 c_ref[rb] * (t_in + dt),
             )
-            normals = getattr(inner, 'normals', None)
             if normals is not None:
                 tangent = np.empty((rb.size, 3))
                 tangent[:, :2] = horizontal[rb] * (p * c2)[:, None]
                 tangent[:, 2] = -pcs.down[rb] * s2
-                nrm = np.asarray(normals, dtype=np.float64)[kb]
                 cos[rb] = np.abs(np.einsum('ij,ij->i', tangent, nrm))
             else:
                 cos[rb] = np.asarray(inner.cos_incidence, dtype=np.float64)[kb]
@@ -195,48 +270,51 @@ class RefractingCaster:
         pcs = pieces(self.profile, np.maximum(depth0, 0.0), sine)
         valid = pcs.valid & wet[:, None]
         finite = valid & np.isfinite(pcs.dz)
-        p = pcs.p[:, None]
-        pg = np.abs(p * pcs.gamma)
-        c2, s2, _, _, _ = piece_step(
-            np.broadcast_to(p, pcs.dz.shape),
-            pcs.c_in,
-            pcs.s_in,
-            pcs.gamma,
-            np.where(finite, pcs.dz, 0.0),
-        )
-        theta_in = np.arctan2(pcs.s_in, p * pcs.c_in)
-        theta_out = np.arctan2(s2, p * c2)
-        turn = theta_in - theta_out
-        with np.errstate(divide='ignore', invalid='ignore'):
-            delta = np.sqrt(8.0 * self.sagitta * pg)  # chord angle of sagitta R delta^2 / 8
-            count = np.where(pg > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
-        count = np.where(finite, np.maximum(count, 1.0), 0.0)
         # Pieces straight on at the source's speed from the origin are one line: cast as the
         # ray itself (exactly the straight cast), one chord, however many rows they cross.
         collinear = ~valid | ((pcs.gamma == 0.0) & (pcs.c_in == c_ref[:, None]))
         prefix = np.cumprod(collinear, axis=1).astype(bool) & valid
-        count = np.where(prefix, 0.0, count)
         merged_rows = np.flatnonzero(np.any(prefix, axis=1))
         merged_len = np.sum(np.where(prefix, pcs.ds, 0.0), axis=1)[merged_rows]
+        candidate = finite & ~prefix
+        if self.bounds is not None:
+            # An arc piece is monotone in depth and in offset: the box of its two ends holds
+            # it. Pieces whose box misses the scene's get no chords.
+            low, high = self.bounds()
+            w_in = (pcs.z_in - depth0[:, None]) * pcs.down[:, None]
+            z_a = o[:, 2, None] - pcs.down[:, None] * w_in
+            z_b = z_a - pcs.down[:, None] * np.where(finite, pcs.dz, 0.0)
+            x_b = pcs.x_in + np.where(finite, pcs.dx, 0.0)
+            candidate &= (np.minimum(z_a, z_b) <= high[2]) & (np.maximum(z_a, z_b) >= low[2])
+            for axis in (0, 1):
+                a = o[:, axis, None] + horizontal[:, axis, None] * pcs.x_in
+                b = o[:, axis, None] + horizontal[:, axis, None] * x_b
+                candidate &= (np.minimum(a, b) <= high[axis]) & (np.maximum(a, b) >= low[axis])
+        ray, step = np.nonzero(candidate)
+        ray, step = ray.astype(np.intp), step.astype(np.intp)
+        pr = pcs.p[ray]
+        theta_in = np.arctan2(pcs.s_in[ray, step], pr * pcs.c_in[ray, step])
+        theta_out = np.arctan2(pcs.s_out[ray, step], pr * pcs.c_out[ray, step])
+        turn = theta_in - theta_out
+        pg = np.abs(pr * pcs.gamma[ray, step])
+        with np.errstate(divide='ignore', invalid='ignore'):
+            delta = np.sqrt(8.0 * self.sagitta * pg)  # chord angle of sagitta R delta^2 / 8
+            count = np.where(pg > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
+        count = np.maximum(np.nan_to_num(count, nan=1.0), 1.0)
         total = float(count.sum())
         if total > MAX_CHORDS:
             msg = f'refraction: {total:.0f} chords exceed {MAX_CHORDS}; raise the sagitta'
             raise ValueError(msg)
-        m = count.astype(np.intp)
-        flat_pieces = np.flatnonzero(m.reshape(-1))
-        per = m.reshape(-1)[flat_pieces]
-        ray = (flat_pieces // m.shape[1]).astype(np.intp)
-        step = (flat_pieces % m.shape[1]).astype(np.intp)
+        per = count.astype(np.intp)
         ray_c = np.repeat(ray, per)
         step_c = np.repeat(step, per)
         starts = np.cumsum(per) - per
         q = np.arange(int(per.sum())) - np.repeat(starts, per)
         mc = np.repeat(per, per).astype(np.float64)
-        # vertex depths (travel coordinates) of chord starts (q) and ends (q + 1)
+        th_in, th_turn = np.repeat(theta_in, per), np.repeat(turn, per)
         rc, sc = ray_c, step_c
         pc_, c1, s1, g = pcs.p[rc], pcs.c_in[rc, sc], pcs.s_in[rc, sc], pcs.gamma[rc, sc]
         dzp = pcs.dz[rc, sc]
-        th_in, th_turn = theta_in[rc, sc], turn[rc, sc]
 
         def vertex(qq: F) -> tuple[F, F]:
             frac = qq / mc
@@ -259,6 +337,9 @@ class RefractingCaster:
         span = end - start
         lengths = np.sqrt(np.einsum('ij,ij->i', span, span))
         keep = lengths > 0.0
+        if self.bounds is not None:  # only chords whose box meets the scene's can hit
+            keep &= np.all(np.minimum(start, end) <= high, axis=1)
+            keep &= np.all(np.maximum(start, end) >= low, axis=1)
         dirs = span[keep] / lengths[keep, None]
         start, lengths, rc, sc = start[keep], lengths[keep], rc[keep], sc[keep]
         # open ends: straight on below the last row (or level rays, or dry rays: unbent)

@@ -110,7 +110,7 @@ def test_a_constant_profile_leaves_every_range_as_the_straight_cast() -> None:
 @pytest.mark.parametrize('sagitta', [1e-3, 1e-5])
 def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float) -> None:
     # a seabed sloping across track (its normal tilted about x): each hit, taken back through
-    # the processing inverse with the same profile, must lie on the plane, to the chords' sagitta
+    # the processing inverse with the same profile, must lie on the plane
     tilt = 0.3
     profile = layered()
     d, depression = fan(41)
@@ -124,8 +124,10 @@ def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float) -> None:
     y = np.sign(d[:, 1]) * offset
     z = SURFACE_Z - depth
     distance = math.sin(tilt) * y + math.cos(tilt) * (z - (SURFACE_Z - D))
-    # float32 scene and float32 hits: ~1e-7 of the ~300 m ranges besides the sagitta
-    assert np.max(np.abs(distance)) < sagitta + 1e-4
+    # the hit is put back on the arc where it meets the surface's plane, whatever the chords
+    # (a chord is up to the sagitta, 1 mm, off the arc): only the float32 scene and hits
+    # remain (vertices 450 m from the origin: ~3e-5 m)
+    assert np.max(np.abs(distance)) < 1e-4
 
 
 def test_rays_that_leave_the_water_or_start_above_it() -> None:
