@@ -92,7 +92,7 @@ MAX_PROFILE_VALUE = MAX_DEPTH
 
 
 class Mode(StrEnum):
-    """What a scanning-sonar node simulates: a sweep of one beam or a multibeam fan."""
+    """What a scanning-sonar node simulates: a sweep, a multibeam fan or an echosounder."""
 
     SWEEP = 'sweep'
     MULTIBEAM = 'multibeam'
@@ -561,7 +561,8 @@ class ScanningSettings(Record):
 
     mode: Mode = setting(
         Mode.SWEEP,
-        'sweep (one beam stepped through a sector) or multibeam (a fan of beams per ping)',
+        'sweep (one beam stepped through a sector), multibeam (a fan of beams per ping) or '
+        'echosounder (a bathymetric swath: EchosounderSettings)',
     )
     min_angle: float = setting(
         -math.pi, 'sweep: first head angle; multibeam: first beam axis [rad]'

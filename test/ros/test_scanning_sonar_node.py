@@ -173,7 +173,11 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
         # The device refuses it: located at the sensor in the robot's file.
         ({'step_period': 0.001}, 'two-way travel time', True),
         # The settings record refuses it as the parameters are read: the parameter alone.
-        ({'mode': 'fan'}, "nps_sonar: mode must be sweep or multibeam, got 'fan'", False),
+        (
+            {'mode': 'fan'},
+            "nps_sonar: mode must be sweep, multibeam or echosounder, got 'fan'",
+            False,
+        ),
     ],
     ids=['step-too-short', 'unknown-mode'],
 )
