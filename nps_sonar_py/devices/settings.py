@@ -96,7 +96,7 @@ MAX_PROFILE_VALUE = MAX_DEPTH
 
 
 class Mode(StrEnum):
-    """What a scanning-sonar node simulates: a sweep of one beam, a multibeam fan, a side-scan."""
+    """What a scanning-sonar node simulates: a sweep, a multibeam fan, a side-scan or a swath."""
 
     SWEEP = 'sweep'
     MULTIBEAM = 'multibeam'
@@ -566,8 +566,9 @@ class ScanningSettings(Record):
 
     mode: Mode = setting(
         Mode.SWEEP,
-        'sweep (one beam stepped through a sector), multibeam (a fan of beams per ping) or '
-        'sidescan (port and starboard fans and a waterfall: SidescanSettings)',
+        'sweep (one beam stepped through a sector), multibeam (a fan of beams per ping), '
+        'sidescan (port and starboard fans and a waterfall: SidescanSettings) or '
+        'echosounder (a bathymetric swath: EchosounderSettings)',
     )
     min_angle: float = setting(
         -math.pi, 'sweep: first head angle; multibeam: first beam axis [rad]'

@@ -185,7 +185,8 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
         build_device(robot, setup)
     # A choice no device has is refused as its record is made (one check of every setting).
     with pytest.raises(
-        ConfigurationError, match=r"^mode must be sweep, multibeam or sidescan, got 'spiral'$"
+        ConfigurationError,
+        match=r"^mode must be sweep, multibeam, sidescan or echosounder, got 'spiral'$",
     ):
         ScanningSettings(mode='spiral')  # type: ignore[arg-type]
 

@@ -154,6 +154,49 @@ def test_beams_off_the_seabed_are_flagged_and_left_out(tmp_path: Path, probe: Pr
     assert np.all(np.array(found.intensities)[~hit] == 0.0)
 
 
+SURFACE, C0, G = 5.0, 1519.25, -0.15  # c(z) = 1520 - 0.15 z below a surface 5 m above
+
+
+def arc_time(depression: np.ndarray) -> np.ndarray:
+    """One-way time of the arc from the transducer to the bed D below, c = C0 + G (z - 5).
+
+    ``cos b = p c``, ``dt = -db / (G cos b)``: ``t = (1/G) [ln tan(pi/4 + b/2)]_{b1}^{b0}``;
+    straight down ``t = ln(c(D) / C0) / G``.
+    """
+    vertical = np.abs(depression - math.pi / 2) < 1e-12
+    b0 = np.where(vertical, 1.0, depression)
+    b1 = np.arccos(np.cos(b0) / C0 * (C0 + G * D))
+    t = (np.log(np.tan(math.pi / 4 + b0 / 2)) - np.log(np.tan(math.pi / 4 + b1 / 2))) / G
+    return np.where(vertical, math.log((C0 + G * D) / C0) / G, t)
+
+
+@pytest.mark.parametrize('processing', [0.0, 1500.0])
+def test_refraction_and_the_processing_speed(
+    tmp_path: Path, probe: Probe, processing: float
+) -> None:
+    from marine_acoustic_msgs.msg import SonarDetections
+    from sensor_msgs.msg import PointCloud2
+
+    probe.subscribe(PointCloud2, 'mbes/soundings', reliable())
+    probe.subscribe(SonarDetections, 'mbes/detections', reliable())
+    robot, world = scene(tmp_path)
+    water = {
+        'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0],
+        'sea_surface_z': SURFACE,
+        'processing_sound_speed': processing,
+    }
+    with running('scanning_sonar_node', parameters(robot, world, **water)) as node:
+        cloud, found = paired(probe, node)
+    t = arc_time(math.pi / 2 - np.abs(ANGLES))
+    np.testing.assert_allclose(found.two_way_travel_times, 2.0 * t, rtol=1e-6)
+    z = np.frombuffer(bytes(cloud.data), dtype='<f4').reshape(-1, 5)[:, 2]
+    if processing == 0.0:  # the true profile: the bed's depth
+        np.testing.assert_allclose(z, -D, rtol=1e-5)
+    else:  # straight rays at 1500 m/s: depth 1500 t cos a, a frown growing outwards
+        np.testing.assert_allclose(z, -processing * t * np.cos(ANGLES), rtol=1e-5)
+        assert abs(z[0] + D) > 0.01 * D
+
+
 def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
     robot, world = scene(tmp_path)
     command = [

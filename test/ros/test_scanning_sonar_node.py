@@ -175,7 +175,7 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
         # The settings record refuses it as the parameters are read: the parameter alone.
         (
             {'mode': 'fan'},
-            "nps_sonar: mode must be sweep, multibeam or sidescan, got 'fan'",
+            "nps_sonar: mode must be sweep, multibeam, sidescan or echosounder, got 'fan'",
             False,
         ),
     ],
