@@ -810,6 +810,8 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             if self.images.image_encoding == 'db':
                 image = db_pixels(image, self.window, echo.source_level)
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
+
+
 class EchosounderOutput(_RangerData[EchosounderRanger]):
     """An echosounder: ``<device>/soundings`` (PointCloud2), ``/detections``, ``/ranger``."""
 
