@@ -9,22 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-from numpy.typing import NDArray
-
 from nps_sonar_py.devices.interface import (
-    IndependentReadings,
     RangerConfig,
-    RangerGeometry,
     config_problem,
     steps_problem,
     window_problem,
 )
-
-# The multibeam's rules for the window and the ping rate, shared rather than copied.
-from nps_sonar_py.devices.scanning import _echo_with_ranges as echo_with_ranges
-from nps_sonar_py.devices.scanning import _frequency_problem as ping_rate_problem
-from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.devices.pinging import PingingRanger, echo_with_ranges, ping_rate_problem
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.echosounder import Echosounder, EchosounderPing
@@ -32,38 +23,8 @@ from nps_sonar_py.sensing.echosounder import Echosounder, EchosounderPing
 __all__ = ['EchosounderRanger']
 
 
-class EchosounderRanger(IndependentReadings):
+class EchosounderRanger(PingingRanger[Echosounder]):
     """An echosounder as a Ranger device of one element; a reading pings every beam."""
-
-    def __init__(
-        self,
-        sonar: Echosounder,
-        geometry: RangerGeometry,
-        *,
-        frequency: float,
-        limits: tuple[float, float] | None = None,
-    ) -> None:
-        problem = ping_rate_problem(sonar.echo, frequency)
-        if problem:
-            raise ConfigurationError(problem)
-        self.sonar = sonar
-        self.geometry = geometry
-        self.frequency = frequency
-        self.limits = limits or (sonar.echo.min_range, sonar.echo.max_range)
-
-    @property
-    def echo(self) -> EchoConfig:
-        """The beams' echo configuration."""
-        return self.sonar.echo
-
-    @property
-    def period(self) -> float:
-        """Seconds between pings."""
-        return 1.0 / self.frequency
-
-    def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
-        """Place the sonar: the pose of its x-forward body frame."""
-        self.sonar.set_pose(world_from_device)
 
     def read(self, caster: SurfaceCaster) -> EchosounderPing:
         """One ping of every beam."""

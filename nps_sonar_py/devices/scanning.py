@@ -15,15 +15,13 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.devices.interface import (
     Beam,
-    IndependentReadings,
     RangerConfig,
     RangerGeometry,
     config_problem,
-    frequency_problem,
     steps_problem,
     window_problem,
 )
-from nps_sonar_py.devices.sonar import travel_time_problem
+from nps_sonar_py.devices.pinging import PingingRanger, echo_with_ranges, ping_rate_problem
 from nps_sonar_py.echo import EchoConfig, Ping
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
@@ -31,9 +29,6 @@ from nps_sonar_py.sensing.multibeam import FanPing, MultibeamSonar, fan_problem
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig, SweepStep, sweep_problem
 
 __all__ = ['FanRanger', 'SweepRanger', 'SweepReading', 'SweepScan']
-
-#: Most range bins a configuration may ask for (a guard against a stalled node).
-MAX_BINS = 1_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,7 +152,7 @@ class SweepRanger:
         if problem:
             return problem
         try:
-            echo = _echo_with_ranges(self.sonar.echo, config)
+            echo = echo_with_ranges(self.sonar.echo, config)
             sweep = SweepConfig(
                 config.min_angle,
                 config.max_angle,
@@ -183,38 +178,8 @@ class SweepRanger:
         return None
 
 
-class FanRanger(IndependentReadings):
+class FanRanger(PingingRanger[MultibeamSonar]):
     """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
-
-    def __init__(
-        self,
-        sonar: MultibeamSonar,
-        geometry: RangerGeometry,
-        *,
-        frequency: float,
-        limits: tuple[float, float] | None = None,
-    ) -> None:
-        problem = _frequency_problem(sonar.echo, frequency)
-        if problem:
-            raise ConfigurationError(problem)
-        self.sonar = sonar
-        self.geometry = geometry
-        self.frequency = frequency
-        self.limits = limits or (sonar.echo.min_range, sonar.echo.max_range)
-
-    @property
-    def echo(self) -> EchoConfig:
-        """The beams' echo configuration."""
-        return self.sonar.echo
-
-    @property
-    def period(self) -> float:
-        """Seconds between pings."""
-        return 1.0 / self.frequency
-
-    def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
-        """Place the sonar: the pose of its x-forward body frame."""
-        self.sonar.set_pose(world_from_device)
 
     def read(self, caster: SurfaceCaster) -> FanPing:
         """One ping of every beam."""
@@ -243,8 +208,8 @@ class FanRanger(IndependentReadings):
         if problem:
             return problem
         try:
-            echo = _echo_with_ranges(self.sonar.echo, config)
-            problem = _frequency_problem(echo, config.frequency)
+            echo = echo_with_ranges(self.sonar.echo, config)
+            problem = ping_rate_problem(echo, config.frequency)
             if problem:
                 return problem
             fan = dataclasses.replace(
@@ -266,26 +231,3 @@ class FanRanger(IndependentReadings):
         self.sonar = sonar
         self.frequency = config.frequency
         return None
-
-
-def _frequency_problem(echo: EchoConfig, frequency: float) -> str | None:
-    return frequency_problem(frequency) or travel_time_problem(echo, frequency)
-
-
-def _echo_with_ranges(echo: EchoConfig, config: RangerConfig) -> EchoConfig:
-    """``echo`` with the window and bin width of ``config`` (0 keeps the bin count)."""
-    min_range = config.min_range
-    span = config.max_range - min_range
-    n_bins = (
-        echo.n_bins
-        if config.range_resolution == 0.0
-        else max(1, round(span / config.range_resolution))
-    )
-    if n_bins > MAX_BINS:
-        raise ConfigurationError(
-            f'range_resolution {config.range_resolution:g} m makes {n_bins} bins, '
-            f'more than {MAX_BINS}'
-        )
-    return dataclasses.replace(
-        echo, min_range=min_range, max_range=config.max_range, n_bins=n_bins
-    )

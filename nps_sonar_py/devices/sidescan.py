@@ -16,16 +16,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.devices.interface import (
-    IndependentReadings,
     RangerConfig,
-    RangerGeometry,
     config_problem,
-    frequency_problem,
     window_problem,
 )
-from nps_sonar_py.devices.scanning import _echo_with_ranges
-from nps_sonar_py.devices.sonar import travel_time_problem
-from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.devices.pinging import PingingRanger, echo_with_ranges, ping_rate_problem
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.sidescan import SidescanPing, SidescanSonar
@@ -44,44 +39,13 @@ class SidescanReading:
     position: NDArray[np.float64]
 
 
-class SidescanRanger(IndependentReadings):
+class SidescanRanger(PingingRanger[SidescanSonar]):
     """A side-scan sonar as a Ranger device of one element; a reading pings both channels."""
-
-    def __init__(
-        self,
-        sonar: SidescanSonar,
-        geometry: RangerGeometry,
-        *,
-        frequency: float,
-        limits: tuple[float, float] | None = None,
-    ) -> None:
-        problem = frequency_problem(frequency) or travel_time_problem(sonar.echo, frequency)
-        if problem:
-            raise ConfigurationError(problem)
-        self.sonar = sonar
-        self.geometry = geometry
-        self.frequency = frequency
-        self.limits = limits or (sonar.echo.min_range, sonar.echo.max_range)
-        self._position = np.asarray(sonar.world_from_body, dtype=np.float64)[:3, 3].copy()
-
-    @property
-    def echo(self) -> EchoConfig:
-        """Both channels' echo configuration."""
-        return self.sonar.echo
-
-    @property
-    def period(self) -> float:
-        """Seconds between pings."""
-        return 1.0 / self.frequency
-
-    def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
-        """Place the sonar: the pose of its x-forward body frame (y port, z up)."""
-        self.sonar.set_pose(world_from_device)
-        self._position = np.asarray(world_from_device, dtype=np.float64)[:3, 3].copy()
 
     def read(self, caster: SurfaceCaster) -> SidescanReading:
         """One ping of both channels, with the position it was taken at."""
-        return SidescanReading(self.sonar.ping(caster), self._position)
+        position = self.sonar.world_from_body[:3, 3].copy()
+        return SidescanReading(self.sonar.ping(caster), position)
 
     def ranger_config(self) -> RangerConfig:
         """The configuration in Ranger terms (module docstring)."""
@@ -104,10 +68,8 @@ class SidescanRanger(IndependentReadings):
                 '(port), angular_resolution pi'
             )
         try:
-            echo = _echo_with_ranges(self.sonar.echo, config)
-            problem = frequency_problem(config.frequency) or travel_time_problem(
-                echo, config.frequency
-            )
+            echo = echo_with_ranges(self.sonar.echo, config)
+            problem = ping_rate_problem(echo, config.frequency)
             if problem:
                 return problem
             sonar = SidescanSonar(
