@@ -22,6 +22,7 @@ from nps_sonar_py.devices import (
 from nps_sonar_py.devices.build import DeviceSetup
 from nps_sonar_py.devices.settings import (
     BeamSettings,
+    EchosounderSettings,
     GeometrySettings,
     OutputSettings,
     RangerSettings,
@@ -29,6 +30,7 @@ from nps_sonar_py.devices.settings import (
     ScanningSettings,
     SelectionSettings,
     SensorSettings,
+    SidescanSettings,
 )
 
 ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
@@ -83,6 +85,30 @@ KINDS: dict[str, tuple[str, DeviceSetup]] = {
             GeometrySettings(),
             OutputSettings(update_rate=5.0),
             BeamSettings(),
+        ),
+    ),
+    'sidescan': (
+        'sidescan_sonar.urdf',
+        ScanningSetup(
+            SensorSettings(),
+            ScanningSettings(mode='sidescan'),  # type: ignore[arg-type]
+            GeometrySettings(),
+            OutputSettings(update_rate=5.0),
+            BeamSettings(range_bins=40),
+            sidescan=SidescanSettings(sidescan_rays_along=1),
+        ),
+    ),
+    'echosounder': (
+        'echosounder.urdf',
+        ScanningSetup(
+            SensorSettings(),
+            ScanningSettings(mode='echosounder'),  # type: ignore[arg-type]
+            GeometrySettings(),
+            OutputSettings(update_rate=1.0),
+            BeamSettings(),
+            echosounder=EchosounderSettings(
+                swath_beams=7, rays_across_track=2, rays_along_track=2
+            ),
         ),
     ),
 }
