@@ -461,6 +461,7 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
                 geometry.pose,
                 imaging=s.imaging_config(),
                 label_entities=labels,
+                multipath=multipath,
             )
             rate = _rate(setup.output, sensor)
             return SidescanRanger(sidescan, geometry, frequency=rate, limits=limits)

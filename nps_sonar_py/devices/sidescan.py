@@ -78,6 +78,7 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
                 self.sonar.world_from_body,
                 imaging=self.sonar.imaging,
                 label_entities=self.sonar.label_entities,
+                multipath=self.sonar.multipath,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)

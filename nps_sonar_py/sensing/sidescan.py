@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel
+from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.checks import member
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
@@ -73,6 +73,7 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multibeam import cell_means
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem, multipath_returns
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -269,6 +270,9 @@ class SidescanSonar:
         world_from_body: (4, 4) pose of the body frame (x forward, y port, z up) in the world.
         imaging: the image options (``echo.profile_effects``), off by default.
         label_entities: the length of the label table: every ping then carries ``labels``.
+        multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
+            the channel on whose side (body y) it arrives, with that fan's one-way pattern;
+            ghosts are binned whole, not spread over a footprint as the direct echoes are.
 
     Raises:
         ConfigurationError: more than ``MAX_SIDESCAN_BINS`` bins or ``MAX_SIDESCAN_RAYS``
@@ -284,10 +288,12 @@ class SidescanSonar:
         *,
         imaging: ImagingConfig | None = None,
         label_entities: int | None = None,
+        multipath: MultipathConfig | None = None,
     ) -> None:
         self.imaging = imaging if imaging is not None else ImagingConfig()
         self.label_entities = label_entities
-        problem = sidescan_problem(echo, config)
+        self.multipath = multipath if multipath is not None else MultipathConfig()
+        problem = sidescan_problem(echo, config) or multipath_problem(echo, self.multipath)
         if problem is None:
             problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
         if problem is None and label_entities is not None:
@@ -348,7 +354,37 @@ class SidescanSonar:
             body[channel, :, :, 2] = -np.cos(a) * np.sin(e)
         self.body_rays = body.reshape(-1, 3)
         self.body_rays.flags.writeable = False
+        # Multipath: each ray's one-way pattern at its own direction in its own channel.
+        self._ray_pattern = self._one_way(self.body_rays)[1]
         self.set_pose(world_from_body)
+
+    def _one_way(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The channel (0 port, 1 starboard) on each body direction's side, and its pattern.
+
+        The one-way pattern of that fan there; 0 outside its cast (along) and rows (across).
+        """
+        echo, config, rows = self.echo, self.config, self.row_edges  # rows: steepest first
+        channel = np.where(body[:, 1] >= 0.0, 0, 1).astype(np.intp)
+        along = np.arcsin(np.clip(body[:, 0], -1.0, 1.0))
+        depression = np.arctan2(-body[:, 2], np.abs(body[:, 1]))
+        slack = 1e-9
+        inside = (
+            (np.abs(along) <= echo.cast_half_angle * (1.0 + slack))
+            & (depression <= rows[0] + slack)
+            & (depression >= rows[-1] - slack)
+        )
+        across = np.where(inside, np.abs(depression - config.tilt), 0.0)
+        pattern = beam_intensity(
+            echo.pattern, np.where(inside, np.abs(along), 0.0), config.horizontal_width, 1
+        ) * beam_intensity(config.vertical_pattern, across, config.vertical_width, 1)
+        return channel, np.where(inside, pattern, 0.0)
+
+    def _hear(
+        self, ray: NDArray[np.intp], u: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The channel on the side world directions ``u`` arrive from, and its pattern."""
+        del ray  # heard by direction, whichever channel sent the ray
+        return self._one_way(u @ self.world_from_body[:3, :3])  # R^T u, row by row
 
     @property
     def min_ping_interval(self) -> float:
@@ -375,7 +411,22 @@ class SidescanSonar:
         Not reentrant: the split of the returns is written into buffers of the sonar.
         """
         hits = caster.cast(self.origin, self.directions)
-        r = np.asarray(hits.ranges, dtype=np.float32).reshape(2, -1)
+        ranges, extra = np.asarray(hits.ranges), None
+        if self.multipath.enabled:
+            # Pattern ray i of a channel is the model's column i: the first copy, whole weight.
+            ranges, extra = multipath_returns(
+                caster,
+                self.origin,
+                self.directions,
+                hits,
+                self.multipath,
+                hear=self._hear,
+                ray_pattern=self._ray_pattern,
+                rays_per_beam=self.rays_per_channel,
+                n_way=self.echo.n_way,
+                max_range=self.echo.max_range,
+            )
+        r = np.asarray(ranges, dtype=np.float32).reshape(2, -1)
         altitude = self._altitude(r.ravel())
         self._split(
             r,
@@ -392,6 +443,7 @@ class SidescanSonar:
             self._mu,
             entity=entity,
             n_entities=self.label_entities or 0,
+            extra=extra,
         )
         profiles = echoes.intensity
         if self.imaging.enabled:

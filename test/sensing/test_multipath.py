@@ -25,6 +25,7 @@ from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import box_triangles, plane_triangles, sphere_triangles
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.multipath import MultipathConfig, cone_hearing, multipath_returns
+from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
@@ -281,3 +282,38 @@ def test_the_settings_carry_multipath_to_the_core_and_refuse_bad_values() -> Non
         BeamSettings(max_bounces=3)
     assert 'max_bounces' in str(error.value)
     assert '\n' not in str(error.value)
+
+
+def test_the_side_scan_hears_ghosts_never_before_the_direct_echo() -> None:
+    """A sphere to port over a seabed: the side-scan's ghosts, in both channels.
+
+    Every ghost path sensor -> A -> B -> sensor passes the sphere, so (triangle inequality)
+    none is shorter than twice the direct range to the sphere's nearest point: no ghost
+    before R0 - A in either channel. The mirror off the seabed lights the port channel at the
+    image-source range (R0 + R_B) / 2 of the sensor's image in the seabed. Starboard hears the
+    paths mirrored by the sphere onto the seabed on its side, later still.
+    """
+    y = 40.0  # the seabed mirror point is then 43.6 degrees down: inside the fan
+    entities = (
+        Entity('target', sphere_triangles(A, 5), 1.0),
+        Entity('seabed', plane_triangles([400.0, 400.0]), 0.01),
+    )
+    states = (
+        EntityState('target', origin=transform_from_xyz_rpy((0.0, y, -D_T), (0, 0, 0))),
+        EntityState('seabed', origin=transform_from_xyz_rpy((0, 0, -H), (0, 0, 0))),
+    )
+    caster = Raycaster(World('sidescan', entities, SceneState('sidescan', 0.0, states)))
+    config = SidescanConfig(rays_along=3)
+    e = EchoConfig(absorption=Absorption.NONE, min_range=0.0, max_range=60.0, n_bins=600)
+    pose = transform_from_xyz_rpy((0.0, 0.0, -D_S), (0, 0, 0))
+    plain = SidescanSonar(e, config, pose).ping(caster)
+    ghosts = SidescanSonar(e, config, pose, multipath=MultipathConfig(1)).ping(caster)
+    added = ghosts.profiles - plain.profiles  # (port, starboard)
+    assert np.all(added >= -1e-12 * plain.profiles.max())
+    centres = 0.5 * (plain.bin_edges[:-1] + plain.bin_edges[1:])
+    direct = math.hypot(y, D_T - D_S)
+    assert np.all(added[:, centres < direct - A - e.bin_width] == 0.0)
+    image = math.hypot(y, 2.0 * H - D_T - D_S)  # the sensor's image in the seabed
+    near = np.abs(centres - 0.5 * (direct + image)) <= A + e.bin_width
+    assert added[0, near].sum() > 0.0
+    assert added.sum() > 0.0 and SidescanSonar(e, config, pose).multipath.max_bounces == 0
