@@ -265,9 +265,13 @@ class BagRecorder:
             else DurabilityPolicy.VOLATILE,
         )
         clock = self.node.get_clock()
+        first = [True]
 
         def write(data: bytes) -> None:
             self.writer.write(connection, clock.now().nanoseconds, data)
+            if first[0]:  # the publisher has matched: data flows (a test waits on this line)
+                first[0] = False
+                log.info(f'{topic}: first message written')
 
         self.node.create_subscription(message_type, topic, write, qos, raw=True)
         log.info(f'recording {topic} ({msgtype}, {qos.reliability.name.lower()})')
@@ -350,11 +354,9 @@ def _print_report(report: Report) -> None:
     for image in report.images:
         print(f'drew {image}', flush=True)
     if report.profile is None:
-        print(
-            'no SonarPoint profile recorded'
-            f'{f" on {report.topic}" if report.topic else ""}; no pictures',
-            flush=True,
-        )
+        if report.multibeam is None and not report.images:
+            where = f' on {report.topic}' if report.topic else ''
+            print(f'no SonarPoint profile recorded{where}; no pictures', flush=True)
         return
     print(
         f'drew {report.profile} and {report.sweep} ({report.sweep_kind} of {report.pings} pings '

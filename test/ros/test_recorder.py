@@ -77,18 +77,28 @@ class RecorderProcess:
 
         Discovery of the publishers can take seconds (DDS announces participants periodically).
         """
+        return self._wait_logged([f'recording {topic} (' for topic in topics], timeout)
+
+    def wait_writing(self, topics: list[str], timeout: float = 30.0) -> float:
+        """The monotonic time when the recorder has written a first message of every topic.
+
+        Subscribing is not receiving: the publisher matches the new subscription only when DDS
+        discovery reaches it, which a loaded machine can delay by seconds.
+        """
+        self.wait_recording(topics, timeout)
+        return self._wait_logged([f'{topic}: first message written' for topic in topics], timeout)
+
+    def _wait_logged(self, lines: list[str], timeout: float) -> float:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             text = ''.join(self.err)
-            if all(f'recording {topic} (' in text for topic in topics):
+            if all(line in text for line in lines):
                 return time.monotonic()
             if self.process.poll() is not None:
                 pytest.fail(f'sonar_record exited with {self.process.returncode}: {text}')
             time.sleep(0.02)
         self.finish(signal.SIGINT, timeout=10.0)  # leave no recorder running
-        pytest.fail(
-            f'sonar_record did not subscribe to {topics} in {timeout} s: {"".join(self.err)}'
-        )
+        pytest.fail(f'sonar_record did not log {lines} in {timeout} s: {"".join(self.err)}')
 
     def finish(
         self,
@@ -125,7 +135,7 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
     with running('sonar_node', {'update_rate': RATE}) as node:
         reference.wait_for(1, process=node)
         recorder = RecorderProcess(bag)  # the default topics
-        recorder.wait_recording(list(EXPECTED_TYPES))
+        recorder.wait_writing(list(EXPECTED_TYPES))
         messages_after(reference, PINGS)  # pings published while recording, however slowly
         status, out, err = recorder.finish()
     assert status == 0, err
@@ -216,8 +226,7 @@ def test_a_signal_stops_recording_and_closes_the_bag(
         ranges.wait_for(1, process=node)
         # A relative topic without a type: resolved to /sonar/range, typed by its publisher.
         recorder = RecorderProcess(bag, '--topics', 'sonar/range')
-        recorder.wait_recording(['/sonar/range'])
-        messages_after(ranges, 3)  # published while the recorder listens, however slowly
+        recorder.wait_writing(['/sonar/range'])  # the bag holds a message before the signal
         status, out, err = recorder.finish(signal_number)
     assert status == 0, err
     assert 'Traceback' not in err
@@ -279,7 +288,7 @@ def test_a_scanning_sonar_is_drawn_as_a_fan(tmp_path: Path) -> None:
         probe.subscribe(SonarPoint, '/sonar/sonar_point')
         with running('scanning_sonar_node', parameters) as node:
             recorder = RecorderProcess(bag, '--topics', '/sonar/sonar_point:nps_sonar/SonarPoint')
-            recorder.wait_recording(['/sonar/sonar_point'])
+            recorder.wait_writing(['/sonar/sonar_point'])
             # Two whole sweeps published while the recorder listens, however slowly they come.
             probe.wait('/sonar/sonar_point', 10, node)
             status, out, err = recorder.finish()
@@ -331,7 +340,7 @@ def test_a_multibeam_ping_and_its_image_are_drawn(tmp_path: Path) -> None:
         probe.subscribe(MultibeamPing, '/head/multibeam')
         with running('scanning_sonar_node', parameters) as node:
             recorder = RecorderProcess(bag, '--topics', '/head/multibeam', '/head/image')
-            recorder.wait_recording(['/head/multibeam', '/head/image'])
+            recorder.wait_writing(['/head/multibeam', '/head/image'])
             probe.wait('/head/multibeam', 3, node)  # published while the recorder listens
             status, out, err = recorder.finish()
     finally:

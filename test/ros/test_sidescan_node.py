@@ -233,7 +233,7 @@ def test_sonar_record_draws_both_waterfalls(tmp_path: Path, probe: Probe) -> Non
     probe.subscribe(RawSonarImage, '/sidescan/raw_image', reliable())
     with running('scanning_sonar_node', parameters(world(tmp_path))) as node:
         recorder = RecorderProcess(bag, '--topics', *topics)
-        recorder.wait_recording(topics)
+        recorder.wait_writing(topics)
         probe.wait('/sidescan/raw_image', probe.count('/sidescan/raw_image') + 4, node)
         status, out, err = recorder.finish()
     assert status == 0, err
@@ -243,6 +243,7 @@ def test_sonar_record_draws_both_waterfalls(tmp_path: Path, probe: Probe) -> Non
     )
     assert f'drew {drawn}' in out
     assert f'drew {raw_drawn}' in out
+    assert 'no pictures' not in out  # the waterfalls are pictures
     with AnyReader([bag]) as reader:
         by_topic = {c.topic: c for c in reader.connections}
         last = list(reader.messages(connections=[by_topic['/sidescan/waterfall']]))[-1]
