@@ -106,6 +106,7 @@ def test_a_model_follows_its_gazebo_pose_over_sim_time(
     with running('sonar_node', parameters) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
+        _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
         ticker.start()
         first_such(probe, 'sonar/range', node, lambda m: m.range > 0.0)
         tf.publish(_gazebo_pose(100.0, (2.1, 3.0, 1.0)))
@@ -148,6 +149,7 @@ def test_a_frame_that_never_comes_and_a_nan_pose_move_nothing(
     with running('sonar_node', _parameters(tmp_path, 'target, wall=wall_frame')) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
+        _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
         ticker.start()
         for entity, frame in (('target', 'target'), ('wall', 'wall_frame')):
             log.wait_for(

@@ -175,6 +175,7 @@ def test_gazebo_sonar_launch_configuration(probe, monkeypatch: pytest.MonkeyPatc
     extra = launch_arguments('sonar', s / 'config' / 'gazebo_sonar.yaml', parameters)
     with running('sonar_node', parameters, extra=extra) as node:
         _wait_matched(probe, tf, node)
+        _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
         ticker.start()
         before = first_such(probe, '/sonar/range', node, lambda m: m.range > 0.0)
         tf.publish(_tf(_transform('underwater', 'buoy', now[0], (4.0, 4.0, 5.0))))

@@ -613,6 +613,7 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
     with running('sonar_node', TF_IN_SIM_TIME) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
+        _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
         _wait_matched(probe, static, node)
         ticker.start()
         first_such(probe, 'sonar/range', node, lambda m: m.range > 0.0)  # before any TF
@@ -660,6 +661,7 @@ def test_pose_source_tf_clears_its_buffer_when_sim_time_jumps_back(probe: Probe)
     with running('sonar_node', TF_IN_SIM_TIME) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
+        _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
         _wait_matched(probe, static, node)
         static.publish(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 0.1))))
         tf.publish(_tf(_transform('odom', 'base_link', 100.0)))
