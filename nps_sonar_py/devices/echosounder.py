@@ -9,14 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from nps_sonar_py.devices.interface import (
-    RangerConfig,
-    config_problem,
-    steps_problem,
-    window_problem,
-)
-from nps_sonar_py.devices.pinging import PingingRanger, echo_with_ranges, ping_rate_problem
-from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.devices.interface import RangerConfig, steps_problem
+from nps_sonar_py.devices.pinging import PingingRanger, beam_axes, rebuilt
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.echosounder import Echosounder, EchosounderPing
 
@@ -44,34 +39,12 @@ class EchosounderRanger(PingingRanger[Echosounder]):
             self.frequency,
         )
 
-    def reconfigure(self, config: RangerConfig) -> str | None:
-        """Beam axes (their spacing sets the beam count), range window, bin width and ping rate."""
-        problem = config_problem(config) or window_problem(config, None, self.limits)
-        if problem:
-            return problem
-        intervals, problem = steps_problem(config)
-        if problem:
-            return problem
-        try:
-            echo = echo_with_ranges(self.sonar.echo, config)
-            problem = ping_rate_problem(echo, config.frequency)
-            if problem:
-                return problem
-            swath = dataclasses.replace(
-                self.sonar.swath,
-                beams=intervals + 1,
-                min_angle=config.min_angle,
-                max_angle=config.max_angle,
-            )
-            sonar = Echosounder(
-                echo,
-                swath,
-                self.sonar.world_from_body,
-                processing=self.sonar.processing,
-                surface_z=self.sonar.surface_z,
-            )
-        except (ConfigurationError, ValueError) as error:
-            return str(error)
-        self.sonar = sonar
-        self.frequency = config.frequency
-        return None
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """Beam axes: their spacing sets the beam count (``SwathConfig`` bounds the count)."""
+        _, problem = steps_problem(config)
+        return problem
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> Echosounder:
+        """The swath of the new axes."""
+        swath = dataclasses.replace(self.sonar.swath, **beam_axes(config))
+        return rebuilt(self.sonar, echo=echo, swath=swath)

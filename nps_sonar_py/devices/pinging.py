@@ -4,12 +4,18 @@ A multibeam fan (``FanRanger``), a side-scan (``SidescanRanger``) and an echosou
 (``EchosounderRanger``) each wrap one sonar of ``sensing``: a reading is one ping, no faster
 than the two-way travel time to ``max_range`` allows, and a Ranger request may change the
 range window and bin width (``echo_with_ranges``) as well as what the device itself owns.
+
+:meth:`PingingRanger.reconfigure` is the one sequence of checks and the rebuild; a device
+says only which angles it takes (``_angles_problem``) and what its new sonar is made of
+(``_rebuilt``), which :func:`rebuilt` makes so that it keeps everything else of the old one.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Generic, Protocol, TypeVar
+import functools
+import inspect
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,13 +24,24 @@ from nps_sonar_py.devices.interface import (
     IndependentReadings,
     RangerConfig,
     RangerGeometry,
+    config_problem,
     frequency_problem,
+    steps_problem,
+    window_problem,
 )
 from nps_sonar_py.devices.sonar import travel_time_problem
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import ConfigurationError
 
-__all__ = ['MAX_BINS', 'PingedSonar', 'PingingRanger', 'echo_with_ranges', 'ping_rate_problem']
+__all__ = [
+    'MAX_BINS',
+    'PingedSonar',
+    'PingingRanger',
+    'beam_axes',
+    'echo_with_ranges',
+    'ping_rate_problem',
+    'rebuilt',
+]
 
 #: Most range bins a configuration may ask for (a guard against a stalled node).
 MAX_BINS = 1_000_000
@@ -80,6 +97,42 @@ class PingingRanger(IndependentReadings, Generic[SonarT]):
         """Place the sonar: the pose of its x-forward body frame."""
         self.sonar.set_pose(world_from_device)
 
+    def reconfigure(self, config: RangerConfig) -> str | None:
+        """Range window, bin width, ping rate and the angles the device takes; else why not.
+
+        In order: the bounds of every device and the range window (``limits``), the device's
+        angles (``_angles_problem``), the bin count (``echo_with_ranges``), the ping rate
+        (``ping_rate_problem``), then the sonar itself (``_rebuilt``). A refusal changes
+        nothing.
+        """
+        problem = config_problem(config) or window_problem(config, None, self.limits)
+        problem = problem or self._angles_problem(config)
+        if problem:
+            return problem
+        try:
+            echo = echo_with_ranges(self.sonar.echo, config)
+            problem = ping_rate_problem(echo, config.frequency)
+            if problem:
+                return problem
+            sonar = self._rebuilt(echo, config)
+        except (ConfigurationError, ValueError) as error:
+            return str(error)
+        self.sonar = sonar
+        self.frequency = config.frequency
+        return None
+
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """Why the device cannot take the angles of ``config`` (within the bounds), or ``None``."""
+        raise NotImplementedError
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> SonarT:
+        """The sonar of ``echo`` and the angles of ``config``, the rest as ``self.sonar``'s.
+
+        Raises:
+            ConfigurationError, ValueError: a sonar its constructor refuses.
+        """
+        raise NotImplementedError
+
 
 def ping_rate_problem(echo: EchoConfig, frequency: float) -> str | None:
     """Why ``frequency`` pings per second are impossible for ``echo``, or ``None``."""
@@ -107,3 +160,39 @@ def echo_with_ranges(echo: EchoConfig, config: RangerConfig) -> EchoConfig:
     return dataclasses.replace(
         echo, min_range=min_range, max_range=config.max_range, n_bins=n_bins
     )
+
+
+def beam_axes(config: RangerConfig) -> dict[str, Any]:
+    """The beam count and the first and last axis of ``config``, one per ``angular_resolution``.
+
+    For a fan or a swath: ``dataclasses.replace(fan, **beam_axes(config))``.
+
+    Raises:
+        ValueError: a span that is not a whole number of steps (``steps_problem``).
+    """
+    intervals, problem = steps_problem(config)
+    if problem:
+        raise ValueError(problem)
+    return {'beams': intervals + 1, 'min_angle': config.min_angle, 'max_angle': config.max_angle}
+
+
+@functools.cache
+def _arguments(kind: type) -> tuple[str, ...]:
+    return tuple(inspect.signature(kind).parameters)
+
+
+def rebuilt(sonar: SonarT, **changes: Any) -> SonarT:
+    """A new sonar of ``sonar``'s class, of the arguments it was built with but ``changes``.
+
+    Like ``dataclasses.replace``: every sonar of ``sensing`` keeps each argument of its
+    constructor as the attribute of that name (``echo``, ``world_from_body``, ``imaging``,
+    ``label_entities``, ``multipath``, ``processing``, ``surface_z``, ...), so a rebuild
+    carries over all of them, an argument added later too (``test/devices`` checks the
+    convention).
+
+    Raises:
+        ConfigurationError, ValueError: what the constructor raises.
+    """
+    kind = type(sonar)
+    arguments = {name: getattr(sonar, name) for name in _arguments(kind)}
+    return kind(**(arguments | changes))

@@ -21,7 +21,7 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
     window_problem,
 )
-from nps_sonar_py.devices.pinging import PingingRanger, echo_with_ranges, ping_rate_problem
+from nps_sonar_py.devices.pinging import PingingRanger, beam_axes, echo_with_ranges, rebuilt
 from nps_sonar_py.echo import EchoConfig, Ping
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
@@ -198,36 +198,12 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             self.frequency,
         )
 
-    def reconfigure(self, config: RangerConfig) -> str | None:
-        """Beam axes (their spacing sets the beam count), range window, bin width and ping rate."""
-        problem = config_problem(config) or window_problem(config, None, self.limits)
-        if problem:
-            return problem
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """Beam axes: their spacing sets the beam count, within what a fan may hold."""
         intervals, problem = steps_problem(config)
-        problem = problem or fan_problem(intervals + 1, config.min_angle, config.max_angle)
-        if problem:
-            return problem
-        try:
-            echo = echo_with_ranges(self.sonar.echo, config)
-            problem = ping_rate_problem(echo, config.frequency)
-            if problem:
-                return problem
-            fan = dataclasses.replace(
-                self.sonar.fan,
-                beams=intervals + 1,
-                min_angle=config.min_angle,
-                max_angle=config.max_angle,
-            )
-            sonar = MultibeamSonar(
-                echo,
-                fan,
-                self.sonar.world_from_body,
-                imaging=self.sonar.imaging,
-                label_entities=self.sonar.label_entities,
-                multipath=self.sonar.multipath,
-            )
-        except (ConfigurationError, ValueError) as error:
-            return str(error)
-        self.sonar = sonar
-        self.frequency = config.frequency
-        return None
+        return problem or fan_problem(intervals + 1, config.min_angle, config.max_angle)
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> MultibeamSonar:
+        """The fan of the new axes."""
+        fan = dataclasses.replace(self.sonar.fan, **beam_axes(config))
+        return rebuilt(self.sonar, echo=echo, fan=fan)

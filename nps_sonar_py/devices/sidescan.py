@@ -15,13 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.devices.interface import (
-    RangerConfig,
-    config_problem,
-    window_problem,
-)
-from nps_sonar_py.devices.pinging import PingingRanger, echo_with_ranges, ping_rate_problem
-from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.devices.interface import RangerConfig
+from nps_sonar_py.devices.pinging import PingingRanger, rebuilt
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.sidescan import SidescanPing, SidescanSonar
 
@@ -55,11 +51,8 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
             low, high, high - low, e.min_range, e.max_range, e.bin_width, self.frequency
         )
 
-    def reconfigure(self, config: RangerConfig) -> str | None:
-        """Range window, bin width and ping rate; the two beams' angles are fixed."""
-        problem = config_problem(config) or window_problem(config, None, self.limits)
-        if problem:
-            return problem
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """The two beams' angles are fixed (``SIDESCAN_ANGLES``, ``angular_resolution`` pi)."""
         low, high = SIDESCAN_ANGLES
         angles = (config.min_angle, config.max_angle, config.angular_resolution)
         if not np.allclose(angles, (low, high, high - low), rtol=0.0, atol=1e-6):
@@ -67,21 +60,8 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
                 'a side-scan has two fixed beams: min_angle -pi/2 (starboard), max_angle pi/2 '
                 '(port), angular_resolution pi'
             )
-        try:
-            echo = echo_with_ranges(self.sonar.echo, config)
-            problem = ping_rate_problem(echo, config.frequency)
-            if problem:
-                return problem
-            sonar = SidescanSonar(
-                echo,
-                self.sonar.config,
-                self.sonar.world_from_body,
-                imaging=self.sonar.imaging,
-                label_entities=self.sonar.label_entities,
-                multipath=self.sonar.multipath,
-            )
-        except (ConfigurationError, ValueError) as error:
-            return str(error)
-        self.sonar = sonar
-        self.frequency = config.frequency
         return None
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> SidescanSonar:
+        """The same fans with the new range window and bins."""
+        return rebuilt(self.sonar, echo=echo)

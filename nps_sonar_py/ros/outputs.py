@@ -726,7 +726,9 @@ class SidescanOutput(_RangerData[SidescanRanger]):
     in slant range (it is the raw ping); ``ground_range`` changes only the waterfall. The
     waterfall's size (``waterfall_lines`` x 2 ``waterfall_samples``) is checked against
     ``image_max_pixels`` and the memory available before it is made: too large stops the node
-    at start with one line. It starts empty with each new output (after a run-time change).
+    at start with one line. It starts empty with the output, and again when an accepted
+    SetConfig moves the window its samples span (``line_window``); one that keeps the window
+    (a new rate or bin width) keeps the lines (docs/sidescan.md, Waterfall).
     """
 
     def __init__(
@@ -760,6 +762,12 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             ground_range=settings.ground_range,
             line_spacing=settings.waterfall_line_spacing,
         )
+        self._window = self.line_window()
+
+    def line_window(self) -> tuple[float, float]:
+        """The range a waterfall line spans, m: ground 0..max_range, or the slant window."""
+        echo = self.device.echo
+        return (0.0 if self.waterfall.ground_range else echo.min_range, echo.max_range)
 
     def frames(self) -> list[FrameTransform]:
         """The acoustic frame of the raw image, while it is published."""
@@ -785,6 +793,10 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         first = np.where(occupied.any(axis=1), edges[np.argmax(occupied, axis=1)], np.inf)
         totals = np.asarray(ping.profiles, dtype=np.float64).sum(axis=1)
         self._ranger_data(first, totals if intensities else None, stamp)
+        window = self.line_window()
+        if window != self._window:  # the old lines' samples are at other ranges
+            self.waterfall.clear()
+            self._window = window
         added = self.waterfall.add(ping, reading.position)
         if not intensities:
             return
