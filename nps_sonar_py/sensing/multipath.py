@@ -160,7 +160,9 @@ def multipath_returns(
         first, in the hits' dtype; the returns for ``EchoModel.echoes(extra=)``.
     """
     d = np.asarray(directions, dtype=np.float64)
-    o = np.broadcast_to(np.asarray(origins, dtype=np.float64).reshape(-1, 3), d.shape)
+    o3 = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
+    shared = o3.shape[0] == 1
+    o = np.broadcast_to(o3, d.shape)
     raw = np.asarray(hits.ranges)
     zs = config.sea_surface_z
     # Only rays going up can meet the sea surface: the plane for those alone.
@@ -180,24 +182,33 @@ def multipath_returns(
     near = t_up <= max_range
     up, t_up = up[near], t_up[near]
     live = np.concatenate((on_scene, up))
-    surface = np.zeros(live.size, dtype=bool)
-    surface[on_scene.size :] = True
-    distance = np.concatenate((ranges[on_scene].astype(np.float64), t_up))
-    normals = _normals(hits)
-    normal = np.concatenate((normals[on_scene].astype(np.float64), np.zeros((up.size, 3))))
+    k, m = on_scene.size, live.size
+    surface = np.zeros(m, dtype=bool)
+    surface[k:] = True
+    # Built in place, no concatenated copies: the first mirrors' distance, normal and mu.
+    distance = np.empty(m)
+    distance[:k] = ranges[on_scene]
+    distance[k:] = t_up
+    normal = np.empty((m, 3))
+    normal[:k] = _normals(hits)[on_scene]
+    normal[k:] = 0.0
+    reflect = np.ones(m)
+    reflect[:k] = mu[on_scene]
+    # A shared origin stays one row: the paths start there (read, never written).
+    start = o[:1] if shared else o[live]
     paths = _mirror(
         _Paths(
             live,
-            o[live],
+            np.broadcast_to(start, (m, 3)),
             d[live],
-            np.zeros(live.size),
-            np.ones(live.size),
-            np.zeros(live.size, dtype=bool),
+            np.zeros(m),
+            np.ones(m),
+            np.zeros(m, dtype=bool),
         ),
         distance,
         surface,
         normal,
-        np.concatenate((mu[on_scene].astype(np.float64), np.ones(up.size))),
+        reflect,
         config,
     )
     scatters: list[tuple[_Scatter, int]] = []
@@ -239,18 +250,21 @@ def _mirror(
     mu: NDArray[np.float64],
     config: MultipathConfig,
 ) -> _Paths:
-    """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface."""
+    """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface.
+
+    ``normal`` (float64, the caller's own) is overwritten: the sea surface's rows become +z.
+    """
     d = paths.direction
     point = d * distance[:, None]
     point += paths.point
-    n = normal.copy()
+    n = normal
     n[surface] = (0.0, 0.0, 1.0)
     dn = np.einsum('ij,ij->i', d, n)
     # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
     reflected = n * (-2.0 * dn)[:, None]
     reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
-    scale = float(np.abs(point).max(initial=0.0))
+    scale = max(-float(point.min(initial=0.0)), float(point.max(initial=0.0)))
     start = n * (-(1e-4 + 1e-6 * scale) * np.sign(dn))[:, None]
     start += point
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
@@ -306,7 +320,8 @@ def _advance(
         paths.gain[go],
         paths.scene[go],
     )
-    mirrored = _mirror(sub, event[go], surface[go], normals[go], mu[go], config)
+    normal = np.asarray(normals[go], dtype=np.float64)  # a gather: new, for _mirror to overwrite
+    mirrored = _mirror(sub, event[go], surface[go], normal, mu[go], config)
     return scatter, mirrored
 
 
