@@ -345,13 +345,16 @@ def _mirror(
     point = d * distance[:, None]
     point += paths.point
     n = normal
-    n[surface] = (0.0, 0.0, 1.0)
+    n[np.flatnonzero(surface)] = (0.0, 0.0, 1.0)  # few rows: by index, not by mask
     dn = np.einsum('ij,ij->i', d, n)
     # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
     reflected = n * (-2.0 * dn)[:, None]
     reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
-    scale = max(-float(point.min(initial=0.0)), float(point.max(initial=0.0)))
+    # A bound of |point| (origin plus distance), not a pass over the points; a shared origin
+    # (a broadcast row) is read once.
+    origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
+    scale = float(np.abs(origin).max(initial=0.0)) + float(distance.max(initial=0.0))
     start = n * (-(1e-4 + 1e-6 * scale) * np.sign(dn))[:, None]
     start += point
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
