@@ -489,6 +489,7 @@ def _echosounder(
         geometry.pose,
         processing=e.processing_profile(),
         surface_z=setup.beam.sea_surface_z,
+        multipath=setup.beam.multipath_config(),
     )
     return EchosounderRanger(
         sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range)

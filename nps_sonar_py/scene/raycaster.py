@@ -23,6 +23,7 @@ moving entities are cast in their own frame, which keeps their coordinates small
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -35,10 +36,12 @@ from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.scene.world import Entity, World
 
-__all__ = ['RayHits', 'Raycaster', 'check_rays']
+__all__ = ['PATTERNS', 'RayHits', 'Raycaster', 'check_rays']
 
 #: Largest accepted deviation of a ray direction's length from 1.
 UNIT_TOLERANCE = 1e-4
+#: Fixed ray patterns whose checked rays a raycaster keeps (least recently cast out first).
+PATTERNS = 4
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
@@ -134,6 +137,15 @@ class _Rays:
         return _Rays(origins, directions, o3d.core.Tensor.from_numpy(rays), d32)
 
 
+@dataclass(frozen=True, eq=False)
+class _Pattern:
+    """A fixed ray pattern's checked rays: its read-only directions array, origins, rays."""
+
+    directions: object
+    origins: object
+    rays: _Rays
+
+
 def _abs_dot(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
     """``|a_i . b_i|`` of (n, 3) rows: columns summed, twice as fast as einsum on float32."""
     p = a * b
@@ -224,9 +236,8 @@ class Raycaster:
             self._moving_mask[world.index(name)] = True
         self._moving_mask = self._with_descendants(self._moving_mask)
         self._poses = world.poses(self._time)
-        self._last_directions: object = None
-        self._last_origins: object = None
-        self._last_rays: _Rays | None = None
+        # Fixed ray patterns, most recently cast last (``_checked``).
+        self._patterns: OrderedDict[int, _Pattern] = OrderedDict()
         self._build_static()
         self._moving: list[_Moving] = []
         self._add_moving(np.flatnonzero(self._moving_mask))
@@ -317,9 +328,11 @@ class Raycaster:
         """Cast rays: the first hit of each, all in the world frame.
 
         A fixed ray pattern costs no checks and no conversion after its first cast: when
-        ``directions`` is the same read-only array as in the previous call (a sensor's
+        ``directions`` is the same read-only array as in an earlier call (a sensor's
         directions, set ``writeable = False`` when they are made) and the origins are equal,
-        the checked rays and Open3D's float32 ray block of that call are reused. A read-only
+        the checked rays and Open3D's float32 ray block of that call are reused. The last
+        ``PATTERNS`` such patterns are kept, so that a sonar's fixed rays stay prepared
+        while other casts (its multipath rays, another sensor) come in between. A read-only
         array must then not change through another (writable) view of its memory.
 
         Args:
@@ -392,28 +405,35 @@ class Raycaster:
         return RayHits(ranges, normals, cos_incidence, mu, entity, retro)
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:
-        """The rays of a cast, checked and converted once per fixed, read-only pattern."""
-        last = self._last_rays
-        if (
-            last is not None
-            and directions is self._last_directions
-            and isinstance(directions, np.ndarray)
-            and not directions.flags.writeable
-        ):
-            if (
-                isinstance(origins, np.ndarray)
-                and origins is self._last_origins
-                and not origins.flags.writeable
-            ):
-                return last
-            o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
-            if o.shape == last.origins.shape and np.array_equal(o, last.origins):
-                return last
+        """The rays of a cast, checked and converted once per fixed, read-only pattern.
+
+        Patterns are keyed on the identity of their read-only directions array; each entry
+        holds that array (so that its id cannot be reused while it is cached), the origins it
+        was cast from and the rays. At most ``PATTERNS`` are kept, least recently used out.
+        """
+        fixed = isinstance(directions, np.ndarray) and not directions.flags.writeable
+        if fixed:
+            pattern = self._patterns.get(id(directions))
+            if pattern is not None and pattern.directions is directions:
+                last = pattern.rays
+                if (
+                    isinstance(origins, np.ndarray)
+                    and origins is pattern.origins
+                    and not origins.flags.writeable
+                ):
+                    self._patterns.move_to_end(id(directions))
+                    return last
+                o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
+                if o.shape == last.origins.shape and np.array_equal(o, last.origins):
+                    self._patterns.move_to_end(id(directions))
+                    return last
         o, d = check_rays(origins, directions)
         rays = _Rays.of(o, d)
-        self._last_directions = directions
-        self._last_origins = origins
-        self._last_rays = rays
+        if fixed:
+            self._patterns[id(directions)] = _Pattern(directions, origins, rays)
+            self._patterns.move_to_end(id(directions))
+            while len(self._patterns) > PATTERNS:
+                self._patterns.popitem(last=False)
         return rays
 
     def _map_static(

@@ -32,13 +32,14 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import EchoConfig, EchoModel
+from nps_sonar_py.echo import EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.checks import member
 from nps_sonar_py.echo.ray_trace import sounding
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
+from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
 from nps_sonar_py.sensing.refraction import RefractingCaster
 
 __all__ = [
@@ -175,22 +176,21 @@ class BottomDetections:
 
 
 def detect_bottom(profiles: F, centres: F, threshold_db: float, min_bins: int) -> BottomDetections:
-    """The bottom in each beam's profile: the amplitude-weighted centre around the peak.
+    """The bottom in each beam's profile: the amplitude-weighted centre of its first strong return.
 
-    The bins kept are the contiguous run around the peak bin whose intensity is at least
-    ``10**(threshold_db / 10)`` times the peak's. Quality: ``NONE`` when a profile is empty,
-    ``LOW`` when fewer than ``min_bins`` bins are kept or the run touches either end of the
-    window (the echo is cut), else ``GOOD``.
+    The bins kept are the first contiguous run of bins whose intensity is at least
+    ``10**(threshold_db / 10)`` times the profile's peak: the earliest echo within the
+    threshold of the strongest, so that a later echo (a multipath ghost, the surface-bottom
+    multiple) never takes the detection from the seabed echo before it, even a stronger one.
+    Quality: ``NONE`` when a profile is empty, ``LOW`` when fewer than ``min_bins`` bins are
+    kept or the run touches either end of the window (the echo is cut), else ``GOOD``.
     """
-    n, nb = profiles.shape
-    rows = np.arange(n)
-    peak = np.argmax(profiles, axis=1)
-    top = profiles[rows, peak]
+    nb = profiles.shape[1]
+    top = profiles.max(axis=1)
     above = profiles >= (top * 10.0 ** (threshold_db / 10.0))[:, None]
     index = np.arange(nb)[None, :]
-    k = peak[:, None]
-    lo = np.where(~above & (index < k), index, -1).max(axis=1) + 1
-    hi = np.where(~above & (index > k), index, nb).min(axis=1) - 1
+    lo = np.argmax(above, axis=1)  # the first bin within the threshold
+    hi = np.where(~above & (index > lo[:, None]), index, nb).min(axis=1) - 1
     run = (index >= lo[:, None]) & (index <= hi[:, None])
     weights = np.where(run, profiles, 0.0)
     total = weights.sum(axis=1)
@@ -250,7 +250,7 @@ class EchosounderPing:
         return np.asarray(np.isfinite(self.points).all(axis=1))
 
 
-class Echosounder:
+class Echosounder(PosedRays):
     """A swath of narrow beams, their rays built once and cast together each ping.
 
     Args:
@@ -261,6 +261,14 @@ class Echosounder:
             caster's profile, or straight rays through a straight caster).
         surface_z: world z of the sea surface for a processing profile read through a
             straight caster (a ``RefractingCaster`` gives its own).
+        multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
+            the beam whose axis is nearest in angle from nadir (across track) to the direction
+            it arrives from, with that beam's one-way pattern there (0 outside its cast); the
+            axis rays carry none. The detection takes the first strong return
+            (:func:`detect_bottom`), so a ghost after the seabed echo does not move it.
+
+    Raises:
+        ConfigurationError: multipath with specular scattering (one line, nothing built).
     """
 
     def __init__(
@@ -271,7 +279,12 @@ class Echosounder:
         *,
         processing: SoundSpeedProfile | None = None,
         surface_z: float = 0.0,
+        multipath: MultipathConfig | None = None,
     ) -> None:
+        self.multipath = multipath if multipath is not None else MultipathConfig()
+        problem = multipath_problem(echo, self.multipath)
+        if problem:
+            raise ConfigurationError(problem)
         self.echo = echo
         self.swath = swath
         self.processing = processing
@@ -301,29 +314,55 @@ class Echosounder:
         )
         # Beam rays first (beam-major), then one axis ray per beam.
         self.body_rays = np.concatenate((grid.reshape(-1, 3), axes))
+        # Multipath: each beam ray's one-way pattern at its own direction in its own beam.
+        beam_of_ray = np.repeat(np.arange(swath.beams), na * nl)
+        self._ray_pattern = self._one_way(beam_of_ray, grid.reshape(-1, 3))
         self.set_pose(world_from_body)
 
-    def set_pose(self, world_from_body: F) -> None:
-        """Place the sensor: the 4x4 pose of its x-forward body frame."""
-        pose = np.asarray(world_from_body, dtype=np.float64)
-        self.world_from_body = pose.copy()
-        self.origin = pose[:3, 3].copy()
-        self.origin.flags.writeable = False
-        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
-        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
-        self.directions.flags.writeable = False
+    def _one_way(self, beam: NDArray[np.intp], body: F) -> F:
+        """One-way pattern of beam ``beam`` in body directions ``body``; 0 outside its cast.
+
+        A direction ``(sin psi, cos psi sin phi, -cos psi cos phi)`` is ``phi - a_j`` across
+        from beam ``j``'s axis and ``psi`` along: ``echo.pattern`` of each width there.
+        """
+        swath, pattern = self.swath, self.echo.pattern
+        across = np.arctan2(body[:, 1], -body[:, 2]) - self.angles[beam]
+        along = np.arcsin(np.clip(body[:, 0], -1.0, 1.0))
+        slack = 1.0 + 1e-9
+        inside = (np.abs(across) <= 0.5 * swath.across_width * slack) & (
+            np.abs(along) <= 0.5 * swath.along_width * slack
+        )
+        b = beam_intensity(
+            pattern, np.where(inside, np.abs(across), 0.0), swath.across_width, 1
+        ) * beam_intensity(pattern, np.where(inside, np.abs(along), 0.0), swath.along_width, 1)
+        return np.where(inside, b, 0.0)
+
+    def _hear_body(self, ray: NDArray[np.intp], body: F) -> tuple[NDArray[np.intp], F]:
+        """The beam nearest across track to body directions ``body``, and its one-way pattern."""
+        del ray  # heard by direction, whichever beam sent the ray
+        swath = self.swath
+        if swath.beams == 1:
+            beam = np.zeros(body.shape[0], dtype=np.intp)
+        else:
+            angle = np.arctan2(body[:, 1], -body[:, 2])
+            step = (angle - swath.min_angle) * (
+                (swath.beams - 1) / (swath.max_angle - swath.min_angle)
+            )
+            beam = np.clip(np.rint(step), 0, swath.beams - 1).astype(np.intp)
+        return beam, self._one_way(beam, body)
 
     def ping(self, caster: SurfaceCaster) -> EchosounderPing:
         """Cast, form every beam's echo in one pass, detect the bottom, compute the soundings."""
         n = self.swath.beams
-        hits = caster.cast(self.origin, self.directions)
         split = n * self.rays_per_beam
+        hits, cut, extra = self._cast(caster, self.rays_per_beam, ghost_rays=split)
         shape = (n, self.rays_per_beam)
-        ranges = np.asarray(hits.ranges, dtype=np.float64)
+        ranges = np.asarray(cut, dtype=np.float64)
         echoes = self.model.echoes(
             ranges[:split].reshape(shape),
             np.asarray(hits.cos_incidence)[:split].reshape(shape),
             np.asarray(hits.reflectivity)[:split].reshape(shape),
+            extra=extra,
         )
         reference = getattr(hits, 'reference_speed', None)
         c_ref = (

@@ -46,7 +46,7 @@ from nps_sonar_py.echo.profile_effects import (
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.label_images import hit_entities
-from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem, multipath_returns
+from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
 from nps_sonar_py.sensing.scan import scan_directions
 
 __all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
@@ -179,7 +179,7 @@ class FanPing:
     labels: NDArray[np.uint16] | None = None
 
 
-class MultibeamSonar:
+class MultibeamSonar(PosedRays):
     """N fan-shaped beams, their rays built once and cast together each ping.
 
     Args:
@@ -269,12 +269,11 @@ class MultibeamSonar:
         )
         return np.where(inside, pattern, 0.0)
 
-    def _hear(
-        self, ray: NDArray[np.intp], u: NDArray[np.float64]
+    def _hear_body(
+        self, ray: NDArray[np.intp], body: NDArray[np.float64]
     ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """The beam nearest in azimuth to world directions ``u``, and its one-way pattern."""
+        """The beam nearest in azimuth to body directions ``body``, and its one-way pattern."""
         del ray  # a fan hears by direction, whichever beam sent the ray
-        body = u @ self.world_from_body[:3, :3]  # R^T u, row by row
         azimuth = np.arctan2(body[:, 1], body[:, 0])
         fan = self.fan
         if fan.beams == 1:
@@ -286,35 +285,11 @@ class MultibeamSonar:
             beam = np.clip(np.rint(step), 0, fan.beams - 1).astype(np.intp)
         return beam, self._one_way(beam, body)
 
-    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
-        """Place the sensor: ``world_from_body`` is the 4x4 pose of its x-forward frame."""
-        pose = np.asarray(world_from_body, dtype=np.float64)
-        self.world_from_body = pose.copy()
-        self.origin = pose[:3, 3].copy()
-        self.origin.flags.writeable = False
-        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
-        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
-        self.directions.flags.writeable = False
-
     def ping(self, caster: SurfaceCaster) -> FanPing:
         """Cast every beam's rays at once and run the echo model over all beams in one pass."""
-        hits = caster.cast(self.origin, self.directions)
+        hits, ranges, extra = self._cast(caster, self.rays_per_beam)
         shape = (self.fan.beams, self.rays_per_beam)
         labelled = self.label_entities is not None
-        ranges, extra = np.asarray(hits.ranges), None
-        if self.multipath.enabled:
-            ranges, extra = multipath_returns(
-                caster,
-                self.origin,
-                self.directions,
-                hits,
-                self.multipath,
-                hear=self._hear,
-                ray_pattern=self._ray_pattern,
-                rays_per_beam=self.rays_per_beam,
-                n_way=self.echo.n_way,
-                max_range=self.echo.max_range,
-            )
         echoes = self.model.echoes(
             ranges.reshape(shape),
             np.asarray(hits.cos_incidence).reshape(shape),

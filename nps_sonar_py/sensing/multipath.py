@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +41,7 @@ __all__ = [
     'MAX_BOUNCES',
     'Hearing',
     'MultipathConfig',
+    'PosedRays',
     'cone_hearing',
     'multipath_problem',
     'multipath_returns',
@@ -57,6 +59,7 @@ Hearing = Callable[
 ]
 
 _UP = 2  # the z column
+_T = TypeVar('_T', bound=np.generic)
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ def multipath_returns(
     rays_per_beam: int,
     n_way: int,
     max_range: float,
+    ghost_rays: int | None = None,
 ) -> tuple[NDArray[np.floating], ExtraReturns]:
     """The direct ranges cut at the sea surface and the multipath returns of one cast.
 
@@ -154,13 +158,17 @@ def multipath_returns(
         rays_per_beam: rays of one beam: ray ``i`` is pattern ray ``i % rays_per_beam``.
         n_way: the echo model's ``n_way``: the receive pattern is ``B**(n_way - 1)``.
         max_range: far end of the window, m: paths longer than twice it are not followed.
+        ghost_rays: only the first ``ghost_rays`` rays (the beams' own) start paths; the rest
+            (an echosounder's axis rays) are only cut at the sea surface. ``None``: all.
 
     Returns:
         ``(ranges, extra)``: (n,) direct ranges, ``inf`` where the ray meets the sea surface
         first, in the hits' dtype; the returns for ``EchoModel.echoes(extra=)``.
     """
     d = np.asarray(directions, dtype=np.float64)
-    o = np.broadcast_to(np.asarray(origins, dtype=np.float64).reshape(-1, 3), d.shape)
+    o3 = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
+    shared = o3.shape[0] == 1
+    o = np.broadcast_to(o3, d.shape)
     raw = np.asarray(hits.ranges)
     zs = config.sea_surface_z
     # Only rays going up can meet the sea surface: the plane for those alone.
@@ -176,28 +184,40 @@ def multipath_returns(
     mu = np.asarray(hits.reflectivity)
     with np.errstate(invalid='ignore'):
         scene = (ranges <= max_range) & (mu > 0.0)
+    sources = d.shape[0] if ghost_rays is None else ghost_rays
+    if sources < d.shape[0]:
+        scene[sources:] = False
     on_scene = np.flatnonzero(scene)
-    near = t_up <= max_range
+    near = (t_up <= max_range) & (up < sources)
     up, t_up = up[near], t_up[near]
     live = np.concatenate((on_scene, up))
-    surface = np.zeros(live.size, dtype=bool)
-    surface[on_scene.size :] = True
-    distance = np.concatenate((ranges[on_scene].astype(np.float64), t_up))
-    normals = _normals(hits)
-    normal = np.concatenate((normals[on_scene].astype(np.float64), np.zeros((up.size, 3))))
+    k, m = on_scene.size, live.size
+    surface = np.zeros(m, dtype=bool)
+    surface[k:] = True
+    # Built in place, no concatenated copies: the first mirrors' distance, normal and mu.
+    distance = np.empty(m)
+    distance[:k] = ranges[on_scene]
+    distance[k:] = t_up
+    normal = np.empty((m, 3))
+    normal[:k] = _rows(_normals(hits), on_scene)
+    normal[k:] = 0.0
+    reflect = np.ones(m)
+    reflect[:k] = mu[on_scene]
+    # A shared origin stays one row: the paths start there (read, never written).
+    start = o[:1] if shared else _rows(o, live)
     paths = _mirror(
         _Paths(
             live,
-            o[live],
-            d[live],
-            np.zeros(live.size),
-            np.ones(live.size),
-            np.zeros(live.size, dtype=bool),
+            np.broadcast_to(start, (m, 3)),
+            _rows(d, live),
+            np.zeros(m),
+            np.ones(m),
+            np.zeros(m, dtype=bool),
         ),
         distance,
         surface,
         normal,
-        np.concatenate((mu[on_scene].astype(np.float64), np.ones(up.size))),
+        reflect,
         config,
     )
     scatters: list[tuple[_Scatter, int]] = []
@@ -210,6 +230,84 @@ def multipath_returns(
             break
         paths = mirrored
     return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
+
+
+BodyHearing = Callable[
+    [NDArray[np.intp], NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]
+]
+"""A :data:`Hearing` given the arrival directions in the sonar's body frame."""
+
+
+class PosedRays:
+    """A sonar's fixed rays placed in the world and cast with their multipath ghosts.
+
+    The one pose-and-cast of the sonars with a fixed ray pattern (the fan, the side-scan, the
+    echosounder): a subclass sets ``echo``, ``multipath`` and ``body_rays`` before its first
+    :meth:`set_pose`, and, for multipath, ``_ray_pattern`` (:func:`multipath_returns`) and
+    :meth:`_hear_body`. :meth:`_hear` turns world arrival directions into body ones for it.
+    """
+
+    echo: EchoConfig
+    multipath: MultipathConfig
+    body_rays: NDArray[np.float64]
+    world_from_body: NDArray[np.float64]
+    origin: NDArray[np.float64]
+    directions: NDArray[np.float64]
+    _ray_pattern: NDArray[np.float64]
+
+    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
+        """Place the sensor: ``world_from_body`` is the 4x4 pose of its body frame."""
+        pose = np.asarray(world_from_body, dtype=np.float64)
+        self.world_from_body = pose.copy()
+        self.origin = pose[:3, 3].copy()
+        self.origin.flags.writeable = False
+        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
+        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
+        self.directions.flags.writeable = False
+
+    def _hear_body(
+        self, ray: NDArray[np.intp], body: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The beam and one-way pattern of returns arriving along body directions ``body``."""
+        raise NotImplementedError
+
+    def _hear(
+        self, ray: NDArray[np.intp], u: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """:data:`Hearing` of world directions ``u``: :meth:`_hear_body` of ``R^T u``."""
+        return self._hear_body(ray, u @ self.world_from_body[:3, :3])  # R^T u, row by row
+
+    def _cast(
+        self, caster: SurfaceCaster, rays_per_beam: int, ghost_rays: int | None = None
+    ) -> tuple[SurfaceHits, NDArray[np.floating], ExtraReturns | None]:
+        """Cast the rays: the hits, the direct ranges (cut at the sea surface), the ghosts.
+
+        With multipath off the ranges are the hits' own and there are no ghosts (``None``).
+        ``rays_per_beam`` and ``ghost_rays`` are :func:`multipath_returns`'s.
+        """
+        hits = caster.cast(self.origin, self.directions)
+        if not self.multipath.enabled:
+            return hits, np.asarray(hits.ranges), None
+        ranges, extra = multipath_returns(
+            caster,
+            self.origin,
+            self.directions,
+            hits,
+            self.multipath,
+            hear=self._hear,
+            ray_pattern=self._ray_pattern,
+            rays_per_beam=rays_per_beam,
+            n_way=self.echo.n_way,
+            max_range=self.echo.max_range,
+            ghost_rays=ghost_rays,
+        )
+        return hits, ranges, extra
+
+
+def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
+    """Rows ``index`` of ``a``, a new array: ``np.take``, 4 times as fast as ``a[index]``."""
+    rows: NDArray[_T] = np.take(a, index, axis=0)
+    return rows
 
 
 def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
@@ -239,18 +337,24 @@ def _mirror(
     mu: NDArray[np.float64],
     config: MultipathConfig,
 ) -> _Paths:
-    """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface."""
+    """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface.
+
+    ``normal`` (float64, the caller's own) is overwritten: the sea surface's rows become +z.
+    """
     d = paths.direction
     point = d * distance[:, None]
     point += paths.point
-    n = normal.copy()
-    n[surface] = (0.0, 0.0, 1.0)
+    n = normal
+    n[np.flatnonzero(surface)] = (0.0, 0.0, 1.0)  # few rows: by index, not by mask
     dn = np.einsum('ij,ij->i', d, n)
     # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
     reflected = n * (-2.0 * dn)[:, None]
     reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
-    scale = float(np.abs(point).max(initial=0.0))
+    # A bound of |point| (origin plus distance), not a pass over the points; a shared origin
+    # (a broadcast row) is read once.
+    origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
+    scale = float(np.abs(origin).max(initial=0.0)) + float(distance.max(initial=0.0))
     start = n * (-(1e-4 + 1e-6 * scale) * np.sign(dn))[:, None]
     start += point
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
@@ -286,27 +390,29 @@ def _advance(
     within = paths.length + event <= 2.0 * max_range
     scene = (t < np.inf) & ~surface & within & (mu > 0.0)
     at = np.flatnonzero(scene)
+    point, direction = _rows(paths.point, at), _rows(paths.direction, at)
     reached = _Paths(
         paths.ray[at],
-        paths.point[at] + t[at, None] * paths.direction[at],
-        paths.direction[at],
+        point + t[at, None] * direction,
+        direction,
         paths.length[at] + t[at],
         paths.gain[at],
         paths.scene[at],
     )
-    scatter = _Scatter(reached, normals[at], mu[at], entity[at])
+    scatter = _Scatter(reached, _rows(normals, at), mu[at], entity[at])
     if not again:
         return scatter, None
     go = np.flatnonzero(within & (surface | scene))
     sub = _Paths(
         paths.ray[go],
-        paths.point[go],
-        paths.direction[go],
+        _rows(paths.point, go),
+        _rows(paths.direction, go),
         paths.length[go],
         paths.gain[go],
         paths.scene[go],
     )
-    mirrored = _mirror(sub, event[go], surface[go], normals[go], mu[go], config)
+    normal = np.asarray(_rows(normals, go), dtype=np.float64)  # new: _mirror overwrites it
+    mirrored = _mirror(sub, event[go], surface[go], normal, mu[go], config)
     return scatter, mirrored
 
 
@@ -327,17 +433,17 @@ def _returns(
         p = scatter.paths
         if p.ray.size == 0:
             continue
-        sensor = o[p.ray]
+        sensor = _rows(o, p.ray)
         legs.append(_Leg(scatter, np.arange(p.ray.size), sensor, sensor, direct=True))
         if bounces < config.max_bounces:  # one more mirror: back off the sea surface
             below = sensor[:, _UP] < zs
             keep = np.flatnonzero(below & (p.point[:, _UP] < zs))
-            image = sensor[keep].copy()
+            image = _rows(sensor, keep)
             image[:, _UP] = 2.0 * zs - image[:, _UP]
-            b = p.point[keep]
+            b = _rows(p.point, keep)
             s = ((zs - b[:, _UP]) / (image[:, _UP] - b[:, _UP]))[:, None]
             glint = b + s * (image - b)
-            legs.append(_Leg(scatter, keep, sensor[keep], glint, direct=False))
+            legs.append(_Leg(scatter, keep, _rows(sensor, keep), glint, direct=False))
     if not legs:
         return _no_returns()
     # One cast: for each leg, from the sensor to its glint (surface legs) and from the leg's
@@ -345,7 +451,7 @@ def _returns(
     starts, ends = [], []
     for leg in legs:
         starts.append(leg.start)
-        ends.append(leg.scatter.paths.point[leg.index])
+        ends.append(_rows(leg.scatter.paths.point, leg.index))
         if not leg.direct:
             starts.append(leg.sensor)
             ends.append(leg.start)
@@ -405,9 +511,9 @@ def _leg_returns(
     """The returns (and the reverse paths that are not traced) of the clear legs."""
     p = leg.scatter.paths
     i = leg.index
-    b = p.point[i]
-    incoming = p.direction[i]
-    normal = leg.scatter.normal[i]
+    b = _rows(p.point, i)
+    incoming = _rows(p.direction, i)
+    normal = _rows(leg.scatter.normal, i)
     towards = leg.start - b  # from B along the return leg
     back = np.linalg.norm(towards, axis=1)
     # Lambert at B: the return leaves on the side the path arrived from.
@@ -422,7 +528,8 @@ def _leg_returns(
     if ok.size == 0:
         return []
     ray = p.ray[i][ok]
-    u = arrival[ok] / np.linalg.norm(arrival[ok], axis=1)[:, None]
+    u = _rows(arrival, ok)
+    u /= np.linalg.norm(u, axis=1)[:, None]
     beam, heard = hear(ray, u)
     own = ray_pattern[ray]
     r_eq = 0.5 * (p.length[i][ok] + l_back[ok])

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from nps_sonar_py.scene.raycaster import Raycaster, RayHits
+from nps_sonar_py.scene.raycaster import PATTERNS, Raycaster, RayHits
 from nps_sonar_py.scene.scene_state import EntityState, SceneState
 from nps_sonar_py.scene.tessellation import (
     Triangles,
@@ -429,3 +429,37 @@ def test_a_fixed_read_only_pattern_is_reused_and_a_changed_one_is_not():
     assert np.isinf(caster.cast(np.zeros(3), writable).ranges[0])
     with pytest.raises(ValueError, match='unit vectors'):
         caster.cast(np.zeros(3), writable * 2.0)
+
+
+def test_the_last_fixed_patterns_stay_prepared_while_other_casts_come_between():
+    """Up to ``PATTERNS`` read-only patterns keep their checked rays, least recently cast out.
+
+    A fan's fixed rays and its multipath casts (writable arrays) alternate each ping: the
+    fan's must not be re-prepared. The prepared rays are the raycaster's own (``_checked``).
+    """
+    world = world_of(
+        Entity('box', box_triangles([1.0, 1.0, 1.0])), states=(placed('box', [5, 0, 0]),)
+    )
+    caster = Raycaster(world)
+    origin = np.zeros(3)
+    origin.flags.writeable = False
+    patterns = []
+    for k in range(PATTERNS + 1):
+        d = unit([[1.0, 0.01 * k, 0.0]])
+        d.flags.writeable = False
+        patterns.append(d)
+    fan = caster._checked(origin, patterns[0])
+    prepared = []
+    for other in patterns[1:PATTERNS]:
+        caster.cast(origin, unit([[1.0, 0.2, 0.0]]))  # writable: never cached
+        prepared.append(caster._checked(origin, other))
+        assert caster._checked(origin, patterns[0]) is fan
+    assert caster._checked(origin, patterns[1]) is prepared[0]
+    assert caster._checked(origin, patterns[0]) is fan
+    # Patterns 2, 3, 1, 0 from least to most recent: one more pushes pattern 2 out.
+    caster.cast(origin, patterns[PATTERNS])
+    assert caster._checked(origin, patterns[0]) is fan
+    assert caster._checked(origin, patterns[1]) is prepared[0]
+    assert caster._checked(origin, patterns[2]) is not prepared[1]
+    ranges = caster.cast(origin, patterns[PATTERNS]).ranges
+    assert ranges[0] == pytest.approx(4.5 * math.hypot(1.0, 0.01 * PATTERNS), rel=F32)

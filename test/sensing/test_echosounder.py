@@ -138,11 +138,11 @@ def test_beams_that_miss_give_no_sounding_and_quality_zero() -> None:
     assert ping.detected[inside].all()
 
 
-def test_the_detection_is_the_weighted_centre_of_the_run_around_the_peak() -> None:
+def test_the_detection_is_the_weighted_centre_of_the_first_run_within_the_threshold() -> None:
     centres = np.arange(10.0)
-    # a peak of 10 at bin 4; -10 dB keeps >= 1: bins 3..6 (bin 7 is 0.5); bin 1 is a second,
-    # separate echo above the threshold, outside the run
-    row = np.array([0.0, 5.0, 0.2, 2.0, 10.0, 4.0, 1.0, 0.5, 0.0, 0.0])
+    # a peak of 10 at bin 4; -10 dB keeps >= 1: bins 3..6 (bin 7 is 0.5). Bin 1 (0.5) is an
+    # earlier echo below the threshold; bin 8 a later, separate echo above it (a ghost).
+    row = np.array([0.0, 0.5, 0.2, 2.0, 10.0, 4.0, 1.0, 0.5, 6.0, 0.0])
     found = detect_bottom(np.stack((row, np.zeros(10))), centres, -10.0, 3)
     expected = (3 * 2.0 + 4 * 10.0 + 5 * 4.0 + 6 * 1.0) / 17.0
     assert found.ranges[0] == pytest.approx(expected, rel=1e-12)
@@ -150,6 +150,13 @@ def test_the_detection_is_the_weighted_centre_of_the_run_around_the_peak() -> No
     assert found.bins.tolist() == [4, 0]
     assert found.quality.tolist() == [Quality.GOOD, Quality.NONE]
     assert np.isnan(found.ranges[1])
+    # a later echo stronger than the first: the first, within -6 dB (>= 2.51) of it, is kept
+    first = detect_bottom(
+        np.array([[0.0, 3.0, 4.0, 0.0, 0.0, 10.0, 9.0, 0.0]]), centres[:8], -6.0, 2
+    )
+    assert first.ranges[0] == pytest.approx((1 * 3.0 + 2 * 4.0) / 7.0, rel=1e-12)
+    assert first.bins.tolist() == [2]
+    assert first.quality.tolist() == [Quality.GOOD]
     # too few bins, or a run touching the window's end: low quality
     few = detect_bottom(row[None], centres, -3.0, 3)  # -3 dB keeps >= 5.01: bin 4 alone
     assert few.bins.tolist() == [1]
