@@ -24,7 +24,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 
-__all__ = ['Pieces', 'RayPaths', 'piece_step', 'pieces', 'sounding', 'time_step', 'trace']
+__all__ = [
+    'Pieces',
+    'RayPaths',
+    'piece_offset',
+    'piece_step',
+    'pieces',
+    'sounding',
+    'time_step',
+    'trace',
+]
 
 F = NDArray[np.float64]
 
@@ -54,6 +63,22 @@ def _asin_ratio(y: F) -> F:
     return np.where(small, 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2), np.arcsin(safe) / safe)
 
 
+def _piece_ratio(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F]:
+    """Speed and sine at ``dz`` along the piece, and ``(s1 - s2) / (p gamma dz)`` (0 if flat)."""
+    c2 = c1 + gamma * dz
+    s2 = np.sqrt(np.maximum(s1 * s1 - p * p * gamma * dz * (c1 + c2), 0.0))
+    total = s1 + s2
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ratio = np.where(total > 0.0, p * (c1 + c2) / total, 0.0)
+    return c2, s2, ratio
+
+
+def piece_offset(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F]:
+    """``(c2, s2, dx)`` of :func:`piece_step` alone: the cheap part, for iterations on depth."""
+    c2, s2, ratio = _piece_ratio(p, c1, s1, gamma, dz)
+    return c2, s2, ratio * dz
+
+
 def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
     """One arc piece of vertical extent ``dz >= 0`` in the ray's direction of travel.
 
@@ -67,12 +92,9 @@ def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
     ``ds = (theta1 - theta2) / (p gamma)`` are rewritten without the cancellation of a small
     ``gamma``: ``s1 - s2 = p^2 gamma dz (c1 + c2) / (s1 + s2)``.
     """
-    c2 = c1 + gamma * dz
-    s2 = np.sqrt(np.maximum(s1 * s1 - p * p * gamma * dz * (c1 + c2), 0.0))
-    total = s1 + s2
+    c2, s2, ratio = _piece_ratio(p, c1, s1, gamma, dz)
+    dx = ratio * dz
     with np.errstate(divide='ignore', invalid='ignore'):
-        ratio = np.where(total > 0.0, p * (c1 + c2) / total, 0.0)  # (s1 - s2) / (p gamma dz)
-        dx = ratio * dz
         q = p * ratio * gamma * dz / (1.0 + s2)  # (s1 - s2) / (1 + s2)
         dt = dz / c1 * _log1p_ratio(gamma * dz / c1) + p * ratio * dz / (1.0 + s2) * _log1p_ratio(
             q
@@ -80,6 +102,8 @@ def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
         k = c1 * p * ratio + s1  # sin(theta1 - theta2) = p gamma dz k
         ds = dz * k * _asin_ratio(p * gamma * dz * k)
     dz0 = dz == 0.0
+    if not dz0.any():
+        return c2, s2, dx, dt, ds
     return c2, s2, np.where(dz0, 0.0, dx), np.where(dz0, 0.0, dt), np.where(dz0, 0.0, ds)
 
 
