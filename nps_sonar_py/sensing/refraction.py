@@ -38,6 +38,8 @@ DEFAULT_SAGITTA = 1e-3
 MAX_CHORDS = 20_000_000
 #: Newton steps on a hit's depth stop below this step, m (the cast's float32 rounding is 1e-5).
 NEWTON_TOLERANCE = 1e-9
+#: Metres the chords reach above and below the scene's depths (whole metres).
+DEPTH_MARGIN = 1.0
 
 
 Bounds = Callable[[], tuple[F, F]]
@@ -156,6 +158,8 @@ class RefractingCaster:
         #: the rays' chords in their own vertical planes, kept while the source depths, the
         #: rays' sines and the scene's depth range stay (a level tow at any heading)
         self._frame: _Frame | None = None
+        #: how many times the chords were made (traced and cut) anew, for tests and benchmarks
+        self.frames_made = 0
 
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
@@ -271,11 +275,15 @@ class RefractingCaster:
         return RefractedHits(ranges, cos, reflectivity, retro, entity, time, length, c_ref)
 
     def _depth_range(self, box: tuple[F, F]) -> tuple[float, float]:
-        """The scene's depths ``(top, bottom)``, widened to whole metres (kept while it bobs)."""
+        """The scene's depths ``(top, bottom)``, widened to whole metres and one more.
+
+        Whole metres keep the chords while the scene bobs within them; the extra metre keeps a
+        hit on the box's face (a flat seabed) inside a chord, not at its float32 end.
+        """
         low, high = box
         return (
-            float(np.floor(self.surface_z - high[2])),
-            float(np.ceil(self.surface_z - low[2])),
+            float(np.floor(self.surface_z - high[2])) - DEPTH_MARGIN,
+            float(np.ceil(self.surface_z - low[2])) + DEPTH_MARGIN,
         )
 
     def frame(self, depth0: F, sine: F, depth_range: tuple[float, float] | None) -> _Frame:
@@ -291,6 +299,7 @@ class RefractingCaster:
         ):
             return kept
         self._frame = _make_frame(self.profile, self.sagitta, depth0, sine, depth_range)
+        self.frames_made += 1
         return self._frame
 
 
