@@ -168,7 +168,7 @@ class RefractingCaster:
         o = np.broadcast_to(o_in, d.shape)
         n = d.shape[0]
         depth0 = self.surface_z - o[:, 2]
-        sine = np.clip(-d[:, 2], -1.0, 1.0)
+        sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
         box = None if self.bounds is None else self.bounds()
         frame = self.frame(depth0, sine, None if box is None else self._depth_range(box))
         hnorm = np.hypot(d[:, 0], d[:, 1])
@@ -187,7 +187,9 @@ class RefractingCaster:
         t = np.asarray(inner.ranges, dtype=np.float64)
         accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
         hit_rays = chords.ray[accepted]
-        first = np.flatnonzero(np.diff(hit_rays, prepend=-1))  # entries are in ray order
+        new_ray = np.ones(hit_rays.size, dtype=bool)  # entries are in ray order
+        np.not_equal(hit_rays[1:], hit_rays[:-1], out=new_ray[1:])
+        first = np.flatnonzero(new_ray)
         rays = hit_rays[first]
         k = accepted[first]  # the first accepted chord of each ray that hit (path order)
         ranges = np.full(n, np.inf)
@@ -219,13 +221,14 @@ class RefractingCaster:
             # for any plane, a horizontal seabed in no step. Piece coordinates: start (0, 0),
             # offset x along the ray's horizontal, w down along its travel. The chord's hit is
             # within a sagitta of the arc: one or two steps reach NEWTON_TOLERANCE.
-            along = np.clip(w_hit, 0.0, dz_piece)
+            along = np.minimum(np.maximum(w_hit, 0.0), dz_piece)
             normals = getattr(inner, 'normals', None)
             if normals is not None:
                 nrm = np.asarray(normals)[kb].astype(np.float64)
                 a = np.einsum('ij,ij->i', nrm[:, :2], horizontal[rb])
                 b = -down * nrm[:, 2]
-                offset = np.einsum('ij,ij->i', hit_point[:, :2] - o[rb, :2], horizontal[rb])
+                o_hit = o_in if o_in.shape[0] == 1 else o[rb]
+                offset = np.einsum('ij,ij->i', hit_point[:, :2] - o_hit[:, :2], horizontal[rb])
                 x_hit = offset - x_in
                 active = (g != 0.0) & (a != 0.0)
                 for _ in range(4):
@@ -237,7 +240,7 @@ class RefractingCaster:
                         slope = a * p * c_w / s_w + b
                         ok = active & np.isfinite(slope) & (slope != 0.0)
                         newton = np.nan_to_num(np.where(ok, f / slope, 0.0))
-                    along = np.clip(along - newton, 0.0, dz_piece)
+                    along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
                     active &= np.abs(newton) > NEWTON_TOLERANCE
             flat = g == 0.0
             any_flat = bool(flat.any())
@@ -258,10 +261,8 @@ class RefractingCaster:
             time[rb] = t_in + dt
             length[rb] = s_path_in + ds
             if normals is not None:
-                tangent = np.empty((rb.size, 3))
-                tangent[:, :2] = horizontal[rb] * (p * c2)[:, None]
-                tangent[:, 2] = -down * s2
-                cos[rb] = np.abs(np.einsum('ij,ij->i', tangent, nrm))
+                # the arc's tangent (horizontal p c2, vertical -down s2) against the normal
+                cos[rb] = np.abs(a * (p * c2) + b * s2)
             else:
                 cos[rb] = np.asarray(inner.cos_incidence)[kb]
         reflectivity = np.full(n, np.nan)
@@ -341,12 +342,11 @@ class _Frame:
     step: NDArray[np.intp]  # piece (layer in travel order); -1: straight, unbent
     as_ray: NDArray[np.intp]  # entries cast from the ray's origin along its direction
     chord: NDArray[np.bool_]  # entries that are arc chords (culled by the scene's box)
-    down: F
     x0: F
-    w0: F
+    z0: F  # world z of the start from the origin's
     x1: F
     ux: F
-    uw: F
+    uz: F  # world z of the unit direction
     length: F
 
     def placed(self, o: F, d: F, horizontal: F, box: tuple[F, F] | None) -> _Chords:
@@ -355,13 +355,14 @@ class _Frame:
         oe, he = (o if shared else o[self.ray]), horizontal[self.ray]
         origins = np.empty((self.ray.size, 3))
         origins[:, :2] = oe[:, :2] + he * self.x0[:, None]
-        origins[:, 2] = oe[:, 2] - self.down * self.w0
+        origins[:, 2] = oe[:, 2] + self.z0
         directions = np.empty_like(origins)
         directions[:, :2] = he * self.ux[:, None]
-        directions[:, 2] = -self.down * self.uw
-        r = self.ray[self.as_ray]
-        origins[self.as_ray] = o if shared else o[r]
-        directions[self.as_ray] = d[r]
+        directions[:, 2] = self.uz
+        if self.as_ray.size:
+            r = self.ray[self.as_ray]
+            origins[self.as_ray] = o if shared else o[r]
+            directions[self.as_ray] = d[r]
         if box is None:
             return _Chords(origins, directions, self.length, self.ray, self.step)
         low, high = box
@@ -521,11 +522,10 @@ def _make_frame(
         step=cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp),
         as_ray=np.flatnonzero(as_ray),
         chord=cat(np.zeros(m_merged, bool), np.ones(m_chord, bool), np.zeros(m_open, bool)),
-        down=pcs.down[all_ray[order]],
         x0=cat(zeros_m, x0, x_open),
-        w0=cat(zeros_m, w0, w_open),
+        z0=-pcs.down[all_ray[order]] * cat(zeros_m, w0, w_open),
         x1=cat(zeros_m, x1, x_open),
         ux=cat(zeros_m, ux, ux_open),
-        uw=cat(zeros_m, uw, uw_open),
+        uz=-pcs.down[all_ray[order]] * cat(zeros_m, uw, uw_open),
         length=cat(merged_len, lengths, np.full(m_open, np.inf)),
     )
