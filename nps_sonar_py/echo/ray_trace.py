@@ -43,24 +43,22 @@ LEVEL_SINE = 1e-12
 
 
 def _log1p_ratio(x: F) -> F:
-    """``log(1 + x) / x``, 1 at 0, exact near 0 (its series below 1e-4)."""
-    small = np.abs(x) < 1e-4
-    if not small.any():
+    """``log(1 + x) / x``, 1 at 0: ``log1p`` is exact to rounding near 0, only 0 / 0 is not."""
+    zero = x == 0.0
+    if not zero.any():
         return np.log1p(x) / x
-    safe = np.where(small, 1.0, x)
-    series = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x))
-    return np.where(small, series, np.log1p(safe) / safe)
+    safe = np.where(zero, 1.0, x)
+    return np.where(zero, 1.0, np.log1p(safe) / safe)
 
 
 def _asin_ratio(y: F) -> F:
-    """``asin(y) / y``, 1 at 0 (its series below 1e-4)."""
-    small = np.abs(y) < 1e-4
-    if small.all():
-        y2 = y * y
-        return 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2)
-    safe = np.where(small, 1.0, np.clip(y, -1.0, 1.0))
-    y2 = y * y
-    return np.where(small, 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2), np.arcsin(safe) / safe)
+    """``asin(y) / y``, 1 at 0 (``arcsin`` is exact to rounding near 0), ``y`` within [-1, 1]."""
+    y = np.minimum(np.maximum(y, -1.0), 1.0)
+    zero = y == 0.0
+    if not zero.any():
+        return np.arcsin(y) / y
+    safe = np.where(zero, 1.0, y)
+    return np.where(zero, 1.0, np.arcsin(safe) / safe)
 
 
 def _piece_ratio(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F]:
