@@ -63,11 +63,12 @@ def _asin_ratio(y: F) -> F:
 
 def _piece_ratio(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F]:
     """Speed and sine at ``dz`` along the piece, and ``(s1 - s2) / (p gamma dz)`` (0 if flat)."""
-    c2 = c1 + gamma * dz
-    s2 = np.sqrt(np.maximum(s1 * s1 - p * p * gamma * dz * (c1 + c2), 0.0))
+    gdz = gamma * dz
+    c2 = c1 + gdz
+    csum = c1 + c2
+    s2 = np.sqrt(np.maximum(s1 * s1 - p * p * gdz * csum, 0.0))
     total = s1 + s2
-    with np.errstate(divide='ignore', invalid='ignore'):
-        ratio = np.where(total > 0.0, p * (c1 + c2) / total, 0.0)
+    ratio = np.divide(p * csum, total, out=np.zeros(np.shape(total)), where=total > 0.0)
     return c2, s2, ratio
 
 
@@ -93,12 +94,12 @@ def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
     c2, s2, ratio = _piece_ratio(p, c1, s1, gamma, dz)
     dx = ratio * dz
     with np.errstate(divide='ignore', invalid='ignore'):
-        q = p * ratio * gamma * dz / (1.0 + s2)  # (s1 - s2) / (1 + s2)
-        dt = dz / c1 * _log1p_ratio(gamma * dz / c1) + p * ratio * dz / (1.0 + s2) * _log1p_ratio(
-            q
-        )
-        k = c1 * p * ratio + s1  # sin(theta1 - theta2) = p gamma dz k
-        ds = dz * k * _asin_ratio(p * gamma * dz * k)
+        gdz = gamma * dz
+        pr = p * ratio
+        bend = pr * dz / (1.0 + s2)  # (s1 - s2) / (gamma (1 + s2))
+        dt = dz / c1 * _log1p_ratio(gdz / c1) + bend * _log1p_ratio(bend * gamma)
+        k = c1 * pr + s1  # sin(theta1 - theta2) = p gamma dz k
+        ds = dz * k * _asin_ratio(p * gdz * k)
     dz0 = dz == 0.0
     if not dz0.any():
         return c2, s2, dx, dt, ds
