@@ -211,8 +211,7 @@ class RefractingCaster:
             rb, jb, kb, tb = rays[bent], step[bent], k[bent], tk[bent]
         # bent rays: back on the arc at the hit's depth
         if rb.size:
-            hit_point = chords.origins[kb] + chords.directions[kb] * tb[:, None]
-            z_hit = self.surface_z - hit_point[:, 2]
+            z_hit = self.surface_z - (chords.origins[kb, 2] + chords.directions[kb, 2] * tb)
             piece = frame.table[rb * pcs.dz.shape[1] + jb]  # one gather: (hits, columns)
             p, down, c1, s1, g, dz_piece, z_in, x_in, t_in, s_path_in = piece.T
             w_hit = (z_hit - z_in) * down  # vertical travel from the piece's start
@@ -225,23 +224,25 @@ class RefractingCaster:
             normals = getattr(inner, 'normals', None)
             if normals is not None:
                 nrm = np.asarray(normals)[kb].astype(np.float64)
-                a = np.einsum('ij,ij->i', nrm[:, :2], horizontal[rb])
+                h_hit = horizontal[rb]
+                a = nrm[:, 0] * h_hit[:, 0] + nrm[:, 1] * h_hit[:, 1]
                 b = -down * nrm[:, 2]
-                o_hit = o_in if o_in.shape[0] == 1 else o[rb]
-                offset = np.einsum('ij,ij->i', hit_point[:, :2] - o_hit[:, :2], horizontal[rb])
-                x_hit = offset - x_in
-                active = (g != 0.0) & (a != 0.0)
-                for _ in range(4):
-                    if not active.any():
-                        break
-                    c_w, s_w, x_w = piece_offset(p, c1, s1, g, along)
-                    f = a * (x_w - x_hit) + b * (along - w_hit)
-                    with np.errstate(divide='ignore', invalid='ignore'):
-                        slope = a * p * c_w / s_w + b
-                        ok = active & np.isfinite(slope) & (slope != 0.0)
-                        newton = np.nan_to_num(np.where(ok, f / slope, 0.0))
-                    along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
-                    active &= np.abs(newton) > NEWTON_TOLERANCE
+                e = np.flatnonzero((g != 0.0) & (a != 0.0))  # bent pieces, planes not level
+                if e.size:
+                    o_hit = o_in if o_in.shape[0] == 1 else o[rb[e]]
+                    ke = kb[e]
+                    hit_xy = chords.origins[ke, :2] + chords.directions[ke, :2] * tb[e, None]
+                    offset = hit_xy - o_hit[:, :2]
+                    x_hit = offset[:, 0] * h_hit[e, 0] + offset[:, 1] * h_hit[e, 1] - x_in[e]
+                    along[e] = _onto_plane(
+                        (p[e], c1[e], s1[e], g[e]),
+                        dz_piece[e],
+                        a[e],
+                        b[e],
+                        x_hit,
+                        w_hit[e],
+                        along[e],
+                    )
             flat = g == 0.0
             any_flat = bool(flat.any())
             c2, s2, _, dt, ds = piece_step(
@@ -529,3 +530,28 @@ def _make_frame(
         uz=-pcs.down[all_ray[order]] * cat(zeros_m, uw, uw_open),
         length=cat(merged_len, lengths, np.full(m_open, np.inf)),
     )
+
+
+def _onto_plane(
+    arc: tuple[F, F, F, F], dz_piece: F, a: F, b: F, x_hit: F, w_hit: F, along: F
+) -> F:
+    """Newton steps on the vertical travel ``along`` to where the arc meets a plane.
+
+    ``arc`` is the piece's ``(p, c1, s1, gamma)``; the plane is ``a x + b w = a x_hit + b
+    w_hit`` in piece coordinates (``a``, ``b`` the normal's horizontal and vertical terms).
+    The chord's hit is within a sagitta of the arc: a step or two reach NEWTON_TOLERANCE.
+    """
+    p, c1, s1, g = arc
+    active = np.ones(along.size, dtype=bool)
+    for _ in range(4):
+        c_w, s_w, x_w = piece_offset(p, c1, s1, g, along)
+        f = a * (x_w - x_hit) + b * (along - w_hit)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            slope = a * p * c_w / s_w + b
+        ok = active & np.isfinite(slope) & (slope != 0.0)
+        newton = np.divide(f, slope, out=np.zeros(along.size), where=ok)
+        along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
+        active &= np.abs(newton) > NEWTON_TOLERANCE
+        if not active.any():
+            break
+    return along
