@@ -6,6 +6,9 @@ into chords whose sagitta is at most ``sagitta`` metres, and all chords of all r
 inner caster in one cast. A chord's hit counts if it lies within the chord; each ray takes its
 first. The hit is then put back on the arc: its travel time and path length are the arc's
 closed forms at the hit's depth, so a horizontal surface is met exactly, whatever the chords.
+The chords, in each ray's own vertical plane, depend only on the source depths, the rays'
+sines and the scene's depth range: they are kept while those stay (a level tow at any
+heading and position) and only placed in the world each cast.
 
 ``ranges`` are *equivalent* ranges, ``c_ref * travel_time`` with ``c_ref`` the sound speed at
 each ray's origin: what the sensors' straight-ray models (range bins, spreading, ping timing)
