@@ -542,7 +542,8 @@ def _onto_plane(
 
     ``arc`` is the piece's ``(p, c1, s1, gamma)``; the plane is ``a x + b w = a x_hit + b
     w_hit`` in piece coordinates (``a``, ``b`` the normal's horizontal and vertical terms).
-    The chord's hit is within a sagitta of the arc: a step or two reach NEWTON_TOLERANCE.
+    The chord's hit is within a sagitta of the arc: one step usually leaves an error below
+    NEWTON_TOLERANCE.
     """
     p, c1, s1, g = arc
     active = np.ones(along.size, dtype=bool)
@@ -554,7 +555,11 @@ def _onto_plane(
         ok = active & np.isfinite(slope) & (slope != 0.0)
         newton = np.divide(f, slope, out=np.zeros(along.size), where=ok)
         along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
-        active &= np.abs(newton) > NEWTON_TOLERANCE
+        # Newton's error after a step e is about |f'' / (2 f')| e^2, with x'' = p g / s^3 on
+        # the arc: done when that is below the tolerance (nan: not done)
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            left = np.abs(a * p * g) * newton * newton / (2.0 * np.abs(s_w**3 * slope))
+        active &= (np.abs(newton) > NEWTON_TOLERANCE) & ~(left <= NEWTON_TOLERANCE)
         if not active.any():
             break
     return along
