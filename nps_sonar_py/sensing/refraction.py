@@ -167,10 +167,13 @@ class RefractingCaster:
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
-        o_in = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
-        o = np.broadcast_to(o_in, d.shape)
+        o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
         n = d.shape[0]
-        depth0 = self.surface_z - o[:, 2]
+        if o.shape[0] == 1:  # one origin for all: kept (1, 3)
+            depth0 = np.full(n, self.surface_z - o[0, 2])
+        else:
+            o = np.broadcast_to(o, d.shape)  # (refuses a count that is not n)
+            depth0 = self.surface_z - o[:, 2]
         sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
         box = None if self.bounds is None else self.bounds()
         frame = self.frame(depth0, sine, None if box is None else self._depth_range(box))
@@ -183,7 +186,7 @@ class RefractingCaster:
                 d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
                 [1.0, 0.0],
             )
-        chords = frame.placed(o_in if o_in.shape[0] == 1 else o, d, horizontal, box)
+        chords = frame.placed(o, d, horizontal, box)
         self.last_chord_count = int(chords.lengths.size)
         pcs, c_ref = frame.pcs, frame.c_ref
         inner = self.caster.cast(chords.origins, chords.directions)
@@ -230,9 +233,10 @@ class RefractingCaster:
                 h_hit = horizontal[rb]
                 a = nrm[:, 0] * h_hit[:, 0] + nrm[:, 1] * h_hit[:, 1]
                 b = -down * nrm[:, 2]
-                e = np.flatnonzero((g != 0.0) & (a != 0.0))  # bent pieces, planes not level
-                if e.size:
-                    o_hit = o_in if o_in.shape[0] == 1 else o[rb[e]]
+                needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
+                e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
+                if needs.any():
+                    o_hit = o if o.shape[0] == 1 else o[rb[e]]
                     ke = kb[e]
                     hit_xy = chords.origins[ke, :2] + chords.directions[ke, :2] * tb[e, None]
                     offset = hit_xy - o_hit[:, :2]

@@ -215,6 +215,11 @@ def test_the_kept_chords_answer_as_fresh_ones_after_a_move_and_a_turn() -> None:
     assert fresh.hit.all()
     for field in HIT_FIELDS:
         np.testing.assert_array_equal(getattr(again, field), getattr(fresh, field))
+    # the same origin given once per ray: the same chords, the same answer
+    per_ray = kept.cast(np.tile(moved, (d.shape[0], 1)), turned)
+    assert kept.frames_made == 1
+    for field in HIT_FIELDS:
+        np.testing.assert_array_equal(getattr(per_ray, field), getattr(fresh, field))
     # a change of depth makes them anew: the fresh answer at the new depth
     deeper = moved - np.array([0.0, 0.0, 3.0])
     kept_deeper = kept.cast(deeper, turned)
