@@ -65,29 +65,30 @@ def scene_bounds(scene: PlacedScene) -> Bounds:
     """The world box ``(low, high)`` holding every entity of ``scene`` where it is now.
 
     Each entity's box in its own frame is found once; each call places its 8 corners by the
-    entity's current pose (moving entities included), a box that holds the entity.
+    entity's current pose (moving entities included), a box that holds the entity. While no
+    pose changes, the last box is given again.
     """
-    corners = []
+    boxes = []
     for entity in scene.world.entities:
         v = np.asarray(entity.surface.vertices, dtype=np.float64)
         lo, hi = (v.min(axis=0), v.max(axis=0)) if v.size else (np.zeros(3), np.zeros(3))
-        corners.append(
-            np.array(
-                [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
-            )
+        boxes.append(
+            [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
         )
+    corners = np.array(boxes, dtype=np.float64).reshape(-1, 8, 3)
     names = tuple(scene.entity_names)
+    last: list[tuple[F, tuple[F, F]]] = []  # the poses and the box of the last call
 
     def bounds() -> tuple[F, F]:
         if not names:
             return np.full(3, np.inf), np.full(3, -np.inf)
-        placed = np.concatenate(
-            [
-                c @ pose[:3, :3].T + pose[:3, 3]
-                for c, pose in zip(corners, (scene.entity_pose(n) for n in names), strict=True)
-            ]
-        )
-        return placed.min(axis=0), placed.max(axis=0)
+        poses = np.stack([scene.entity_pose(n) for n in names])
+        if last and np.array_equal(last[0][0], poses):
+            return last[0][1]
+        placed = corners @ poses[:, :3, :3].transpose(0, 2, 1) + poses[:, None, :3, 3]
+        box = placed.min(axis=(0, 1)), placed.max(axis=(0, 1))
+        last[:] = [(poses, box)]
+        return box
 
     return bounds
 

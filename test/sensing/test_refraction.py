@@ -245,3 +245,21 @@ def test_a_moved_and_turned_sounder_still_reads_the_flat_seabed() -> None:
     assert np.all(hits.entity == 0)
     depth, _ = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
     np.testing.assert_allclose(depth, D, rtol=1e-6)
+
+
+def test_the_scene_box_follows_a_moved_entity() -> None:
+    # the bed: 1200 m square at depth D; the box: 2 m cube centred 30 m across, z = -150
+    inner = seabed()
+    bounds = scene_bounds(inner)
+    low, high = bounds()
+    np.testing.assert_allclose(low, [-600.0, -600.0, SURFACE_Z - D])
+    np.testing.assert_allclose(high, [600.0, 600.0, -149.0])
+    again_low, again_high = bounds()
+    np.testing.assert_array_equal(again_low, low)
+    np.testing.assert_array_equal(again_high, high)
+    lift = np.eye(4)
+    lift[2, 3] = 100.0
+    inner.set_entity_pose('box', lift)
+    low, high = bounds()
+    np.testing.assert_allclose(low, [-600.0, -600.0, SURFACE_Z - D])
+    np.testing.assert_allclose(high, [600.0, 600.0, -49.0])
