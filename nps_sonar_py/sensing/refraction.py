@@ -218,7 +218,8 @@ class RefractingCaster:
             rb, jb, kb, tb = rays[bent], step[bent], k[bent], tk[bent]
         # bent rays: back on the arc at the hit's depth
         if rb.size:
-            z_hit = self.surface_z - (chords.origins[kb, 2] + chords.directions[kb, 2] * tb)
+            hit = chords.origins[kb] + chords.directions[kb] * tb[:, None]
+            z_hit = self.surface_z - hit[:, 2]
             piece = frame.table[rb * pcs.dz.shape[1] + jb]  # one gather: (hits, columns)
             p, down, c1, s1, g, dz_piece, z_in, x_in, t_in, s_path_in = piece.T
             w_hit = (z_hit - z_in) * down  # vertical travel from the piece's start
@@ -238,9 +239,7 @@ class RefractingCaster:
                 e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
                 if needs.any():
                     o_hit = o if o.shape[0] == 1 else o[rb[e]]
-                    ke = kb[e]
-                    hit_xy = chords.origins[ke, :2] + chords.directions[ke, :2] * tb[e, None]
-                    offset = hit_xy - o_hit[:, :2]
+                    offset = hit[e, :2] - o_hit[:, :2]
                     x_hit = offset[:, 0] * h_hit[e, 0] + offset[:, 1] * h_hit[e, 1] - x_in[e]
                     along[e] = _onto_plane(
                         (p[e], c1[e], s1[e], g[e]),
@@ -551,20 +550,21 @@ def _onto_plane(
     NEWTON_TOLERANCE.
     """
     p, c1, s1, g = arc
+    ap = a * p
+    half_apg = 0.5 * np.abs(ap * g)
     active = np.ones(along.size, dtype=bool)
     for _ in range(4):
         c_w, s_w, x_w = piece_offset(p, c1, s1, g, along)
         f = a * (x_w - x_hit) + b * (along - w_hit)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            slope = a * p * c_w / s_w + b
-        ok = active & np.isfinite(slope) & (slope != 0.0)
-        newton = np.divide(f, slope, out=np.zeros(along.size), where=ok)
-        along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
-        # Newton's error after a step e is about |f'' / (2 f')| e^2, with x'' = p g / s^3 on
-        # the arc: done when that is below the tolerance (nan: not done)
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            left = np.abs(a * p * g) * newton * newton / (2.0 * np.abs(s_w**3 * slope))
-        active &= (np.abs(newton) > NEWTON_TOLERANCE) & ~(left <= NEWTON_TOLERANCE)
+            slope = ap * c_w / s_w + b
+            ok = active & np.isfinite(slope) & (slope != 0.0)
+            newton = np.divide(f, slope, out=np.zeros(along.size), where=ok)
+            along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
+            # Newton's error after a step e is about |f'' / (2 f')| e^2, with x'' = p g / s^3
+            # on the arc: done when that is below the tolerance (nan: not done)
+            left = half_apg * (newton * newton) / np.abs(s_w * s_w * s_w * slope)
+        active &= ~(left <= NEWTON_TOLERANCE) & (np.abs(newton) > NEWTON_TOLERANCE)
         if not active.any():
             break
     return along
