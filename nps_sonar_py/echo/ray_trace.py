@@ -24,7 +24,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 
-__all__ = ['Pieces', 'RayPaths', 'piece_step', 'pieces', 'sounding', 'time_step', 'trace']
+__all__ = [
+    'Pieces',
+    'RayPaths',
+    'piece_offset',
+    'piece_step',
+    'pieces',
+    'sounding',
+    'time_step',
+    'trace',
+]
 
 F = NDArray[np.float64]
 
@@ -34,24 +43,39 @@ LEVEL_SINE = 1e-12
 
 
 def _log1p_ratio(x: F) -> F:
-    """``log(1 + x) / x``, 1 at 0, exact near 0 (its series below 1e-4)."""
-    small = np.abs(x) < 1e-4
-    if not small.any():
+    """``log(1 + x) / x``, 1 at 0: ``log1p`` is exact to rounding near 0, only 0 / 0 is not."""
+    zero = x == 0.0
+    if not zero.any():
         return np.log1p(x) / x
-    safe = np.where(small, 1.0, x)
-    series = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x))
-    return np.where(small, series, np.log1p(safe) / safe)
+    safe = np.where(zero, 1.0, x)
+    return np.where(zero, 1.0, np.log1p(safe) / safe)
 
 
 def _asin_ratio(y: F) -> F:
-    """``asin(y) / y``, 1 at 0 (its series below 1e-4)."""
-    small = np.abs(y) < 1e-4
-    if small.all():
-        y2 = y * y
-        return 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2)
-    safe = np.where(small, 1.0, np.clip(y, -1.0, 1.0))
-    y2 = y * y
-    return np.where(small, 1.0 + y2 * (1.0 / 6.0 + 0.075 * y2), np.arcsin(safe) / safe)
+    """``asin(y) / y``, 1 at 0 (``arcsin`` is exact to rounding near 0), ``y`` within [-1, 1]."""
+    y = np.minimum(np.maximum(y, -1.0), 1.0)
+    zero = y == 0.0
+    if not zero.any():
+        return np.arcsin(y) / y
+    safe = np.where(zero, 1.0, y)
+    return np.where(zero, 1.0, np.arcsin(safe) / safe)
+
+
+def _piece_ratio(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F]:
+    """Speed and sine at ``dz`` along the piece, and ``(s1 - s2) / (p gamma dz)`` (0 if flat)."""
+    gdz = gamma * dz
+    c2 = c1 + gdz
+    csum = c1 + c2
+    s2 = np.sqrt(np.maximum(s1 * s1 - p * p * gdz * csum, 0.0))
+    total = s1 + s2
+    ratio = np.divide(p * csum, total, out=np.zeros(np.shape(total)), where=total > 0.0)
+    return c2, s2, ratio
+
+
+def piece_offset(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F]:
+    """``(c2, s2, dx)`` of :func:`piece_step` alone: the cheap part, for iterations on depth."""
+    c2, s2, ratio = _piece_ratio(p, c1, s1, gamma, dz)
+    return c2, s2, ratio * dz
 
 
 def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
@@ -67,19 +91,18 @@ def piece_step(p: F, c1: F, s1: F, gamma: F, dz: F) -> tuple[F, F, F, F, F]:
     ``ds = (theta1 - theta2) / (p gamma)`` are rewritten without the cancellation of a small
     ``gamma``: ``s1 - s2 = p^2 gamma dz (c1 + c2) / (s1 + s2)``.
     """
-    c2 = c1 + gamma * dz
-    s2 = np.sqrt(np.maximum(s1 * s1 - p * p * gamma * dz * (c1 + c2), 0.0))
-    total = s1 + s2
+    c2, s2, ratio = _piece_ratio(p, c1, s1, gamma, dz)
+    dx = ratio * dz
     with np.errstate(divide='ignore', invalid='ignore'):
-        ratio = np.where(total > 0.0, p * (c1 + c2) / total, 0.0)  # (s1 - s2) / (p gamma dz)
-        dx = ratio * dz
-        q = p * ratio * gamma * dz / (1.0 + s2)  # (s1 - s2) / (1 + s2)
-        dt = dz / c1 * _log1p_ratio(gamma * dz / c1) + p * ratio * dz / (1.0 + s2) * _log1p_ratio(
-            q
-        )
-        k = c1 * p * ratio + s1  # sin(theta1 - theta2) = p gamma dz k
-        ds = dz * k * _asin_ratio(p * gamma * dz * k)
+        gdz = gamma * dz
+        pr = p * ratio
+        bend = pr * dz / (1.0 + s2)  # (s1 - s2) / (gamma (1 + s2))
+        dt = dz / c1 * _log1p_ratio(gdz / c1) + bend * _log1p_ratio(bend * gamma)
+        k = c1 * pr + s1  # sin(theta1 - theta2) = p gamma dz k
+        ds = dz * k * _asin_ratio(p * gdz * k)
     dz0 = dz == 0.0
+    if not dz0.any():
+        return c2, s2, dx, dt, ds
     return c2, s2, np.where(dz0, 0.0, dx), np.where(dz0, 0.0, dt), np.where(dz0, 0.0, ds)
 
 

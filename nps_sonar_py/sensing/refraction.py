@@ -6,6 +6,9 @@ into chords whose sagitta is at most ``sagitta`` metres, and all chords of all r
 inner caster in one cast. A chord's hit counts if it lies within the chord; each ray takes its
 first. The hit is then put back on the arc: its travel time and path length are the arc's
 closed forms at the hit's depth, so a horizontal surface is met exactly, whatever the chords.
+The chords, in each ray's own vertical plane, depend only on the source depths, the rays'
+sines and the scene's depth range: they are kept while those stay (a level tow at any
+heading and position) and only placed in the world each cast.
 
 ``ranges`` are *equivalent* ranges, ``c_ref * travel_time`` with ``c_ref`` the sound speed at
 each ray's origin: what the sensors' straight-ray models (range bins, spreading, ping timing)
@@ -24,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.ray_trace import Pieces, piece_step, pieces
+from nps_sonar_py.echo.ray_trace import Pieces, piece_offset, piece_step, pieces
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.sensing.caster import SurfaceCaster
 
@@ -36,6 +39,10 @@ F = NDArray[np.float64]
 DEFAULT_SAGITTA = 1e-3
 #: Most chords one cast may hold (a bound on memory; more is refused).
 MAX_CHORDS = 20_000_000
+#: Newton steps on a hit's depth stop below this step, m (the cast's float32 rounding is 1e-5).
+NEWTON_TOLERANCE = 1e-9
+#: Metres the chords reach above and below the scene's depths (whole metres).
+DEPTH_MARGIN = 1.0
 
 
 Bounds = Callable[[], tuple[F, F]]
@@ -58,29 +65,30 @@ def scene_bounds(scene: PlacedScene) -> Bounds:
     """The world box ``(low, high)`` holding every entity of ``scene`` where it is now.
 
     Each entity's box in its own frame is found once; each call places its 8 corners by the
-    entity's current pose (moving entities included), a box that holds the entity.
+    entity's current pose (moving entities included), a box that holds the entity. While no
+    pose changes, the last box is given again.
     """
-    corners = []
+    boxes = []
     for entity in scene.world.entities:
         v = np.asarray(entity.surface.vertices, dtype=np.float64)
         lo, hi = (v.min(axis=0), v.max(axis=0)) if v.size else (np.zeros(3), np.zeros(3))
-        corners.append(
-            np.array(
-                [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
-            )
+        boxes.append(
+            [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
         )
+    corners = np.array(boxes, dtype=np.float64).reshape(-1, 8, 3)
     names = tuple(scene.entity_names)
+    last: list[tuple[F, tuple[F, F]]] = []  # the poses and the box of the last call
 
     def bounds() -> tuple[F, F]:
         if not names:
             return np.full(3, np.inf), np.full(3, -np.inf)
-        placed = np.concatenate(
-            [
-                c @ pose[:3, :3].T + pose[:3, 3]
-                for c, pose in zip(corners, (scene.entity_pose(n) for n in names), strict=True)
-            ]
-        )
-        return placed.min(axis=0), placed.max(axis=0)
+        poses = np.stack([scene.entity_pose(n) for n in names])
+        if last and np.array_equal(last[0][0], poses):
+            return last[0][1]
+        placed = corners @ poses[:, :3, :3].transpose(0, 2, 1) + poses[:, None, :3, 3]
+        box = placed.min(axis=(0, 1)), placed.max(axis=(0, 1))
+        last[:] = [(poses, box)]
+        return box
 
     return bounds
 
@@ -119,17 +127,6 @@ class RefractedHits:
         return np.isfinite(self.ranges)
 
 
-@dataclass(frozen=True, eq=False)
-class _Chords:
-    """The chords of one cast: world start points, unit directions, lengths, and what they cut."""
-
-    origins: F
-    directions: F
-    lengths: F
-    ray: NDArray[np.intp]
-    step: NDArray[np.intp]  # piece (layer in travel order) of the chord; -1: straight, unbent
-
-
 class RefractingCaster:
     """Cast rays bent by a sound-speed profile through any :class:`SurfaceCaster`.
 
@@ -162,22 +159,46 @@ class RefractingCaster:
         self.bounds = bounds
         #: chords in the last cast (the inner cast's ray count), for benchmarks and tuning
         self.last_chord_count = 0
+        #: the rays' chords in their own vertical planes, kept while the source depths, the
+        #: rays' sines and the scene's depth range stay (a level tow at any heading)
+        self._frame: _Frame | None = None
+        #: how many times the chords were made (traced and cut) anew, for tests and benchmarks
+        self.frames_made = 0
 
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
-        o = np.broadcast_to(np.asarray(origins, dtype=np.float64).reshape(-1, 3), d.shape)
+        o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
         n = d.shape[0]
-        depth0 = self.surface_z - o[:, 2]
-        wet = depth0 >= 0.0
-        c_ref = self.profile.speed_at(np.maximum(depth0, 0.0))
-        chords, pcs, horizontal = self._chords(o, d, depth0, wet, c_ref)
+        if o.shape[0] == 1:  # one origin for all: kept (1, 3)
+            depth0 = np.full(n, self.surface_z - o[0, 2])
+        else:
+            o = np.broadcast_to(o, d.shape)  # (refuses a count that is not n)
+            depth0 = self.surface_z - o[:, 2]
+        sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
+        box = None if self.bounds is None else self.bounds()
+        frame = self.frame(depth0, sine, None if box is None else self._depth_range(box))
+        hnorm = np.hypot(d[:, 0], d[:, 1])
+        if hnorm.all():
+            horizontal = d[:, :2] / hnorm[:, None]
+        else:  # a vertical ray's horizontal is any: x
+            horizontal = np.where(
+                (hnorm > 0.0)[:, None],
+                d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
+                [1.0, 0.0],
+            )
+        chords = frame.placed(o, d, horizontal, box)
         self.last_chord_count = int(chords.lengths.size)
+        pcs, c_ref = frame.pcs, frame.c_ref
         inner = self.caster.cast(chords.origins, chords.directions)
         t = np.asarray(inner.ranges, dtype=np.float64)
         accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
-        rays, first = np.unique(chords.ray[accepted], return_index=True)
-        k = accepted[first]  # the first accepted chord of each ray that hit
+        hit_rays = chords.ray[accepted]
+        new_ray = np.ones(hit_rays.size, dtype=bool)  # entries are in ray order
+        np.not_equal(hit_rays[1:], hit_rays[:-1], out=new_ray[1:])
+        first = np.flatnonzero(new_ray)
+        rays = hit_rays[first]
+        k = accepted[first]  # the first accepted chord of each ray that hit (path order)
         ranges = np.full(n, np.inf)
         time = np.full(n, np.inf)
         length = np.full(n, np.inf)
@@ -185,204 +206,365 @@ class RefractingCaster:
         step = chords.step[k]
         tk = t[k]
         straight = step < 0
-        # straight, unbent rays (above the surface, level in constant speed): the inner hit
-        rs = rays[straight]
-        ranges[rs] = tk[straight]
-        time[rs] = tk[straight] / c_ref[rs]
-        length[rs] = tk[straight]
-        cos[rs] = np.asarray(inner.cos_incidence, dtype=np.float64)[k[straight]]
+        rb, jb, kb, tb = rays, step, k, tk
+        if straight.any():
+            # straight, unbent rays (above the surface, level in constant speed): the inner hit
+            rs = rays[straight]
+            ranges[rs] = tk[straight]
+            time[rs] = tk[straight] / c_ref[rs]
+            length[rs] = tk[straight]
+            cos[rs] = np.asarray(inner.cos_incidence)[k[straight]]
+            bent = ~straight
+            rb, jb, kb, tb = rays[bent], step[bent], k[bent], tk[bent]
         # bent rays: back on the arc at the hit's depth
-        bent = ~straight
-        rb, jb, kb = rays[bent], step[bent], k[bent]
         if rb.size:
-            hit_point = chords.origins[kb] + chords.directions[kb] * tk[bent, None]
-            z_hit = self.surface_z - hit_point[:, 2]
-            p = pcs.p[rb]
-            c1, s1, g = pcs.c_in[rb, jb], pcs.s_in[rb, jb], pcs.gamma[rb, jb]
-            dz_piece = pcs.dz[rb, jb]
-            down = pcs.down[rb]
-            w_hit = (z_hit - pcs.z_in[rb, jb]) * down  # vertical travel from the piece's start
+            hit = chords.origins[kb] + chords.directions[kb] * tb[:, None]
+            z_hit = self.surface_z - hit[:, 2]
+            piece = frame.table[rb * pcs.dz.shape[1] + jb]  # one gather: (hits, columns)
+            p, down, c1, s1, g, dz_piece, z_in, x_in, t_in, s_path_in = piece.T
+            w_hit = (z_hit - z_in) * down  # vertical travel from the piece's start
             # The hit moved onto the arc: where the arc meets the surface's plane at the hit
             # (the inner hits' normal), by Newton steps on the depth from the chord's hit; exact
             # for any plane, a horizontal seabed in no step. Piece coordinates: start (0, 0),
-            # offset x along the ray's horizontal, w down along its travel.
-            along = np.clip(w_hit, 0.0, dz_piece)
+            # offset x along the ray's horizontal, w down along its travel. The chord's hit is
+            # within a sagitta of the arc: one or two steps reach NEWTON_TOLERANCE.
+            along = np.minimum(np.maximum(w_hit, 0.0), dz_piece)
             normals = getattr(inner, 'normals', None)
             if normals is not None:
-                nrm = np.asarray(normals, dtype=np.float64)[kb]
-                a = np.einsum('ij,ij->i', nrm[:, :2], horizontal[rb])
+                nrm = np.asarray(normals)[kb].astype(np.float64)
+                h_hit = horizontal[rb]
+                a = nrm[:, 0] * h_hit[:, 0] + nrm[:, 1] * h_hit[:, 1]
                 b = -down * nrm[:, 2]
-                offset = np.einsum('ij,ij->i', hit_point[:, :2] - o[rb, :2], horizontal[rb])
-                x_hit = offset - pcs.x_in[rb, jb]
-                bend = (g != 0.0) & (a != 0.0)
-                for _ in range(4):
-                    c_w, s_w, x_w, _, _ = piece_step(p, c1, s1, g, along)
-                    f = a * (x_w - x_hit) + b * (along - w_hit)
-                    with np.errstate(divide='ignore', invalid='ignore'):
-                        slope = a * p * c_w / s_w + b
-                        step = np.where(bend & np.isfinite(slope) & (slope != 0.0), f / slope, 0.0)
-                    along = np.clip(along - np.nan_to_num(step), 0.0, dz_piece)
+                needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
+                e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
+                if needs.any():
+                    o_hit = o if o.shape[0] == 1 else o[rb[e]]
+                    offset = hit[e, :2] - o_hit[:, :2]
+                    x_hit = offset[:, 0] * h_hit[e, 0] + offset[:, 1] * h_hit[e, 1] - x_in[e]
+                    along[e] = _onto_plane(
+                        (p[e], c1[e], s1[e], g[e]),
+                        dz_piece[e],
+                        a[e],
+                        b[e],
+                        x_hit,
+                        w_hit[e],
+                        along[e],
+                    )
             flat = g == 0.0
-            c2, s2, _, dt, ds = piece_step(p, c1, s1, g, np.where(flat, 0.0, along))
-            # a straight piece is one chord from its start: the distance along it is the hit's
-            dist = tk[bent]
-            dt = np.where(flat, dist / c1, dt)
-            ds = np.where(flat, dist, ds)
-            s2 = np.where(flat, s1, s2)
-            c2 = np.where(flat, c1, c2)
-            t_in = pcs.t_in[rb, jb]
-            time[rb] = t_in + dt
-            length[rb] = pcs.s_path_in[rb, jb] + ds
-            # equivalent range: the first straight piece from the source keeps the cast's range
-            ranges[rb] = np.where(
-                flat & (t_in == 0.0),
-                (c_ref[rb] / c1) * dist,
-                c_ref[rb] * (t_in + dt),
+            any_flat = bool(flat.any())
+            c2, s2, _, dt, ds = piece_step(
+                p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
             )
+            ranges[rb] = c_ref[rb] * (t_in + dt)
+            if any_flat:
+                # a straight piece is one chord from its start: the distance along it is the hit's
+                dt = np.where(flat, tb / c1, dt)
+                ds = np.where(flat, tb, ds)
+                s2 = np.where(flat, s1, s2)
+                c2 = np.where(flat, c1, c2)
+                # equivalent range: the first straight piece from the source keeps the cast's
+                ranges[rb] = np.where(
+                    flat & (t_in == 0.0), (c_ref[rb] / c1) * tb, c_ref[rb] * (t_in + dt)
+                )
+            time[rb] = t_in + dt
+            length[rb] = s_path_in + ds
             if normals is not None:
-                tangent = np.empty((rb.size, 3))
-                tangent[:, :2] = horizontal[rb] * (p * c2)[:, None]
-                tangent[:, 2] = -pcs.down[rb] * s2
-                cos[rb] = np.abs(np.einsum('ij,ij->i', tangent, nrm))
+                # the arc's tangent (horizontal p c2, vertical -down s2) against the normal
+                cos[rb] = np.abs(a * (p * c2) + b * s2)
             else:
-                cos[rb] = np.asarray(inner.cos_incidence, dtype=np.float64)[kb]
+                cos[rb] = np.asarray(inner.cos_incidence)[kb]
         reflectivity = np.full(n, np.nan)
         retro = np.full(n, np.nan)
         entity = np.full(n, -1, dtype=np.int64)
-        reflectivity[rays] = np.asarray(inner.reflectivity, dtype=np.float64)[k]
-        retro[rays] = np.asarray(inner.retro, dtype=np.float64)[k]
+        reflectivity[rays] = np.asarray(inner.reflectivity)[k]
+        retro[rays] = np.asarray(inner.retro)[k]
         inner_entity = getattr(inner, 'entity', None)
         if inner_entity is not None:
-            entity[rays] = np.asarray(inner_entity, dtype=np.int64)[k]
+            entity[rays] = np.asarray(inner_entity)[k]
         return RefractedHits(ranges, cos, reflectivity, retro, entity, time, length, c_ref)
 
-    def _chords(
-        self, o: F, d: F, depth0: F, wet: NDArray[np.bool_], c_ref: F
-    ) -> tuple[_Chords, Pieces, F]:
-        """The chords of every ray, in path order per ray, and the rays' pieces."""
-        hnorm = np.hypot(d[:, 0], d[:, 1])
-        horizontal = np.where(
-            (hnorm > 0.0)[:, None],
-            d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
-            [1.0, 0.0],
-        )
-        sine = np.clip(-d[:, 2], -1.0, 1.0)
-        pcs = pieces(self.profile, np.maximum(depth0, 0.0), sine)
-        valid = pcs.valid & wet[:, None]
-        finite = valid & np.isfinite(pcs.dz)
-        # Pieces straight on at the source's speed from the origin are one line: cast as the
-        # ray itself (exactly the straight cast), one chord, however many rows they cross.
-        collinear = ~valid | ((pcs.gamma == 0.0) & (pcs.c_in == c_ref[:, None]))
-        prefix = np.cumprod(collinear, axis=1).astype(bool) & valid
-        merged_rows = np.flatnonzero(np.any(prefix, axis=1))
-        merged_len = np.sum(np.where(prefix, pcs.ds, 0.0), axis=1)[merged_rows]
-        candidate = finite & ~prefix
-        if self.bounds is not None:
-            # An arc piece is monotone in depth and in offset: the box of its two ends holds
-            # it. Pieces whose box misses the scene's get no chords.
-            low, high = self.bounds()
-            w_in = (pcs.z_in - depth0[:, None]) * pcs.down[:, None]
-            z_a = o[:, 2, None] - pcs.down[:, None] * w_in
-            z_b = z_a - pcs.down[:, None] * np.where(finite, pcs.dz, 0.0)
-            x_b = pcs.x_in + np.where(finite, pcs.dx, 0.0)
-            candidate &= (np.minimum(z_a, z_b) <= high[2]) & (np.maximum(z_a, z_b) >= low[2])
-            for axis in (0, 1):
-                a = o[:, axis, None] + horizontal[:, axis, None] * pcs.x_in
-                b = o[:, axis, None] + horizontal[:, axis, None] * x_b
-                candidate &= (np.minimum(a, b) <= high[axis]) & (np.maximum(a, b) >= low[axis])
-        ray, step = np.nonzero(candidate)
-        ray, step = ray.astype(np.intp), step.astype(np.intp)
-        pr = pcs.p[ray]
-        theta_in = np.arctan2(pcs.s_in[ray, step], pr * pcs.c_in[ray, step])
-        theta_out = np.arctan2(pcs.s_out[ray, step], pr * pcs.c_out[ray, step])
-        turn = theta_in - theta_out
-        pg = np.abs(pr * pcs.gamma[ray, step])
-        with np.errstate(divide='ignore', invalid='ignore'):
-            delta = np.sqrt(8.0 * self.sagitta * pg)  # chord angle of sagitta R delta^2 / 8
-            count = np.where(pg > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
-        count = np.maximum(np.nan_to_num(count, nan=1.0), 1.0)
-        total = float(count.sum())
-        if total > MAX_CHORDS:
-            msg = f'refraction: {total:.0f} chords exceed {MAX_CHORDS}; raise the sagitta'
-            raise ValueError(msg)
-        per = count.astype(np.intp)
-        ray_c = np.repeat(ray, per)
-        step_c = np.repeat(step, per)
-        starts = np.cumsum(per) - per
-        q = np.arange(int(per.sum())) - np.repeat(starts, per)
-        mc = np.repeat(per, per).astype(np.float64)
-        th_in, th_turn = np.repeat(theta_in, per), np.repeat(turn, per)
-        rc, sc = ray_c, step_c
-        pc_, c1, s1, g = pcs.p[rc], pcs.c_in[rc, sc], pcs.s_in[rc, sc], pcs.gamma[rc, sc]
-        dzp = pcs.dz[rc, sc]
+    def _depth_range(self, box: tuple[F, F]) -> tuple[float, float]:
+        """The scene's depths ``(top, bottom)``, widened to whole metres and one more.
 
-        def vertex(qq: F) -> tuple[F, F]:
-            frac = qq / mc
-            theta = th_in - frac * th_turn
-            with np.errstate(divide='ignore', invalid='ignore'):
-                arc = (
-                    2.0 * np.sin((th_in + theta) / 2.0) * np.sin((th_in - theta) / 2.0) / (pc_ * g)
-                )
-            dz = np.where((pc_ * g != 0.0) & (mc > 1.0), arc, frac * dzp)
-            dz = np.where(qq >= mc, dzp, np.clip(dz, 0.0, dzp))
-            _, _, dx, _, _ = piece_step(pc_, c1, s1, g, dz)
-            return pcs.x_in[rc, sc] + dx, (pcs.z_in[rc, sc] - depth0[rc]) * pcs.down[rc] + dz
-
-        qf = q.astype(np.float64)
-        x0, w0 = vertex(qf)
-        x1, w1 = vertex(qf + 1.0)
-
-        start = world_rows(o[rc], horizontal[rc], pcs.down[rc], x0, w0)
-        end = world_rows(o[rc], horizontal[rc], pcs.down[rc], x1, w1)
-        span = end - start
-        lengths = np.sqrt(np.einsum('ij,ij->i', span, span))
-        keep = lengths > 0.0
-        if self.bounds is not None:  # only chords whose box meets the scene's can hit
-            keep &= np.all(np.minimum(start, end) <= high, axis=1)
-            keep &= np.all(np.maximum(start, end) >= low, axis=1)
-        dirs = span[keep] / lengths[keep, None]
-        start, lengths, rc, sc = start[keep], lengths[keep], rc[keep], sc[keep]
-        # open ends: straight on below the last row (or level rays, or dry rays: unbent)
-        has_open = valid & ~np.isfinite(pcs.dz) & ~prefix
-        open_rows = np.flatnonzero(
-            np.any(has_open, axis=1) | (pcs.open_end & wet & ~pcs.valid.any(axis=1)) | ~wet
-        )
-        j_open = np.argmax(has_open, axis=1)[open_rows]
-        bent_open = np.any(has_open, axis=1)[open_rows]
-        o_open = np.array(o[open_rows])
-        d_open = np.array(d[open_rows])
-        step_open = np.where(bent_open, j_open, -1).astype(np.intp)
-        rb = open_rows[bent_open]
-        jb = j_open[bent_open]
-        not_first = pcs.t_in[rb, jb] > 0.0
-        if np.any(not_first):
-            rr, jj = rb[not_first], jb[not_first]
-            w = (pcs.z_in[rr, jj] - depth0[rr]) * pcs.down[rr]
-            sub = np.flatnonzero(bent_open)[not_first]
-            o_open[sub] = world_rows(o[rr], horizontal[rr], pcs.down[rr], pcs.x_in[rr, jj], w)
-            s = pcs.s_in[rr, jj]
-            cth = pcs.p[rr] * pcs.c_in[rr, jj]
-            d_open[sub, :2] = horizontal[rr] * cth[:, None]
-            d_open[sub, 2] = -pcs.down[rr] * s
-            d_open[sub] /= np.linalg.norm(d_open[sub], axis=1)[:, None]
-        unbent = np.full(merged_rows.size, -1, dtype=np.intp)
-        all_o = np.concatenate((o[merged_rows], start, o_open))
-        all_d = np.concatenate((d[merged_rows], dirs, d_open))
-        all_len = np.concatenate((merged_len, lengths, np.full(open_rows.size, np.inf)))
-        all_ray = np.concatenate((merged_rows, rc, open_rows)).astype(np.intp)
-        all_step = np.concatenate((unbent, sc, step_open)).astype(np.intp)
-        # path order per ray: pieces by travel step, chords in order, the open end last
-        order = np.argsort(all_ray, kind='stable')
+        Whole metres keep the chords while the scene bobs within them; the extra metre keeps a
+        hit on the box's face (a flat seabed) inside a chord, not at its float32 end.
+        """
+        low, high = box
         return (
-            _Chords(all_o[order], all_d[order], all_len[order], all_ray[order], all_step[order]),
-            pcs,
-            horizontal,
+            float(np.floor(self.surface_z - high[2])) - DEPTH_MARGIN,
+            float(np.ceil(self.surface_z - low[2])) + DEPTH_MARGIN,
+        )
+
+    def frame(self, depth0: F, sine: F, depth_range: tuple[float, float] | None) -> _Frame:
+        """The rays' chords in their own planes: the kept ones if made from the same inputs."""
+        kept = self._frame
+        if (
+            kept is not None
+            and kept.profile is self.profile
+            and kept.sagitta == self.sagitta
+            and kept.depth_range == depth_range
+            and np.array_equal(kept.depth0, depth0)
+            and np.array_equal(kept.sine, sine)
+        ):
+            return kept
+        self._frame = _make_frame(self.profile, self.sagitta, depth0, sine, depth_range)
+        self.frames_made += 1
+        return self._frame
+
+
+@dataclass(frozen=True, eq=False)
+class _Chords:
+    """The chords of one cast: world start points, unit directions, lengths, and what they cut."""
+
+    origins: F
+    directions: F
+    lengths: F
+    ray: NDArray[np.intp]
+    step: NDArray[np.intp]  # piece (layer in travel order) of the chord; -1: straight, unbent
+
+
+@dataclass(frozen=True, eq=False)
+class _Frame:
+    """What is cast for each ray, in the ray's own vertical plane, and what it was made from.
+
+    It depends on the source depths and the rays' sines (the vertical components of their
+    directions) alone, and on the scene's depth range: a turn in heading or a horizontal move
+    only turns and shifts it, so a level tow makes it once (:meth:`placed` puts it in the
+    world each ping). Entries ``(m,)`` in path order per ray: a straight start cast as the
+    ray itself (``as_ray``), the chords of the arcs within the scene's depths, an open
+    straight end (``length`` inf). Plane coordinates: ``x`` m along the ray's horizontal
+    from its origin, ``w`` m of vertical travel (down for a ray going down, up for one going
+    up), ``(ux, uw)`` a unit direction in them.
+    """
+
+    profile: SoundSpeedProfile
+    sagitta: float
+    depth0: F
+    sine: F
+    depth_range: tuple[float, float] | None
+    pcs: Pieces
+    c_ref: F
+    table: F  # (rays * layers, 10): p, down, c_in, s_in, gamma, dz, z_in, x_in, t_in, s_path_in
+    reach: float  # the largest horizontal offset of a chord's end from its ray's origin, m
+    ray: NDArray[np.intp]
+    step: NDArray[np.intp]  # piece (layer in travel order); -1: straight, unbent
+    as_ray: NDArray[np.intp]  # entries cast from the ray's origin along its direction
+    chord: NDArray[np.bool_]  # entries that are arc chords (culled by the scene's box)
+    x0: F
+    z0: F  # world z of the start from the origin's
+    x1: F
+    ux: F
+    uz: F  # world z of the unit direction
+    length: F
+
+    def placed(self, o: F, d: F, horizontal: F, box: tuple[F, F] | None) -> _Chords:
+        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3)) along ``d``."""
+        shared = o.shape[0] == 1
+        oe, he = (o if shared else o[self.ray]), horizontal[self.ray]
+        origins = np.empty((self.ray.size, 3))
+        origins[:, :2] = oe[:, :2] + he * self.x0[:, None]
+        origins[:, 2] = oe[:, 2] + self.z0
+        directions = np.empty_like(origins)
+        directions[:, :2] = he * self.ux[:, None]
+        directions[:, 2] = self.uz
+        if self.as_ray.size:
+            r = self.ray[self.as_ray]
+            origins[self.as_ray] = o if shared else o[r]
+            directions[self.as_ray] = d[r]
+        if box is None:
+            return _Chords(origins, directions, self.length, self.ray, self.step)
+        low, high = box
+        if np.all(o[:, :2].min(axis=0) - self.reach >= low[:2]) and np.all(
+            o[:, :2].max(axis=0) + self.reach <= high[:2]
+        ):  # the scene's box holds every chord: none to cull
+            return _Chords(origins, directions, self.length, self.ray, self.step)
+        # only chords whose box meets the scene's can hit (their depths already do)
+        end = oe[:, :2] + he * self.x1[:, None]
+        start = origins[:, :2]
+        meets = np.all(np.minimum(start, end) <= high[:2], axis=1)
+        meets &= np.all(np.maximum(start, end) >= low[:2], axis=1)
+        keep = np.flatnonzero(meets | ~self.chord)
+        return _Chords(
+            origins[keep], directions[keep], self.length[keep], self.ray[keep], self.step[keep]
         )
 
 
-def world_rows(o: F, horizontal: F, down: F, x: F, w: F) -> F:
-    """World points at offset ``x`` and vertical travel ``w`` from origins ``o``."""
-    point = np.empty((x.size, 3))
-    point[:, :2] = o[:, :2] + horizontal * x[:, None]
-    point[:, 2] = o[:, 2] - down * w
-    return point
+def _make_frame(
+    profile: SoundSpeedProfile,
+    sagitta: float,
+    depth0: F,
+    sine: F,
+    depth_range: tuple[float, float] | None,
+) -> _Frame:
+    """Trace the rays and cut their arcs within ``depth_range`` (m, top, bottom) into chords."""
+    wet = depth0 >= 0.0
+    c_ref = profile.speed_at(np.maximum(depth0, 0.0))
+    pcs = pieces(profile, np.maximum(depth0, 0.0), sine)
+    valid = pcs.valid & wet[:, None]
+    finite = valid & np.isfinite(pcs.dz)
+    # Pieces straight on at the source's speed from the origin are one line: cast as the
+    # ray itself (exactly the straight cast), one chord, however many rows they cross.
+    collinear = ~valid | ((pcs.gamma == 0.0) & (pcs.c_in == c_ref[:, None]))
+    prefix = np.cumprod(collinear, axis=1).astype(bool) & valid
+    merged_rows = np.flatnonzero(np.any(prefix, axis=1))
+    merged_len = np.sum(np.where(prefix, pcs.ds, 0.0), axis=1)[merged_rows]
+    candidate = finite & ~prefix
+    down2 = pcs.down[:, None]
+    # each piece's vertical travel [u0, u1] within the scene's depths: an arc piece is
+    # monotone in depth, so only that part of it can hit
+    u0 = np.zeros_like(pcs.dz)
+    u1 = np.where(finite, pcs.dz, 0.0)
+    if depth_range is not None:
+        top, bottom = depth_range
+        with np.errstate(invalid='ignore'):
+            u0 = np.maximum(u0, np.where(down2 > 0.0, top - pcs.z_in, pcs.z_in - bottom))
+            u1 = np.minimum(u1, np.where(down2 > 0.0, bottom - pcs.z_in, pcs.z_in - top))
+            candidate &= u0 <= u1
+    ray, step = np.nonzero(candidate)
+    ray, step = ray.astype(np.intp), step.astype(np.intp)
+    pr = pcs.p[ray]
+    c_in, s_in, gam = pcs.c_in[ray, step], pcs.s_in[ray, step], pcs.gamma[ray, step]
+    ua, ub = u0[ray, step], u1[ray, step]
+    _, s_a, _ = piece_offset(pr, c_in, s_in, gam, ua)
+    _, s_b, _ = piece_offset(pr, c_in, s_in, gam, ub)
+    theta_in = np.arctan2(s_in, pr * c_in)
+    theta_a = np.arctan2(s_a, pr * (c_in + gam * ua))
+    turn = theta_a - np.arctan2(s_b, pr * (c_in + gam * ub))
+    pg = np.abs(pr * gam)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        delta = np.sqrt(8.0 * sagitta * pg)  # chord angle of sagitta R delta^2 / 8
+        count = np.where(pg > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
+    count = np.maximum(np.nan_to_num(count, nan=1.0), 1.0)
+    total = float(count.sum())
+    if total > MAX_CHORDS:
+        msg = f'refraction: {total:.0f} chords exceed {MAX_CHORDS}; raise the sagitta'
+        raise ValueError(msg)
+    per = count.astype(np.intp)
+    rc = np.repeat(ray, per)
+    sc = np.repeat(step, per)
+    starts = np.cumsum(per) - per
+    q = (np.arange(int(per.sum())) - np.repeat(starts, per)).astype(np.float64)
+    mc = np.repeat(per, per).astype(np.float64)
+    th_in, th_a, th_turn = (np.repeat(v, per) for v in (theta_in, theta_a, turn))
+    pc_, c1, s1, g = (np.repeat(v, per) for v in (pr, c_in, s_in, gam))
+    uar, ubr = np.repeat(ua, per), np.repeat(ub, per)
+    x_start = pcs.x_in[rc, sc]
+    w_start = (pcs.z_in[rc, sc] - depth0[rc]) * pcs.down[rc]
+
+    def vertex(qq: F) -> tuple[F, F]:
+        frac = qq / mc
+        theta = th_a - frac * th_turn
+        with np.errstate(divide='ignore', invalid='ignore'):
+            arc = 2.0 * np.sin((th_in + theta) / 2.0) * np.sin((th_in - theta) / 2.0) / (pc_ * g)
+        u = np.where((pc_ * g != 0.0) & (mc > 1.0), arc, uar + frac * (ubr - uar))
+        u = np.where(qq >= mc, ubr, np.where(qq <= 0.0, uar, np.clip(u, uar, ubr)))
+        _, _, dx = piece_offset(pc_, c1, s1, g, u)
+        return x_start + dx, w_start + u
+
+    x0, w0 = vertex(q)
+    x1, w1 = vertex(q + 1.0)
+    lengths = np.hypot(x1 - x0, w1 - w0)
+    keep = lengths > 0.0
+    x0, w0, x1, w1, lengths = (v[keep] for v in (x0, w0, x1, w1, lengths))
+    rc, sc = rc[keep], sc[keep]
+    ux, uw = (x1 - x0) / lengths, (w1 - w0) / lengths
+    # open ends: straight on below the last row (or level rays, or dry rays: unbent)
+    has_open = valid & ~np.isfinite(pcs.dz) & ~prefix
+    if depth_range is not None:  # an open end starting beyond the scene's depths misses it
+        with np.errstate(invalid='ignore'):
+            has_open &= np.where(
+                down2 > 0.0, pcs.z_in <= depth_range[1], pcs.z_in >= depth_range[0]
+            )
+    open_rows = np.flatnonzero(
+        np.any(has_open, axis=1) | (pcs.open_end & wet & ~pcs.valid.any(axis=1)) | ~wet
+    )
+    j_open = np.argmax(has_open, axis=1)[open_rows]
+    bent_open = np.any(has_open, axis=1)[open_rows]
+    jo = np.where(bent_open, j_open, 0)
+    x_open = np.where(bent_open, pcs.x_in[open_rows, jo], 0.0)
+    w_open = np.where(
+        bent_open, (pcs.z_in[open_rows, jo] - depth0[open_rows]) * pcs.down[open_rows], 0.0
+    )
+    cth = pcs.p[open_rows] * pcs.c_in[open_rows, jo]
+    s_open = pcs.s_in[open_rows, jo]
+    norm = np.hypot(cth, s_open)
+    # an open end from the source itself (or an unbent ray) is the ray: exactly its cast
+    open_as_ray = ~bent_open | (pcs.t_in[open_rows, jo] == 0.0)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ux_open = np.where(open_as_ray, 0.0, cth / norm)
+        uw_open = np.where(open_as_ray, 0.0, s_open / norm)
+    m_merged, m_chord, m_open = merged_rows.size, rc.size, open_rows.size
+    zeros_m = np.zeros(m_merged)
+    all_ray = np.concatenate((merged_rows, rc, open_rows)).astype(np.intp)
+    order = np.argsort(all_ray, kind='stable')  # path order per ray: start, chords, open end
+
+    def cat(merged: NDArray[Any], chord: NDArray[Any], open_end: NDArray[Any]) -> NDArray[Any]:
+        return np.concatenate((merged, chord, open_end))[order]
+
+    as_ray = cat(np.ones(m_merged, bool), np.zeros(m_chord, bool), open_as_ray)
+    return _Frame(
+        profile=profile,
+        sagitta=sagitta,
+        depth0=np.array(depth0),
+        sine=np.array(sine),
+        depth_range=depth_range,
+        pcs=pcs,
+        c_ref=c_ref,
+        table=np.stack(
+            [
+                np.broadcast_to(pcs.p[:, None], pcs.dz.shape),
+                np.broadcast_to(pcs.down[:, None], pcs.dz.shape),
+                pcs.c_in,
+                pcs.s_in,
+                pcs.gamma,
+                pcs.dz,
+                pcs.z_in,
+                pcs.x_in,
+                pcs.t_in,
+                pcs.s_path_in,
+            ],
+            axis=-1,
+        ).reshape(-1, 10),
+        reach=float(np.max(np.abs(np.concatenate((x0, x1))), initial=0.0)),
+        ray=all_ray[order],
+        step=cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp),
+        as_ray=np.flatnonzero(as_ray),
+        chord=cat(np.zeros(m_merged, bool), np.ones(m_chord, bool), np.zeros(m_open, bool)),
+        x0=cat(zeros_m, x0, x_open),
+        z0=-pcs.down[all_ray[order]] * cat(zeros_m, w0, w_open),
+        x1=cat(zeros_m, x1, x_open),
+        ux=cat(zeros_m, ux, ux_open),
+        uz=-pcs.down[all_ray[order]] * cat(zeros_m, uw, uw_open),
+        length=cat(merged_len, lengths, np.full(m_open, np.inf)),
+    )
+
+
+def _onto_plane(
+    arc: tuple[F, F, F, F], dz_piece: F, a: F, b: F, x_hit: F, w_hit: F, along: F
+) -> F:
+    """Newton steps on the vertical travel ``along`` to where the arc meets a plane.
+
+    ``arc`` is the piece's ``(p, c1, s1, gamma)``; the plane is ``a x + b w = a x_hit + b
+    w_hit`` in piece coordinates (``a``, ``b`` the normal's horizontal and vertical terms).
+    The chord's hit is within a sagitta of the arc: one step usually leaves an error below
+    NEWTON_TOLERANCE.
+    """
+    p, c1, s1, g = arc
+    ap = a * p
+    half_apg = 0.5 * np.abs(ap * g)
+    active = np.ones(along.size, dtype=bool)
+    for _ in range(4):
+        c_w, s_w, x_w = piece_offset(p, c1, s1, g, along)
+        f = a * (x_w - x_hit) + b * (along - w_hit)
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            slope = ap * c_w / s_w + b
+            ok = active & np.isfinite(slope) & (slope != 0.0)
+            newton = np.divide(f, slope, out=np.zeros(along.size), where=ok)
+            along = np.minimum(np.maximum(along - newton, 0.0), dz_piece)
+            # Newton's error after a step e is about |f'' / (2 f')| e^2, with x'' = p g / s^3
+            # on the arc: done when that is below the tolerance (nan: not done)
+            left = half_apg * (newton * newton) / np.abs(s_w * s_w * s_w * slope)
+        active &= ~(left <= NEWTON_TOLERANCE) & (np.abs(newton) > NEWTON_TOLERANCE)
+        if not active.any():
+            break
+    return along

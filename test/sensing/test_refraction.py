@@ -16,7 +16,7 @@ from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.scene.scene_state import SceneState
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles, plane_triangles
 from nps_sonar_py.scene.world import Entity, World
-from nps_sonar_py.sensing.refraction import RefractingCaster
+from nps_sonar_py.sensing.refraction import RefractingCaster, scene_bounds
 
 SURFACE_Z = 10.0  # the sea surface is not at world z = 0 here: the depth is SURFACE_Z - z
 SOURCE_DEPTH = 5.0
@@ -59,10 +59,13 @@ def layered() -> SoundSpeedProfile:
     return SoundSpeedProfile.from_rows(rows, source='test')
 
 
+@pytest.mark.parametrize('boxed', [False, True], ids=['all-chords', 'scene-box'])
 @pytest.mark.parametrize('profile', [linear(), layered()], ids=['linear', 'layered'])
-def test_a_flat_seabed_sounds_at_its_depth(profile: SoundSpeedProfile) -> None:
+def test_a_flat_seabed_sounds_at_its_depth(profile: SoundSpeedProfile, boxed: bool) -> None:
     d, depression = fan()
-    hits = RefractingCaster(seabed(), profile, surface_z=SURFACE_Z).cast(ORIGIN, d)
+    inner = seabed()
+    bounds = scene_bounds(inner) if boxed else None
+    hits = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=bounds).cast(ORIGIN, d)
     assert np.all(hits.entity == 0)
     depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
     np.testing.assert_allclose(depth, D, rtol=1e-6)
@@ -107,8 +110,9 @@ def test_a_constant_profile_leaves_every_range_as_the_straight_cast() -> None:
         np.testing.assert_allclose(hits.travel_time[hits.hit], straight.ranges[hits.hit] / 1500.0)
 
 
+@pytest.mark.parametrize('boxed', [False, True], ids=['all-chords', 'scene-box'])
 @pytest.mark.parametrize('sagitta', [1e-3, 1e-5])
-def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float) -> None:
+def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float, boxed: bool) -> None:
     # a seabed sloping across track (its normal tilted about x): each hit, taken back through
     # the processing inverse with the same profile, must lie on the plane
     tilt = 0.3
@@ -117,7 +121,9 @@ def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float) -> None:
     plane = plane_triangles([3000.0, 3000.0], normal=(0.0, math.sin(tilt), math.cos(tilt)))
     triangles = Triangles(plane.vertices + np.array([0.0, 0.0, SURFACE_Z - D]), plane.triangles)
     world = World('test', (Entity('bed', triangles),), SceneState('test', 0.0, ()))
-    caster = RefractingCaster(Raycaster(world), profile, surface_z=SURFACE_Z, sagitta=sagitta)
+    inner = Raycaster(world)
+    bounds = scene_bounds(inner) if boxed else None
+    caster = RefractingCaster(inner, profile, surface_z=SURFACE_Z, sagitta=sagitta, bounds=bounds)
     hits = caster.cast(ORIGIN, d)
     assert hits.hit.all()
     depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
@@ -167,3 +173,93 @@ def test_the_settings_wrap_the_caster_only_with_a_profile(tmp_path) -> None:
         medium_caster(caster, BeamSettings(sound_speed_profile_file=str(bad)))
     with pytest.raises(InputError, match=r'^sound_speed_profile: row 1: sound speed'):
         medium_caster(caster, BeamSettings(sound_speed_profile=(0.0, 5.0)))
+
+
+HIT_FIELDS = (
+    'ranges',
+    'travel_time',
+    'path_length',
+    'cos_incidence',
+    'reflectivity',
+    'retro',
+    'entity',
+)
+
+
+def test_the_kept_chords_answer_as_fresh_ones_after_a_move_and_a_turn() -> None:
+    # the chords depend on the source depth and the rays' sines only: a horizontal move and a
+    # turn in heading reuse them and must give exactly a fresh caster's answer
+    inner = seabed(tilt=0.1)
+    profile = layered()
+
+    def caster() -> RefractingCaster:
+        return RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=scene_bounds(inner))
+
+    kept = caster()
+    d, _ = fan()
+    kept.cast(ORIGIN, d)
+    heading = 0.7
+    turn = np.array(
+        [
+            [math.cos(heading), -math.sin(heading), 0.0],
+            [math.sin(heading), math.cos(heading), 0.0],
+            [0.0, 0.0, 1.0],
+        ]
+    )
+    turned = d @ turn.T
+    np.testing.assert_array_equal(turned[:, 2], d[:, 2])  # a turn keeps the sines
+    moved = ORIGIN + np.array([35.0, -20.0, 0.0])
+    again = kept.cast(moved, turned)
+    assert kept.frames_made == 1
+    fresh = caster().cast(moved, turned)
+    assert fresh.hit.all()
+    for field in HIT_FIELDS:
+        np.testing.assert_array_equal(getattr(again, field), getattr(fresh, field))
+    # the same origin given once per ray: the same chords, the same answer
+    per_ray = kept.cast(np.tile(moved, (d.shape[0], 1)), turned)
+    assert kept.frames_made == 1
+    for field in HIT_FIELDS:
+        np.testing.assert_array_equal(getattr(per_ray, field), getattr(fresh, field))
+    # a change of depth makes them anew: the fresh answer at the new depth
+    deeper = moved - np.array([0.0, 0.0, 3.0])
+    kept_deeper = kept.cast(deeper, turned)
+    assert kept.frames_made == 2
+    fresh_deeper = caster().cast(deeper, turned)
+    for field in HIT_FIELDS:
+        np.testing.assert_array_equal(getattr(kept_deeper, field), getattr(fresh_deeper, field))
+    assert np.all(kept_deeper.travel_time < again.travel_time)
+
+
+def test_a_moved_and_turned_sounder_still_reads_the_flat_seabed() -> None:
+    # the kept chords placed at a new position and heading: the closed-form depth still
+    profile = layered()
+    inner = seabed()
+    refracting = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=scene_bounds(inner))
+    d, depression = fan()
+    refracting.cast(ORIGIN, d)
+    heading = -2.1
+    c, s = math.cos(heading), math.sin(heading)
+    turned = d @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T
+    hits = refracting.cast(ORIGIN + np.array([-120.0, 64.0, 0.0]), turned)
+    assert refracting.frames_made == 1
+    assert np.all(hits.entity == 0)
+    depth, _ = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
+    np.testing.assert_allclose(depth, D, rtol=1e-6)
+
+
+def test_the_scene_box_follows_a_moved_entity() -> None:
+    # the bed: 1200 m square at depth D; the box: 2 m cube centred 30 m across, z = -150
+    inner = seabed()
+    bounds = scene_bounds(inner)
+    low, high = bounds()
+    np.testing.assert_allclose(low, [-600.0, -600.0, SURFACE_Z - D])
+    np.testing.assert_allclose(high, [600.0, 600.0, -149.0])
+    again_low, again_high = bounds()
+    np.testing.assert_array_equal(again_low, low)
+    np.testing.assert_array_equal(again_high, high)
+    lift = np.eye(4)
+    lift[2, 3] = 100.0
+    inner.set_entity_pose('box', lift)
+    low, high = bounds()
+    np.testing.assert_allclose(low, [-600.0, -600.0, SURFACE_Z - D])
+    np.testing.assert_allclose(high, [600.0, 600.0, -49.0])
