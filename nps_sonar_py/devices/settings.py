@@ -947,7 +947,7 @@ class EchosounderSettings(Record):
     )
     detection_threshold_db: float = setting(
         -10.0,
-        'echosounder: detection keeps the bins within this of the peak [dB], < 0',
+        'echosounder: detection keeps the first run of bins within this of the peak [dB], < 0',
         -200.0,
         -1e-3,
     )
@@ -956,7 +956,7 @@ class EchosounderSettings(Record):
     )
     detection_time: str = setting(
         'amplitude',
-        'echosounder: amplitude (weighted centre around the peak) or axis (the axis ray hit)',
+        'echosounder: amplitude (weighted centre of the first strong return) or axis (its hit)',
         choices=('amplitude', 'axis'),
     )
     processing_sound_speed: float = setting(
