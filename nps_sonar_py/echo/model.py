@@ -625,15 +625,16 @@ class EchoModel:
                 the profile, its hits, totals, labels and the estimators that read the profile
                 (``INTENSITY_WEIGHTED``, ``FIRST_ABOVE_THRESHOLD``), not in ``NEAREST``,
                 ``MEAN_IN_BEAM`` or the confidence, which are the rays' own.
-            spread: (N, n) slant extent ``e`` of each return, m: its echo is spread evenly
-                over ``[r - e/2, r + e/2]`` and deposited in the (at most two) bins that
-                interval overlaps, each taking the share of the interval inside it; the parts
-                outside the window are dropped. ``e`` is clipped to ``[0, bin_width]``; NaN
-                and inf read as one bin width. ``hits`` then counts the returns whose interval
-                overlaps a bin with a share > 0 (the near bin always), and the labels and
-                speckle take each deposit as a return. The profile is the only thing it
-                changes: ``NEAREST``, ``MEAN_IN_BEAM`` and the confidence read the rays' own
-                ranges, and a return is kept when its interval overlaps the window.
+            spread: (N, n) slant extent ``e`` of each return, m: its echo (computed once,
+                at ``r``) is spread evenly over ``[r - e/2, r + e/2]`` and deposited in the
+                (at most two) bins that interval overlaps, each taking the fraction of the
+                interval inside it; a part outside the window is dropped, so a return just
+                outside it still adds its share to the edge bin. ``e`` is clipped to
+                ``[0, bin_width]``; NaN and inf read as one bin width; ``e = 0`` bins as
+                without ``spread``. ``hits`` then counts the returns whose interval overlaps
+                a bin (the near end's bin always, the next one when it gets a share), and
+                labels and speckle take each share as a return. Only the profile changes:
+                ``NEAREST``, ``MEAN_IN_BEAM`` and the confidence read the rays' own ranges.
 
         Raises:
             ValueError: an array does not have the shape (N, n); ``extra`` with
