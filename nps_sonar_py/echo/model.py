@@ -75,6 +75,9 @@ WEBOTS_CRITICAL_ANGLE = math.pi / 8
 
 #: An intensity loss of x dB is a factor 10**(-x / 10) = exp(-x ln(10) / 10).
 _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
+#: Dump bins after the last cell: dropped rays take them in turn, so that np.bincount's adds
+#: to them do not wait on one another (one dump bin made the bincounts twice as slow).
+_DUMP_BINS = 16
 
 
 class Scattering(Enum):
@@ -542,6 +545,16 @@ class EchoModel:
         self._scale = config.n_bins / (config.max_range - config.min_range)
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
+        self._dump_bins: NDArray[np.intp] | None = None  # (N, n) of the last N seen
+
+    def _dumps(self, n_beams: int) -> NDArray[np.intp]:
+        """(N, n) the dump bin of each ray, ``N n_bins + i mod _DUMP_BINS``, kept for this N."""
+        dumps = self._dump_bins
+        if dumps is None or dumps.shape[0] != n_beams:
+            dumps = np.arange(self.n_rays, dtype=np.intp) % _DUMP_BINS
+            dumps = np.broadcast_to(dumps + n_beams * self.config.n_bins, (n_beams, self.n_rays))
+            self._dump_bins = dumps
+        return dumps
 
     @property
     def range_bias(self) -> float:
@@ -671,7 +684,7 @@ class EchoModel:
         cfg = self.config
         n_bins = cfg.n_bins
         n_beams = r.shape[0]
-        dump = n_beams * n_bins  # one last bin takes every dropped ray
+        dump = n_beams * n_bins  # the dump bins (``_dumps``) after it take every dropped ray
         real = r.dtype.type
         factor = self._factor32 if r.dtype == np.float32 else self._factor
         # In place where it can be: each (N, n) temporary is a pass over memory.
@@ -704,7 +717,7 @@ class EchoModel:
                 np.multiply(r, real(-self._attenuation), out=scratch)
                 per_ray *= np.exp(scratch, out=scratch)
         flat, near_share = bins()
-        size = dump + 1
+        size = dump + _DUMP_BINS
         weights = per_ray.ravel()
         labelled = entity
         if near_share is not None:  # each return in two deposits: its near bin, then the next
@@ -791,9 +804,10 @@ class EchoModel:
         """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
 
         ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
-        to one dump bin after the last beam's. No masked writes (slow on random masks): fmin
-        and fmax also turn NaN and inf into valid bins, and the arithmetic then sends the
-        dropped rays to the dump bin. Runs beside the intensities (``background.beside``).
+        to a dump bin after the last beam's (``_dumps``). No masked writes (slow on random
+        masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic then
+        sends the dropped rays to the dump bins. Runs beside the intensities
+        (``background.beside``).
         """
         cfg = self.config
         n_beams, n_bins = r.shape[0], cfg.n_bins
@@ -807,9 +821,10 @@ class EchoModel:
         index = scratch.astype(np.intp)
         if n_beams > 1:
             index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
-        index -= dump
+        dumps = self._dumps(n_beams)
+        index -= dumps
         index *= kept
-        index += dump
+        index += dumps
         flat: NDArray[np.intp] = index.ravel()
         return flat
 
@@ -826,7 +841,7 @@ class EchoModel:
         point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` clipped to
         [0, 1] (a point interval: 1), the rest in bin ``k + 1``. Returns the (2 N n,) flat
         bins, every near bin then every next one (a deposit outside the window, with no
-        share, or of a ray that did not return, in the dump bin), and the (N, n) near share.
+        share, or of a ray that did not return, in a dump bin), and the (N, n) near share.
         """
         cfg = self.config
         n_beams, n_bins = r.shape[0], cfg.n_bins
@@ -858,12 +873,13 @@ class EchoModel:
         index = k.astype(np.intp)
         if n_beams > 1:
             index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
+        dumps = self._dumps(n_beams)
+        index -= dumps
         flat = np.empty((2, *r.shape), dtype=np.intp)
-        np.subtract(index, dump, out=flat[0])
-        flat[0] *= near_kept
-        np.subtract(index, dump - 1, out=flat[1])
-        flat[1] *= kept
-        flat += dump
+        np.multiply(index, near_kept, out=flat[0])
+        index += 1
+        np.multiply(index, kept, out=flat[1])
+        flat += dumps
         return flat.ravel(), share
 
     def _beam_stats(
