@@ -545,16 +545,23 @@ class EchoModel:
         self._scale = config.n_bins / (config.max_range - config.min_range)
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
-        self._dump_bins: NDArray[np.intp] | None = None  # (N, n) of the last N seen
+        self._dump_bins: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None  # the last N's
 
-    def _dumps(self, n_beams: int) -> NDArray[np.intp]:
-        """(N, n) the dump bin of each ray, ``N n_bins + i mod _DUMP_BINS``, kept for this N."""
-        dumps = self._dump_bins
-        if dumps is None or dumps.shape[0] != n_beams:
-            dumps = np.arange(self.n_rays, dtype=np.intp) % _DUMP_BINS
-            dumps = np.broadcast_to(dumps + n_beams * self.config.n_bins, (n_beams, self.n_rays))
-            self._dump_bins = dumps
-        return dumps
+    def _dumps(self, n_beams: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """(N, n) the dump bin of each ray, ``N n_bins + i mod _DUMP_BINS``, and the base.
+
+        The base is ``beam * n_bins`` less the dump bin: a bin plus the base, times kept, plus
+        the dump bin is the ray's flat bin. Kept for this ``N``: a sensor's beam count does not
+        change between pings.
+        """
+        cached = self._dump_bins
+        if cached is None or cached[0].shape[0] != n_beams:
+            n_bins = self.config.n_bins
+            dumps = np.arange(self.n_rays, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
+            base = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)[:, None] - dumps
+            cached = np.broadcast_to(dumps, base.shape), base
+            self._dump_bins = cached
+        return cached
 
     @property
     def range_bias(self) -> float:
@@ -810,8 +817,7 @@ class EchoModel:
         (``background.beside``).
         """
         cfg = self.config
-        n_beams, n_bins = r.shape[0], cfg.n_bins
-        dump = n_beams * n_bins
+        n_bins = cfg.n_bins
         real = r.dtype.type
         with np.errstate(invalid='ignore', over='ignore'):
             scratch = r - real(cfg.min_range)
@@ -819,10 +825,8 @@ class EchoModel:
             np.fmin(scratch, n_bins - 1, out=scratch)
             np.fmax(scratch, 0, out=scratch)
         index = scratch.astype(np.intp)
-        if n_beams > 1:
-            index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
-        dumps = self._dumps(n_beams)
-        index -= dumps
+        dumps, base = self._dumps(r.shape[0])
+        index += base
         index *= kept
         index += dumps
         flat: NDArray[np.intp] = index.ravel()
@@ -844,8 +848,7 @@ class EchoModel:
         share, or of a ray that did not return, in a dump bin), and the (N, n) near share.
         """
         cfg = self.config
-        n_beams, n_bins = r.shape[0], cfg.n_bins
-        dump = n_beams * n_bins
+        n_bins = cfg.n_bins
         real = r.dtype.type
         with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
             u = np.multiply(spread, real(self._scale), dtype=r.dtype)
@@ -859,8 +862,8 @@ class EchoModel:
             kept = share >= 0.0
             kept &= lo <= n_bins
             kept &= returned
-            k = np.fmin(lo, real(n_bins - 1))  # fmin and fmax also turn NaN into a valid bin
-            np.fmax(k, real(-1.0), out=k)
+            # fmin also turns NaN into a valid bin; a kept ray has lo >= -u >= -1.
+            k = np.fmin(lo, real(n_bins - 1))
             np.floor(k, out=k)
             np.subtract(k, lo, out=share)
             share += real(1.0)
@@ -871,10 +874,8 @@ class EchoModel:
             kept &= k <= n_bins - 2
             kept &= share < 1.0
         index = k.astype(np.intp)
-        if n_beams > 1:
-            index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
-        dumps = self._dumps(n_beams)
-        index -= dumps
+        dumps, base = self._dumps(r.shape[0])
+        index += base
         flat = np.empty((2, *r.shape), dtype=np.intp)
         np.multiply(index, near_kept, out=flat[0])
         index += 1
