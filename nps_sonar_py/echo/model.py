@@ -728,8 +728,11 @@ class EchoModel:
         weights = per_ray.ravel()
         labelled = entity
         if near_share is not None:  # each return in two deposits: its near bin, then the next
-            near = weights * near_share.ravel()
-            weights = np.concatenate((near, np.subtract(weights, near, out=weights)))
+            # float64, as bincount sums: it would convert float32 weights in one more pass.
+            deposits = np.empty((2, weights.size))
+            np.multiply(weights, near_share.ravel(), out=deposits[0])
+            np.subtract(weights, deposits[0], out=deposits[1])
+            weights = deposits.ravel()
             if entity is not None:
                 labelled = np.concatenate((entity.ravel(), entity.ravel()))
         if extra is not None and len(extra):

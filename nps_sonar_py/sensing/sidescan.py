@@ -437,17 +437,16 @@ class SidescanSonar:
     def _footprint(self, r: NDArray[np.float32], cos: NDArray[np.float32]) -> NDArray[np.float32]:
         """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).
 
-        float32, in the sonar's buffer; misses and grazing returns give inf or NaN, which the
-        model reads as one bin width, as it clips every ``e`` to one bin.
+        ``cos`` is the caster's ``|cos|`` (``SurfaceCaster``). float32, in the sonar's buffer;
+        misses and grazing returns give inf or NaN, which the model reads as one bin width, as
+        it clips every ``e`` to one bin.
         """
         e = self._spread
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             np.multiply(cos, cos, out=e)
             np.subtract(np.float32(1.0), e, out=e)
-            np.maximum(e, np.float32(0.0), out=e)
             np.sqrt(e, out=e)
-            e /= cos
-            np.abs(e, out=e)  # tan(alpha), for either sign of the cosine
+            e /= cos  # tan(alpha)
             e *= self._d_delta
             e *= r
         return e
