@@ -12,8 +12,8 @@ It prints the median time of:
 * ``open3d``: ``RaycastingScene.cast_rays`` on the same rays, a prebuilt scene of the same
   triangles and a prebuilt float32 ray tensor (the baseline);
 * ``cast``: ``Raycaster.cast`` (the baseline plus incidence, reflectivity, entity);
-* ``echo``: ``EchoModel.echoes`` alone on the two copies of every ray (``docs/sidescan.md``);
-* ``ping``: ``SidescanSonar.ping`` (cast, footprint split, echo model of both channels);
+* ``echo``: ``EchoModel.echoes`` alone on the rays and their footprints (``docs/sidescan.md``);
+* ``ping``: ``SidescanSonar.ping`` (cast, footprints, echo model of both channels);
 * ``ground``: ``ground_range_profiles`` of the ping;
 
 then pings/s of the ping and the ratio ``ping / open3d``. Targets: at least 20 pings/s on 2
@@ -114,13 +114,17 @@ def main() -> int:
     triangles = sum(len(e.surface) for e in world.entities)
     ping = sonar.ping(raycaster)
     returned = (ping.hits > 0).mean()
-    inputs = (sonar._ranges.copy(), sonar._cos.copy(), sonar._mu.copy())  # the split's output
+    hits = raycaster.cast(sonar.origin, sonar.directions)
+    r = np.asarray(hits.ranges).reshape(2, -1)
+    cos = np.asarray(hits.cos_incidence).reshape(2, -1)
+    mu = np.asarray(hits.reflectivity).reshape(2, -1)
+    spread = sonar._footprint(r, cos).copy()
 
     t = median_times(
         {
             'open3d': lambda: scene.cast_rays(rays),
             'cast': lambda: raycaster.cast(sonar.origin, sonar.directions),
-            'echo': lambda: sonar.model.echoes(*inputs),
+            'echo': lambda: sonar.model.echoes(r, cos, mu, spread=spread),
             'ping': lambda: sonar.ping(raycaster),
             'ground': lambda: ground_range_profiles(ping.profiles, ping.bin_edges, ping.altitude),
         },

@@ -36,6 +36,7 @@ Conventions, all documented on ``EchoConfig``:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import cast
@@ -74,6 +75,9 @@ WEBOTS_CRITICAL_ANGLE = math.pi / 8
 
 #: An intensity loss of x dB is a factor 10**(-x / 10) = exp(-x ln(10) / 10).
 _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
+#: Dump bins after the last cell: dropped rays take them in turn, so that np.bincount's adds
+#: to them do not wait on one another (one dump bin made the bincounts twice as slow).
+_DUMP_BINS = 16
 
 
 class Scattering(Enum):
@@ -541,6 +545,23 @@ class EchoModel:
         self._scale = config.n_bins / (config.max_range - config.min_range)
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
+        self._dump_bins: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None  # the last N's
+
+    def _dumps(self, n_beams: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """(N, n) the dump bin of each ray, ``N n_bins + i mod _DUMP_BINS``, and the base.
+
+        The base is ``beam * n_bins`` less the dump bin: a bin plus the base, times kept, plus
+        the dump bin is the ray's flat bin. Kept for this ``N``: a sensor's beam count does not
+        change between pings.
+        """
+        cached = self._dump_bins
+        if cached is None or cached[0].shape[0] != n_beams:
+            n_bins = self.config.n_bins
+            dumps = np.arange(self.n_rays, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
+            base = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)[:, None] - dumps
+            cached = np.broadcast_to(dumps, base.shape), base
+            self._dump_bins = cached
+        return cached
 
     @property
     def range_bias(self) -> float:
@@ -606,6 +627,7 @@ class EchoModel:
         entity: ArrayLike | None = None,
         n_entities: int = 0,
         extra: ExtraReturns | None = None,
+        spread: ArrayLike | None = None,
     ) -> Echoes:
         """The echoes of ``N`` beams sharing the model's rays, in one vectorised pass.
 
@@ -623,6 +645,16 @@ class EchoModel:
                 the profile, its hits, totals, labels and the estimators that read the profile
                 (``INTENSITY_WEIGHTED``, ``FIRST_ABOVE_THRESHOLD``), not in ``NEAREST``,
                 ``MEAN_IN_BEAM`` or the confidence, which are the rays' own.
+            spread: (N, n) slant extent ``e`` of each return, m: its echo (computed once,
+                at ``r``) is spread evenly over ``[r - e/2, r + e/2]`` and deposited in the
+                (at most two) bins that interval overlaps, each taking the fraction of the
+                interval inside it; a part outside the window is dropped, so a return just
+                outside it still adds its share to the edge bin. ``e`` is clipped to
+                ``[0, bin_width]``; NaN and inf read as one bin width; ``e = 0`` bins as
+                without ``spread``. ``hits`` then counts the returns whose interval overlaps
+                a bin (the near end's bin always, the next one when it gets a share), and
+                labels and speckle take each share as a return. Only the profile changes:
+                ``NEAREST``, ``MEAN_IN_BEAM`` and the confidence read the rays' own ranges.
 
         Raises:
             ValueError: an array does not have the shape (N, n); ``extra`` with
@@ -642,7 +674,8 @@ class EchoModel:
         if extra is not None and self.config.scattering is not Scattering.LAMBERT:
             msg = 'extra returns (multipath) need Lambert scattering'
             raise ValueError(msg)
-        return self._echoes(r, cos, mu, rng, e, n_entities, extra)
+        extent = None if spread is None else self._per_ray('spread', spread, r.shape)
+        return self._echoes(r, cos, mu, rng, e, n_entities, extra, extent)
 
     def _echoes(
         self,
@@ -653,11 +686,12 @@ class EchoModel:
         entity: NDArray[np.integer] | None = None,
         n_entities: int = 0,
         extra: ExtraReturns | None = None,
+        spread: NDArray[np.floating] | None = None,
     ) -> Echoes:
         cfg = self.config
         n_bins = cfg.n_bins
         n_beams = r.shape[0]
-        dump = n_beams * n_bins  # one last bin takes every dropped ray
+        dump = n_beams * n_bins  # the dump bins (``_dumps``) after it take every dropped ray
         real = r.dtype.type
         factor = self._factor32 if r.dtype == np.float32 else self._factor
         # In place where it can be: each (N, n) temporary is a pass over memory.
@@ -670,7 +704,11 @@ class EchoModel:
                 returned &= per_ray >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
             # Two jobs in turn beside the intensities: numpy releases the GIL in both.
-            bins = beside(r.size, lambda: self._bins(r, kept))
+            bins: Callable[[], tuple[NDArray[np.intp], NDArray[np.floating] | None]]
+            if spread is None:
+                bins = beside(r.size, lambda: (self._bins(r, kept), None))
+            else:
+                bins = beside(r.size, lambda: self._spread_bins(r, spread, returned))
             beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
@@ -685,19 +723,25 @@ class EchoModel:
             if self._attenuation > 0.0:
                 np.multiply(r, real(-self._attenuation), out=scratch)
                 per_ray *= np.exp(scratch, out=scratch)
-        flat = bins()
-        size = dump + 1
+        flat, near_share = bins()
+        size = dump + _DUMP_BINS
         weights = per_ray.ravel()
-        kept_flat = kept.ravel()
         labelled = entity
+        if near_share is not None:  # each return in two deposits: its near bin, then the next
+            # float64, as bincount sums: it would convert float32 weights in one more pass.
+            deposits = np.empty((2, weights.size))
+            np.multiply(weights, near_share.ravel(), out=deposits[0])
+            np.subtract(weights, deposits[0], out=deposits[1])
+            weights = deposits.ravel()
+            if entity is not None:
+                labelled = np.concatenate((entity.ravel(), entity.ravel()))
         if extra is not None and len(extra):
-            extra_flat, extra_weight, extra_kept = self._extra(extra, n_beams)
+            extra_flat, extra_weight = self._extra(extra, n_beams)
             flat = np.concatenate((flat, extra_flat))
             weights = np.concatenate((weights, extra_weight))
-            kept_flat = np.concatenate((kept_flat, extra_kept))
-            if entity is not None:
+            if labelled is not None:
                 other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
-                labelled = np.concatenate((entity.ravel(), other))
+                labelled = np.concatenate((labelled.ravel(), other))
         # Both bincounts here: np.bincount holds the GIL, so one beside the other would wait.
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
@@ -710,7 +754,7 @@ class EchoModel:
 
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
-            kept_index = np.flatnonzero(kept_flat)
+            kept_index = np.flatnonzero(flat < dump)  # every deposit kept, none dumped
             weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
         intensity = weighted[:dump].reshape(n_beams, n_bins)
         if cfg.gain_stddev > 0.0:
@@ -742,8 +786,8 @@ class EchoModel:
 
     def _extra(
         self, extra: ExtraReturns, n_beams: int
-    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.bool_]]:
-        """Flat bins (the dump bin when dropped), intensities and kept flags of ``extra``."""
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """Flat bins (the dump bin when dropped) and intensities of ``extra``."""
         cfg = self.config
         n_bins = cfg.n_bins
         dump = n_beams * n_bins
@@ -764,19 +808,19 @@ class EchoModel:
             if self._attenuation > 0.0:
                 weight *= np.exp(-self._attenuation * r)
         flat = np.where(kept, beam * n_bins + index, dump)
-        return flat, np.where(kept, weight, 0.0), kept
+        return flat, np.where(kept, weight, 0.0)
 
     def _bins(self, r: NDArray[np.floating], kept: NDArray[np.bool_]) -> NDArray[np.intp]:
         """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
 
         ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
-        to one dump bin after the last beam's. No masked writes (slow on random masks): fmin
-        and fmax also turn NaN and inf into valid bins, and the arithmetic then sends the
-        dropped rays to the dump bin. Runs beside the intensities (``background.beside``).
+        to a dump bin after the last beam's (``_dumps``). No masked writes (slow on random
+        masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic then
+        sends the dropped rays to the dump bins. Runs beside the intensities
+        (``background.beside``).
         """
         cfg = self.config
-        n_beams, n_bins = r.shape[0], cfg.n_bins
-        dump = n_beams * n_bins
+        n_bins = cfg.n_bins
         real = r.dtype.type
         with np.errstate(invalid='ignore', over='ignore'):
             scratch = r - real(cfg.min_range)
@@ -784,13 +828,63 @@ class EchoModel:
             np.fmin(scratch, n_bins - 1, out=scratch)
             np.fmax(scratch, 0, out=scratch)
         index = scratch.astype(np.intp)
-        if n_beams > 1:
-            index += np.arange(0, dump, n_bins, dtype=np.intp)[:, None]
-        index -= dump
+        dumps, base = self._dumps(r.shape[0])
+        index += base
         index *= kept
-        index += dump
+        index += dumps
         flat: NDArray[np.intp] = index.ravel()
         return flat
+
+    def _spread_bins(
+        self,
+        r: NDArray[np.floating],
+        spread: NDArray[np.floating],
+        returned: NDArray[np.bool_],
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating]]:
+        """The two deposits of every return spread over its interval (``echoes(spread=)``).
+
+        In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[lo, lo + u]`` with
+        ``lo = (r - r_min) / dr - u / 2``, near bin ``k = floor(lo)`` (``lo == n_bins``, a
+        point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` clipped to
+        [0, 1] (a point interval: 1), the rest in bin ``k + 1``. Returns the (2 N n,) flat
+        bins, every near bin then every next one (a deposit outside the window, with no
+        share, or of a ray that did not return, in a dump bin), and the (N, n) near share.
+        """
+        cfg = self.config
+        n_bins = cfg.n_bins
+        real = r.dtype.type
+        with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
+            u = np.multiply(spread, real(self._scale), dtype=r.dtype)
+            np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
+            np.fmax(u, real(0.0), out=u)
+            lo = r - real(cfg.min_range)
+            lo *= real(self._scale)
+            share = np.multiply(u, real(0.5))
+            lo -= share
+            np.add(lo, u, out=share)  # the far end
+            kept = share >= 0.0
+            kept &= lo <= n_bins
+            kept &= returned
+            # fmin also turns NaN into a valid bin; a kept ray has lo >= -u >= -1.
+            k = np.fmin(lo, real(n_bins - 1))
+            np.floor(k, out=k)
+            np.subtract(k, lo, out=share)
+            share += real(1.0)
+            share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
+            np.fmin(share, real(1.0), out=share)
+            np.fmax(share, real(0.0), out=share)
+            near_kept = kept & (k >= 0.0)
+            kept &= k <= n_bins - 2
+            kept &= share < 1.0
+        index = k.astype(np.intp)
+        dumps, base = self._dumps(r.shape[0])
+        index += base
+        flat = np.empty((2, *r.shape), dtype=np.intp)
+        np.multiply(index, near_kept, out=flat[0])
+        index += 1
+        np.multiply(index, kept, out=flat[1])
+        flat += dumps
+        return flat.ravel(), share
 
     def _beam_stats(
         self, r: NDArray[np.floating], returned: NDArray[np.bool_], kept: NDArray[np.bool_]

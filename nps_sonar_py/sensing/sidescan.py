@@ -39,10 +39,10 @@ min_altitude))`` rows, and ``rays_per_channel = rays_along * rows`` (``sidescan_
 Each ray's echo is spread over the slant-range interval its cell covers, ``e = r tan(alpha)
 d_delta`` about its range ``r`` (``alpha`` the incidence, exact to first order on a plane
 sloping across track; clipped to one bin width), split between the (at most two) bins it
-overlaps: the model runs on two copies of every ray, one per bin, each with its share of the
-echo (``SidescanSonar._split``). A flat seabed profile then converges with a few rays per bin, and
-an edge (first return, a shadow) stays sharp to the bin. ``hits`` counts the rays whose
-interval overlaps a bin.
+overlaps in proportion to the overlap: the model computes each ray's echo once and deposits
+its two shares in its one binning pass (``EchoModel.echoes(spread=)``). A flat seabed profile
+then converges with a few rays per bin, and an edge (first return, a shadow) stays sharp to the
+bin. ``hits`` counts the rays whose interval overlaps a bin.
 
 The two channels are two beams of one ``echo.EchoModel.echoes`` pass, so an asymmetric scene
 gives different channels, and shadows come from the cast. The imaging options
@@ -93,8 +93,6 @@ MAX_SIDESCAN_RAYS = 4_000_000
 _MAX_ALONG = 1_000
 #: Most rays per bin.
 _MAX_PER_BIN = 1_000
-#: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
-_DB_TO_NEPER = math.log(10.0) / 10.0
 
 
 @dataclass(frozen=True)
@@ -326,20 +324,10 @@ class SidescanSonar:
         off_axis = np.broadcast_to(np.abs(along)[None, :], (nd, na)).ravel()
         n = nd * na
         self.rays_per_channel = n
-        # Two copies of every ray: the two bins its echo interval may overlap.
-        self.model = EchoModel(
-            echo,
-            np.tile(off_axis, 2),
-            np.tile(solid.ravel(), 2),
-            pattern=np.tile(weight, 2),
-        )
+        self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight)
+        # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
-        # The model's inputs, rewritten each ping (two copies of every ray) and a scratch row.
-        self._ranges = np.empty((2, 2 * n), dtype=np.float32)
-        self._cos = np.empty((2, 2 * n), dtype=np.float32)
-        self._mu = np.empty((2, 2 * n), dtype=np.float32)
-        self._scratch = np.empty((2, n), dtype=np.float32)
-        self._attenuation = 2.0 * echo.effective_absorption * _DB_TO_NEPER
+        self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
         self._gain = (
             tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
             if self.imaging.tvg is not Tvg.NONE
@@ -408,12 +396,12 @@ class SidescanSonar:
     def ping(self, caster: SurfaceCaster) -> SidescanPing:
         """Cast both channels' rays at once and run the echo model over them in one pass.
 
-        Not reentrant: the split of the returns is written into buffers of the sonar.
+        Not reentrant: each return's footprint is written into a buffer of the sonar.
         """
         hits = caster.cast(self.origin, self.directions)
         ranges, extra = np.asarray(hits.ranges), None
         if self.multipath.enabled:
-            # Pattern ray i of a channel is the model's column i: the first copy, whole weight.
+            # Pattern ray i of a channel is the model's column i.
             ranges, extra = multipath_returns(
                 caster,
                 self.origin,
@@ -427,95 +415,41 @@ class SidescanSonar:
                 max_range=self.echo.max_range,
             )
         r = np.asarray(ranges, dtype=np.float32).reshape(2, -1)
-        altitude = self._altitude(r.ravel())
-        self._split(
-            r,
-            np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1),
-            np.asarray(hits.reflectivity).reshape(2, -1),
-        )
+        cos = np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1)
         entity = None
         if self.label_entities is not None:
-            e = hit_entities(hits).reshape(2, -1)
-            entity = np.concatenate((e, e), axis=1)
+            entity = hit_entities(hits).reshape(2, -1)
         echoes = self.model.echoes(
-            self._ranges,
-            self._cos,
-            self._mu,
+            r,
+            cos,
+            np.asarray(hits.reflectivity).reshape(2, -1),
             entity=entity,
             n_entities=self.label_entities or 0,
             extra=extra,
+            spread=self._footprint(r, cos),
         )
         profiles = echoes.intensity
         if self.imaging.enabled:
             profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
+        altitude = self._altitude(r.ravel())
         return SidescanPing(profiles, echoes.hits, self.model.bin_edges, altitude, echoes.labels)
 
-    def _split(
-        self,
-        r: NDArray[np.float32],
-        cos: NDArray[np.float32],
-        mu: NDArray[np.floating],
-    ) -> None:
-        """Each return's two copies (module docstring) into the model's (2, 2n) inputs.
+    def _footprint(self, r: NDArray[np.float32], cos: NDArray[np.float32]) -> NDArray[np.float32]:
+        """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).
 
-        Ray ``i``'s echo covers ``[r - e/2, r + e/2]``, ``e = min(r tan(alpha) d_delta, dr)``.
-        Copy 1 goes to the bin of the near end with the share of the interval in it, copy 2
-        to the next bin with the rest (``inf``, no return, when there is none). A copy not at
-        ``r`` sits just across the bin edge, its ``mu`` scaled by the spreading and absorption
-        the model applies there instead of at ``r``, so that its echo is the ray's own share.
-        Vectorised in place, float32; misses (``inf``, NaN ``mu``) stay misses.
+        ``cos`` is the caster's ``|cos|`` (``SurfaceCaster``). float32, in the sonar's buffer;
+        misses and grazing returns give inf or NaN, which the model reads as one bin width, as
+        it clips every ``e`` to one bin.
         """
-        n = r.shape[1]
-        cfg = self.echo
-        dr = cfg.bin_width
-        tiny = np.float32(1e-3 * dr)  # float32 resolves it at any range below 10 km
-        one_r, two_r = self._ranges[:, :n], self._ranges[:, n:]
-        one_mu, two_mu = self._mu[:, :n], self._mu[:, n:]
-        cos = np.abs(cos, out=self._cos[:, :n])
-        self._cos[:, n:] = cos
-        e = self._scratch
+        e = self._spread
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             np.multiply(cos, cos, out=e)
             np.subtract(np.float32(1.0), e, out=e)
-            np.maximum(e, np.float32(0.0), out=e)
             np.sqrt(e, out=e)
             e /= cos  # tan(alpha)
             e *= self._d_delta
             e *= r
-            np.fmin(e, np.float32(dr), out=e)  # NaN and inf (misses, grazing) -> one bin
-            near = one_r  # scratch until the end
-            np.multiply(e, np.float32(-0.5), out=near)
-            near += r
-            edge = two_r
-            np.subtract(near, np.float32(cfg.min_range), out=edge)
-            edge *= np.float32(1.0 / dr)
-            np.floor(edge, out=edge)
-            edge += np.float32(1.0)
-            edge *= np.float32(dr)
-            edge += np.float32(cfg.min_range)
-            share = one_mu
-            np.subtract(edge, near, out=share)
-            share /= e  # e == 0: inf, clipped to 1; 0 / 0 (NaN) -> 1 by fmin
-            np.fmin(share, np.float32(1.0), out=share)
-            np.fmax(share, np.float32(0.0), out=share)
-            np.subtract(np.float32(1.0), share, out=two_mu)
-            np.subtract(edge, tiny, out=one_r)
-            np.minimum(one_r, r, out=one_r)
-            two_r += tiny
-            np.maximum(two_r, r, out=two_r)
-            two_r /= two_mu > 0.0  # no rest: inf, not a return
-            if mu.dtype != np.float32:  # once, not a mixed-type multiply per copy
-                mu = mu.astype(np.float32)
-            for copy_r, copy_mu in ((one_r, one_mu), (two_r, two_mu)):
-                np.divide(copy_r, r, out=e)
-                e *= e
-                copy_mu *= e
-                if self._attenuation > 0.0:
-                    np.subtract(copy_r, r, out=e)
-                    e *= np.float32(self._attenuation)
-                    np.exp(e, out=e)
-                    copy_mu *= e
-                copy_mu *= mu
+        return e
 
     def _altitude(self, r: NDArray[np.float32]) -> float:
         """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""
