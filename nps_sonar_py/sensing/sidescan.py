@@ -73,7 +73,7 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multibeam import cell_means
-from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem, multipath_returns
+from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -258,7 +258,7 @@ class SidescanPing:
     labels: NDArray[np.uint16] | None = None
 
 
-class SidescanSonar:
+class SidescanSonar(PosedRays):
     """Port and starboard fans, their rays built once and cast together each ping.
 
     Args:
@@ -367,12 +367,12 @@ class SidescanSonar:
         ) * beam_intensity(config.vertical_pattern, across, config.vertical_width, 1)
         return channel, np.where(inside, pattern, 0.0)
 
-    def _hear(
-        self, ray: NDArray[np.intp], u: NDArray[np.float64]
+    def _hear_body(
+        self, ray: NDArray[np.intp], body: NDArray[np.float64]
     ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """The channel on the side world directions ``u`` arrive from, and its pattern."""
+        """The channel on the side body directions ``body`` arrive from, and its pattern."""
         del ray  # heard by direction, whichever channel sent the ray
-        return self._one_way(u @ self.world_from_body[:3, :3])  # R^T u, row by row
+        return self._one_way(body)
 
     @property
     def min_ping_interval(self) -> float:
@@ -383,37 +383,13 @@ class SidescanSonar:
         """
         return self.echo.min_ping_interval
 
-    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
-        """Place the sensor: ``world_from_body`` is the 4x4 pose of its body frame."""
-        pose = np.asarray(world_from_body, dtype=np.float64)
-        self.world_from_body = pose.copy()
-        self.origin = pose[:3, 3].copy()
-        self.origin.flags.writeable = False
-        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
-        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
-        self.directions.flags.writeable = False
-
     def ping(self, caster: SurfaceCaster) -> SidescanPing:
         """Cast both channels' rays at once and run the echo model over them in one pass.
 
         Not reentrant: each return's footprint is written into a buffer of the sonar.
         """
-        hits = caster.cast(self.origin, self.directions)
-        ranges, extra = np.asarray(hits.ranges), None
-        if self.multipath.enabled:
-            # Pattern ray i of a channel is the model's column i.
-            ranges, extra = multipath_returns(
-                caster,
-                self.origin,
-                self.directions,
-                hits,
-                self.multipath,
-                hear=self._hear,
-                ray_pattern=self._ray_pattern,
-                rays_per_beam=self.rays_per_channel,
-                n_way=self.echo.n_way,
-                max_range=self.echo.max_range,
-            )
+        # Pattern ray i of a channel is the model's column i.
+        hits, ranges, extra = self._cast(caster, self.rays_per_channel)
         r = np.asarray(ranges, dtype=np.float32).reshape(2, -1)
         cos = np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1)
         entity = None
