@@ -27,8 +27,10 @@ import math
 
 import numpy as np
 import pytest
+from test_echosounder import echo as echosounder_echo
+from test_echosounder import swath as echosounder_swath
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, Scattering
+from nps_sonar_py.echo import EchoConfig, Scattering
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.scene.scene_state import SceneState
@@ -51,33 +53,14 @@ def bed() -> Raycaster:
 
 
 def echo(**kwargs: object) -> EchoConfig:
-    settings: dict[str, object] = {
-        'beam_width': WIDTH,
-        'pattern': BeamPattern.PISTON,
-        'absorption': Absorption.NONE,
-        'min_range': 1.0,
-        'max_range': 120.0,
-        'n_bins': 2380,  # 0.05 m bins
-        'sound_speed': 1500.0,
-        'frequency': 300e3,
-    }
-    settings.update(kwargs)
-    return EchoConfig(**settings)  # type: ignore[arg-type]
+    """test_echosounder's beam, its window to 120 m (0.05 m bins): past the ghost."""
+    return echosounder_echo(max_range=120.0, n_bins=2380, **kwargs)
 
 
 def swath(**kwargs: object) -> SwathConfig:
-    settings: dict[str, object] = {
-        'beams': 1,
-        'min_angle': 0.0,
-        'max_angle': 0.0,
-        'across_width': WIDTH,
-        'along_width': WIDTH,
-        'rays_across': 31,
-        'rays_along': 31,
-        'pulse_length': 240e-6,  # a window of 5 bins
-    }
-    settings.update(kwargs)
-    return SwathConfig(**settings)  # type: ignore[arg-type]
+    """One nadir beam of test_echosounder's swath, 31 x 31 rays."""
+    settings: dict[str, object] = {'beams': 1, 'min_angle': 0.0, 'max_angle': 0.0}
+    return echosounder_swath(**{**settings, 'rays_along': 31, **kwargs})
 
 
 def pose() -> np.ndarray:
