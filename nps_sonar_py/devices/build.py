@@ -420,6 +420,33 @@ def _build_array(robot: Robot, setup: RangerSetup, sensors: list[Sensor]) -> Bui
     return mount, device
 
 
+def _images_problem(mode: Mode, images: ImageSettings) -> str | None:
+    """Why ``mode`` cannot publish the fan's and sweep's images ``images`` asks for, or None.
+
+    The side-scan publishes its raw image and waterfall, the echosounder its soundings: a
+    polar or Cartesian image, or labels, would be silently missing, so they are refused.
+    """
+    if mode not in (Mode.SIDESCAN, Mode.ECHOSOUNDER):
+        return None
+    asked = [
+        name
+        for name in (
+            'publish_image',
+            'publish_image_polar',
+            'publish_image_polar_db',
+            'publish_labels',
+        )
+        if getattr(images, name)
+    ]
+    if not asked:
+        return None
+    own = 'raw_image and waterfall' if mode is Mode.SIDESCAN else 'soundings and detections'
+    return (
+        f'mode {mode.value} publishes its {own}, not the images of mode multibeam and sweep: '
+        f'set {", ".join(asked)} false'
+    )
+
+
 def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
     sensor = choose_sensor(robot, setup.sensor.sensor or None, SensorType.SONAR)
     frame = setup.sensor.frame_id or sensor.name
@@ -437,6 +464,9 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
     labels = entities if setup.images.publish_labels else None
 
     def make() -> Device[Any]:
+        problem = _images_problem(s.mode, setup.images)
+        if problem:
+            raise ConfigurationError(problem)
         echo = setup.beam.echo_config(sensor.sonar)
         multipath = setup.beam.multipath_config()
         limits = (echo.min_range, echo.max_range)

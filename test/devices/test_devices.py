@@ -237,6 +237,37 @@ def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -
     assert plain.sonar.label_entities is None  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(
+    ('mode', 'robot', 'own'),
+    [
+        ('sidescan', 'sidescan_sonar.urdf', 'raw_image and waterfall'),
+        ('echosounder', 'echosounder.urdf', 'soundings and detections'),
+    ],
+)
+def test_the_fan_images_are_refused_where_a_mode_has_images_of_its_own(
+    mode: str, robot: str, own: str
+) -> None:
+    """Asked of a side-scan or an echosounder, they would never come: one line says so."""
+    loaded = load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / robot)))
+    setup = ScanningSetup(
+        SensorSettings(),
+        ScanningSettings(mode=mode),  # type: ignore[arg-type]
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(),
+        ImageSettings(publish_image=True, publish_labels=True),
+    )
+    with pytest.raises(DescriptionError) as refused:
+        build_device(loaded, setup)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert line.endswith(
+        f'mode {mode} publishes its {own}, not the images of mode multibeam and sweep: '
+        'set publish_image, publish_labels false'
+    ), line
+    build_device(loaded, dataclasses.replace(setup, images=ImageSettings()))  # accepted
+
+
 def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None:
     for kind in (SonarSetup, RangerSetup, ScanningSetup):
         records = setup_records(kind)
