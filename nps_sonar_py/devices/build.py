@@ -465,6 +465,12 @@ def _build_scanning(robot: Robot, setup: ScanningSetup, entities: int) -> Built:
 
     def make() -> Device[Any]:
         problem = _images_problem(s.mode, setup.images)
+        if s.mode is Mode.ECHOSOUNDER and s.imaging_config().enabled:
+            problem = (
+                'mode echosounder detects the bottom in the plain echo: set tvg none, '
+                'cell_speckle false and side_lobe_db 0 (they shape the images of mode '
+                'multibeam and sidescan)'
+            )
         if problem:
             raise ConfigurationError(problem)
         echo = setup.beam.echo_config(sensor.sonar)

@@ -268,6 +268,29 @@ def test_the_fan_images_are_refused_where_a_mode_has_images_of_its_own(
     build_device(loaded, dataclasses.replace(setup, images=ImageSettings()))  # accepted
 
 
+@pytest.mark.parametrize(
+    'imaging', [{'tvg': '20log'}, {'cell_speckle': True}, {'side_lobe_db': -30.0}]
+)
+def test_the_echosounder_refuses_the_image_options_its_detection_would_ignore(
+    imaging: dict[str, object],
+) -> None:
+    loaded = load_robot_from(
+        RobotSettings(robot_description_file=str(ROBOTS / 'echosounder.urdf'))
+    )
+    setup = ScanningSetup(
+        SensorSettings(),
+        ScanningSettings(mode='echosounder', **imaging),  # type: ignore[arg-type]
+        GeometrySettings(),
+        OutputSettings(),
+        BeamSettings(),
+    )
+    with pytest.raises(DescriptionError) as refused:
+        build_device(loaded, setup)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert 'mode echosounder detects the bottom in the plain echo: set tvg none' in line, line
+
+
 def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None:
     for kind in (SonarSetup, RangerSetup, ScanningSetup):
         records = setup_records(kind)
