@@ -224,11 +224,16 @@ class RefractingCaster:
             p, down, c1, s1, g, dz_piece, z_in, x_in, t_in, s_path_in = piece.T
             w_hit = (z_hit - z_in) * down  # vertical travel from the piece's start
             # The hit moved onto the arc: where the arc meets the surface's plane at the hit
-            # (the inner hits' normal), by Newton steps on the depth from the chord's hit; exact
-            # for any plane, a horizontal seabed in no step. Piece coordinates: start (0, 0),
-            # offset x along the ray's horizontal, w down along its travel. The chord's hit is
-            # within a sagitta of the arc: one or two steps reach NEWTON_TOLERANCE.
+            # (the inner hits' normal). The closed forms are taken once at the chord's hit depth,
+            # then moved to the plane by a second-order step (:func:`_onto_plane`); exact for any
+            # plane, a horizontal seabed in no step. Piece coordinates: start (0, 0), offset x
+            # along the ray's horizontal, w down along its travel.
             along = np.minimum(np.maximum(w_hit, 0.0), dz_piece)
+            flat = g == 0.0
+            any_flat = bool(flat.any())
+            c2, s2, dx, dt, ds = piece_step(
+                p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
+            )
             normals = getattr(inner, 'normals', None)
             if normals is not None:
                 nrm = np.asarray(normals)[kb].astype(np.float64)
@@ -241,20 +246,13 @@ class RefractingCaster:
                     o_hit = o if o.shape[0] == 1 else o[rb[e]]
                     offset = hit[e, :2] - o_hit[:, :2]
                     x_hit = offset[:, 0] * h_hit[e, 0] + offset[:, 1] * h_hit[e, 1] - x_in[e]
-                    along[e] = _onto_plane(
+                    c2[e], s2[e], dt[e], ds[e] = _onto_plane(
                         (p[e], c1[e], s1[e], g[e]),
                         dz_piece[e],
-                        a[e],
-                        b[e],
-                        x_hit,
-                        w_hit[e],
+                        (a[e], b[e], x_hit, w_hit[e]),
                         along[e],
+                        (c2[e], s2[e], dx[e], dt[e], ds[e]),
                     )
-            flat = g == 0.0
-            any_flat = bool(flat.any())
-            c2, s2, _, dt, ds = piece_step(
-                p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
-            )
             ranges[rb] = c_ref[rb] * (t_in + dt)
             if any_flat:
                 # a straight piece is one chord from its start: the distance along it is the hit's
@@ -540,6 +538,55 @@ def _make_frame(
 
 
 def _onto_plane(
+    arc: tuple[F, F, F, F],
+    dz_piece: F,
+    plane: tuple[F, F, F, F],
+    along: F,
+    at: tuple[F, F, F, F, F],
+) -> tuple[F, F, F, F]:
+    """Speed, sine, time and length where the arc meets a plane, from their values ``at`` along.
+
+    ``arc`` is the piece's ``(p, c1, s1, gamma)``; ``plane`` is ``(a, b, x_hit, w_hit)``, the
+    plane ``a x + b w = a x_hit + b w_hit`` in piece coordinates (``a``, ``b`` the normal's
+    horizontal and vertical terms); ``at`` is :func:`piece_step`'s ``(c, s, dx, dt, ds)`` at
+    the vertical travel ``along``, the chord's hit, within a sagitta of the arc. On the arc
+    ``x' = p c / s``, ``x'' = p g / s^3``, ``t' = 1 / (c s)``, ``t'' = -g (s^2 - p^2 c^2) /
+    (c^2 s^3)``, ``S' = 1 / s``, ``S'' = p^2 c g / s^3`` (``d/dw``): the root of the plane's
+    equation to second order, and time and length moved to it to second order, leave errors of
+    third order in the step, ``|e|^3 K`` with ``K`` the square of the terms' scale; where that
+    exceeds NEWTON_TOLERANCE (a near-grazing ray) Newton steps on the exact forms go on.
+    """
+    p, c1, s1, g = arc
+    a, b, x_hit, w_hit = plane
+    c, s, dx, dt, ds = at
+    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        inv_s = 1.0 / s
+        x2 = p * g * inv_s * inv_s * inv_s  # x''
+        slope = a * p * c * inv_s + b  # f'
+        newton = (a * (dx - x_hit) + b * (along - w_hit)) / slope
+        # the root of f + f' e + f'' e^2 / 2, f'' = a x''
+        step = -newton - (0.5 * a * x2 / slope) * (newton * newton)
+        moved = np.minimum(np.maximum(along + step, 0.0), dz_piece)
+        step = moved - along
+        t2 = -g * (s * s - (p * c) ** 2) * inv_s * inv_s * inv_s / (c * c)
+        s_2 = p * c * x2
+        scale = np.abs(x2) * (1.0 + np.abs(a / slope)) + np.abs(s_2) + np.abs(g / c)
+        err = np.abs(step) ** 3 * scale * scale * (1.0 + inv_s)
+        dt = dt + step * (inv_s / c + 0.5 * step * t2)
+        ds = ds + step * (inv_s + 0.5 * step * s_2)
+        c_new = c + g * step
+        s = np.sqrt(np.maximum(s * s - p * p * g * step * (c + c_new), 0.0))
+    slow = np.flatnonzero(~(err <= NEWTON_TOLERANCE))
+    if slow.size:  # Newton steps on the exact forms from the chord's hit, the closed forms at the root
+        arc_slow = (p[slow], c1[slow], s1[slow], g[slow])
+        w = _newton_onto_plane(
+            arc_slow, dz_piece[slow], a[slow], b[slow], x_hit[slow], w_hit[slow], along[slow]
+        )
+        c_new[slow], s[slow], _, dt[slow], ds[slow] = piece_step(*arc_slow, w)
+    return c_new, s, dt, ds
+
+
+def _newton_onto_plane(
     arc: tuple[F, F, F, F], dz_piece: F, a: F, b: F, x_hit: F, w_hit: F, along: F
 ) -> F:
     """Newton steps on the vertical travel ``along`` to where the arc meets a plane.
