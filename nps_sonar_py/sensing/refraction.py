@@ -164,30 +164,37 @@ class RefractingCaster:
         self._frame: _Frame | None = None
         #: how many times the chords were made (traced and cut) anew, for tests and benchmarks
         self.frames_made = 0
+        #: the kept chords turned to the last cast's directions (kept while they stay)
+        self._placement: _Placement | None = None
 
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
         o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
         n = d.shape[0]
-        if o.shape[0] == 1:  # one origin for all: kept (1, 3)
-            depth0 = np.full(n, self.surface_z - o[0, 2])
+        depth0: F | float
+        if o.shape[0] == 1:  # one origin for all: kept (1, 3), its depth a number
+            depth0 = float(self.surface_z - o[0, 2])
         else:
             o = np.broadcast_to(o, d.shape)  # (refuses a count that is not n)
             depth0 = self.surface_z - o[:, 2]
-        sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
         box = None if self.bounds is None else self.bounds()
-        frame = self.frame(depth0, sine, None if box is None else self._depth_range(box))
-        hnorm = np.hypot(d[:, 0], d[:, 1])
-        if hnorm.all():
-            horizontal = d[:, :2] / hnorm[:, None]
-        else:  # a vertical ray's horizontal is any: x
-            horizontal = np.where(
-                (hnorm > 0.0)[:, None],
-                d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
-                [1.0, 0.0],
-            )
-        chords = frame.placed(o, d, horizontal, box)
+        depth_range = None if box is None else self._depth_range(box)
+        place = self._placement
+        if not (
+            place is not None
+            and place.frame is self._frame
+            and place.frame.profile is self.profile
+            and place.frame.sagitta == self.sagitta
+            and place.frame.depth_range == depth_range
+            and np.array_equal(place.depth0, depth0)
+            and np.array_equal(place.d, d)
+        ):  # the directions or the source depths changed: placed anew (the chords kept if can)
+            sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
+            place = self.frame(depth0, sine, depth_range).turned(d, depth0)
+            self._placement = place
+        frame, horizontal = place.frame, place.horizontal
+        chords = place.placed(o, box)
         self.last_chord_count = int(chords.lengths.size)
         pcs, c_ref = frame.pcs, frame.c_ref
         inner = self.caster.cast(chords.origins, chords.directions)
@@ -293,8 +300,12 @@ class RefractingCaster:
             float(np.ceil(self.surface_z - low[2])) + DEPTH_MARGIN,
         )
 
-    def frame(self, depth0: F, sine: F, depth_range: tuple[float, float] | None) -> _Frame:
-        """The rays' chords in their own planes: the kept ones if made from the same inputs."""
+    def frame(self, depth0: F | float, sine: F, depth_range: tuple[float, float] | None) -> _Frame:
+        """The rays' chords in their own planes: the kept ones if made from the same inputs.
+
+        ``depth0``: the source depths, (n,) or one for all.
+        """
+        depth0 = np.broadcast_to(np.asarray(depth0, dtype=np.float64), sine.shape)
         kept = self._frame
         if (
             kept is not None
@@ -355,35 +366,83 @@ class _Frame:
     uz: F  # world z of the unit direction
     length: F
 
-    def placed(self, o: F, d: F, horizontal: F, box: tuple[F, F] | None) -> _Chords:
-        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3)) along ``d``."""
-        shared = o.shape[0] == 1
-        oe, he = (o if shared else o[self.ray]), horizontal[self.ray]
-        origins = np.empty((self.ray.size, 3))
-        origins[:, :2] = oe[:, :2] + he * self.x0[:, None]
-        origins[:, 2] = oe[:, 2] + self.z0
-        directions = np.empty_like(origins)
+    def turned(self, d: F, depth0: F | float) -> _Placement:
+        """The entries turned to the rays' unit directions ``d`` (their origins at 0).
+
+        ``depth0`` is the source depths as the cast gave them (one for all, or (n,)): kept to
+        tell a later cast from the same depths.
+        """
+        hnorm = np.hypot(d[:, 0], d[:, 1])
+        if hnorm.all():
+            horizontal = d[:, :2] / hnorm[:, None]
+        else:  # a vertical ray's horizontal is any: x
+            horizontal = np.where(
+                (hnorm > 0.0)[:, None],
+                d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
+                [1.0, 0.0],
+            )
+        he = horizontal[self.ray]
+        start = np.empty((self.ray.size, 3))
+        start[:, :2] = he * self.x0[:, None]
+        start[:, 2] = self.z0
+        directions = np.empty_like(start)
         directions[:, :2] = he * self.ux[:, None]
         directions[:, 2] = self.uz
         if self.as_ray.size:
-            r = self.ray[self.as_ray]
-            origins[self.as_ray] = o if shared else o[r]
-            directions[self.as_ray] = d[r]
+            start[self.as_ray] = 0.0
+            directions[self.as_ray] = d[self.ray[self.as_ray]]
+        return _Placement(
+            self,
+            np.array(d),
+            np.array(depth0),
+            horizontal,
+            start,
+            directions,
+            he * self.x1[:, None],
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class _Placement:
+    """A frame's entries turned to the rays' directions ``d``, from origins at 0.
+
+    A cast from other origins along the same directions (a tow at a steady heading) only
+    shifts them: :meth:`placed`.
+    """
+
+    frame: _Frame
+    d: F
+    depth0: F
+    horizontal: F  # (n, 2) each ray's unit horizontal
+    start: F  # (m, 3) the entries' starts from their ray's origin (0 for those cast as the ray)
+    directions: F  # (m, 3) unit
+    end: F  # (m, 2) horizontal offsets of the entries' ends from their ray's origin
+
+    def placed(self, o: F, box: tuple[F, F] | None) -> _Chords:
+        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3))."""
+        f = self.frame
+        shared = o.shape[0] == 1
+        oe = o if shared else o[f.ray]
+        origins = oe + self.start
         if box is None:
-            return _Chords(origins, directions, self.length, self.ray, self.step)
+            return _Chords(origins, self.directions, f.length, f.ray, f.step)
         low, high = box
-        if np.all(o[:, :2].min(axis=0) - self.reach >= low[:2]) and np.all(
-            o[:, :2].max(axis=0) + self.reach <= high[:2]
+        lo, hi = (o[0], o[0]) if shared else (o.min(axis=0), o.max(axis=0))
+        if (
+            lo[0] - f.reach >= low[0]
+            and lo[1] - f.reach >= low[1]
+            and hi[0] + f.reach <= high[0]
+            and hi[1] + f.reach <= high[1]
         ):  # the scene's box holds every chord: none to cull
-            return _Chords(origins, directions, self.length, self.ray, self.step)
+            return _Chords(origins, self.directions, f.length, f.ray, f.step)
         # only chords whose box meets the scene's can hit (their depths already do)
-        end = oe[:, :2] + he * self.x1[:, None]
+        end = oe[:, :2] + self.end
         start = origins[:, :2]
         meets = np.all(np.minimum(start, end) <= high[:2], axis=1)
         meets &= np.all(np.maximum(start, end) >= low[:2], axis=1)
-        keep = np.flatnonzero(meets | ~self.chord)
+        keep = np.flatnonzero(meets | ~f.chord)
         return _Chords(
-            origins[keep], directions[keep], self.length[keep], self.ray[keep], self.step[keep]
+            origins[keep], self.directions[keep], f.length[keep], f.ray[keep], f.step[keep]
         )
 
 
@@ -577,7 +636,9 @@ def _onto_plane(
         c_new = c + g * step
         s = np.sqrt(np.maximum(s * s - p * p * g * step * (c + c_new), 0.0))
     slow = np.flatnonzero(~(err <= NEWTON_TOLERANCE))
-    if slow.size:  # Newton steps on the exact forms from the chord's hit, the closed forms at the root
+    if (
+        slow.size
+    ):  # Newton steps on the exact forms from the chord's hit, the closed forms at the root
         arc_slow = (p[slow], c1[slow], s1[slow], g[slow])
         w = _newton_onto_plane(
             arc_slow, dz_piece[slow], a[slow], b[slow], x_hit[slow], w_hit[slow], along[slow]
