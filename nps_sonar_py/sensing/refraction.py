@@ -196,7 +196,7 @@ class RefractingCaster:
         frame, horizontal = place.frame, place.horizontal
         chords = place.placed(o, box)
         self.last_chord_count = int(chords.lengths.size)
-        pcs, c_ref = frame.pcs, frame.c_ref
+        c_ref = frame.c_ref
         inner = self.caster.cast(chords.origins, chords.directions)
         t = np.asarray(inner.ranges, dtype=np.float64)
         accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
@@ -213,7 +213,7 @@ class RefractingCaster:
         step = chords.step[k]
         tk = t[k]
         straight = step < 0
-        rb, jb, kb, tb = rays, step, k, tk
+        rb, kb, tb = rays, k, tk
         if straight.any():
             # straight, unbent rays (above the surface, level in constant speed): the inner hit
             rs = rays[straight]
@@ -222,14 +222,14 @@ class RefractingCaster:
             length[rs] = tk[straight]
             cos[rs] = np.asarray(inner.cos_incidence)[k[straight]]
             bent = ~straight
-            rb, jb, kb, tb = rays[bent], step[bent], k[bent], tk[bent]
+            rb, kb, tb = rays[bent], k[bent], tk[bent]
         # bent rays: back on the arc at the hit's depth
         if rb.size:
-            hit = chords.origins[kb] + chords.directions[kb] * tb[:, None]
-            z_hit = self.surface_z - hit[:, 2]
-            piece = frame.table[rb * pcs.dz.shape[1] + jb]  # one gather: (hits, columns)
-            p, down, c1, s1, g, dz_piece, z_in, x_in, t_in, s_path_in = piece.T
-            w_hit = (z_hit - z_in) * down  # vertical travel from the piece's start
+            ek = kb if chords.entry is None else chords.entry[kb]
+            x_rel, w_rel, ux, uw, p, down, c1, s1, g, dz_piece, t_in, s_path_in = np.take(
+                frame.entries, ek, axis=0
+            ).T  # one gather: the chord's start and direction in its piece's plane, the piece
+            w_hit = w_rel + uw * tb  # vertical travel of the hit from the piece's start
             # The hit moved onto the arc: where the arc meets the surface's plane at the hit
             # (the inner hits' normal). The closed forms are taken once at the chord's hit depth,
             # then moved to the plane by a second-order step (:func:`_onto_plane`); exact for any
@@ -250,9 +250,7 @@ class RefractingCaster:
                 needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
                 e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
                 if needs.any():
-                    o_hit = o if o.shape[0] == 1 else o[rb[e]]
-                    offset = hit[e, :2] - o_hit[:, :2]
-                    x_hit = offset[:, 0] * h_hit[e, 0] + offset[:, 1] * h_hit[e, 1] - x_in[e]
+                    x_hit = x_rel[e] + ux[e] * tb[e]
                     c2[e], s2[e], dt[e], ds[e] = _onto_plane(
                         (p[e], c1[e], s1[e], g[e]),
                         dz_piece[e],
@@ -330,6 +328,7 @@ class _Chords:
     lengths: F
     ray: NDArray[np.intp]
     step: NDArray[np.intp]  # piece (layer in travel order) of the chord; -1: straight, unbent
+    entry: NDArray[np.intp] | None = None  # the frame's entries cast (None: all, in order)
 
 
 @dataclass(frozen=True, eq=False)
@@ -353,7 +352,9 @@ class _Frame:
     depth_range: tuple[float, float] | None
     pcs: Pieces
     c_ref: F
-    table: F  # (rays * layers, 10): p, down, c_in, s_in, gamma, dz, z_in, x_in, t_in, s_path_in
+    #: (m, 12) per entry: its start from its piece's ``(x, w)``, its ``(ux, uw)``, and its
+    #: piece's p, down, c_in, s_in, gamma, dz, t_in, s_path_in (the hits' one gather)
+    entries: F
     reach: float  # the largest horizontal offset of a chord's end from its ray's origin, m
     ray: NDArray[np.intp]
     step: NDArray[np.intp]  # piece (layer in travel order); -1: straight, unbent
@@ -442,7 +443,7 @@ class _Placement:
         meets &= np.all(np.maximum(start, end) >= low[:2], axis=1)
         keep = np.flatnonzero(meets | ~f.chord)
         return _Chords(
-            origins[keep], self.directions[keep], f.length[keep], f.ray[keep], f.step[keep]
+            origins[keep], self.directions[keep], f.length[keep], f.ray[keep], f.step[keep], keep
         )
 
 
@@ -559,6 +560,30 @@ def _make_frame(
         return np.concatenate((merged, chord, open_end))[order]
 
     as_ray = cat(np.ones(m_merged, bool), np.zeros(m_chord, bool), open_as_ray)
+    ray_e = all_ray[order]
+    step_e = cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp)
+    x0_e, w0_e = cat(zeros_m, x0, x_open), cat(zeros_m, w0, w_open)
+    ux_e, uw_e = cat(zeros_m, ux, ux_open), cat(zeros_m, uw, uw_open)
+    # each entry's piece (a straight start's: any, unused), its start in plane coordinates
+    re, je = ray_e, np.maximum(step_e, 0)
+    z_in = pcs.z_in[re, je]
+    entries = np.stack(
+        [
+            x0_e - pcs.x_in[re, je],
+            w0_e - (z_in - depth0[re]) * pcs.down[re],
+            ux_e,
+            uw_e,
+            pcs.p[re],
+            pcs.down[re],
+            pcs.c_in[re, je],
+            pcs.s_in[re, je],
+            pcs.gamma[re, je],
+            pcs.dz[re, je],
+            pcs.t_in[re, je],
+            pcs.s_path_in[re, je],
+        ],
+        axis=1,
+    )
     return _Frame(
         profile=profile,
         sagitta=sagitta,
@@ -567,31 +592,17 @@ def _make_frame(
         depth_range=depth_range,
         pcs=pcs,
         c_ref=c_ref,
-        table=np.stack(
-            [
-                np.broadcast_to(pcs.p[:, None], pcs.dz.shape),
-                np.broadcast_to(pcs.down[:, None], pcs.dz.shape),
-                pcs.c_in,
-                pcs.s_in,
-                pcs.gamma,
-                pcs.dz,
-                pcs.z_in,
-                pcs.x_in,
-                pcs.t_in,
-                pcs.s_path_in,
-            ],
-            axis=-1,
-        ).reshape(-1, 10),
+        entries=entries,
         reach=float(np.max(np.abs(np.concatenate((x0, x1))), initial=0.0)),
-        ray=all_ray[order],
-        step=cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp),
+        ray=ray_e,
+        step=step_e,
         as_ray=np.flatnonzero(as_ray),
         chord=cat(np.zeros(m_merged, bool), np.ones(m_chord, bool), np.zeros(m_open, bool)),
-        x0=cat(zeros_m, x0, x_open),
-        z0=-pcs.down[all_ray[order]] * cat(zeros_m, w0, w_open),
+        x0=x0_e,
+        z0=-pcs.down[ray_e] * w0_e,
         x1=cat(zeros_m, x1, x_open),
-        ux=cat(zeros_m, ux, ux_open),
-        uz=-pcs.down[all_ray[order]] * cat(zeros_m, uw, uw_open),
+        ux=ux_e,
+        uz=-pcs.down[ray_e] * uw_e,
         length=cat(merged_len, lengths, np.full(m_open, np.inf)),
     )
 
