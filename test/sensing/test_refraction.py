@@ -263,3 +263,30 @@ def test_the_scene_box_follows_a_moved_entity() -> None:
     low, high = bounds()
     np.testing.assert_allclose(low, [-600.0, -600.0, SURFACE_Z - D])
     np.testing.assert_allclose(high, [600.0, 600.0, -49.0])
+
+
+def test_chords_outside_the_scene_box_are_not_cast_and_change_nothing() -> None:
+    # the sounder 100 m inside the bed's edge (y = -600 m): the beams to -y reach past the edge,
+    # their chords beyond it are culled; every hit and miss is the one of the same chords all
+    # cast (a box as deep but unbounded across: the same chords, none culled)
+    profile = layered()
+    inner = seabed()
+    origin = ORIGIN + np.array([0.0, -500.0, 0.0])
+    d, depression = fan()
+    box = scene_bounds(inner)
+
+    def unbounded() -> tuple[np.ndarray, np.ndarray]:
+        low, high = box()
+        return np.array([-np.inf, -np.inf, low[2]]), np.array([np.inf, np.inf, high[2]])
+
+    boxed = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=box)
+    every = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=unbounded)
+    culled, full = boxed.cast(origin, d), every.cast(origin, d)
+    assert boxed.last_chord_count < every.last_chord_count
+    for field in HIT_FIELDS:
+        np.testing.assert_array_equal(getattr(culled, field), getattr(full, field))
+    assert culled.hit[d.shape[0] // 2 :].all()  # to +y: the bed
+    assert not culled.hit.all()  # the outer beams to -y pass its edge (the first rays)
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * culled.travel_time)
+    np.testing.assert_allclose(depth[culled.hit], D, rtol=1e-6)
+    assert np.all(-500.0 + np.sign(d[culled.hit, 1]) * offset[culled.hit] >= -600.0)
