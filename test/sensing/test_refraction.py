@@ -290,3 +290,30 @@ def test_chords_outside_the_scene_box_are_not_cast_and_change_nothing() -> None:
     depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * culled.travel_time)
     np.testing.assert_allclose(depth[culled.hit], D, rtol=1e-6)
     assert np.all(-500.0 + np.sign(d[culled.hit, 1]) * offset[culled.hit] >= -600.0)
+
+
+def test_near_level_rays_meet_a_wall_where_their_arcs_do() -> None:
+    # rays 1 to 4 deg below the horizontal toward a vertical wall 300 m across, chords up to
+    # 0.5 m off their arcs: a chord's hit is far off the arc along it, where the second-order
+    # step onto the plane leaves about a mm and the exact Newton steps finish; the offset from
+    # the time (the processing inverse) is the wall's
+    source = 100.0
+    profile = linear()
+    wall = plane_triangles([2000.0, 2000.0], normal=(0.0, 1.0, 0.0))
+    shift = np.array([0.0, 300.0, SURFACE_Z - 300.0])
+    world = World(
+        'test',
+        (Entity('wall', Triangles(wall.vertices + shift, wall.triangles)),),
+        SceneState('test', 0.0, ()),
+    )
+    inner = Raycaster(world)
+    caster = RefractingCaster(
+        inner, profile, surface_z=SURFACE_Z, sagitta=0.5, bounds=scene_bounds(inner)
+    )
+    depression = np.radians(np.linspace(1.0, 4.0, 13))
+    d = np.stack([np.zeros_like(depression), np.cos(depression), -np.sin(depression)], axis=1)
+    hits = caster.cast(np.array([0.0, 0.0, SURFACE_Z - source]), d)
+    assert hits.hit.all()
+    _, offset = sounding(profile, source, depression, 2.0 * hits.travel_time)
+    # float32 scene and hits 300 m away: ~3e-5 m
+    np.testing.assert_allclose(offset, 300.0, atol=1e-4)
