@@ -39,7 +39,7 @@ F = NDArray[np.float64]
 DEFAULT_SAGITTA = 1e-3
 #: Most chords one cast may hold (a bound on memory; more is refused).
 MAX_CHORDS = 20_000_000
-#: Newton steps on a hit's depth stop below this step, m (the cast's float32 rounding is 1e-5).
+#: Largest error, m, left in a hit moved onto its arc (the cast's float32 rounding is 1e-5).
 NEWTON_TOLERANCE = 1e-9
 #: Metres the chords reach above and below the scene's depths (whole metres).
 DEPTH_MARGIN = 1.0
