@@ -646,10 +646,9 @@ def _onto_plane(
         ds = ds + step * (inv_s + 0.5 * step * s_2)
         c_new = c + g * step
         s = np.sqrt(np.maximum(s * s - p * p * g * step * (c + c_new), 0.0))
-    slow = np.flatnonzero(~(err <= NEWTON_TOLERANCE))
-    if (
-        slow.size
-    ):  # Newton steps on the exact forms from the chord's hit, the closed forms at the root
+    if not np.max(err, initial=0.0) <= NEWTON_TOLERANCE:  # (nan: not done)
+        # Newton steps on the exact forms from the chord's hit, the closed forms at the root
+        slow = np.flatnonzero(~(err <= NEWTON_TOLERANCE))
         arc_slow = (p[slow], c1[slow], s1[slow], g[slow])
         w = _newton_onto_plane(
             arc_slow, dz_piece[slow], a[slow], b[slow], x_hit[slow], w_hit[slow], along[slow]
