@@ -337,12 +337,12 @@ class _Frame:
 
     It depends on the source depths and the rays' sines (the vertical components of their
     directions) alone, and on the scene's depth range: a turn in heading or a horizontal move
-    only turns and shifts it, so a level tow makes it once (:meth:`placed` puts it in the
-    world each ping). Entries ``(m,)`` in path order per ray: a straight start cast as the
-    ray itself (``as_ray``), the chords of the arcs within the scene's depths, an open
-    straight end (``length`` inf). Plane coordinates: ``x`` m along the ray's horizontal
-    from its origin, ``w`` m of vertical travel (down for a ray going down, up for one going
-    up), ``(ux, uw)`` a unit direction in them.
+    only turns and shifts it, so a level tow makes it once (:meth:`turned` to the rays'
+    directions, then placed at their origins each ping). Entries ``(m,)`` in path order per
+    ray: a straight start cast as the ray itself (``as_ray``), the chords of the arcs within
+    the scene's depths, an open straight end (``length`` inf). Plane coordinates: ``x`` m
+    along the ray's horizontal from its origin, ``w`` m of vertical travel (down for a ray
+    going down, up for one going up), ``(ux, uw)`` a unit direction in them.
     """
 
     profile: SoundSpeedProfile
