@@ -303,17 +303,18 @@ class RefractingCaster:
 
         ``depth0``: the source depths, (n,) or one for all.
         """
-        depth0 = np.broadcast_to(np.asarray(depth0, dtype=np.float64), sine.shape)
         kept = self._frame
         if (
             kept is not None
             and kept.profile is self.profile
             and kept.sagitta == self.sagitta
             and kept.depth_range == depth_range
-            and np.array_equal(kept.depth0, depth0)
+            and kept.depth0.shape == sine.shape
+            and bool(np.all(kept.depth0 == depth0))
             and np.array_equal(kept.sine, sine)
         ):
             return kept
+        depth0 = np.broadcast_to(np.asarray(depth0, dtype=np.float64), sine.shape)
         self._frame = _make_frame(self.profile, self.sagitta, depth0, sine, depth_range)
         self.frames_made += 1
         return self._frame
@@ -399,7 +400,6 @@ class _Frame:
             horizontal,
             start,
             directions,
-            he * self.x1[:, None],
         )
 
 
@@ -417,7 +417,6 @@ class _Placement:
     horizontal: F  # (n, 2) each ray's unit horizontal
     start: F  # (m, 3) the entries' starts from their ray's origin (0 for those cast as the ray)
     directions: F  # (m, 3) unit
-    end: F  # (m, 2) horizontal offsets of the entries' ends from their ray's origin
 
     def placed(self, o: F, box: tuple[F, F] | None) -> _Chords:
         """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3))."""
@@ -437,7 +436,7 @@ class _Placement:
         ):  # the scene's box holds every chord: none to cull
             return _Chords(origins, self.directions, f.length, f.ray, f.step)
         # only chords whose box meets the scene's can hit (their depths already do)
-        end = oe[:, :2] + self.end
+        end = oe[:, :2] + self.horizontal[f.ray] * f.x1[:, None]
         start = origins[:, :2]
         meets = np.all(np.minimum(start, end) <= high[:2], axis=1)
         meets &= np.all(np.maximum(start, end) >= low[:2], axis=1)
@@ -646,7 +645,7 @@ def _onto_plane(
         ds = ds + step * (inv_s + 0.5 * step * s_2)
         c_new = c + g * step
         s = np.sqrt(np.maximum(s * s - p * p * g * step * (c + c_new), 0.0))
-    if not np.max(err, initial=0.0) <= NEWTON_TOLERANCE:  # (nan: not done)
+    if not err.max() <= NEWTON_TOLERANCE:  # (nan: not done; err is not empty)
         # Newton steps on the exact forms from the chord's hit, the closed forms at the root
         slow = np.flatnonzero(~(err <= NEWTON_TOLERANCE))
         arc_slow = (p[slow], c1[slow], s1[slow], g[slow])
