@@ -39,7 +39,7 @@ F = NDArray[np.float64]
 DEFAULT_SAGITTA = 1e-3
 #: Most chords one cast may hold (a bound on memory; more is refused).
 MAX_CHORDS = 20_000_000
-#: Newton steps on a hit's depth stop below this step, m (the cast's float32 rounding is 1e-5).
+#: Largest error, m, left in a hit moved onto its arc (the cast's float32 rounding is 1e-5).
 NEWTON_TOLERANCE = 1e-9
 #: Metres the chords reach above and below the scene's depths (whole metres).
 DEPTH_MARGIN = 1.0
@@ -164,32 +164,39 @@ class RefractingCaster:
         self._frame: _Frame | None = None
         #: how many times the chords were made (traced and cut) anew, for tests and benchmarks
         self.frames_made = 0
+        #: the kept chords turned to the last cast's directions (kept while they stay)
+        self._placement: _Placement | None = None
 
     def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
         o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
         n = d.shape[0]
-        if o.shape[0] == 1:  # one origin for all: kept (1, 3)
-            depth0 = np.full(n, self.surface_z - o[0, 2])
+        depth0: F | float
+        if o.shape[0] == 1:  # one origin for all: kept (1, 3), its depth a number
+            depth0 = float(self.surface_z - o[0, 2])
         else:
             o = np.broadcast_to(o, d.shape)  # (refuses a count that is not n)
             depth0 = self.surface_z - o[:, 2]
-        sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
         box = None if self.bounds is None else self.bounds()
-        frame = self.frame(depth0, sine, None if box is None else self._depth_range(box))
-        hnorm = np.hypot(d[:, 0], d[:, 1])
-        if hnorm.all():
-            horizontal = d[:, :2] / hnorm[:, None]
-        else:  # a vertical ray's horizontal is any: x
-            horizontal = np.where(
-                (hnorm > 0.0)[:, None],
-                d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
-                [1.0, 0.0],
-            )
-        chords = frame.placed(o, d, horizontal, box)
+        depth_range = None if box is None else self._depth_range(box)
+        place = self._placement
+        if not (
+            place is not None
+            and place.frame is self._frame
+            and place.frame.profile is self.profile
+            and place.frame.sagitta == self.sagitta
+            and place.frame.depth_range == depth_range
+            and np.array_equal(place.depth0, depth0)
+            and np.array_equal(place.d, d)
+        ):  # the directions or the source depths changed: placed anew (the chords kept if can)
+            sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
+            place = self.frame(depth0, sine, depth_range).turned(d, depth0)
+            self._placement = place
+        frame, horizontal = place.frame, place.horizontal
+        chords = place.placed(o, box)
         self.last_chord_count = int(chords.lengths.size)
-        pcs, c_ref = frame.pcs, frame.c_ref
+        c_ref = frame.c_ref
         inner = self.caster.cast(chords.origins, chords.directions)
         t = np.asarray(inner.ranges, dtype=np.float64)
         accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
@@ -206,7 +213,7 @@ class RefractingCaster:
         step = chords.step[k]
         tk = t[k]
         straight = step < 0
-        rb, jb, kb, tb = rays, step, k, tk
+        rb, kb, tb = rays, k, tk
         if straight.any():
             # straight, unbent rays (above the surface, level in constant speed): the inner hit
             rs = rays[straight]
@@ -215,20 +222,25 @@ class RefractingCaster:
             length[rs] = tk[straight]
             cos[rs] = np.asarray(inner.cos_incidence)[k[straight]]
             bent = ~straight
-            rb, jb, kb, tb = rays[bent], step[bent], k[bent], tk[bent]
+            rb, kb, tb = rays[bent], k[bent], tk[bent]
         # bent rays: back on the arc at the hit's depth
         if rb.size:
-            hit = chords.origins[kb] + chords.directions[kb] * tb[:, None]
-            z_hit = self.surface_z - hit[:, 2]
-            piece = frame.table[rb * pcs.dz.shape[1] + jb]  # one gather: (hits, columns)
-            p, down, c1, s1, g, dz_piece, z_in, x_in, t_in, s_path_in = piece.T
-            w_hit = (z_hit - z_in) * down  # vertical travel from the piece's start
+            ek = kb if chords.entry is None else chords.entry[kb]
+            x_rel, w_rel, ux, uw, p, down, c1, s1, g, dz_piece, t_in, s_path_in = np.take(
+                frame.entries, ek, axis=0
+            ).T  # one gather: the chord's start and direction in its piece's plane, the piece
+            w_hit = w_rel + uw * tb  # vertical travel of the hit from the piece's start
             # The hit moved onto the arc: where the arc meets the surface's plane at the hit
-            # (the inner hits' normal), by Newton steps on the depth from the chord's hit; exact
-            # for any plane, a horizontal seabed in no step. Piece coordinates: start (0, 0),
-            # offset x along the ray's horizontal, w down along its travel. The chord's hit is
-            # within a sagitta of the arc: one or two steps reach NEWTON_TOLERANCE.
+            # (the inner hits' normal). The closed forms are taken once at the chord's hit depth,
+            # then moved to the plane by a second-order step (:func:`_onto_plane`); exact for any
+            # plane, a horizontal seabed in no step. Piece coordinates: start (0, 0), offset x
+            # along the ray's horizontal, w down along its travel.
             along = np.minimum(np.maximum(w_hit, 0.0), dz_piece)
+            flat = g == 0.0
+            any_flat = bool(flat.any())
+            c2, s2, dx, dt, ds = piece_step(
+                p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
+            )
             normals = getattr(inner, 'normals', None)
             if normals is not None:
                 nrm = np.asarray(normals)[kb].astype(np.float64)
@@ -238,23 +250,14 @@ class RefractingCaster:
                 needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
                 e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
                 if needs.any():
-                    o_hit = o if o.shape[0] == 1 else o[rb[e]]
-                    offset = hit[e, :2] - o_hit[:, :2]
-                    x_hit = offset[:, 0] * h_hit[e, 0] + offset[:, 1] * h_hit[e, 1] - x_in[e]
-                    along[e] = _onto_plane(
+                    x_hit = x_rel[e] + ux[e] * tb[e]
+                    c2[e], s2[e], dt[e], ds[e] = _onto_plane(
                         (p[e], c1[e], s1[e], g[e]),
                         dz_piece[e],
-                        a[e],
-                        b[e],
-                        x_hit,
-                        w_hit[e],
+                        (a[e], b[e], x_hit, w_hit[e]),
                         along[e],
+                        (c2[e], s2[e], dx[e], dt[e], ds[e]),
                     )
-            flat = g == 0.0
-            any_flat = bool(flat.any())
-            c2, s2, _, dt, ds = piece_step(
-                p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
-            )
             ranges[rb] = c_ref[rb] * (t_in + dt)
             if any_flat:
                 # a straight piece is one chord from its start: the distance along it is the hit's
@@ -295,18 +298,23 @@ class RefractingCaster:
             float(np.ceil(self.surface_z - low[2])) + DEPTH_MARGIN,
         )
 
-    def frame(self, depth0: F, sine: F, depth_range: tuple[float, float] | None) -> _Frame:
-        """The rays' chords in their own planes: the kept ones if made from the same inputs."""
+    def frame(self, depth0: F | float, sine: F, depth_range: tuple[float, float] | None) -> _Frame:
+        """The rays' chords in their own planes: the kept ones if made from the same inputs.
+
+        ``depth0``: the source depths, (n,) or one for all.
+        """
         kept = self._frame
         if (
             kept is not None
             and kept.profile is self.profile
             and kept.sagitta == self.sagitta
             and kept.depth_range == depth_range
-            and np.array_equal(kept.depth0, depth0)
+            and kept.depth0.shape == sine.shape
+            and bool(np.all(kept.depth0 == depth0))
             and np.array_equal(kept.sine, sine)
         ):
             return kept
+        depth0 = np.broadcast_to(np.asarray(depth0, dtype=np.float64), sine.shape)
         self._frame = _make_frame(self.profile, self.sagitta, depth0, sine, depth_range)
         self.frames_made += 1
         return self._frame
@@ -321,6 +329,7 @@ class _Chords:
     lengths: F
     ray: NDArray[np.intp]
     step: NDArray[np.intp]  # piece (layer in travel order) of the chord; -1: straight, unbent
+    entry: NDArray[np.intp] | None = None  # the frame's entries cast (None: all, in order)
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,12 +338,12 @@ class _Frame:
 
     It depends on the source depths and the rays' sines (the vertical components of their
     directions) alone, and on the scene's depth range: a turn in heading or a horizontal move
-    only turns and shifts it, so a level tow makes it once (:meth:`placed` puts it in the
-    world each ping). Entries ``(m,)`` in path order per ray: a straight start cast as the
-    ray itself (``as_ray``), the chords of the arcs within the scene's depths, an open
-    straight end (``length`` inf). Plane coordinates: ``x`` m along the ray's horizontal
-    from its origin, ``w`` m of vertical travel (down for a ray going down, up for one going
-    up), ``(ux, uw)`` a unit direction in them.
+    only turns and shifts it, so a level tow makes it once (:meth:`turned` to the rays'
+    directions, then placed at their origins each ping). Entries ``(m,)`` in path order per
+    ray: a straight start cast as the ray itself (``as_ray``), the chords of the arcs within
+    the scene's depths, an open straight end (``length`` inf). Plane coordinates: ``x`` m
+    along the ray's horizontal from its origin, ``w`` m of vertical travel (down for a ray
+    going down, up for one going up), ``(ux, uw)`` a unit direction in them.
     """
 
     profile: SoundSpeedProfile
@@ -344,7 +353,9 @@ class _Frame:
     depth_range: tuple[float, float] | None
     pcs: Pieces
     c_ref: F
-    table: F  # (rays * layers, 10): p, down, c_in, s_in, gamma, dz, z_in, x_in, t_in, s_path_in
+    #: (m, 12) per entry: its start from its piece's ``(x, w)``, its ``(ux, uw)``, and its
+    #: piece's p, down, c_in, s_in, gamma, dz, t_in, s_path_in (the hits' one gather)
+    entries: F
     reach: float  # the largest horizontal offset of a chord's end from its ray's origin, m
     ray: NDArray[np.intp]
     step: NDArray[np.intp]  # piece (layer in travel order); -1: straight, unbent
@@ -357,35 +368,81 @@ class _Frame:
     uz: F  # world z of the unit direction
     length: F
 
-    def placed(self, o: F, d: F, horizontal: F, box: tuple[F, F] | None) -> _Chords:
-        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3)) along ``d``."""
-        shared = o.shape[0] == 1
-        oe, he = (o if shared else o[self.ray]), horizontal[self.ray]
-        origins = np.empty((self.ray.size, 3))
-        origins[:, :2] = oe[:, :2] + he * self.x0[:, None]
-        origins[:, 2] = oe[:, 2] + self.z0
-        directions = np.empty_like(origins)
+    def turned(self, d: F, depth0: F | float) -> _Placement:
+        """The entries turned to the rays' unit directions ``d`` (their origins at 0).
+
+        ``depth0`` is the source depths as the cast gave them (one for all, or (n,)): kept to
+        tell a later cast from the same depths.
+        """
+        hnorm = np.hypot(d[:, 0], d[:, 1])
+        if hnorm.all():
+            horizontal = d[:, :2] / hnorm[:, None]
+        else:  # a vertical ray's horizontal is any: x
+            horizontal = np.where(
+                (hnorm > 0.0)[:, None],
+                d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
+                [1.0, 0.0],
+            )
+        he = horizontal[self.ray]
+        start = np.empty((self.ray.size, 3))
+        start[:, :2] = he * self.x0[:, None]
+        start[:, 2] = self.z0
+        directions = np.empty_like(start)
         directions[:, :2] = he * self.ux[:, None]
         directions[:, 2] = self.uz
         if self.as_ray.size:
-            r = self.ray[self.as_ray]
-            origins[self.as_ray] = o if shared else o[r]
-            directions[self.as_ray] = d[r]
+            start[self.as_ray] = 0.0
+            directions[self.as_ray] = d[self.ray[self.as_ray]]
+        return _Placement(
+            self,
+            np.array(d),
+            np.array(depth0),
+            horizontal,
+            start,
+            directions,
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class _Placement:
+    """A frame's entries turned to the rays' directions ``d``, from origins at 0.
+
+    A cast from other origins along the same directions (a tow at a steady heading) only
+    shifts them: :meth:`placed`.
+    """
+
+    frame: _Frame
+    d: F
+    depth0: F
+    horizontal: F  # (n, 2) each ray's unit horizontal
+    start: F  # (m, 3) the entries' starts from their ray's origin (0 for those cast as the ray)
+    directions: F  # (m, 3) unit
+
+    def placed(self, o: F, box: tuple[F, F] | None) -> _Chords:
+        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3))."""
+        f = self.frame
+        shared = o.shape[0] == 1
+        oe = o if shared else o[f.ray]
+        origins = oe + self.start
         if box is None:
-            return _Chords(origins, directions, self.length, self.ray, self.step)
+            return _Chords(origins, self.directions, f.length, f.ray, f.step)
         low, high = box
-        if np.all(o[:, :2].min(axis=0) - self.reach >= low[:2]) and np.all(
-            o[:, :2].max(axis=0) + self.reach <= high[:2]
+        lo, hi = (o[0], o[0]) if shared else (o.min(axis=0), o.max(axis=0))
+        if (
+            lo[0] - f.reach >= low[0]
+            and lo[1] - f.reach >= low[1]
+            and hi[0] + f.reach <= high[0]
+            and hi[1] + f.reach <= high[1]
         ):  # the scene's box holds every chord: none to cull
-            return _Chords(origins, directions, self.length, self.ray, self.step)
+            return _Chords(origins, self.directions, f.length, f.ray, f.step)
         # only chords whose box meets the scene's can hit (their depths already do)
-        end = oe[:, :2] + he * self.x1[:, None]
+        end = oe[:, :2] + self.horizontal[f.ray] * f.x1[:, None]
         start = origins[:, :2]
         meets = np.all(np.minimum(start, end) <= high[:2], axis=1)
         meets &= np.all(np.maximum(start, end) >= low[:2], axis=1)
-        keep = np.flatnonzero(meets | ~self.chord)
+        keep = np.flatnonzero(meets | ~f.chord)
         return _Chords(
-            origins[keep], directions[keep], self.length[keep], self.ray[keep], self.step[keep]
+            origins[keep], self.directions[keep], f.length[keep], f.ray[keep], f.step[keep], keep
         )
 
 
@@ -502,6 +559,30 @@ def _make_frame(
         return np.concatenate((merged, chord, open_end))[order]
 
     as_ray = cat(np.ones(m_merged, bool), np.zeros(m_chord, bool), open_as_ray)
+    ray_e = all_ray[order]
+    step_e = cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp)
+    x0_e, w0_e = cat(zeros_m, x0, x_open), cat(zeros_m, w0, w_open)
+    ux_e, uw_e = cat(zeros_m, ux, ux_open), cat(zeros_m, uw, uw_open)
+    # each entry's piece (a straight start's: any, unused), its start in plane coordinates
+    re, je = ray_e, np.maximum(step_e, 0)
+    z_in = pcs.z_in[re, je]
+    entries = np.stack(
+        [
+            x0_e - pcs.x_in[re, je],
+            w0_e - (z_in - depth0[re]) * pcs.down[re],
+            ux_e,
+            uw_e,
+            pcs.p[re],
+            pcs.down[re],
+            pcs.c_in[re, je],
+            pcs.s_in[re, je],
+            pcs.gamma[re, je],
+            pcs.dz[re, je],
+            pcs.t_in[re, je],
+            pcs.s_path_in[re, je],
+        ],
+        axis=1,
+    )
     return _Frame(
         profile=profile,
         sagitta=sagitta,
@@ -510,36 +591,72 @@ def _make_frame(
         depth_range=depth_range,
         pcs=pcs,
         c_ref=c_ref,
-        table=np.stack(
-            [
-                np.broadcast_to(pcs.p[:, None], pcs.dz.shape),
-                np.broadcast_to(pcs.down[:, None], pcs.dz.shape),
-                pcs.c_in,
-                pcs.s_in,
-                pcs.gamma,
-                pcs.dz,
-                pcs.z_in,
-                pcs.x_in,
-                pcs.t_in,
-                pcs.s_path_in,
-            ],
-            axis=-1,
-        ).reshape(-1, 10),
+        entries=entries,
         reach=float(np.max(np.abs(np.concatenate((x0, x1))), initial=0.0)),
-        ray=all_ray[order],
-        step=cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp),
+        ray=ray_e,
+        step=step_e,
         as_ray=np.flatnonzero(as_ray),
         chord=cat(np.zeros(m_merged, bool), np.ones(m_chord, bool), np.zeros(m_open, bool)),
-        x0=cat(zeros_m, x0, x_open),
-        z0=-pcs.down[all_ray[order]] * cat(zeros_m, w0, w_open),
+        x0=x0_e,
+        z0=-pcs.down[ray_e] * w0_e,
         x1=cat(zeros_m, x1, x_open),
-        ux=cat(zeros_m, ux, ux_open),
-        uz=-pcs.down[all_ray[order]] * cat(zeros_m, uw, uw_open),
+        ux=ux_e,
+        uz=-pcs.down[ray_e] * uw_e,
         length=cat(merged_len, lengths, np.full(m_open, np.inf)),
     )
 
 
 def _onto_plane(
+    arc: tuple[F, F, F, F],
+    dz_piece: F,
+    plane: tuple[F, F, F, F],
+    along: F,
+    at: tuple[F, F, F, F, F],
+) -> tuple[F, F, F, F]:
+    """Speed, sine, time and length where the arc meets a plane, from their values ``at`` along.
+
+    ``arc`` is the piece's ``(p, c1, s1, gamma)``; ``plane`` is ``(a, b, x_hit, w_hit)``, the
+    plane ``a x + b w = a x_hit + b w_hit`` in piece coordinates (``a``, ``b`` the normal's
+    horizontal and vertical terms); ``at`` is :func:`piece_step`'s ``(c, s, dx, dt, ds)`` at
+    the vertical travel ``along``, the chord's hit, within a sagitta of the arc. On the arc
+    ``x' = p c / s``, ``x'' = p g / s^3``, ``t' = 1 / (c s)``, ``t'' = -g (s^2 - p^2 c^2) /
+    (c^2 s^3)``, ``S' = 1 / s``, ``S'' = p^2 c g / s^3`` (``d/dw``): the root of the plane's
+    equation to second order, and time and length moved to it to second order, leave errors of
+    third order in the step, ``|e|^3 K`` with ``K`` the square of the terms' scale; where that
+    exceeds NEWTON_TOLERANCE (a near-grazing ray) Newton steps on the exact forms go on.
+    """
+    p, c1, s1, g = arc
+    a, b, x_hit, w_hit = plane
+    c, s, dx, dt, ds = at
+    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        inv_s = 1.0 / s
+        x2 = p * g * inv_s * inv_s * inv_s  # x''
+        slope = a * p * c * inv_s + b  # f'
+        newton = (a * (dx - x_hit) + b * (along - w_hit)) / slope
+        # the root of f + f' e + f'' e^2 / 2, f'' = a x''
+        step = -newton - (0.5 * a * x2 / slope) * (newton * newton)
+        moved = np.minimum(np.maximum(along + step, 0.0), dz_piece)
+        step = moved - along
+        t2 = -g * (s * s - (p * c) ** 2) * inv_s * inv_s * inv_s / (c * c)
+        s_2 = p * c * x2
+        scale = np.abs(x2) * (1.0 + np.abs(a / slope)) + np.abs(s_2) + np.abs(g / c)
+        err = np.abs(step) ** 3 * scale * scale * (1.0 + inv_s)
+        dt = dt + step * (inv_s / c + 0.5 * step * t2)
+        ds = ds + step * (inv_s + 0.5 * step * s_2)
+        c_new = c + g * step
+        s = np.sqrt(np.maximum(s * s - p * p * g * step * (c + c_new), 0.0))
+    if not err.max() <= NEWTON_TOLERANCE:  # (nan: not done; err is not empty)
+        # Newton steps on the exact forms from the chord's hit, the closed forms at the root
+        slow = np.flatnonzero(~(err <= NEWTON_TOLERANCE))
+        arc_slow = (p[slow], c1[slow], s1[slow], g[slow])
+        w = _newton_onto_plane(
+            arc_slow, dz_piece[slow], a[slow], b[slow], x_hit[slow], w_hit[slow], along[slow]
+        )
+        c_new[slow], s[slow], _, dt[slow], ds[slow] = piece_step(*arc_slow, w)
+    return c_new, s, dt, ds
+
+
+def _newton_onto_plane(
     arc: tuple[F, F, F, F], dz_piece: F, a: F, b: F, x_hit: F, w_hit: F, along: F
 ) -> F:
     """Newton steps on the vertical travel ``along`` to where the arc meets a plane.

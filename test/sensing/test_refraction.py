@@ -263,3 +263,57 @@ def test_the_scene_box_follows_a_moved_entity() -> None:
     low, high = bounds()
     np.testing.assert_allclose(low, [-600.0, -600.0, SURFACE_Z - D])
     np.testing.assert_allclose(high, [600.0, 600.0, -49.0])
+
+
+def test_chords_outside_the_scene_box_are_not_cast_and_change_nothing() -> None:
+    # the sounder 100 m inside the bed's edge (y = -600 m): the beams to -y reach past the edge,
+    # their chords beyond it are culled; every hit and miss is the one of the same chords all
+    # cast (a box as deep but unbounded across: the same chords, none culled)
+    profile = layered()
+    inner = seabed()
+    origin = ORIGIN + np.array([0.0, -500.0, 0.0])
+    d, depression = fan()
+    box = scene_bounds(inner)
+
+    def unbounded() -> tuple[np.ndarray, np.ndarray]:
+        low, high = box()
+        return np.array([-np.inf, -np.inf, low[2]]), np.array([np.inf, np.inf, high[2]])
+
+    boxed = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=box)
+    every = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=unbounded)
+    culled, full = boxed.cast(origin, d), every.cast(origin, d)
+    assert boxed.last_chord_count < every.last_chord_count
+    for field in HIT_FIELDS:
+        np.testing.assert_array_equal(getattr(culled, field), getattr(full, field))
+    assert culled.hit[d.shape[0] // 2 :].all()  # to +y: the bed
+    assert not culled.hit.all()  # the outer beams to -y pass its edge (the first rays)
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * culled.travel_time)
+    np.testing.assert_allclose(depth[culled.hit], D, rtol=1e-6)
+    assert np.all(-500.0 + np.sign(d[culled.hit, 1]) * offset[culled.hit] >= -600.0)
+
+
+def test_near_level_rays_meet_a_wall_where_their_arcs_do() -> None:
+    # rays 1 to 4 deg below the horizontal toward a vertical wall 300 m across, chords up to
+    # 0.5 m off their arcs: a chord's hit is far off the arc along it, where the second-order
+    # step onto the plane leaves about a mm and the exact Newton steps finish; the offset from
+    # the time (the processing inverse) is the wall's
+    source = 100.0
+    profile = linear()
+    wall = plane_triangles([2000.0, 2000.0], normal=(0.0, 1.0, 0.0))
+    shift = np.array([0.0, 300.0, SURFACE_Z - 300.0])
+    world = World(
+        'test',
+        (Entity('wall', Triangles(wall.vertices + shift, wall.triangles)),),
+        SceneState('test', 0.0, ()),
+    )
+    inner = Raycaster(world)
+    caster = RefractingCaster(
+        inner, profile, surface_z=SURFACE_Z, sagitta=0.5, bounds=scene_bounds(inner)
+    )
+    depression = np.radians(np.linspace(1.0, 4.0, 13))
+    d = np.stack([np.zeros_like(depression), np.cos(depression), -np.sin(depression)], axis=1)
+    hits = caster.cast(np.array([0.0, 0.0, SURFACE_Z - source]), d)
+    assert hits.hit.all()
+    _, offset = sounding(profile, source, depression, 2.0 * hits.travel_time)
+    # float32 scene and hits 300 m away: ~3e-5 m
+    np.testing.assert_allclose(offset, 300.0, atol=1e-4)
