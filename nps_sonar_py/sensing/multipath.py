@@ -324,7 +324,7 @@ def _cast_block(caster: SurfaceCaster, block: NDArray[np.float32]) -> SurfaceHit
     return caster.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
 
 
-def _scaled(rows: NDArray[np.float64], per_row: NDArray[np.float64]) -> NDArray[np.float64]:
+def _scaled(rows: NDArray[np.floating], per_row: NDArray[np.float64]) -> NDArray[np.float64]:
     """``rows * per_row[:, None]`` of (m, 3) rows as one flat product, a new array.
 
     numpy broadcasts a column over rows 3 elements a loop; with the scale repeated 3 times
