@@ -17,6 +17,14 @@ BVH. Embree's instancing would be the textbook answer but Open3D does not expose
   it) out of the world scene: a one-off rebuild of that scene. Name such entities in
   ``dynamic=`` to avoid it.
 
+Two entries. :meth:`Raycaster.cast` takes any rays (float64 or not, shared or per-ray
+origins) and checks them: shapes, finite values, unit directions; a fixed, read-only
+pattern is checked once and kept. :meth:`Raycaster.cast_block` takes rays the package built
+itself and knows are valid, as Open3D's (n, 6) float32 block, and casts it as it is: no
+value checks, no conversion, no copy. It is for rays made per cast (multipath's mirrored and
+visibility rays, a refracted fan's segments), whose checking and packing would otherwise cost
+a pass each; the hits are exactly :meth:`Raycaster.cast`'s on the same float32 values.
+
 Precision: Open3D works in float32, so world coordinates of ~10 m carry ~1 um of rounding;
 moving entities are cast in their own frame, which keeps their coordinates small.
 """
@@ -116,15 +124,16 @@ def check_rays(
 
 @dataclass(frozen=True, eq=False)
 class _Rays:
-    """Checked rays: float64 origins and directions, Open3D's block and float32 directions.
+    """Prepared rays: origins and directions, Open3D's block and float32 directions.
 
-    Origins are (1, 3) (shared) or (n, 3), directions (n, 3); ``tensor`` is Open3D's (n, 6)
-    float32 block and ``directions32`` the directions as a contiguous float32 (n, 3) array,
-    for the incidence.
+    Origins are (1, 3) (shared) or (n, 3), directions (n, 3): float64 when checked
+    (:meth:`Raycaster.cast`), float32 views of the block when trusted
+    (:meth:`Raycaster.cast_block`). ``tensor`` is Open3D's (n, 6) float32 block and
+    ``directions32`` the directions as float32 (n, 3), for the incidence.
     """
 
-    origins: NDArray[np.float64]
-    directions: NDArray[np.float64]
+    origins: NDArray[np.floating]
+    directions: NDArray[np.floating]
     tensor: o3d.core.Tensor
     directions32: NDArray[np.float32]
 
@@ -340,7 +349,39 @@ class Raycaster:
             directions: (n, 3) unit ray directions (or (3,) for one ray).
 
         """
-        rays = self._checked(origins, directions)
+        return self._cast_rays(self._checked(origins, directions))
+
+    def cast_block(self, rays: NDArray[np.float32]) -> RayHits:
+        """Cast rays the caller built itself and knows are valid: no checks, no conversion.
+
+        The trusted entry for the package's own rays (the multipath's mirrored and visibility
+        rays, a refracted fan's segments): ``rays`` is Open3D's ray block, a C-contiguous
+        (n, 6) float32 array of origin and unit direction per row, handed to Open3D as it is.
+        Only its shape and dtype are checked (refused with one line, before anything is
+        allocated); its values are not: finite origins and unit directions (to
+        ``UNIT_TOLERANCE``) are the caller's promise, and a ray that breaks it gives
+        undefined hits. The hits are exactly those :meth:`cast` gives on the same float32
+        values (the origins and directions it would convert to float32 itself). Build the
+        block where the rays are made, writing float32 directly, so that no float64 copy
+        is converted later. The block must not change during the call.
+        """
+        if (
+            not isinstance(rays, np.ndarray)
+            or rays.dtype != np.float32
+            or rays.ndim != 2
+            or rays.shape[1] != 6
+            or not rays.flags.c_contiguous
+        ):
+            shape = getattr(rays, 'shape', None)
+            dtype = getattr(rays, 'dtype', None)
+            msg = f'expected a C-contiguous (n, 6) float32 ray block, got {shape} {dtype}'
+            raise ValueError(msg)
+        directions = rays[:, 3:]
+        block = _Rays(rays[:, :3], directions, o3d.core.Tensor.from_numpy(rays), directions)
+        return self._cast_rays(block)
+
+    def _cast_rays(self, rays: _Rays) -> RayHits:
+        """The first hits of prepared rays (:meth:`cast`, :meth:`cast_block`)."""
         o, d = rays.origins, rays.directions
         n = d.shape[0]
         cosines: Callable[[], NDArray[np.float32]] | None = None
@@ -385,7 +426,8 @@ class Raycaster:
                 continue
             # x_local = R^T (x - p); the normals go back with R.
             local_o = rotate_rows(np.broadcast_to(o, d.shape)[rows] - translation, rotation.T)
-            local = _Rays.of(local_o, rotate_rows(d[rows], rotation.T))
+            local_d = np.asarray(d[rows], dtype=np.float64)  # float32 when trusted
+            local = _Rays.of(local_o, rotate_rows(local_d, rotation.T))
             t, _, primitive, normal, barycentric = _cast(moving.scene, local.tensor)
             closer = t < ranges[rows]
             rows = rows[closer]

@@ -119,6 +119,7 @@ class _Paths:
     length: NDArray[np.float64]
     gain: NDArray[np.float64]
     scene: NDArray[np.bool_]  # whether a scene surface mirrored it
+    block: NDArray[np.float32] | None = None  # point and direction as a ray block, once made
 
 
 @dataclass(frozen=True, eq=False)
@@ -310,6 +311,30 @@ def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
     return rows
 
 
+def _cast_block(caster: SurfaceCaster, block: NDArray[np.float32]) -> SurfaceHits:
+    """Cast rays built here, (n, 6) float32 origin and unit direction per row.
+
+    The raycaster's trusted entry (``scene.Raycaster.cast_block``: no checks, no packing)
+    where the caster has one; any other caster gets them through its ``cast``.
+    """
+    cast_block = getattr(caster, 'cast_block', None)
+    if cast_block is not None:
+        hits: SurfaceHits = cast_block(block)
+        return hits
+    return caster.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
+
+
+def _scaled(rows: NDArray[np.floating], per_row: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``rows * per_row[:, None]`` of (m, 3) rows as one flat product, a new array.
+
+    numpy broadcasts a column over rows 3 elements a loop; with the scale repeated 3 times
+    the product is one long loop, about 1.6 times as fast on 47,000 rows.
+    """
+    flat = np.repeat(per_row, 3)
+    flat *= rows.reshape(-1)
+    return flat.reshape(-1, 3)
+
+
 def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
     normals = getattr(hits, 'normals', None)
     if normals is None:
@@ -320,13 +345,15 @@ def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
 
 
 def _plane_distance(
-    o: NDArray[np.float64], d: NDArray[np.float64], zs: float
+    z: NDArray[np.float64], up: NDArray[np.float64], zs: float
 ) -> NDArray[np.float64]:
-    """Distance along each ray to the sea surface from below, ``inf`` if it never meets it."""
-    up = d[:, _UP]
+    """Distance along rays from height ``z`` with up component ``up`` to the sea surface.
+
+    From below only; ``inf`` for a ray that never meets it.
+    """
     with np.errstate(divide='ignore', invalid='ignore'):
-        distance = (zs - o[:, _UP]) / up
-    return np.where((up > 0.0) & (o[:, _UP] < zs), distance, np.inf)
+        distance = (zs - z) / up
+    return np.where((up > 0.0) & (z < zs), distance, np.inf)
 
 
 def _mirror(
@@ -342,24 +369,33 @@ def _mirror(
     ``normal`` (float64, the caller's own) is overwritten: the sea surface's rows become +z.
     """
     d = paths.direction
-    point = d * distance[:, None]
-    point += paths.point
+    # A shared origin (a broadcast row) is read as its one row.
+    origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
+    start = _scaled(d, distance)
+    if origin.shape[0] == 1:  # a column at a time: numpy adds a (1, 3) row 3 elements a loop
+        for k in range(3):
+            start[:, k] += origin[0, k]
+    else:
+        start += origin  # the mirror point
     n = normal
     n[np.flatnonzero(surface)] = (0.0, 0.0, 1.0)  # few rows: by index, not by mask
     dn = np.einsum('ij,ij->i', d, n)
     # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
-    reflected = n * (-2.0 * dn)[:, None]
+    reflected = _scaled(n, -2.0 * dn)
     reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
-    # A bound of |point| (origin plus distance), not a pass over the points; a shared origin
-    # (a broadcast row) is read once.
-    origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
+    # A bound of |point| (origin plus distance), not a pass over the points.
     scale = float(np.abs(origin).max(initial=0.0)) + float(distance.max(initial=0.0))
-    start = n * (-(1e-4 + 1e-6 * scale) * np.sign(dn))[:, None]
-    start += point
+    np.sign(dn, out=dn)
+    dn *= -(1e-4 + 1e-6 * scale)
+    start += _scaled(n, dn)
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
+    # The rays to cast next, written once as the raycaster's float32 block.
+    block = np.empty((d.shape[0], 6), dtype=np.float32)
+    block[:, :3] = start
+    block[:, 3:] = reflected
     return _Paths(
-        paths.ray, start, reflected, paths.length + distance, gain, paths.scene | ~surface
+        paths.ray, start, reflected, paths.length + distance, gain, paths.scene | ~surface, block
     )
 
 
@@ -379,30 +415,39 @@ def _advance(
     if paths.ray.size == 0:
         empty = np.zeros((0, 3))
         return _Scatter(paths, empty, np.zeros(0), np.zeros(0, dtype=np.int64)), paths
-    hits = caster.cast(paths.point, paths.direction)
-    t = np.asarray(hits.ranges, dtype=np.float64)
+    block = paths.block
+    if block is None:
+        block = np.empty((paths.ray.size, 6), dtype=np.float32)
+        block[:, :3] = paths.point
+        block[:, 3:] = paths.direction
+    hits = _cast_block(caster, block)
+    ranges = np.asarray(hits.ranges)
     normals = _normals(hits)
     mu = np.asarray(hits.reflectivity, dtype=np.float64)
-    entity = np.asarray(getattr(hits, 'entity', np.full(t.shape, -1)), dtype=np.int64)
-    t_plane = _plane_distance(paths.point, paths.direction, config.sea_surface_z)
-    surface = t_plane < t
-    event = np.minimum(t, t_plane)
-    within = paths.length + event <= 2.0 * max_range
-    scene = (t < np.inf) & ~surface & within & (mu > 0.0)
-    at = np.flatnonzero(scene)
+    entity = np.asarray(getattr(hits, 'entity', np.full(ranges.shape, -1)), dtype=np.int64)
+    zs, longest = config.sea_surface_z, 2.0 * max_range
+    # The scatterers, looked for among the rays that hit only: the scene met before the sea
+    # surface, within the window, where it scatters.
+    hit = np.flatnonzero(ranges < np.inf)
+    t = ranges[hit].astype(np.float64)
+    before = ~(_plane_distance(paths.point[hit, _UP], paths.direction[hit, _UP], zs) < t)
+    keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu[hit] > 0.0))
+    at, t = hit[keep], t[keep]
     point, direction = _rows(paths.point, at), _rows(paths.direction, at)
+    point += t[:, None] * direction
     reached = _Paths(
-        paths.ray[at],
-        point + t[at, None] * direction,
-        direction,
-        paths.length[at] + t[at],
-        paths.gain[at],
-        paths.scene[at],
+        paths.ray[at], point, direction, paths.length[at] + t, paths.gain[at], paths.scene[at]
     )
     scatter = _Scatter(reached, _rows(normals, at), mu[at], entity[at])
     if not again:
         return scatter, None
-    go = np.flatnonzero(within & (surface | scene))
+    # Every event within the window is mirrored again: the sea surface or the scene.
+    t_all = ranges.astype(np.float64)
+    t_plane = _plane_distance(paths.point[:, _UP], paths.direction[:, _UP], zs)
+    surface = t_plane < t_all
+    event = np.minimum(t_all, t_plane)
+    go = np.flatnonzero(paths.length + event <= longest)
+    go = go[surface[go] | np.isin(go, at, assume_unique=True)]
     sub = _Paths(
         paths.ray[go],
         _rows(paths.point, go),
@@ -457,9 +502,11 @@ def _returns(
             ends.append(leg.start)
     start = np.concatenate(starts)
     vector = np.concatenate(ends) - start
-    length = np.linalg.norm(vector, axis=1)
-    unit = vector / np.maximum(length, 1e-12)[:, None]
-    seen = np.asarray(caster.cast(start, unit).ranges, dtype=np.float64)
+    length = np.sqrt(np.einsum('ij,ij->i', vector, vector))
+    block = np.empty((start.shape[0], 6), dtype=np.float32)
+    block[:, :3] = start
+    np.divide(vector, np.maximum(length, 1e-12)[:, None], out=block[:, 3:])
+    seen = np.asarray(_cast_block(caster, block).ranges, dtype=np.float64)
     clear = seen >= length * (1.0 - 1e-4) - 1e-3
     parts: list[ExtraReturns] = []
     at = 0

@@ -463,3 +463,72 @@ def test_the_last_fixed_patterns_stay_prepared_while_other_casts_come_between():
     assert caster._checked(origin, patterns[2]) is not prepared[1]
     ranges = caster.cast(origin, patterns[PATTERNS]).ranges
     assert ranges[0] == pytest.approx(4.5 * math.hypot(1.0, 0.01 * PATTERNS), rel=F32)
+
+
+def _oracle_world() -> World:
+    """Static and moving entities, a moving one parented to another (the oracle's world)."""
+    entities = [
+        Entity('box', box_triangles([1.0, 2.0, 0.5]), 0.1),
+        Entity('cyl', cylinder_triangles(0.5, 1.0, 16), 0.2),
+        Entity('spinner', box_triangles([0.3, 1.5, 0.3]), 0.3),
+        Entity('rider', cylinder_triangles(0.2, 0.4, 12), 0.4),
+    ]
+    states = (
+        placed('box', [1, 0, 0], [0.1, 0.2, 0.3]),
+        placed('cyl', [-1, 1, 0.5], [0.5, 0, 0]),
+        placed('spinner', [0, -1, 0], linear=(0.1, 0.2, 0), angular=(0.2, -0.1, 0.7)),
+        placed('rider', [0, 0, 1], frame='spinner', angular=(0, 1, 0)),
+    )
+    return world_of(*entities, states=states)
+
+
+def test_the_trusted_block_gives_exactly_the_checked_hits():
+    rng = np.random.default_rng(777)
+    caster = Raycaster(_oracle_world())
+    caster.set_time(0.7)
+    block = np.empty((2000, 6), dtype=np.float32)
+    block[:, :3] = rng.uniform(-3, 3, (2000, 3))
+    block[:, 3:] = unit(rng.uniform(-1, 1, (2000, 3)) - 0.3 * block[:, :3])
+    # The same float32 values, handed to the checked entry as float64.
+    checked = caster.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
+    trusted = caster.cast_block(block)
+    assert 300 < np.count_nonzero(checked.hit) < 2000
+    assert set(checked.entity[checked.hit].tolist()) == {0, 1, 2, 3}  # static and moving
+    for name in ('ranges', 'normals', 'cos_incidence', 'reflectivity', 'entity', 'retro'):
+        a, b = getattr(checked, name), getattr(trusted, name)
+        assert a.dtype == b.dtype
+        assert np.array_equal(a, b, equal_nan=True), name
+
+
+def test_the_trusted_block_meets_the_reference_cylinder_at_1_750_m():
+    world = world_of(reference_cylinder(), states=(placed('target', [2.1, 3.0, 1.0]),))
+    block = np.array([[*SONAR, 0.0, 1.0, 0.0]], dtype=np.float32)
+    hits = Raycaster(world).cast_block(block)
+    assert hits.ranges[0] == pytest.approx(1.75, rel=F32)
+    assert hits.cos_incidence[0] == pytest.approx(math.cos(math.pi / 64), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    'block',
+    [
+        np.zeros((3, 6)),  # float64
+        np.zeros((3, 3), dtype=np.float32),
+        np.zeros((6, 3), dtype=np.float32).T,  # (3, 6) but not C-contiguous
+        np.zeros(6, dtype=np.float32),
+    ],
+)
+def test_the_trusted_block_refuses_a_wrong_layout(block):
+    caster = Raycaster(world_of(Entity('box', box_triangles([1, 1, 1]))))
+    with pytest.raises(ValueError, match='C-contiguous'):
+        caster.cast_block(block)
+
+
+@pytest.mark.parametrize(
+    ('directions', 'match'),
+    [([[math.nan, 0.0, 0.0]], 'finite'), ([[0.0, 0.0, 0.0]], 'unit vectors')],
+)
+def test_the_checked_entry_still_refuses_nan_and_zero_directions(directions, match):
+    caster = Raycaster(world_of(Entity('box', box_triangles([1, 1, 1]))))
+    caster.cast_block(np.array([[0, 0, 0, 1, 0, 0]], dtype=np.float32))
+    with pytest.raises(ValueError, match=match):
+        caster.cast(np.zeros(3), directions)
