@@ -11,7 +11,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ['SurfaceCaster', 'SurfaceHits']
+__all__ = ['SurfaceCaster', 'SurfaceHits', 'cast_block']
 
 
 class SurfaceHits(Protocol):
@@ -40,3 +40,17 @@ class SurfaceCaster(Protocol):
     def cast(  # noqa: D102
         self, origins: NDArray[np.float64], directions: NDArray[np.float64]
     ) -> SurfaceHits: ...
+
+
+def cast_block(caster: SurfaceCaster, block: NDArray[np.float32]) -> SurfaceHits:
+    """Cast rays the package built itself: (n, 6) float32, origin and unit direction per row.
+
+    The raycaster's trusted entry (``scene.Raycaster.cast_block``: no checks, no packing)
+    where the caster has one; any other caster (a refracting one, a test's) gets them
+    through its ``cast``.
+    """
+    trusted = getattr(caster, 'cast_block', None)
+    if trusted is not None:
+        hits: SurfaceHits = trusted(block)
+        return hits
+    return caster.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))

@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, ExtraReturns, Scattering, beam_intensity
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
+from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits, cast_block
 
 __all__ = [
     'MAX_BOUNCES',
@@ -311,19 +311,6 @@ def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
     return rows
 
 
-def _cast_block(caster: SurfaceCaster, block: NDArray[np.float32]) -> SurfaceHits:
-    """Cast rays built here, (n, 6) float32 origin and unit direction per row.
-
-    The raycaster's trusted entry (``scene.Raycaster.cast_block``: no checks, no packing)
-    where the caster has one; any other caster gets them through its ``cast``.
-    """
-    cast_block = getattr(caster, 'cast_block', None)
-    if cast_block is not None:
-        hits: SurfaceHits = cast_block(block)
-        return hits
-    return caster.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
-
-
 def _scaled(rows: NDArray[np.floating], per_row: NDArray[np.float64]) -> NDArray[np.float64]:
     """``rows * per_row[:, None]`` of (m, 3) rows as one flat product, a new array.
 
@@ -420,7 +407,7 @@ def _advance(
         block = np.empty((paths.ray.size, 6), dtype=np.float32)
         block[:, :3] = paths.point
         block[:, 3:] = paths.direction
-    hits = _cast_block(caster, block)
+    hits = cast_block(caster, block)
     ranges = np.asarray(hits.ranges)
     normals = _normals(hits)
     mu = np.asarray(hits.reflectivity, dtype=np.float64)
@@ -506,7 +493,7 @@ def _returns(
     block = np.empty((start.shape[0], 6), dtype=np.float32)
     block[:, :3] = start
     np.divide(vector, np.maximum(length, 1e-12)[:, None], out=block[:, 3:])
-    seen = np.asarray(_cast_block(caster, block).ranges, dtype=np.float64)
+    seen = np.asarray(cast_block(caster, block).ranges, dtype=np.float64)
     clear = seen >= length * (1.0 - 1e-4) - 1e-3
     parts: list[ExtraReturns] = []
     at = 0
