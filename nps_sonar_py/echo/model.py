@@ -36,7 +36,6 @@ Conventions, all documented on ``EchoConfig``:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import cast
@@ -449,6 +448,26 @@ class ExtraReturns:
         return int(self.range.shape[0])
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Per-ray constants of ``N`` beams flattened in ray order (``EchoModel._layout``).
+
+    Attributes:
+        n_beams: ``N``.
+        offset: (N n,) ``beam * n_bins``, the first flat bin of each ray's beam.
+        dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod _DUMP_BINS``: the
+            dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
+        factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
+        factor32: the same in float32, for float32 ranges.
+    """
+
+    n_beams: int
+    offset: NDArray[np.intp]
+    dumps: NDArray[np.intp]
+    factor: NDArray[np.float64]
+    factor32: NDArray[np.float32]
+
+
 class EchoModel:
     """The echo model of one sensor configuration and one fixed ray pattern, built once.
 
@@ -533,7 +552,6 @@ class EchoModel:
             self._factor = weight * (0.25 * kappa / (2.0 * math.pi * -math.expm1(-kappa)))
         else:
             self._factor = weight
-        self._factor32 = self._factor.astype(np.float32)
         self._attenuation = 2.0 * config.effective_absorption * _DB_TO_NEPER_INTENSITY
         self._cos_critical = math.cos(config.critical_angle) if config.specular_cutoff else None
         edges = np.linspace(config.min_range, config.max_range, config.n_bins + 1)
@@ -545,22 +563,22 @@ class EchoModel:
         self._scale = config.n_bins / (config.max_range - config.min_range)
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
-        self._dump_bins: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None  # the last N's
+        self._layouts: _Layout | None = None  # the last N's
 
-    def _dumps(self, n_beams: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """(N, n) the dump bin of each ray, ``N n_bins + i mod _DUMP_BINS``, and the base.
+    def _layout(self, n_beams: int) -> _Layout:
+        """The flat layout of ``n_beams`` beams (``_Layout``), built once for this ``N``.
 
-        The base is ``beam * n_bins`` less the dump bin: a bin plus the base, times kept, plus
-        the dump bin is the ray's flat bin. Kept for this ``N``: a sensor's beam count does not
-        change between pings.
+        A sensor's beam count does not change between pings.
         """
-        cached = self._dump_bins
-        if cached is None or cached[0].shape[0] != n_beams:
+        cached = self._layouts
+        if cached is None or cached.n_beams != n_beams:
             n_bins = self.config.n_bins
-            dumps = np.arange(self.n_rays, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
-            base = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)[:, None] - dumps
-            cached = np.broadcast_to(dumps, base.shape), base
-            self._dump_bins = cached
+            size = n_beams * self.n_rays
+            offset = np.repeat(np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp), self.n_rays)
+            dumps = np.arange(size, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
+            factor = np.tile(self._factor, n_beams)
+            cached = _Layout(n_beams, offset, dumps, factor, factor.astype(np.float32))
+            self._layouts = cached
         return cached
 
     @property
@@ -691,57 +709,67 @@ class EchoModel:
         cfg = self.config
         n_bins = cfg.n_bins
         n_beams = r.shape[0]
-        dump = n_beams * n_bins  # the dump bins (``_dumps``) after it take every dropped ray
-        real = r.dtype.type
-        factor = self._factor32 if r.dtype == np.float32 else self._factor
-        # In place where it can be: each (N, n) temporary is a pass over memory.
-        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            per_ray = np.abs(cos_in).astype(np.result_type(r, cos_in), copy=False)
+        dump = n_beams * n_bins  # the dump bins (``_Layout.dumps``) after it
+        layout = self._layout(n_beams)
+        with np.errstate(invalid='ignore'):
             returned = r < np.inf  # hit something: NaN and inf are misses
             if self._in_cast is not None:
                 returned &= self._in_cast
             if self._cos_critical is not None:
-                returned &= per_ray >= self._cos_critical
+                returned &= np.abs(cos_in) >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            # Two jobs in turn beside the intensities: numpy releases the GIL in both.
-            bins: Callable[[], tuple[NDArray[np.intp], NDArray[np.floating] | None]]
+            # The rays that can add to a bin: the kept ones, or with spread those whose
+            # interval (at most one bin wide) can reach the window. Only they go on, packed.
             if spread is None:
-                bins = beside(r.size, lambda: (self._bins(r, kept), None))
+                live = kept
             else:
-                bins = beside(r.size, lambda: self._spread_bins(r, spread, returned))
-            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
+                margin = cfg.bin_width  # a superset; _spread_bins decides at the edges
+                live = returned & (r >= cfg.min_range - margin) & (r <= cfg.max_range + margin)
+        beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
+        r_live = r[live]
+        offset = layout.offset[live.ravel()]
+        if spread is None:
+            flat, near_share = self._bins(r_live, offset), None
+        else:
+            flat, near_share = self._spread_bins(r_live, spread[live], offset, layout)
+        real = r.dtype.type
+        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+        # In place where it can be: each temporary is a pass over memory.
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            per_ray = np.abs(cos_in[live]).astype(np.result_type(r, cos_in), copy=False)
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
                 per_ray *= self._kappa
                 np.exp(per_ray, out=per_ray)
-            per_ray *= factor
-            if mu.ndim and mu.dtype != per_ray.dtype:
-                mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
-            per_ray *= mu  # NaN on a miss lands in the dump bin
-            scratch = r * r
+            per_ray *= factor[live.ravel()]
+            if mu.ndim:
+                mu = np.broadcast_to(mu, r.shape)[live]
+                if mu.dtype != per_ray.dtype:
+                    mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
+            per_ray *= mu
+            scratch = r_live * r_live
             per_ray /= scratch
             if self._attenuation > 0.0:
-                np.multiply(r, real(-self._attenuation), out=scratch)
+                np.multiply(r_live, real(-self._attenuation), out=scratch)
                 per_ray *= np.exp(scratch, out=scratch)
-        flat, near_share = bins()
         size = dump + _DUMP_BINS
-        weights = per_ray.ravel()
-        labelled = entity
+        weights = per_ray
+        labelled = None if entity is None else entity[live]
         if near_share is not None:  # each return in two deposits: its near bin, then the next
             # float64, as bincount sums: it would convert float32 weights in one more pass.
             deposits = np.empty((2, weights.size))
-            np.multiply(weights, near_share.ravel(), out=deposits[0])
+            np.multiply(weights, near_share, out=deposits[0])
             np.subtract(weights, deposits[0], out=deposits[1])
             weights = deposits.ravel()
-            if entity is not None:
-                labelled = np.concatenate((entity.ravel(), entity.ravel()))
+            if labelled is not None:
+                labelled = np.concatenate((labelled, labelled))
         if extra is not None and len(extra):
             extra_flat, extra_weight = self._extra(extra, n_beams)
             flat = np.concatenate((flat, extra_flat))
             weights = np.concatenate((weights, extra_weight))
             if labelled is not None:
                 other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
-                labelled = np.concatenate((labelled.ravel(), other))
+                labelled = np.concatenate((labelled, other))
         # Both bincounts here: np.bincount holds the GIL, so one beside the other would wait.
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
@@ -810,45 +838,36 @@ class EchoModel:
         flat = np.where(kept, beam * n_bins + index, dump)
         return flat, np.where(kept, weight, 0.0)
 
-    def _bins(self, r: NDArray[np.floating], kept: NDArray[np.bool_]) -> NDArray[np.intp]:
-        """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
+    def _bins(self, r: NDArray[np.floating], offset: NDArray[np.intp]) -> NDArray[np.intp]:
+        """The flat bin ``offset + bin`` of every kept ray (``r`` in the window), in ray order.
 
-        ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
-        to a dump bin after the last beam's (``_dumps``). No masked writes (slow on random
-        masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic then
-        sends the dropped rays to the dump bins. Runs beside the intensities
-        (``background.beside``).
+        ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin (fmin).
         """
         cfg = self.config
-        n_bins = cfg.n_bins
         real = r.dtype.type
-        with np.errstate(invalid='ignore', over='ignore'):
-            scratch = r - real(cfg.min_range)
-            scratch *= real(self._scale)
-            np.fmin(scratch, n_bins - 1, out=scratch)
-            np.fmax(scratch, 0, out=scratch)
-        index = scratch.astype(np.intp)
-        dumps, base = self._dumps(r.shape[0])
-        index += base
-        index *= kept
-        index += dumps
-        flat: NDArray[np.intp] = index.ravel()
+        scratch = r - real(cfg.min_range)
+        scratch *= real(self._scale)
+        np.fmin(scratch, cfg.n_bins - 1, out=scratch)
+        flat = scratch.astype(np.intp)
+        flat += offset
         return flat
 
     def _spread_bins(
         self,
         r: NDArray[np.floating],
         spread: NDArray[np.floating],
-        returned: NDArray[np.bool_],
+        offset: NDArray[np.intp],
+        layout: _Layout,
     ) -> tuple[NDArray[np.intp], NDArray[np.floating]]:
-        """The two deposits of every return spread over its interval (``echoes(spread=)``).
+        """The two deposits of every live return spread over its interval (``echoes(spread=)``).
 
         In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[lo, lo + u]`` with
         ``lo = (r - r_min) / dr - u / 2``, near bin ``k = floor(lo)`` (``lo == n_bins``, a
         point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` clipped to
-        [0, 1] (a point interval: 1), the rest in bin ``k + 1``. Returns the (2 N n,) flat
-        bins, every near bin then every next one (a deposit outside the window, with no
-        share, or of a ray that did not return, in a dump bin), and the (N, n) near share.
+        [0, 1] (a point interval: 1), the rest in bin ``k + 1``. ``r`` are the returns within
+        a bin of the window (``_echoes``), ``offset`` their beams' first flat bins.
+        Returns the (2 m,) flat bins, every near bin then every next one (a deposit outside
+        the window, or with no share, in a dump bin), and the (m,) near share.
         """
         cfg = self.config
         n_bins = cfg.n_bins
@@ -864,8 +883,7 @@ class EchoModel:
             np.add(lo, u, out=share)  # the far end
             kept = share >= 0.0
             kept &= lo <= n_bins
-            kept &= returned
-            # fmin also turns NaN into a valid bin; a kept ray has lo >= -u >= -1.
+            # A kept ray has lo >= -u >= -1.
             k = np.fmin(lo, real(n_bins - 1))
             np.floor(k, out=k)
             np.subtract(k, lo, out=share)
@@ -876,10 +894,11 @@ class EchoModel:
             near_kept = kept & (k >= 0.0)
             kept &= k <= n_bins - 2
             kept &= share < 1.0
+        dumps = layout.dumps[: r.size]  # any dump bins serve
         index = k.astype(np.intp)
-        dumps, base = self._dumps(r.shape[0])
-        index += base
-        flat = np.empty((2, *r.shape), dtype=np.intp)
+        index += offset
+        index -= dumps
+        flat = np.empty((2, r.size), dtype=np.intp)
         np.multiply(index, near_kept, out=flat[0])
         index += 1
         np.multiply(index, kept, out=flat[1])
