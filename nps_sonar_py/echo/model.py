@@ -454,7 +454,7 @@ class _Layout:
 
     Attributes:
         n_beams: ``N``.
-        offset: (N n,) ``beam * n_bins``, the first flat bin of each ray's beam.
+        offset: (N,) ``beam * n_bins``, the first flat bin of each beam.
         dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod _DUMP_BINS``: the
             dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
         factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
@@ -574,7 +574,7 @@ class EchoModel:
         if cached is None or cached.n_beams != n_beams:
             n_bins = self.config.n_bins
             size = n_beams * self.n_rays
-            offset = np.repeat(np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp), self.n_rays)
+            offset = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)
             dumps = np.arange(size, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
             factor = np.tile(self._factor, n_beams)
             cached = _Layout(n_beams, offset, dumps, factor, factor.astype(np.float32))
@@ -711,7 +711,9 @@ class EchoModel:
         n_beams = r.shape[0]
         dump = n_beams * n_bins  # the dump bins (``_Layout.dumps``) after it
         layout = self._layout(n_beams)
-        with np.errstate(invalid='ignore'):
+        real = r.dtype.type
+        # In place where it can be: each temporary is a pass over memory.
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             returned = r < np.inf  # hit something: NaN and inf are misses
             if self._in_cast is not None:
                 returned &= self._in_cast
@@ -725,17 +727,15 @@ class EchoModel:
             else:
                 margin = cfg.bin_width  # a superset; _spread_bins decides at the edges
                 live = returned & (r >= cfg.min_range - margin) & (r <= cfg.max_range + margin)
-        beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
-        r_live = r[live]
-        offset = layout.offset[live.ravel()]
-        if spread is None:
-            flat, near_share = self._bins(r_live, offset), None
-        else:
-            flat, near_share = self._spread_bins(r_live, spread[live], offset, layout)
-        real = r.dtype.type
-        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
-        # In place where it can be: each temporary is a pass over memory.
-        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
+            r_live = r[live]
+            # Each live ray's beam's first flat bin: the live rays are in beam order.
+            offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
+            if spread is None:
+                flat, near_share = self._bins(r_live, offset), None
+            else:
+                flat, near_share = self._spread_bins(r_live, spread[live], offset, layout)
+            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
             per_ray = np.abs(cos_in[live]).astype(np.result_type(r, cos_in), copy=False)
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
@@ -872,28 +872,28 @@ class EchoModel:
         cfg = self.config
         n_bins = cfg.n_bins
         real = r.dtype.type
-        with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
-            u = np.multiply(spread, real(self._scale), dtype=r.dtype)
-            np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
-            np.fmax(u, real(0.0), out=u)
-            lo = r - real(cfg.min_range)
-            lo *= real(self._scale)
-            share = np.multiply(u, real(0.5))
-            lo -= share
-            np.add(lo, u, out=share)  # the far end
-            kept = share >= 0.0
-            kept &= lo <= n_bins
-            # A kept ray has lo >= -u >= -1.
-            k = np.fmin(lo, real(n_bins - 1))
-            np.floor(k, out=k)
-            np.subtract(k, lo, out=share)
-            share += real(1.0)
-            share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
-            np.fmin(share, real(1.0), out=share)
-            np.fmax(share, real(0.0), out=share)
-            near_kept = kept & (k >= 0.0)
-            kept &= k <= n_bins - 2
-            kept &= share < 1.0
+        # Under the caller's errstate (NaN, inf and 0 / 0 are expected here).
+        u = np.multiply(spread, real(self._scale), dtype=r.dtype)
+        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
+        np.fmax(u, real(0.0), out=u)
+        lo = r - real(cfg.min_range)
+        lo *= real(self._scale)
+        share = np.multiply(u, real(0.5))
+        lo -= share
+        np.add(lo, u, out=share)  # the far end
+        kept = share >= 0.0
+        kept &= lo <= n_bins
+        # A kept ray has lo >= -u >= -1.
+        k = np.fmin(lo, real(n_bins - 1))
+        np.floor(k, out=k)
+        np.subtract(k, lo, out=share)
+        share += real(1.0)
+        share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
+        np.fmin(share, real(1.0), out=share)
+        np.fmax(share, real(0.0), out=share)
+        near_kept = kept & (k >= 0.0)
+        kept &= k <= n_bins - 2
+        kept &= share < 1.0
         dumps = layout.dumps[: r.size]  # any dump bins serve
         index = k.astype(np.intp)
         index += offset
@@ -922,9 +922,10 @@ class EchoModel:
         total_weight = self._beam_weight_total
         if total_weight <= 0.0:
             return nearest, np.zeros(r.shape[0])
-        # einsum, not @ (no BLAS threads right after a cast); a beam whose every ray
+        # A masked sum, not @ (no BLAS threads right after a cast); a beam whose every ray
         # returned reads exactly 1 whatever the summation order.
-        confidence = np.einsum('ij,j->i', kept, self._beam_weight) / total_weight
+        weight = np.broadcast_to(self._beam_weight, kept.shape)
+        confidence = np.sum(weight, axis=1, where=kept) / total_weight
         in_cast = self._in_cast
         full = kept.all(axis=1) if in_cast is None else (kept == in_cast).all(axis=1)
         return nearest, np.where(full, 1.0, np.minimum(confidence, 1.0))
