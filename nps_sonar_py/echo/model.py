@@ -732,9 +732,9 @@ class EchoModel:
             # Each live ray's beam's first flat bin: the live rays are in beam order.
             offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
             if spread is None:
-                flat, near_share = self._bins(r_live, offset), None
+                flat, near_share, far = self._bins(r_live, offset), None, None
             else:
-                flat, near_share = self._spread_bins(r_live, spread[live], offset, layout)
+                flat, near_share, far = self._spread_bins(r_live, spread[live], offset, layout)
             factor = layout.factor32 if r.dtype == np.float32 else layout.factor
             per_ray = np.abs(cos_in[live]).astype(np.result_type(r, cos_in), copy=False)
             if cfg.scattering is Scattering.SPECULAR:
@@ -755,14 +755,16 @@ class EchoModel:
         size = dump + _DUMP_BINS
         weights = per_ray
         labelled = None if entity is None else entity[live]
-        if near_share is not None:  # each return in two deposits: its near bin, then the next
+        if near_share is not None and far is not None:  # its near bin, then the next's rest
             # float64, as bincount sums: it would convert float32 weights in one more pass.
-            deposits = np.empty((2, weights.size))
-            np.multiply(weights, near_share, out=deposits[0])
-            np.subtract(weights, deposits[0], out=deposits[1])
-            weights = deposits.ravel()
+            m = weights.size
+            deposits = np.empty(flat.size)
+            near = deposits[:m]
+            np.multiply(weights, near_share, out=near)
+            np.compress(far, weights - near, out=deposits[m:])
+            weights = deposits
             if labelled is not None:
-                labelled = np.concatenate((labelled, labelled))
+                labelled = np.concatenate((labelled, labelled[far]))
         if extra is not None and len(extra):
             extra_flat, extra_weight = self._extra(extra, n_beams)
             flat = np.concatenate((flat, extra_flat))
@@ -858,16 +860,18 @@ class EchoModel:
         spread: NDArray[np.floating],
         offset: NDArray[np.intp],
         layout: _Layout,
-    ) -> tuple[NDArray[np.intp], NDArray[np.floating]]:
-        """The two deposits of every live return spread over its interval (``echoes(spread=)``).
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.bool_]]:
+        """The deposits of every live return spread over its interval (``echoes(spread=)``).
 
         In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[lo, lo + u]`` with
         ``lo = (r - r_min) / dr - u / 2``, near bin ``k = floor(lo)`` (``lo == n_bins``, a
-        point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` clipped to
-        [0, 1] (a point interval: 1), the rest in bin ``k + 1``. ``r`` are the returns within
-        a bin of the window (``_echoes``), ``offset`` their beams' first flat bins.
-        Returns the (2 m,) flat bins, every near bin then every next one (a deposit outside
-        the window, or with no share, in a dump bin), and the (m,) near share.
+        point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` at most 1
+        (a point interval: 1; >= 0 wherever it is deposited), the rest in bin ``k + 1``.
+        ``r`` are the returns within a bin of the window (``_echoes``), ``offset`` their
+        beams' first flat bins.
+        Returns the flat bins, every near bin (in a dump bin when outside the window) then
+        the next bin of every return that has one (inside the window, a share left), the
+        (m,) near share, and the (m,) mask of the returns with a next deposit.
         """
         cfg = self.config
         n_bins = cfg.n_bins
@@ -876,8 +880,11 @@ class EchoModel:
         u = np.multiply(spread, real(self._scale), dtype=r.dtype)
         np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
         np.fmax(u, real(0.0), out=u)
-        lo = r - real(cfg.min_range)
-        lo *= real(self._scale)
+        if cfg.min_range:
+            lo = r - real(cfg.min_range)
+            lo *= real(self._scale)
+        else:
+            lo = np.multiply(r, real(self._scale))  # the same rounding as (r - 0) * scale
         share = np.multiply(u, real(0.5))
         lo -= share
         np.add(lo, u, out=share)  # the far end
@@ -889,21 +896,24 @@ class EchoModel:
         np.subtract(k, lo, out=share)
         share += real(1.0)
         share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
+        # >= 0 for every kept return (k <= lo, and lo <= n_bins); the others are dumped.
         np.fmin(share, real(1.0), out=share)
-        np.fmax(share, real(0.0), out=share)
         near_kept = kept & (k >= 0.0)
         kept &= k <= n_bins - 2
         kept &= share < 1.0
-        dumps = layout.dumps[: r.size]  # any dump bins serve
+        m = r.size
         index = k.astype(np.intp)
         index += offset
+        # A near deposit outside the window (rare) goes to a dump bin; a next one that gets
+        # no share (the interval inside one bin: about half of them) is left out.
+        flat = np.empty(m + np.count_nonzero(kept), dtype=np.intp)
+        np.compress(kept, index, out=flat[m:])
+        flat[m:] += 1
+        dumps = layout.dumps[:m]  # any dump bins serve
         index -= dumps
-        flat = np.empty((2, r.size), dtype=np.intp)
-        np.multiply(index, near_kept, out=flat[0])
-        index += 1
-        np.multiply(index, kept, out=flat[1])
-        flat += dumps
-        return flat.ravel(), share
+        np.multiply(index, near_kept, out=flat[:m])
+        flat[:m] += dumps
+        return flat, share, kept
 
     def _beam_stats(
         self, r: NDArray[np.floating], returned: NDArray[np.bool_], kept: NDArray[np.bool_]
