@@ -455,6 +455,7 @@ class _Layout:
     Attributes:
         n_beams: ``N``.
         offset: (N,) ``beam * n_bins``, the first flat bin of each beam.
+        base: (N n,) each ray's beam offset less its dump bin (``EchoModel._bins``).
         dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod _DUMP_BINS``: the
             dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
         factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
@@ -463,6 +464,7 @@ class _Layout:
 
     n_beams: int
     offset: NDArray[np.intp]
+    base: NDArray[np.intp]
     dumps: NDArray[np.intp]
     factor: NDArray[np.float64]
     factor32: NDArray[np.float32]
@@ -577,7 +579,8 @@ class EchoModel:
             offset = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)
             dumps = np.arange(size, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
             factor = np.tile(self._factor, n_beams)
-            cached = _Layout(n_beams, offset, dumps, factor, factor.astype(np.float32))
+            base = np.repeat(offset, self.n_rays) - dumps
+            cached = _Layout(n_beams, offset, base, dumps, factor, factor.astype(np.float32))
             self._layouts = cached
         return cached
 
@@ -720,30 +723,33 @@ class EchoModel:
             if self._cos_critical is not None:
                 returned &= np.abs(cos_in) >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            # The rays that can add to a bin: the kept ones, or with spread those whose
-            # interval (at most one bin wide) can reach the window. Only they go on, packed.
-            if spread is None:
-                live = kept
+            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
+            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+            live: NDArray[np.bool_] | None = None
+            if spread is None:  # every ray in place, the dropped ones in dump bins
+                # Beside the intensities: numpy releases the GIL in both.
+                bins = beside(r.size, lambda: self._bins(r, kept, layout))
+                near_share = far = None
+                r_live, cos_live, factor = r, cos_in, factor.reshape(r.shape)
             else:
+                # A side-scan drops about half its rays: only those whose interval (at most
+                # one bin wide) can reach the window go on, packed by one boolean index.
                 margin = cfg.bin_width  # a superset; _spread_bins decides at the edges
                 live = returned & (r >= cfg.min_range - margin) & (r <= cfg.max_range + margin)
-            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
-            r_live = r[live]
-            # Each live ray's beam's first flat bin: the live rays are in beam order.
-            offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
-            if spread is None:
-                flat, near_share, far = self._bins(r_live, offset), None, None
-            else:
+                r_live, cos_live, factor = r[live], cos_in[live], factor[live.ravel()]
+                # Each live ray's beam's first flat bin: the live rays are in beam order.
+                offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
                 flat, near_share, far = self._spread_bins(r_live, spread[live], offset, layout)
-            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
-            per_ray = np.abs(cos_in[live]).astype(np.result_type(r, cos_in), copy=False)
+                bins = lambda: flat  # noqa: E731
+            per_ray = np.abs(cos_live).astype(np.result_type(r, cos_in), copy=False)
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
                 per_ray *= self._kappa
                 np.exp(per_ray, out=per_ray)
-            per_ray *= factor[live.ravel()]
+            per_ray *= factor
             if mu.ndim:
-                mu = np.broadcast_to(mu, r.shape)[live]
+                if live is not None:
+                    mu = np.broadcast_to(mu, r.shape)[live]
                 if mu.dtype != per_ray.dtype:
                     mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
             per_ray *= mu
@@ -752,9 +758,10 @@ class EchoModel:
             if self._attenuation > 0.0:
                 np.multiply(r_live, real(-self._attenuation), out=scratch)
                 per_ray *= np.exp(scratch, out=scratch)
+        flat = bins()
         size = dump + _DUMP_BINS
-        weights = per_ray
-        labelled = None if entity is None else entity[live]
+        weights = per_ray.ravel()
+        labelled = entity if entity is None or live is None else entity[live]
         if near_share is not None and far is not None:  # its near bin, then the next's rest
             # float64, as bincount sums: it would convert float32 weights in one more pass.
             m = weights.size
@@ -765,6 +772,8 @@ class EchoModel:
             weights = deposits
             if labelled is not None:
                 labelled = np.concatenate((labelled, labelled[far]))
+        elif labelled is not None:
+            labelled = labelled.ravel()
         if extra is not None and len(extra):
             extra_flat, extra_weight = self._extra(extra, n_beams)
             flat = np.concatenate((flat, extra_flat))
@@ -840,18 +849,28 @@ class EchoModel:
         flat = np.where(kept, beam * n_bins + index, dump)
         return flat, np.where(kept, weight, 0.0)
 
-    def _bins(self, r: NDArray[np.floating], offset: NDArray[np.intp]) -> NDArray[np.intp]:
-        """The flat bin ``offset + bin`` of every kept ray (``r`` in the window), in ray order.
+    def _bins(
+        self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: _Layout
+    ) -> NDArray[np.intp]:
+        """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
 
-        ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin (fmin).
+        ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
+        to a dump bin after the last beam's (``_Layout.dumps``). No masked writes (slow on
+        random masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic
+        then sends the dropped rays to the dump bins.
         """
         cfg = self.config
+        n_bins = cfg.n_bins
         real = r.dtype.type
         scratch = r - real(cfg.min_range)
         scratch *= real(self._scale)
-        np.fmin(scratch, cfg.n_bins - 1, out=scratch)
-        flat = scratch.astype(np.intp)
-        flat += offset
+        np.fmin(scratch, n_bins - 1, out=scratch)
+        np.fmax(scratch, 0, out=scratch)
+        index = scratch.astype(np.intp)
+        index += layout.base.reshape(r.shape)
+        index *= kept
+        index += layout.dumps.reshape(r.shape)
+        flat: NDArray[np.intp] = index.ravel()
         return flat
 
     def _spread_bins(
@@ -932,10 +951,9 @@ class EchoModel:
         total_weight = self._beam_weight_total
         if total_weight <= 0.0:
             return nearest, np.zeros(r.shape[0])
-        # A masked sum, not @ (no BLAS threads right after a cast); a beam whose every ray
+        # einsum, not @ (no BLAS threads right after a cast); a beam whose every ray
         # returned reads exactly 1 whatever the summation order.
-        weight = np.broadcast_to(self._beam_weight, kept.shape)
-        confidence = np.sum(weight, axis=1, where=kept) / total_weight
+        confidence = np.einsum('ij,j->i', kept, self._beam_weight) / total_weight
         in_cast = self._in_cast
         full = kept.all(axis=1) if in_cast is None else (kept == in_cast).all(axis=1)
         return nearest, np.where(full, 1.0, np.minimum(confidence, 1.0))
