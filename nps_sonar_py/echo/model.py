@@ -723,7 +723,6 @@ class EchoModel:
             if self._cos_critical is not None:
                 returned &= np.abs(cos_in) >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
             factor = layout.factor32 if r.dtype == np.float32 else layout.factor
             live: NDArray[np.bool_] | None = None
             if spread is None:  # every ray in place, the dropped ones in dump bins
@@ -741,6 +740,8 @@ class EchoModel:
                 offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
                 flat, near_share, far = self._spread_bins(r_live, spread[live], offset, layout)
                 bins = lambda: flat  # noqa: E731
+            # Two jobs in turn beside the intensities (the bins first, as they are needed first).
+            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
             per_ray = np.abs(cos_live).astype(np.result_type(r, cos_in), copy=False)
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
