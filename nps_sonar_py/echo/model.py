@@ -36,7 +36,6 @@ Conventions, all documented on ``EchoConfig``:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import cast
@@ -449,6 +448,28 @@ class ExtraReturns:
         return int(self.range.shape[0])
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Per-ray constants of ``N`` beams flattened in ray order (``EchoModel._layout``).
+
+    Attributes:
+        n_beams: ``N``.
+        offset: (N,) ``beam * n_bins``, the first flat bin of each beam.
+        base: (N n,) each ray's beam offset less its dump bin (``EchoModel._bins``).
+        dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod _DUMP_BINS``: the
+            dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
+        factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
+        factor32: the same in float32, for float32 ranges.
+    """
+
+    n_beams: int
+    offset: NDArray[np.intp]
+    base: NDArray[np.intp]
+    dumps: NDArray[np.intp]
+    factor: NDArray[np.float64]
+    factor32: NDArray[np.float32]
+
+
 class EchoModel:
     """The echo model of one sensor configuration and one fixed ray pattern, built once.
 
@@ -533,7 +554,6 @@ class EchoModel:
             self._factor = weight * (0.25 * kappa / (2.0 * math.pi * -math.expm1(-kappa)))
         else:
             self._factor = weight
-        self._factor32 = self._factor.astype(np.float32)
         self._attenuation = 2.0 * config.effective_absorption * _DB_TO_NEPER_INTENSITY
         self._cos_critical = math.cos(config.critical_angle) if config.specular_cutoff else None
         edges = np.linspace(config.min_range, config.max_range, config.n_bins + 1)
@@ -545,22 +565,23 @@ class EchoModel:
         self._scale = config.n_bins / (config.max_range - config.min_range)
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
-        self._dump_bins: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None  # the last N's
+        self._layouts: _Layout | None = None  # the last N's
 
-    def _dumps(self, n_beams: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """(N, n) the dump bin of each ray, ``N n_bins + i mod _DUMP_BINS``, and the base.
+    def _layout(self, n_beams: int) -> _Layout:
+        """The flat layout of ``n_beams`` beams (``_Layout``), built once for this ``N``.
 
-        The base is ``beam * n_bins`` less the dump bin: a bin plus the base, times kept, plus
-        the dump bin is the ray's flat bin. Kept for this ``N``: a sensor's beam count does not
-        change between pings.
+        A sensor's beam count does not change between pings.
         """
-        cached = self._dump_bins
-        if cached is None or cached[0].shape[0] != n_beams:
+        cached = self._layouts
+        if cached is None or cached.n_beams != n_beams:
             n_bins = self.config.n_bins
-            dumps = np.arange(self.n_rays, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
-            base = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)[:, None] - dumps
-            cached = np.broadcast_to(dumps, base.shape), base
-            self._dump_bins = cached
+            size = n_beams * self.n_rays
+            offset = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)
+            dumps = np.arange(size, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
+            factor = np.tile(self._factor, n_beams)
+            base = np.repeat(offset, self.n_rays) - dumps
+            cached = _Layout(n_beams, offset, base, dumps, factor, factor.astype(np.float32))
+            self._layouts = cached
         return cached
 
     @property
@@ -691,57 +712,76 @@ class EchoModel:
         cfg = self.config
         n_bins = cfg.n_bins
         n_beams = r.shape[0]
-        dump = n_beams * n_bins  # the dump bins (``_dumps``) after it take every dropped ray
+        dump = n_beams * n_bins  # the dump bins (``_Layout.dumps``) after it
+        layout = self._layout(n_beams)
         real = r.dtype.type
-        factor = self._factor32 if r.dtype == np.float32 else self._factor
-        # In place where it can be: each (N, n) temporary is a pass over memory.
+        # In place where it can be: each temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            per_ray = np.abs(cos_in).astype(np.result_type(r, cos_in), copy=False)
             returned = r < np.inf  # hit something: NaN and inf are misses
             if self._in_cast is not None:
                 returned &= self._in_cast
             if self._cos_critical is not None:
-                returned &= per_ray >= self._cos_critical
+                returned &= np.abs(cos_in) >= self._cos_critical
             kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            # Two jobs in turn beside the intensities: numpy releases the GIL in both.
-            bins: Callable[[], tuple[NDArray[np.intp], NDArray[np.floating] | None]]
-            if spread is None:
-                bins = beside(r.size, lambda: (self._bins(r, kept), None))
+            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+            live: NDArray[np.bool_] | None = None
+            if spread is None:  # every ray in place, the dropped ones in dump bins
+                # Beside the intensities: numpy releases the GIL in both.
+                bins = beside(r.size, lambda: self._bins(r, kept, layout))
+                near_share = far = None
+                r_live, cos_live, factor = r, cos_in, factor.reshape(r.shape)
             else:
-                bins = beside(r.size, lambda: self._spread_bins(r, spread, returned))
+                # A side-scan drops about half its rays: only those whose interval (at most
+                # one bin wide) can reach the window go on, packed by one boolean index.
+                margin = cfg.bin_width  # a superset; _spread_bins decides at the edges
+                live = returned & (r >= cfg.min_range - margin) & (r <= cfg.max_range + margin)
+                r_live, cos_live, factor = r[live], cos_in[live], factor[live.ravel()]
+                # Each live ray's beam's first flat bin: the live rays are in beam order.
+                offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
+                flat, near_share, far = self._spread_bins(r_live, spread[live], offset, layout)
+                bins = lambda: flat  # noqa: E731
+            # Two jobs in turn beside the intensities (the bins first, as they are needed first).
             beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
+            per_ray = np.abs(cos_live).astype(np.result_type(r, cos_in), copy=False)
             if cfg.scattering is Scattering.SPECULAR:
                 per_ray -= 1.0
                 per_ray *= self._kappa
                 np.exp(per_ray, out=per_ray)
             per_ray *= factor
-            if mu.ndim and mu.dtype != per_ray.dtype:
-                mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
-            per_ray *= mu  # NaN on a miss lands in the dump bin
-            scratch = r * r
+            if mu.ndim:
+                if live is not None:
+                    mu = np.broadcast_to(mu, r.shape)[live]
+                if mu.dtype != per_ray.dtype:
+                    mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
+            per_ray *= mu
+            scratch = r_live * r_live
             per_ray /= scratch
             if self._attenuation > 0.0:
-                np.multiply(r, real(-self._attenuation), out=scratch)
+                np.multiply(r_live, real(-self._attenuation), out=scratch)
                 per_ray *= np.exp(scratch, out=scratch)
-        flat, near_share = bins()
+        flat = bins()
         size = dump + _DUMP_BINS
         weights = per_ray.ravel()
-        labelled = entity
-        if near_share is not None:  # each return in two deposits: its near bin, then the next
+        labelled = entity if entity is None or live is None else entity[live]
+        if near_share is not None and far is not None:  # its near bin, then the next's rest
             # float64, as bincount sums: it would convert float32 weights in one more pass.
-            deposits = np.empty((2, weights.size))
-            np.multiply(weights, near_share.ravel(), out=deposits[0])
-            np.subtract(weights, deposits[0], out=deposits[1])
-            weights = deposits.ravel()
-            if entity is not None:
-                labelled = np.concatenate((entity.ravel(), entity.ravel()))
+            m = weights.size
+            deposits = np.empty(flat.size)
+            near = deposits[:m]
+            np.multiply(weights, near_share, out=near)
+            np.compress(far, weights - near, out=deposits[m:])
+            weights = deposits
+            if labelled is not None:
+                labelled = np.concatenate((labelled, labelled[far]))
+        elif labelled is not None:
+            labelled = labelled.ravel()
         if extra is not None and len(extra):
             extra_flat, extra_weight = self._extra(extra, n_beams)
             flat = np.concatenate((flat, extra_flat))
             weights = np.concatenate((weights, extra_weight))
             if labelled is not None:
                 other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
-                labelled = np.concatenate((labelled.ravel(), other))
+                labelled = np.concatenate((labelled, other))
         # Both bincounts here: np.bincount holds the GIL, so one beside the other would wait.
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
@@ -810,28 +850,27 @@ class EchoModel:
         flat = np.where(kept, beam * n_bins + index, dump)
         return flat, np.where(kept, weight, 0.0)
 
-    def _bins(self, r: NDArray[np.floating], kept: NDArray[np.bool_]) -> NDArray[np.intp]:
+    def _bins(
+        self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: _Layout
+    ) -> NDArray[np.intp]:
         """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
 
         ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
-        to a dump bin after the last beam's (``_dumps``). No masked writes (slow on random
-        masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic then
-        sends the dropped rays to the dump bins. Runs beside the intensities
-        (``background.beside``).
+        to a dump bin after the last beam's (``_Layout.dumps``). No masked writes (slow on
+        random masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic
+        then sends the dropped rays to the dump bins.
         """
         cfg = self.config
         n_bins = cfg.n_bins
         real = r.dtype.type
-        with np.errstate(invalid='ignore', over='ignore'):
-            scratch = r - real(cfg.min_range)
-            scratch *= real(self._scale)
-            np.fmin(scratch, n_bins - 1, out=scratch)
-            np.fmax(scratch, 0, out=scratch)
+        scratch = r - real(cfg.min_range)
+        scratch *= real(self._scale)
+        np.fmin(scratch, n_bins - 1, out=scratch)
+        np.fmax(scratch, 0, out=scratch)
         index = scratch.astype(np.intp)
-        dumps, base = self._dumps(r.shape[0])
-        index += base
+        index += layout.base.reshape(r.shape)
         index *= kept
-        index += dumps
+        index += layout.dumps.reshape(r.shape)
         flat: NDArray[np.intp] = index.ravel()
         return flat
 
@@ -839,52 +878,62 @@ class EchoModel:
         self,
         r: NDArray[np.floating],
         spread: NDArray[np.floating],
-        returned: NDArray[np.bool_],
-    ) -> tuple[NDArray[np.intp], NDArray[np.floating]]:
-        """The two deposits of every return spread over its interval (``echoes(spread=)``).
+        offset: NDArray[np.intp],
+        layout: _Layout,
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.bool_]]:
+        """The deposits of every live return spread over its interval (``echoes(spread=)``).
 
         In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[lo, lo + u]`` with
         ``lo = (r - r_min) / dr - u / 2``, near bin ``k = floor(lo)`` (``lo == n_bins``, a
-        point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` clipped to
-        [0, 1] (a point interval: 1), the rest in bin ``k + 1``. Returns the (2 N n,) flat
-        bins, every near bin then every next one (a deposit outside the window, with no
-        share, or of a ray that did not return, in a dump bin), and the (N, n) near share.
+        point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` at most 1
+        (a point interval: 1; >= 0 wherever it is deposited), the rest in bin ``k + 1``.
+        ``r`` are the returns within a bin of the window (``_echoes``), ``offset`` their
+        beams' first flat bins.
+        Returns the flat bins, every near bin (in a dump bin when outside the window) then
+        the next bin of every return that has one (inside the window, a share left), the
+        (m,) near share, and the (m,) mask of the returns with a next deposit.
         """
         cfg = self.config
         n_bins = cfg.n_bins
         real = r.dtype.type
-        with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
-            u = np.multiply(spread, real(self._scale), dtype=r.dtype)
-            np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
-            np.fmax(u, real(0.0), out=u)
+        # Under the caller's errstate (NaN, inf and 0 / 0 are expected here).
+        u = np.multiply(spread, real(self._scale), dtype=r.dtype)
+        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
+        np.fmax(u, real(0.0), out=u)
+        if cfg.min_range:
             lo = r - real(cfg.min_range)
             lo *= real(self._scale)
-            share = np.multiply(u, real(0.5))
-            lo -= share
-            np.add(lo, u, out=share)  # the far end
-            kept = share >= 0.0
-            kept &= lo <= n_bins
-            kept &= returned
-            # fmin also turns NaN into a valid bin; a kept ray has lo >= -u >= -1.
-            k = np.fmin(lo, real(n_bins - 1))
-            np.floor(k, out=k)
-            np.subtract(k, lo, out=share)
-            share += real(1.0)
-            share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
-            np.fmin(share, real(1.0), out=share)
-            np.fmax(share, real(0.0), out=share)
-            near_kept = kept & (k >= 0.0)
-            kept &= k <= n_bins - 2
-            kept &= share < 1.0
+        else:
+            lo = np.multiply(r, real(self._scale))  # the same rounding as (r - 0) * scale
+        share = np.multiply(u, real(0.5))
+        lo -= share
+        np.add(lo, u, out=share)  # the far end
+        kept = share >= 0.0
+        kept &= lo <= n_bins
+        # A kept ray has lo >= -u >= -1.
+        k = np.fmin(lo, real(n_bins - 1))
+        np.floor(k, out=k)
+        np.subtract(k, lo, out=share)
+        share += real(1.0)
+        share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
+        # >= 0 for every kept return (k <= lo, and lo <= n_bins); the others are dumped.
+        np.fmin(share, real(1.0), out=share)
+        near_kept = kept & (k >= 0.0)
+        kept &= k <= n_bins - 2
+        kept &= share < 1.0
+        m = r.size
         index = k.astype(np.intp)
-        dumps, base = self._dumps(r.shape[0])
-        index += base
-        flat = np.empty((2, *r.shape), dtype=np.intp)
-        np.multiply(index, near_kept, out=flat[0])
-        index += 1
-        np.multiply(index, kept, out=flat[1])
-        flat += dumps
-        return flat.ravel(), share
+        index += offset
+        # A near deposit outside the window (rare) goes to a dump bin; a next one that gets
+        # no share (the interval inside one bin: about half of them) is left out.
+        flat = np.empty(m + np.count_nonzero(kept), dtype=np.intp)
+        np.compress(kept, index, out=flat[m:])
+        flat[m:] += 1
+        dumps = layout.dumps[:m]  # any dump bins serve
+        index -= dumps
+        np.multiply(index, near_kept, out=flat[:m])
+        flat[:m] += dumps
+        return flat, share, kept
 
     def _beam_stats(
         self, r: NDArray[np.floating], returned: NDArray[np.bool_], kept: NDArray[np.bool_]

@@ -201,3 +201,23 @@ def test_spread_must_have_the_shape_of_the_ranges() -> None:
     ranges, cosines, _ = one_ray(3.8, 0.6)
     with pytest.raises(ValueError, match=r'spread: expected shape \(1, 8\), got \(8,\)'):
         model().echoes(ranges, cosines, MU, spread=np.zeros(N_RAYS))
+
+
+def test_one_model_pings_other_beam_counts_and_rays_without_stale_layout() -> None:
+    """The per-beam-count layout the model keeps: pings of 2, then 1, then 3 beams, each with
+    other rays returning, give the hand-worked shares of their own rays and nothing else."""
+    shared = model()
+    for beams, r, e, shares in (
+        (2, 3.8, 0.6, {2: 0.5 / 0.6, 3: 0.1 / 0.6}),
+        (1, 6.0, 1.0, {4: 0.5, 5: 0.5}),
+        (3, 5.25, 0.3, {4: 1.0}),
+    ):
+        ranges, cosines, spread = one_ray(r, e, beams=beams)
+        ray = beams % N_RAYS  # a different ray returns each time
+        ranges[:, [0, ray]] = ranges[:, [ray, 0]]
+        echoes = shared.echoes(ranges, cosines, MU, spread=spread)
+        expected = np.zeros((beams, 10))
+        for k, share in shares.items():
+            expected[:, k] = share * echo(r)
+        np.testing.assert_allclose(echoes.intensity, expected, rtol=1e-12, atol=0.0)
+        np.testing.assert_array_equal(echoes.hits, (expected > 0.0).astype(np.int64))
