@@ -311,17 +311,6 @@ def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
     return rows
 
 
-def _scaled(rows: NDArray[np.floating], per_row: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``rows * per_row[:, None]`` of (m, 3) rows as one flat product, a new array.
-
-    numpy broadcasts a column over rows 3 elements a loop; with the scale repeated 3 times
-    the product is one long loop, about 1.6 times as fast on 47,000 rows.
-    """
-    flat = np.repeat(per_row, 3)
-    flat *= rows.reshape(-1)
-    return flat.reshape(-1, 3)
-
-
 def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
     normals = getattr(hits, 'normals', None)
     if normals is None:
@@ -354,35 +343,44 @@ def _mirror(
     """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface.
 
     ``normal`` (float64, the caller's own) is overwritten: the sea surface's rows become +z.
+    Worked on as (3, m) columns: numpy broadcasts a per-row scale over (m, 3) rows 3
+    elements a loop, and over (3, m) columns in long loops (about 1.4 times as fast here,
+    the transposing copies included). The new points and directions are (m, 3) views of
+    those columns.
     """
-    d = paths.direction
-    # A shared origin (a broadcast row) is read as its one row.
-    origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
-    start = _scaled(d, distance)
-    if origin.shape[0] == 1:  # a column at a time: numpy adds a (1, 3) row 3 elements a loop
-        for k in range(3):
-            start[:, k] += origin[0, k]
-    else:
-        start += origin  # the mirror point
     n = normal
     n[np.flatnonzero(surface)] = (0.0, 0.0, 1.0)  # few rows: by index, not by mask
-    dn = np.einsum('ij,ij->i', d, n)
+    d, nt = paths.direction.T.copy(), n.T.copy()
+    # A shared origin (a broadcast row) is read as its one row.
+    origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
+    dn = d[0] * nt[0]
+    dn += d[1] * nt[1]
+    dn += d[2] * nt[2]
+    start = d * distance
+    start += origin.T  # the mirror point
     # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
-    reflected = _scaled(n, -2.0 * dn)
+    reflected = nt * (-2.0 * dn)
     reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
     # A bound of |point| (origin plus distance), not a pass over the points.
     scale = float(np.abs(origin).max(initial=0.0)) + float(distance.max(initial=0.0))
     np.sign(dn, out=dn)
     dn *= -(1e-4 + 1e-6 * scale)
-    start += _scaled(n, dn)
+    nt *= dn
+    start += nt
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
     # The rays to cast next, written once as the raycaster's float32 block.
-    block = np.empty((d.shape[0], 6), dtype=np.float32)
-    block[:, :3] = start
-    block[:, 3:] = reflected
+    block = np.empty((d.shape[1], 6), dtype=np.float32)
+    block[:, :3] = start.T
+    block[:, 3:] = reflected.T
     return _Paths(
-        paths.ray, start, reflected, paths.length + distance, gain, paths.scene | ~surface, block
+        paths.ray,
+        start.T,
+        reflected.T,
+        paths.length + distance,
+        gain,
+        paths.scene | ~surface,
+        block,
     )
 
 
@@ -410,24 +408,28 @@ def _advance(
     hits = cast_block(caster, block)
     ranges = np.asarray(hits.ranges)
     normals = _normals(hits)
-    mu = np.asarray(hits.reflectivity, dtype=np.float64)
-    entity = np.asarray(getattr(hits, 'entity', np.full(ranges.shape, -1)), dtype=np.int64)
+    mu = np.asarray(hits.reflectivity)
+    entity = np.asarray(getattr(hits, 'entity', np.full(ranges.shape, -1)))
     zs, longest = config.sea_surface_z, 2.0 * max_range
     # The scatterers, looked for among the rays that hit only: the scene met before the sea
-    # surface, within the window, where it scatters.
+    # surface, within the window, where it scatters. mu and entity converted on those only.
     hit = np.flatnonzero(ranges < np.inf)
     t = ranges[hit].astype(np.float64)
+    mu_hit = np.asarray(mu[hit], dtype=np.float64)
     before = ~(_plane_distance(paths.point[hit, _UP], paths.direction[hit, _UP], zs) < t)
-    keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu[hit] > 0.0))
+    keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu_hit > 0.0))
     at, t = hit[keep], t[keep]
     point, direction = _rows(paths.point, at), _rows(paths.direction, at)
-    point += t[:, None] * direction
+    for k in range(3):  # a column at a time: numpy broadcasts t 3 elements a loop
+        point[:, k] += t * direction[:, k]
     reached = _Paths(
         paths.ray[at], point, direction, paths.length[at] + t, paths.gain[at], paths.scene[at]
     )
-    scatter = _Scatter(reached, _rows(normals, at), mu[at], entity[at])
+    at_entity = np.asarray(entity[at], dtype=np.int64)
+    scatter = _Scatter(reached, _rows(normals, at), mu_hit[keep], at_entity)
     if not again:
         return scatter, None
+    mu = np.asarray(mu, dtype=np.float64)
     # Every event within the window is mirrored again: the sea surface or the scene.
     t_all = ranges.astype(np.float64)
     t_plane = _plane_distance(paths.point[:, _UP], paths.direction[:, _UP], zs)
