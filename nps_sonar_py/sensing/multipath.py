@@ -560,21 +560,22 @@ def _leg_returns(
     incoming = _rows(p.direction, i)
     normal = _rows(leg.scatter.normal, i)
     towards = leg.start - b  # from B along the return leg
-    back = np.linalg.norm(towards, axis=1)
+    back = np.sqrt(np.einsum('ij,ij->i', towards, towards))
     # Lambert at B: the return leaves on the side the path arrived from.
-    same_side = np.einsum('ij,ij->i', normal, incoming) * np.einsum('ij,ij->i', normal, towards)
-    cos_s = np.abs(np.einsum('ij,ij->i', normal, towards)) / np.maximum(back, 1e-12)
+    n_towards = np.einsum('ij,ij->i', normal, towards)
+    same_side = np.einsum('ij,ij->i', normal, incoming) * n_towards
+    cos_s = np.abs(n_towards) / np.maximum(back, 1e-12)
     # From the sensor towards the last point of the path: B, or the glint.
     arrival = (b if leg.direct else leg.start) - leg.sensor
     l_back = back
     if not leg.direct:
-        l_back = back + np.linalg.norm(arrival, axis=1)
+        l_back = back + np.sqrt(np.einsum('ij,ij->i', arrival, arrival))
     ok = np.flatnonzero(clear & (same_side < 0.0) & (back > 1e-6))
     if ok.size == 0:
         return []
     ray = p.ray[i][ok]
     u = _rows(arrival, ok)
-    u /= np.linalg.norm(u, axis=1)[:, None]
+    u /= np.sqrt(np.einsum('ij,ij->i', u, u))[:, None]
     beam, heard = hear(ray, u)
     own = ray_pattern[ray]
     r_eq = 0.5 * (p.length[i][ok] + l_back[ok])
