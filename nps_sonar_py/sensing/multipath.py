@@ -199,9 +199,9 @@ def multipath_returns(
     distance = np.empty(m)
     distance[:k] = ranges[on_scene]
     distance[k:] = t_up
-    normal = np.empty((m, 3))
-    normal[:k] = _rows(_normals(hits), on_scene)
-    normal[k:] = 0.0
+    normal = np.empty((3, m))  # as columns, as _mirror works
+    normal[:, :k] = _rows(_normals(hits), on_scene).T
+    normal[:, k:] = 0.0
     reflect = np.ones(m)
     reflect[:k] = mu[on_scene]
     # A shared origin stays one row: the paths start there (read, never written).
@@ -306,20 +306,16 @@ class PosedRays:
 
 
 def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
-    """Rows ``index`` of ``a``, a new array: ``np.take``, 4 times as fast as ``a[index]``."""
+    """Rows ``index`` of ``a``, a new array: ``np.take``, 4 times as fast as ``a[index]``.
+
+    An (m, 3) view of (3, m) columns (``_mirror``'s) is gathered column by column, and
+    stays one: 3 times as fast as ``np.take`` of its rows.
+    """
+    if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous:
+        columns: NDArray[_T] = np.take(a.T, index, axis=1)
+        return columns.T
     rows: NDArray[_T] = np.take(a, index, axis=0)
     return rows
-
-
-def _scaled(rows: NDArray[np.floating], per_row: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``rows * per_row[:, None]`` of (m, 3) rows as one flat product, a new array.
-
-    numpy broadcasts a column over rows 3 elements a loop; with the scale repeated 3 times
-    the product is one long loop, about 1.6 times as fast on 47,000 rows.
-    """
-    flat = np.repeat(per_row, 3)
-    flat *= rows.reshape(-1)
-    return flat.reshape(-1, 3)
 
 
 def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
@@ -353,36 +349,46 @@ def _mirror(
 ) -> _Paths:
     """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface.
 
-    ``normal`` (float64, the caller's own) is overwritten: the sea surface's rows become +z.
+    ``normal`` ((3, m) columns, float64, the caller's own) is overwritten: the sea
+    surface's become +z.
+    Worked on as (3, m) columns: numpy broadcasts a per-row scale over (m, 3) rows 3
+    elements a loop, and over (3, m) columns in long loops (about 1.4 times as fast here,
+    the transposing copies included). The new points and directions are (m, 3) views of
+    those columns.
     """
-    d = paths.direction
+    nt = normal
+    nt[:, np.flatnonzero(surface)] = ((0.0,), (0.0,), (1.0,))  # few: by index, not by mask
+    d = paths.direction.T.copy()
     # A shared origin (a broadcast row) is read as its one row.
     origin = paths.point[:1] if paths.point.strides[0] == 0 else paths.point
-    start = _scaled(d, distance)
-    if origin.shape[0] == 1:  # a column at a time: numpy adds a (1, 3) row 3 elements a loop
-        for k in range(3):
-            start[:, k] += origin[0, k]
-    else:
-        start += origin  # the mirror point
-    n = normal
-    n[np.flatnonzero(surface)] = (0.0, 0.0, 1.0)  # few rows: by index, not by mask
-    dn = np.einsum('ij,ij->i', d, n)
+    dn = d[0] * nt[0]
+    dn += d[1] * nt[1]
+    dn += d[2] * nt[2]
+    start = d * distance
+    start += origin.T  # the mirror point
     # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
-    reflected = _scaled(n, -2.0 * dn)
+    reflected = nt * (-2.0 * dn)
     reflected += d
     # Off the surface on the side the path came from, so that the reflected ray misses it.
     # A bound of |point| (origin plus distance), not a pass over the points.
     scale = float(np.abs(origin).max(initial=0.0)) + float(distance.max(initial=0.0))
     np.sign(dn, out=dn)
     dn *= -(1e-4 + 1e-6 * scale)
-    start += _scaled(n, dn)
+    nt *= dn
+    start += nt
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
     # The rays to cast next, written once as the raycaster's float32 block.
-    block = np.empty((d.shape[0], 6), dtype=np.float32)
-    block[:, :3] = start
-    block[:, 3:] = reflected
+    block = np.empty((d.shape[1], 6), dtype=np.float32)
+    block[:, :3] = start.T
+    block[:, 3:] = reflected.T
     return _Paths(
-        paths.ray, start, reflected, paths.length + distance, gain, paths.scene | ~surface, block
+        paths.ray,
+        start.T,
+        reflected.T,
+        paths.length + distance,
+        gain,
+        paths.scene | ~surface,
+        block,
     )
 
 
@@ -410,24 +416,28 @@ def _advance(
     hits = cast_block(caster, block)
     ranges = np.asarray(hits.ranges)
     normals = _normals(hits)
-    mu = np.asarray(hits.reflectivity, dtype=np.float64)
-    entity = np.asarray(getattr(hits, 'entity', np.full(ranges.shape, -1)), dtype=np.int64)
+    mu = np.asarray(hits.reflectivity)
+    entity = np.asarray(getattr(hits, 'entity', np.full(ranges.shape, -1)))
     zs, longest = config.sea_surface_z, 2.0 * max_range
     # The scatterers, looked for among the rays that hit only: the scene met before the sea
-    # surface, within the window, where it scatters.
+    # surface, within the window, where it scatters. mu and entity converted on those only.
     hit = np.flatnonzero(ranges < np.inf)
     t = ranges[hit].astype(np.float64)
+    mu_hit = np.asarray(mu[hit], dtype=np.float64)
     before = ~(_plane_distance(paths.point[hit, _UP], paths.direction[hit, _UP], zs) < t)
-    keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu[hit] > 0.0))
+    keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu_hit > 0.0))
     at, t = hit[keep], t[keep]
     point, direction = _rows(paths.point, at), _rows(paths.direction, at)
-    point += t[:, None] * direction
+    for k in range(3):  # a column at a time: numpy broadcasts t 3 elements a loop
+        point[:, k] += t * direction[:, k]
     reached = _Paths(
         paths.ray[at], point, direction, paths.length[at] + t, paths.gain[at], paths.scene[at]
     )
-    scatter = _Scatter(reached, _rows(normals, at), mu[at], entity[at])
+    at_entity = np.asarray(entity[at], dtype=np.int64)
+    scatter = _Scatter(reached, _rows(normals, at), mu_hit[keep], at_entity)
     if not again:
         return scatter, None
+    mu = np.asarray(mu, dtype=np.float64)
     # Every event within the window is mirrored again: the sea surface or the scene.
     t_all = ranges.astype(np.float64)
     t_plane = _plane_distance(paths.point[:, _UP], paths.direction[:, _UP], zs)
@@ -443,7 +453,8 @@ def _advance(
         paths.gain[go],
         paths.scene[go],
     )
-    normal = np.asarray(_rows(normals, go), dtype=np.float64)  # new: _mirror overwrites it
+    # New, as columns: _mirror overwrites it.
+    normal = np.ascontiguousarray(_rows(normals, go).T, dtype=np.float64)
     mirrored = _mirror(sub, event[go], surface[go], normal, mu[go], config)
     return scatter, mirrored
 
@@ -549,21 +560,22 @@ def _leg_returns(
     incoming = _rows(p.direction, i)
     normal = _rows(leg.scatter.normal, i)
     towards = leg.start - b  # from B along the return leg
-    back = np.linalg.norm(towards, axis=1)
+    back = np.sqrt(np.einsum('ij,ij->i', towards, towards))
     # Lambert at B: the return leaves on the side the path arrived from.
-    same_side = np.einsum('ij,ij->i', normal, incoming) * np.einsum('ij,ij->i', normal, towards)
-    cos_s = np.abs(np.einsum('ij,ij->i', normal, towards)) / np.maximum(back, 1e-12)
+    n_towards = np.einsum('ij,ij->i', normal, towards)
+    same_side = np.einsum('ij,ij->i', normal, incoming) * n_towards
+    cos_s = np.abs(n_towards) / np.maximum(back, 1e-12)
     # From the sensor towards the last point of the path: B, or the glint.
     arrival = (b if leg.direct else leg.start) - leg.sensor
     l_back = back
     if not leg.direct:
-        l_back = back + np.linalg.norm(arrival, axis=1)
+        l_back = back + np.sqrt(np.einsum('ij,ij->i', arrival, arrival))
     ok = np.flatnonzero(clear & (same_side < 0.0) & (back > 1e-6))
     if ok.size == 0:
         return []
     ray = p.ray[i][ok]
     u = _rows(arrival, ok)
-    u /= np.linalg.norm(u, axis=1)[:, None]
+    u /= np.sqrt(np.einsum('ij,ij->i', u, u))[:, None]
     beam, heard = hear(ray, u)
     own = ray_pattern[ray]
     r_eq = 0.5 * (p.length[i][ok] + l_back[ok])
