@@ -107,6 +107,9 @@ def test_a_model_follows_its_gazebo_pose_over_sim_time(
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
         _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
+        # Started: its timer exists before time moves, or time held at hold_at would never
+        # reach its first tick.
+        log.wait_for('sonar "sonar": 20 Hz')
         ticker.start()
         first_such(probe, 'sonar/range', node, lambda m: m.range > 0.0)
         tf.publish(_gazebo_pose(100.0, (2.1, 3.0, 1.0)))

@@ -615,6 +615,9 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
         _wait_matched(probe, tf, node)
         _wait_matched(probe, clock, node)  # sim time advances only once it hears /clock
         _wait_matched(probe, static, node)
+        # Started: its timer exists before time moves, or time held at hold_at would never
+        # reach its first tick.
+        log.wait_for('sonar "sonar": 20 Hz')
         ticker.start()
         first_such(probe, 'sonar/range', node, lambda m: m.range > 0.0)  # before any TF
         static.publish(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 0.1))))
