@@ -307,19 +307,7 @@ def _brute_force(world: World, poses: np.ndarray, origins: np.ndarray, direction
 
 def test_random_rays_against_a_brute_force_oracle():
     rng = np.random.default_rng(2345)
-    entities = [
-        Entity('box', box_triangles([1.0, 2.0, 0.5]), 0.1),
-        Entity('cyl', cylinder_triangles(0.5, 1.0, 16), 0.2),
-        Entity('spinner', box_triangles([0.3, 1.5, 0.3]), 0.3),
-        Entity('rider', cylinder_triangles(0.2, 0.4, 12), 0.4),
-    ]
-    states = (
-        placed('box', [1, 0, 0], [0.1, 0.2, 0.3]),
-        placed('cyl', [-1, 1, 0.5], [0.5, 0, 0]),
-        placed('spinner', [0, -1, 0], linear=(0.1, 0.2, 0), angular=(0.2, -0.1, 0.7)),
-        placed('rider', [0, 0, 1], frame='spinner', angular=(0, 1, 0)),
-    )
-    world = world_of(*entities, states=states)
+    world = _oracle_world()
     caster = Raycaster(world)
     for t in (0.0, 0.7, 3.1):
         caster.set_time(t)
