@@ -275,6 +275,40 @@ def nanoseconds(stamp: Any) -> int:
     return stamp.sec * 10**9 + stamp.nanosec
 
 
+def in_step(
+    probe: Probe,
+    topics: tuple[str, ...],
+    node: Any,
+    count: int = 2,
+    timeout: float = NODE_START_TIMEOUT,
+) -> dict[str, dict[int, Any]]:
+    """Each topic's messages by stamp (ns), over a window of stamps every topic has received.
+
+    Each subscription matches the node's publisher at its own moment, so the first messages on
+    one topic may have no partner on another, and the last may not have one yet. The window runs
+    from the latest of the topics' first stamps to the earliest of their last; this waits until
+    ``count`` stamps in it are common to all the topics.
+    """
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with probe.lock:
+            found = {
+                t: {nanoseconds(m.header.stamp): m for m in probe.received[t]} for t in topics
+            }
+        if all(found.values()):
+            low = max(min(stamps) for stamps in found.values())
+            high = min(max(stamps) for stamps in found.values())
+            window = {
+                t: {s: m for s, m in stamps.items() if low <= s <= high}
+                for t, stamps in found.items()
+            }
+            if len(set.intersection(*(set(w) for w in window.values()))) >= count:
+                return window
+        assert node.poll() is None, f'the node exited: {node.communicate()[1]}'
+        time.sleep(0.02)
+    pytest.fail(f'{", ".join(topics)}: not {count} common stamps in {timeout} s')
+
+
 def first_such(
     probe: Probe,
     topic: str,

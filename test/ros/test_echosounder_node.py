@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ros_helpers import Probe, executable, exit_line, nanoseconds, ros_args, running
+from ros_helpers import Probe, executable, exit_line, in_step, ros_args, running
 
 pytestmark = pytest.mark.ros
 
@@ -70,13 +70,11 @@ def reliable() -> Any:
 
 
 def paired(probe: Probe, node: Any) -> tuple[Any, Any]:
-    """A soundings cloud and the detections of the same ping (published after it)."""
-    clouds = probe.wait('mbes/soundings', 2, node)
-    probe.wait('mbes/detections', 2, node)
-    with probe.lock:
-        detections = {nanoseconds(m.header.stamp): m for m in probe.received['mbes/detections']}
-    cloud = next(c for c in clouds if nanoseconds(c.header.stamp) in detections)
-    return cloud, detections[nanoseconds(cloud.header.stamp)]
+    """The latest soundings cloud and the detections of the same ping."""
+    window = in_step(probe, ('mbes/soundings', 'mbes/detections'), node)
+    clouds, detections = window['mbes/soundings'], window['mbes/detections']
+    stamp = max(set(clouds) & set(detections))
+    return clouds[stamp], detections[stamp]
 
 
 def test_soundings_and_detections_of_a_flat_seabed(tmp_path: Path, probe: Probe) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
-from ros_helpers import Probe, executable, exit_line, nanoseconds, ros_args, running
+from ros_helpers import Probe, executable, exit_line, in_step, nanoseconds, ros_args, running
 
 pytestmark = pytest.mark.ros
 
@@ -106,14 +106,11 @@ def first_static(probe: Probe, node: Any, timeout: float = 30.0) -> Any:
 
 
 def received(probe: Probe, node: Any) -> tuple[Any, Any]:
-    """A projected image and the MultibeamPing of the same stamp (the ping is published first)."""
-    images = probe.wait('head/projected_image', 3, node)
-    probe.wait('head/multibeam', 1, node)  # the ping of the last image has come too
-    with probe.lock:
-        pings = {nanoseconds(m.header.stamp): m for m in probe.received['head/multibeam']}
-    paired = [(m, pings[nanoseconds(m.header.stamp)]) for m in images]
-    assert paired
-    return paired[-1]
+    """The latest projected image and the MultibeamPing of the same stamp."""
+    window = in_step(probe, ('head/projected_image', 'head/multibeam'), node)
+    images, pings = window['head/projected_image'], window['head/multibeam']
+    stamp = max(set(images) & set(pings))
+    return images[stamp], pings[stamp]
 
 
 @pytest.mark.parametrize('dtype', ['float32', 'uint16'])

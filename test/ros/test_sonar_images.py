@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, D, wall_scene
-from ros_helpers import Probe, executable, exit_line, nanoseconds, ros_args, running
+from ros_helpers import Probe, executable, exit_line, in_step, nanoseconds, ros_args, running
 
 pytestmark = pytest.mark.ros
 
@@ -114,10 +114,6 @@ def reliable() -> Any:
     return QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
 
 
-def by_stamp(messages: list[Any]) -> dict[int, Any]:
-    return {nanoseconds(m.header.stamp): m for m in messages}
-
-
 def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> None:
     from sensor_msgs.msg import Image
 
@@ -138,15 +134,10 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
         image_max_pixels=limit,
     )
     with running('scanning_sonar_node', parameters) as node:
-        for topic in ('image_polar', 'image_polar_db', 'image'):
-            probe.wait(f'head/{topic}', 2, node)
-        probe.wait('head/multibeam', 2, node)  # each ping's is published before its images
-        with probe.lock:
-            pings = by_stamp(probe.received['head/multibeam'])
-            images = {
-                t: list(probe.received[f'head/{t}'])
-                for t in ('image_polar', 'image_polar_db', 'image')
-            }
+        kinds = ('image_polar', 'image_polar_db', 'image')
+        window = in_step(probe, (*(f'head/{t}' for t in kinds), 'head/multibeam'), node)
+        pings = window['head/multibeam']
+        images = {t: window[f'head/{t}'] for t in kinds}
         # A new configuration of twice the bins: its polar image would exceed the limit.
         config = probe.call(srv.GetRangerConfig, 'head/get_config').config
         config.range_resolution = (MAX_RANGE - MIN_RANGE) / (2 * BINS)
@@ -161,13 +152,13 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
     assert kept.range_resolution == pytest.approx((MAX_RANGE - MIN_RANGE) / BINS, rel=1e-6)
     assert {m.bin_count for m in after} == {BINS}  # the pings go on, as they were
     # Images are published with the ping of the same stamp: pair them (a stamp of each list).
-    polars, dbs = by_stamp(images['image_polar']), by_stamp(images['image_polar_db'])
+    polars, dbs = images['image_polar'], images['image_polar_db']
     common = set(polars) & set(dbs) & set(pings)
     assert common
     stamp = max(common)
     polar, db, ping = polars[stamp], dbs[stamp], pings[stamp]
     assert (ping.beam_count, ping.bin_count) == (BEAMS, BINS)
-    for message in (m for found in images.values() for m in found):
+    for message in (m for found in images.values() for m in found.values()):
         assert message.header.frame_id == 'head'
         assert message.is_bigendian == 0
     # The polar image: one column per beam, one row per bin, the same float32 values.
@@ -202,7 +193,7 @@ def test_multibeam_images_agree_with_the_ping(tmp_path: Path, probe: Probe) -> N
 
     # The Cartesian fan: up to MAX_RANGE ahead, +-MAX_RANGE sin(0.62) across, sensor at the
     # bottom centre; straight ahead the brightest pixel is the wall, D / m rows above it.
-    fan = images['image'][-1]
+    fan = images['image'][max(images['image'])]
     up = math.ceil(MAX_RANGE / M_PER_PX - 1e-9)
     across = math.ceil(MAX_RANGE * math.sin(LAST + SPACING / 2) / M_PER_PX - 1e-9)
     assert (fan.height, fan.width, fan.encoding) == (up + 1, 2 * across + 1, 'mono8')
@@ -442,8 +433,8 @@ def test_multibeam_label_images_name_the_post_in_front_of_the_wall(
         robot, world, publish_image_polar=True, publish_image=True, publish_labels=True
     )
     with running('scanning_sonar_node', parameters) as node:
-        for topic in ('image_polar', 'image', 'labels_polar', 'labels'):
-            probe.wait(f'head/{topic}', 2, node)
+        kinds = ('image_polar', 'image', 'labels_polar', 'labels')
+        window = in_step(probe, tuple(f'head/{t}' for t in kinds), node)
         # A subscriber that joins after the table was published still gets it (latched).
         latched = QoSProfile(
             depth=1,
@@ -452,9 +443,8 @@ def test_multibeam_label_images_name_the_post_in_front_of_the_wall(
         )
         probe.subscribe(String, 'head/label_names', latched)
         tables = received_within(probe, 'head/label_names', node)
-        with probe.lock:
-            images = {t: by_stamp(probe.received[f'head/{t}']) for t in ('image_polar', 'image')}
-            labels = {t: by_stamp(probe.received[f'head/{t}']) for t in ('labels_polar', 'labels')}
+        images = {t: window[f'head/{t}'] for t in ('image_polar', 'image')}
+        labels = {t: window[f'head/{t}'] for t in ('labels_polar', 'labels')}
     assert len(tables) == 1
     names = label_table(tables[0])
     assert set(names) == {'wall', 'post'}
