@@ -12,7 +12,8 @@ It prints the median time of:
 
 * ``open3d``: ``RaycastingScene.cast_rays`` on the same rays, a prebuilt scene of the same
   triangles and a prebuilt float32 ray tensor (the baseline);
-* ``cast``: ``Raycaster.cast`` (the baseline plus incidence, reflectivity, entity);
+* ``cast``: ``Raycaster.cast`` (the baseline plus incidence and reflectivity; the entities
+  are looked up only when read);
 * ``echo``: ``EchoModel.echoes`` on those hits, all beams in one pass;
 * ``ping``: ``MultibeamSonar.ping`` (cast and echo) and the arrays of the ``MultibeamPing``
   message (``ros.conversions.multibeam_message`` when rclpy's messages import, else its

@@ -11,7 +11,8 @@ It prints the median time of:
 
 * ``open3d``: ``RaycastingScene.cast_rays`` on the same rays, a prebuilt scene of the same
   triangles and a prebuilt float32 ray tensor (the baseline);
-* ``cast``: ``Raycaster.cast`` (the baseline plus incidence, reflectivity, entity);
+* ``cast``: ``Raycaster.cast`` (the baseline plus incidence and reflectivity; the entities
+  are looked up only when read);
 * ``echo``: ``EchoModel.echoes`` alone on the rays and their footprints (``docs/sidescan.md``);
 * ``ping``: ``SidescanSonar.ping`` (cast, footprints, echo model of both channels);
 * ``ground``: ``ground_range_profiles`` of the ping;

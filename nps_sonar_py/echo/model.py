@@ -35,10 +35,12 @@ Conventions, all documented on ``EchoConfig``:
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import cast
+from typing import TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -68,6 +70,8 @@ __all__ = [
     'cos_incidence',
 ]
 
+T = TypeVar('T', bound=np.generic)
+
 #: Webots' sonar cut-off: rays whose incidence exceeds 22.5 degrees never return
 #: (cyberbotics/webots ``docs/reference/distancesensor.md``).
 WEBOTS_CRITICAL_ANGLE = math.pi / 8
@@ -77,6 +81,9 @@ _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
 #: Dump bins after the last cell: dropped rays take them in turn, so that np.bincount's adds
 #: to them do not wait on one another (one dump bin made the bincounts twice as slow).
 _DUMP_BINS = 16
+#: Guard bins on either side of each beam's bins in the spread deposits' layout: a live
+#: return's two deposits fall at most two bins outside its beam's window.
+_GUARD = 2
 
 
 class Scattering(Enum):
@@ -372,28 +379,49 @@ class Echoes:
     """The echoes of one ping of ``N`` beams that share one ray pattern: row ``j`` is beam ``j``.
 
     The fields are those of ``Ping`` with a leading beam axis (``Ping`` is one row of it).
+    ``hits``, ``ranges`` and ``confidence`` are worked out when first read (a side-scan reads
+    none of them), except that range noise is drawn with the ping, so that it keeps its place
+    in the generator's sequence.
 
     Attributes:
         intensity: (N, n_bins) float64 sum of the returns per beam and range bin, linear.
-        hits: (N, n_bins) int64 number of returns per beam and bin.
         bin_edges: (n_bins + 1,) float64 bin edges, m (read-only, shared).
         bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
         totals: (N,) sum of each beam's ``intensity``.
-        ranges: (N,) scalar range of each beam, m, REP 117.
-        confidence: (N,) each beam's confidence, in [0, 1] (``Ping.confidence``).
         source_level: SL in dB.
         labels: (N, n_bins) uint16 labels (``Ping.labels``), or None.
+        hits: (N, n_bins) int64 number of returns per beam and bin.
+        ranges: (N,) scalar range of each beam, m, REP 117.
+        confidence: (N,) each beam's confidence, in [0, 1] (``Ping.confidence``).
     """
 
     intensity: NDArray[np.float64]
-    hits: NDArray[np.int64]
     bin_edges: NDArray[np.float64]
     bin_centres: NDArray[np.float64]
     totals: NDArray[np.float64]
-    ranges: NDArray[np.float64]
-    confidence: NDArray[np.float64]
     source_level: float
+    _count_hits: Callable[[], NDArray[np.int64]] = field(repr=False)
+    _beam_ranges: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]] = field(repr=False)
     labels: NDArray[np.uint16] | None = None
+
+    @functools.cached_property
+    def hits(self) -> NDArray[np.int64]:
+        """(N, n_bins) int64 number of returns per beam and bin."""
+        return self._count_hits()
+
+    @functools.cached_property
+    def _ranges_and_confidence(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return self._beam_ranges()
+
+    @property
+    def ranges(self) -> NDArray[np.float64]:
+        """(N,) scalar range of each beam, m, REP 117."""
+        return self._ranges_and_confidence[0]
+
+    @property
+    def confidence(self) -> NDArray[np.float64]:
+        """(N,) each beam's confidence, in [0, 1] (``Ping.confidence``)."""
+        return self._ranges_and_confidence[1]
 
     def __len__(self) -> int:
         return int(self.totals.shape[0])
@@ -454,20 +482,73 @@ class _Layout:
 
     Attributes:
         n_beams: ``N``.
-        offset: (N,) ``beam * n_bins``, the first flat bin of each beam.
-        base: (N n,) each ray's beam offset less its dump bin (``EchoModel._bins``).
+        base: (N n,) each ray's beam offset ``beam * n_bins`` less its dump bin
+            (``EchoModel._bins``).
         dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod _DUMP_BINS``: the
             dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
+        guarded: (N,) the first bin of each beam in the spread deposits' layout, whose beams
+            have ``_GUARD`` guard bins on either side (``EchoModel._spread_deposits``).
         factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
         factor32: the same in float32, for float32 ranges.
     """
 
     n_beams: int
-    offset: NDArray[np.intp]
     base: NDArray[np.intp]
     dumps: NDArray[np.intp]
+    guarded: NDArray[np.intp]
     factor: NDArray[np.float64]
     factor32: NDArray[np.float32]
+
+
+@dataclass(frozen=True, eq=False)
+class _Deposits:
+    """Where a ping's returns go: cells of a flat layout and the intensity each one adds.
+
+    Beam ``j``'s bins are cells ``j * stride + shift`` onwards; any other cell below ``dump``
+    (a guard bin) and the dump bins from ``dump`` on are dropped.
+
+    Attributes:
+        flat: (k,) cell of each deposit.
+        weights: (k,) intensity each deposit adds (float32 or float64).
+        labelled: (k,) entity of each deposit's ray, or None.
+        counted: which deposits count as hits, (k,), or None for all; asked for only when the
+            hits are read.
+        n_beams: ``N``.
+        n_bins: bins per beam.
+        stride: cells per beam.
+        shift: the first bin's cell in its beam.
+        stats: the rays' own beam statistics when asked: nearest range, confidence and the
+            kept mask (``EchoModel._beam_stats``), from the rays, not the deposits.
+    """
+
+    flat: NDArray[np.intp]
+    weights: NDArray[np.floating]
+    labelled: NDArray[np.integer] | None
+    counted: Callable[[], NDArray[np.bool_] | None]
+    n_beams: int
+    n_bins: int
+    stride: int
+    shift: int
+    stats: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]]
+
+    @property
+    def dump(self) -> int:
+        """The first dump cell, after every beam's cells."""
+        return self.n_beams * self.stride
+
+    def bins_of(self, per_cell: NDArray[T]) -> NDArray[T]:
+        """(N, n_bins) of a per-cell array (a bincount's): each beam's bins, C-contiguous."""
+        cells = per_cell[: self.dump].reshape(self.n_beams, self.stride)
+        return np.ascontiguousarray(cells[:, self.shift : self.shift + self.n_bins])
+
+    def cells_of(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
+        """``flat`` as ``beam * n_bins + bin``, dropped cells as ``N n_bins`` (for labels)."""
+        if self.stride == self.n_bins and self.shift == 0:
+            return flat
+        beam, column = np.divmod(flat, self.stride)
+        column -= self.shift
+        inside = (column >= 0) & (column < self.n_bins) & (flat < self.dump)
+        return np.where(inside, beam * self.n_bins + column, self.n_beams * self.n_bins)
 
 
 class EchoModel:
@@ -578,9 +659,10 @@ class EchoModel:
             size = n_beams * self.n_rays
             offset = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)
             dumps = np.arange(size, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
+            guarded = np.arange(n_beams, dtype=np.intp) * (n_bins + 2 * _GUARD) + _GUARD
             factor = np.tile(self._factor, n_beams)
             base = np.repeat(offset, self.n_rays) - dumps
-            cached = _Layout(n_beams, offset, base, dumps, factor, factor.astype(np.float32))
+            cached = _Layout(n_beams, base, dumps, guarded, factor, factor.astype(np.float32))
             self._layouts = cached
         return cached
 
@@ -712,130 +794,93 @@ class EchoModel:
         cfg = self.config
         n_bins = cfg.n_bins
         n_beams = r.shape[0]
-        dump = n_beams * n_bins  # the dump bins (``_Layout.dumps``) after it
         layout = self._layout(n_beams)
-        real = r.dtype.type
         # In place where it can be: each temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            returned = r < np.inf  # hit something: NaN and inf are misses
-            if self._in_cast is not None:
-                returned &= self._in_cast
-            if self._cos_critical is not None:
-                returned &= np.abs(cos_in) >= self._cos_critical
-            kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
-            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
-            live: NDArray[np.bool_] | None = None
-            if spread is None:  # every ray in place, the dropped ones in dump bins
-                # Beside the intensities: numpy releases the GIL in both.
-                bins = beside(r.size, lambda: self._bins(r, kept, layout))
-                near_share = far = None
-                r_live, cos_live, factor = r, cos_in, factor.reshape(r.shape)
+            if spread is None:
+                d = self._point_deposits(r, cos_in, mu, entity, layout)
             else:
-                # A side-scan drops about half its rays: only those whose interval (at most
-                # one bin wide) can reach the window go on, packed by one boolean index.
-                margin = cfg.bin_width  # a superset; _spread_bins decides at the edges
-                live = returned & (r >= cfg.min_range - margin) & (r <= cfg.max_range + margin)
-                r_live, cos_live, factor = r[live], cos_in[live], factor[live.ravel()]
-                # Each live ray's beam's first flat bin: the live rays are in beam order.
-                offset = np.repeat(layout.offset, np.count_nonzero(live, axis=1))
-                flat, near_share, far = self._spread_bins(r_live, spread[live], offset, layout)
-                bins = lambda: flat  # noqa: E731
-            # Two jobs in turn beside the intensities (the bins first, as they are needed first).
-            beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
-            per_ray = np.abs(cos_live).astype(np.result_type(r, cos_in), copy=False)
-            if cfg.scattering is Scattering.SPECULAR:
-                per_ray -= 1.0
-                per_ray *= self._kappa
-                np.exp(per_ray, out=per_ray)
-            per_ray *= factor
-            if mu.ndim:
-                if live is not None:
-                    mu = np.broadcast_to(mu, r.shape)[live]
-                if mu.dtype != per_ray.dtype:
-                    mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
-            per_ray *= mu
-            scratch = r_live * r_live
-            per_ray /= scratch
-            if self._attenuation > 0.0:
-                np.multiply(r_live, real(-self._attenuation), out=scratch)
-                per_ray *= np.exp(scratch, out=scratch)
-        flat = bins()
-        size = dump + _DUMP_BINS
-        weights = per_ray.ravel()
-        labelled = entity if entity is None or live is None else entity[live]
-        if near_share is not None and far is not None:  # its near bin, then the next's rest
-            # float64, as bincount sums: it would convert float32 weights in one more pass.
-            m = weights.size
-            deposits = np.empty(flat.size)
-            near = deposits[:m]
-            np.multiply(weights, near_share, out=near)
-            np.compress(far, weights - near, out=deposits[m:])
-            weights = deposits
-            if labelled is not None:
-                labelled = np.concatenate((labelled, labelled[far]))
-        elif labelled is not None:
-            labelled = labelled.ravel()
+                d = self._spread_deposits(r, cos_in, mu, entity, spread, layout)
+        flat, weights, labelled = d.flat, d.weights, d.labelled
+        own = flat.size  # the rays' deposits; any extra ones after them count as hits
         if extra is not None and len(extra):
-            extra_flat, extra_weight = self._extra(extra, n_beams)
+            extra_flat, extra_weight = self._extra(extra, d)
             flat = np.concatenate((flat, extra_flat))
             weights = np.concatenate((weights, extra_weight))
             if labelled is not None:
                 other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
                 labelled = np.concatenate((labelled, other))
-        # Both bincounts here: np.bincount holds the GIL, so one beside the other would wait.
+        size = d.dump + _DUMP_BINS
         # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
         weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
-        hits = np.bincount(flat, minlength=size)[:dump].reshape(n_beams, n_bins)
         labels = (
             None
             if labelled is None  # before speckle: the label is the physical echo's
-            else dominant_labels(flat, weights, labelled, n_beams, n_bins, n_entities)
+            else dominant_labels(d.cells_of(flat), weights, labelled, n_beams, n_bins, n_entities)
         )
-
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         if cfg.speckle:
-            kept_index = np.flatnonzero(flat < dump)  # every deposit kept, none dumped
+            kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
             weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
-        intensity = weighted[:dump].reshape(n_beams, n_bins)
+        intensity = d.bins_of(weighted)
         if cfg.gain_stddev > 0.0:
             gain = 1.0 + cfg.gain_stddev * generator.standard_normal(n_beams)
             intensity *= np.maximum(gain, 0.0)[:, None]
         totals = intensity.sum(axis=1)
 
-        nearest, confidence = beam_stats()
-        distance = np.where(
-            nearest < cfg.min_range, -np.inf, self._estimate(r, kept, nearest, intensity, totals)
-        )
+        def count() -> NDArray[np.int64]:
+            counted = d.counted()
+            if counted is not None and own < flat.size:  # every extra deposit counts
+                counted = np.concatenate((counted, np.ones(flat.size - own, dtype=np.bool_)))
+            kept = flat if counted is None else flat[counted]
+            return d.bins_of(np.bincount(kept, minlength=size))
+
+        def estimate() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+            nearest, confidence, kept = d.stats()
+            distance = np.where(
+                nearest < cfg.min_range,
+                -np.inf,
+                self._estimate(r, kept, nearest, intensity, totals),
+            )
+            return distance, confidence
+
+        hits_of = count
+        if spread is None:  # now, while the beam statistics are worked out beside it
+            hits = count()
+            hits_of = lambda: hits  # noqa: E731
+        beam_ranges = estimate
         if cfg.range_noise.enabled:
+            # Now, not when read: the noise keeps its place in the generator's sequence.
             # REP 117 holds after the noise too: a noisy reading below the window reads -inf
             # ("too close"), above it +inf ("nothing in range"), as the scanners do.
+            distance, confidence = estimate()
             distance = cfg.range_noise.apply_array(distance, self._bias, generator)
             distance[distance < cfg.min_range] = -np.inf
             distance[distance > cfg.max_range] = np.inf
+            beam_ranges = lambda: (distance, confidence)  # noqa: E731
         return Echoes(
             intensity=intensity,
-            hits=hits,
             bin_edges=self.bin_edges,
             bin_centres=self.bin_centres,
             totals=totals,
-            ranges=distance,
-            confidence=confidence,
             source_level=cfg.source_level,
             labels=labels,
+            _count_hits=hits_of,
+            _beam_ranges=beam_ranges,
         )
 
     def _extra(
-        self, extra: ExtraReturns, n_beams: int
+        self, extra: ExtraReturns, d: _Deposits
     ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """Flat bins (the dump bin when dropped) and intensities of ``extra``."""
+        """Cells in ``d``'s layout (the first dump cell if dropped), intensities of ``extra``."""
         cfg = self.config
         n_bins = cfg.n_bins
-        dump = n_beams * n_bins
         r = np.asarray(extra.range, dtype=np.float64)
         ray = np.asarray(extra.ray, dtype=np.intp)
         beam = np.asarray(extra.beam, dtype=np.intp)
         cos = np.abs(np.asarray(extra.cos_incidence, dtype=np.float64))
         with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
+            n_beams = d.n_beams
             kept = (r >= cfg.min_range) & (r <= cfg.max_range) & (beam >= 0) & (beam < n_beams)
             if self._in_cast is not None:
                 kept &= self._in_cast[ray]
@@ -847,8 +892,172 @@ class EchoModel:
             weight *= np.asarray(extra.reflectivity, dtype=np.float64) * cos / (r * r)
             if self._attenuation > 0.0:
                 weight *= np.exp(-self._attenuation * r)
-        flat = np.where(kept, beam * n_bins + index, dump)
+        flat = np.where(kept, beam * d.stride + d.shift + index, d.dump)
         return flat, np.where(kept, weight, 0.0)
+
+    def _intensities(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        factor: NDArray[np.floating],
+        mu: NDArray[np.floating],
+    ) -> NDArray[np.floating]:
+        """Each return's echo, ``factor |cos| mu / r**2 exp(-2 a r)`` (module docstring).
+
+        ``factor`` is the rays' ``B dOmega`` (with the specular lobe's constant), in the
+        rays' shape; ``mu`` a scalar or that shape. Under the caller's errstate.
+        """
+        cfg = self.config
+        real = r.dtype.type
+        per_ray: NDArray[np.floating] = np.abs(cos_in).astype(
+            np.result_type(r, cos_in), copy=False
+        )
+        if cfg.scattering is Scattering.SPECULAR:
+            per_ray -= 1.0
+            per_ray *= self._kappa
+            np.exp(per_ray, out=per_ray)
+        per_ray *= factor
+        if mu.ndim and mu.dtype != per_ray.dtype:
+            mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
+        per_ray *= mu
+        scratch = r * r
+        per_ray /= scratch
+        if self._attenuation > 0.0:
+            np.multiply(r, real(-self._attenuation), out=scratch)
+            per_ray *= np.exp(scratch, out=scratch)
+        return per_ray
+
+    def _point_deposits(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        entity: NDArray[np.integer] | None,
+        layout: _Layout,
+    ) -> _Deposits:
+        """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits."""
+        cfg = self.config
+        n_beams, n_bins = r.shape[0], cfg.n_bins
+        returned = r < np.inf  # hit something: NaN and inf are misses
+        if self._in_cast is not None:
+            returned &= self._in_cast
+        if self._cos_critical is not None:
+            returned &= np.abs(cos_in) >= self._cos_critical
+        kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+        # Beside the intensities: numpy releases the GIL in both; the bins first, as they
+        # are needed first, then the beam statistics.
+        bins = beside(r.size, lambda: self._bins(r, kept, layout))
+        beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
+        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+        per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
+
+        def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+            return (*beam_stats(), kept)
+
+        return _Deposits(
+            flat=bins(),
+            weights=per_ray.ravel(),
+            labelled=None if entity is None else entity.ravel(),
+            counted=lambda: None,
+            n_beams=n_beams,
+            n_bins=n_bins,
+            stride=n_bins,
+            shift=0,
+            stats=stats,
+        )
+
+    def _spread_deposits(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        entity: NDArray[np.integer] | None,
+        spread: NDArray[np.floating],
+        layout: _Layout,
+    ) -> _Deposits:
+        """Each live return spread over its interval: two deposits, near bin and next bin.
+
+        In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[a, a + u]`` with
+        ``a = (r - r_min) / dr - u / 2``, near bin ``k = floor(a)`` (``a == n_bins``, a point at
+        ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)`` (a point interval:
+        1), the rest in bin ``k + 1``. Only the returns within a bin of the window are live
+        (about half of a side-scan's rays), taken out by one index. Each beam's bins have
+        ``_GUARD`` guard bins on either side: a deposit that falls outside the window (the
+        live returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it,
+        so no deposit needs a test of its own. A next-bin deposit with no share (the interval
+        inside one bin: about half of them) adds 0 and is not counted as a hit.
+        """
+        cfg = self.config
+        n_beams, n_bins = r.shape[0], cfg.n_bins
+        real = r.dtype.type
+        live = r >= real(cfg.min_range - cfg.bin_width)  # NaN is not live
+        live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
+        if self._in_cast is not None:
+            live &= self._in_cast
+        if self._cos_critical is not None:
+            live &= np.abs(cos_in) >= self._cos_critical
+        index = np.flatnonzero(live)
+        r_live = r.take(index)
+        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
+        if mu.ndim:
+            mu = (mu if mu.shape == r.shape else np.broadcast_to(mu, r.shape).ravel()).take(index)
+        per_ray = self._intensities(r_live, cos_in.take(index), factor, mu)
+        u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
+        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
+        np.fmax(u, real(0.0), out=u)
+        if cfg.min_range:
+            a = r_live - real(cfg.min_range)
+            a *= real(self._scale)
+        else:
+            a = np.multiply(r_live, real(self._scale))  # the same rounding as (r - 0) * scale
+        share = np.multiply(u, real(0.5))
+        a -= share
+        k = np.floor(a)
+        np.subtract(k, real(1.0), out=k, where=a == real(n_bins))
+        np.subtract(k, a, out=share)
+        share += real(1.0)
+        share /= u  # x / 0 -> inf -> 1 by fmin; 0 / 0 (a point at r_max) -> NaN -> 1
+        np.fmin(share, real(1.0), out=share)
+        m = r_live.size
+        flat = np.empty(2 * m, dtype=np.intp)
+        # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
+        per_beam = np.diff(np.searchsorted(index, np.arange(n_beams + 1) * self.n_rays))
+        flat[:m] = k  # a whole number
+        flat[:m] += np.repeat(layout.guarded, per_beam)
+        np.add(flat[:m], 1, out=flat[m:])
+        # float64, as bincount sums: it would convert float32 weights in one more pass.
+        weights = np.empty(2 * m)
+        np.multiply(per_ray, share, out=weights[:m])
+        np.subtract(per_ray, weights[:m], out=weights[m:])
+
+        def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+            with np.errstate(invalid='ignore'):
+                returned = r < np.inf
+                if self._in_cast is not None:
+                    returned &= self._in_cast
+                if self._cos_critical is not None:
+                    returned &= np.abs(cos_in) >= self._cos_critical
+                kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+            return (*self._beam_stats(r, returned, kept), kept)
+
+        labelled = None
+        if entity is not None:
+            labelled = np.tile(entity.take(index), 2)
+
+        def counted() -> NDArray[np.bool_]:
+            return np.concatenate((np.ones(m, dtype=np.bool_), share < real(1.0)))
+
+        return _Deposits(
+            flat=flat,
+            weights=weights,
+            labelled=labelled,
+            counted=counted,
+            n_beams=n_beams,
+            n_bins=n_bins,
+            stride=n_bins + 2 * _GUARD,
+            shift=_GUARD,
+            stats=stats,
+        )
 
     def _bins(
         self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: _Layout
@@ -873,67 +1082,6 @@ class EchoModel:
         index += layout.dumps.reshape(r.shape)
         flat: NDArray[np.intp] = index.ravel()
         return flat
-
-    def _spread_bins(
-        self,
-        r: NDArray[np.floating],
-        spread: NDArray[np.floating],
-        offset: NDArray[np.intp],
-        layout: _Layout,
-    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.bool_]]:
-        """The deposits of every live return spread over its interval (``echoes(spread=)``).
-
-        In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[lo, lo + u]`` with
-        ``lo = (r - r_min) / dr - u / 2``, near bin ``k = floor(lo)`` (``lo == n_bins``, a
-        point at ``r_max``, in the last bin), its share ``(k + 1 - lo) / u`` at most 1
-        (a point interval: 1; >= 0 wherever it is deposited), the rest in bin ``k + 1``.
-        ``r`` are the returns within a bin of the window (``_echoes``), ``offset`` their
-        beams' first flat bins.
-        Returns the flat bins, every near bin (in a dump bin when outside the window) then
-        the next bin of every return that has one (inside the window, a share left), the
-        (m,) near share, and the (m,) mask of the returns with a next deposit.
-        """
-        cfg = self.config
-        n_bins = cfg.n_bins
-        real = r.dtype.type
-        # Under the caller's errstate (NaN, inf and 0 / 0 are expected here).
-        u = np.multiply(spread, real(self._scale), dtype=r.dtype)
-        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
-        np.fmax(u, real(0.0), out=u)
-        if cfg.min_range:
-            lo = r - real(cfg.min_range)
-            lo *= real(self._scale)
-        else:
-            lo = np.multiply(r, real(self._scale))  # the same rounding as (r - 0) * scale
-        share = np.multiply(u, real(0.5))
-        lo -= share
-        np.add(lo, u, out=share)  # the far end
-        kept = share >= 0.0
-        kept &= lo <= n_bins
-        # A kept ray has lo >= -u >= -1.
-        k = np.fmin(lo, real(n_bins - 1))
-        np.floor(k, out=k)
-        np.subtract(k, lo, out=share)
-        share += real(1.0)
-        share /= u  # 0 / 0 (a point at r_max) -> NaN -> 1 by fmin; x / 0 -> inf -> 1
-        # >= 0 for every kept return (k <= lo, and lo <= n_bins); the others are dumped.
-        np.fmin(share, real(1.0), out=share)
-        near_kept = kept & (k >= 0.0)
-        kept &= k <= n_bins - 2
-        kept &= share < 1.0
-        m = r.size
-        index = k.astype(np.intp)
-        index += offset
-        # A near deposit outside the window (rare) goes to a dump bin; a next one that gets
-        # no share (the interval inside one bin: about half of them) is left out.
-        flat = np.empty(m + np.count_nonzero(kept), dtype=np.intp)
-        np.compress(kept, index, out=flat[m:])
-        flat[m:] += 1
-        dumps = layout.dumps[:m]  # any dump bins serve
-        index -= dumps
-        np.multiply(index, near_kept, out=flat[:m])
-        flat[:m] += dumps
-        return flat, share, kept
 
     def _beam_stats(
         self, r: NDArray[np.floating], returned: NDArray[np.bool_], kept: NDArray[np.bool_]

@@ -31,9 +31,10 @@ moving entities are cast in their own frame, which keeps their coordinates small
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import open3d as o3d  # the one core module allowed to import it (pyproject.toml, banned-api)
@@ -58,7 +59,9 @@ class RayHits:
 
     Ranges, normals and incidence are float32, as Open3D computes them: no float64 copies
     are made on the hot path (a float32 range is exact to ~6e-8 relative, 0.6 um at 10 m).
-    The reflectivity and the retro are the world's float64 values, exactly.
+    The reflectivity and the retro are the world's float64 values, exactly. ``entity`` and
+    ``retro`` are looked up when first read: a sonar that reads neither (the side-scan, the
+    fan without labels) does not pay for their two gathers.
 
     Attributes:
         ranges: (n,) float32 distance in metres from the origin to the hit; inf on a miss.
@@ -77,8 +80,21 @@ class RayHits:
     normals: NDArray[np.float32]
     cos_incidence: NDArray[np.float32]
     reflectivity: NDArray[np.float64]
-    entity: NDArray[np.int64]
-    retro: NDArray[np.float64]
+    _look_up: Callable[[], tuple[NDArray[np.int64], NDArray[np.float64]]] = field(repr=False)
+
+    @functools.cached_property
+    def _entity_and_retro(self) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        return self._look_up()
+
+    @property
+    def entity(self) -> NDArray[np.int64]:
+        """(n,) int64 index into the world's entity names; -1 on a miss."""
+        return self._entity_and_retro[0]
+
+    @property
+    def retro(self) -> NDArray[np.float64]:
+        """(n,) float64 ``laser_retro`` of the surface hit; nan on a miss."""
+        return self._entity_and_retro[1]
 
     def __len__(self) -> int:
         return int(self.ranges.shape[0])
@@ -86,7 +102,7 @@ class RayHits:
     @property
     def hit(self) -> NDArray[np.bool_]:
         """(n,) whether each ray met a surface."""
-        return self.entity >= 0
+        return self.ranges < np.inf
 
 
 def check_rays(
@@ -394,22 +410,24 @@ class Raycaster:
             # INVALID_ID (the largest uint32) becomes the last row of the tables: a miss.
             # intp rows: numpy gathers with native indices without converting them each time.
             row = np.minimum(geometry, len(self._static_entity), dtype=np.intp)
-            entity = self._entity_table[row]
             if self._mu_table is not None and self._retro_table is not None:
-                mu, retro = self._mu_table[row], self._retro_table[row]
+                mu = self._mu_table[row]
+                look_up = _static_look_up(self._entity_table, row, self._retro_table, row)
             else:
                 triangle = np.where(row < len(self._static_entity), primitive, 0).astype(np.int64)
                 triangle += self._offset_table[row]
                 mu = self._static_reflectivity[triangle]
-                retro = self._static_retro[triangle]
+                look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
         else:
             ranges = np.full(n, np.inf, dtype=np.float32)
             normals = np.zeros((n, 3), dtype=np.float32)
             mu = np.full(n, np.nan)
-            retro = np.full(n, np.nan)
-            entity = np.full(n, -1, dtype=np.int64)
+            look_up = lambda: (np.full(n, -1, dtype=np.int64), np.full(n, np.nan))  # noqa: E731
+        if self._moving:  # the moving entities' hits overwrite the static ones'
+            entity, retro = look_up()
+            look_up = lambda: (entity, retro)  # noqa: E731
         for moving in self._moving:
             pose = self._poses[moving.index]
             rotation, translation = pose[:3, :3], pose[:3, 3]
@@ -444,7 +462,7 @@ class Raycaster:
                 )
                 mu[rows[on_map]] = mapped
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
-        return RayHits(ranges, normals, cos_incidence, mu, entity, retro)
+        return RayHits(ranges, normals, cos_incidence, mu, look_up)
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:
         """The rays of a cast, checked and converted once per fixed, read-only pattern.
@@ -554,6 +572,16 @@ class Raycaster:
                 int(i), scene, entity.reflectivity, entity.retro, centre, radius, entity
             )
             self._moving.append(moving)
+
+
+def _static_look_up(
+    entities: NDArray[np.int64],
+    entity_row: NDArray[np.intp],
+    retros: NDArray[np.float64],
+    retro_row: NDArray[np.integer],
+) -> Callable[[], tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    """The gathers of ``RayHits.entity`` and ``retro`` (rows of the tables), when first read."""
+    return lambda: (entities[entity_row], retros[retro_row])
 
 
 def _per_entity(values: list[NDArray[np.float64]]) -> NDArray[np.float64] | None:

@@ -54,7 +54,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -243,19 +244,28 @@ class SidescanPing:
         profiles: (2, n_bins) linear intensity per slant-range bin (``echo.min_range`` to
             ``max_range``, ``echo.n_bins`` bins), relative to the source at 1 m, after the
             imaging options (TVG, speckle). Bins before the first return are 0.
-        hits: (2, n_bins) rays whose echo interval overlaps each bin.
         bin_edges: (n_bins + 1,) slant-range bin edges, m (read-only, shared).
         altitude: the vertical drop ``r (-d_z)`` from the sensor to the nearest return of
             either channel (``d`` its world direction): the altitude over a flat seabed
             whatever the attitude; NaN when nothing returned.
         labels: (2, n_bins) uint16 labels (``echo.labels``) or None.
+        hits: (2, n_bins) rays whose echo interval overlaps each bin, counted when first read
+            (the node publishes none); only a ping the sonar made has them.
     """
 
     profiles: NDArray[np.float64]
-    hits: NDArray[np.int64]
     bin_edges: NDArray[np.float64]
     altitude: float
     labels: NDArray[np.uint16] | None = None
+    _count_hits: Callable[[], NDArray[np.int64]] | None = field(default=None, repr=False)
+
+    @property
+    def hits(self) -> NDArray[np.int64]:
+        """(2, n_bins) rays whose echo interval overlaps each bin (``Echoes.hits``)."""
+        if self._count_hits is None:
+            msg = 'this side-scan ping was not made by a sonar: it has no hit counts'
+            raise ValueError(msg)
+        return self._count_hits()
 
 
 class SidescanSonar(PosedRays):
@@ -408,7 +418,9 @@ class SidescanSonar(PosedRays):
         if self.imaging.enabled:
             profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
         altitude = self._altitude(r.ravel())
-        return SidescanPing(profiles, echoes.hits, self.model.bin_edges, altitude, echoes.labels)
+        return SidescanPing(
+            profiles, self.model.bin_edges, altitude, echoes.labels, lambda: echoes.hits
+        )
 
     def _footprint(self, r: NDArray[np.float32], cos: NDArray[np.float32]) -> NDArray[np.float32]:
         """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).

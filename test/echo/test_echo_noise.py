@@ -103,6 +103,29 @@ def test_same_seed_gives_bit_identical_pings() -> None:
     assert not np.array_equal(other.ping(*hits, 0.5).intensity, runs[0][0].intensity)
 
 
+def test_the_noise_does_not_depend_on_when_the_fields_are_read() -> None:
+    """Range noise is drawn with the ping, not when ``ranges`` is first read (``Echoes``).
+
+    Two models of one seed ping three times; one reads each ping's ranges at once, the other
+    only after its last ping. Were the noise drawn on reading, the second model's speckle and
+    gains would take the numbers the first model's ranges took.
+    """
+    config, rays, (r, cos) = wall_scene(seed=21, **NOISY)
+    ranges, cosines = np.vstack((r, 0.9 * r)), np.vstack((cos, cos))
+    eager = EchoModel(config, rays.off_axis, rays.solid_angle)
+    late = EchoModel(config, rays.off_axis, rays.solid_angle)
+    read_at_once = []
+    for _ in range(3):
+        echoes = eager.echoes(ranges, cosines, 0.5)
+        read_at_once.append((echoes.ranges.copy(), echoes.confidence.copy(), echoes.hits.copy()))
+    pings = [late.echoes(ranges, cosines, 0.5) for _ in range(3)]
+    for (ranges_now, confidence_now, hits_now), echoes in zip(read_at_once, pings, strict=True):
+        np.testing.assert_array_equal(echoes.ranges, ranges_now)
+        np.testing.assert_array_equal(echoes.confidence, confidence_now)
+        np.testing.assert_array_equal(echoes.hits, hits_now)
+    assert not np.array_equal(read_at_once[0][0], read_at_once[1][0])  # the noise is on
+
+
 def test_generator_passed_in_replaces_the_models() -> None:
     config, rays, hits = wall_scene(seed=7, **NOISY)
     model = EchoModel(config, rays.off_axis, rays.solid_angle)

@@ -114,6 +114,26 @@ def test_the_far_share_of_a_beams_last_bin_stays_in_that_beam() -> None:
     assert not echoes.hits[1].any()
 
 
+def test_each_beams_window_ends_keep_their_shares_to_themselves() -> None:
+    """Beam 0 over [10.5, 11.1] (its last bin 5/6), beam 1 over [0.7, 1.3] (its first 1/2).
+
+    The parts outside each window are dropped, not carried into the neighbouring beam's bins:
+    beam 0's tail past 11 m is not beam 1's first bin, beam 1's head before 1 m not beam 0's
+    last. Labels follow the same deposits.
+    """
+    ranges, cosines, spread = one_ray(10.8, 0.6, beams=2)
+    ranges[1, 0] = 1.0
+    entity = np.where(np.isfinite(ranges), np.array([[0], [1]]), -1)
+    echoes = model().echoes(ranges, cosines, MU, spread=spread, entity=entity, n_entities=2)
+    expected = np.zeros((2, 10))
+    expected[0, 9] = echo(10.8) * 5.0 / 6.0
+    expected[1, 0] = echo(1.0) * 0.5
+    np.testing.assert_allclose(echoes.intensity, expected, rtol=1e-12, atol=0.0)
+    np.testing.assert_array_equal(echoes.hits, (expected > 0.0).astype(np.int64))
+    assert echoes.labels is not None
+    assert echoes.labels.tolist() == [[0] * 9 + [1], [2] + [0] * 9]
+
+
 def test_a_point_return_is_binned_as_without_spread() -> None:
     """e = 0: bin floor(r - 1), the window's ends included (max_range in the last bin)."""
     m = model()

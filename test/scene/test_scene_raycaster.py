@@ -269,6 +269,29 @@ def test_set_entity_pose_moves_a_static_entity_and_its_children():
     assert caster.cast(up, [[1.0, 0, 0]] * 2).ranges == pytest.approx([6.5, 6.5], rel=F32)
 
 
+def test_entities_read_after_the_world_changed_are_those_of_the_cast():
+    """``RayHits.entity`` and ``retro`` are looked up when first read: still the cast's.
+
+    Moving a static entity rebuilds the raycaster's tables (``set_entity_pose``); hits cast
+    before it, read after it, report what those rays met: 'near' (retro 0.25) and a miss.
+    """
+    world = world_of(
+        Entity('near', box_triangles([1, 1, 1]), reflectivity=0.1, retro=0.25),
+        Entity('far', box_triangles([1, 1, 1]), reflectivity=0.9, retro=0.75),
+        states=(placed('near', [2, 0, 0]), placed('far', [0, 3, 0])),
+    )
+    caster = Raycaster(world)
+    before = caster.cast(np.zeros(3), [[1.0, 0, 0], [0, 0, 1.0]])
+    caster.set_entity_pose('far', transform_from_xyz_rpy([0, 0, 3], [0, 0, 0]))
+    caster.set_entity_pose('near', transform_from_xyz_rpy([-9, 0, 0], [0, 0, 0]))
+    after = caster.cast(np.zeros(3), [[1.0, 0, 0], [0, 0, 1.0]])
+    assert before.entity.tolist() == [0, -1]
+    np.testing.assert_array_equal(before.retro, [0.25, np.nan])
+    assert after.entity.tolist() == [-1, 1]
+    np.testing.assert_array_equal(after.retro, [np.nan, 0.75])
+    assert before.hit.tolist() == [True, False]
+
+
 def test_set_entity_pose_overrides_a_twist():
     world = world_of(
         Entity('box', box_triangles([1, 1, 1])),

@@ -34,7 +34,7 @@ H = 10.0
 
 def synthetic(port: NDArray[np.float64], starboard: NDArray[np.float64]) -> SidescanPing:
     profiles = np.vstack((port, starboard))
-    return SidescanPing(profiles, (profiles > 0).astype(np.int64), EDGES, H)
+    return SidescanPing(profiles, EDGES, H)
 
 
 def test_a_slant_bin_lands_at_its_ground_range() -> None:
