@@ -927,6 +927,18 @@ class EchoModel:
             per_ray *= np.exp(scratch, out=scratch)
         return per_ray
 
+    def _returns(
+        self, r: NDArray[np.floating], cos_in: NDArray[np.floating]
+    ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+        """Which rays return (module docstring), and which of those within the window."""
+        cfg = self.config
+        returned = r < np.inf  # hit something: NaN and inf are misses
+        if self._in_cast is not None:
+            returned &= self._in_cast
+        if self._cos_critical is not None:
+            returned &= np.abs(cos_in) >= self._cos_critical
+        return returned, returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+
     def _point_deposits(
         self,
         r: NDArray[np.floating],
@@ -938,12 +950,7 @@ class EchoModel:
         """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits."""
         cfg = self.config
         n_beams, n_bins = r.shape[0], cfg.n_bins
-        returned = r < np.inf  # hit something: NaN and inf are misses
-        if self._in_cast is not None:
-            returned &= self._in_cast
-        if self._cos_critical is not None:
-            returned &= np.abs(cos_in) >= self._cos_critical
-        kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+        returned, kept = self._returns(r, cos_in)
         # Beside the intensities: numpy releases the GIL in both; the bins first, as they
         # are needed first, then the beam statistics.
         bins = beside(r.size, lambda: self._bins(r, kept, layout))
@@ -1032,12 +1039,7 @@ class EchoModel:
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
-                returned = r < np.inf
-                if self._in_cast is not None:
-                    returned &= self._in_cast
-                if self._cos_critical is not None:
-                    returned &= np.abs(cos_in) >= self._cos_critical
-                kept = returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+                returned, kept = self._returns(r, cos_in)
             return (*self._beam_stats(r, returned, kept), kept)
 
         labelled = None
