@@ -6,12 +6,12 @@ protocol, so that they can be tested against any caster and import no Open3D.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ['SurfaceCaster', 'SurfaceHits', 'cast_block']
+__all__ = ['BlockCaster', 'SurfaceCaster', 'SurfaceHits', 'cast_block']
 
 
 class SurfaceHits(Protocol):
@@ -42,15 +42,22 @@ class SurfaceCaster(Protocol):
     ) -> SurfaceHits: ...
 
 
+@runtime_checkable
+class BlockCaster(Protocol):
+    """A caster with a trusted entry for rays the package built itself (no checks, no packing).
+
+    ``scene.Raycaster`` is one; ``block`` is Open3D's (n, 6) float32 ray block.
+    """
+
+    def cast_block(self, block: NDArray[np.float32]) -> SurfaceHits: ...  # noqa: D102
+
+
 def cast_block(caster: SurfaceCaster, block: NDArray[np.float32]) -> SurfaceHits:
     """Cast rays the package built itself: (n, 6) float32, origin and unit direction per row.
 
-    The raycaster's trusted entry (``scene.Raycaster.cast_block``: no checks, no packing)
-    where the caster has one; any other caster (a refracting one, a test's) gets them
-    through its ``cast``.
+    Through the caster's trusted entry where it is a :class:`BlockCaster`; any other caster
+    (a refracting one, a test's) gets them through its ``cast``.
     """
-    trusted = getattr(caster, 'cast_block', None)
-    if trusted is not None:
-        hits: SurfaceHits = trusted(block)
-        return hits
+    if isinstance(caster, BlockCaster):
+        return caster.cast_block(block)
     return caster.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
