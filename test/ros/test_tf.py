@@ -583,6 +583,18 @@ def _clock(seconds: float) -> Any:
     return Clock(clock=Time(sec=int(seconds), nanosec=round((seconds % 1) * 1e9)))
 
 
+def _acked(*publishers: Any) -> None:
+    """Wait until the node's reliable subscriptions have received every message of ``publishers``.
+
+    Held at 99.5 s, time moves on only then: the transforms are in before the ``/clock``
+    messages that move time into their range (a lost sample's repair could take longer).
+    """
+    from rclpy.duration import Duration
+
+    for publisher in publishers:
+        assert publisher.wait_for_all_acked(Duration(seconds=NODE_START_TIMEOUT)), 'not acked'
+
+
 def _ticker(
     clock: Any,
     now: list[float],
@@ -637,6 +649,7 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
         static.publish(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 0.1))))
         tf.publish(_tf(_transform('odom', 'base_link', 100.0)))
         tf.publish(_tf(_transform('odom', 'base_link', 101.0, (0.0, 0.5, 0.0))))
+        _acked(static, tf)  # the node holds them before time moves past 99.5 s
         sent.set()
         first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 101)
         bad = _transform('odom', 'base_link', 101.2, (0.0, math.nan, 0.0))
