@@ -331,6 +331,32 @@ def first_such(
     pytest.fail(f'{topic}: no message showed the change in {timeout} s')
 
 
+def stamped_after(
+    probe: Probe,
+    topic: str,
+    node: Any,
+    since_ns: int,
+    count: int = 1,
+    timeout: float = 30.0,
+) -> list[Any]:
+    """The first ``count`` messages on ``topic`` stamped after ``since_ns`` (wall clock, ns).
+
+    A node on the wall clock applies a change at its first tick after it answered the request,
+    and stamps a reading with its tick's time or earlier. So with ``since_ns = time.time_ns()``
+    taken once the answer came, a message stamped after it was read with the change in effect,
+    however many older ones a loaded machine still had on their way or in the probe's queue.
+    """
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with probe.lock:
+            got = [m for m in probe.received[topic] if nanoseconds(m.header.stamp) > since_ns]
+        if len(got) >= count:
+            return got[:count]
+        assert node.poll() is None, f'the node exited: {node.communicate()[1]}'
+        time.sleep(0.02)
+    pytest.fail(f'{topic}: {len(got)} of {count} messages stamped after the change in {timeout} s')
+
+
 class NodeLog:
     """A running node's stderr, read line by line in a thread as it comes."""
 

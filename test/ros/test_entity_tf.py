@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from ros_helpers import NodeLog, Probe, executable, exit_line, first_such, nanoseconds, running
 from ros_helpers import ros_args as as_ros_args
-from test_tf import _tf, _tf_publishers, _ticker, _transform, _wait_matched
+from test_tf import _acked, _tf, _tf_publishers, _ticker, _transform, _wait_matched
 
 pytestmark = pytest.mark.ros
 
@@ -114,6 +114,7 @@ def test_a_model_follows_its_gazebo_pose_over_sim_time(
         first_such(probe, 'sonar/range', node, lambda m: m.range > 0.0)
         tf.publish(_gazebo_pose(100.0, (2.1, 3.0, 1.0)))
         tf.publish(_gazebo_pose(101.0, (2.1, 3.5, 1.0)))
+        _acked(tf)  # the node holds them before time moves past 99.5 s
         sent.set()
         first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 102)
         log.wait_for("the pose of entity 'target' (frame 'target' in 'harbour') is stale")

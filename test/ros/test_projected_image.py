@@ -19,7 +19,16 @@ from typing import Any
 import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
-from ros_helpers import Probe, executable, exit_line, in_step, nanoseconds, ros_args, running
+from ros_helpers import (
+    Probe,
+    executable,
+    exit_line,
+    in_step,
+    nanoseconds,
+    ros_args,
+    running,
+    stamped_after,
+)
 
 pytestmark = pytest.mark.ros
 
@@ -212,8 +221,9 @@ def test_no_projected_image_without_intensities(tmp_path: Path, probe: Probe) ->
         probe.wait('head/projected_image', 1, node)
         answer = probe.call(srv.EnableRangerIntensities, 'head/enable_intensities', enable=False)
         assert answer.success
-        # Pings without profiles, then two more: none of the silent pings had an image.
-        pings = probe.wait('head/multibeam', 6, node)
+        # Pings without profiles, then two more: none of the silent pings had an image. Those
+        # read after the answer (pings read before it may still be on their way).
+        pings = stamped_after(probe, 'head/multibeam', node, time.time_ns(), count=6)
         silent = {nanoseconds(p.header.stamp) for p in pings[:4] if len(p.profiles) == 0}
         with probe.lock:
             stamps = {nanoseconds(m.header.stamp) for m in probe.received['head/projected_image']}

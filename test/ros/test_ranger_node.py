@@ -34,7 +34,7 @@ from ranger_scenes import (
     scanner_robot,
 )
 from ranger_scenes import RING_BETA as BETA
-from ros_helpers import Probe, executable, exit_line, ros_args, running
+from ros_helpers import Probe, executable, exit_line, nanoseconds, ros_args, running, stamped_after
 
 from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.transforms import rpy_to_matrix, transform_from_xyz_rpy
@@ -274,8 +274,9 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         answer = probe.call(srv.SetRangerConfig, 'laser/set_config', config=wanted)
         assert answer.success, answer.reason
         assert answer.config.angular_resolution == pytest.approx(0.01)
-        scans = [s for s in probe.wait('laser/scan', 6, node) if len(s.ranges) == 101]
-        assert len(scans) >= 4  # a scan or two may have been in flight before the change
+        # scans read before the change may still be on their way: the first four read after it
+        scans = stamped_after(probe, 'laser/scan', node, time.time_ns(), count=4)
+        assert all(len(s.ranges) == 101 for s in scans)
         scan = scans[-1]
         assert (scan.angle_min, scan.angle_increment, scan.scan_time) == pytest.approx(
             (-0.5, 0.01, 0.05)
@@ -314,24 +315,27 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert probe.call(
             srv.EnableRangerIntensities, 'laser/enable_intensities', enable=False
         ).success
-        probe.wait('laser/scan', 1, node)
-        assert all(len(s.intensities) == 0 for s in probe.wait('laser/scan', 2, node))
-        data = probe.wait('laser/ranger', 2, node)
+        since = time.time_ns()
+        assert all(
+            len(s.intensities) == 0 for s in stamped_after(probe, 'laser/scan', node, since, 2)
+        )
+        data = stamped_after(probe, 'laser/ranger', node, since, 2)
         assert all(len(d.intensities) == 0 and len(d.ranges) == 101 for d in data)
 
         # Power off: nothing is published; on again: the same configuration.
         assert probe.call(srv.SetRangerPower, 'laser/power', power=False).success
-        # Scans published before the answer may still be on their way: wait for a quiet
-        # moment, then nothing may come in 20 scan periods.
-        before, quiet_since = probe.count('laser/scan'), time.monotonic()
-        while time.monotonic() - quiet_since < 0.3:
-            time.sleep(0.02)
-            if probe.count('laser/scan') != before:
-                before, quiet_since = probe.count('laser/scan'), time.monotonic()
+        # Scans read before the answer may still be on their way: none may be stamped between
+        # the answer and the request to power on, 10 scan periods later or more.
+        off = time.time_ns()
         time.sleep(0.5)
-        assert probe.count('laser/scan') == before
+        on = time.time_ns()
         assert probe.call(srv.SetRangerPower, 'laser/power', power=True).success
-        scan = probe.wait('laser/scan', 1, node)[0]
+        scan = stamped_after(probe, 'laser/scan', node, on)[0]
+        with probe.lock:
+            dark = [
+                s for s in probe.received['laser/scan'] if off < nanoseconds(s.header.stamp) < on
+            ]
+        assert dark == []
         assert len(scan.ranges) == 101
         assert scan.angle_min == pytest.approx(-0.5)
         assert probe.call(
@@ -366,11 +370,8 @@ def test_array_refuses_a_rate_beyond_the_travel_time(tmp_path: Path, probe: Prob
             40.0,
         )  # the north wall (1.3 m) is now out of range
         assert probe.call(srv.SetRangerConfig, 'ring/set_config', config=config).success
-        data = [
-            d
-            for d in probe.wait('ring/ranger', 3, node)
-            if d.config.max_range == pytest.approx(1.0)
-        ][-1]
+        data = stamped_after(probe, 'ring/ranger', node, time.time_ns())[0]
+        assert data.config.max_range == pytest.approx(1.0)
     assert data.ranges[1] == math.inf
     assert data.ranges[3] == pytest.approx(0.8, rel=FLOAT32)
 

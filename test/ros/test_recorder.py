@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from ros_helpers import Probe, executable, messages_after, running
+from ros_helpers import Probe, executable, messages_after, running, stamped_after
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import Reader
 
@@ -138,6 +138,9 @@ def test_records_the_sonar_node_to_a_valid_mcap_bag(tmp_path: Path, receiver) ->
         recorder.wait_writing(list(EXPECTED_TYPES))
         messages_after(reference, PINGS)  # pings published while recording, however slowly
         status, out, err = recorder.finish()
+        # A ping stamped after the recorder exited: the reliable reference, in order, has then
+        # every ping the recorder got (the last of those may have reached the recorder first).
+        stamped_after(reference, reference.topic, node, time.time_ns())
     assert status == 0, err
     assert 'Traceback' not in err
 

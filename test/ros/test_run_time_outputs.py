@@ -8,11 +8,12 @@ turned on again resumes it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from ros_helpers import messages_after, nanoseconds, running, set_parameters
+from ros_helpers import nanoseconds, running, set_parameters, stamped_after
 
 pytestmark = pytest.mark.ros
 
@@ -67,15 +68,17 @@ def test_a_switch_changed_at_run_time_stops_and_resumes_its_topic(receiver) -> N
         scans.wait_for(1, process=node)
         result = set_parameters(ranges, '/sonar', {'publish_scan': False})
         assert result[0].successful, result[0].reason
-        # The change applies at the next ping: the third range after the answer comes later.
-        off = nanoseconds(messages_after(ranges, 3)[-1].header.stamp)
-        messages_after(ranges, 5)
+        # The change applies at the next ping: every ping stamped after the answer came is
+        # without its scan, however many older ones were still on their way.
+        off = time.time_ns()
+        stamped_after(ranges, ranges.topic, node, off, count=5)
         with scans.lock:
             late = [s for s in scans.messages if nanoseconds(s.header.stamp) >= off]
         assert late == []  # a scan and a range of one ping share its stamp
 
         result = set_parameters(ranges, '/sonar', {'publish_scan': True})
         assert result[0].successful, result[0].reason
-        resumed = messages_after(scans, 2)
+        # a scan read before the switch went off may still be on its way: skip those
+        resumed = stamped_after(scans, scans.topic, node, off, count=2)
         assert all(nanoseconds(s.header.stamp) > off for s in resumed)
         assert node.poll() is None

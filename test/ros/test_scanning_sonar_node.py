@@ -10,13 +10,14 @@ narrow beam; a step lasts the two-way travel time 2 max_range / c (T12).
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
 from ranger_scenes import WALL_BETA as BETA
-from ros_helpers import Probe, exit_line, running
+from ros_helpers import Probe, exit_line, running, stamped_after
 
 from nps_sonar_py.sensing.cone import cone_pattern
 from nps_sonar_py.sensing.sweep import rotation_z
@@ -62,7 +63,9 @@ def test_sweep_across_a_wall(tmp_path: Path, probe: Probe) -> None:
         assert 'two-way travel time' in refused.reason
         config.frequency, config.min_angle, config.max_angle = 50.0, -math.pi / 6, math.pi / 6
         assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
-        narrowed = [s for s in probe.wait('head/scan', 3, node) if len(s.ranges) == 5][-1]
+        # scans read before the change may still be on their way: the first read after it
+        narrowed = stamped_after(probe, 'head/scan', node, time.time_ns())[0]
+        assert len(narrowed.ranges) == 5
     assert (narrowed.angle_min, narrowed.time_increment, narrowed.scan_time) == pytest.approx(
         (-math.pi / 6, 0.02, 0.1)
     )
@@ -145,7 +148,8 @@ def test_multibeam_fan_and_its_config(tmp_path: Path, probe: Probe) -> None:
         assert '75' in refused.reason
         config.frequency, config.min_angle, config.max_angle = 50.0, -0.2, 0.2
         assert probe.call(srv.SetRangerConfig, 'head/set_config', config=config).success
-        narrowed = [s for s in probe.wait('head/scan', 4, node) if len(s.ranges) == 11]
+        narrowed = stamped_after(probe, 'head/scan', node, time.time_ns())
+        assert all(len(s.ranges) == 11 for s in narrowed)
     n, m = fan.beam_count, fan.bin_count
     assert (n, m) == (31, 1900)
     assert len(fan.profiles) == n * m == len(fan.hits)

@@ -11,12 +11,13 @@ window (a new ``max_range``) starts the waterfall afresh: the first line after i
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from ros_helpers import Probe, running
+from ros_helpers import Probe, running, stamped_after
 
 pytestmark = pytest.mark.ros
 
@@ -56,14 +57,26 @@ def lines(message: Any) -> int:
 
 
 def counts_after(probe: Probe, node: Any, request: Any) -> tuple[int, list[int]]:
-    """Lines in the last waterfall received before ``request`` and in the 4 after it."""
+    """Lines in the last waterfall received before ``request`` and in those after it.
+
+    Those after run to the 4th stamped after the answer (read with the change in effect);
+    before them come the waterfalls read before the change that came after the request
+    (however many a loaded machine kept), and any read after it that a catch-up tick stamped
+    earlier than the answer.
+    """
     from nps_sonar import srv
 
-    answer = probe.call(srv.SetRangerConfig, 'sidescan/set_config', config=request)
-    assert answer.success, answer.reason
     with probe.lock:
+        start = len(probe.received[TOPIC])
         last = probe.received[TOPIC][-1]
-    return lines(last), [lines(m) for m in probe.wait(TOPIC, 4, node)]
+    answer = probe.call(srv.SetRangerConfig, 'sidescan/set_config', config=request)
+    since = time.time_ns()
+    assert answer.success, answer.reason
+    fourth = stamped_after(probe, TOPIC, node, since, count=4)[-1]
+    with probe.lock:
+        got = probe.received[TOPIC][start:]
+    end = [m is fourth for m in got].index(True) + 1
+    return lines(last), [lines(m) for m in got[:end]]
 
 
 def test_the_waterfall_keeps_its_lines_unless_the_window_moves(
@@ -85,7 +98,7 @@ def test_the_waterfall_keeps_its_lines_unless_the_window_moves(
         # The same window, half the bins, a slower rate: the lines are kept.
         config.range_resolution, config.frequency = 2 * (50.0 - 0.5) / BINS, RATE / 2
         before, after = counts_after(probe, node, config)
-        assert after == list(range(after[0], after[0] + 4))
+        assert after == list(range(after[0], after[0] + len(after)))
         assert after[0] > before
 
         # A new far end: the old lines' samples were at other ranges; the waterfall restarts.

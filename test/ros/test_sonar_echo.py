@@ -11,6 +11,7 @@ from the circle's by up to pi/64: intensities are compared to 1 %, ranges to the
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from reference_scene import (
     CONE_HALF_ANGLE as BETA,  # the URDF cone: the -3 dB beam and the cast cone
 )
 from reference_scene import FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits, world_directions
-from ros_helpers import messages_after, running, set_parameters
+from ros_helpers import messages_after, running, set_parameters, stamped_after
 from scipy.special import j1
 
 from nps_sonar_py.sensing import cone_pattern
@@ -113,13 +114,13 @@ def test_range_estimators_changed_at_run_time(receiver, expected) -> None:
 
         results = set_parameters(points, '/sonar', {'range_estimator': 'mean_in_beam'})
         assert results[0].successful, results[0].reason
-        point = messages_after(points, 2)[-1]
+        point = stamped_after(points, points.topic, node, time.time_ns())[0]
         assert point.range_estimator == SonarPoint.RANGE_MEAN_IN_BEAM
         # every ray is inside the -3 dB half width here: the solid-angle weighted mean range
         assert point.range == pytest.approx(np.average(r, weights=solid_angle), abs=FACETING)
 
         set_parameters(points, '/sonar', {'range_estimator': 'intensity_weighted'})
-        point = messages_after(points, 2)[-1]
+        point = stamped_after(points, points.topic, node, time.time_ns())[0]
         index = np.floor((r - MIN_RANGE) / bin_width).astype(int)
         centres = MIN_RANGE + (np.arange(BINS) + 0.5) * bin_width
         profile = np.bincount(index, weights=intensity, minlength=BINS)
@@ -128,7 +129,7 @@ def test_range_estimators_changed_at_run_time(receiver, expected) -> None:
         )
 
         set_parameters(points, '/sonar', {'range_estimator': 'first_above_threshold'})
-        point = messages_after(points, 2)[-1]
+        point = stamped_after(points, points.topic, node, time.time_ns())[0]
         assert point.range == pytest.approx(centres[index.min()], abs=1e-5)
 
 

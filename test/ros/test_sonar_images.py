@@ -21,7 +21,16 @@ from typing import Any
 import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, D, wall_scene
-from ros_helpers import Probe, executable, exit_line, in_step, nanoseconds, ros_args, running
+from ros_helpers import (
+    NODE_START_TIMEOUT,
+    Probe,
+    executable,
+    exit_line,
+    in_step,
+    nanoseconds,
+    ros_args,
+    running,
+)
 
 pytestmark = pytest.mark.ros
 
@@ -248,6 +257,34 @@ def test_a_slow_image_subscriber_does_not_stall_the_pings(tmp_path: Path, probe:
         slow.close()
 
 
+def image_with_its_points(
+    probe: Probe, node: Any, timeout: float = NODE_START_TIMEOUT
+) -> tuple[Any, list[Any]]:
+    """A polar image and every point from its sweep's first on (5 at least), once received.
+
+    The point subscription matches the node's publisher at its own moment, and a sweep's last
+    point may come after its image: an image counts once a point stamped at or before its
+    stamp (its sweep's first step) is in, and 5 stamped from it.
+    """
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with probe.lock:
+            images = list(probe.received['head/image_polar'])
+            points = list(probe.received['head/sonar_point'])
+        if points:
+            first = nanoseconds(points[0].header.stamp)
+            for image in images:
+                start = nanoseconds(image.header.stamp)
+                if (
+                    first <= start
+                    and sum(nanoseconds(p.header.stamp) >= start for p in points) >= 5
+                ):
+                    return image, points
+        assert node.poll() is None, node.communicate()[1]
+        time.sleep(0.02)
+    pytest.fail(f'no polar image with its sweep of points in {timeout} s')
+
+
 def test_sweep_images_are_the_last_sweep(tmp_path: Path, probe: Probe) -> None:
     from sensor_msgs.msg import Image
 
@@ -271,10 +308,8 @@ def test_sweep_images_are_the_last_sweep(tmp_path: Path, probe: Probe) -> None:
         **ACOUSTICS,
     }
     with running('scanning_sonar_node', parameters) as node:
-        image = probe.wait('head/image_polar', 2, node)[-1]
+        image, points = image_with_its_points(probe, node)
         disc = probe.wait('head/image', 1, node)[-1]
-        with probe.lock:
-            points = list(probe.received['head/sonar_point'])
     # Published once per sweep of 5 steps, stamped with its first step; column c is head
     # angle 4 - c (column 0 the leftmost, +30 degrees).
     assert (image.width, image.height, image.encoding) == (5, BINS, '32FC1')

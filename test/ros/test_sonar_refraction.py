@@ -12,10 +12,18 @@ node reports the equivalent range ``c1 t``.
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import pytest
-from ros_helpers import executable, exit_line, messages_after, ros_args, running, set_parameters
+from ros_helpers import (
+    executable,
+    exit_line,
+    ros_args,
+    running,
+    set_parameters,
+    stamped_after,
+)
 
 pytestmark = pytest.mark.ros
 
@@ -66,5 +74,5 @@ def test_a_bad_profile_at_run_time_is_refused_and_the_range_stays(receiver, tmp_
             r, '/sonar', {'sound_speed_profile': list(PROFILE), 'sea_surface_z': SURFACE_Z}
         )
         assert results[0].successful, results[0].reason
-        message = messages_after(r, 3)[-1]
+        message = stamped_after(r, r.topic, node, time.time_ns())[0]
     assert message.range == pytest.approx(predicted_range(), abs=1e-5)

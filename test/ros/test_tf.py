@@ -462,6 +462,20 @@ def test_sensor_frame_on_tf_static_for_a_late_subscriber(tmp_path: Path, probe: 
     assert str(info.topic_type_hash) == TF_MESSAGE_HASH
 
 
+def _tf_stamps_once_in(
+    probe: Probe, wanted: set[int], process: Any, timeout: float = NODE_START_TIMEOUT
+) -> set[int]:
+    """The stamps (ns) of the /tf messages received, once they hold ``wanted`` or timed out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with probe.lock:
+            stamps = {nanoseconds(m.transforms[0].header.stamp) for m in probe.received['/tf']}
+        if wanted <= stamps or time.monotonic() > deadline:
+            return stamps
+        assert process.poll() is None, process.communicate()[1]
+        time.sleep(0.02)
+
+
 def test_odometry_goes_out_on_tf_at_the_reading_time(probe: Probe) -> None:
     from nav_msgs.msg import Odometry
     from sensor_msgs.msg import Range
@@ -491,6 +505,8 @@ def test_odometry_goes_out_on_tf_at_the_reading_time(probe: Probe) -> None:
             lambda m: m.transforms[0].transform.translation.x != 0.0,
         )
         ranges = probe.wait('sonar/range', 2, node)
+        # /tf is another subscription: a reading's /tf may come after the reading
+        tf_stamps = _tf_stamps_once_in(probe, {nanoseconds(r.header.stamp) for r in ranges}, node)
         assert probe.node.get_publishers_info_by_topic('/tf_static') == []
     (frame,) = moved.transforms
     assert (frame.header.frame_id, frame.child_frame_id) == ('map', 'base_link')
@@ -500,8 +516,6 @@ def test_odometry_goes_out_on_tf_at_the_reading_time(probe: Probe) -> None:
         (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)), abs=1e-12
     )
     # stamped with a reading's time: each reading has its /tf at the same stamp
-    with probe.lock:
-        tf_stamps = {nanoseconds(m.transforms[0].header.stamp) for m in probe.received['/tf']}
     assert {nanoseconds(r.header.stamp) for r in ranges} <= tf_stamps
 
 
@@ -569,6 +583,18 @@ def _clock(seconds: float) -> Any:
     return Clock(clock=Time(sec=int(seconds), nanosec=round((seconds % 1) * 1e9)))
 
 
+def _acked(*publishers: Any) -> None:
+    """Wait until the node's reliable subscriptions have received every message of ``publishers``.
+
+    Held at 99.5 s, time moves on only then: the transforms are in before the ``/clock``
+    messages that move time into their range (a lost sample's repair could take longer).
+    """
+    from rclpy.duration import Duration
+
+    for publisher in publishers:
+        assert publisher.wait_for_all_acked(Duration(seconds=NODE_START_TIMEOUT)), 'not acked'
+
+
 def _ticker(
     clock: Any,
     now: list[float],
@@ -623,6 +649,7 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
         static.publish(_tf(_transform('map', 'odom', 0.0, (0.0, 0.0, 0.1))))
         tf.publish(_tf(_transform('odom', 'base_link', 100.0)))
         tf.publish(_tf(_transform('odom', 'base_link', 101.0, (0.0, 0.5, 0.0))))
+        _acked(static, tf)  # the node holds them before time moves past 99.5 s
         sent.set()
         first_such(probe, 'sonar/range', node, lambda m: m.header.stamp.sec >= 101)
         bad = _transform('odom', 'base_link', 101.2, (0.0, math.nan, 0.0))
