@@ -331,6 +331,30 @@ def first_such(
     pytest.fail(f'{topic}: no message showed the change in {timeout} s')
 
 
+def wait_for_graph(
+    probe: Probe,
+    node: Any,
+    *,
+    publishers: tuple[str, ...] = (),
+    subscribers: tuple[str, ...] = (),
+    timeout: float = NODE_START_TIMEOUT,
+) -> None:
+    """Wait until the graph shows a publisher on each of ``publishers`` and a subscriber on each
+    of ``subscribers``: the node is up and its endpoints are discovered.
+
+    What a test checks of a node's silence (nothing before ``/clock``) means something only
+    once its publisher could have reached the probe.
+    """
+    end = time.monotonic() + timeout
+    while not (
+        all(probe.node.count_publishers(t) >= 1 for t in publishers)
+        and all(probe.node.count_subscribers(t) >= 1 for t in subscribers)
+    ):
+        assert time.monotonic() < end, f'the node did not come up in {timeout} s'
+        assert node.poll() is None, f'the node exited: {node.communicate()[1]}'
+        time.sleep(0.02)
+
+
 def stamped_after(
     probe: Probe,
     topic: str,

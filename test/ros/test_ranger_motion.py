@@ -36,7 +36,7 @@ from ranger_scenes import (
     wall_scene,
 )
 from ranger_scenes import WALL_BETA as BETA
-from ros_helpers import Probe, first_such, nanoseconds, publishing, running
+from ros_helpers import Probe, first_such, nanoseconds, publishing, running, wait_for_graph
 
 from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.sensing.cone import cone_pattern
@@ -189,13 +189,10 @@ def test_sweep_on_sim_time_moved_by_a_pose(tmp_path: Path, probe: Probe) -> None
     closer.pose.orientation.w = 1.0
     best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
     with running('scanning_sonar_node', parameters) as node:
-        end = time.monotonic() + 30.0
-        while ('scanning_sonar', '/') not in probe.node.get_node_names_and_namespaces():
-            assert time.monotonic() < end, 'the node did not come up'
-            assert node.poll() is None, 'the node did not come up'
-            time.sleep(0.1)
+        # No /clock yet: nothing is published (once the topic is discovered, a ping would come).
+        wait_for_graph(probe, node, publishers=('head/sonar_point',), subscribers=('/clock',))
         time.sleep(1.5)
-        assert probe.count('head/sonar_point') == 0  # no /clock yet: nothing is published
+        assert probe.count('head/sonar_point') == 0
         with (
             publishing(probe, PoseStamped, 'pose', lambda: closer),
             publishing(probe, Clock, '/clock', tick, rate=50.0, qos=best_effort),

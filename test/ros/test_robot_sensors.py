@@ -24,7 +24,16 @@ import numpy as np
 import pytest
 import yaml
 from ranger_scenes import FLOAT32, room_hits
-from ros_helpers import Probe, executable, exit_line, first_such, nanoseconds, publishing, running
+from ros_helpers import (
+    Probe,
+    executable,
+    exit_line,
+    first_such,
+    nanoseconds,
+    publishing,
+    running,
+    wait_for_graph,
+)
 
 from nps_sonar_py.ament import package_share
 from nps_sonar_py.sensing.cone import cone_pattern
@@ -196,15 +205,11 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
     extra = ['--params-file', str(share() / 'config' / 'demo_robot.yaml'), '-r', '__ns:=/robot1']
     parameters = {'use_sim_time': True, 'pose_source': 'odometry'}
     with running('robot_sensors_node', parameters, extra=extra) as node:
-        end = time.monotonic() + 30.0
-        while ('rear_ranger', '/robot1') not in probe.node.get_node_names_and_namespaces():
-            assert time.monotonic() < end, 'the nodes did not come up'
-            assert node.poll() is None, 'the nodes did not come up'
-            time.sleep(0.1)
+        # No /clock yet: nothing is published (once the topics are discovered, readings would
+        # come).
+        wait_for_graph(probe, node, publishers=tuple(topics.values()), subscribers=('/clock',))
         time.sleep(1.0)
-        assert (
-            sum(probe.count(t) for t in topics.values()) == 0
-        )  # no /clock yet: nothing is published
+        assert sum(probe.count(t) for t in topics.values()) == 0
         best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
         with (
             publishing(probe, Odometry, '/robot1/odom', lambda: odometry),

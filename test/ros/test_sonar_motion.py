@@ -22,6 +22,7 @@ from ros_helpers import (
     messages_after,
     publishing,
     running,
+    wait_for_graph,
 )
 
 pytestmark = pytest.mark.ros
@@ -80,16 +81,8 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
     r = receiver(Range, 'sonar/range')
     with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
         # Up: the node subscribes to /clock and offers /sonar/range. With no /clock yet its
-        # time is not initialised: it must publish nothing (a slow machine only makes this
-        # check weaker, never fail).
-        deadline = time.monotonic() + NODE_START_TIMEOUT
-        while not (
-            r.node.count_subscribers('/clock') >= 1
-            and r.node.count_publishers('/sonar/range') >= 1
-        ):
-            assert time.monotonic() < deadline, 'the node did not come up'
-            assert node.poll() is None, node.communicate()[1]
-            time.sleep(0.02)
+        # time is not initialised: it must publish nothing.
+        wait_for_graph(r, node, publishers=('/sonar/range',), subscribers=('/clock',))
         time.sleep(0.5)  # ten ping periods at 20 Hz
         assert r.messages == []
         published: list[float] = []
