@@ -247,9 +247,9 @@ def test_duration_stops_the_recorder_by_itself(tmp_path: Path) -> None:
     recorder = RecorderProcess(
         bag, '--topics', '/nobody/publishes:std_msgs/msg/String', '--duration', '1'
     )
-    begun = time.monotonic()
-    status, out, err = recorder.finish(None, timeout=30)
-    assert time.monotonic() - begun < 20
+    # No signal: it must exit by itself (finish fails if it is still running after the timeout,
+    # which leaves a loaded machine a minute to start it).
+    status, out, err = recorder.finish(None, timeout=60)
     assert status == 1, err  # nothing was recorded in the time given
     assert 'Traceback' not in err
     assert 'wrote' in out
