@@ -380,8 +380,10 @@ class Echoes:
 
     The fields are those of ``Ping`` with a leading beam axis (``Ping`` is one row of it).
     ``hits``, ``ranges`` and ``confidence`` are worked out when first read (a side-scan reads
-    none of them), except that range noise is drawn with the ping, so that it keeps its place
-    in the generator's sequence.
+    none of them), except that the ranges are worked out with the ping when range noise is on
+    (so that its draw keeps its place in the generator's sequence) or the estimator reads the
+    profile (``INTENSITY_WEIGHTED``, ``FIRST_ABOVE_THRESHOLD``: so that a caller changing
+    ``intensity`` later cannot change them).
 
     Attributes:
         intensity: (N, n_bins) float64 sum of the returns per beam and range bin, linear.
@@ -474,6 +476,12 @@ class ExtraReturns:
 
     def __len__(self) -> int:
         return int(self.range.shape[0])
+
+
+#: The range estimators that read the profile rather than the rays.
+_PROFILE_ESTIMATORS = frozenset(
+    {RangeEstimator.INTENSITY_WEIGHTED, RangeEstimator.FIRST_ABOVE_THRESHOLD}
+)
 
 
 @dataclass(frozen=True)
@@ -849,14 +857,16 @@ class EchoModel:
             hits = count()
             hits_of = lambda: hits  # noqa: E731
         beam_ranges = estimate
-        if cfg.range_noise.enabled:
-            # Now, not when read: the noise keeps its place in the generator's sequence.
-            # REP 117 holds after the noise too: a noisy reading below the window reads -inf
-            # ("too close"), above it +inf ("nothing in range"), as the scanners do.
+        if cfg.range_noise.enabled or cfg.estimator in _PROFILE_ESTIMATORS:
+            # Now, not when read: the noise keeps its place in the generator's sequence, and
+            # an estimator reads the profile as it is now, not as a caller may have changed it.
             distance, confidence = estimate()
-            distance = cfg.range_noise.apply_array(distance, self._bias, generator)
-            distance[distance < cfg.min_range] = -np.inf
-            distance[distance > cfg.max_range] = np.inf
+            if cfg.range_noise.enabled:
+                # REP 117 holds after the noise too: a noisy reading below the window reads
+                # -inf ("too close"), above it +inf ("nothing in range"), as the scanners do.
+                distance = cfg.range_noise.apply_array(distance, self._bias, generator)
+                distance[distance < cfg.min_range] = -np.inf
+                distance[distance > cfg.max_range] = np.inf
             beam_ranges = lambda: (distance, confidence)  # noqa: E731
         return Echoes(
             intensity=intensity,

@@ -14,6 +14,7 @@ from nps_sonar_py.echo import (
     EchoConfig,
     EchoModel,
     NoiseType,
+    RangeEstimator,
     RangeNoise,
     coherent_speckle,
 )
@@ -124,6 +125,23 @@ def test_the_noise_does_not_depend_on_when_the_fields_are_read() -> None:
         np.testing.assert_array_equal(echoes.confidence, confidence_now)
         np.testing.assert_array_equal(echoes.hits, hits_now)
     assert not np.array_equal(read_at_once[0][0], read_at_once[1][0])  # the noise is on
+
+
+@pytest.mark.parametrize(
+    'estimator', [RangeEstimator.INTENSITY_WEIGHTED, RangeEstimator.FIRST_ABOVE_THRESHOLD]
+)
+def test_an_estimator_that_reads_the_profile_reads_it_as_the_ping_made_it(
+    estimator: RangeEstimator,
+) -> None:
+    """Ranges read after a caller zeroed ``intensity`` in place are those read before it."""
+    config, rays, (r, cos) = wall_scene(estimator=estimator, threshold_db=-200.0)
+    model = EchoModel(config, rays.off_axis, rays.solid_angle)
+    first = model.echoes(r[None], cos[None], 0.5)
+    expected = first.ranges.copy()
+    second = model.echoes(r[None], cos[None], 0.5)
+    second.intensity[:] = 0.0
+    assert np.isfinite(expected).all()
+    np.testing.assert_array_equal(second.ranges, expected)
 
 
 def test_generator_passed_in_replaces_the_models() -> None:
