@@ -381,10 +381,12 @@ def _mirror(
     nt *= dn
     start += nt
     gain = paths.gain * np.where(surface, config.surface_gain, mu)
-    # The rays to cast next, written once as the raycaster's float32 block.
+    # The rays to cast next, written once as the raycaster's float32 block, a column at a
+    # time: numpy copies (3, m) columns into (m, 3) float32 rows in 3-element loops.
     block = np.empty((d.shape[1], 6), dtype=np.float32)
-    block[:, :3] = start.T
-    block[:, 3:] = reflected.T
+    for k in range(3):
+        block[:, k] = start[k]
+        block[:, 3 + k] = reflected[k]
     return _Paths(
         paths.ray,
         start.T,
