@@ -173,7 +173,7 @@ def multipath_returns(
     raw = np.asarray(hits.ranges)
     zs = config.sea_surface_z
     # Only rays going up can meet the sea surface: the plane for those alone.
-    up = np.flatnonzero((d[:, _UP] > 0.0) & (o[:, _UP] < zs))
+    up = np.flatnonzero((d[:, _UP] > 0.0) & (o3[:, _UP] < zs))  # one test of a shared origin
     t_up = (zs - o[up, _UP]) / d[up, _UP]
     first = t_up < raw[up]
     up, t_up = up[first], t_up[first]
@@ -195,15 +195,16 @@ def multipath_returns(
     k, m = on_scene.size, live.size
     surface = np.zeros(m, dtype=bool)
     surface[k:] = True
-    # Built in place, no concatenated copies: the first mirrors' distance, normal and mu.
+    # Built in place, no concatenated copies: the first mirrors' distance, normal and gain.
     distance = np.empty(m)
     distance[:k] = ranges[on_scene]
     distance[k:] = t_up
     normal = np.empty((3, m))  # as columns, as _mirror works
     normal[:, :k] = _rows(_normals(hits), on_scene).T
     normal[:, k:] = 0.0
-    reflect = np.ones(m)
-    reflect[:k] = mu[on_scene]
+    gain = np.empty(m)
+    gain[:k] = mu[on_scene]
+    gain[k:] = config.surface_gain
     # A shared origin stays one row: the paths start there (read, never written).
     start = o[:1] if shared else _rows(o, live)
     paths = _mirror(
@@ -218,8 +219,7 @@ def multipath_returns(
         distance,
         surface,
         normal,
-        reflect,
-        config,
+        gain,
     )
     scatters: list[tuple[_Scatter, int]] = []
     for bounce in range(1, config.max_bounces + 1):
@@ -348,10 +348,11 @@ def _mirror(
     distance: NDArray[np.float64],
     surface: NDArray[np.bool_],
     normal: NDArray[np.floating],
-    mu: NDArray[np.float64],
-    config: MultipathConfig,
+    gain: NDArray[np.float64],
 ) -> _Paths:
     """The paths after their mirror ``distance`` ahead: the sea surface or a scene surface.
+
+    ``gain`` is the paths' gain after it (their gain times the mirror's ``|R|**2``).
 
     ``normal`` ((3, m) columns, float64, the caller's own) is overwritten: the sea
     surface's become +z.
@@ -380,7 +381,6 @@ def _mirror(
     dn *= -(1e-4 + 1e-6 * scale)
     nt *= dn
     start += nt
-    gain = paths.gain * np.where(surface, config.surface_gain, mu)
     # The rays to cast next, written once as the raycaster's float32 block, a column at a
     # time: numpy copies (3, m) columns into (m, 3) float32 rows in 3-element loops.
     block = np.empty((d.shape[1], 6), dtype=np.float32)
@@ -461,7 +461,8 @@ def _advance(
     )
     # New, as columns: _mirror overwrites it.
     normal = np.ascontiguousarray(_rows(normals, go).T, dtype=np.float64)
-    mirrored = _mirror(sub, event[go], surface[go], normal, mu[go], config)
+    gain = sub.gain * np.where(surface[go], config.surface_gain, mu[go])
+    mirrored = _mirror(sub, event[go], surface[go], normal, gain)
     return scatter, mirrored
 
 
