@@ -407,7 +407,6 @@ def _advance(
     ranges = np.asarray(hits.ranges)
     normals = _normals(hits)
     mu = np.asarray(hits.reflectivity)
-    entity = np.asarray(getattr(hits, 'entity', np.full(ranges.shape, -1)))
     zs, longest = config.sea_surface_z, 2.0 * max_range
     # The scatterers, looked for among the rays that hit only: the scene met before the sea
     # surface, within the window, where it scatters. mu and entity converted on those only.
@@ -423,7 +422,11 @@ def _advance(
     reached = _Paths(
         paths.ray[at], point, direction, paths.length[at] + t, paths.gain[at], paths.scene[at]
     )
-    at_entity = np.asarray(entity[at], dtype=np.int64)
+    entity = getattr(hits, 'entity', None)  # a caster may not say (labels then read none)
+    if entity is None:
+        at_entity = np.full(at.size, -1, dtype=np.int64)
+    else:
+        at_entity = np.asarray(np.asarray(entity)[at], dtype=np.int64)
     scatter = _Scatter(reached, _rows(normals, at), mu_hit[keep], at_entity)
     if not again:
         return scatter, None
