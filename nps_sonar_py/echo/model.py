@@ -943,11 +943,15 @@ class EchoModel:
         """Which rays return (module docstring), and which of those within the window."""
         cfg = self.config
         returned = r < np.inf  # hit something: NaN and inf are misses
-        if self._in_cast is not None:
-            returned &= self._in_cast
-        if self._cos_critical is not None:
-            returned &= np.abs(cos_in) >= self._cos_critical
+        self._admit(returned, cos_in)
         return returned, returned & (r >= cfg.min_range) & (r <= cfg.max_range)
+
+    def _admit(self, rays: NDArray[np.bool_], cos_in: NDArray[np.floating]) -> None:
+        """Clear, in place, the rays outside the cast cone or past the specular cut-off."""
+        if self._in_cast is not None:
+            rays &= self._in_cast
+        if self._cos_critical is not None:
+            rays &= np.abs(cos_in) >= self._cos_critical
 
     def _point_deposits(
         self,
@@ -1009,10 +1013,7 @@ class EchoModel:
         real = r.dtype.type
         live = r >= real(cfg.min_range - cfg.bin_width)  # NaN is not live
         live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
-        if self._in_cast is not None:
-            live &= self._in_cast
-        if self._cos_critical is not None:
-            live &= np.abs(cos_in) >= self._cos_critical
+        self._admit(live, cos_in)
         index = np.flatnonzero(live)
         r_live = r.take(index)
         factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
