@@ -132,6 +132,55 @@ def test_a_nan_joint_state_keeps_the_last_good_joints(receiver: Any, tmp_path: P
     assert 'Traceback' not in log.text()
 
 
+#: The reference sonar on a prismatic joint "lift" that slides it along world +y, limited to
+#: +-1 m, beside a continuous joint "wheel" that carries nothing the sonar sees.
+LIFT_ROBOT = (
+    PAN_ROBOT.replace('<joint name="pan" type="revolute">', '<joint name="lift" type="prismatic">')
+    .replace(
+        '<axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>',
+        '<axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/>',
+    )
+    .replace(
+        '<link name="head"/>',
+        '<link name="head"/><link name="wheel_link"/>'
+        '<joint name="wheel" type="continuous"><parent link="base_link"/>'
+        '<child link="wheel_link"/><axis xyz="0 1 0"/></joint>',
+    )
+)
+
+
+def test_a_joint_position_past_its_urdf_limits_keeps_the_last_good_joints(
+    receiver: Any, tmp_path: Path
+) -> None:
+    """1e7 m on a joint limited to +-1 m read inf on every range; now it is dropped, warned."""
+    from sensor_msgs.msg import JointState, Range
+
+    assert LIFT_ROBOT.count('type="prismatic"') == 1
+    assert 'type="continuous"' in LIFT_ROBOT
+    robot = tmp_path / 'lift_sonar.urdf'
+    robot.write_text(LIFT_ROBOT)
+    r = receiver(Range, 'sonar/range')
+    # Within the limits, beside a continuous joint 10 million radians round: both taken.
+    lifted = JointState(name=['lift', 'wheel'], position=[0.5, 1e7])
+    past = JointState(name=['wheel', 'lift'], position=[0.0, 1e7])
+    parameters = {**ONE_RAY, 'robot_description_file': str(robot)}
+    with running('sonar_node', parameters) as node:
+        log = NodeLog(node)
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
+            _boresight_to_cylinder(SONAR[1]), abs=1e-6
+        )
+        with publishing(r, JointState, 'joint_states', lambda: lifted):
+            _reaches(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+        with publishing(r, JointState, 'joint_states', lambda: past):
+            log.wait_for(
+                'ignored a message on /joint_states: position[1] 1e+07 m is outside the limits '
+                "[-1, 1] m (joint 'lift')"
+            )
+            _stays(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
+
+
 @pytest.mark.parametrize(
     ('field', 'value', 'problem'),
     [
