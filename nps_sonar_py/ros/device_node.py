@@ -177,6 +177,7 @@ class DeviceNode(Node):
             start=scene_start,
             shared_tf=shared_tf,
             world=raycaster.world,
+            joints=robot.joints,
         )
         frames = sensor_frames(self.rig.mount, self.rig.device.geometry) + self.outputs.frames()
         check_frames(frames, robot.links, self.motion.world_frame)
