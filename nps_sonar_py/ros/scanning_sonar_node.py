@@ -19,7 +19,7 @@ sensor's x-forward frame (named after the sensor):
 * ``mode: sidescan`` (``SidescanSettings``; ``config/sidescan_sonar.yaml``): per ping one
   ``<sensor>/ranger``, one ``<sensor>/raw_image`` (``marine_acoustic_msgs/RawSonarImage``: beam
   0 port, beam 1 starboard, slant-range samples; docs/marine.md) in the frame
-  ``<frame>_acoustic``, and ``<sensor>/waterfall`` (``sensor_msgs/Image``, ``waterfall_lines`` x
+  ``<frame>_frd`` (x forward, y starboard, z down), and ``<sensor>/waterfall`` (``sensor_msgs/Image``, ``waterfall_lines`` x
   2 ``waterfall_samples``, port left reversed, newest line on top; ``sensing/waterfall.py``)
   whenever a line is added: per ping, or per ``waterfall_line_spacing`` m travelled.
 * sweep or multibeam, each switched on by its parameter (``ImageSettings``),
@@ -47,7 +47,7 @@ from typing import Any
 
 from std_msgs.msg import String
 
-from nps_sonar_py.devices import ScanningSetup
+from nps_sonar_py.devices import Family
 from nps_sonar_py.devices.settings import ImageSettings
 from nps_sonar_py.echo.labels import LabelTable
 from nps_sonar_py.ros.device_node import DeviceNode
@@ -60,7 +60,7 @@ __all__ = ['ScanningSonarNode', 'main']
 class ScanningSonarNode(DeviceNode):
     """Steps a sweep, or pings a multibeam fan or a side-scan (module docstring)."""
 
-    SETUP = ScanningSetup  # its records include ImageSettings: the builder reads publish_labels
+    FAMILY = Family.SCANNING  # its records include ImageSettings: the builder reads publish_labels
 
     def __init__(self, *, node_name: str = 'scanning_sonar', **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
