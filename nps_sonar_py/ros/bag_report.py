@@ -29,7 +29,7 @@ from rosbags.typesys.store import Typestore
 from nps_sonar_py import plots
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.sidescan import SidescanPing
-from nps_sonar_py.sensing.waterfall import Waterfall
+from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 
 __all__ = [
     'IMAGE',
@@ -303,7 +303,9 @@ def _raw_waterfall(
     if not pings:
         return RawWaterfall(np.zeros((lines, 0), dtype=np.float32), 'mono8', 0)
     last = pings[-1][0]
-    waterfall = Waterfall(lines, int(samples or last.samples_per_beam))
+    waterfall = Waterfall(
+        WaterfallConfig(lines=lines, samples=int(samples or last.samples_per_beam))
+    )
     count, layout = 0, None
     for message, window, dtype in pings:
         if (window, dtype) != layout:
