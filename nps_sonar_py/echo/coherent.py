@@ -33,8 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.checks import check, finite
+from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
-from nps_sonar_py.echo.model import EchoConfig
 from nps_sonar_py.echo.pulse import PHASES, Pulse, kernel_table, pulse_problem
 from nps_sonar_py.echo.scatterers import scatterer_draws
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise, noise_intensity
