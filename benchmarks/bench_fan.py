@@ -35,41 +35,27 @@ from pathlib import Path
 
 import numpy as np
 import open3d as o3d  # the baseline is Open3D alone
-from scipy.ndimage import gaussian_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from seabeds import relief_triangles
 from timing import median_times
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.ros.heap import keep_heap
-from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, Triangles, World
+from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import box_triangles, cylinder_triangles
 from nps_sonar_py.sensing.multibeam import FanConfig, FanPing, MultibeamSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 SEED = 10
-GRID = 317  # vertices per side: 2 * 316**2 = 199,712 triangles
 BEAMS, RAYS_HORIZONTAL, RAYS_VERTICAL = 512, 3, 38
-
-
-def seabed(rng: np.random.Generator) -> Triangles:
-    """A smooth random heightfield: 160 m square, relief of a few metres, seeded."""
-    x, y = np.meshgrid(np.linspace(-80, 80, GRID), np.linspace(-80, 80, GRID), indexing='ij')
-    z = gaussian_filter(rng.standard_normal(x.shape), sigma=6.0)
-    z *= 1.5 / np.max(np.abs(z))
-    vertices = np.column_stack((x.ravel(), y.ravel(), z.ravel()))
-    i, j = np.meshgrid(np.arange(GRID - 1), np.arange(GRID - 1), indexing='ij')
-    a = (i * GRID + j).ravel()
-    b, c, d = a + GRID, a + GRID + 1, a + 1
-    triangles = np.concatenate((np.column_stack((a, b, c)), np.column_stack((a, c, d))))
-    return Triangles(vertices, triangles)
 
 
 def fan_world() -> World:
     """The seabed and six objects in the fan's footprint."""
     rng = np.random.default_rng(SEED)
-    entities = [Entity('seabed', seabed(rng), 0.1)]
+    entities = [Entity('seabed', relief_triangles(rng, 80.0), 0.1)]
     states = [EntityState('seabed')]
     objects = [
         ('box_a', box_triangles([2.0, 1.0, 1.0]), (25.0, -6.0, 0.5)),

@@ -26,17 +26,17 @@ from scipy.ndimage import gaussian_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from seabeds import GRID, random_relief
 from timing import median_times
 
 from nps_sonar_py.scene import Raycaster, load_world
 
-GRID, MAP, RAYS, SEED = 317, 1024, 100_000, 3
+MAP, RAYS, SEED = 1024, 100_000, 3
 
 
 def _world(directory: Path, *, mapped: bool) -> Path:
     rng = np.random.default_rng(SEED)
-    heights = gaussian_filter(rng.standard_normal((GRID, GRID)), sigma=6.0)
-    np.save(directory / 'bed.npy', heights * 1.5 / np.max(np.abs(heights)))
+    np.save(directory / 'bed.npy', random_relief(rng, GRID))
     grey = gaussian_filter(rng.standard_normal((MAP, MAP)), sigma=20.0)
     grey = (grey - grey.min()) / (grey.max() - grey.min())
     Image.fromarray((grey * 65535).astype(np.uint16)).save(directory / 'mu.png')

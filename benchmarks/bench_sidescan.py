@@ -31,41 +31,27 @@ from pathlib import Path
 
 import numpy as np
 import open3d as o3d  # the baseline is Open3D alone
-from scipy.ndimage import gaussian_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from seabeds import relief_triangles
 from timing import median_times
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
-from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, Triangles, World
+from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import box_triangles, cylinder_triangles
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.sensing.waterfall import ground_range_profiles
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 SEED = 19
-GRID = 317  # vertices per side: 2 * 316**2 = 199,712 triangles
-
-
-def seabed(rng: np.random.Generator) -> Triangles:
-    """A smooth random heightfield: 200 m square, relief of a few metres, seeded."""
-    x, y = np.meshgrid(np.linspace(-100, 100, GRID), np.linspace(-100, 100, GRID), indexing='ij')
-    z = gaussian_filter(rng.standard_normal(x.shape), sigma=6.0)
-    z *= 1.5 / np.max(np.abs(z))
-    vertices = np.column_stack((x.ravel(), y.ravel(), z.ravel()))
-    i, j = np.meshgrid(np.arange(GRID - 1), np.arange(GRID - 1), indexing='ij')
-    a = (i * GRID + j).ravel()
-    b, c, d = a + GRID, a + GRID + 1, a + 1
-    triangles = np.concatenate((np.column_stack((a, b, c)), np.column_stack((a, c, d))))
-    return Triangles(vertices, triangles)
 
 
 def sidescan_world() -> World:
     """The seabed, a box to port and a cylinder lying to starboard."""
     rng = np.random.default_rng(SEED)
     entities = [
-        Entity('seabed', seabed(rng), 0.1),
+        Entity('seabed', relief_triangles(rng, 100.0), 0.1),
         Entity('box', box_triangles([2.0, 1.0, 1.0]), 0.5),
         Entity('pipe', cylinder_triangles(0.5, 6.0, 64), 0.5),
     ]

@@ -9,9 +9,8 @@ element alone locates a problem.
 Numbers must be plain decimal numbers and finite: ``nan``, ``inf``, ``1_000`` and
 hexadecimal are refused.
 
-Files are read only when they are regular files (a FIFO would block, ``/dev/zero`` never
-ends, a directory cannot be read) and at most :data:`MAX_XML_BYTES` long (64 MiB); both are
-checked with ``os.stat`` before the file is opened, and the read itself stops at the limit.
+Files are read by ``input_files.read_file``: only regular files, and at most
+:data:`MAX_XML_BYTES` long (64 MiB).
 """
 
 from __future__ import annotations
@@ -19,20 +18,19 @@ from __future__ import annotations
 import math
 import os
 import re
-import stat
-from typing import BinaryIO, Literal, NoReturn, TypeAlias
+from typing import Literal, NoReturn, TypeAlias
 
 from lxml import etree
 
 from nps_sonar_py.errors import InputError
+from nps_sonar_py.input_files import check_regular_file, file_problem, read_file
 
 __all__ = [
     'MAX_XML_BYTES',
     'Element',
     'NumberError',
-    'check_regular_file',
+    'check_xml_file',
     'children',
-    'file_problem',
     'label',
     'local_name',
     'parse_document',
@@ -41,10 +39,9 @@ __all__ = [
     'parse_numbers',
     'raise_at',
     'read_document',
-    'read_file',
-    'regular_file_problem',
     'required_attribute',
     'source_of',
+    'xml_file_problem',
     'xml_parser',
 ]
 
@@ -54,8 +51,6 @@ Element: TypeAlias = etree._Element
 #: a scene is rarely above 1 MB (a robot of 5000 links is 0.6 MB); lxml's tree takes several
 #: times the text's size in memory, so the limit keeps a mistaken file within a few GB.
 MAX_XML_BYTES = 64 * 2**20
-
-_MIB = 2**20
 
 #: Attributes that name an element in messages (``<model name="tank">``), in order of preference.
 _LABELS = ('name', 'reference', 'model', 'frame', 'scene')
@@ -101,38 +96,7 @@ def parse_document(data: str | bytes, source: str | None, error: type[InputError
         raise error(f'malformed XML: {message}', file=source, line=err.lineno or None) from None
 
 
-def _file_kind(mode: int) -> str:
-    """What a file that is not regular is: ``'directory'``, ``'FIFO'``, ..."""
-    kinds = (
-        (stat.S_ISDIR, 'directory'),
-        (stat.S_ISFIFO, 'FIFO'),
-        (stat.S_ISCHR, 'character device'),
-        (stat.S_ISBLK, 'block device'),
-        (stat.S_ISSOCK, 'socket'),
-    )
-    return next((name for test, name in kinds if test(mode)), 'special file')
-
-
-def _size(n: int) -> str:
-    """``n`` bytes in words: ``'70000000 bytes (66.8 MiB)'``."""
-    return f'{n} bytes ({n / _MIB:.3g} MiB)' if n >= _MIB else f'{n} bytes'
-
-
-def _too_large(size: int | None, limit: int) -> str:
-    what = _size(size) if size is not None else f'more than {_size(limit)}'
-    return f'is too large: {what}; the limit is {_size(limit)}'
-
-
-def regular_file_problem(st: os.stat_result, limit: int) -> str | None:
-    """Say why a file with status ``st`` is not read (not regular, over ``limit`` bytes)."""
-    if not stat.S_ISREG(st.st_mode):
-        return f'is not a regular file ({_file_kind(st.st_mode)})'
-    if st.st_size > limit:
-        return _too_large(st.st_size, limit)
-    return None
-
-
-def read_file(
+def read_document(
     path: str | os.PathLike[str],
     error: type[InputError],
     *,
@@ -142,98 +106,23 @@ def read_file(
     element: str | None = None,
     what: str = '',
 ) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` (:data:`MAX_XML_BYTES`).
-
-    ``os.stat`` refuses what is not a regular file before it is opened (a FIFO, a device, a
-    directory), and the read stops after ``limit`` bytes (a file that grows, or a special
-    file in ``/proc`` whose size reads 0). The error is at ``file:line: element`` when given
-    (the element naming the file), else at ``path``; ``what`` names the file in the problem
-    (``'mesh file /x.stl '``: ``mesh file /x.stl is not a regular file (FIFO)``,
-    ``cannot read mesh file /x.stl: Permission denied``).
-
-    Raises:
-        error: missing or unreadable, not a regular file, or larger than ``limit``.
-
-    """
-    name = os.fspath(path)
-    limit = MAX_XML_BYTES if limit is None else limit
-
-    def refuse(problem: str) -> NoReturn:
-        raise error(
-            problem,
-            file=file if file is not None else name,
-            line=line,
-            element=element,
-        )
-
-    try:
-        problem = regular_file_problem(os.stat(name), limit)
-        if problem is not None:
-            refuse(what + problem)
-        # O_NONBLOCK: should the file have become a FIFO since os.stat, opening it still
-        # returns at once, and fstat below refuses it.
-        fd = os.open(name, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | os.O_CLOEXEC)
-        with os.fdopen(fd, 'rb') as stream:
-            st = os.fstat(stream.fileno())
-            problem = regular_file_problem(st, limit)
-            if problem is not None:
-                refuse(what + problem)
-            data = _read_at_most(stream, limit + 1, st.st_size)
-    except OSError as err:
-        refuse(f'cannot read{" " + what.strip() if what else ""}: {err.strerror or err}')
-    if len(data) > limit:
-        refuse(what + _too_large(None, limit))
-    return data
-
-
-def _read_at_most(stream: BinaryIO, count: int, size_hint: int) -> bytes:
-    """Up to ``count`` bytes of ``stream``, without reserving ``count`` bytes up front.
-
-    The first read asks for the file's size (plus one, to see growth); a file whose size
-    reads 0 (``/proc``) or that grows is read on in 1 MiB chunks.
-    """
-    chunks = [stream.read(min(count, size_hint + 1))]
-    total = len(chunks[0])
-    while chunks[-1] and total < count:
-        chunks.append(stream.read(min(count - total, 1 << 20)))
-        total += len(chunks[-1])
-    return b''.join(chunks)
-
-
-def file_problem(path: str | os.PathLike[str], *, limit: int | None = None) -> str | None:
-    """Say, without opening it, why ``path`` is not read; None when it may be.
-
-    It may be when it is a regular file of at most ``limit`` bytes (:data:`MAX_XML_BYTES`).
-    """
-    try:
-        st = os.stat(os.fspath(path))
-    except OSError as err:
-        return f'cannot read: {err.strerror or err}'
-    return regular_file_problem(st, MAX_XML_BYTES if limit is None else limit)
-
-
-def check_regular_file(
-    path: str | os.PathLike[str], error: type[InputError], *, limit: int | None = None
-) -> None:
-    """Check, without opening it, that ``path`` is a regular file of at most ``limit`` bytes.
-
-    For files another library opens (xacro's top file); ``limit`` defaults to
-    :data:`MAX_XML_BYTES`; ``error`` at ``path`` otherwise.
-    """
-    problem = file_problem(path, limit=limit)
-    if problem is not None:
-        raise error(problem, file=os.fspath(path))
-
-
-def read_document(
-    path: str | os.PathLike[str], error: type[InputError], *, limit: int | None = None
-) -> bytes:
     """The bytes of the XML file ``path``, for :func:`parse_document`; ``error`` if unreadable.
 
     At most ``limit`` bytes (default :data:`MAX_XML_BYTES`); only a regular file, never
-    blocking (see :func:`read_file`).
+    blocking; located at ``file:line: element`` when given (``input_files.read_file``).
     """
-    return read_file(path, error, limit=limit)
+    limit = MAX_XML_BYTES if limit is None else limit
+    return read_file(path, error, limit=limit, file=file, line=line, element=element, what=what)
+
+
+def xml_file_problem(path: str | os.PathLike[str]) -> str | None:
+    """Say, without opening it, why the XML file ``path`` is not read; None when it may be."""
+    return file_problem(path, limit=MAX_XML_BYTES)
+
+
+def check_xml_file(path: str | os.PathLike[str], error: type[InputError]) -> None:
+    """Check, without opening it, the XML file ``path`` that another library opens (xacro)."""
+    check_regular_file(path, error, limit=MAX_XML_BYTES)
 
 
 def source_of(el: Element) -> str:

@@ -19,6 +19,7 @@ SHARED = {
     'ament',
     'background',
     'errors',
+    'input_files',
     'limits',
     'noise_type',
     'plots',

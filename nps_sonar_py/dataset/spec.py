@@ -17,6 +17,8 @@ from typing import Any
 import yaml
 
 from nps_sonar_py.errors import InputError, one_line
+from nps_sonar_py.input_files import file_problem, read_input_file
+from nps_sonar_py.scene.meshes import MAX_MESH_BYTES
 
 __all__ = [
     'ECHO_MODELS',
@@ -52,6 +54,10 @@ OBJECT_KINDS: dict[str, dict[str, tuple[float, float]]] = {
 }
 #: Sound-speed profile families (``dataset/water.py``).
 PROFILES = ('isovelocity', 'gradient', 'thermocline')
+
+
+#: Largest spec file read, bytes.
+MAX_SPEC_BYTES = 2**20
 
 
 class SpecError(InputError):
@@ -265,11 +271,11 @@ _WATER = tuple(WaterSpec.__dataclass_fields__)
 def load_spec(path: str | Path) -> Spec:
     """The spec in the YAML file ``path``; ``SpecError`` (one line) if it cannot be used."""
     source = Path(path).name
+    data = read_input_file(path, SpecError, what='dataset spec', limit=MAX_SPEC_BYTES)
     try:
-        text = Path(path).read_text(encoding='utf-8')
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) else None
-        raise SpecError(f'cannot read the spec: {reason or error}', file=str(path)) from None
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as error:
+        raise SpecError(f'not UTF-8 text: {error.reason}', file=str(path)) from None
     return parse_spec(text, source=source, base=Path(path).resolve().parent)
 
 
@@ -424,8 +430,11 @@ def _object(r: _Reader, node: Any, path: str, base: Path | None) -> ObjectSpec:
                 f'{path}.file', 'a mesh object needs the file of its mesh (OBJ, STL, DAE)'
             )
         resolved = (base / given) if base is not None else Path(given)
-        if not resolved.is_file():
+        if not resolved.exists():
             raise r.fail(f'{path}.file', f'no such mesh file: {_shown(str(resolved))}')
+        problem = file_problem(resolved, limit=MAX_MESH_BYTES)
+        if problem is not None:
+            raise r.fail(f'{path}.file', f'mesh file {_shown(str(resolved))} {problem}')
         file = str(resolved)
     elif 'file' in o:
         raise r.fail(f'{path}.file', f'only a mesh object has a file, not a {kind}')

@@ -61,7 +61,7 @@ from nps_sonar_py.description.xml import (
 from nps_sonar_py.errors import DescriptionError, joined_lines
 from nps_sonar_py.xml_input import (
     Element,
-    check_regular_file,
+    check_xml_file,
     children,
     local_name,
     parse_document,
@@ -548,7 +548,7 @@ def _xacro_error(path: str, err: Exception, xacro: Any) -> DescriptionError:
 
 
 def _expand_xacro(path: str, args: Mapping[str, str]) -> str:
-    check_regular_file(path, DescriptionError)  # before xacro opens it
+    check_xml_file(path, DescriptionError)  # before xacro opens it
     try:
         import xacro
     except ImportError:

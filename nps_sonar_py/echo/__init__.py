@@ -6,8 +6,10 @@ Modules:
 - ``absorption``: Francois-Garrison, Thorp and ISO 9613-1 absorption; sound speed; ping rate.
 - ``reflectivity``: Gazebo ``laser_retro`` to a Lambert coefficient.
 - ``noise``: SDF-style range noise and speckle, off by default.
-- ``model``: ``EchoConfig`` and ``EchoModel``, from ray hits to a ``Ping`` (profile, range,
-  confidence), or to ``Echoes`` of many beams at once.
+- ``config``: ``EchoConfig``, everything about a sensor the model needs, and its choices
+  (``Scattering``, ``RangeEstimator``, ``CastLimit``).
+- ``model``: ``EchoModel``, from ray hits to a ``Ping`` (profile, range, confidence), or to
+  ``Echoes`` of many beams at once.
 - ``profile_effects``: what an imaging sonar applies to its beams' profiles (time-varied
   gain, speckle per cell, side-lobe leakage).
 - ``checks``: the checks every configuration record shares (one message format), public so
@@ -35,18 +37,14 @@ from nps_sonar_py.echo.beam import (
     piston_diameter,
     piston_ka,
 )
-from nps_sonar_py.echo.model import (
+from nps_sonar_py.echo.config import (
     WEBOTS_CRITICAL_ANGLE,
     CastLimit,
     EchoConfig,
-    Echoes,
-    EchoModel,
-    ExtraReturns,
-    Ping,
     RangeEstimator,
     Scattering,
-    cos_incidence,
 )
+from nps_sonar_py.echo.model import Echoes, EchoModel, ExtraReturns, Ping, cos_incidence
 from nps_sonar_py.echo.noise import NoiseType, RangeNoise, coherent_speckle
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
 

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, fields
 from enum import Enum
 
-from nps_sonar_py.echo.checks import check, fail, finite, member
+from nps_sonar_py.echo.checks import check, enum_member, fail, finite
 
 __all__ = [
     'Absorption',
@@ -87,7 +87,7 @@ class Environment:
     pressure: float = _ISO_PR
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, 'medium', member(Medium, self.medium, 'environment.medium'))
+        object.__setattr__(self, 'medium', enum_member(Medium, self.medium, 'environment.medium'))
         for field in fields(self):
             if field.name != 'medium':
                 name = f'environment.{field.name}'

@@ -35,6 +35,18 @@ def finite(name: str, value: object) -> float:
     return float(value)
 
 
+def enum_member(enum: type[E], value: object, name: str) -> E:
+    """``value``, which must be a member of ``enum``: a string is refused, not converted.
+
+    Settings reach the core as enum members (``devices/settings.py`` converts the ROS
+    parameters once, where they are declared), so a string here is a caller's mistake.
+    """
+    if isinstance(value, enum):
+        return value
+    choices = ', '.join(repr(m.value) for m in enum)
+    fail(name, f'must be one of {choices} (a {enum.__name__} member)', value)
+
+
 def member(enum: type[E], value: object, name: str) -> E:
     """``value`` as a member of ``enum``, also accepted as its string value (ROS parameters)."""
     if isinstance(value, enum):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.checks import check, finite, member
+from nps_sonar_py.echo.checks import check, enum_member, finite
 from nps_sonar_py.noise_type import NoiseType
 
 __all__ = ['NoiseType', 'RangeNoise', 'coherent_speckle']
@@ -48,7 +48,7 @@ class RangeNoise:
     precision: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, 'type', member(NoiseType, self.type, 'range_noise.type'))
+        object.__setattr__(self, 'type', enum_member(NoiseType, self.type, 'range_noise.type'))
         for name in ('mean', 'stddev', 'bias_mean', 'bias_stddev', 'precision'):
             object.__setattr__(self, name, finite(f'range_noise.{name}', getattr(self, name)))
         check(self.stddev >= 0.0, 'range_noise.stddev', 'must be >= 0 m', self.stddev)

@@ -20,10 +20,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import InputError
+from nps_sonar_py.input_files import read_input_file
 
 __all__ = [
     'MACKENZIE_VALIDITY',
     'MAX_LAYERS',
+    'MAX_PROFILE_BYTES',
     'MAX_SPEED',
     'MIN_SPEED',
     'SoundSpeedProfile',
@@ -34,6 +36,9 @@ __all__ = [
 
 #: Most rows a profile may hold (checked before anything of that size is allocated).
 MAX_LAYERS = 10_000
+#: Largest profile file read, bytes: 16 MiB. 10 000 rows of three numbers take well under
+#: 1 MiB; the rest leaves room for comments without letting a mistaken file fill memory.
+MAX_PROFILE_BYTES = 16 * 2**20
 #: Sound speeds accepted in water, m/s (sea water spans about 1400 to 1600 m/s).
 MIN_SPEED = 1300.0
 MAX_SPEED = 1800.0
@@ -252,42 +257,39 @@ def read_profile_file(path: str) -> SoundSpeedProfile:
     ignored: ``depth [m], speed [m/s]``). Without it, two columns are depth (m) and speed
     (m/s), three are depth (m), temperature (deg C) and salinity (ppt), turned into speed by
     :func:`mackenzie_1981` (its validity range checked per row). At most :data:`MAX_LAYERS`
-    rows.
+    rows, and only a regular file of at most :data:`MAX_PROFILE_BYTES` (a FIFO or a device
+    is refused before it is opened, as every input file is: ``input_files.read_input_file``).
     """
+    data = read_input_file(path, InputError, what='sound-speed profile', limit=MAX_PROFILE_BYTES)
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError:
+        raise InputError('not a text file (UTF-8)', file=path) from None
     rows: list[tuple[float, float]] = []
     lines: list[int] = []
     columns: tuple[str, ...] | None = None
-    try:
-        with open(path, encoding='utf-8') as stream:
-            for number, text in enumerate(stream, start=1):
-                stripped = text.strip()
-                if not stripped or stripped.startswith('#'):
-                    continue
-                words = [w for w in _SPLIT.split(stripped) if w]
-                if columns is None and not rows:
-                    try:
-                        [float(w) for w in words]
-                    except ValueError:
-                        names = _UNITS.sub(' ', stripped)
-                        columns = _columns([w for w in _SPLIT.split(names) if w], path, number)
-                        continue
-                    columns = (
-                        ('depth', 'speed')
-                        if len(words) == 2
-                        else ('depth', 'temperature', 'salinity')
-                    )
-                if columns is None:  # pragma: no cover - set above
-                    raise AssertionError
-                if len(rows) >= MAX_LAYERS:
-                    raise InputError(f'more than {MAX_LAYERS} rows', file=path, line=number)
-                rows.append(_row(words, columns, path, number, len(rows) + 1))
-                lines.append(number)
-    except OSError as error:
-        raise InputError(
-            f'cannot read the profile: {error.strerror or error}', file=path
-        ) from None
-    except UnicodeDecodeError:
-        raise InputError('not a text file (UTF-8)', file=path) from None
+    lines_read = text.replace('\r\n', '\n').replace('\r', '\n').split('\n')  # as open() does
+    for number, line in enumerate(lines_read, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith('#'):
+            continue
+        words = [w for w in _SPLIT.split(stripped) if w]
+        if columns is None and not rows:
+            try:
+                [float(w) for w in words]
+            except ValueError:
+                names = _UNITS.sub(' ', stripped)
+                columns = _columns([w for w in _SPLIT.split(names) if w], path, number)
+                continue
+            columns = (
+                ('depth', 'speed') if len(words) == 2 else ('depth', 'temperature', 'salinity')
+            )
+        if columns is None:  # pragma: no cover - set above
+            raise AssertionError
+        if len(rows) >= MAX_LAYERS:
+            raise InputError(f'more than {MAX_LAYERS} rows', file=path, line=number)
+        rows.append(_row(words, columns, path, number, len(rows) + 1))
+        lines.append(number)
     return SoundSpeedProfile.from_rows(rows, source=path, lines=lines)
 
 

@@ -50,11 +50,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import SceneError, one_line
+from nps_sonar_py.input_files import read_input_file
 from nps_sonar_py.scene.png import decode_gray_png
 from nps_sonar_py.scene.reflectivity_map import ReflectivityMap, heightmap_map, read_map_pixels
 from nps_sonar_py.scene.scene_state import MAX_POSITION, check_children, floats_attribute
 from nps_sonar_py.scene.tessellation import Triangles
-from nps_sonar_py.xml_input import Element, label, raise_at, read_file, required_attribute
+from nps_sonar_py.xml_input import Element, label, raise_at, required_attribute
 
 __all__ = [
     'HEIGHTMAP_FORMATS',
@@ -194,16 +195,14 @@ def read_heights(
         refuse(_unsupported(path))
     if suffix == '.png' and (size_z is None or not 0.0 <= size_z <= MAX_HEIGHT):
         refuse(f'a PNG heightmap needs a height range size_z in [0, {MAX_HEIGHT:g}] m')
-    if not os.path.lexists(path):  # False, never an error, for a NUL or a too long name
-        refuse(f'heightmap file not found: {shown}')
-    data = read_file(
+    data = read_input_file(
         path,
         SceneError,
+        what='heightmap file',
         limit=MAX_HEIGHTMAP_BYTES,
         file=file if file is not None else shown,
         line=line,
         element=element,
-        what=f'heightmap file {shown} ',
     )
     try:
         if suffix == '.npy':

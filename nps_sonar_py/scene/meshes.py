@@ -41,8 +41,9 @@ from lxml import etree
 
 from nps_sonar_py.ament import package_share
 from nps_sonar_py.errors import SceneError, one_line
+from nps_sonar_py.input_files import read_input_file
 from nps_sonar_py.scene.tessellation import Triangles
-from nps_sonar_py.xml_input import read_file, xml_parser
+from nps_sonar_py.xml_input import xml_parser
 
 __all__ = [
     'MAX_MESH_BYTES',
@@ -263,16 +264,14 @@ def read_mesh(
     if suffix not in MESH_FORMATS:
         problem = f'unsupported mesh format {path.suffix or "(none)"!r} of {shown}'
         refuse(f'{problem} (expected one of {MESH_FORMATS})')
-    if not os.path.lexists(path):  # False, never an error, for a NUL or a too long name
-        refuse(f'mesh file not found: {shown}')
-    data = read_file(
+    data = read_input_file(
         path,
         SceneError,
+        what='mesh file',
         limit=MAX_MESH_BYTES,
-        file=file,
+        file=file if file is not None else shown,
         line=line,
         element=element,
-        what=f'mesh file {shown} ',
     )
     try:
         unit = _dae_unit(data) if suffix == '.dae' else 1.0

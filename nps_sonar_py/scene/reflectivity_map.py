@@ -32,9 +32,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.errors import SceneError, one_line
+from nps_sonar_py.input_files import read_input_file
 from nps_sonar_py.scene.png import decode_gray_png
 from nps_sonar_py.scene.tessellation import Triangles
-from nps_sonar_py.xml_input import read_file
 
 __all__ = [
     'ASPECT_TOLERANCE',
@@ -271,16 +271,14 @@ def read_map_pixels(
         where = file if file is not None else shown
         raise SceneError(problem, file=where, line=line, element=element)
 
-    if not os.path.lexists(path):  # False, never an error, for a NUL or a too long name
-        refuse(f'reflectivity map not found: {shown}')
-    data = read_file(
+    data = read_input_file(
         path,
         SceneError,
+        what='reflectivity map',
         limit=MAX_MAP_BYTES,
         file=file if file is not None else shown,
         line=line,
         element=element,
-        what=f'reflectivity map {shown} ',
     )
     try:
         codes, full = decode_gray_png(data, _check_map_shape)

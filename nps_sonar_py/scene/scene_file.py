@@ -83,12 +83,12 @@ from nps_sonar_py.xml_input import (
     Element,
     NumberError,
     children,
-    file_problem,
     label,
     parse_document,
     parse_number,
     raise_at,
     required_attribute,
+    xml_file_problem,
 )
 
 __all__ = ['entity_from_robot', 'parse_world']
@@ -245,7 +245,7 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
         path = base_dir / model_file
         if not os.path.lexists(path):
             raise_at(SceneError, element, f'model file not found: {path}', file=file)
-        unreadable = file_problem(path)  # a FIFO, a device, a directory, too large
+        unreadable = xml_file_problem(path)  # a FIFO, a device, a directory, too large
         if unreadable is not None:
             raise_at(SceneError, element, f'model file {path} {unreadable}', file=file)
         robot = load_robot(path)

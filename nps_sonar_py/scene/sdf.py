@@ -116,7 +116,7 @@ from nps_sonar_py.xml_input import (
     parse_document,
     parse_numbers,
     raise_at,
-    read_file,
+    read_document,
 )
 
 __all__ = [
@@ -699,7 +699,7 @@ def _document(path: Path, reader: _Reader, at: Element) -> tuple[Element, int]:
     """
     key = path.resolve()
     if key not in reader.documents:
-        data = read_file(
+        data = read_document(
             path,
             SceneError,
             file=_source(at) or '<string>',

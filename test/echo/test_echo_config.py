@@ -134,16 +134,35 @@ def test_invalid_range_noise(kwargs: dict, message: str) -> None:
         RangeNoise(**kwargs)
 
 
-def test_string_values_become_enum_members() -> None:
+@pytest.mark.parametrize(
+    ('make', 'message'),
+    [
+        (lambda: EchoConfig(pattern='sinc'), "pattern: must be one of 'piston'"),
+        (lambda: EchoConfig(cast_limit='first_null'), "cast_limit: must be one of 'half_power'"),
+        (lambda: EchoConfig(absorption='thorp'), "absorption: must be one of 'auto'"),
+        (lambda: EchoConfig(scattering='specular'), "scattering: must be one of 'lambert'"),
+        (lambda: EchoConfig(estimator='mean_in_beam'), "estimator: must be one of 'nearest'"),
+        (lambda: Environment(medium='water'), "environment.medium: must be one of 'water'"),
+        (lambda: RangeNoise(type='gaussian'), "range_noise.type: must be one of 'none'"),
+    ],
+)
+def test_string_values_are_refused(make: object, message: str) -> None:
+    """Settings reach the core as enum members (devices/settings.py); a string is a mistake."""
+    with pytest.raises(ConfigurationError, match=f'^{message}.* member\\), got '):
+        make()  # type: ignore[operator]
+
+
+def test_enum_members_are_kept() -> None:
+    """The negative control of the test above: the members themselves are taken as they are."""
     config = EchoConfig(
-        pattern='sinc',
-        cast_limit='first_null',
-        absorption='thorp',
-        scattering='specular',
-        estimator='mean_in_beam',
-        environment=Environment(medium='water'),
-        range_noise=RangeNoise(type='gaussian', stddev=1),
-    )  # type: ignore[arg-type]
+        pattern=BeamPattern.SINC,
+        cast_limit=CastLimit.FIRST_NULL,
+        absorption=Absorption.THORP,
+        scattering=Scattering.SPECULAR,
+        estimator=RangeEstimator.MEAN_IN_BEAM,
+        environment=Environment(medium=Medium.WATER),
+        range_noise=RangeNoise(type=NoiseType.GAUSSIAN, stddev=1),
+    )
     assert config.pattern is BeamPattern.SINC
     assert config.cast_limit is CastLimit.FIRST_NULL
     assert config.absorption is Absorption.THORP

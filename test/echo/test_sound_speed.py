@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from nps_sonar_py.echo.sound_speed import (
     MAX_LAYERS,
+    MAX_PROFILE_BYTES,
     SoundSpeedProfile,
     mackenzie_1981,
     read_profile_file,
@@ -99,9 +101,15 @@ def test_bad_files_are_refused_in_one_line(
 
 def test_unreadable_and_oversized_files_are_refused(tmp_path: Path) -> None:
     missing = tmp_path / 'missing.csv'
-    with pytest.raises(InputError, match='cannot read') as error:
+    with pytest.raises(InputError, match='sound-speed profile not found') as error:
         read_profile_file(str(missing))
     assert str(error.value).startswith(str(missing))
+    locked = tmp_path / 'locked.csv'
+    locked.write_text('0,1500\n')
+    locked.chmod(0)
+    if os.geteuid() != 0:  # root reads any file
+        with pytest.raises(InputError, match='cannot read sound-speed profile: Permission'):
+            read_profile_file(str(locked))
     binary = tmp_path / 'binary.csv'
     binary.write_bytes(b'\xff\xfe\x00\x01')
     with pytest.raises(InputError, match='not a text file'):
@@ -111,6 +119,47 @@ def test_unreadable_and_oversized_files_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=f'more than {MAX_LAYERS} rows') as error:
         read_profile_file(str(big))
     assert f':{MAX_LAYERS + 1}:' in str(error.value)
+
+
+@pytest.mark.parametrize('kind', ['fifo', 'device', 'directory', 'sparse'])
+def test_files_that_would_block_or_flood_are_refused_before_they_are_read(
+    tmp_path: Path, kind: str
+) -> None:
+    """A FIFO blocked the reader forever; /dev/zero and a sparse 1 GiB file filled memory."""
+    path = tmp_path / 'svp.csv'
+    expected = {
+        'fifo': 'is not a regular file (FIFO)',
+        'device': 'is not a regular file (character device)',
+        'directory': 'is not a regular file (directory)',
+        'sparse': 'is too large: 1073741824 bytes (1.02e+03 MiB); the limit is '
+        f'{MAX_PROFILE_BYTES} bytes',
+    }[kind]
+    if kind == 'fifo':
+        os.mkfifo(path)  # nobody writes: opening it to read would wait for ever
+    elif kind == 'device':
+        path = Path('/dev/zero')
+    elif kind == 'directory':
+        path.mkdir()
+    else:
+        with path.open('wb') as stream:  # a hole: no disk used, st_size 1 GiB
+            stream.truncate(2**30)
+    with pytest.raises(InputError) as error:
+        read_profile_file(str(path))
+    message = str(error.value)
+    assert message.startswith(f'{path}: sound-speed profile {expected}'), message
+    assert '\n' not in message
+
+
+def test_a_file_at_the_size_limit_is_read_and_one_byte_more_is_not(tmp_path: Path) -> None:
+    rows = '0,1500\n100,1490\n'
+    path = tmp_path / 'svp.csv'
+    path.write_text('#' * (MAX_PROFILE_BYTES - len(rows) - 1) + '\n' + rows)
+    assert path.stat().st_size == MAX_PROFILE_BYTES
+    assert read_profile_file(str(path)).speeds.tolist() == [1500.0, 1490.0]
+    with path.open('a') as stream:
+        stream.write(' ')
+    with pytest.raises(InputError, match='is too large'):
+        read_profile_file(str(path))
 
 
 def test_rows_and_flat_lists_are_checked() -> None:

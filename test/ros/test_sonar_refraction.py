@@ -12,6 +12,7 @@ node reports the equivalent range ``c1 t``.
 from __future__ import annotations
 
 import math
+import os
 import time
 from pathlib import Path
 
@@ -76,3 +77,21 @@ def test_a_bad_profile_at_run_time_is_refused_and_the_range_stays(receiver, tmp_
         assert results[0].successful, results[0].reason
         message = stamped_after(r, r.topic, node, time.time_ns())[0]
     assert message.range == pytest.approx(predicted_range(), abs=1e-5)
+
+
+def test_a_fifo_profile_is_refused_at_start_and_at_run_time(receiver, tmp_path) -> None:
+    """A FIFO named as the profile blocked the node for ever; it is now one line, at once."""
+    from sensor_msgs.msg import Range
+
+    fifo = tmp_path / 'svp.csv'
+    os.mkfifo(fifo)  # nobody writes to it: opening it to read would wait for ever
+    command = [executable('sonar_node'), *ros_args({'sound_speed_profile_file': str(fifo)})]
+    line = exit_line(command)
+    assert line == f'nps_sonar: {fifo}: sound-speed profile is not a regular file (FIFO)'
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node', {'rays': 1}) as node:
+        r.wait_for(1, process=node)
+        results = set_parameters(r, '/sonar', {'sound_speed_profile_file': str(fifo)})
+        assert not results[0].successful
+        assert 'sound-speed profile is not a regular file (FIFO)' in results[0].reason
+        stamped_after(r, r.topic, node, time.time_ns())  # still publishing
