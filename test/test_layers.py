@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / 'nps_sonar_py'
 LAYERS = ('description', 'echo', 'scene', 'sensing', 'devices', 'dataset', 'ros')
 #: Modules of the package root that any layer may use.
 SHARED = {
+    'records',
     'ament',
     'background',
     'errors',
