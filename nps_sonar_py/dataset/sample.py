@@ -19,6 +19,7 @@ window.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -232,10 +233,8 @@ def _sidescan(
     truth = make_sonar(settings, row, start, min_range=minimum, entities=None, truth=True)
     assert isinstance(sonar, SidescanSonar)
     assert isinstance(truth, SidescanSonar)
-    falls = [
-        Waterfall(s.waterfall_lines, s.waterfall_samples, ground_range=s.ground_range)
-        for _ in range(3)
-    ]
+    per_ping = dataclasses.replace(s.waterfall_config(), line_spacing=0.0)  # moved here
+    falls = [Waterfall(per_ping) for _ in range(3)]
     full, alone = casters
     gain = 10.0 ** (row['gain_db'] / 10.0)
     profiles = np.empty((s.waterfall_lines, 2, sonar.echo.n_bins), dtype=np.float32)

@@ -20,12 +20,9 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.dataset.spec import Spec, SpecError
 from nps_sonar_py.description.sensor_specs import SonarSpec
-from nps_sonar_py.devices.settings import (
-    BeamSettings,
-    ImageSettings,
-    ScanningSettings,
-    SidescanSettings,
-)
+from nps_sonar_py.devices.kinds.multibeam import FanSettings
+from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
+from nps_sonar_py.devices.settings import BeamSettings, ImageSettings, ScanningSettings
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
@@ -87,7 +84,12 @@ DRAWN = {
     'max_bounces': 'water.multipath',
     'sidescan_tilt': 'sensor.tilt',
 }
-_RECORDS = (ScanningSettings, BeamSettings, ImageSettings, SidescanSettings)
+#: The records of each preset: the scanning node's shared ones and its kind's own.
+_RECORDS: dict[str, tuple[type[Any], ...]] = {
+    'fls': (ScanningSettings, BeamSettings, ImageSettings, FanSettings),
+    'sidescan': (ScanningSettings, BeamSettings, ImageSettings, SidescanSettings),
+}
+#: Settings of those records that make nothing in a dataset (ROS outputs, a sweep's sector).
 _IGNORED = {
     'publish_image',
     'publish_image_polar',
@@ -100,63 +102,68 @@ _IGNORED = {
     'raw_image_dtype',
     'publish_waterfall',
     'image_encoding',
-    'step',
-    'step_period',
-    'bounce',
 }
+#: Settings a side-scan does not have (its fans are across track).
+_NOT_SIDESCAN = {'min_angle', 'max_angle'}
 
 
 @dataclass(frozen=True)
 class SensorSettings:
-    """The records of a dataset's sonar (before a sample's draws)."""
+    """The records of a dataset's sonar (before a sample's draws); ``fls`` or a side-scan."""
 
+    fls: bool
     scanning: ScanningSettings
     beam: BeamSettings
     image: ImageSettings
+    fan: FanSettings
     sidescan: SidescanSettings
 
-    @property
-    def fls(self) -> bool:
-        """A forward-looking multibeam (else a side-scan)."""
-        return self.scanning.mode.value == 'multibeam'
+
+def _allowed(preset: str) -> set[str]:
+    names = {f.name for record in _RECORDS[preset] for f in dataclasses.fields(record)}
+    return names - _IGNORED - (_NOT_SIDESCAN if preset == 'sidescan' else set())
 
 
-def _known() -> dict[str, type[Any]]:
-    return {f.name: record for record in _RECORDS for f in dataclasses.fields(record)}
+def _record(record: type[Any], values: Mapping[str, Any], spec: Spec) -> Any:
+    """``record`` of ``values`` (its fields among them); ``SpecError`` naming the key."""
+    names = {f.name for f in dataclasses.fields(record)}
+    try:
+        return record(**{k: v for k, v in values.items() if k in names})
+    except ConfigurationError as error:
+        key = str(error).split(' ', 1)[0]
+        given = spec.sensor.settings
+        raise SpecError(
+            str(error),
+            file=spec.source,
+            element=f'sensor.settings.{key}' if key in given else 'sensor.settings',
+        ) from None
 
 
 def sensor_settings(spec: Spec) -> SensorSettings:
     """The preset's settings with the spec's changes, checked; ``SpecError`` naming the key."""
-    given = spec.sensor.settings
-    known = _known()
-    for key in given:
+    preset = spec.sensor.preset
+    allowed = _allowed(preset)
+    for key in spec.sensor.settings:
         path = f'sensor.settings.{key}'
         if key in DRAWN:
             raise SpecError(
                 f'is drawn per sample: set it in {DRAWN[key]}', file=spec.source, element=path
             )
-        if key not in known or key in _IGNORED:
+        if key not in allowed:
             raise SpecError(
-                'not a setting of the dataset sonar (docs/datasets.md)',
+                f'not a setting of the {preset} preset (docs/datasets.md)',
                 file=spec.source,
                 element=path,
             )
-    values: dict[str, Any] = {**PRESET_SETTINGS[spec.sensor.preset], **given}
-    values['mode'] = 'multibeam' if spec.sensor.preset == 'fls' else 'sidescan'
-    records: list[Any] = []
-    for record in _RECORDS:
-        names = {f.name for f in dataclasses.fields(record)}
-        try:
-            records.append(record(**{k: v for k, v in values.items() if k in names}))
-        except ConfigurationError as error:
-            key = str(error).split(' ', 1)[0]
-            raise SpecError(
-                str(error),
-                file=spec.source,
-                element=f'sensor.settings.{key}' if key in given else 'sensor.settings',
-            ) from None
-    scanning, beam, image, sidescan = records
-    return SensorSettings(scanning, beam, image, sidescan)
+    values: dict[str, Any] = {**PRESET_SETTINGS[preset], **spec.sensor.settings}
+    return SensorSettings(
+        fls=preset == 'fls',
+        scanning=_record(ScanningSettings, values, spec),
+        beam=_record(BeamSettings, values, spec),
+        image=_record(ImageSettings, values, spec),
+        fan=_record(FanSettings, values, spec),
+        sidescan=_record(SidescanSettings, values, spec),
+    )
 
 
 def _profile(row: Mapping[str, Any], bottom: float) -> tuple[float, ...]:
@@ -232,7 +239,7 @@ def make_sonar(
     if settings.fls:
         return MultibeamSonar(
             echo,
-            scanning.fan_config(),
+            settings.fan.fan_config(scanning),
             pose,
             imaging=imaging,
             label_entities=entities,

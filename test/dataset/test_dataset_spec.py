@@ -52,7 +52,7 @@ BAD = {
     ),
     'not-a-setting': (
         FLS_SPEC.replace('beams: 24,', 'beamz: 24,'),
-        'spec.yaml: sensor.settings.beamz: not a setting of the dataset sonar',
+        'spec.yaml: sensor.settings.beamz: not a setting of the fls preset',
     ),
     'coherent': (
         FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent'),
