@@ -112,7 +112,7 @@ def generate_launch_description() -> LaunchDescription:
             'device',
             default_value='scanner',
             choices=list(DEVICES),
-            description='scanner, ring (sonar array), sweep, multibeam, sidescan or echosounder',
+            description=f'one of {", ".join(DEVICES)} (the docstring says what each starts)',
         ),
         DeclareLaunchArgument(
             'robot_description',

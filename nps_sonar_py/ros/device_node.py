@@ -62,6 +62,7 @@ from nps_sonar_py.ros.outputs import Output, outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.services import RangerServices
+from nps_sonar_py.ros.sim_time import SimTimeWatch
 from nps_sonar_py.ros.tf import TfOutput, check_frames, sensor_frames
 from nps_sonar_py.scene import Raycaster, load_world
 
@@ -197,6 +198,7 @@ class DeviceNode(Node):
         self._next = 0
         self.timer: Any = None
         self._restart()
+        self.sim_time = SimTimeWatch(self, on_jump=self._restart)  # /clock: a wait, a jump
         if self.RECONFIGURABLE:
             self.add_on_set_parameters_callback(self._on_set_parameters)
         self.get_logger().info(self.describe())
