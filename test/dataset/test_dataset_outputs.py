@@ -5,16 +5,18 @@ long as the geometry makes it.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from dataset_runs import FLS_SPEC
 from pycocotools import mask as mask_utils
 from pycocotools.coco import COCO
 
-from nps_sonar_py.dataset import load_spec, make_sample, read_manifest
+from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.sample import sample_worlds
 from nps_sonar_py.dataset.sensor import (
@@ -202,3 +204,29 @@ def test_the_side_scan_shadow_of_a_box_is_as_long_as_the_geometry_makes_it(
     assert not shadow[clear].any()
     assert np.all(instance[clear] <= 1)
     assert not shadow[:, :samples].any()  # nothing to port
+
+
+def test_the_coherent_model_changes_the_intensity_not_the_masks(tmp_path: Path) -> None:
+    quiet = FLS_SPEC.replace('speckle: [false, true]', 'speckle: false').replace(
+        'gain_stddev: [0, 0.1]', 'gain_stddev: 0'
+    )
+    incoherent = parse_spec(quiet)
+    coherent = parse_spec(quiet.replace('preset: fls', 'preset: fls\n  echo_model: coherent'))
+    row = draw_row(coherent, 2)
+    assert row == draw_row(incoherent, 2)  # the model is not a drawn value
+    plain, phased = make_sample(incoherent, row), make_sample(coherent, row)
+    assert plain.error is None
+    assert phased.error is None
+    assert make_sample(coherent, row).files == phased.files  # seeded: the same bytes again
+    sample = row['id']
+    for name in ('instance', 'semantic', 'shadow', 'instance_polar'):
+        key = f'arrays/{sample}/{name}.npy'
+        assert phased.files[key] == plain.files[key], name  # masks of the noise-free echo
+    key = f'arrays/{sample}/intensity_polar.npy'
+    a, b = (np.load(io.BytesIO(f.files[key])) for f in (plain, phased))
+    assert a.shape == b.shape
+    assert not np.array_equal(a, b)
+    # The mean over phases of |sum a_i|^2 is sum |a_i|^2: summed over the ping's cells the
+    # coherent image's energy is the incoherent one's, within the scatter of the speckle.
+    ratio = float(b.sum() / a.sum())
+    assert abs(ratio - 1.0) < 0.15, ratio
