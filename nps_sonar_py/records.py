@@ -10,8 +10,12 @@ got <value>``. The core's own configurations (``sensing``) and the settings reco
 declared once, where its setting is, and says itself the same way from Python and from ROS.
 
 An enum field also takes its value's string (as a ROS parameter holds it) and keeps the
-member. A ``str`` field with ``choices`` takes only those; its choices may be a function
-(read at each check), for a choice whose values are a table's keys (``mode``: the kinds of
+member, unless the record's ``members_only`` is set (a core record, whose callers hand it
+members: a string there is a caller's mistake). A field may also be ``X | None`` (``None``
+passes, anything else is checked as ``X``), an enum or a number (``CastLimit | float``), or a
+record of its own (``Environment``), which must be an instance of it (it checked itself). A
+``str`` field with ``choices`` takes only those; its choices may be a function (read at each
+check), for a choice whose values are a table's keys (``mode``: the kinds of
 ``devices/kinds``). A shared root module: it imports no layer.
 """
 
@@ -20,11 +24,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
 
 from nps_sonar_py.errors import ConfigurationError
 
@@ -49,6 +56,8 @@ class SettingSpec:
     (the sonar node); the others need a restart. ``choices``: the allowed values as strings
     (an enum field's values, or a field's own list), empty when any value of the type will do.
     ``zero``: 0 is a value of its own (off, or "take the default"), outside ``low``..``high``.
+    ``above``: ``low`` itself is refused (``(low, high]``). ``low`` ``-inf``: ``-inf`` is taken
+    besides the finite numbers (``threshold_db``: any echo).
     """
 
     name: str
@@ -59,6 +68,7 @@ class SettingSpec:
     runtime: bool = False
     choices: tuple[str, ...] = ()
     zero: bool = False
+    above: bool = False
 
     @property
     def plain_default(self) -> Any:
@@ -84,6 +94,7 @@ def setting(
     runtime: bool = False,
     choices: tuple[Any, ...] | Callable[[], tuple[Any, ...]] = (),
     zero: bool = False,
+    above: bool = False,
 ) -> Any:
     """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
 
@@ -101,28 +112,40 @@ def setting(
         'runtime': runtime,
         'choices': choices,
         'zero': zero,
+        'above': above,
     }
     return dataclasses.field(default=default, metadata=meta)
 
 
-def same_as(record: type[Any], name: str, description: str, *, runtime: bool = False) -> Any:
+def same_as(
+    record: type[Any],
+    name: str,
+    description: str,
+    *,
+    runtime: bool = False,
+    default: Any = dataclasses.MISSING,
+    zero: bool | None = None,
+) -> Any:
     """A field declared by ``record``'s field ``name``: its default, bounds and choices.
 
     For a setting whose parameter name differs from the core field it sets (``waterfall_lines``
     sets ``WaterfallConfig.lines``): its bounds are declared once, in the core's record, and
     checked by the same mechanism in both, in the same words; ``description`` is the
-    parameter's.
+    parameter's. ``default`` and ``zero`` replace the core's for a parameter whose 0 means
+    "take it from elsewhere" (``beam_width`` 0: the URDF cone), where the core has ``None``
+    or no such value.
     """
     field = next(f for f in dataclasses.fields(record) if f.name == name)
     meta = field.metadata
     return setting(
-        field.default,
+        field.default if default is dataclasses.MISSING else default,
         description,
         meta['low'],
         meta['high'],
         runtime=runtime,
         choices=meta['choices'],
-        zero=meta['zero'],
+        zero=meta['zero'] if zero is None else zero,
+        above=meta['above'],
     )
 
 
@@ -180,39 +203,79 @@ def choice_text(choices: tuple[str, ...]) -> str:
     )
 
 
-def _bounds_text(low: float | None, high: float | None) -> str:
+def _bounds_text(low: float | None, high: float | None, above: bool = False) -> str:
+    if low == -math.inf:
+        low = None
     if low is not None and high is not None:
-        return f' in [{low:g}, {high:g}]'
+        return f' in {"(" if above else "["}{low:g}, {high:g}]'
     if low is not None:
-        return f' >= {low:g}'
+        return f' {">" if above else ">="} {low:g}'
     if high is not None:
         return f' <= {high:g}'
     return ''
 
 
 def _number(
-    name: str, kind: type, value: Any, low: float | None, high: float | None, zero: bool = False
+    name: str,
+    kind: type,
+    value: Any,
+    low: float | None,
+    high: float | None,
+    zero: bool = False,
+    above: bool = False,
 ) -> Any:
     """``value`` as a ``kind`` (int or float) within the bounds, else ConfigurationError."""
     what = 'an integer' if kind is int else 'a finite number'
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    ok = number and (isinstance(value, int) if kind is int else math.isfinite(value))
-    ok = ok and (low is None or value >= low) and (high is None or value <= high)
+    number = isinstance(value, (int, float, np.integer)) and not isinstance(value, bool)
+    integer = isinstance(value, (int, np.integer))
+    finite = number and (math.isfinite(value) or value == low == -math.inf)
+    ok = number and (integer if kind is int else finite)
+    ok = ok and (low is None or (value > low if above else value >= low))
+    ok = ok and (high is None or value <= high)
     if not ok:
+        what = f'-inf or {what}' if low == -math.inf else what
         what = f'0 or {what}' if zero else what
-        raise ConfigurationError(f'{name} must be {what}{_bounds_text(low, high)}, got {value!r}')
+        bounds = _bounds_text(low, high, above)
+        raise ConfigurationError(f'{name} must be {what}{bounds}, got {value!r}')
     return kind(value)
 
 
-def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -> Any:
+def _union(name: str, kind: Any, value: Any, meta: Mapping[str, Any], members_only: bool) -> Any:
+    """``value`` checked against ``X | None`` (``None`` passes) or ``Enum | float``."""
+    options = [k for k in typing.get_args(kind) if k is not type(None)]
+    if value is None and len(options) < len(typing.get_args(kind)):
+        return None
+    enums = [k for k in options if isinstance(k, type) and issubclass(k, Enum)]
+    if enums and isinstance(value, (enums[0], str)):
+        return _checked(name, enums[0], value, meta, members_only)
+    try:
+        return _checked(name, options[-1], value, meta, members_only)
+    except ConfigurationError as error:
+        text = str(error).removeprefix(f'{name} must be ')
+        if enums:
+            text = f'{choice_text(tuple(str(m.value) for m in enums[0]))} or {text}'
+        if len(options) < len(typing.get_args(kind)):
+            text = f'None or {text}'
+        raise ConfigurationError(f'{name} must be {text}') from None
+
+
+def _checked(
+    name: str, kind: Any, value: Any, meta: Mapping[str, Any], members_only: bool = False
+) -> Any:
     """``value`` checked against the field's type and metadata, as the record keeps it."""
     low, high, choices = meta.get('low'), meta.get('high'), _choices(meta.get('choices', ()))
+    if isinstance(kind, types.UnionType):
+        return _union(name, kind, value, meta, members_only)
     if meta.get('zero') and value == 0 and not isinstance(value, bool):
         return kind(value)
     if isinstance(kind, type) and issubclass(kind, Enum):
         if isinstance(value, kind):
             return value
         values = tuple(str(m.value) for m in kind)
+        if members_only:
+            raise ConfigurationError(
+                f'{name} must be {choice_text(values)} (a {kind.__name__} member), got {value!r}'
+            )
         if isinstance(value, str) and value in values:
             return kind(value)
         raise ConfigurationError(f'{name} must be {choice_text(values)}, got {value!r}')
@@ -228,7 +291,8 @@ def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -
             raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
         return value
     if kind in (int, float):
-        checked = _number(name, kind, value, low, high, bool(meta.get('zero')))
+        zero, above = bool(meta.get('zero')), bool(meta.get('above'))
+        checked = _number(name, kind, value, low, high, zero, above)
         if choices and checked not in choices:
             allowed = tuple(str(c) for c in choices)
             raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
@@ -242,6 +306,10 @@ def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -
             shown = [float(v) if isinstance(v, (int, float)) else v for v in value]
             what = f'finite numbers{_bounds_text(low, high)}'
             raise ConfigurationError(f'{name} must be {what}, got {shown!r}') from None
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        if not isinstance(value, kind):
+            raise ConfigurationError(f'{name} must be a {kind.__name__}, got {value!r}')
+        return value
     raise TypeError(f'setting {name}: no check for the type {kind!r}')  # a record's own bug
 
 
@@ -251,16 +319,23 @@ def check_record(record: Any) -> None:
     The one check of every setting (types, bounds, choices): :class:`Record` calls it on
     creation. Raises ``ConfigurationError`` naming the field.
     """
-    types = _types(type(record))
+    kinds = _types(type(record))
+    members_only = bool(getattr(record, 'members_only', False))
     for f in dataclasses.fields(record):
         value = getattr(record, f.name)
-        checked = _checked(f.name, types[f.name], value, f.metadata)
+        checked = _checked(f.name, kinds[f.name], value, f.metadata, members_only)
         if checked is not value:
             object.__setattr__(record, f.name, checked)
 
 
 class Record:
-    """Base of the settings records: each is checked on creation by :func:`check_record`."""
+    """Base of the settings records: each is checked on creation by :func:`check_record`.
+
+    ``members_only``: an enum field refuses its value's string (a core record, whose callers
+    convert strings where they read them).
+    """
+
+    members_only: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         check_record(self)

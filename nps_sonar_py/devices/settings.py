@@ -47,7 +47,7 @@ from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
 from nps_sonar_py.echo.sound_speed import MAX_DEPTH, SoundSpeedProfile, read_profile_file
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.limits import MAX_POSITION
-from nps_sonar_py.records import Record, setting
+from nps_sonar_py.records import Record, same_as, setting
 from nps_sonar_py.sensing.cone import cone_half_angle
 from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
@@ -392,39 +392,43 @@ class BeamSettings(Record):
         2_000_000,
         runtime=True,
     )
-    beam_width: float = setting(
-        0.0,
+    beam_width: float = same_as(
+        EchoConfig,
+        'beam_width',
         'one-way -3 dB full beam width [rad]; 0: the URDF cone, 2 atan(radius / max)',
-        1e-6,
-        3.14,
         runtime=True,
+        default=0.0,
         zero=True,
     )
-    beam_pattern: BeamPattern = setting(
-        BeamPattern.PISTON,
+    beam_pattern: BeamPattern = same_as(
+        EchoConfig,
+        'pattern',
         'one-way beam pattern: piston, gaussian, sinc, sinc_dave or uniform',
         runtime=True,
     )
-    n_way: int = setting(
-        2, 'pattern applied once (1) or on transmit and receive (2)', 1, 2, runtime=True
+    n_way: int = same_as(
+        EchoConfig,
+        'n_way',
+        'pattern applied once (1) or on transmit and receive (2)',
+        runtime=True,
     )
     cast_limit: CastLimit = setting(
         CastLimit.HALF_POWER,
         'cone of rays cast: half_power (the -3 dB beam) or first_null',
         runtime=True,
     )
-    cast_half_angle: float = setting(
-        0.0,
+    cast_half_angle: float = same_as(
+        EchoConfig,
+        'cast_limit',
         'half angle of the cast cone [rad]; > 0 overrides cast_limit',
-        1e-6,
-        HALF_PI,
         runtime=True,
+        default=0.0,
         zero=True,
     )
-    range_bins: int = setting(
-        200, 'bins of the intensity profile from min to max range', 1, 100_000, runtime=True
+    range_bins: int = same_as(
+        EchoConfig, 'n_bins', 'bins of the intensity profile from min to max range', runtime=True
     )
-    frequency: float = setting(115e3, 'carrier frequency [Hz]', 1.0, 1e8, runtime=True)
+    frequency: float = same_as(EchoConfig, 'frequency', 'carrier frequency [Hz]', runtime=True)
     medium: Medium = setting(
         Medium.WATER, 'water or air: sound speed and automatic absorption', runtime=True
     )
@@ -440,8 +444,13 @@ class BeamSettings(Record):
         50.0, 'relative humidity of air [%]', 0.0, 100.0, runtime=True
     )
     pressure: float = setting(101.325, 'pressure of air [kPa]', 10.0, 200.0, runtime=True)
-    sound_speed: float = setting(
-        0.0, 'speed of sound [m/s]; 0: from the medium', 1.0, 10000.0, runtime=True, zero=True
+    sound_speed: float = same_as(
+        EchoConfig,
+        'sound_speed',
+        'speed of sound [m/s]; 0: from the medium',
+        runtime=True,
+        default=0.0,
+        zero=True,
     )
     sound_speed_profile_file: str = setting(
         '',
@@ -464,37 +473,43 @@ class BeamSettings(Record):
         MAX_POSITION,
         runtime=True,
     )
-    absorption: Absorption = setting(
-        Absorption.AUTO,
+    absorption: Absorption = same_as(
+        EchoConfig,
+        'absorption',
         'auto (Francois-Garrison in water, ISO 9613-1 in air), none, fixed, francois_garrison, '
         'thorp or iso_9613_1',
         runtime=True,
     )
-    absorption_db_per_m: float = setting(
-        0.0, 'one-way absorption for absorption: fixed [dB/m]', 0.0, 1000.0, runtime=True
+    absorption_db_per_m: float = same_as(
+        EchoConfig,
+        'fixed_absorption',
+        'one-way absorption for absorption: fixed [dB/m]',
+        runtime=True,
     )
-    scattering: Scattering = setting(
-        Scattering.LAMBERT,
+    scattering: Scattering = same_as(
+        EchoConfig,
+        'scattering',
         'surfaces scatter diffusely (lambert) or mirror-like (specular)',
         runtime=True,
     )
-    specular_cutoff: bool = setting(
-        False,
+    specular_cutoff: bool = same_as(
+        EchoConfig,
+        'specular_cutoff',
         'no echo from rays whose incidence exceeds critical_angle (in-air rangers)',
         runtime=True,
     )
-    critical_angle: float = setting(
-        math.pi / 8, 'incidence cut-off [rad], Webots: pi/8', 0.0, HALF_PI, runtime=True
+    critical_angle: float = same_as(
+        EchoConfig, 'critical_angle', 'incidence cut-off [rad], Webots: pi/8', runtime=True
     )
-    source_level: float = setting(
-        0.0,
+    source_level: float = same_as(
+        EchoConfig,
+        'source_level',
         'source level added to the dB outputs [dB re 1 uPa at 1 m]',
-        -1000.0,
-        1000.0,
         runtime=True,
     )
-    range_estimator: RangeEstimator = setting(
-        RangeEstimator.NEAREST,
+    range_estimator: RangeEstimator = same_as(
+        EchoConfig,
+        'estimator',
         'nearest, mean_in_beam, intensity_weighted or first_above_threshold',
         runtime=True,
     )
@@ -525,14 +540,16 @@ class BeamSettings(Record):
     range_noise_precision: float = setting(
         0.0, 'quantum of gaussian_quantized range noise [m]', 0.0, 100.0, runtime=True
     )
-    speckle: bool = setting(
-        False, 'Rayleigh speckle on the profile (coherent sum per bin)', runtime=True
+    speckle: bool = same_as(
+        EchoConfig,
+        'speckle',
+        'Rayleigh speckle on the profile (coherent sum per bin)',
+        runtime=True,
     )
-    gain_stddev: float = setting(
-        0.0,
+    gain_stddev: float = same_as(
+        EchoConfig,
+        'gain_stddev',
         'standard deviation of a multiplicative gain N(1, s) per ping',
-        0.0,
-        10.0,
         runtime=True,
     )
     seed: int = setting(
