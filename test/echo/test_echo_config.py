@@ -95,7 +95,7 @@ def test_first_null_needs_a_null() -> None:
         EchoConfig(pattern=BeamPattern.GAUSSIAN, cast_limit=CastLimit.FIRST_NULL)
     with pytest.raises(
         ConfigurationError,
-        match='cast_limit must be an angle in radians: the piston pattern .* has no null',
+        match=r'cast_limit must be an angle in radians: the piston pattern .* has no null',
     ):
         EchoConfig(beam_width=math.radians(170.0), cast_limit=CastLimit.FIRST_NULL)
 
