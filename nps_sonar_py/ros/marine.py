@@ -34,6 +34,7 @@ from marine_acoustic_msgs.msg import PingInfo, ProjectedSonarImage, RawSonarImag
 from std_msgs.msg import Header
 
 from nps_sonar_py.devices.settings import ProjectedImageDtype
+from nps_sonar_py.echo.coherent import CoherentPing
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import float32_array
 from nps_sonar_py.sensing.images import DbWindow, db_pixels
@@ -43,6 +44,7 @@ __all__ = [
     'IMAGE_DTYPES',
     'SIDESCAN_AZIMUTHS',
     'MarineImageFormat',
+    'baseband_image',
     'projected_sonar_image',
     'raw_sonar_image',
 ]
@@ -183,6 +185,52 @@ def raw_sonar_image(
         tx_angles=angles,
         rx_angles=array('f', angles),
         image=_image_data(values, image_format, source_level),
+    )
+
+
+def baseband_image(
+    header: Header,
+    ping: CoherentPing,
+    azimuths: Any,
+    *,
+    frequency: float,
+    sound_speed: float,
+    tx_beamwidth: float,
+    rx_beamwidth: float,
+) -> RawSonarImage:
+    """A coherent ping's complex baseband as a ``RawSonarImage`` (``docs/coherent.md``).
+
+    ``image.dtype`` is ``DTYPE_FLOAT32`` and ``image.data`` holds, sample by sample (range
+    major, as the raw images), for each beam the real then the imaginary part, little-endian:
+    ``8 * samples_per_beam * beam_count`` bytes, sample ``j`` of beam ``b`` at byte
+    ``8 (j beam_count + b)``. Sample ``j`` is at two-way time ``(sample0 + j + 1/2) /
+    sample_rate``, range ``ping.grid.start + j ping.grid.interval``; ``|value|**2`` is in the
+    intensity units of the echo model (relative to the source at 1 m). ``azimuths`` (N,) are
+    the beams' axes (rad; the side-scan's port and starboard), also the ``rx_angles``.
+    """
+    grid = ping.grid
+    angles = array('f', np.asarray(azimuths, dtype=np.float32).tobytes())
+    samples = np.ascontiguousarray(ping.baseband.T, dtype='<c8')  # (count, N)
+    return RawSonarImage(
+        header=header,
+        ping_info=PingInfo(
+            frequency=float(frequency),
+            sound_speed=float(sound_speed),
+            tx_beamwidths=array('f', [float(tx_beamwidth)]),
+            rx_beamwidths=array('f', [float(rx_beamwidth)]),
+        ),
+        sample_rate=float(grid.rate),
+        samples_per_beam=int(grid.count),
+        sample0=round((grid.start - 0.5 * grid.interval) / grid.interval),
+        tx_delays=array('f', bytes(4 * len(angles))),
+        tx_angles=angles,
+        rx_angles=array('f', angles),
+        image=SonarImageData(
+            is_bigendian=False,
+            dtype=SonarImageData.DTYPE_FLOAT32,
+            beam_count=len(angles),
+            data=samples.tobytes(),
+        ),
     )
 
 

@@ -67,7 +67,12 @@ from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
 from nps_sonar_py.devices.kinds.single_beam import SonarTopicSettings
 from nps_sonar_py.devices.mount import FrameTransform
-from nps_sonar_py.devices.settings import ImageEncoding, ImageSettings, SweepImageUpdate
+from nps_sonar_py.devices.settings import (
+    CoherentSettings,
+    ImageEncoding,
+    ImageSettings,
+    SweepImageUpdate,
+)
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
@@ -82,7 +87,9 @@ from nps_sonar_py.ros.conversions import (
 )
 from nps_sonar_py.ros.marine import (
     ACOUSTIC_FROM_BODY,
+    SIDESCAN_AZIMUTHS,
     MarineImageFormat,
+    baseband_image,
     projected_sonar_image,
     raw_sonar_image,
 )
@@ -787,6 +794,64 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
 
 
+class BasebandOutput:
+    """``<device>/baseband``: a coherent fan's or side-scan's complex baseband per ping.
+
+    ``marine_acoustic_msgs/RawSonarImage`` of float32 pairs (``ros/marine.baseband_image``),
+    published while ``publish_baseband`` is on and the device runs the coherent model
+    (``echo_model: coherent``); frame ``<frame>_acoustic``, as the raw images.
+    """
+
+    def __init__(
+        self,
+        device: FanRanger | SidescanRanger,
+        context: OutputContext,
+        settings: CoherentSettings,
+    ) -> None:
+        self.device = device
+        self.context = context
+        self.raw = None
+        if settings.publish_baseband:
+            self.raw = context.publisher(RawSonarImage, f'{context.name}/baseband')
+
+    def refusal(self) -> str | None:
+        """Every configuration can be published."""
+        return None
+
+    def describe(self) -> str:
+        """The topic, when published."""
+        return '' if self.raw is None else f'baseband on {self.context.name}/baseband'
+
+    def frames(self) -> list[FrameTransform]:
+        """The acoustic frame of the baseband image, while it is published."""
+        return [] if self.raw is None else [acoustic_frame(self.context)]
+
+    def publish(self, reading: FanPing | SidescanReading, stamp: Time) -> None:
+        """The ping's baseband, if it has one."""
+        ping = reading.ping if isinstance(reading, SidescanReading) else reading
+        if self.raw is None or ping.coherent is None:
+            return
+        device = self.device
+        if isinstance(device, FanRanger):
+            fan = device.sonar.fan
+            azimuths, tx, rx = fan.azimuths(), fan.vertical_width, device.echo.beam_width
+        else:
+            config = device.sonar.config
+            azimuths = np.array(SIDESCAN_AZIMUTHS)
+            tx, rx = config.vertical_width, config.horizontal_width
+        self.raw.publish(
+            baseband_image(
+                Header(stamp=stamp, frame_id=f'{self.context.frame}_acoustic'),
+                ping.coherent,
+                azimuths,
+                frequency=device.echo.frequency,
+                sound_speed=device.echo.speed_of_sound,
+                tx_beamwidth=tx,
+                rx_beamwidth=rx,
+            )
+        )
+
+
 class EchosounderOutput(_RangerData[EchosounderRanger]):
     """An echosounder: ``<device>/soundings`` (PointCloud2), ``/detections``, ``/ranger``."""
 
@@ -852,8 +917,9 @@ class _Outputs:
         return self.parts[0].describe()
 
     def frames(self) -> list[FrameTransform]:
-        """Every part's frames."""
-        return [frame for part in self.parts for frame in part.frames()]
+        """Every part's frames, each child frame once (two parts may share the acoustic one)."""
+        frames = {frame.child: frame for part in self.parts for frame in part.frames()}
+        return list(frames.values())
 
 
 #: Makes an output of a device from the node's context and settings.
@@ -882,6 +948,7 @@ PARTS: dict[str, OutputFactory] = {
     'echosounder': _part(
         EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])
     ),
+    'baseband': lambda d, c, s: BasebandOutput(d, c, s[CoherentSettings]),
 }
 
 

@@ -249,6 +249,7 @@ class MultibeamSonar(PosedRays):
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
+        self.coherent_config = coherent
         self.coherent = None
         if coherent is not None:
             # The share of a beam's echo that is its own direction's: the spacing over the

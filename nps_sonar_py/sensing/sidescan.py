@@ -336,6 +336,7 @@ class SidescanSonar(PosedRays):
         n = nd * na
         self.rays_per_channel = n
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight)
+        self.coherent_config = coherent
         self.coherent = None if coherent is None else CoherentModel(coherent, echo)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)

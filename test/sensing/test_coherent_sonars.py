@@ -32,7 +32,7 @@ LEVEL = transform_from_xyz_rpy([0.0, 0.0, 10.0], [0.0, 0.0, 0.0])
 
 
 def _sidescan(seed: int) -> SidescanSonar:
-    coherent = CoherentConfig(pulse=Pulse(PulseKind.CHIRP, 5e-3, 7e3), scatterer_seed=seed)
+    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 5e-3, 7e3), scatterer_seed=seed)
     config = SidescanConfig(rays_per_bin=8, min_altitude=5.0, max_altitude=15.0)
     return SidescanSonar(SIDESCAN_ECHO, config, LEVEL, coherent=coherent)
 
@@ -90,7 +90,7 @@ def test_fan_coherent_profiles_and_refusals(tmp_path: Path) -> None:
     """The fan's profiles are the coherent intensities; bad settings are refused in one line."""
     caster = Raycaster(load_world(seabed_world(tmp_path)))
     array = LineArray(math.ceil(0.886 / (0.5 * math.radians(2.0))), 0.5)
-    coherent = CoherentConfig(pulse=Pulse(PulseKind.CHIRP, 2e-3, 15e3), array=array)
+    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, 15e3), array=array)
     ping = _fan(coherent).ping(caster)
     assert ping.coherent is not None
     assert np.array_equal(ping.profiles, ping.coherent.intensity)
@@ -102,8 +102,8 @@ def test_fan_coherent_profiles_and_refusals(tmp_path: Path) -> None:
     assert ratio == pytest.approx(1.0, abs=0.15)  # one realisation: energy about kept
     assert np.array_equal(ping.ranges, plain.ranges)  # the incoherent model's
     for bad, words in (
-        (dataclasses.replace(coherent, pulse=Pulse(bandwidth=900e3)), 'wider than the carrier'),
-        (dataclasses.replace(coherent, array=LineArray(16, 0.5)), 'too short for its beams'),
+        (dataclasses.replace(coherent, bandwidth=900e3), 'wider than the carrier'),
+        (dataclasses.replace(coherent, array_elements=16), 'too short for its beams'),
     ):
         with pytest.raises(ConfigurationError, match=words) as error:
             _fan(bad)

@@ -20,6 +20,7 @@ from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
     BeamSettings,
+    CoherentSettings,
     GeometrySettings,
     ImageSettings,
     OutputSettings,
@@ -112,6 +113,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
+            coherent=old.coherent_config,
         )
 
 
@@ -134,6 +136,7 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
             imaging=sector.imaging_config(),
             label_entities=labels,
             multipath=beam.multipath_config(),
+            coherent=setup[CoherentSettings].coherent_config(),
         )
         rate = reading_rate(setup[OutputSettings], sensor)
         return FanRanger(sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
@@ -147,8 +150,8 @@ KIND = Kind(
     summary='a fan of beams per ping',
     device=FanRanger,
     build=build,
-    records=(FanSettings,),
-    outputs=('multibeam',),
+    records=(FanSettings, CoherentSettings),
+    outputs=('multibeam', 'baseband'),
     unused=(
         Unused(
             ('sweep_image_update',),

@@ -28,6 +28,7 @@ from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, one_sonar_mount
 from nps_sonar_py.devices.settings import (
+    COHERENT_SETTINGS,
     BeamSettings,
     GeometrySettings,
     ImageSettings,
@@ -248,6 +249,11 @@ KIND = Kind(
         Unused(
             ('publish_projected_image',),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
+        ),
+        Unused(
+            COHERENT_SETTINGS,
+            'its echo is the incoherent model (the coherent one runs for modes multibeam and '
+            'sidescan: docs/coherent.md)',
         ),
     ),
 )
