@@ -6,8 +6,8 @@
   (a 15 kHz chirp, the noise floor of the sonar equation).
 * ``docs/images/coherent_fan.png``: a forward-looking multibeam over the same world (128
   beams over 90 degrees, 1 degree wide, 240 ray rows over 20 degrees, 0.5 to 40 m in 400
-  bins, pitched 15 degrees down, the box ahead), its Cartesian image: left incoherent, right coherent (a 7.5 kHz chirp, its 102-element
-  line array, the noise floor).
+  bins, pitched 15 degrees down, the box ahead), its Cartesian image: left incoherent,
+  right coherent (a 7.5 kHz chirp, its 102-element line array, the noise floor).
 
 No ROS: the same core the nodes run (``sensing``, ``echo``). Both images in dB over 60 dB
 below their strongest pixel. Run: ``scripts/run python scripts/coherent_pictures.py [DIR]``.
