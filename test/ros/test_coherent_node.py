@@ -52,7 +52,8 @@ def test_baseband_layout_energy_and_a_still_scene(tmp_path: Path, probe: Probe) 
         bases = probe.wait('sidescan/baseband', 4, node)
         raws = probe.wait('sidescan/raw_image', 4, node)
     first = bases[0]
-    assert first.header.frame_id == 'sidescan_acoustic'
+    assert first.header.frame_id == 'sidescan_frd'  # as the raw image
+    assert list(first.rx_angles) == pytest.approx(list(raws[-1].rx_angles))
     assert first.image.beam_count == 2
     per_bin = first.samples_per_beam // BINS
     assert per_bin * BINS == first.samples_per_beam

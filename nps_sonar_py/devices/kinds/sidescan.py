@@ -124,7 +124,7 @@ class SidescanSettings(Record):
     publish_raw_image: bool = setting(
         True,
         'sidescan: publish <device>/raw_image, marine_acoustic_msgs/RawSonarImage per ping '
-        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_acoustic',
+        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_frd',
     )
     raw_image_dtype: ProjectedImageDtype = setting(
         ProjectedImageDtype.FLOAT32,
