@@ -29,9 +29,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.ray_trace import Pieces, piece_offset, piece_step, pieces
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import Bending, RayHits, SurfaceCaster
 
-__all__ = ['DEFAULT_SAGITTA', 'PlacedScene', 'RefractedHits', 'RefractingCaster', 'scene_bounds']
+__all__ = ['DEFAULT_SAGITTA', 'PlacedScene', 'RefractingCaster', 'scene_bounds']
 
 F = NDArray[np.float64]
 
@@ -93,40 +93,6 @@ def scene_bounds(scene: PlacedScene) -> Bounds:
     return bounds
 
 
-@dataclass(frozen=True, eq=False)
-class RefractedHits:
-    """The first surface each bent ray meets (a ``SurfaceHits``), with its travel time.
-
-    Attributes:
-        ranges: (n,) equivalent range ``c_ref * travel_time``, m; inf on a miss.
-        cos_incidence: (n,) ``|cos|`` between the arriving ray and the surface normal (the
-            arc's tangent where the inner hits give normals, else the chord's); 0 on a miss.
-        reflectivity, retro, entity: (n,) as the inner caster reports them (nan, nan, -1 on a
-            miss; ``entity`` only if the inner hits have it).
-        travel_time: (n,) one-way time along the path, s; inf on a miss.
-        path_length: (n,) length of the bent path, m; inf on a miss.
-        reference_speed: (n,) ``c_ref``, the sound speed at each ray's origin, m/s.
-
-    """
-
-    ranges: F
-    cos_incidence: F
-    reflectivity: F
-    retro: F
-    entity: NDArray[np.int64]
-    travel_time: F
-    path_length: F
-    reference_speed: F
-
-    def __len__(self) -> int:
-        return int(self.ranges.shape[0])
-
-    @property
-    def hit(self) -> NDArray[np.bool_]:
-        """(n,) whether each ray met a surface."""
-        return np.isfinite(self.ranges)
-
-
 class RefractingCaster:
     """Cast rays bent by a sound-speed profile through any :class:`SurfaceCaster`.
 
@@ -167,7 +133,7 @@ class RefractingCaster:
         #: the kept chords turned to the last cast's directions (kept while they stay)
         self._placement: _Placement | None = None
 
-    def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
+    def cast(self, origins: ArrayLike, directions: ArrayLike) -> RayHits:
         """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
         o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
@@ -241,23 +207,21 @@ class RefractingCaster:
             c2, s2, dx, dt, ds = piece_step(
                 p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
             )
-            normals = getattr(inner, 'normals', None)
-            if normals is not None:
-                nrm = np.asarray(normals)[kb].astype(np.float64)
-                h_hit = horizontal[rb]
-                a = nrm[:, 0] * h_hit[:, 0] + nrm[:, 1] * h_hit[:, 1]
-                b = -down * nrm[:, 2]
-                needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
-                e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
-                if needs.any():
-                    x_hit = x_rel[e] + ux[e] * tb[e]
-                    c2[e], s2[e], dt[e], ds[e] = _onto_plane(
-                        (p[e], c1[e], s1[e], g[e]),
-                        dz_piece[e],
-                        (a[e], b[e], x_hit, w_hit[e]),
-                        along[e],
-                        (c2[e], s2[e], dx[e], dt[e], ds[e]),
-                    )
+            nrm = np.asarray(inner.normals)[kb].astype(np.float64)
+            h_hit = horizontal[rb]
+            a = nrm[:, 0] * h_hit[:, 0] + nrm[:, 1] * h_hit[:, 1]
+            b = -down * nrm[:, 2]
+            needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
+            e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
+            if needs.any():
+                x_hit = x_rel[e] + ux[e] * tb[e]
+                c2[e], s2[e], dt[e], ds[e] = _onto_plane(
+                    (p[e], c1[e], s1[e], g[e]),
+                    dz_piece[e],
+                    (a[e], b[e], x_hit, w_hit[e]),
+                    along[e],
+                    (c2[e], s2[e], dx[e], dt[e], ds[e]),
+                )
             ranges[rb] = c_ref[rb] * (t_in + dt)
             if any_flat:
                 # a straight piece is one chord from its start: the distance along it is the hit's
@@ -271,20 +235,18 @@ class RefractingCaster:
                 )
             time[rb] = t_in + dt
             length[rb] = s_path_in + ds
-            if normals is not None:
-                # the arc's tangent (horizontal p c2, vertical -down s2) against the normal
-                cos[rb] = np.abs(a * (p * c2) + b * s2)
-            else:
-                cos[rb] = np.asarray(inner.cos_incidence)[kb]
+            # the arc's tangent (horizontal p c2, vertical -down s2) against the normal
+            cos[rb] = np.abs(a * (p * c2) + b * s2)
         reflectivity = np.full(n, np.nan)
-        retro = np.full(n, np.nan)
-        entity = np.full(n, -1, dtype=np.int64)
         reflectivity[rays] = np.asarray(inner.reflectivity)[k]
-        retro[rays] = np.asarray(inner.retro)[k]
-        inner_entity = getattr(inner, 'entity', None)
-        if inner_entity is not None:
-            entity[rays] = np.asarray(inner_entity)[k]
-        return RefractedHits(ranges, cos, reflectivity, retro, entity, time, length, c_ref)
+        normals = np.zeros((n, 3))
+        normals[rays] = np.asarray(inner.normals)[k]
+        bending = Bending(self.profile, self.surface_z, time, length, c_ref)
+        return RayHits(ranges, normals, cos, reflectivity, _look_up(inner, n, rays, k), bending)
+
+    def cast_block(self, block: NDArray[np.float32]) -> RayHits:
+        """Cast bent rays of a (n, 6) float32 block of origins and unit directions per row."""
+        return self.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
 
     def _depth_range(self, box: tuple[F, F]) -> tuple[float, float]:
         """The scene's depths ``(top, bottom)``, widened to whole metres and one more.
@@ -318,6 +280,25 @@ class RefractingCaster:
         self._frame = _make_frame(self.profile, self.sagitta, depth0, sine, depth_range)
         self.frames_made += 1
         return self._frame
+
+
+def _look_up(
+    inner: RayHits, n: int, rays: NDArray[np.intp], first: NDArray[np.intp]
+) -> Callable[[], tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    """The entity and retro of ``n`` rays, made when first read.
+
+    Ray ``rays[i]``'s are the inner hit ``first[i]``'s (its first accepted chord's); the
+    others' are -1 and nan.
+    """
+
+    def look_up() -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        entity = np.full(n, -1, dtype=np.int64)
+        retro = np.full(n, np.nan)
+        entity[rays] = inner.entity[first]
+        retro[rays] = inner.retro[first]
+        return entity, retro
+
+    return look_up
 
 
 @dataclass(frozen=True, eq=False)

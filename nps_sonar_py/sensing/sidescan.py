@@ -72,9 +72,9 @@ from nps_sonar_py.echo.profile_effects import (
 )
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
-from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multibeam import cell_means
-from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
+from nps_sonar_py.sensing.posed_rays import PosedRays
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -404,7 +404,7 @@ class SidescanSonar(PosedRays):
         cos = np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1)
         entity = None
         if self.label_entities is not None:
-            entity = hit_entities(hits).reshape(2, -1)
+            entity = hits.entity.reshape(2, -1)
         echoes = self.model.echoes(
             r,
             cos,

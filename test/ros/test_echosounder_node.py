@@ -209,3 +209,8 @@ def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
     ]
     line = exit_line(command)
     assert 'detection_threshold_db' in line, line
+    # multipath through a profile: refused at start (it ended the node at the first ping)
+    water = {'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0], 'max_bounces': 1}
+    command = [executable('scanning_sonar_node'), *ros_args(parameters(robot, world, **water))]
+    line = exit_line(command)
+    assert 'max_bounces > 0 cannot be combined with a sound-speed profile' in line, line
