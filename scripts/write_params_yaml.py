@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nps_sonar_py.devices.settings import specs
+from nps_sonar_py.records import specs
 from nps_sonar_py.ros.sonar_node import SonarNode
 
 

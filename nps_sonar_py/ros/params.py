@@ -19,7 +19,7 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from nps_sonar_py.devices.settings import SettingSpec, specs
+from nps_sonar_py.records import SettingSpec, specs
 from nps_sonar_py.ros.overrides import refuse_hidden_override
 
 __all__ = ['Settings', 'declare_settings', 'descriptor', 'parameter_specs', 'read_settings']

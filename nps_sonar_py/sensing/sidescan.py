@@ -61,7 +61,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.checks import member
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -71,6 +70,7 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_problem,
 )
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
@@ -97,67 +97,58 @@ _MAX_PER_BIN = 1_000
 
 
 @dataclass(frozen=True)
-class SidescanConfig:
-    """The two fans of a side-scan sonar, validated on creation (``ConfigurationError``).
+class SidescanConfig(Record):
+    """The two fans of a side-scan sonar, checked on creation (``nps_sonar_py.records``).
+
+    The bounds below are the side-scan's settings' too (``devices/kinds/sidescan.py`` declares
+    its parameters with them): one declaration, one check, one message format.
 
     Attributes:
-        horizontal_width: one-way -3 dB along-track width, rad, in (0, pi/2).
-        vertical_width: one-way -3 dB across-track width, rad, in (0, pi).
-        tilt: depression of each transducer axis below horizontal, rad, in (0, pi/2).
-        rays_along: ray columns along track per channel, >= 1.
+        horizontal_width: one-way -3 dB along-track width, rad.
+        vertical_width: one-way -3 dB across-track width, rad.
+        tilt: depression of each transducer axis below horizontal, rad.
+        rays_along: ray columns along track per channel.
         rays_per_bin: ray cells per slant-range bin at least, on a flat seabed at any altitude
-            in ``[min_altitude, max_altitude]``, >= 1.
-        min_altitude: lowest altitude the ray placement serves, m, > 0; also sets the
-            shallowest ray, ``asin(min_altitude / max_range)``.
+            in ``[min_altitude, max_altitude]``.
+        min_altitude: lowest altitude the ray placement serves, m; also sets the shallowest
+            ray, ``asin(min_altitude / max_range)``.
         max_altitude: highest altitude the placement serves, m, >= min_altitude.
         vertical_pattern: one-way across-track pattern (``BeamPattern`` or its value), about
             ``tilt``; ``SINC`` (default): a line array.
     """
 
-    horizontal_width: float = math.radians(1.0)
-    vertical_width: float = math.radians(50.0)
-    tilt: float = math.radians(20.0)
-    rays_along: int = 3
-    rays_per_bin: int = 1
-    min_altitude: float = 2.0
-    max_altitude: float = 30.0
-    vertical_pattern: BeamPattern = BeamPattern.SINC
+    horizontal_width: float = setting(
+        math.radians(1.0), 'along-track -3 dB width [rad]', 1e-4, math.radians(30.0)
+    )
+    vertical_width: float = setting(
+        math.radians(50.0),
+        'across-track -3 dB width [rad]',
+        math.radians(1.0),
+        math.radians(170.0),
+    )
+    tilt: float = setting(
+        math.radians(20.0),
+        "depression of each fan's axis below the horizontal [rad]",
+        1e-3,
+        0.5 * math.pi - 1e-3,
+    )
+    rays_along: int = setting(3, 'ray columns along track', 1, _MAX_ALONG)
+    rays_per_bin: int = setting(1, 'ray cells per slant-range bin at least', 1, _MAX_PER_BIN)
+    min_altitude: float = setting(
+        2.0, 'lowest altitude the ray placement serves [m]', 0.01, 10000.0
+    )
+    max_altitude: float = setting(
+        30.0, 'highest altitude the ray placement serves [m]', 0.01, 10000.0
+    )
+    vertical_pattern: BeamPattern = setting(BeamPattern.SINC, 'one-way pattern across track')
 
     def __post_init__(self) -> None:
-        problem = _config_problem(self)
-        if problem:
-            raise ConfigurationError(problem)
-        pattern = member(BeamPattern, self.vertical_pattern, 'vertical_pattern')
-        object.__setattr__(self, 'vertical_pattern', pattern)
-
-
-def _real(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _config_problem(c: SidescanConfig) -> str | None:
-    """Why this configuration is impossible, or ``None``."""
-    angles = (
-        ('horizontal_width', c.horizontal_width, 0.5 * math.pi, 'pi/2'),
-        ('vertical_width', c.vertical_width, math.pi, 'pi'),
-        ('tilt', c.tilt, 0.5 * math.pi, 'pi/2'),
-    )
-    for name, value, top, text in angles:
-        if not (_real(value) and 0.0 < value < top):
-            return f'{name} must be in (0, {text}) radians, got {value!r}'
-    for name, value, most in (
-        ('rays_along', c.rays_along, _MAX_ALONG),
-        ('rays_per_bin', c.rays_per_bin, _MAX_PER_BIN),
-    ):
-        if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most):
-            return f'{name} must be an integer in [1, {most}], got {value!r}'
-    if not (_real(c.min_altitude) and c.min_altitude > 0.0):
-        return f'min_altitude must be > 0 m, got {c.min_altitude!r}'
-    if not (_real(c.max_altitude) and c.max_altitude >= c.min_altitude):
-        return (
-            f'max_altitude must be >= min_altitude ({c.min_altitude!r} m), got {c.max_altitude!r}'
-        )
-    return None
+        super().__post_init__()
+        if self.max_altitude < self.min_altitude:
+            raise ConfigurationError(
+                f'max_altitude ({self.max_altitude:g}) must be >= min_altitude '
+                f'({self.min_altitude:g})'
+            )
 
 
 def _fan_limits(echo: EchoConfig, config: SidescanConfig) -> tuple[float, float] | str:
