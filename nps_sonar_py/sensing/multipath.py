@@ -184,7 +184,34 @@ def multipath_returns(
     d = np.asarray(directions, dtype=np.float64)
     o3 = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
     o = np.broadcast_to(o3, d.shape)  # a shared origin: one row, read as such (_mirror)
-    raw = np.asarray(hits.ranges)
+    ranges, up, t_up = _cut_at_the_surface(o, o3, d, np.asarray(hits.ranges), config)
+    sources = d.shape[0] if ghost_rays is None else ghost_rays
+    paths = _first_mirrors(o, d, hits, ranges, (up, t_up), config, max_range, sources)
+    scatters: list[tuple[_Scatter, int]] = []
+    for bounce in range(1, config.max_bounces + 1):
+        scatter, mirrored = _advance(
+            caster, paths, config, max_range, again=bounce < config.max_bounces
+        )
+        scatters.append((scatter, bounce))
+        if mirrored is None:
+            break
+        paths = mirrored
+    return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
+
+
+def _cut_at_the_surface(
+    o: NDArray[np.float64],
+    o3: NDArray[np.float64],
+    d: NDArray[np.float64],
+    raw: NDArray[np.floating],
+    config: MultipathConfig,
+) -> tuple[NDArray[np.floating], NDArray[np.intp], NDArray[np.float64]]:
+    """The direct ranges ``raw`` (n,) with ``inf`` where the sea surface comes first.
+
+    ``o`` (n, 3) the origins (a broadcast row if shared, ``o3`` that row), ``d`` (n, 3) the
+    unit directions. Returns the ranges (a copy only if any is cut), the rays that meet the
+    surface first and their distances to it, m.
+    """
     zs = config.sea_surface_z
     # Only rays going up can meet the sea surface: the plane for those alone.
     up = np.flatnonzero((d[:, _UP] > 0.0) & (o3[:, _UP] < zs))  # one test of a shared origin
@@ -195,11 +222,28 @@ def multipath_returns(
     if up.size:  # the sea surface ends them: no direct echo
         ranges = raw.copy()
         ranges[up] = np.inf
-    # The first mirrors, within the window: the scene where it reflects, or the sea surface.
+    return ranges, up, t_up
+
+
+def _first_mirrors(
+    o: NDArray[np.float64],
+    d: NDArray[np.float64],
+    hits: RayHits,
+    ranges: NDArray[np.floating],
+    surface_first: tuple[NDArray[np.intp], NDArray[np.float64]],
+    config: MultipathConfig,
+    max_range: float,
+    sources: int,
+) -> _Paths:
+    """The paths mirrored once: at the scene where it reflects, or at the sea surface.
+
+    Only within the window (``max_range`` m) and only from the first ``sources`` rays;
+    ``surface_first`` is the rays that meet the sea surface first and their distances, m.
+    """
+    up, t_up = surface_first
     mu = np.asarray(hits.reflectivity)
     with np.errstate(invalid='ignore'):
         scene = (ranges <= max_range) & (mu > 0.0)
-    sources = d.shape[0] if ghost_rays is None else ghost_rays
     if sources < d.shape[0]:
         scene[sources:] = False
     on_scene = np.flatnonzero(scene)
@@ -217,17 +261,7 @@ def multipath_returns(
     gain[:k] = mu[on_scene]
     gain[k:] = config.surface_gain
     start, reflected, block = _mirror(o, d, live, distance, surface, np.asarray(hits.normals))
-    paths = _Paths(live, start.T, reflected.T, distance, gain, ~surface, block)
-    scatters: list[tuple[_Scatter, int]] = []
-    for bounce in range(1, config.max_bounces + 1):
-        scatter, mirrored = _advance(
-            caster, paths, config, max_range, again=bounce < config.max_bounces
-        )
-        scatters.append((scatter, bounce))
-        if mirrored is None:
-            break
-        paths = mirrored
-    return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
+    return _Paths(live, start.T, reflected.T, distance, gain, ~surface, block)
 
 
 def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
