@@ -456,9 +456,10 @@ class _Entry:
 
 @dataclass(frozen=True, eq=False)
 class _Entries:
-    """The m entries of a frame as one (m, 12) table, a column per :class:`_Entry` field.
+    """The m entries of a frame as one (12, m) table, a row per :class:`_Entry` field.
 
-    Kept as one table so that the hits' entries are taken in one gather (:meth:`rows`).
+    Kept as one table so that the hits' entries are taken in one gather (:meth:`rows`), each
+    field contiguous.
     """
 
     table: F
@@ -466,11 +467,11 @@ class _Entries:
     @staticmethod
     def of(entry: _Entry) -> _Entries:
         """The table of ``entry``'s fields, in their order."""
-        return _Entries(np.stack([getattr(entry, f.name) for f in fields(_Entry)], axis=1))
+        return _Entries(np.stack([getattr(entry, f.name) for f in fields(_Entry)]))
 
     def rows(self, index: NDArray[np.intp]) -> _Entry:
         """The entries ``index`` (k,), each field (k,)."""
-        return _Entry(*np.take(self.table, index, axis=0).T)
+        return _Entry(*np.take(self.table, index, axis=1))
 
 
 @dataclass(frozen=True, eq=False)
