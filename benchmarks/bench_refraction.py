@@ -10,14 +10,14 @@ thermocline: 1520 m/s at the surface to 1480 m/s, then rising with pressure):
 
 Each times ``RefractingCaster.cast`` against the inner ``Raycaster.cast`` (Open3D's cast) of
 the same rays, the two interleaved (``timing.median_times``), both fans in one run, and
-prints both ratios (the target of issue 20: at most 3, with margin). It also prints the chords cast per
-ray and checks that the refracted hits are all on the seabed, so that a broken cast cannot
-pass for a fast one. Times depend on the machine; the ratios are the result. The fans lie
-3.7 m along track (``--along-track``), off the ripple's level line at ``x = 0``: there the
-seabed is level across track and the hits would skip the step that moves them from their
-chord onto the arc (for a plane that is not level), which a real seabed always needs.
-``--turn M`` turns the heading by M mrad every other ping (the chords turned to the rays are
-then made every ping).
+prints both ratios (the target of issue 20: at most 3, with margin). It also prints the
+chords cast per ray and checks that the refracted hits are all on the seabed, so that a
+broken cast cannot pass for a fast one. Times depend on the machine; the ratios are the
+result. The fans lie 3.7 m along track (``--along-track``), off the ripple's level line at
+``x = 0``: there the seabed is level across track and the hits would skip the step that
+moves them from their chord onto the arc (for a plane that is not level), which a real
+seabed always needs. ``--turn M`` turns the heading by M mrad every other ping (the chords
+turned to the rays are then made every ping).
 Run: ``python benchmarks/bench_refraction.py [--repeat N] [--along-track X] [--turn M]``.
 """
 
