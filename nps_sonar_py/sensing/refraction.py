@@ -333,9 +333,10 @@ class _Arrival:
         normal = np.asarray(inner.normals)[hits.chord].astype(np.float64)
         on_arc = _onto_arc(piece, hits.distance, normal, horizontal)
         rays, c_ray = hits.ray, c_ref[hits.ray]
-        self.ranges[rays] = np.where(
-            on_arc.from_source, (c_ray / piece.c_in) * hits.distance, c_ray * on_arc.time
-        )
+        ranges = c_ray * on_arc.time
+        if on_arc.from_source.any():
+            ranges = np.where(on_arc.from_source, (c_ray / piece.c_in) * hits.distance, ranges)
+        self.ranges[rays] = ranges
         self.time[rays] = on_arc.time
         self.length[rays] = on_arc.length
         self.cos[rays] = on_arc.cos
@@ -379,8 +380,13 @@ def _onto_arc(piece: _Entry, distance: F, normal: F, horizontal: F) -> _OnArc:
     a = normal[:, 0] * horizontal[:, 0] + normal[:, 1] * horizontal[:, 1]
     b = -piece.down * normal[:, 2]
     needs = (piece.gamma != 0.0) & (a != 0.0)  # bent pieces, planes not level
-    if needs.any():
-        e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
+    if needs.all():  # the usual case: every hit, no gathers
+        x_hit = piece.x_start + piece.ux * distance
+        c2, s2, dt, ds = _onto_plane(
+            arc, piece.dz, (a, b, x_hit, w_hit), along, (c2, s2, dx, dt, ds)
+        )
+    elif needs.any():
+        e = np.flatnonzero(needs)
         x_hit = piece.x_start[e] + piece.ux[e] * distance[e]
         c2[e], s2[e], dt[e], ds[e] = _onto_plane(
             (piece.p[e], piece.c_in[e], piece.s_in[e], piece.gamma[e]),
