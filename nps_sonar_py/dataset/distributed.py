@@ -13,13 +13,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.dataset.work import TRIES, Outcome, make_sample
 
-__all__ = ['OBJECT_STORE_BYTES', 'ray_outcomes']
+__all__ = [
+    'LOCAL_RAY_ENVIRONMENT',
+    'OBJECT_STORE_BYTES',
+    'ray_outcomes',
+    'ray_session',
+    'session_outcomes',
+]
 
 #: The local object store's size: the files of a few samples at a time.
 OBJECT_STORE_BYTES = 200 * 2**20
@@ -30,27 +37,58 @@ OBJECT_STORE_BYTES = 200 * 2**20
 LOCAL_RAY_ENVIRONMENT = {'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER': '0', 'RAY_AUTH_MODE': 'disabled'}
 
 
-def _start(workers: int, address: str | None) -> None:
+@contextmanager
+def ray_session(workers: int, address: str | None) -> Iterator[int]:
+    """Ray started (``workers`` CPUs here) or joined (``address``) for the block; its CPUs."""
     if not address:  # read by Ray when it is first imported
         for name, value in LOCAL_RAY_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
+        os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
     import ray
 
     if address:
         package = Path(__file__).resolve().parents[1]
+        ray.init(address=address, runtime_env={'py_modules': [str(package)]}, log_to_driver=False)
+    else:
         ray.init(
-            address=address,
-            runtime_env={'py_modules': [str(package)]},
+            num_cpus=workers,
+            include_dashboard=False,
+            object_store_memory=OBJECT_STORE_BYTES,
             log_to_driver=False,
         )
-        return
-    os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
-    ray.init(
-        num_cpus=workers,
-        include_dashboard=False,
-        object_store_memory=OBJECT_STORE_BYTES,
-        log_to_driver=False,
-    )
+    try:
+        resources = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        yield max(workers, int(resources.get('CPU', 1)))
+    finally:
+        ray.shutdown()
+
+
+def session_outcomes(
+    spec: Spec, rows: list[dict[str, Any]], cpus: int, stop: Callable[[], bool]
+) -> Iterator[Outcome]:
+    """Each row's sample's outcome on the running Ray as they finish, 2 x ``cpus`` in flight."""
+    import ray
+
+    task = ray.remote(num_cpus=1, max_retries=1)(make_sample)
+    spec_ref = ray.put(spec)
+    waiting = [(row, 1) for row in rows]
+    running: dict[Any, tuple[dict[str, Any], int]] = {}
+    while (waiting or running) and not stop():
+        while waiting and len(running) < 2 * cpus:
+            row, attempt = waiting.pop(0)
+            running[task.remote(spec_ref, row)] = (row, attempt)
+        done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+        for ref in done:
+            row, attempt = running.pop(ref)
+            try:
+                outcome: Outcome = ray.get(ref)
+            except ray.exceptions.RayError as error:  # the worker died, twice
+                reason = f'{type(error).__name__}: {str(error).splitlines()[0]}'
+                outcome = Outcome(row['sample'], {}, reason)
+            if outcome.error is not None and attempt < TRIES:
+                waiting.append((row, attempt + 1))
+            else:
+                yield outcome
 
 
 def ray_outcomes(
@@ -61,34 +99,5 @@ def ray_outcomes(
     stop: Callable[[], bool],
 ) -> Iterator[Outcome]:
     """The outcome of each row's sample, as they finish; Ray is shut down at the end."""
-    _start(workers, address)
-    import ray
-
-    try:
-        task = ray.remote(num_cpus=1, max_retries=1)(make_sample)
-        spec_ref = ray.put(spec)
-        waiting = [(row, 1) for row in rows]
-        running: dict[Any, tuple[dict[str, Any], int]] = {}
-        cpus = workers
-        if address:  # as many in flight as the cluster has CPUs, twice
-            resources = ray.cluster_resources()  # type: ignore[no-untyped-call]
-            cpus = max(workers, int(resources.get('CPU', 1)))
-        slots = 2 * cpus
-        while (waiting or running) and not stop():
-            while waiting and len(running) < slots:
-                row, attempt = waiting.pop(0)
-                running[task.remote(spec_ref, row)] = (row, attempt)
-            done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
-            for ref in done:
-                row, attempt = running.pop(ref)
-                try:
-                    outcome: Outcome = ray.get(ref)
-                except ray.exceptions.RayError as error:  # the worker died, twice
-                    reason = f'{type(error).__name__}: {str(error).splitlines()[0]}'
-                    outcome = Outcome(row['sample'], {}, reason)
-                if outcome.error is not None and attempt < TRIES:
-                    waiting.append((row, attempt + 1))
-                else:
-                    yield outcome
-    finally:
-        ray.shutdown()
+    with ray_session(workers, address) as cpus:
+        yield from session_outcomes(spec, rows, cpus, stop)

@@ -23,6 +23,7 @@ from nps_sonar_py.description.sensor_specs import SonarSpec
 from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
 from nps_sonar_py.devices.settings import BeamSettings, ImageSettings, ScanningSettings
+from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
@@ -49,11 +50,11 @@ PRESET_SETTINGS: dict[str, dict[str, Any]] = {
         'max_angle': math.radians(65.0),
         'vertical_beam_width': math.radians(20.0),
         'rays_horizontal': 2,
-        'rays_vertical': 192,
+        'rays_vertical': 384,
         'beam_width': math.radians(1.0),
         'frequency': 900e3,
-        'range_bins': 256,
-        'image_db_min': -70.0,
+        'range_bins': 192,
+        'image_db_min': -65.0,
         'image_db_max': -20.0,
     },
     # A 450 kHz side-scan: config/sidescan_sonar.yaml's fans, fewer bins, a 128-line block.
@@ -112,6 +113,7 @@ class SensorSettings:
     """The records of a dataset's sonar (before a sample's draws); ``fls`` or a side-scan."""
 
     fls: bool
+    coherent: bool
     scanning: ScanningSettings
     beam: BeamSettings
     image: ImageSettings
@@ -158,6 +160,7 @@ def sensor_settings(spec: Spec) -> SensorSettings:
     values: dict[str, Any] = {**PRESET_SETTINGS[preset], **spec.sensor.settings}
     return SensorSettings(
         fls=preset == 'fls',
+        coherent=spec.sensor.echo_model == 'coherent',
         scanning=_record(ScanningSettings, values, spec),
         beam=_record(BeamSettings, values, spec),
         image=_record(ImageSettings, values, spec),
@@ -236,6 +239,10 @@ def make_sonar(
     if truth:
         imaging = dataclasses.replace(imaging, cell_speckle=False, side_lobe_db=None)
     multipath = beam.multipath_config()
+    # The coherent model's defaults (docs/coherent.md), its scatterers drawn per sample.
+    coherent = None
+    if settings.coherent and not truth:
+        coherent = CoherentConfig(scatterer_seed=int(row['noise_seed']))
     if settings.fls:
         return MultibeamSonar(
             echo,
@@ -244,6 +251,7 @@ def make_sonar(
             imaging=imaging,
             label_entities=entities,
             multipath=multipath,
+            coherent=coherent,
         )
     tilt = math.radians(row['tilt'])
     sidescan = dataclasses.replace(settings.sidescan, sidescan_tilt=tilt)
@@ -254,6 +262,7 @@ def make_sonar(
         imaging=imaging,
         label_entities=entities,
         multipath=multipath,
+        coherent=coherent,
     )
 
 

@@ -39,7 +39,7 @@ __all__ = [
 
 #: The sensor presets (``dataset/sensor.py`` holds their settings).
 PRESETS = ('fls', 'sidescan')
-#: The echo models a spec may name; ``coherent`` is refused until the core has it.
+#: The echo models a spec may name (``docs/coherent.md`` for ``coherent``).
 ECHO_MODELS = ('incoherent', 'coherent')
 #: The seabed families (``dataset/seabed.py``).
 SEABED_FAMILIES = ('flat', 'ripples', 'sand_waves', 'rocky')
@@ -294,12 +294,14 @@ def parse_spec(text: str, *, source: str = '<spec>', base: Path | None = None) -
     if not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63):
         raise r.fail('seed', f'must be an integer in [0, 2**63), got {_shown(seed)}')
     processing = r.mapping(top.get('processing'), 'processing', _PROCESSING)
+    sensor = _sensor(r, top.get('sensor'))
+    coherent = sensor.echo_model == 'coherent'
     objects = top.get('objects') or []
     if not isinstance(objects, list):
         raise r.fail('objects', f'must be a list, got {_shown(objects)}')
     return Spec(
         seed=seed,
-        sensor=_sensor(r, top.get('sensor')),
+        sensor=sensor,
         seabed=_seabed(r, top.get('seabed')),
         objects=tuple(_object(r, o, f'objects[{i}]', base) for i, o in enumerate(objects)),
         water=_water(r, top.get('water')),
@@ -310,15 +312,24 @@ def parse_spec(text: str, *, source: str = '<spec>', base: Path | None = None) -
             Draw(choices=('40log',)),
             ('none', '20log', '40log'),
         ),
-        speckle=r.choice(
-            processing.get('speckle'), 'processing.speckle', Draw(choices=(True,)), (False, True)
-        ),
+        speckle=_speckle(r, processing.get('speckle'), coherent),
         gain_stddev=r.draw(
             processing.get('gain_stddev'), 'processing.gain_stddev', Draw(), 0.0, 10.0
         ),
         source=source,
         text=text,
     )
+
+
+def _speckle(r: _Reader, node: Any, coherent: bool) -> Draw:
+    """Speckle per bin on or off: on by default, off (and only off) with the coherent model."""
+    speckle = r.choice(node, 'processing.speckle', Draw(choices=(not coherent,)), (False, True))
+    if coherent and True in speckle.choices:
+        raise r.fail(
+            'processing.speckle',
+            'the coherent model makes its own speckle (the phases of the scatterers): set false',
+        )
+    return speckle
 
 
 def _sensor(r: _Reader, node: Any) -> SensorSpec:
@@ -330,11 +341,6 @@ def _sensor(r: _Reader, node: Any) -> SensorSpec:
     if model not in ECHO_MODELS:
         raise r.fail(
             'sensor.echo_model', f'must be {" or ".join(ECHO_MODELS)}, got {_shown(model)}'
-        )
-    if model == 'coherent':
-        raise r.fail(
-            'sensor.echo_model',
-            'coherent is not in this version of the package yet; use incoherent',
         )
     settings = s.get('settings') or {}
     if not isinstance(settings, Mapping) or not all(isinstance(k, str) for k in settings):

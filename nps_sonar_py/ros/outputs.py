@@ -324,34 +324,6 @@ class _Images:
             self.labels.publish(labels, self._label_imager, stamp, frame)
 
 
-def fan_geometry(device: FanRanger) -> SectorGeometry:
-    """The image geometry of a multibeam's fan: its beam axes and range bins."""
-    fan, echo = device.sonar.fan, device.echo
-    return SectorGeometry(
-        fan.beams,
-        float(fan.azimuths()[0]),
-        fan.spacing,
-        echo.beam_width,
-        echo.min_range,
-        echo.max_range,
-        echo.n_bins,
-    )
-
-
-def sweep_geometry(device: SweepRanger) -> SectorGeometry:
-    """The image geometry of a scanning sonar's sweep: its head angles and range bins."""
-    sonar, echo = device.sonar, device.echo
-    return SectorGeometry(
-        sonar.steps_per_sweep,
-        float(sonar.angles[0]),
-        sonar.sweep.step,
-        echo.beam_width,
-        echo.min_range,
-        echo.max_range,
-        echo.n_bins,
-    )
-
-
 class SingleBeamOutput:
     """A single-beam sonar: Range, the one-element LaserScan and SonarPoint, each switchable."""
 
@@ -508,7 +480,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         self.sonar_point = context.publisher(nps_msg.SonarPoint, f'{self.name}/sonar_point')
         self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self._sweep_stamp = Time()
-        self.images = _Images(context, images, sweep_geometry(device))
+        self.images = _Images(context, images, device.image_geometry())
         # The sweep's latest profiles, kept while its head angles and bins stay the same: a
         # refused set_config (undone) or a change of the ping rate does not blank the image.
         self._latest_geometry: SectorGeometry | None = None
@@ -519,7 +491,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         """Why the sweep's images could not be made, or None."""
         if not self.images.settings.any_image:
             return None
-        return self.images.problem(sweep_geometry(self.device))
+        return self.images.problem(self.device.image_geometry())
 
     def publish(self, reading: SweepReading, stamp: Time) -> None:
         """The step's ping; the sweep when the step ended one."""
@@ -568,7 +540,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         settings = self.images.settings
         if not settings.any_image:
             return
-        sonar, geometry = self.device.sonar, sweep_geometry(self.device)
+        sonar, geometry = self.device.sonar, self.device.image_geometry()
         if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
             self._latest_geometry, self._latest = geometry, None
             self._latest_labels = None
@@ -657,7 +629,7 @@ class FanOutput(_RangerData[FanRanger]):
         super().__init__(device, context)
         self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self.fan = context.publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam')
-        self.images = _Images(context, images, fan_geometry(device))
+        self.images = _Images(context, images, device.image_geometry())
         self.projected = _ProjectedImage(context, images)
 
     def frames(self) -> list[FrameTransform]:
@@ -668,7 +640,7 @@ class FanOutput(_RangerData[FanRanger]):
         """Why the fan's images could not be made, or None."""
         if not self.images.settings.any_image:
             return None
-        return self.images.problem(fan_geometry(self.device))
+        return self.images.problem(self.device.image_geometry())
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""
@@ -704,7 +676,7 @@ class FanOutput(_RangerData[FanRanger]):
         if self.images.settings.any_image:
             self.images.publish(
                 reading.profiles,
-                fan_geometry(device),
+                device.image_geometry(),
                 device.echo.source_level,
                 stamp,
                 reading.labels,
@@ -799,7 +771,7 @@ class EchosounderOutput(_RangerData[EchosounderRanger]):
         self.detections = context.publisher(SonarDetections, f'{self.name}/detections')
 
     def publish(self, reading: EchosounderPing, stamp: Time) -> None:
-        """The soundings, the detections, and the slant ranges (``c t / 2``) as RangerData."""
+        """The soundings, the detections, and the reading's slant ranges as RangerData."""
         swath = self.device.sonar.swath
         if self.topics.publish_soundings:
             self.cloud.publish(soundings_cloud(reading, stamp=stamp, frame_id=self.frame))
@@ -814,9 +786,8 @@ class EchosounderOutput(_RangerData[EchosounderRanger]):
                     frame_id=self.frame,
                 )
             )
-        ranges = np.nan_to_num(0.5 * reading.sound_speed * reading.two_way_time, nan=np.inf)
         intensities = reading.intensities if self.context.state.intensities else None
-        self._ranger_data(ranges, intensities, stamp)
+        self._ranger_data(reading.ranges, intensities, stamp)
 
 
 class RangerDataOutput(_RangerData[Device[Any]]):

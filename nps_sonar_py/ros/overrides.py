@@ -159,4 +159,5 @@ def refuse_hidden_override(node: Node, name: str) -> None:
     declared = Parameter.Type(node.describe_parameter(name).type)
     parameter = Parameter(name, value=value)
     if parameter.type_ != declared:
-        raise InvalidParameterTypeException(parameter, declared.name)
+        expected: Any = declared.name  # as rclpy passes it (Jazzy's hint says Parameter.Type)
+        raise InvalidParameterTypeException(parameter, expected)

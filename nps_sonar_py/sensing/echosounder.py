@@ -257,6 +257,12 @@ class EchosounderPing:
         """(N,) beams with a sounding."""
         return np.asarray(np.isfinite(self.points).all(axis=1))
 
+    @property
+    def ranges(self) -> F:
+        """(N,) slant range of each detection at the reference speed, ``c t / 2``, m; inf: none."""
+        ranges: F = np.nan_to_num(0.5 * self.sound_speed * self.two_way_time, nan=np.inf)
+        return ranges
+
 
 class Echosounder(PosedRays):
     """A swath of narrow beams, their rays built once and cast together each ping.

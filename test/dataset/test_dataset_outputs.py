@@ -5,18 +5,20 @@ long as the geometry makes it.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from dataset_runs import FLS_SPEC
 from pycocotools import mask as mask_utils
 from pycocotools.coco import COCO
 
-from nps_sonar_py.dataset import load_spec, make_sample, read_manifest
+from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
 from nps_sonar_py.dataset.draw import object_list
-from nps_sonar_py.dataset.sample import sample_worlds
+from nps_sonar_py.dataset.sample import line_positions, sample_worlds
 from nps_sonar_py.dataset.sensor import (
     fan_geometry,
     make_sonar,
@@ -29,6 +31,8 @@ from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.sensing.images import CartesianImager
 from nps_sonar_py.sensing.label_images import LabelImager, polar_labels
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
+from nps_sonar_py.sensing.sidescan import SidescanPing
+from nps_sonar_py.sensing.waterfall import Waterfall
 
 
 def _ok_rows(out: Path) -> list[dict[str, Any]]:
@@ -93,6 +97,30 @@ def test_masks_are_the_label_images_of_the_same_ping(fls_reference: Path) -> Non
         )
         boxes += len(_record(fls_reference, sample)['annotations'])
     assert boxes > 0
+
+
+def test_side_scan_masks_are_the_label_images_of_the_same_pings(sidescan_reference: Path) -> None:
+    spec = load_spec(sidescan_reference / 'spec.yaml')
+    settings = sensor_settings(spec)
+    row = _ok_rows(sidescan_reference)[0]
+    scene, _, classes = sample_worlds(spec, settings, row)
+    caster = medium_caster(Raycaster(scene), sample_beam(settings, row))
+    waterfall = Waterfall(settings.sidescan.waterfall_config())
+    for x in line_positions(settings):  # the block's pings, straight through sensing
+        pose = sensor_pose(row, 0.0, x=float(x), pitched=False)
+        sonar = make_sonar(
+            settings, row, pose, min_range=spec.sensor.min_range, entities=len(scene.entities)
+        )
+        ping = sonar.ping(caster)
+        assert ping.labels is not None
+        labels = SidescanPing(ping.labels.astype(np.float64), ping.bin_edges, ping.altitude)
+        waterfall.add(labels, pose[:3, 3])
+    instance = _array(sidescan_reference, row['id'], 'instance')
+    np.testing.assert_array_equal(instance, waterfall.image().astype(np.uint16))
+    np.testing.assert_array_equal(
+        _array(sidescan_reference, row['id'], 'semantic'), classes[instance]
+    )
+    assert (instance == 2).any()  # the box is in it
 
 
 def _inside(points: np.ndarray, obb: list[float], slack: float) -> bool:
@@ -202,3 +230,29 @@ def test_the_side_scan_shadow_of_a_box_is_as_long_as_the_geometry_makes_it(
     assert not shadow[clear].any()
     assert np.all(instance[clear] <= 1)
     assert not shadow[:, :samples].any()  # nothing to port
+
+
+def test_the_coherent_model_changes_the_intensity_not_the_masks(tmp_path: Path) -> None:
+    quiet = FLS_SPEC.replace('speckle: [false, true]', 'speckle: false').replace(
+        'gain_stddev: [0, 0.1]', 'gain_stddev: 0'
+    )
+    incoherent = parse_spec(quiet)
+    coherent = parse_spec(quiet.replace('preset: fls', 'preset: fls\n  echo_model: coherent'))
+    row = draw_row(coherent, 2)
+    assert row == draw_row(incoherent, 2)  # the model is not a drawn value
+    plain, phased = make_sample(incoherent, row), make_sample(coherent, row)
+    assert plain.error is None
+    assert phased.error is None
+    assert make_sample(coherent, row).files == phased.files  # seeded: the same bytes again
+    sample = row['id']
+    for name in ('instance', 'semantic', 'shadow', 'instance_polar'):
+        key = f'arrays/{sample}/{name}.npy'
+        assert phased.files[key] == plain.files[key], name  # masks of the noise-free echo
+    key = f'arrays/{sample}/intensity_polar.npy'
+    a, b = (np.load(io.BytesIO(f.files[key])) for f in (plain, phased))
+    assert a.shape == b.shape
+    assert not np.array_equal(a, b)
+    # The mean over phases of |sum a_i|^2 is sum |a_i|^2: summed over the ping's cells the
+    # coherent image's energy is the incoherent one's, within the scatter of the speckle.
+    ratio = float(b.sum() / a.sum())
+    assert abs(ratio - 1.0) < 0.15, ratio

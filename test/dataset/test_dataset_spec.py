@@ -54,9 +54,13 @@ BAD = {
         FLS_SPEC.replace('beams: 24,', 'beamz: 24,'),
         'spec.yaml: sensor.settings.beamz: not a setting of the fls preset',
     ),
-    'coherent': (
+    'coherent-with-speckle': (
         FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent'),
-        'spec.yaml: sensor.echo_model: coherent is not in this version of the package yet',
+        'spec.yaml: processing.speckle: the coherent model makes its own speckle',
+    ),
+    'unknown-echo-model': (
+        FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: exact'),
+        "spec.yaml: sensor.echo_model: must be incoherent or coherent, got 'exact'",
     ),
     'multipath-with-a-profile': (
         FLS_SPEC.replace('sensor_depth: [5, 15]', 'sensor_depth: [5, 15]\n  multipath: true'),

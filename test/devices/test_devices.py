@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from device_kinds import robot_of, setup_of
 from ranger_scenes import CORRIDOR
 from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, FACETING, SONAR
 
@@ -32,6 +34,7 @@ from nps_sonar_py.devices import (
     robot_root_pose,
 )
 from nps_sonar_py.devices.kinds import ModeSettings, family_records
+from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.kinds.sweep import SweepSettings
 from nps_sonar_py.devices.settings import (
@@ -49,6 +52,7 @@ from nps_sonar_py.devices.settings import (
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.records import specs
 from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.sensing.echosounder import Detection
 
 ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
 #: The reference sonar sits at the world origin of its robot; its robot's root is placed here.
@@ -342,3 +346,56 @@ def test_an_error_at_a_sensor_of_a_xacro_robot_says_it_is_in_xacros_output() -> 
     message = str(error.value)
     assert 'demo_robot.urdf.xacro (xacro output):' in message
     assert message.endswith('<sensor name="imu">: is of type "imu", not "sonar"')
+
+
+@pytest.mark.parametrize(
+    ('mode', 'record', 'name', 'value', 'default'),
+    [
+        ('sidescan', ImageSettings, 'publish_projected_image', True, 'false'),
+        ('echosounder', ImageSettings, 'publish_projected_image', True, 'false'),
+        ('sweep', ImageSettings, 'publish_projected_image', True, 'false'),
+        ('sidescan', BeamSettings, 'beam_width', 0.1, '0'),
+        ('echosounder', BeamSettings, 'beam_width', 0.1, '0'),
+        ('multibeam', ImageSettings, 'sweep_image_update', 'step', 'sweep'),
+    ],
+)
+def test_a_setting_a_kind_does_not_use_is_refused_in_one_line(
+    mode: str, record: type[Any], name: str, value: object, default: str
+) -> None:
+    """Accepted and never used, it would mislead: each kind refuses its family's others."""
+    kind = 'multibeam' if mode == 'sweep' else mode
+    robot = robot_of(kind)
+    setup = setup_of(kind).replaced(ModeSettings(mode), record(**{name: value}))
+    with pytest.raises(DescriptionError) as refused:
+        build_device(robot, setup)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert f': mode {mode} does not use {name}: ' in line, line
+    assert line.endswith(f'; set {name} {default}'), line
+    build_device(robot, setup.replaced(record()))  # the default: accepted
+
+
+@pytest.mark.parametrize(
+    ('mode', 'record', 'name', 'value'),
+    [
+        ('multibeam', ImageSettings, 'publish_projected_image', True),
+        ('sweep', ImageSettings, 'sweep_image_update', 'step'),
+        ('multibeam', BeamSettings, 'beam_width', 0.1),
+    ],
+)
+def test_the_kind_that_uses_a_setting_takes_it(
+    mode: str, record: type[Any], name: str, value: object
+) -> None:
+    """The negative control of the refusals above: the same setting where it is used."""
+    kind = 'multibeam'  # its robot; sweep and multibeam share it
+    setup = setup_of(kind).replaced(ModeSettings(mode), record(**{name: value}))
+    _, device = build_device(robot_of(kind), setup)
+    assert type(device).__name__ == {'multibeam': 'FanRanger', 'sweep': 'SweepRanger'}[mode]
+
+
+def test_every_choice_is_checked_by_the_record_in_one_line() -> None:
+    """``detection_time`` was a string whose choices nobody checked: ``peak`` ended the node."""
+    with pytest.raises(ConfigurationError) as refused:
+        EchosounderSettings(detection_time='peak')  # type: ignore[arg-type]
+    assert str(refused.value) == "detection_time must be amplitude or axis, got 'peak'"
+    assert EchosounderSettings(detection_time='axis').detection_time is Detection.AXIS  # type: ignore[arg-type]

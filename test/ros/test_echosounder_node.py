@@ -209,8 +209,30 @@ def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
     ]
     line = exit_line(command)
     assert 'detection_threshold_db' in line, line
-    # multipath through a profile: refused at start (it ended the node at the first ping)
-    water = {'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0], 'max_bounces': 1}
-    command = [executable('scanning_sonar_node'), *ros_args(parameters(robot, world, **water))]
+
+
+@pytest.mark.parametrize(
+    ('more', 'words'),
+    [
+        # A choice nobody checked was a 40-line ValueError traceback and status 1.
+        ({'detection_time': 'peak'}, "detection_time must be amplitude or axis, got 'peak'"),
+        # Accepted and never published, it misled: refused by the kind, naming its default.
+        (
+            {'publish_projected_image': True},
+            'mode echosounder does not use publish_projected_image: ',
+        ),
+        # Multipath through a profile ended the node at its first ping (a TypeError).
+        (
+            {'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0], 'max_bounces': 1},
+            'max_bounces > 0 cannot be combined with a sound-speed profile',
+        ),
+    ],
+    ids=['choice', 'unused', 'multipath-through-a-profile'],
+)
+def test_a_bad_choice_or_an_unused_setting_stops_the_node_with_one_line(
+    tmp_path: Path, more: dict[str, object], words: str
+) -> None:
+    robot, world = scene(tmp_path)
+    command = [executable('scanning_sonar_node'), *ros_args(parameters(robot, world, **more))]
     line = exit_line(command)
-    assert 'max_bounces > 0 cannot be combined with a sound-speed profile' in line, line
+    assert words in line, line

@@ -29,6 +29,7 @@ from nps_sonar_py.devices.settings import (
 from nps_sonar_py.echo import BeamPattern, EchoConfig
 from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import (
     MAX_BEAMS,
     FanConfig,
@@ -92,6 +93,13 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             e.max_range,
             e.bin_width,
             self.frequency,
+        )
+
+    def image_geometry(self) -> SectorGeometry:
+        """The geometry of a ping's images: the fan's beam axes and the range bins."""
+        fan = self.sonar.fan
+        return SectorGeometry.of_beams(
+            fan.beams, float(fan.azimuths()[0]), fan.spacing, self.sonar.echo
         )
 
     def _angles_problem(self, config: RangerConfig) -> str | None:

@@ -38,6 +38,7 @@ from nps_sonar_py.echo import EchoConfig, Ping
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig, SweepStep, sweep_problem
 
 __all__ = ['KIND', 'SweepRanger', 'SweepReading', 'SweepScan', 'SweepSettings']
@@ -158,6 +159,13 @@ class SweepRanger:
                 sonar.sweep_period,
             )
         return SweepReading(step, ping, sweep)
+
+    def image_geometry(self) -> SectorGeometry:
+        """The geometry of a sweep's images: its head angles and the range bins."""
+        sonar = self.sonar
+        return SectorGeometry.of_beams(
+            sonar.steps_per_sweep, float(sonar.angles[0]), sonar.sweep.step, sonar.echo
+        )
 
     def beams(self) -> tuple[Beam, ...]:
         """The head's beam is not drawn."""
