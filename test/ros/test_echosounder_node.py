@@ -119,9 +119,10 @@ def test_soundings_and_detections_of_a_flat_seabed(tmp_path: Path, probe: Probe)
     assert np.all(points['quality'] == 2)
     assert np.all(points['intensity'] > 0.0)
 
-    assert found.header.frame_id == 'mbes'
+    assert found.header.frame_id == 'mbes_frd'  # x forward, y starboard, z down
     np.testing.assert_allclose(found.two_way_travel_times, 2 * D / (C * np.cos(ANGLES)), rtol=1e-6)
-    np.testing.assert_allclose(found.rx_angles, ANGLES, rtol=1e-6)
+    # The definition's rx angle is positive to starboard: the port-positive beam angle negated.
+    np.testing.assert_allclose(found.rx_angles, -ANGLES, rtol=1e-6)
     assert list(found.tx_angles) == [0.0] * BEAMS
     assert list(found.tx_delays) == [0.0] * BEAMS
     np.testing.assert_allclose(found.intensities, points['intensity'], rtol=1e-6)
