@@ -54,6 +54,7 @@ from nps_sonar_py.echo.config import (
 )
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
+from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
 
 __all__ = ['EchoModel', 'Echoes', 'ExtraReturns', 'Ping', 'cos_incidence']
 
@@ -67,6 +68,8 @@ _DUMP_BINS = 16
 #: Guard bins on either side of each beam's bins in the spread deposits' layout: a live
 #: return's two deposits fall at most two bins outside its beam's window.
 _GUARD = 2
+#: The widest interval a return is spread over, in bins (a grazing ray's footprint).
+_WIDEST_BINS = 64.0
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,9 @@ class _Layout:
             have ``_GUARD`` guard bins on either side (``EchoModel._spread_deposits``).
         factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
         factor32: the same in float32, for float32 ranges.
+        refine_above: (N n,) float32, the ``|cos|`` above which a spread return is placed by
+            its whole cell (``ray_cells``): -1 for the rays of an edge cell, 2 (never) without
+            cells.
     """
 
     n_beams: int
@@ -245,6 +251,7 @@ class _Layout:
     guarded: NDArray[np.intp]
     factor: NDArray[np.float64]
     factor32: NDArray[np.float32]
+    refine_above: NDArray[np.float32]
 
 
 @dataclass(frozen=True, eq=False)
@@ -317,6 +324,9 @@ class EchoModel:
             which rays are in the cast cone and in the -3 dB beam (``MEAN_IN_BEAM``).
         rng: random generator for the noise; by default ``default_rng(config.seed)``. The
             range-noise bias is drawn from it here, once, as gz-sensors does at load.
+        cells: the angular cell of each ray (``ray_cells.RayCells``, a fan's): a spread
+            return near an edge of the fan or the surface's normal is then placed by its
+            whole cell, not by a box about its range (:meth:`echoes`).
 
     Raises:
         ConfigurationError: the ray arrays are not (n,) finite arrays of valid values.
@@ -344,6 +354,7 @@ class EchoModel:
         *,
         pattern: ArrayLike | None = None,
         rng: np.random.Generator | None = None,
+        cells: RayCells | None = None,
     ) -> None:
         if not isinstance(config, EchoConfig):
             fail('config', 'must be an EchoConfig', config)
@@ -395,6 +406,14 @@ class EchoModel:
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
         self._layouts: _Layout | None = None  # the last N's
+        if cells is not None and len(cells) != self.n_rays:
+            fail('cells', f'must describe the {self.n_rays} rays', len(cells))
+        self._cells = cells
+        refine_above = np.full(self.n_rays, 2.0, dtype=np.float32)
+        if cells is not None:
+            near = cells.near_normal_cos(CHORD_WIDTHS)
+            refine_above = np.where(cells.edge, -1.0, near).astype(np.float32)
+        self._refine_above = refine_above
 
     def _layout(self, n_beams: int) -> _Layout:
         """The flat layout of ``n_beams`` beams (``_Layout``), built once for this ``N``.
@@ -410,7 +429,10 @@ class EchoModel:
             guarded = np.arange(n_beams, dtype=np.intp) * (n_bins + 2 * _GUARD) + _GUARD
             factor = np.tile(self._factor, n_beams)
             base = np.repeat(offset, self.n_rays) - dumps
-            cached = _Layout(n_beams, base, dumps, guarded, factor, factor.astype(np.float32))
+            refine = np.tile(self._refine_above, n_beams)
+            cached = _Layout(
+                n_beams, base, dumps, guarded, factor, factor.astype(np.float32), refine
+            )
             self._layouts = cached
         return cached
 
@@ -738,44 +760,25 @@ class EchoModel:
     ) -> _Deposits:
         """Each live return spread over its interval: two deposits, near bin and next bin.
 
-        In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[a, a + u]`` with
-        ``a = (r - r_min) / dr - u / 2``, near bin ``k = floor(a)`` (``a == n_bins``, a point at
-        ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)`` (a point interval:
-        1), the rest in bin ``k + 1``. Only the returns within a bin of the window are live
-        (about half of a side-scan's rays), taken out by one index. Each beam's bins have
-        ``_GUARD`` guard bins on either side: a deposit that falls outside the window (the
-        live returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it,
-        so no deposit needs a test of its own. A next-bin deposit with no share (the interval
+        In bin units, ``u = e / dr``, the interval ``[a, a + u]`` with ``a = (r - r_min) / dr -
+        u / 2``. Up to one bin wide (``_near_shares``): near bin ``k = floor(a)`` (``a ==
+        n_bins``, a point at ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)``
+        (a point interval: 1), the rest in bin ``k + 1``. Wider, or placed by its cell
+        (``_refine``): one deposit per bin it covers (``_pieces``), after the others, its two
+        own sent to the dump. Only the returns within a bin of the window are live (about
+        half of a side-scan's rays), taken out by one index. Each beam's bins have ``_GUARD``
+        guard bins on either side: a deposit that falls outside the window (the live
+        returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it, so no
+        deposit needs a test of its own. A next-bin deposit with no share (the interval
         inside one bin: about half of them) adds 0 and is not counted as a hit.
         """
-        cfg = self.config
-        n_beams, n_bins = r.shape[0], cfg.n_bins
+        n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
-        live = r >= real(cfg.min_range - cfg.bin_width)  # NaN is not live
-        live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
-        self._admit(live, cos_in)
-        index = np.flatnonzero(live)
-        r_live = r.take(index)
-        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
-        if mu.ndim:
-            mu = (mu if mu.shape == r.shape else np.broadcast_to(mu, r.shape).ravel()).take(index)
-        per_ray = self._intensities(r_live, cos_in.take(index), factor, mu)
+        index, r_live, cos_live, per_ray = self._live_returns(r, cos_in, mu, layout)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
-        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
-        np.fmax(u, real(0.0), out=u)
-        if cfg.min_range:
-            a = r_live - real(cfg.min_range)
-            a *= real(self._scale)
-        else:
-            a = np.multiply(r_live, real(self._scale))  # the same rounding as (r - 0) * scale
-        share = np.multiply(u, real(0.5))
-        a -= share
-        k = np.floor(a)
-        np.subtract(k, real(1.0), out=k, where=a == real(n_bins))
-        np.subtract(k, a, out=share)
-        share += real(1.0)
-        share /= u  # x / 0 -> inf -> 1 by fmin; 0 / 0 (a point at r_max) -> NaN -> 1
-        np.fmin(share, real(1.0), out=share)
+        wide = np.flatnonzero((u > real(1.0)) & (u < real(np.inf)))
+        wide_bins = u.take(wide)  # before _near_shares clips u to a bin
+        k, share = self._near_shares(r_live, u)
         m = r_live.size
         flat = np.empty(2 * m, dtype=np.intp)
         # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
@@ -787,18 +790,28 @@ class EchoModel:
         weights = np.empty(2 * m)
         np.multiply(per_ray, share, out=weights[:m])
         np.subtract(per_ray, weights[:m], out=weights[m:])
+        labelled = None if entity is None else np.tile(entity.take(index), 2)
+        pieces = self._pieces(r_live, cos_live, index, wide, wide_bins)
+        n_pieces = 0 if pieces is None else pieces.owner.size
+        if pieces is not None:
+            dump = n_beams * (n_bins + 2 * _GUARD)
+            flat[pieces.owner] = flat[m + pieces.owner] = dump  # the pieces stand for them
+            beam = index.take(pieces.owner) // self.n_rays
+            in_window = (pieces.bin >= 0) & (pieces.bin < n_bins)
+            cells = np.where(in_window, layout.guarded[beam] + pieces.bin, dump)
+            flat = np.concatenate((flat, cells))
+            weights = np.concatenate((weights, per_ray.take(pieces.owner) * pieces.fraction))
+            if labelled is not None and entity is not None:
+                labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
                 returned, kept = self._returns(r, cos_in)
             return (*self._beam_stats(r, returned, kept), kept)
 
-        labelled = None
-        if entity is not None:
-            labelled = np.tile(entity.take(index), 2)
-
         def counted() -> NDArray[np.bool_]:
-            return np.concatenate((np.ones(m, dtype=np.bool_), share < real(1.0)))
+            shared = share < real(1.0)
+            return np.concatenate((np.ones(m, np.bool_), shared, np.ones(n_pieces, np.bool_)))
 
         return _Deposits(
             flat=flat,
@@ -811,6 +824,145 @@ class EchoModel:
             shift=_GUARD,
             stats=stats,
         )
+
+    def _pieces(
+        self,
+        r_live: NDArray[np.floating],
+        cos_live: NDArray[np.floating],
+        index: NDArray[np.intp],
+        wide: NDArray[np.intp],
+        wide_bins: NDArray[np.floating],
+    ) -> Pieces | None:
+        """The live returns placed bin by bin, or None when there are none.
+
+        Those of cells near an edge or the normal (``_refine``), then the other ones wider
+        than a bin (``_wide_pieces``); ``owner`` indexes the live returns.
+        """
+        parts = []
+        if self._cells is not None:
+            refined = self._refine(r_live, cos_live, index)
+            if refined is not None:
+                parts.append(refined)
+                if wide.size:  # placed by their cells
+                    apart = ~np.isin(wide, refined.owner)
+                    wide, wide_bins = wide[apart], wide_bins[apart]
+        if wide.size:
+            parts.append(self._wide_pieces(r_live, wide_bins, wide))
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        return Pieces(
+            *(
+                np.concatenate([getattr(p, name) for p in parts])
+                for name in ('owner', 'bin', 'fraction')
+            )
+        )
+
+    def _live_returns(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        layout: _Layout,
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+        """The returns within a bin of the window and admitted (cast cone, cut-off).
+
+        Returns (m,) arrays: their flat index in the (N, n) rays, their range (m), ``|cos|``
+        and echo (``_intensities``).
+        """
+        cfg = self.config
+        real = r.dtype.type
+        live = r >= real(cfg.min_range - cfg.bin_width)  # NaN is not live
+        live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
+        self._admit(live, cos_in)
+        index = np.flatnonzero(live)
+        r_live = r.take(index)
+        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
+        if mu.ndim:
+            mu = (mu if mu.shape == r.shape else np.broadcast_to(mu, r.shape).ravel()).take(index)
+        cos_live = cos_in.take(index)
+        return index, r_live, cos_live, self._intensities(r_live, cos_live, factor, mu)
+
+    def _near_shares(
+        self, r_live: NDArray[np.floating], u: NDArray[np.floating]
+    ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+        """(m,) near bin ``k`` (a whole number) and its share of each return's interval.
+
+        The interval is ``u`` bins wide about the range, ``u`` clipped to [0, 1] in place (NaN
+        and inf: one bin); the rest of the echo goes to bin ``k + 1``.
+        """
+        cfg = self.config
+        real = r_live.dtype.type
+        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
+        np.fmax(u, real(0.0), out=u)
+        if cfg.min_range:
+            a = r_live - real(cfg.min_range)
+            a *= real(self._scale)
+        else:
+            a = np.multiply(r_live, real(self._scale))  # the same rounding as (r - 0) * scale
+        share = np.multiply(u, real(0.5))
+        a -= share
+        k = np.floor(a)
+        np.subtract(k, real(1.0), out=k, where=a == real(cfg.n_bins))
+        np.subtract(k, a, out=share)
+        share += real(1.0)
+        share /= u  # x / 0 -> inf -> 1 by fmin; 0 / 0 (a point at r_max) -> NaN -> 1
+        np.fmin(share, real(1.0), out=share)
+        return k, share
+
+    def _wide_pieces(
+        self,
+        r_live: NDArray[np.floating],
+        wide_bins: NDArray[np.floating],
+        wide: NDArray[np.intp],
+    ) -> Pieces:
+        """The pieces of the live returns ``wide``: one per bin the interval overlaps.
+
+        Each interval is ``wide_bins`` > 1 bins wide (at most ``_WIDEST_BINS``) about its
+        return's range; a piece takes the part of the interval in its bin.
+        """
+        cfg = self.config
+        width = np.minimum(wide_bins.astype(np.float64), _WIDEST_BINS)
+        centre = (r_live.take(wide).astype(np.float64) - cfg.min_range) * self._scale
+        start, end = centre - 0.5 * width, centre + 0.5 * width
+        first = np.floor(start)
+        count = (np.ceil(end) - first).astype(np.intp)
+        owner = np.repeat(np.arange(wide.size), count)
+        offsets = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
+        bins = first[owner] + offsets
+        inside = np.minimum(end[owner], bins + 1.0) - np.maximum(start[owner], bins)
+        return Pieces(wide[owner], bins.astype(np.intp), inside / width[owner])
+
+    def _refine(
+        self,
+        r_live: NDArray[np.floating],
+        cos_live: NDArray[np.floating],
+        index: NDArray[np.intp],
+    ) -> Pieces | None:
+        """The pieces of the returns of edge cells and cells near the normal, or None.
+
+        Each is placed by its whole cell (``ray_cells.cell_pieces``).
+
+        ``index`` is the live returns' flat index in the (N, n) layout.
+        """
+        assert self._cells is not None
+        layout = self._layouts
+        assert layout is not None
+        chosen = np.flatnonzero(np.abs(cos_live) >= layout.refine_above.take(index))
+        if chosen.size == 0:
+            return None
+        pieces = cell_pieces(
+            r_live[chosen],
+            cos_live[chosen],
+            index[chosen] % self.n_rays,
+            self._cells,
+            min_range=self.config.min_range,
+            scale=self._scale,
+            attenuation=self._attenuation,
+            widest=int(_WIDEST_BINS),
+        )
+        return Pieces(chosen[pieces.owner], pieces.bin, pieces.fraction)
 
     def _bins(
         self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: _Layout

@@ -763,6 +763,16 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             line_spacing=settings.waterfall_line_spacing,
         )
         self._window = self.line_window()
+        self._altitude_told = False
+
+    def _altitude_once(self, altitude: float) -> None:
+        """Say once, the first time, that the altitude is outside the band the rays serve."""
+        if self._altitude_told:
+            return
+        problem = self.device.sonar.altitude_problem(altitude)
+        if problem:
+            self.context.logger.warning(problem)
+            self._altitude_told = True
 
     def line_window(self) -> tuple[float, float]:
         """The range a waterfall line spans, m: ground 0..max_range, or the slant window."""
@@ -798,6 +808,7 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             self.waterfall.clear()
             self._window = window
         added = self.waterfall.add(ping, reading.position)
+        self._altitude_once(ping.altitude)
         if not intensities:
             return
         echo = device.echo

@@ -70,6 +70,7 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_gain,
     tvg_problem,
 )
+from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.label_images import hit_entities
@@ -334,7 +335,15 @@ class SidescanSonar(PosedRays):
         off_axis = np.broadcast_to(np.abs(along)[None, :], (nd, na)).ravel()
         n = nd * na
         self.rays_per_channel = n
-        self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight)
+        cells = fan_cells(
+            rows,
+            columns,
+            FanPattern(config.vertical_pattern, config.vertical_width, config.tilt, echo.n_way),
+            FanPattern(echo.pattern, config.horizontal_width, 0.0, echo.n_way),
+            vertical,
+            horizontal,
+        )
+        self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
         self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
@@ -438,6 +447,26 @@ class SidescanSonar(PosedRays):
             e *= self._d_delta
             e *= r
         return e
+
+    def altitude_problem(self, altitude: float) -> str | None:
+        """Why a ping at this altitude misses part of its window, or None.
+
+        Below ``min_altitude`` the fan's shallowest ray, ``asin(min_altitude / max_range)``,
+        meets a flat seabed short of ``max_range`` and the far bins stay dark; at any other
+        altitude the profile is the flat seabed's integral to within 0.2 %
+        (``docs/sidescan.md#edges-nadir-and-the-first-return``).
+        """
+        config, echo = self.config, self.echo
+        if not (math.isfinite(altitude) and altitude < config.min_altitude):
+            return None
+        reach = altitude / math.sin(float(self.row_edges[-1]))
+        if reach >= echo.max_range:
+            return None
+        return (
+            f'altitude {altitude:.3g} m is below sidescan_min_altitude '
+            f'({config.min_altitude:g} m): the fan meets the seabed only out to {reach:.3g} m '
+            f'of the {echo.max_range:g} m window'
+        )
 
     def _altitude(self, r: NDArray[np.float32]) -> float:
         """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""
