@@ -53,7 +53,13 @@ from nps_sonar_py.echo.config import (
 from nps_sonar_py.echo.deposits import DUMP_BINS, GUARD, WIDEST_BINS, Deposits, Layout
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
-from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
+from nps_sonar_py.echo.ray_cells import (
+    CHORD_WIDTHS,
+    WHOLE_CELL_WIDTHS,
+    Pieces,
+    RayCells,
+    cell_pieces,
+)
 from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
 
 __all__ = ['EchoModel', 'cos_incidence']
@@ -577,30 +583,31 @@ class EchoModel:
         wide = np.flatnonzero((u > real(1.0)) & (u < real(np.inf)))
         wide_bins = u.take(wide)  # before _near_shares clips u to a bin
         k, share = self._near_shares(r_live, u)
+        pieces = self._pieces(r_live, cos_live, index, wide, wide_bins)
         m = r_live.size
-        flat = np.empty(2 * m, dtype=np.intp)
+        n_pieces = 0 if pieces is None else pieces.owner.size
+        flat = np.empty(2 * m + n_pieces, dtype=np.intp)
         # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
         per_beam = np.diff(np.searchsorted(index, np.arange(n_beams + 1) * self.n_rays))
         flat[:m] = k  # a whole number
         flat[:m] += np.repeat(layout.guarded, per_beam)
-        np.add(flat[:m], 1, out=flat[m:])
+        np.add(flat[:m], 1, out=flat[m : 2 * m])
         # float64, as bincount sums: it would convert float32 weights in one more pass.
-        weights = np.empty(2 * m)
+        weights = np.empty(2 * m + n_pieces)
         np.multiply(per_ray, share, out=weights[:m])
-        np.subtract(per_ray, weights[:m], out=weights[m:])
-        labelled = None if entity is None else np.tile(entity.take(index), 2)
-        pieces = self._pieces(r_live, cos_live, index, wide, wide_bins)
-        n_pieces = 0 if pieces is None else pieces.owner.size
+        np.subtract(per_ray, weights[:m], out=weights[m : 2 * m])
+        labelled = None if entity is None else entity.take(index)
         if pieces is not None:
             dump = n_beams * (n_bins + 2 * GUARD)
             flat[pieces.owner] = flat[m + pieces.owner] = dump  # the pieces stand for them
             beam = index.take(pieces.owner) // self.n_rays
             in_window = (pieces.bin >= 0) & (pieces.bin < n_bins)
-            cells = np.where(in_window, layout.guarded[beam] + pieces.bin, dump)
-            flat = np.concatenate((flat, cells))
-            weights = np.concatenate((weights, per_ray.take(pieces.owner) * pieces.fraction))
-            if labelled is not None and entity is not None:
-                labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
+            np.add(layout.guarded[beam], pieces.bin, out=flat[2 * m :])
+            flat[2 * m :][~in_window] = dump
+            np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
+        if labelled is not None:
+            own = np.tile(labelled, 2)
+            labelled = own if pieces is None else np.concatenate((own, labelled[pieces.owner]))
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
@@ -642,7 +649,9 @@ class EchoModel:
             if refined is not None:
                 parts.append(refined)
                 if wide.size:  # placed by their cells
-                    apart = ~np.isin(wide, refined.owner)
+                    placed = np.zeros(r_live.size, dtype=np.bool_)
+                    placed[refined.owner] = True
+                    apart = ~placed[wide]
                     wide, wide_bins = wide[apart], wide_bins[apart]
         if wide.size:
             parts.append(self._wide_pieces(r_live, wide_bins, wide))
@@ -744,10 +753,15 @@ class EchoModel:
 
         ``index`` is the live returns' flat index in the (N, n) layout.
         """
-        assert self._cells is not None
+        cells = self._cells
+        assert cells is not None
         layout = self._layouts
         assert layout is not None
         chosen = np.flatnonzero(np.abs(cos_live) >= layout.refine_above.take(index))
+        if chosen.size:
+            chosen = chosen[
+                self._box_is_not_enough(r_live[chosen], cos_live[chosen], index[chosen])
+            ]
         if chosen.size == 0:
             return None
         pieces = cell_pieces(
@@ -761,6 +775,36 @@ class EchoModel:
             widest=int(WIDEST_BINS),
         )
         return Pieces(chosen[pieces.owner], pieces.bin, pieces.fraction)
+
+    def _box_is_not_enough(
+        self, r: NDArray[np.floating], cos_in: NDArray[np.floating], index: NDArray[np.intp]
+    ) -> NDArray[np.bool_]:
+        """Which of these returns (of edge cells or near the normal) need their whole cell.
+
+        A cell near the normal always does (within ``CHORD_WIDTHS`` cell widths, where the
+        box is off by ``D / (4 beta)`` of the cell). An edge cell does when a bin edge lies within
+        the range its box misplaces of either end of its box: the cell's range grows along
+        track as ``r a**2 / 2`` and across it, beyond first order, as ``r D**2 (1/2 + T**2)``
+        (``T = tan(beta)``); elsewhere its box shares its echo between the bins as the cell
+        would, to the cell's non-uniformity in range, ``D / T`` of its echo at most.
+        """
+        cells = self._cells
+        assert cells is not None
+        ray = index % self.n_rays
+        r64 = r.astype(np.float64)
+        cosine = np.minimum(np.abs(cos_in).astype(np.float64), 1.0)
+        near_normal = cosine >= cells.near_normal_cos(WHOLE_CELL_WIDTHS, ray)
+        tangent_squared = 1.0 / (cosine * cosine) - 1.0
+        along = np.maximum(np.abs(cells.along_low[ray]), np.abs(cells.along_high[ray]))
+        across = cells.across_width[ray]
+        zone = r64 * self._scale * (along * along + across * across * (1.0 + tangent_squared))
+        zone += 1e-5 * r64 * self._scale + 1e-3  # float32 ranges and bin edges
+        width = cells.across_width[ray] * np.sqrt(tangent_squared) * r64 * self._scale
+        near = (r64 - self.config.min_range) * self._scale - 0.5 * width
+        far = near + width
+        close = (near - np.floor(near) < zone) | (np.ceil(far) - far < zone)
+        needed: NDArray[np.bool_] = ~cells.edge[ray] | near_normal | close
+        return needed
 
     def _bins(
         self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: Layout

@@ -40,9 +40,13 @@ __all__ = ['FanPattern', 'Pieces', 'RayCells', 'cell_pieces', 'fan_cells']
 #: Gauss-Legendre nodes per piece of the along-track integral. The chord has a square-root
 #: end where the range circle first meets the cell; 12 nodes keep that piece within 1e-3.
 _NODES = 12
+#: The nodes and weights of that rule on [-1, 1] (computed once: an eigenvalue problem).
+_GAUSS_LEGENDRE = np.polynomial.legendre.leggauss(_NODES)
 #: A return is placed by its whole cell, along track too, when its cell lies within this many
 #: cell widths of the normal (where the range is near its minimum in both angles).
 WHOLE_CELL_WIDTHS = 4.0
+#: An edge row's cell is placed by its whole cell when it covers at most this many bins.
+_WHOLE_EDGE_BINS = 3
 #: A return is placed by the exact range across its cell (at its own along-track angle) when
 #: within this many cell widths of the normal: a box about its range is off by about
 #: ``D / (4 beta)`` of the cell there (the range's curvature), 0.25 % at 100 widths.
@@ -94,10 +98,16 @@ class RayCells:
     def __len__(self) -> int:
         return int(self.across_width.shape[0])
 
-    def near_normal_cos(self, widths: float) -> NDArray[np.float64]:
-        """(n,) the ``|cos(alpha)|`` above which a cell lies ``widths`` cells from the normal."""
-        reach = np.minimum(widths * self.across_width, 0.5 * math.pi)
-        centre = 0.5 * (self.along_low + self.along_high)
+    def near_normal_cos(
+        self, widths: float, rays: NDArray[np.intp] | None = None
+    ) -> NDArray[np.float64]:
+        """The ``|cos(alpha)|`` above which a cell lies ``widths`` cells from the normal.
+
+        (n,), or (m,) for the cells ``rays``.
+        """
+        chosen = slice(None) if rays is None else rays
+        reach = np.minimum(widths * self.across_width[chosen], 0.5 * math.pi)
+        centre = 0.5 * (self.along_low[chosen] + self.along_high[chosen])
         limit: NDArray[np.float64] = np.cos(reach) * np.cos(centre)
         return limit
 
@@ -186,6 +196,8 @@ def cell_pieces(
 ) -> Pieces:
     """Each return's echo over the bins its cell covers (module docstring).
 
+    Under the caller's ``np.errstate``: a cell reaching grazing incidence divides by 0.
+
     Args:
         ranges: (m,) slant range of each return, m.
         cos_incidence: (m,) its ``|cos(alpha)|``.
@@ -203,8 +215,14 @@ def cell_pieces(
     half = 0.5 * cells.across_width[rays]
     beta = np.arccos(np.minimum(cosine / np.cos(centre), 1.0))
     distance = r * cosine  # p, to the plane
+    # The linear weights' slopes, held so that each weight stays >= 0 over its cell.
     across_slope = cells.across_slope[rays] - (3.0 + attenuation * r) * np.tan(beta)
+    np.minimum(
+        np.maximum(across_slope, -1.0 / half, out=across_slope), 1.0 / half, out=across_slope
+    )
     along_slope = cells.along_slope[rays] - (4.0 + attenuation * r) * np.tan(centre)
+    most = 2.0 / (high - low)  # inf for a cell of no along width
+    np.minimum(np.maximum(along_slope, -most, out=along_slope), most, out=along_slope)
     cell = _Cell(low, high, centre, beta - half, beta + half, beta, across_slope, along_slope)
     first, last = _bin_span(cell, distance, min_range, scale, widest)
     count = last - first + 1
@@ -217,18 +235,24 @@ def cell_pieces(
         edge_range = min_range + (bins[inner] + 1.0) / scale
         ratio = distance[owner[inner]] / edge_range
         who = owner[inner]
-        whole = cells.edge[rays][who] | (
-            cosine[who] >= cells.near_normal_cos(WHOLE_CELL_WIDTHS)[rays][who]
-        )
+        # The whole cell where its range turns (near the normal) or a row edge cuts it; a
+        # grazing edge cell over many bins is placed by its chord, as the rest.
+        edge = cells.edge[rays[who]] & (count[who] <= _WHOLE_EDGE_BINS)
+        whole = edge | (cosine[who] >= cells.near_normal_cos(WHOLE_CELL_WIDTHS, rays[who]))
         part = cell.part(who)
-        share = _chord_share(part, ratio, _bounded(part.across_slope, 2.0 * half[who]))
-        if np.any(whole):
-            share[whole] = _share_within(part.part(whole), ratio[whole])
-        below[inner] = share
-    fraction = np.diff(below, prepend=0.0)
+        if whole.all():
+            below[inner] = _share_within(part, ratio)
+        else:
+            share = _chord_share(part, ratio, part.across_slope)
+            if whole.any():
+                share[whole] = _share_within(part.part(whole), ratio[whole])
+            below[inner] = share
+    fraction = below.copy()
+    fraction[1:] -= below[:-1]
     starts = np.cumsum(count) - count
     fraction[starts] = below[starts]
-    return Pieces(owner, bins.astype(np.intp), np.clip(fraction, 0.0, 1.0))
+    np.maximum(fraction, 0.0, out=fraction)
+    return Pieces(owner, bins.astype(np.intp), np.minimum(fraction, 1.0, out=fraction))
 
 
 def _bin_span(
@@ -238,14 +262,13 @@ def _bin_span(
 
     A near end within float32 rounding below a bin edge is on it (``_FLOAT32_SLACK``).
     """
-    nearest_along = np.clip(0.0, cell.low, cell.high)
+    nearest_along = np.minimum(np.maximum(cell.low, 0.0), cell.high)
     farthest_along = np.maximum(np.abs(cell.low), np.abs(cell.high))
     nearest_across = np.maximum(np.maximum(cell.first, -cell.last), 0.0)
     farthest_across = np.maximum(np.abs(cell.first), np.abs(cell.last))
-    with np.errstate(divide='ignore', invalid='ignore'):
-        near = distance / (np.cos(nearest_along) * np.cos(nearest_across))
-        far_cos = np.cos(farthest_along) * np.cos(farthest_across)
-        far = np.where(far_cos > 0.0, distance / far_cos, np.inf)
+    near = distance / (np.cos(nearest_along) * np.cos(nearest_across))
+    far_cos = np.cos(farthest_along) * np.cos(farthest_across)
+    far = np.where(far_cos > 0.0, distance / far_cos, np.inf)
     position = (near - min_range) * scale
     first = np.floor(position)
     next_edge = min_range + (first + 1.0) / scale
@@ -277,24 +300,23 @@ def _share_within(cell: _Cell, ratio: NDArray[np.float64]) -> NDArray[np.float64
     """(m,) weighted share of each cell where ``cos(a) cos(theta) >= ratio`` (``p / R``)."""
     along_width = cell.high - cell.low
     across_width = cell.last - cell.first
-    # Linear weights must stay >= 0 over the cell.
-    along_slope = _bounded(cell.along_slope, along_width)
-    across_slope = _bounded(cell.across_slope, across_width)
-    # Where the chord's ends change: cos(a) = ratio / cos(theta) for theta first, last, 0.
-    splits = [cell.low, cell.high]
-    for theta in (cell.first, cell.last, np.zeros_like(cell.first)):
-        cos_theta = np.cos(theta)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            turn = np.arccos(np.clip(ratio / cos_theta, 0.0, 1.0))
-        turn = np.where(cos_theta > 0.0, turn, 0.0)
-        splits += [np.clip(turn, cell.low, cell.high), np.clip(-turn, cell.low, cell.high)]
-    points = np.sort(np.stack(splits, axis=1), axis=1)  # (m, 8)
-    nodes, weights = np.polynomial.legendre.leggauss(_NODES)
+    along_slope, across_slope = cell.along_slope, cell.across_slope
+    # Where the chord's ends change: cos(a) = ratio / cos(theta) for theta first, last, 0
+    # (columns of one (m, 3) array: few numpy calls, as the cells near an edge are few).
+    thetas = np.zeros((ratio.size, 3))
+    thetas[:, 0], thetas[:, 1] = cell.first, cell.last
+    cos_theta = np.cos(thetas)
+    turn = np.arccos(np.minimum(np.maximum(ratio[:, None] / cos_theta, 0.0), 1.0))
+    turn[cos_theta <= 0.0] = 0.0
+    points = np.concatenate((cell.low[:, None], cell.high[:, None], turn, -turn), axis=1)
+    np.maximum(points, cell.low[:, None], out=points)
+    np.minimum(points, cell.high[:, None], out=points)
+    points.sort(axis=1)  # (m, 8)
+    nodes, weights = _GAUSS_LEGENDRE
     start, end = points[:, :-1, None], points[:, 1:, None]  # (m, 7, 1)
     a = 0.5 * (start + end) + 0.5 * (end - start) * nodes
     da = 0.5 * (end - start) * weights
-    with np.errstate(divide='ignore', invalid='ignore'):
-        q = ratio[:, None, None] / np.cos(a)
+    q = ratio[:, None, None] / np.cos(a)
     reach = np.where(q <= 1.0, np.arccos(np.minimum(q, 1.0)), -1.0)  # -1: no chord
     lo = np.maximum(cell.first[:, None, None], -reach)
     hi = np.minimum(cell.last[:, None, None], reach)
@@ -303,14 +325,14 @@ def _share_within(cell: _Cell, ratio: NDArray[np.float64]) -> NDArray[np.float64
     inner = chord * (1.0 + tilt)
     outer = 1.0 + along_slope[:, None, None] * (a - cell.centre[:, None, None])
     area = np.sum(inner * outer * da, axis=(1, 2))
-    with np.errstate(divide='ignore', invalid='ignore'):
-        share = area / (along_width * across_width)
+    share = area / (along_width * across_width)
     # A cell of no along-track width: its one column, the chord at its angle.
     thin = along_width <= 0.0
     if np.any(thin):
         single = _chord_share(cell, ratio, across_slope)
         share = np.where(thin, single, share)
-    bounded: NDArray[np.float64] = np.clip(np.nan_to_num(share, nan=1.0), 0.0, 1.0)
+    share[np.isnan(share)] = 1.0
+    bounded: NDArray[np.float64] = np.minimum(np.maximum(share, 0.0, out=share), 1.0, out=share)
     return bounded
 
 
@@ -323,13 +345,5 @@ def _chord_share(
     lo = np.maximum(cell.first, -reach)
     hi = np.minimum(cell.last, reach)
     chord = np.maximum(hi - lo, 0.0) * (1.0 + across_slope * (0.5 * (lo + hi) - cell.beta))
-    share: NDArray[np.float64] = np.clip(chord / (cell.last - cell.first), 0.0, 1.0)
+    share: NDArray[np.float64] = np.minimum(np.maximum(chord / (cell.last - cell.first), 0.0), 1.0)
     return share
-
-
-def _bounded(slope: NDArray[np.float64], width: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The slope, held to ``|slope| width / 2 <= 1`` so that the linear weight stays >= 0."""
-    with np.errstate(divide='ignore'):
-        most = np.where(width > 0.0, 2.0 / width, np.inf)
-    bounded: NDArray[np.float64] = np.clip(slope, -most, most)
-    return bounded

@@ -217,3 +217,15 @@ def test_a_waterfall_line_of_a_flat_seabed_has_no_ripple(flat: Raycaster) -> Non
     ripples = type(ping)(rippled, ping.bin_edges, ping.altitude)
     rippled_line = waterfall.line(ripples)[500:]
     assert ripple(rippled_line[lit[1] : lit[-1]]) > 0.02
+
+
+def test_only_an_altitude_below_the_band_is_reported() -> None:
+    """Below min_altitude (2 m) the shallowest ray, asin(2 / 75), meets the seabed short of
+    max_range: at 1 m, 1 / sin(asin(2 / 75)) = 37.5 m; elsewhere the profile is whole."""
+    sonar = SidescanSonar(echo(75.0, 2000), SidescanConfig(), np.eye(4))
+    message = sonar.altitude_problem(1.0)
+    assert message is not None
+    assert message.startswith('altitude 1 m is below sidescan_min_altitude (2 m)')
+    assert 'out to 37.5 m of the 75 m window' in message
+    for h in (2.0, 10.0, 30.0, 45.0, math.nan):
+        assert sonar.altitude_problem(h) is None
