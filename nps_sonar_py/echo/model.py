@@ -802,7 +802,10 @@ class EchoModel:
         width = cells.across_width[ray] * np.sqrt(tangent_squared) * r64 * self._scale
         near = (r64 - self.config.min_range) * self._scale - 0.5 * width
         far = near + width
-        close = (near - np.floor(near) < zone) | (np.ceil(far) - far < zone)
+        # The distance from each end of the box to the nearest bin edge, either side.
+        near_gap = np.abs(near - np.rint(near))
+        far_gap = np.abs(far - np.rint(far))
+        close = (near_gap < zone) | (far_gap < zone)
         needed: NDArray[np.bool_] = ~cells.edge[ray] | near_normal | close
         return needed
 
