@@ -768,7 +768,7 @@ class EchoModel:
             r_live[chosen],
             cos_live[chosen],
             index[chosen] % self.n_rays,
-            self._cells,
+            cells,
             min_range=self.config.min_range,
             scale=self._scale,
             attenuation=self._attenuation,
