@@ -32,9 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from timing import median_time, median_times
 
 from nps_sonar_py.devices import (
+    Family,
     Rig,
+    Setup,
     SingleBeamSonar,
-    SonarSetup,
     load_robot_from,
     reference_world_file,
 )
@@ -52,7 +53,7 @@ from nps_sonar_py.scene import Raycaster, load_world
 
 def sonar_rig(n_rays: int, raycaster: Raycaster) -> Rig:
     """The reference sonar, with ``n_rays`` per ping, in ``raycaster``'s world."""
-    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings(rays=n_rays))
+    setup = Setup(Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings(rays=n_rays))
     return Rig(load_robot_from(RobotSettings()), setup, raycaster, robot_root_pose([0.0] * 6))
 
 

@@ -54,7 +54,7 @@ from rclpy.serialization import deserialize_message, serialize_message
 from tf2_msgs.msg import TFMessage
 from timing import median_time, median_times
 
-from nps_sonar_py.devices import Rig, SonarSetup, load_robot_from, reference_world_file
+from nps_sonar_py.devices import Family, Rig, Setup, load_robot_from, reference_world_file
 from nps_sonar_py.devices.build import robot_root_pose
 from nps_sonar_py.devices.settings import (
     BeamSettings,
@@ -147,7 +147,7 @@ def main() -> int:
     options = parser.parse_args()
     keep_heap()
     raycaster = Raycaster(load_world(reference_world_file()))
-    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings(rays=500))
+    setup = Setup(Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings(rays=500))
     rig = Rig(load_robot_from(RobotSettings()), setup, raycaster, robot_root_pose([0.0] * 6))
     t_ping = median_time(rig.read, options.repeat * 10)
     print(f'one ping of the default sonar (500 rays): {t_ping * 1e3:.3f} ms')

@@ -14,13 +14,16 @@ The node gets no `name=`: a node-name remap would rename every node of the proce
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
+from nps_sonar_launch import given, namespace_argument, use_sim_time_argument
 
 #: launch argument -> (node parameter, type); a non-empty argument wins over the params_file.
 OVERRIDES = {
@@ -32,18 +35,13 @@ OVERRIDES = {
 
 def _robot_sensors_node(context):
     """Return the robot_sensors_node: the params_file, then the launch arguments given."""
-    given = {
-        parameter: ParameterValue(LaunchConfiguration(argument), value_type=kind)
-        for argument, (parameter, kind) in OVERRIDES.items()
-        if LaunchConfiguration(argument).perform(context)
-    }
     return [
         Node(
             package='nps_sonar',
             executable='robot_sensors_node',
             namespace=LaunchConfiguration('namespace'),
             output='screen',
-            parameters=[LaunchConfiguration('params_file'), given],
+            parameters=[LaunchConfiguration('params_file'), given(context, OVERRIDES)],
         )
     ]
 
@@ -69,13 +67,7 @@ def generate_launch_description() -> LaunchDescription:
             default_value=os.path.join(share, 'config', 'demo_robot.yaml'),
             description="YAML parameters of every node of the process, keyed '/**'",
         ),
-        DeclareLaunchArgument(
-            'namespace', default_value='', description='namespace of the nodes and topics'
-        ),
-        DeclareLaunchArgument(
-            'use_sim_time',
-            default_value='',
-            description='stamp with /clock (true/false); empty: the params_file value, else false',
-        ),
+        namespace_argument('the nodes and topics'),
+        use_sim_time_argument(),
     ]
     return LaunchDescription([*arguments, OpaqueFunction(function=_robot_sensors_node)])

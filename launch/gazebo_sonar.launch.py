@@ -18,14 +18,22 @@ share directory (`ros2 pkg prefix --share nps_sonar`):
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, SetEnvironmentVariable
+from launch.actions import (
+    DeclareLaunchArgument,
+    ExecuteProcess,
+    SetEnvironmentVariable,
+)
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+from nps_sonar_launch import namespace_argument
 
 #: The models of config/worlds/underwater.sdf with a PosePublisher, as entity_frames.
 MOVING_MODELS = 'buoy, ring_buoy'
@@ -66,9 +74,7 @@ def generate_launch_description() -> LaunchDescription:
             default_value=os.path.join(config, 'gazebo_sonar.yaml'),
             description='YAML parameters of the sonar node',
         ),
-        DeclareLaunchArgument(
-            'namespace', default_value='', description='namespace of the sonar node and topics'
-        ),
+        namespace_argument('the sonar node and topics'),
         DeclareLaunchArgument(
             'use_sim_time', default_value='true', description="stamp with Gazebo's /clock"
         ),

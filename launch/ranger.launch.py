@@ -16,13 +16,16 @@ scene (scene file), params_file, namespace, use_sim_time. Without launch, e.g.:
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
+from nps_sonar_launch import given, namespace_argument, use_sim_time_argument
 
 #: device -> (executable, node name, robot file, parameter file, extra parameters)
 DEVICES = {
@@ -59,6 +62,8 @@ DEVICES = {
 }
 #: device -> its world in config/worlds when no scene is given (others: the params_file's)
 SCENES = {'sidescan': 'sidescan_survey.sdf'}
+#: launch argument -> (node parameter, type); a non-empty argument wins over the params_file.
+OVERRIDES = {'scene': ('scene_file', str), 'use_sim_time': ('use_sim_time', bool)}
 
 
 def _node(context, share):
@@ -85,7 +90,7 @@ def _node(context, share):
                     'robot_description_file': robot_file,
                     **_scene(device, share),
                     **extra,
-                    **_given(context),
+                    **given(context, OVERRIDES),
                 },
             ],
         )
@@ -99,18 +104,6 @@ def _scene(device, share):
     return {'scene_file': os.path.join(share, 'config', 'worlds', SCENES[device])}
 
 
-def _given(context):
-    """Return scene_file and use_sim_time if given: an empty one leaves the params_file value."""
-    given = {}
-    if LaunchConfiguration('scene').perform(context):
-        given['scene_file'] = ParameterValue(LaunchConfiguration('scene'), value_type=str)
-    if LaunchConfiguration('use_sim_time').perform(context):
-        given['use_sim_time'] = ParameterValue(
-            LaunchConfiguration('use_sim_time'), value_type=bool
-        )
-    return given
-
-
 def generate_launch_description() -> LaunchDescription:
     """The launch arguments and the node of the chosen device (ros2 launch calls this)."""
     share = get_package_share_directory('nps_sonar')
@@ -119,7 +112,7 @@ def generate_launch_description() -> LaunchDescription:
             'device',
             default_value='scanner',
             choices=list(DEVICES),
-            description='scanner, ring (sonar array), sweep, multibeam or sidescan',
+            description=f'one of {", ".join(DEVICES)} (the docstring says what each starts)',
         ),
         DeclareLaunchArgument(
             'robot_description',
@@ -137,13 +130,7 @@ def generate_launch_description() -> LaunchDescription:
             default_value='',
             description="YAML parameters; empty: the device's file in config/",
         ),
-        DeclareLaunchArgument(
-            'namespace', default_value='', description='namespace of the node and topics'
-        ),
-        DeclareLaunchArgument(
-            'use_sim_time',
-            default_value='',
-            description='stamp with /clock (true/false); empty: the params_file value, else false',
-        ),
+        namespace_argument(),
+        use_sim_time_argument(),
     ]
     return LaunchDescription([*arguments, OpaqueFunction(function=_node, args=[share])])

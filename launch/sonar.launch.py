@@ -7,13 +7,16 @@ The same configuration without launch:
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
+from nps_sonar_launch import given, namespace_argument, use_sim_time_argument
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -43,36 +46,23 @@ def generate_launch_description() -> LaunchDescription:
             description='<sensor> name; empty: the params_file value '
             '(config/sonar.yaml: the first sonar)',
         ),
-        DeclareLaunchArgument(
-            'namespace', default_value='', description='namespace of the node and topics'
-        ),
-        DeclareLaunchArgument(
-            'use_sim_time',
-            default_value='',
-            description='stamp with /clock (true/false); empty: the params_file value, else false',
-        ),
+        namespace_argument(),
+        use_sim_time_argument(),
     ]
     return LaunchDescription([*arguments, OpaqueFunction(function=_sonar_node)])
 
 
-#: launch argument -> node parameter; a non-empty argument wins over the params_file.
+#: launch argument -> (node parameter, type); a non-empty argument wins over the params_file.
 OVERRIDES = {
-    'robot_description': 'robot_description_file',
-    'scene': 'scene_file',
-    'sensor': 'sensor',
+    'robot_description': ('robot_description_file', str),
+    'scene': ('scene_file', str),
+    'sensor': ('sensor', str),
+    'use_sim_time': ('use_sim_time', bool),
 }
 
 
 def _sonar_node(context):
     """Return the sonar node: the params_file, then the launch arguments that were given."""
-    overrides = {}
-    for argument, parameter in OVERRIDES.items():
-        if LaunchConfiguration(argument).perform(context):
-            overrides[parameter] = ParameterValue(LaunchConfiguration(argument), value_type=str)
-    if LaunchConfiguration('use_sim_time').perform(context):
-        overrides['use_sim_time'] = ParameterValue(
-            LaunchConfiguration('use_sim_time'), value_type=bool
-        )
     return [
         Node(
             package='nps_sonar',
@@ -80,6 +70,6 @@ def _sonar_node(context):
             name='sonar',
             namespace=LaunchConfiguration('namespace'),
             output='screen',
-            parameters=[LaunchConfiguration('params_file'), overrides],
+            parameters=[LaunchConfiguration('params_file'), given(context, OVERRIDES)],
         )
     ]

@@ -6,6 +6,8 @@
   (azimuth x range, the sensor at the apex, 0 rad = the sensor's x axis, counter-clockwise).
 * ``draw_echogram``: the profiles of a fixed sonar's pings over time (time x range).
 * ``draw_image``: a ``sensor_msgs/Image`` as published, pixel for pixel, in grey levels.
+* ``draw_labelled``: labelled samples of a dataset (``sonar_dataset``): each display image
+  beside its semantic and shadow masks, with the objects' boxes and oriented boxes.
 
 Numpy and matplotlib (Agg, without pyplot) only; no ROS. Images in dB show ``dynamic_range``
 dB below the strongest bin, weaker and empty bins at the floor colour. The style is
@@ -38,6 +40,7 @@ __all__ = [
     'bin_edges',
     'draw_echogram',
     'draw_image',
+    'draw_labelled',
     'draw_profile',
     'draw_sweep',
     'profile_ping',
@@ -301,6 +304,94 @@ def draw_image(
     matplotlib.image.imsave(
         Path(path), np.repeat(grey[:, :, None], 3, axis=2), format='png', metadata=no_software
     )
+
+
+#: Shadow in the mask pictures (RGB 0..1); the classes take the tab10 colours from the third.
+_SHADOW_COLOUR = (0.1, 0.25, 0.9)
+_SEABED_GREY = 0.55
+
+
+def _palette() -> list[tuple[float, float, float]]:
+    """The ten colours of matplotlib's ``tab10``, RGB 0..1."""
+    colours = matplotlib.colormaps['tab10'](np.arange(10))
+    return [(float(r), float(g), float(b)) for r, g, b, _ in colours]
+
+
+def _mask_picture(
+    display: NDArray[Any], semantic: NDArray[Any], shadow: NDArray[Any]
+) -> NDArray[np.float64]:
+    """RGB of the masks: nothing black, seabed grey, shadow blue, class ``k`` its colour."""
+    palette = _palette()
+    rgb = np.zeros((*np.shape(display), 3))
+    rgb[semantic == 1] = _SEABED_GREY
+    rgb[np.asarray(shadow) > 0] = _SHADOW_COLOUR
+    for value in np.unique(semantic):
+        if value >= 2:
+            rgb[semantic == value] = palette[(int(value) - 2 + 1) % len(palette)]
+    return rgb
+
+
+def draw_labelled(
+    path: str | Path,
+    samples: list[dict[str, Any]],
+    classes: tuple[str, ...],
+    *,
+    width: float = 12.0,
+) -> Figure:
+    """Labelled samples, a row each: the display image, then its masks with the boxes.
+
+    Each sample: ``display`` (H, W) uint8, ``semantic`` (0 none, 1 seabed, ``2 + k`` class
+    ``k`` of ``classes``), ``shadow`` (0/1), ``boxes`` (each ``bbox`` ``[x, y, w, h]``,
+    ``obb_corners`` ``[x1, y1, .. x4, y4]``, ``category_id``) and ``title``. Axis-aligned
+    boxes dashed white, oriented boxes in the class's colour.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Polygon, Rectangle
+
+    palette = _palette()
+    with matplotlib.style.context('default'):
+        height, image_width = np.shape(samples[0]['display'])
+        row_height = width / 2 * height / image_width + 0.5
+        figure = Figure(figsize=(width, row_height * len(samples) + 0.6), layout='constrained')
+        axes = figure.subplots(len(samples), 2, squeeze=False)
+        for row, sample in zip(axes, samples, strict=True):
+            row[0].imshow(
+                sample['display'], cmap='gray', vmin=0, vmax=255, interpolation='nearest'
+            )
+            row[0].set_title(sample['title'], fontsize=9)
+            row[1].imshow(
+                _mask_picture(sample['display'], sample['semantic'], sample['shadow']),
+                interpolation='nearest',
+            )
+            row[1].set_title('semantic and shadow masks, boxes', fontsize=9)
+            for box in sample['boxes']:
+                colour = palette[(box['category_id'] - 2 + 1) % len(palette)]
+                x, y, w, h = box['bbox']
+                row[1].add_patch(
+                    Rectangle(
+                        (x, y), w, h, fill=False, edgecolor='white', linestyle='--', linewidth=0.8
+                    )
+                )
+                corners = np.reshape(box['obb_corners'], (4, 2))
+                row[1].add_patch(
+                    Polygon(corners, closed=True, fill=False, edgecolor=colour, linewidth=1.2)
+                )
+            for ax in row:
+                ax.set_xticks([])
+                ax.set_yticks([])
+        handles = [Line2D([], [], color=_SHADOW_COLOUR, linewidth=6, label='shadow')]
+        handles += [
+            Line2D([], [], color=palette[(k + 1) % len(palette)], linewidth=6, label=name)
+            for k, name in enumerate(classes)
+        ]
+        figure.legend(
+            handles=handles,
+            loc='outside lower center',
+            ncols=len(handles),
+            fontsize=9,
+            frameon=False,
+        )
+        return _save(figure, path)
 
 
 def _profile_input(

@@ -1,6 +1,7 @@
 """Write config/sonar.yaml from the sonar node's settings records (names, defaults, descriptions).
 
-Run after changing nps_sonar_py/devices/settings.py:
+Run after changing a settings record of the sonar node (nps_sonar_py/devices/settings.py,
+devices/kinds/single_beam.py):
 ``scripts/run python scripts/write_params_yaml.py``.
 test/ros/test_parameter_files.py fails while the two disagree.
 """
@@ -12,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nps_sonar_py.devices.settings import specs
+from nps_sonar_py.records import specs
 from nps_sonar_py.ros.sonar_node import SonarNode
 
 
@@ -30,8 +31,9 @@ def yaml_value(value: object) -> str:
 def main() -> int:
     """Write config/sonar.yaml, one commented block per settings record."""
     lines = [
-        '# Parameters of the sonar node, with their defaults. nps_sonar_py/devices/settings.py',
-        '# holds the table (types, bounds, run-time flags); `ros2 param describe /sonar <name>`',
+        '# Parameters of the sonar node, with their defaults. Its settings records',
+        '# (nps_sonar_py/devices/settings.py, devices/kinds/single_beam.py) are the table (types,',
+        '# bounds, run-time flags); `ros2 param describe /sonar <name>`',
         "# shows each. Keyed '/**' so that they apply whatever the node's name and namespace.",
         (
             '# Read-only ones need a restart; the others may change at run time,'

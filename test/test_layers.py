@@ -13,9 +13,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'nps_sonar_py'
 #: In order: a layer may import itself and the layers before it.
-LAYERS = ('description', 'echo', 'scene', 'sensing', 'devices', 'ros')
+LAYERS = ('description', 'echo', 'scene', 'sensing', 'devices', 'dataset', 'ros')
 #: Modules of the package root that any layer may use.
 SHARED = {
+    'records',
     'ament',
     'background',
     'errors',

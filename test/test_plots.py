@@ -362,3 +362,33 @@ def test_redraw_of_a_missing_bag_says_why(
 
     assert main(['sonar_record', str(tmp_path / 'missing'), '--redraw']) == 2
     assert capsys.readouterr().err.startswith(f'nps_sonar: {tmp_path / "missing"}: ')
+
+
+def test_labelled_samples_show_the_masks_and_the_boxes_where_they_are(tmp_path: Path) -> None:
+    display = np.full((40, 60), 128, dtype=np.uint8)
+    semantic = np.ones((40, 60), dtype=np.uint8)  # seabed everywhere
+    semantic[10:14, 20:40] = 2  # an object of the first class
+    shadow = np.zeros((40, 60), dtype=np.uint8)
+    shadow[5:10, 20:40] = 1  # beyond it (up the picture)
+    box = {
+        'bbox': [20, 10, 20, 4],
+        'obb_corners': [20, 10, 40, 10, 40, 14, 20, 14],
+        'category_id': 2,
+    }
+    sample = {
+        'display': display,
+        'semantic': semantic,
+        'shadow': shadow,
+        'boxes': [box],
+        'title': 'one',
+    }
+    path = tmp_path / 'labelled.png'
+    figure = plots.draw_labelled(path, [sample], ('box',))
+    assert png_size(path)[0] == 12 * plots.DPI
+    masks = figure.axes[1]
+    assert np.allclose(pixel(figure, masks, 30, 7), (0.1, 0.25, 0.9), atol=0.05)  # shadow
+    assert np.allclose(pixel(figure, masks, 5, 30), 0.55, atol=0.05)  # seabed grey
+    object_colour = mpl.colormaps['tab10'](1)[:3]
+    assert np.allclose(pixel(figure, masks, 30, 12), object_colour, atol=0.05)
+    assert len(masks.patches) == 2  # the box and the oriented box
+    assert np.allclose(pixel(figure, figure.axes[0], 30, 30), 128 / 255, atol=0.02)

@@ -21,7 +21,12 @@ from nps_sonar_py.description.values import (
     check_fields,
 )
 
-__all__ = ['Joint', 'JointLimit', 'JointType', 'Mimic']
+__all__ = ['LIMIT_TOLERANCE', 'Joint', 'JointLimit', 'JointType', 'Mimic']
+
+#: How far past its ``<limit>`` a revolute or prismatic joint's position is still taken, rad or
+#: m: a simulator holds a joint at its limit softly and may report it a little beyond; farther
+#: out is not a position the robot can take.
+LIMIT_TOLERANCE = 1e-3
 
 
 class JointType(Enum):
@@ -100,3 +105,18 @@ class Joint(RecordEq):
         axis = axis / float(np.linalg.norm(axis))
         axis.flags.writeable = False
         object.__setattr__(self, 'axis', axis)
+
+    def position_problem(self, position: float) -> str | None:
+        """Why the robot cannot take ``position`` (rad or m) of this joint, or None if it can.
+
+        A revolute or prismatic joint moves within its ``<limit>`` ``[lower, upper]`` (give or
+        take :data:`LIMIT_TOLERANCE`); a continuous joint counts turns without end, and fixed,
+        floating and planar joints take no single position: no range for them here.
+        """
+        if self.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or self.limit is None:
+            return None
+        lower, upper = self.limit.lower, self.limit.upper
+        if lower - LIMIT_TOLERANCE <= position <= upper + LIMIT_TOLERANCE:  # nan: outside
+            return None
+        unit = 'rad' if self.type is JointType.REVOLUTE else 'm'
+        return f'{position:g} {unit} is outside the limits [{lower:g}, {upper:g}] {unit}'

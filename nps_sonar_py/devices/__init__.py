@@ -1,28 +1,21 @@
 """Devices: every simulated sensor built from a robot, a world and typed settings.
 
-One :class:`Device` protocol (``interface``) that every device implements: a single-beam
-sonar or an array of them (``sonar``), a ray scanner (``scanner``), a scanning or multibeam
-sonar (``scanning``). ``settings`` holds the typed records every configuration is read
-into, ``build`` makes a device of them, ``mount`` places it on its robot and ``rig`` puts
-robot and device in a world. ``docs/architecture.md`` shows how the layers meet. No rclpy.
+One :class:`Device` protocol (``interface``) that every device implements, and one module
+per kind of device in ``kinds`` (single beam, array, scanner, sweep, multibeam, side-scan,
+echosounder), registered in one table, ``kinds.KINDS``. ``settings`` holds the records
+the kinds share, ``build`` makes a device of a :class:`Setup`, ``mount`` places it on its
+robot and ``rig`` puts robot and device in a world. ``docs/architecture.md`` shows how the
+layers meet. No rclpy.
 """
 
 from nps_sonar_py.devices.build import (
-    DeviceSetup,
-    RangerSetup,
-    ScanningSetup,
-    SonarSetup,
     build_device,
-    choose_sensor,
-    element_poses_from_flat,
+    choose_kind,
     load_robot_from,
     reference_robot_file,
     reference_world_file,
-    ring_poses,
     robot_root_pose,
-    select_sensors,
 )
-from nps_sonar_py.devices.echosounder import EchosounderRanger
 from nps_sonar_py.devices.interface import (
     Beam,
     Device,
@@ -30,33 +23,46 @@ from nps_sonar_py.devices.interface import (
     RangerGeometry,
     config_problem,
 )
+from nps_sonar_py.devices.kinds import KINDS, Family, Kind, Setup
+from nps_sonar_py.devices.kinds.echosounder import EchosounderRanger
+from nps_sonar_py.devices.kinds.multibeam import FanRanger
+from nps_sonar_py.devices.kinds.sidescan import SidescanRanger, SidescanReading
+from nps_sonar_py.devices.kinds.sweep import SweepRanger, SweepReading, SweepScan
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.devices.rig import Rig
 from nps_sonar_py.devices.scanner import ScannerRanger
-from nps_sonar_py.devices.scanning import FanRanger, SweepRanger, SweepReading, SweepScan
+from nps_sonar_py.devices.sensors import (
+    choose_sensor,
+    element_poses_from_flat,
+    ring_poses,
+    select_sensors,
+)
 from nps_sonar_py.devices.sonar import ArrayReading, SingleBeamSonar, SonarArray
 
 __all__ = [
+    'KINDS',
     'ArrayReading',
     'Beam',
     'Device',
-    'DeviceSetup',
     'EchosounderRanger',
+    'Family',
     'FanRanger',
+    'Kind',
     'RangerConfig',
     'RangerGeometry',
-    'RangerSetup',
     'Rig',
     'RobotMount',
     'ScannerRanger',
-    'ScanningSetup',
+    'Setup',
+    'SidescanRanger',
+    'SidescanReading',
     'SingleBeamSonar',
     'SonarArray',
-    'SonarSetup',
     'SweepRanger',
     'SweepReading',
     'SweepScan',
     'build_device',
+    'choose_kind',
     'choose_sensor',
     'config_problem',
     'element_poses_from_flat',

@@ -7,15 +7,16 @@ range window and bin width (``echo_with_ranges``) as well as what the device its
 
 :meth:`PingingRanger.reconfigure` is the one sequence of checks and the rebuild; a device
 says only which angles it takes (``_angles_problem``) and what its new sonar is made of
-(``_rebuilt``), which :func:`rebuilt` makes so that it keeps everything else of the old one.
+(``_rebuilt``): a typed call of its sonar's constructor with the new echo (and beam axes,
+:class:`BeamAxes`) and every other argument of the old sonar (``test/devices/test_pinging.py``
+reads each back by name, so an argument a sonar gains later is checked too).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import inspect
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,12 +36,12 @@ from nps_sonar_py.errors import ConfigurationError
 
 __all__ = [
     'MAX_BINS',
+    'BeamAxes',
     'PingedSonar',
     'PingingRanger',
     'beam_axes',
     'echo_with_ranges',
     'ping_rate_problem',
-    'rebuilt',
 ]
 
 #: Most range bins a configuration may ask for (a guard against a stalled node).
@@ -162,10 +163,17 @@ def echo_with_ranges(echo: EchoConfig, config: RangerConfig) -> EchoConfig:
     )
 
 
-def beam_axes(config: RangerConfig) -> dict[str, Any]:
-    """The beam count and the first and last axis of ``config``, one per ``angular_resolution``.
+@dataclass(frozen=True)
+class BeamAxes:
+    """The beam axes a Ranger request asks of a fan or a swath: count, first and last (rad)."""
 
-    For a fan or a swath: ``dataclasses.replace(fan, **beam_axes(config))``.
+    beams: int
+    min_angle: float
+    max_angle: float
+
+
+def beam_axes(config: RangerConfig) -> BeamAxes:
+    """The beam count and the first and last axis of ``config``, one per ``angular_resolution``.
 
     Raises:
         ValueError: a span that is not a whole number of steps (``steps_problem``).
@@ -173,26 +181,4 @@ def beam_axes(config: RangerConfig) -> dict[str, Any]:
     intervals, problem = steps_problem(config)
     if problem:
         raise ValueError(problem)
-    return {'beams': intervals + 1, 'min_angle': config.min_angle, 'max_angle': config.max_angle}
-
-
-@functools.cache
-def _arguments(kind: type) -> tuple[str, ...]:
-    return tuple(inspect.signature(kind).parameters)
-
-
-def rebuilt(sonar: SonarT, **changes: Any) -> SonarT:
-    """A new sonar of ``sonar``'s class, of the arguments it was built with but ``changes``.
-
-    Like ``dataclasses.replace``: every sonar of ``sensing`` keeps each argument of its
-    constructor as the attribute of that name (``echo``, ``world_from_body``, ``imaging``,
-    ``label_entities``, ``multipath``, ``processing``, ``surface_z``, ...), so a rebuild
-    carries over all of them, an argument added later too (``test/devices`` checks the
-    convention).
-
-    Raises:
-        ConfigurationError, ValueError: what the constructor raises.
-    """
-    kind = type(sonar)
-    arguments = {name: getattr(sonar, name) for name in _arguments(kind)}
-    return kind(**(arguments | changes))
+    return BeamAxes(intervals + 1, config.min_angle, config.max_angle)

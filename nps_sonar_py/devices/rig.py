@@ -16,8 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.build import DeviceSetup, build_device
+from nps_sonar_py.devices.build import build_device
 from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.kinds import Setup
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.devices.settings import BeamSettings
 from nps_sonar_py.sensing.caster import SurfaceCaster
@@ -57,7 +58,7 @@ class Rig:
     def __init__(
         self,
         robot: Robot,
-        setup: DeviceSetup,
+        setup: Setup,
         caster: SurfaceCaster,
         world_from_root: NDArray[np.float64],
         *,
@@ -66,8 +67,8 @@ class Rig:
         self.robot = robot
         self.entities = entities
         self.raycaster = caster
-        self.caster = medium_caster(caster, setup.beam)
-        self._next_caster: tuple[DeviceSetup, SurfaceCaster] | None = None
+        self.caster = medium_caster(caster, setup[BeamSettings])
+        self._next_caster: tuple[Setup, SurfaceCaster] | None = None
         self.setup = setup
         self.mount: RobotMount
         self.device: Device[Any]
@@ -86,23 +87,25 @@ class Rig:
         """One reading of the device where the robot holds it now."""
         return self.device.read(self.caster)
 
-    def rebuilt(self, setup: DeviceSetup) -> tuple[RobotMount, Device[Any]]:
+    def rebuilt(self, setup: Setup) -> tuple[RobotMount, Device[Any]]:
         """A device of ``setup`` where this one is, not yet in use (raises if refused)."""
         mount, device = build_device(self.robot, setup, entities=self.entities)
         mount.place(device, self.world_from_root, self.joints)
-        if setup.beam != self.setup.beam:  # a new medium: its profile is read (or refused) now
-            self._next_caster = (setup, medium_caster(self.raycaster, setup.beam))
+        if (
+            setup[BeamSettings] != self.setup[BeamSettings]
+        ):  # a new medium: its profile is read (or refused) now
+            self._next_caster = (setup, medium_caster(self.raycaster, setup[BeamSettings]))
         return mount, device
 
-    def use(self, setup: DeviceSetup, built: tuple[RobotMount, Device[Any]]) -> None:
+    def use(self, setup: Setup, built: tuple[RobotMount, Device[Any]]) -> None:
         """Read with ``built`` (from :meth:`rebuilt`) from now on."""
-        if setup.beam != self.setup.beam:
+        if setup[BeamSettings] != self.setup[BeamSettings]:
             pending = self._next_caster
             ready = pending is not None and pending[0] is setup
             self.caster = (
                 pending[1]
                 if pending is not None and ready
-                else medium_caster(self.raycaster, setup.beam)
+                else medium_caster(self.raycaster, setup[BeamSettings])
             )
         self._next_caster = None
         self.setup = setup

@@ -25,11 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import typing
-from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import Enum, StrEnum
-from typing import Any
+from enum import StrEnum
 
 from nps_sonar_py.ament import share_file
 from nps_sonar_py.description import SonarSpec
@@ -50,58 +47,35 @@ from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
 from nps_sonar_py.echo.sound_speed import MAX_DEPTH, SoundSpeedProfile, read_profile_file
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.limits import MAX_POSITION
+from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.cone import cone_half_angle
-from nps_sonar_py.sensing.echosounder import Detection, SwathConfig
-from nps_sonar_py.sensing.multibeam import MAX_BEAMS, FanConfig
 from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
-from nps_sonar_py.sensing.sidescan import SidescanConfig
-from nps_sonar_py.sensing.sweep import SweepConfig
-from nps_sonar_py.sensing.waterfall import MAX_WATERFALL_LINES, MAX_WATERFALL_SAMPLES
 
 __all__ = [
     'BeamSettings',
-    'EchosounderSettings',
     'GeometrySettings',
     'ImageEncoding',
     'ImageInterpolation',
     'ImageSettings',
-    'Mode',
     'MotionSettings',
     'OutputSettings',
     'PoseSource',
     'ProjectedImageDtype',
     'QosReliability',
     'RangerSettings',
-    'Record',
     'RobotSettings',
     'ScanningSettings',
     'SceneTime',
     'SelectionSettings',
     'SensorSettings',
-    'SettingSpec',
-    'SidescanSettings',
-    'SonarTopicSettings',
     'SweepImageUpdate',
-    'check_record',
-    'choice_text',
-    'plain',
-    'setting',
-    'specs',
 ]
 
+#: A right angle, rad.
 HALF_PI = math.pi / 2
 #: Largest value of the flat sound-speed profile list (depths up to MAX_DEPTH m, speeds m/s).
 MAX_PROFILE_VALUE = MAX_DEPTH
-
-
-class Mode(StrEnum):
-    """What a scanning-sonar node simulates: a sweep, a multibeam fan, a side-scan or a swath."""
-
-    SWEEP = 'sweep'
-    MULTIBEAM = 'multibeam'
-    SIDESCAN = 'sidescan'
-    ECHOSOUNDER = 'echosounder'  # a bathymetric swath (EchosounderSettings)
 
 
 class PoseSource(StrEnum):
@@ -159,181 +133,6 @@ class SweepImageUpdate(StrEnum):
 
     SWEEP = 'sweep'
     STEP = 'step'
-
-
-@dataclass(frozen=True)
-class SettingSpec:
-    """One setting: name, default, description, bounds, choices, whether it may change at run time.
-
-    ``runtime`` settings may change while a node runs when that node takes run-time changes
-    (the sonar node); the others need a restart. ``choices``: the allowed values as strings
-    (an enum field's values, or a field's own list), empty when any value of the type will do.
-    ``zero``: 0 is a value of its own (off, or "take the default"), outside ``low``..``high``.
-    """
-
-    name: str
-    default: Any
-    description: str
-    low: float | None = None
-    high: float | None = None
-    runtime: bool = False
-    choices: tuple[str, ...] = ()
-    zero: bool = False
-
-    @property
-    def plain_default(self) -> Any:
-        """The default as YAML files and ROS parameters hold it (arrays as lists)."""
-        return plain(self.default)
-
-
-def plain(value: Any) -> Any:
-    """``value`` as YAML files and ROS parameters hold it: a tuple as a list, a choice as str."""
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, Enum):
-        return value.value
-    return value
-
-
-def setting(
-    default: Any,
-    description: str,
-    low: float | None = None,
-    high: float | None = None,
-    *,
-    runtime: bool = False,
-    choices: tuple[Any, ...] = (),
-    zero: bool = False,
-) -> Any:
-    """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
-
-    The field's annotation is its type; ``low`` and ``high`` bound a number (each element of
-    a tuple); ``choices`` lists the allowed values of a field that is not an enum; ``zero``
-    allows 0 besides ``low``..``high`` (a positive number too small to mean anything, such as a
-    beam width of 5e-324 rad, is refused rather than taken for "the URDF's").
-    """
-    meta = {
-        'description': description,
-        'low': low,
-        'high': high,
-        'runtime': runtime,
-        'choices': choices,
-        'zero': zero,
-    }
-    return dataclasses.field(default=default, metadata=meta)
-
-
-_TYPES: dict[type[Any], dict[str, Any]] = {}
-
-
-def _types(record: type[Any]) -> dict[str, Any]:
-    """The field types of ``record`` (annotations resolved once per class)."""
-    if record not in _TYPES:
-        _TYPES[record] = typing.get_type_hints(record)
-    return _TYPES[record]
-
-
-def specs(record: type[Any]) -> Iterator[SettingSpec]:
-    """The :class:`SettingSpec` of every field of a settings record class, in order."""
-    types = _types(record)
-    for f in dataclasses.fields(record):
-        meta = dict(f.metadata)
-        kind = types[f.name]
-        allowed = meta.pop('choices', ())
-        if isinstance(kind, type) and issubclass(kind, Enum):
-            allowed = tuple(m.value for m in kind)
-        choices = tuple(str(c) for c in allowed)
-        yield SettingSpec(f.name, f.default, **meta, choices=choices)
-
-
-def choice_text(choices: tuple[str, ...]) -> str:
-    """``a or b``, ``a, b or c``: the choices as an error message lists them."""
-    return (
-        ' or '.join(choices) if len(choices) < 3 else f'{", ".join(choices[:-1])} or {choices[-1]}'
-    )
-
-
-def _bounds_text(low: float | None, high: float | None) -> str:
-    if low is not None and high is not None:
-        return f' in [{low:g}, {high:g}]'
-    if low is not None:
-        return f' >= {low:g}'
-    if high is not None:
-        return f' <= {high:g}'
-    return ''
-
-
-def _number(
-    name: str, kind: type, value: Any, low: float | None, high: float | None, zero: bool = False
-) -> Any:
-    """``value`` as a ``kind`` (int or float) within the bounds, else ConfigurationError."""
-    what = 'an integer' if kind is int else 'a finite number'
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    ok = number and (isinstance(value, int) if kind is int else math.isfinite(value))
-    ok = ok and (low is None or value >= low) and (high is None or value <= high)
-    if not ok:
-        what = f'0 or {what}' if zero else what
-        raise ConfigurationError(f'{name} must be {what}{_bounds_text(low, high)}, got {value!r}')
-    return kind(value)
-
-
-def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -> Any:
-    """``value`` checked against the field's type and metadata, as the record keeps it."""
-    low, high, choices = meta.get('low'), meta.get('high'), meta.get('choices', ())
-    if meta.get('zero') and value == 0 and not isinstance(value, bool):
-        return kind(value)
-    if isinstance(kind, type) and issubclass(kind, Enum):
-        if isinstance(value, kind):
-            return value
-        values = tuple(str(m.value) for m in kind)
-        if isinstance(value, str) and value in values:
-            return kind(value)
-        raise ConfigurationError(f'{name} must be {choice_text(values)}, got {value!r}')
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise ConfigurationError(f'{name} must be true or false, got {value!r}')
-        return value
-    if kind is str:
-        if not isinstance(value, str):
-            raise ConfigurationError(f'{name} must be a string, got {value!r}')
-        return value
-    if kind in (int, float):
-        checked = _number(name, kind, value, low, high, bool(meta.get('zero')))
-        if choices and checked not in choices:
-            allowed = tuple(str(c) for c in choices)
-            raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
-        return checked
-    if typing.get_origin(kind) is tuple:
-        if not isinstance(value, (tuple, list)):
-            raise ConfigurationError(f'{name} must be a list of numbers, got {value!r}')
-        try:
-            return tuple(_number(name, float, v, low, high) for v in value)
-        except ConfigurationError:
-            shown = [float(v) if isinstance(v, (int, float)) else v for v in value]
-            what = f'finite numbers{_bounds_text(low, high)}'
-            raise ConfigurationError(f'{name} must be {what}, got {shown!r}') from None
-    raise TypeError(f'setting {name}: no check for the type {kind!r}')  # a record's own bug
-
-
-def check_record(record: Any) -> None:
-    """Check every field of ``record`` by its type and metadata; keep enum members and floats.
-
-    The one check of every setting (types, bounds, choices): :class:`Record` calls it on
-    creation. Raises ``ConfigurationError`` naming the field.
-    """
-    types = _types(type(record))
-    for f in dataclasses.fields(record):
-        value = getattr(record, f.name)
-        checked = _checked(f.name, types[f.name], value, f.metadata)
-        if checked is not value:
-            object.__setattr__(record, f.name, checked)
-
-
-class Record:
-    """Base of the settings records: each is checked on creation by :func:`check_record`."""
-
-    def __post_init__(self) -> None:
-        check_record(self)
 
 
 ZERO_POSE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -445,24 +244,6 @@ class OutputSettings(Record):
 
 
 @dataclass(frozen=True)
-class SonarTopicSettings(Record):
-    """The single-beam sonar's topics and output switches."""
-
-    range_topic: str = setting('', 'sensor_msgs/Range topic; empty: <sensor>/range')
-    scan_topic: str = setting('', 'one-element sensor_msgs/LaserScan topic; empty: <sensor>/scan')
-    sonar_point_topic: str = setting('', 'nps_sonar/SonarPoint topic; empty: <sensor>/sonar_point')
-    publish_range: bool = setting(True, 'publish sensor_msgs/Range', runtime=True)
-    publish_scan: bool = setting(
-        True,
-        'publish the one-element sensor_msgs/LaserScan (range and intensity)',
-        runtime=True,
-    )
-    publish_sonar_point: bool = setting(
-        True, 'publish nps_sonar/SonarPoint (range, intensity, profile)', runtime=True
-    )
-
-
-@dataclass(frozen=True)
 class MotionSettings(Record):
     """How the robot and the world move (``ros/motion.py``)."""
 
@@ -558,43 +339,17 @@ class RangerSettings(Record):
 
 @dataclass(frozen=True)
 class ScanningSettings(Record):
-    """A scanning sonar's sweep or a multibeam's fan.
+    """What the scanning node's kinds share: the sector of a sweep or a fan, the image shaping.
 
-    :meth:`sweep_config`, :meth:`fan_config` and :meth:`imaging_config` build the core's
-    configurations; ``fan_config`` maps the one name that differs (``vertical_beam_width``).
+    The sweep's stepping and the fan's beams are their kinds' records (``devices/kinds``);
+    :meth:`imaging_config` builds the core's image options (multibeam, side-scan).
     """
 
-    mode: Mode = setting(
-        Mode.SWEEP,
-        'sweep (one beam stepped through a sector), multibeam (a fan of beams per ping), '
-        'sidescan (port and starboard fans and a waterfall: SidescanSettings) or '
-        'echosounder (a bathymetric swath: EchosounderSettings)',
-    )
     min_angle: float = setting(
         -math.pi, 'sweep: first head angle; multibeam: first beam axis [rad]'
     )
     max_angle: float = setting(
         math.pi, 'sweep: last head angle (2 pi span: a full turn); multibeam: last axis [rad]'
-    )
-    step: float = setting(
-        2.0 * math.pi / 400, 'sweep: head step [rad] (Ping360: 2 pi / 400)', 1e-6, 2.0 * math.pi
-    )
-    step_period: float = setting(
-        0.0, 'sweep: seconds per step, >= 2 max_range / c; 0: exactly that', 0.0, 3600.0
-    )
-    bounce: bool = setting(
-        False, 'sweep: a sector goes back and forth instead of restarting at min_angle'
-    )
-    beams: int = setting(64, 'multibeam: number of beams', 1, MAX_BEAMS)
-    vertical_beam_width: float = setting(
-        math.radians(20.0), 'multibeam: vertical extent of a beam [rad]', 1e-6, math.pi
-    )
-    rays_horizontal: int = setting(3, 'multibeam: ray columns across a beam', 1, 10_000)
-    rays_vertical: int = setting(24, 'multibeam: ray rows across a beam', 1, 10_000)
-    vertical_pattern: BeamPattern = setting(
-        BeamPattern.UNIFORM,
-        'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
-        'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
     tvg: Tvg = setting(
         Tvg.NONE,
@@ -614,29 +369,6 @@ class ScanningSettings(Record):
         -200.0,
         0.0,
     )
-
-    def sweep_config(self) -> SweepConfig:
-        """The head's stepping (``mode: sweep``); every name is the core field's."""
-        return SweepConfig(
-            self.min_angle, self.max_angle, self.step, self.step_period, self.bounce
-        )
-
-    def fan_config(self) -> FanConfig:
-        """The fan (``mode: multibeam``); ``ConfigurationError`` if impossible.
-
-        Names: ``vertical_beam_width`` -> ``vertical_width``: the parameter says it is the
-        beam's (a node has a ``beam_width`` too); ``FanConfig`` holds only beams. The others
-        are the core field's names.
-        """
-        return FanConfig(
-            beams=self.beams,
-            min_angle=self.min_angle,
-            max_angle=self.max_angle,
-            vertical_width=self.vertical_beam_width,
-            rays_horizontal=self.rays_horizontal,
-            rays_vertical=self.rays_vertical,
-            vertical_pattern=self.vertical_pattern,
-        )
 
     def imaging_config(self) -> ImagingConfig:
         """The image options of a multibeam's profiles; ``side_lobe_db`` 0 is off (``None``)."""
@@ -917,93 +649,6 @@ class BeamSettings(Record):
 
 
 @dataclass(frozen=True)
-class EchosounderSettings(Record):
-    """``mode: echosounder``: the swath, the bottom detector and the processing profile.
-
-    :meth:`swath_config` builds the core's ``SwathConfig``; :meth:`processing_profile` the
-    profile soundings are computed with (``None``: the water's own). docs/echosounder.md.
-    """
-
-    swath_beams: int = setting(256, 'echosounder: number of beams', 1, 1024)
-    swath_min_angle: float = setting(
-        math.radians(-60.0),
-        'echosounder: first beam from nadir [rad], positive to port',
-        -1.5,
-        1.5,
-    )
-    swath_max_angle: float = setting(
-        math.radians(60.0), 'echosounder: last beam from nadir [rad]', -1.5, 1.5
-    )
-    across_track_width: float = setting(
-        math.radians(1.0), 'echosounder: beam width across track, -3 dB one-way [rad]', 1e-4, 0.53
-    )
-    along_track_width: float = setting(
-        math.radians(1.0), 'echosounder: beam width along track, -3 dB one-way [rad]', 1e-4, 0.53
-    )
-    rays_across_track: int = setting(5, 'echosounder: ray columns across a beam', 1, 1000)
-    rays_along_track: int = setting(5, 'echosounder: ray rows along a beam', 1, 1000)
-    pulse_length: float = setting(
-        100e-6, 'echosounder: pulse length [s]: the profile window c tau / 2', 0.0, 0.1
-    )
-    detection_threshold_db: float = setting(
-        -10.0,
-        'echosounder: detection keeps the first run of bins within this of the peak [dB], < 0',
-        -200.0,
-        -1e-3,
-    )
-    detection_min_bins: int = setting(
-        3, 'echosounder: fewer bins in a detection make its quality low (1)', 1, 100_000
-    )
-    detection_time: str = setting(
-        'amplitude',
-        'echosounder: amplitude (weighted centre of the first strong return) or axis (its hit)',
-        choices=('amplitude', 'axis'),
-    )
-    processing_sound_speed: float = setting(
-        0.0,
-        'echosounder: constant speed the soundings are computed with [m/s]; 0: the true profile',
-        1300.0,
-        1800.0,
-        zero=True,
-    )
-    processing_profile_file: str = setting(
-        '', "echosounder: sound-speed profile file the soundings are computed with; '': the true"
-    )
-    publish_soundings: bool = setting(True, 'echosounder: <device>/soundings, PointCloud2')
-    publish_detections: bool = setting(
-        True, 'echosounder: <device>/detections, marine_acoustic_msgs/SonarDetections'
-    )
-
-    def swath_config(self) -> SwathConfig:
-        """The core's swath; ``ConfigurationError`` if impossible."""
-        return SwathConfig(
-            beams=self.swath_beams,
-            min_angle=self.swath_min_angle,
-            max_angle=self.swath_max_angle,
-            across_width=self.across_track_width,
-            along_width=self.along_track_width,
-            rays_across=self.rays_across_track,
-            rays_along=self.rays_along_track,
-            threshold_db=self.detection_threshold_db,
-            min_bins=self.detection_min_bins,
-            detection=Detection(self.detection_time),
-            pulse_length=self.pulse_length,
-        )
-
-    def processing_profile(self) -> SoundSpeedProfile | None:
-        """The processing profile: a file, a constant speed, or ``None`` (the true one)."""
-        if self.processing_profile_file and self.processing_sound_speed:
-            raise ConfigurationError(
-                'give processing_profile_file or processing_sound_speed, not both'
-            )
-        if self.processing_profile_file:
-            return read_profile_file(self.processing_profile_file)
-        if self.processing_sound_speed:
-            return SoundSpeedProfile.constant(self.processing_sound_speed)
-        return None
-
-
-@dataclass(frozen=True)
 class ImageSettings(Record):
     """The scanning sonar's images: sensor_msgs/Image and the multibeam's ProjectedSonarImage.
 
@@ -1080,122 +725,3 @@ class ImageSettings(Record):
     def any_image(self) -> bool:
         """Whether any image is published."""
         return self.publish_image_polar or self.publish_image_polar_db or self.publish_image
-
-
-@dataclass(frozen=True)
-class SidescanSettings(Record):
-    """The side-scan sonar (``mode: sidescan``): its port and starboard fans and the waterfall.
-
-    Body frame x forward, y left (port), z up. Each side is a fan narrow along track
-    (``sidescan_horizontal_beam_width``) and wide across it (``sidescan_vertical_beam_width``),
-    its axis depressed by ``sidescan_tilt`` below the horizontal. :meth:`sidescan_config`
-    builds the core's ``SidescanConfig``; its docstring maps the names.
-    """
-
-    sidescan_horizontal_beam_width: float = setting(
-        math.radians(1.0),
-        "sidescan: along-track -3 dB width of each side's fan [rad]",
-        1e-4,
-        math.radians(30.0),
-    )
-    sidescan_vertical_beam_width: float = setting(
-        math.radians(50.0),
-        "sidescan: across-track -3 dB width of each side's fan [rad]",
-        math.radians(1.0),
-        math.radians(170.0),
-    )
-    sidescan_tilt: float = setting(
-        math.radians(20.0),
-        "sidescan: depression of each fan's axis below the horizontal [rad]",
-        1e-3,
-        HALF_PI - 1e-3,
-    )
-    sidescan_rays_along: int = setting(
-        3, 'sidescan: ray columns along track across the horizontal beam width', 1, 1000
-    )
-    sidescan_rays_per_bin: int = setting(
-        1,
-        'sidescan: ray cells per slant-range bin at least, on a flat seabed at any altitude in '
-        'sidescan_min_altitude..sidescan_max_altitude',
-        1,
-        1000,
-    )
-    sidescan_min_altitude: float = setting(
-        2.0,
-        'sidescan: lowest altitude the ray placement serves [m] (also the shallowest ray, '
-        'asin(min_altitude / max_range))',
-        0.01,
-        10000.0,
-    )
-    sidescan_max_altitude: float = setting(
-        30.0, 'sidescan: highest altitude the ray placement serves [m]', 0.01, 10000.0
-    )
-    sidescan_vertical_pattern: BeamPattern = setting(
-        BeamPattern.SINC,
-        'sidescan: one-way pattern across track, its -3 dB width sidescan_vertical_beam_width: '
-        'uniform, piston, gaussian, sinc or sinc_dave',
-    )
-    waterfall_lines: int = setting(
-        400, 'sidescan: rows of the waterfall image (newest at the top)', 1, MAX_WATERFALL_LINES
-    )
-    waterfall_samples: int = setting(
-        500,
-        'sidescan: waterfall pixels per side (image width 2 x this, nadir in the middle)',
-        1,
-        MAX_WATERFALL_SAMPLES,
-    )
-    waterfall_line_spacing: float = setting(
-        0.0,
-        'sidescan: metres travelled along track per waterfall line; 0: a line per ping',
-        1e-3,
-        1000.0,
-        zero=True,
-    )
-    ground_range: bool = setting(
-        False,
-        'sidescan: waterfall in ground range (flat bottom, altitude from the first return) '
-        'instead of slant range; raw_image stays slant',
-    )
-    publish_raw_image: bool = setting(
-        True,
-        'sidescan: publish <device>/raw_image, marine_acoustic_msgs/RawSonarImage per ping '
-        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_acoustic',
-    )
-    raw_image_dtype: ProjectedImageDtype = setting(
-        ProjectedImageDtype.FLOAT32,
-        'sidescan raw_image samples: float32 (linear intensity) or uint8, uint16, uint32 (dB '
-        'over image_db_min..image_db_max)',
-    )
-    publish_waterfall: bool = setting(
-        True,
-        'sidescan: publish <device>/waterfall, sensor_msgs/Image per new line (image_encoding, '
-        'image_db_min..image_db_max)',
-    )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.sidescan_max_altitude < self.sidescan_min_altitude:
-            raise ConfigurationError(
-                f'sidescan_max_altitude ({self.sidescan_max_altitude:g}) must be >= '
-                f'sidescan_min_altitude ({self.sidescan_min_altitude:g})'
-            )
-
-    def sidescan_config(self) -> SidescanConfig:
-        """The two fans (``sensing.sidescan.SidescanConfig``); ``ConfigurationError``.
-
-        Names: the parameters carry ``sidescan_`` (a node has a ``beam_width``, a
-        ``vertical_beam_width`` and a ``vertical_pattern`` of its multibeam too) and say
-        ``beam_width``; the core's fields drop both: ``sidescan_horizontal_beam_width`` ->
-        ``horizontal_width``, ``sidescan_vertical_beam_width`` -> ``vertical_width``, the others
-        ``sidescan_<field>`` -> ``<field>``.
-        """
-        return SidescanConfig(
-            horizontal_width=self.sidescan_horizontal_beam_width,
-            vertical_width=self.sidescan_vertical_beam_width,
-            tilt=self.sidescan_tilt,
-            rays_along=self.sidescan_rays_along,
-            rays_per_bin=self.sidescan_rays_per_bin,
-            min_altitude=self.sidescan_min_altitude,
-            max_altitude=self.sidescan_max_altitude,
-            vertical_pattern=self.sidescan_vertical_pattern,
-        )

@@ -471,6 +471,32 @@ class EchoModel:
         flat = np.where(kept, beam * d.stride + d.shift + index, d.dump)
         return flat, np.where(kept, weight, 0.0)
 
+    def ray_intensities(
+        self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike
+    ) -> NDArray[np.floating]:
+        """(N, n) each ray's echo by the model's law (module docstring), 0 where none returns.
+
+        The coherent model's input (``echo.coherent``): every ray that hits something inside
+        the cast cone and the specular cut-off, whatever its range (the coherent model
+        windows the echoes itself, as its pulse spreads them). Same arguments as
+        :meth:`echoes` (ranges (N, n), float32 kept); ``extra`` returns are not included.
+        """
+        r = np.asarray(ranges)
+        if r.ndim != 2 or r.shape[1] != self.n_rays:
+            msg = f'ranges: expected shape (N, {self.n_rays}), got {r.shape}'
+            raise ValueError(msg)
+        r = self._per_ray('ranges', r, r.shape)
+        cos = self._per_ray('cos_incidence', cos_incidence, r.shape)
+        mu = self._reflectivity(reflectivity, r.shape)
+        factor = self._layout(r.shape[0])
+        weight = factor.factor32 if r.dtype == np.float32 else factor.factor
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            returned = r < np.inf
+            self._admit(returned, cos)
+            per_ray = self._intensities(r, cos, weight.reshape(r.shape), mu)
+        out: NDArray[np.floating] = np.where(returned, per_ray, 0.0)  # NaN on misses too
+        return out
+
     def _intensities(
         self,
         r: NDArray[np.floating],

@@ -7,14 +7,14 @@ profile of the last ``SonarPoint`` nearest azimuth 0) and ``sweep.png`` (every
 holds them, ``multibeam.png``
 (the last ``MultibeamPing``: its beams' profiles as a fan), per ``sensor_msgs/Image``
 topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel: a side-scan's
-``waterfall`` too) and, per ``marine_acoustic_msgs/RawSonarImage`` topic of two beams (a
-side-scan's ``raw_image``), ``raw_waterfall<topic, / as _>.png``: a waterfall of its last
-:data:`RAW_WATERFALL_LINES` pings, a row per ping, newest at the top, port (beam 0) on the left
-reversed, starboard (beam 1) on the right, a column per slant-range sample. No rclpy.
+``waterfall`` too, when it was recorded) and, per ``marine_acoustic_msgs/RawSonarImage`` topic
+of two beams (a side-scan's ``raw_image``), ``raw_waterfall<topic, / as _>.png``: the
+waterfall of its raw pings (``raw_waterfall``). No rclpy.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 from pathlib import Path
@@ -28,6 +28,8 @@ from rosbags.typesys.store import Typestore
 
 from nps_sonar_py import plots
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.sidescan import SidescanPing
+from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 
 __all__ = [
     'IMAGE',
@@ -38,13 +40,15 @@ __all__ = [
     'Report',
     'draw_report',
     'make_typestore',
+    'raw_waterfall',
 ]
 
 SONAR_POINT = 'nps_sonar/msg/SonarPoint'
 MULTIBEAM_PING = 'nps_sonar/msg/MultibeamPing'
 IMAGE = 'sensor_msgs/msg/Image'
 RAW_SONAR_IMAGE = 'marine_acoustic_msgs/msg/RawSonarImage'
-#: Rows of the waterfall drawn from a RawSonarImage topic: its last pings.
+RANGER_DATA = 'nps_sonar/msg/RangerData'
+#: Rows of the waterfall drawn from a RawSonarImage topic (``waterfall_lines``' default).
 RAW_WATERFALL_LINES = 400
 
 
@@ -103,7 +107,11 @@ def draw_report(
         fan_topic = max(fans, key=lambda c: (c.msgcount, c.topic)).topic if fans else None
         fan = _last(reader, [c for c in fans if c.topic == fan_topic])
         images = {c.topic: _last(reader, [c]) for c in reader.connections if c.msgtype == IMAGE}
-        raws = {c.topic: _raw_lines(reader, c) for c in reader.connections}
+        raws = {
+            c.topic: _raw_waterfall(reader, c, RAW_WATERFALL_LINES)
+            for c in reader.connections
+            if c.msgtype == RAW_SONAR_IMAGE
+        }
     drawn: dict[str, Any] = {'multibeam_topic': fan_topic}
     if fan is not None and len(fan.profiles):
         out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +125,7 @@ def draw_report(
             title='Last multibeam ping',
         )
     drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
-    drawn['images'] += tuple(_draw_raw(out, t, lines) for t, lines in raws.items() if lines)
+    drawn['images'] += tuple(_draw_raw(out, t, w) for t, w in raws.items() if w.pings)
     if chosen is None:
         return Report(topic, 0, None, None, None, **drawn)
     with_profiles = [p for p in pings if len(p.profile)]
@@ -196,45 +204,145 @@ def _draw_image(out: Path, topic: str, image: Any) -> Path:
     return path
 
 
-#: RawSonarImage dtypes drawn (SonarImageData.DTYPE_*): numpy type and the encoding drawn as.
+#: RawSonarImage dtypes (SonarImageData.DTYPE_*): numpy type and the encoding drawn as.
 _RAW_TYPES = {0: ('<u1', 'mono8'), 2: ('<u2', 'mono16'), 4: ('<u4', 'mono16'), 8: ('<f4', '32FC1')}
 
 
-def _raw_lines(reader: AnyReader, connection: Connection) -> list[tuple[Any, str]]:
-    """The waterfall lines of a two-beam RawSonarImage topic's last pings (module docstring).
+class RawWaterfall(NamedTuple):
+    """A waterfall drawn from raw pings: the image, its encoding and the pings it took."""
 
-    Each line is port reversed then starboard, with its encoding; only the pings of the last
-    one's dtype and sample count are kept. Another type, or other beam counts: no lines.
+    image: Any  # (lines, 2 samples) float32, newest line at row 0 (sensing/waterfall.py)
+    encoding: str  # '32FC1' (float32 raw pings: linear), or 'mono8'/'mono16' (dB pixels)
+    pings: int  # pings added (rows filled: min(pings, lines))
+
+
+def raw_waterfall(
+    bag_path: str | Path,
+    topic: str,
+    *,
+    lines: int = RAW_WATERFALL_LINES,
+    samples: int | None = None,
+    until: int | None = None,
+) -> RawWaterfall:
+    """The waterfall of a two-beam ``RawSonarImage`` topic, as the node draws its own.
+
+    A line per ping, in slant range, port reversed then starboard: the node's ``waterfall``
+    with ``ground_range: false`` and ``waterfall_line_spacing: 0`` (``sensing/waterfall.py``,
+    the same code), of ``lines`` rows and ``samples`` per side (default the last ping's
+    samples per beam). Pings stamped after ``until`` (ns) are left out. The slant-range window
+    of each ping is that of the ``RangerData`` on the sibling ``ranger`` topic with the same
+    stamp (exact) or the one before it, else ``sample0`` and ``sample_rate`` (the window's
+    start rounded to a sample). The raw message carries no altitude nor position, so ground
+    range and a line spacing in metres are the recorded ``waterfall``'s alone.
     """
-    if connection.msgtype != RAW_SONAR_IMAGE:
-        return []
-    lines: list[tuple[Any, str, tuple[int, int]]] = []
+    with AnyReader([Path(bag_path)], default_typestore=make_typestore()) as reader:
+        found = [c for c in reader.connections if c.topic == topic]
+        if not found or found[0].msgtype != RAW_SONAR_IMAGE:
+            raise ConfigurationError(f'{bag_path}: no {RAW_SONAR_IMAGE} topic {topic!r}')
+        return _raw_waterfall(reader, found[0], lines, samples, until)
+
+
+def _windows(reader: AnyReader, topic: str) -> list[tuple[int, tuple[float, float]]]:
+    """(stamp ns, (min_range, max_range)) of each ``RangerData`` beside a raw image topic."""
+    sibling = topic.rsplit('/', 1)[0] + '/ranger'
+    rangers = [c for c in reader.connections if c.topic == sibling and c.msgtype == RANGER_DATA]
+    windows = []
+    for c, _, raw in reader.messages(connections=rangers) if rangers else ():
+        data: Any = reader.deserialize(raw, c.msgtype)
+        config = data.config
+        windows.append((_nanoseconds(data.header.stamp), (config.min_range, config.max_range)))
+    return sorted(windows)
+
+
+def _window(
+    windows: list[tuple[int, tuple[float, float]]], stamp: int, message: Any
+) -> tuple[float, float]:
+    """The slant-range window of a raw ping, m (``raw_waterfall``).
+
+    Its RangerData's, else the one before (before the first: the first), if that has the
+    ping's sample width and start; else from ``sample0`` and ``sample_rate``.
+    """
+    n = int(message.samples_per_beam)
+    width = float(message.ping_info.sound_speed) / (2.0 * float(message.sample_rate))
+    start = int(message.sample0) * width
+    if windows:
+        before = bisect.bisect_right(windows, (stamp, (math.inf, math.inf)))
+        low, high = windows[max(before - 1, 0)][1]
+        if math.isclose((high - low) / n, width, rel_tol=1e-5) and abs(low - start) <= width:
+            return low, high
+    return start, start + n * width
+
+
+def _nanoseconds(stamp: Any) -> int:
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+def _raw_waterfall(
+    reader: AnyReader,
+    connection: Connection,
+    lines: int,
+    samples: int | None = None,
+    until: int | None = None,
+) -> RawWaterfall:
+    """``raw_waterfall`` of an open bag's connection; pings of other beam counts are skipped.
+
+    The waterfall starts anew where the window or the dtype changes (as the node's does on a
+    new window), so it holds the last run of alike pings.
+    """
+    windows = _windows(reader, connection.topic)
+    pings: list[tuple[Any, tuple[float, float], int]] = []
     for c, _, raw in reader.messages(connections=[connection]):
         message: Any = reader.deserialize(raw, c.msgtype)
+        stamp = _nanoseconds(message.header.stamp)
         image, n = message.image, int(message.samples_per_beam)
-        kind = _RAW_TYPES.get(int(image.dtype))
-        if kind is None or image.beam_count != 2 or n == 0:
+        if (until is not None and stamp > until) or image.beam_count != 2 or n == 0:
             continue
-        dtype = np.dtype(kind[0]).newbyteorder('>' if image.is_bigendian else '<')
-        data = np.frombuffer(bytes(image.data), dtype=dtype)
-        if data.size != 2 * n:
+        if int(image.dtype) not in _RAW_TYPES or len(image.data) != 2 * n * _itemsize(image):
             continue
-        samples = data.reshape(n, 2)  # sample-major: (sample, beam), docs/marine.md
-        if kind[0] == '<u4':  # no 32-bit grey encoding: its high 16 bits
-            samples = (samples >> 16).astype(np.uint16)
-        line = np.concatenate((samples[::-1, 0], samples[:, 1]))
-        lines.append((line, kind[1], (int(image.dtype), n)))
-        del lines[:-RAW_WATERFALL_LINES]
-    if not lines:
-        return []
-    layout = lines[-1][2]
-    return [(line, encoding) for line, encoding, shape in lines if shape == layout]
+        pings.append((message, _window(windows, stamp, message), int(image.dtype)))
+    if not pings:
+        return RawWaterfall(np.zeros((lines, 0), dtype=np.float32), 'mono8', 0)
+    last = pings[-1][0]
+    waterfall = Waterfall(
+        WaterfallConfig(lines=lines, samples=int(samples or last.samples_per_beam))
+    )
+    count, layout = 0, None
+    for message, window, dtype in pings:
+        if (window, dtype) != layout:
+            waterfall.clear()
+            count, layout = 0, (window, dtype)
+        profiles = _samples(message).T.astype(np.float64)
+        edges = np.linspace(window[0], window[1], profiles.shape[1] + 1)
+        waterfall.add(SidescanPing(profiles, edges, math.nan), np.zeros(3))
+        count += 1
+    return RawWaterfall(waterfall.image(), _RAW_TYPES[pings[-1][2]][1], count)
 
 
-def _draw_raw(out: Path, topic: str, lines: list[tuple[Any, str]]) -> Path:
-    """``raw_waterfall<topic>.png``: the lines newest first, drawn as an image of them."""
-    pixels = np.stack([line for line, _ in reversed(lines)])
+def _itemsize(image: Any) -> int:
+    return np.dtype(_RAW_TYPES[int(image.dtype)][0]).itemsize if image.dtype in _RAW_TYPES else 0
+
+
+def _samples(message: Any) -> Any:
+    """(samples, 2) values of a two-beam raw ping (sample-major, docs/marine.md); uint32: >> 16."""
+    image = message.image
+    dtype = np.dtype(_RAW_TYPES[int(image.dtype)][0]).newbyteorder(
+        '>' if image.is_bigendian else '<'
+    )
+    data = np.frombuffer(bytes(image.data), dtype=dtype).reshape(-1, 2)
+    if dtype.kind == 'u' and dtype.itemsize == 4:  # no 32-bit grey encoding: its high 16 bits
+        return data >> 16
+    return data
+
+
+def _draw_raw(out: Path, topic: str, waterfall: RawWaterfall) -> Path:
+    """``raw_waterfall<topic>.png``: the filled rows of a raw waterfall, newest at the top."""
+    rows = waterfall.image[: min(waterfall.pings, waterfall.image.shape[0])]
+    pixels = (
+        rows
+        if waterfall.encoding == '32FC1'
+        else rows.astype(np.uint8 if waterfall.encoding == 'mono8' else np.uint16)
+    )
     out.mkdir(parents=True, exist_ok=True)
     path = out / f'raw_waterfall{topic.replace("/", "_")}.png'
-    plots.draw_image(path, pixels, lines[-1][1])
+    plots.draw_image(path, pixels, waterfall.encoding)
     return path

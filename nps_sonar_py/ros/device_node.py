@@ -25,7 +25,7 @@ Every device serves the Ranger services (``ros/services.py``). The output and th
 diagnostics get of the node only its :class:`~nps_sonar_py.ros.context.OutputContext`, made
 here once; after new settings are applied, the output is made anew of them and of the
 device (keeping its publishers). A subclass says only what is
-particular to it: the kind of setup its device is built from (:attr:`SETUP`, whose records
+particular to it: the family of kinds its device is one of (:attr:`FAMILY`, whose records
 are its parameters with those of every node), any settings records of its own
 (:attr:`EXTRA_RECORDS`) and whether run-time settings may change (:attr:`RECONFIGURABLE`).
 """
@@ -42,8 +42,8 @@ from rclpy.time import Time
 from visualization_msgs.msg import Marker
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices import DeviceSetup, Rig, load_robot_from
-from nps_sonar_py.devices.build import make_setup, robot_root_pose, setup_records
+from nps_sonar_py.devices import Family, Rig, Setup, load_robot_from, robot_root_pose
+from nps_sonar_py.devices.kinds import family_records
 from nps_sonar_py.devices.settings import MotionSettings, OutputSettings, RobotSettings
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.ros.context import OutputContext, Publishers
@@ -62,6 +62,7 @@ from nps_sonar_py.ros.outputs import Output, outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.services import RangerServices
+from nps_sonar_py.ros.sim_time import SimTimeWatch
 from nps_sonar_py.ros.tf import TfOutput, check_frames, sensor_frames
 from nps_sonar_py.scene import Raycaster, load_world
 
@@ -82,8 +83,8 @@ class DeviceNode(Node):
     ``kwargs`` go to ``rclpy.node.Node`` (``context``, ``parameter_overrides``, ...).
     """
 
-    #: The kind of setup this node's device is built from (``devices/build.py``).
-    SETUP: ClassVar[type[DeviceSetup]]
+    #: The family of kinds this node runs (``devices/kinds``): their records are its parameters.
+    FAMILY: ClassVar[Family]
     #: Settings records of the node's own, beside those of every node and of its setup.
     EXTRA_RECORDS: ClassVar[tuple[type[Any], ...]] = ()
     #: Whether the run-time settings may change while the node runs (else SetConfig only).
@@ -96,7 +97,7 @@ class DeviceNode(Node):
     def records(cls) -> tuple[type[Any], ...]:
         """The settings records whose fields are this node's parameters, in declaration order."""
         records = list(COMMON_RECORDS)
-        for record in (*setup_records(cls.SETUP), *cls.EXTRA_RECORDS):
+        for record in (*family_records(cls.FAMILY), *cls.EXTRA_RECORDS):
             if record not in records:
                 records.append(record)
         return tuple(records)
@@ -177,6 +178,7 @@ class DeviceNode(Node):
             start=scene_start,
             shared_tf=shared_tf,
             world=raycaster.world,
+            joints=robot.joints,
         )
         frames = sensor_frames(self.rig.mount, self.rig.device.geometry) + self.outputs.frames()
         check_frames(frames, robot.links, self.motion.world_frame)
@@ -196,13 +198,14 @@ class DeviceNode(Node):
         self._next = 0
         self.timer: Any = None
         self._restart()
+        self.sim_time = SimTimeWatch(self, on_jump=self._restart)  # /clock: a wait, a jump
         if self.RECONFIGURABLE:
             self.add_on_set_parameters_callback(self._on_set_parameters)
         self.get_logger().info(self.describe())
 
-    def setup(self, settings: Settings) -> DeviceSetup:
-        """The device's setup from the node's settings."""
-        return make_setup(self.SETUP, settings.__getitem__)
+    def setup(self, settings: Settings) -> Setup:
+        """The device's setup from the node's settings: its family's records."""
+        return Setup(self.FAMILY, *(settings[r] for r in family_records(self.FAMILY)))
 
     def describe(self) -> str:
         """One line on the device (its output's), logged at start and after a change."""

@@ -12,7 +12,9 @@
   chain, and a reading time more than ``tf_timeout`` outside a chain's samples, give a
   throttled warning; a missing one keeps the last pose, a stale one gives the nearest
   samples. Time jumping back clears the ``/tf`` samples stamped after it, as tf2_ros clears.
-* Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``.
+* Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``, each within its
+  joint's URDF ``<limit>`` (``Joint.position_problem``; continuous joints have none): a
+  message with a position outside them is dropped whole, as a message that fails its check.
 * ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities,
   applied whole or not at all: a message naming another scene, an unknown model or another
   parent frame than the scene file's (``scene.scene_state.update_problem``) is dropped whole
@@ -32,7 +34,7 @@ that cast into one raycaster (``robot_sensors_node``) share a :class:`SceneStart
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +73,7 @@ from nps_sonar_py.scene import WORLD_FRAME, EntityState
 from nps_sonar_py.scene.scene_state import update_problem
 
 if TYPE_CHECKING:
+    from nps_sonar_py.description import Joint
     from nps_sonar_py.scene import Raycaster, World
 
 __all__ = [
@@ -190,6 +193,7 @@ class Motion:
 
     ``start``: shared by the nodes casting into one raycaster; default, this node's own.
     ``root_link``: the robot's root link, the frame ``pose_source: tf`` looks up.
+    ``joints``: the robot's joints, whose limits bound the positions taken from messages.
     """
 
     def __init__(
@@ -202,6 +206,7 @@ class Motion:
         start: SceneStart | None = None,
         shared_tf: SharedTf | None = None,
         world: World | None = None,
+        joints: Mapping[str, Joint] | None = None,
     ) -> None:
         source = settings.pose_source  # pose_source and scene_time: checked by the record
         self._node = node
@@ -209,6 +214,7 @@ class Motion:
         self._start = start or SceneStart()
         self.world_from_root = np.asarray(world_from_root, dtype=np.float64)
         self.joint_positions: dict[str, float] = {}
+        self._joints: Mapping[str, Joint] = joints or {}
         self._robot_changed = False
         self._scene_updates: list[tuple[str, tuple[EntityState, ...], Time]] = []
         self.world_frame, self.root_link = settings.world_frame.lstrip('/'), root_link
@@ -257,7 +263,10 @@ class Motion:
                     read=TfReader().read,  # raw: rclpy's objects cost ~50 us per transform
                 )
         self._subscribe(
-            JointState, settings.joint_states_topic, joint_state_problem, self._on_joint_state
+            JointState,
+            settings.joint_states_topic,
+            self._joint_state_problem,
+            self._on_joint_state,
         )
         self._scene_state_callback = self._subscribe(
             nps_msg.SceneState,
@@ -348,6 +357,20 @@ class Motion:
         if not np.array_equal(pose, self.world_from_root):
             self.world_from_root = pose
             self._robot_changed = True
+
+    def _joint_state_problem(self, message: JointState) -> str | None:
+        """Why a ``JointState`` cannot move the robot: its check, then its joints' limits."""
+        problem = joint_state_problem(message)
+        if problem is not None or not self._joints:
+            return problem
+        for index, (name, position) in enumerate(
+            zip(message.name, message.position, strict=False)
+        ):
+            joint = self._joints.get(name)  # another robot's joints are left alone
+            outside = None if joint is None else joint.position_problem(float(position))
+            if outside is not None:
+                return f'position[{index}] {outside} (joint {name!r})'
+        return None
 
     def _on_joint_state(self, message: JointState) -> None:
         self.joint_positions.update(zip(message.name, map(float, message.position), strict=False))

@@ -54,20 +54,20 @@ from nps_sonar_py.devices import (
     EchosounderRanger,
     FanRanger,
     ScannerRanger,
+    SidescanRanger,
+    SidescanReading,
     SingleBeamSonar,
     SonarArray,
     SweepRanger,
     SweepReading,
     SweepScan,
 )
+from nps_sonar_py.devices.kinds import kind_of
+from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
+from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
+from nps_sonar_py.devices.kinds.single_beam import SonarTopicSettings
 from nps_sonar_py.devices.mount import FrameTransform
-from nps_sonar_py.devices.settings import (
-    EchosounderSettings,
-    ImageSettings,
-    SidescanSettings,
-    SonarTopicSettings,
-)
-from nps_sonar_py.devices.sidescan import SidescanRanger, SidescanReading
+from nps_sonar_py.devices.settings import ImageEncoding, ImageSettings, SweepImageUpdate
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
@@ -101,10 +101,9 @@ from nps_sonar_py.sensing.images import (
 from nps_sonar_py.sensing.label_images import LabelImager, SweepLabels, polar_labels
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
-from nps_sonar_py.sensing.waterfall import Waterfall
 from nps_sonar_py.transforms import matrix_from_quaternion, transform_from
 
-__all__ = ['OUTPUTS', 'Output', 'OutputFactory', 'outputs_for']
+__all__ = ['PARTS', 'Output', 'OutputFactory', 'RangerDataOutput', 'outputs_for']
 
 D = TypeVar('D')
 DeviceT = TypeVar('DeviceT', bound=Device[Any])
@@ -318,39 +317,11 @@ class _Images:
                 self.polar_db.publish(image_message(pixels, stamp=stamp, frame_id=frame))
         if self.cartesian is not None and self._imager is not None:
             image: NDArray[Any] = self._imager.image(profiles)
-            if self.settings.image_encoding == 'db':
+            if self.settings.image_encoding is ImageEncoding.DB:
                 image = db_pixels(image, self.window, source_level)
             self.cartesian.publish(image_message(image, stamp=stamp, frame_id=frame))
         if self.labels is not None and self._label_imager is not None and labels is not None:
             self.labels.publish(labels, self._label_imager, stamp, frame)
-
-
-def fan_geometry(device: FanRanger) -> SectorGeometry:
-    """The image geometry of a multibeam's fan: its beam axes and range bins."""
-    fan, echo = device.sonar.fan, device.echo
-    return SectorGeometry(
-        fan.beams,
-        float(fan.azimuths()[0]),
-        fan.spacing,
-        echo.beam_width,
-        echo.min_range,
-        echo.max_range,
-        echo.n_bins,
-    )
-
-
-def sweep_geometry(device: SweepRanger) -> SectorGeometry:
-    """The image geometry of a scanning sonar's sweep: its head angles and range bins."""
-    sonar, echo = device.sonar, device.echo
-    return SectorGeometry(
-        sonar.steps_per_sweep,
-        float(sonar.angles[0]),
-        sonar.sweep.step,
-        echo.beam_width,
-        echo.min_range,
-        echo.max_range,
-        echo.n_bins,
-    )
 
 
 class SingleBeamOutput:
@@ -509,7 +480,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         self.sonar_point = context.publisher(nps_msg.SonarPoint, f'{self.name}/sonar_point')
         self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self._sweep_stamp = Time()
-        self.images = _Images(context, images, sweep_geometry(device))
+        self.images = _Images(context, images, device.image_geometry())
         # The sweep's latest profiles, kept while its head angles and bins stay the same: a
         # refused set_config (undone) or a change of the ping rate does not blank the image.
         self._latest_geometry: SectorGeometry | None = None
@@ -520,7 +491,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         """Why the sweep's images could not be made, or None."""
         if not self.images.settings.any_image:
             return None
-        return self.images.problem(sweep_geometry(self.device))
+        return self.images.problem(self.device.image_geometry())
 
     def publish(self, reading: SweepReading, stamp: Time) -> None:
         """The step's ping; the sweep when the step ended one."""
@@ -569,7 +540,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         settings = self.images.settings
         if not settings.any_image:
             return
-        sonar, geometry = self.device.sonar, sweep_geometry(self.device)
+        sonar, geometry = self.device.sonar, self.device.image_geometry()
         if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
             self._latest_geometry, self._latest = geometry, None
             self._latest_labels = None
@@ -577,7 +548,7 @@ class SweepOutput(_RangerData[SweepRanger]):
                 self._latest = SweepProfiles(sonar.steps_per_sweep, sonar.echo.n_bins)
                 if settings.publish_labels:
                     self._latest_labels = SweepLabels(sonar.steps_per_sweep, sonar.echo.n_bins)
-        per_step = settings.sweep_image_update == 'step'
+        per_step = settings.sweep_image_update is SweepImageUpdate.STEP
         if self._latest is None:
             if per_step or reading.sweep is not None:
                 self.images.warn(self.images.problem(geometry) or '')
@@ -658,7 +629,7 @@ class FanOutput(_RangerData[FanRanger]):
         super().__init__(device, context)
         self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self.fan = context.publisher(nps_msg.MultibeamPing, f'{self.name}/multibeam')
-        self.images = _Images(context, images, fan_geometry(device))
+        self.images = _Images(context, images, device.image_geometry())
         self.projected = _ProjectedImage(context, images)
 
     def frames(self) -> list[FrameTransform]:
@@ -669,7 +640,7 @@ class FanOutput(_RangerData[FanRanger]):
         """Why the fan's images could not be made, or None."""
         if not self.images.settings.any_image:
             return None
-        return self.images.problem(fan_geometry(self.device))
+        return self.images.problem(self.device.image_geometry())
 
     def publish(self, reading: FanPing, stamp: Time) -> None:
         """The ping's scan, its beams' profiles, and its RangerData."""
@@ -705,7 +676,7 @@ class FanOutput(_RangerData[FanRanger]):
         if self.images.settings.any_image:
             self.images.publish(
                 reading.profiles,
-                fan_geometry(device),
+                device.image_geometry(),
                 device.echo.source_level,
                 stamp,
                 reading.labels,
@@ -713,22 +684,14 @@ class FanOutput(_RangerData[FanRanger]):
         self.projected.publish(reading, device, stamp)
 
 
-#: Bytes per pixel of a waterfall while it is kept and published (float32 lines, the float32
-#: image, float64 dB levels, the pixels and the message's copy).
-_WATERFALL_BYTES = 4 + 4 + 8 + 2 + 2
-
-
 class SidescanOutput(_RangerData[SidescanRanger]):
     """A side-scan: RangerData and RawSonarImage per ping, the waterfall per new line.
 
-    ``RangerData`` holds per channel (port, then starboard) the slant range of the first bin
-    with an echo (inf: none) and the channel's total intensity. The ``RawSonarImage`` is always
-    in slant range (it is the raw ping); ``ground_range`` changes only the waterfall. The
-    waterfall's size (``waterfall_lines`` x 2 ``waterfall_samples``) is checked against
-    ``image_max_pixels`` and the memory available before it is made: too large stops the node
-    at start with one line. It starts empty with the output, and again when an accepted
-    SetConfig moves the window its samples span (``line_window``); one that keeps the window
-    (a new rate or bin width) keeps the lines (docs/sidescan.md, Waterfall).
+    ``RangerData`` holds per channel (port, then starboard) the reading's ``ranges`` (the
+    slant range of the first bin with an echo, inf: none) and ``intensities`` (the channel's
+    total). The ``RawSonarImage`` is always in slant range (it is the raw ping);
+    ``ground_range`` changes only the waterfall, which the device keeps (``devices/kinds/
+    sidescan.py``): its image goes out when a reading says the ping added a line.
     """
 
     def __init__(
@@ -739,7 +702,6 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         settings: SidescanSettings,
     ) -> None:
         super().__init__(device, context)
-        self.settings = settings
         self.images = images
         self.window = DbWindow(images.image_db_min, images.image_db_max, images.image_db_bits)
         self.raw = self.waterfall_image = None
@@ -750,34 +712,16 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         self.format = MarineImageFormat(
             settings.raw_image_dtype, images.image_db_min, images.image_db_max
         )
-        lines, samples = settings.waterfall_lines, settings.waterfall_samples
-        problem = size_problem(
-            'waterfall', lines, 2 * samples, _WATERFALL_BYTES, images.image_max_pixels
-        )
-        if problem:
-            raise ConfigurationError(problem)
-        self.waterfall = Waterfall(
-            lines,
-            samples,
-            ground_range=settings.ground_range,
-            line_spacing=settings.waterfall_line_spacing,
-        )
-        self._window = self.line_window()
         self._altitude_told = False
 
     def _altitude_once(self, altitude: float) -> None:
-        """Say once, the first time, that the altitude is outside the band the rays serve."""
+        """Say once, the first time, that the fan falls short of the window at this altitude."""
         if self._altitude_told:
             return
         problem = self.device.sonar.altitude_problem(altitude)
         if problem:
             self.context.logger.warning(problem)
             self._altitude_told = True
-
-    def line_window(self) -> tuple[float, float]:
-        """The range a waterfall line spans, m: ground 0..max_range, or the slant window."""
-        echo = self.device.echo
-        return (0.0 if self.waterfall.ground_range else echo.min_range, echo.max_range)
 
     def frames(self) -> list[FrameTransform]:
         """The acoustic frame of the raw image, while it is published."""
@@ -798,16 +742,7 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         """The ping's RangerData and raw image; the waterfall if the ping added a line."""
         device, ping = self.device, reading.ping
         intensities = self.context.state.intensities
-        edges = np.asarray(ping.bin_edges, dtype=np.float64)
-        occupied = np.asarray(ping.profiles) > 0.0
-        first = np.where(occupied.any(axis=1), edges[np.argmax(occupied, axis=1)], np.inf)
-        totals = np.asarray(ping.profiles, dtype=np.float64).sum(axis=1)
-        self._ranger_data(first, totals if intensities else None, stamp)
-        window = self.line_window()
-        if window != self._window:  # the old lines' samples are at other ranges
-            self.waterfall.clear()
-            self._window = window
-        added = self.waterfall.add(ping, reading.position)
+        self._ranger_data(reading.ranges, reading.intensities if intensities else None, stamp)
         self._altitude_once(ping.altitude)
         if not intensities:
             return
@@ -828,9 +763,9 @@ class SidescanOutput(_RangerData[SidescanRanger]):
                     source_level=echo.source_level,
                 )
             )
-        if added and self.waterfall_image is not None:
-            image: NDArray[Any] = self.waterfall.image()
-            if self.images.image_encoding == 'db':
+        if reading.waterfall is not None and self.waterfall_image is not None:
+            image: NDArray[Any] = reading.waterfall.image()
+            if self.images.image_encoding is ImageEncoding.DB:
                 image = db_pixels(image, self.window, echo.source_level)
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
 
@@ -847,7 +782,7 @@ class EchosounderOutput(_RangerData[EchosounderRanger]):
         self.detections = context.publisher(SonarDetections, f'{self.name}/detections')
 
     def publish(self, reading: EchosounderPing, stamp: Time) -> None:
-        """The soundings, the detections, and the slant ranges (``c t / 2``) as RangerData."""
+        """The soundings, the detections, and the reading's slant ranges as RangerData."""
         swath = self.device.sonar.swath
         if self.topics.publish_soundings:
             self.cloud.publish(soundings_cloud(reading, stamp=stamp, frame_id=self.frame))
@@ -862,40 +797,77 @@ class EchosounderOutput(_RangerData[EchosounderRanger]):
                     frame_id=self.frame,
                 )
             )
-        ranges = np.nan_to_num(0.5 * reading.sound_speed * reading.two_way_time, nan=np.inf)
         intensities = reading.intensities if self.context.state.intensities else None
-        self._ranger_data(ranges, intensities, stamp)
+        self._ranger_data(reading.ranges, intensities, stamp)
 
 
-#: Makes the output of a device from the node's context and settings.
+class RangerDataOutput(_RangerData[Device[Any]]):
+    """``<device>/ranger`` alone: a kind whose readings have ``ranges`` and ``intensities``.
+
+    The output of a kind that publishes no message of its own: its readings' ``ranges`` (m)
+    and ``intensities``, one per beam, as ``RangerData``.
+    """
+
+    def publish(self, reading: Any, stamp: Time) -> None:
+        """The reading's ranges and (with intensities on) intensities."""
+        intensities = reading.intensities if self.context.state.intensities else None
+        self._ranger_data(reading.ranges, intensities, stamp)
+
+
+class _Outputs:
+    """The outputs a kind offers, as one: each publishes in turn (``Kind.outputs`` order)."""
+
+    def __init__(self, parts: list[Output]) -> None:
+        self.parts = parts
+
+    def publish(self, reading: Any, stamp: Time) -> None:
+        """Every part's messages of ``reading``."""
+        for part in self.parts:
+            part.publish(reading, stamp)
+
+    def refusal(self) -> str | None:
+        """The first part's reason not to publish the present configuration, or None."""
+        return next((r for r in (p.refusal() for p in self.parts) if r), None)
+
+    def describe(self) -> str:
+        """The first part's line on the device."""
+        return self.parts[0].describe()
+
+    def frames(self) -> list[FrameTransform]:
+        """Every part's frames."""
+        return [frame for part in self.parts for frame in part.frames()]
+
+
+#: Makes an output of a device from the node's context and settings.
 OutputFactory = Callable[[Any, OutputContext, Settings], Output]
 
 
-def _kind(
-    device: type[D], make: Callable[[D, OutputContext, Settings], Output]
-) -> tuple[type[D], OutputFactory]:
-    """A row of :data:`OUTPUTS`; mypy checks that ``make`` takes a ``device``."""
-    return device, make
+def _part(device: type[D], make: Callable[[D, OutputContext, Settings], Output]) -> OutputFactory:
+    """A row of :data:`PARTS`; mypy checks that ``make`` takes a ``device``."""
+    return make  # type: ignore[return-value]
 
 
-#: The output of each kind of device, by its exact class (a SingleBeamSonar is a SonarArray),
-#: with the settings records it takes.
-OUTPUTS: dict[type[Any], OutputFactory] = dict(
-    (
-        _kind(SingleBeamSonar, lambda d, c, s: SingleBeamOutput(d, c, s[SonarTopicSettings])),
-        _kind(SonarArray, lambda d, c, _: ArrayOutput(d, c)),
-        _kind(ScannerRanger, lambda d, c, _: ScanOutput(d, c)),
-        _kind(SweepRanger, lambda d, c, s: SweepOutput(d, c, s[ImageSettings])),
-        _kind(FanRanger, lambda d, c, s: FanOutput(d, c, s[ImageSettings])),
-        _kind(
-            SidescanRanger,
-            lambda d, c, s: SidescanOutput(d, c, s[ImageSettings], s[SidescanSettings]),
-        ),
-        _kind(EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])),
-    )
-)
+#: Each output a kind may offer (``Kind.outputs``), by name, with the settings it takes.
+PARTS: dict[str, OutputFactory] = {
+    'ranger': lambda d, c, _: RangerDataOutput(d, c),
+    'single_beam': _part(
+        SingleBeamSonar, lambda d, c, s: SingleBeamOutput(d, c, s[SonarTopicSettings])
+    ),
+    'array': _part(SonarArray, lambda d, c, _: ArrayOutput(d, c)),
+    'scanner': _part(ScannerRanger, lambda d, c, _: ScanOutput(d, c)),
+    'sweep': _part(SweepRanger, lambda d, c, s: SweepOutput(d, c, s[ImageSettings])),
+    'multibeam': _part(FanRanger, lambda d, c, s: FanOutput(d, c, s[ImageSettings])),
+    'sidescan': _part(
+        SidescanRanger,
+        lambda d, c, s: SidescanOutput(d, c, s[ImageSettings], s[SidescanSettings]),
+    ),
+    'echosounder': _part(
+        EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])
+    ),
+}
 
 
 def outputs_for(device: Device[Any], context: OutputContext, settings: Settings) -> Output:
-    """The output of ``device`` in the node of ``context`` and ``settings``."""
-    return OUTPUTS[type(device)](device, context, settings)
+    """The outputs of ``device``'s kind in the node of ``context`` and ``settings``."""
+    parts = [PARTS[name](device, context, settings) for name in kind_of(device).outputs]
+    return parts[0] if len(parts) == 1 else _Outputs(parts)

@@ -19,7 +19,8 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from nps_sonar_py.devices.settings import SettingSpec, specs
+from nps_sonar_py.records import SettingSpec, specs
+from nps_sonar_py.ros.overrides import refuse_hidden_override
 
 __all__ = ['Settings', 'declare_settings', 'descriptor', 'parameter_specs', 'read_settings']
 
@@ -83,6 +84,7 @@ def declare_settings(node: Node, records: Iterable[type[Any]], *, runtime: bool)
         if default == []:  # an empty array has no type of its own: an array of doubles
             default = Parameter.Type.DOUBLE_ARRAY
         node.declare_parameter(spec.name, default, descriptor(spec, read_only=read_only))
+        refuse_hidden_override(node, spec.name)  # a -p that a --params-file would hide
 
 
 def _value(spec: SettingSpec, value: Any) -> Any:

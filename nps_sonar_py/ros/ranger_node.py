@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from nps_sonar_py.devices import RangerSetup
+from nps_sonar_py.devices import Family
 from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.startup import run_node
 
@@ -32,7 +32,7 @@ __all__ = ['RangerNode', 'main']
 class RangerNode(DeviceNode):
     """Reads a ray sensor or a sonar array on a timer and publishes it (module docstring)."""
 
-    SETUP = RangerSetup
+    FAMILY = Family.RANGER
     DEFAULT_ROBOT = 'config/robots/ranger_scanner.urdf'
 
     def __init__(self, *, node_name: str = 'ranger', **kwargs: Any) -> None:

@@ -1,15 +1,16 @@
 """Record what a sonar publishes to a ROS 2 bag in MCAP, then draw its pictures (``bag_report``).
 
-``ros2 run nps_sonar sonar_record OUTPUT_DIR [--topics TOPIC[:TYPE] ...] [--duration S]``
-writes the bag directory ``OUTPUT_DIR`` (``metadata.yaml`` and ``<name>.mcap``, the layout of
-``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then draws ``profile.png`` (the
-profile of the last ``SonarPoint`` nearest azimuth 0, ``plots.profile_ping``) and ``sweep.png``
-(every ``SonarPoint``: a fan by azimuth if they span azimuths, else an echogram over time) next
-to the ``.mcap``; if it holds them,
-``multibeam.png`` (the last ``MultibeamPing``: its beams' profiles as a fan) and, per
-``sensor_msgs/Image`` topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel).
-The defaults record ``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``. It stops
-after ``--duration`` seconds or on SIGINT/SIGTERM, closing the bag cleanly.
+``ros2 run nps_sonar sonar_record OUTPUT_DIR [--topics TOPIC[:TYPE] ...] [--sidescan SENSOR
+[--waterfall]] [--duration S]`` writes the bag directory ``OUTPUT_DIR`` (``metadata.yaml`` and
+``<name>.mcap``, the layout of ``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then
+draws the pictures of ``ros/bag_report.py`` next to the ``.mcap``: ``profile.png`` and
+``sweep.png`` of the ``SonarPoint``s, ``multibeam.png``, an ``image<topic>.png`` per image topic
+and a ``raw_waterfall<topic>.png`` per side-scan raw image topic, as far as it holds them.
+The defaults record ``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``;
+``--sidescan SENSOR`` records a side-scan's data instead (``sidescan_topics``: its raw pings and
+its ``RangerData``, from which the report draws the waterfall), leaving out its display
+``waterfall`` image, which republishes every line at each new one, unless ``--waterfall``. It
+stops after ``--duration`` seconds or on SIGINT/SIGTERM, closing the bag cleanly.
 
 As ``ros2 bag record`` does, a topic is subscribed once a publisher of it is seen: with the
 publisher's type when ``TYPE`` is left out, reliable only if every publisher is, and with the
@@ -73,6 +74,7 @@ __all__ = [
     'main',
     'parse_topic',
     'register_type',
+    'sidescan_topics',
 ]
 
 #: The topics recorded by default, ``name:type``.
@@ -105,6 +107,27 @@ def parse_topic(text: str) -> TopicSpec:
     if not topic:
         raise ConfigurationError(f'topic {text!r}: expected TOPIC[:TYPE]')
     return TopicSpec(topic, normalize_type(msgtype) if msgtype else None)
+
+
+def sidescan_topics(sensor: str, *, waterfall: bool = False) -> list[TopicSpec]:
+    """A side-scan ``sensor``'s topics to record: its raw pings and RangerData (+ waterfall).
+
+    ``<sensor>/raw_image`` holds the data (the report draws the waterfall from it) and
+    ``<sensor>/ranger`` its exact range window; ``<sensor>/waterfall`` is the display image,
+    ``waterfall_lines`` x 2 ``waterfall_samples`` pixels published whole at every new line.
+    """
+    base = sensor.rstrip('/')
+    if not base:
+        raise ConfigurationError(
+            f'--sidescan {sensor!r}: expected the sensor name, e.g. /sidescan'
+        )
+    names = [
+        f'{base}/raw_image:marine_acoustic_msgs/msg/RawSonarImage',
+        f'{base}/ranger:nps_sonar/msg/RangerData',
+    ]
+    if waterfall:
+        names.append(f'{base}/waterfall:sensor_msgs/msg/Image')
+    return [parse_topic(name) for name in names]
 
 
 def normalize_type(name: str) -> str:
@@ -330,9 +353,21 @@ def _parser() -> argparse.ArgumentParser:
         '--topics',
         nargs='+',
         metavar='TOPIC[:TYPE]',
-        default=list(DEFAULT_TOPICS),
+        default=None,
         help="topics to record, with pkg/msg/Name types or none (the publishers'); "
-        'default: %(default)s',
+        f'default (without --sidescan): {" ".join(DEFAULT_TOPICS)}',
+    )
+    parser.add_argument(
+        '--sidescan',
+        metavar='SENSOR',
+        help='record the side-scan SENSOR (e.g. /sidescan): its raw_image and ranger topics, '
+        'instead of the default topics (beside any --topics given)',
+    )
+    parser.add_argument(
+        '--waterfall',
+        action='store_true',
+        help='with --sidescan: record its display waterfall image too (the whole image at '
+        'every new line: 0.4 MB a line at the demo settings)',
     )
     parser.add_argument(
         '--duration',
@@ -365,6 +400,21 @@ def _print_report(report: Report) -> None:
     )
 
 
+def _topic_specs(options: argparse.Namespace) -> list[TopicSpec]:
+    """The topics the options ask for: ``--topics``, ``--sidescan``'s, else DEFAULT_TOPICS."""
+    if options.waterfall and not options.sidescan:
+        raise ConfigurationError('--waterfall records the waterfall of --sidescan SENSOR: give it')
+    topics = options.topics
+    if topics is None:
+        topics = [] if options.sidescan else list(DEFAULT_TOPICS)
+    specs = [parse_topic(t) for t in topics]
+    if options.sidescan:
+        known = {s.topic for s in specs}
+        sidescan = sidescan_topics(options.sidescan, waterfall=options.waterfall)
+        specs += [s for s in sidescan if s.topic not in known]
+    return specs
+
+
 def main(args: list[str] | None = None) -> int:
     """Entry point of ``ros2 run nps_sonar sonar_record``; the exit status."""
     argv = list(args if args is not None else sys.argv)
@@ -376,7 +426,7 @@ def main(args: list[str] | None = None) -> int:
             return bad_input(f'{options.output}: {error}')
         return 0
     try:
-        specs = [parse_topic(t) for t in options.topics]
+        specs = _topic_specs(options)
     except NpsSonarError as error:
         return bad_input(error)
     request = catch_signals()

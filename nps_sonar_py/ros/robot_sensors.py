@@ -36,9 +36,10 @@ from rclpy.validate_node_name import validate_node_name
 
 from nps_sonar_py.description import SensorType
 from nps_sonar_py.devices import load_robot_from, robot_root_pose, select_sensors
-from nps_sonar_py.devices.build import sensor_error
-from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings, plain
+from nps_sonar_py.devices.sensors import sensor_error
+from nps_sonar_py.devices.settings import RobotSettings, SelectionSettings
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.records import plain
 from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.motion import SceneStart, SharedTf
 from nps_sonar_py.ros.params import declare_settings, read_settings

@@ -47,7 +47,7 @@ from typing import Any
 
 from std_msgs.msg import String
 
-from nps_sonar_py.devices import ScanningSetup
+from nps_sonar_py.devices import Family
 from nps_sonar_py.devices.settings import ImageSettings
 from nps_sonar_py.echo.labels import LabelTable
 from nps_sonar_py.ros.device_node import DeviceNode
@@ -60,7 +60,7 @@ __all__ = ['ScanningSonarNode', 'main']
 class ScanningSonarNode(DeviceNode):
     """Steps a sweep, or pings a multibeam fan or a side-scan (module docstring)."""
 
-    SETUP = ScanningSetup  # its records include ImageSettings: the builder reads publish_labels
+    FAMILY = Family.SCANNING  # its records include ImageSettings: the builder reads publish_labels
 
     def __init__(self, *, node_name: str = 'scanning_sonar', **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)

@@ -22,8 +22,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from nps_sonar_py.devices import SonarSetup
-from nps_sonar_py.devices.settings import SonarTopicSettings
+from nps_sonar_py.devices import Family
 from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.startup import run_node
 
@@ -33,8 +32,7 @@ __all__ = ['SonarNode', 'main']
 class SonarNode(DeviceNode):
     """Pings one simulated sonar on a timer and publishes Range, LaserScan and SonarPoint."""
 
-    SETUP = SonarSetup
-    EXTRA_RECORDS = (SonarTopicSettings,)
+    FAMILY = Family.SONAR
     RECONFIGURABLE = True
 
     def __init__(self, *, node_name: str = 'sonar', **kwargs: Any) -> None:

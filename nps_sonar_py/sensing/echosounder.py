@@ -27,16 +27,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, IntEnum
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.checks import member
 from nps_sonar_py.echo.ray_trace import sounding
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
@@ -74,7 +74,7 @@ class Detection(Enum):
     AXIS = 'axis'
 
 
-class Quality:
+class Quality(IntEnum):
     """A beam's detection quality (``uint8``): none, low or good (``docs/echosounder.md``)."""
 
     NONE = 0  #: no echo in the range window
@@ -82,74 +82,82 @@ class Quality:
     GOOD = 2
 
 
+#: Most rays per ping.
+MAX_SOUNDER_RAYS = 4_000_000
+
+
 @dataclass(frozen=True)
-class SwathConfig:
-    """The beams of an echosounder and its detector, validated on creation.
+class SwathConfig(Record):
+    """The beams of an echosounder and its detector, checked on creation.
+
+    The bounds below are the echosounder's settings' too (``devices/kinds/echosounder.py``
+    declares its parameters with them: one declaration, one check, one message format).
 
     Attributes:
-        beams: number of beams, 1..``MAX_SOUNDER_BEAMS``.
-        min_angle, max_angle: angles from nadir of the first and last beam axes, rad, in
-            ``[-85, 85]`` degrees, positive to port (+y); one beam points at their middle.
+        beams: number of beams.
+        min_angle, max_angle: angles from nadir of the first and last beam axes, rad,
+            positive to port (+y); one beam points at their middle.
         across_width: one-way -3 dB width of a beam across track (in the swath plane), rad.
         along_width: one-way -3 dB width along track (the transmit width), rad.
-        rays_across, rays_along: rays across each width, >= 1.
+        rays_across, rays_along: rays across each width.
         threshold_db: the detection keeps the bins within this many dB of the peak, < 0.
-        min_bins: fewer bins in a detection make it ``Quality.LOW``, >= 1.
+        min_bins: fewer bins in a detection make it ``Quality.LOW``.
         detection: ``Detection`` (or its string value).
-        pulse_length: the transmitted pulse, s, >= 0: each profile is smoothed by a centred
+        pulse_length: the transmitted pulse, s: each profile is smoothed by a centred
             window of ``2 m + 1`` bins, ``m = round(c pulse_length / 4 / bin_width)`` (the
             pulse's range resolution ``c tau / 2``), as a matched filter spreads an echo.
     """
 
-    beams: int = 256
-    min_angle: float = math.radians(-60.0)
-    max_angle: float = math.radians(60.0)
-    across_width: float = math.radians(1.0)
-    along_width: float = math.radians(1.0)
-    rays_across: int = 5
-    rays_along: int = 5
-    threshold_db: float = -10.0
-    min_bins: int = 3
-    detection: Detection = Detection.AMPLITUDE
-    pulse_length: float = 100e-6
+    beams: int = setting(256, 'number of beams', 1, MAX_SOUNDER_BEAMS)
+    min_angle: float = setting(
+        math.radians(-60.0),
+        'first beam from nadir [rad], positive to port',
+        -MAX_BEAM_ANGLE,
+        MAX_BEAM_ANGLE,
+    )
+    max_angle: float = setting(
+        math.radians(60.0), 'last beam from nadir [rad]', -MAX_BEAM_ANGLE, MAX_BEAM_ANGLE
+    )
+    across_width: float = setting(
+        math.radians(1.0),
+        'beam width across track, -3 dB one-way [rad]',
+        1e-4,
+        math.radians(30.0),
+    )
+    along_width: float = setting(
+        math.radians(1.0),
+        'beam width along track, -3 dB one-way [rad]',
+        1e-4,
+        math.radians(30.0),
+    )
+    rays_across: int = setting(5, 'ray columns across a beam', 1, 1000)
+    rays_along: int = setting(5, 'ray rows along a beam', 1, 1000)
+    threshold_db: float = setting(
+        -10.0,
+        'the detection keeps the first run of bins within this of the peak [dB], < 0',
+        -200.0,
+        -1e-3,
+    )
+    min_bins: int = setting(3, 'fewer bins in a detection make its quality low (1)', 1, 100_000)
+    detection: Detection = setting(
+        Detection.AMPLITUDE,
+        'amplitude (weighted centre of the first strong return) or axis (its hit)',
+    )
+    pulse_length: float = setting(
+        100e-6, 'pulse length [s]: the profile window c tau / 2', 0.0, 0.1
+    )
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         problem = None
-        if not (isinstance(self.beams, int) and 1 <= self.beams <= MAX_SOUNDER_BEAMS):
-            problem = f'beams must be an integer in [1, {MAX_SOUNDER_BEAMS}], got {self.beams!r}'
-        lo, hi = self.min_angle, self.max_angle
-        if problem is None and not (
-            math.isfinite(lo)
-            and math.isfinite(hi)
-            and -MAX_BEAM_ANGLE <= lo <= hi <= MAX_BEAM_ANGLE
-        ):
-            problem = (
-                'beam angles must satisfy -85 deg <= min_angle <= max_angle <= 85 deg (in rad), '
-                f'got {lo!r}, {hi!r}'
-            )
-        if problem is None and self.beams > 1 and lo == hi:
+        if self.min_angle > self.max_angle:
+            problem = f'max_angle ({self.max_angle:g}) must be >= min_angle ({self.min_angle:g})'
+        elif self.beams > 1 and self.min_angle == self.max_angle:
             problem = f'max_angle must be > min_angle for {self.beams} beams'
-        for name in ('across_width', 'along_width'):
-            width = getattr(self, name)
-            if problem is None and not (
-                math.isfinite(width) and 0.0 < width <= math.radians(30.0)
-            ):
-                problem = f'{name} must be in (0, 30] degrees (in rad), got {width!r}'
-        for name in ('rays_across', 'rays_along', 'min_bins'):
-            value = getattr(self, name)
-            if problem is None and not (isinstance(value, int) and value >= 1):
-                problem = f'{name} must be an integer >= 1, got {value!r}'
-        if problem is None and self.beams * self.rays_across * self.rays_along > 4_000_000:
-            problem = 'more than 4000000 rays per ping'
-        thr = self.threshold_db
-        if problem is None and not (math.isfinite(thr) and thr < 0.0):
-            problem = f'threshold_db must be a finite number < 0 dB, got {thr!r}'
-        pulse = self.pulse_length
-        if problem is None and not (math.isfinite(pulse) and 0.0 <= pulse <= 0.1):
-            problem = f'pulse_length must be in [0, 0.1] s, got {pulse!r}'
+        elif self.beams * self.rays_across * self.rays_along > MAX_SOUNDER_RAYS:
+            problem = f'more than {MAX_SOUNDER_RAYS} rays per ping'
         if problem:
             raise ConfigurationError(problem)
-        object.__setattr__(self, 'detection', member(Detection, self.detection, 'detection'))
 
     def angles(self) -> F:
         """(beams,) angle of each beam axis from nadir, rad, positive to port."""
@@ -248,6 +256,12 @@ class EchosounderPing:
     def detected(self) -> NDArray[np.bool_]:
         """(N,) beams with a sounding."""
         return np.asarray(np.isfinite(self.points).all(axis=1))
+
+    @property
+    def ranges(self) -> F:
+        """(N,) slant range of each detection at the reference speed, ``c t / 2``, m; inf: none."""
+        ranges: F = np.nan_to_num(0.5 * self.sound_speed * self.two_way_time, nan=np.inf)
+        return ranges
 
 
 class Echosounder(PosedRays):

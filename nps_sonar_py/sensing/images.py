@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = [
@@ -184,6 +185,25 @@ class SectorGeometry:
     min_range: float
     max_range: float
     n_bins: int
+
+    @classmethod
+    def of_beams(
+        cls, n_beams: int, first_azimuth: float, spacing: float, echo: EchoConfig
+    ) -> SectorGeometry:
+        """``n_beams`` axes from ``first_azimuth`` every ``spacing`` rad, ``echo``'s bins.
+
+        The image geometry of a fan's ping or a sweep: the beams' width and the range bins
+        are the echo model's.
+        """
+        return cls(
+            n_beams,
+            first_azimuth,
+            spacing,
+            echo.beam_width,
+            echo.min_range,
+            echo.max_range,
+            echo.n_bins,
+        )
 
     @property
     def bin_width(self) -> float:

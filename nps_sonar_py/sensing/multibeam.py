@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.checks import member
+from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -167,6 +168,9 @@ class FanPing:
         labels: (N, n_bins) uint16 label per beam and bin (``echo.labels``: 1 + the index of
             the entity whose echo dominates, 0 for none), from the echo before the imaging
             options; None unless the sonar was built with ``label_entities``.
+        coherent: the coherent echo (``echo.coherent``: its baseband per beam) when the sonar
+            runs the coherent model, whose intensities are then ``profiles`` (before the
+            imaging options); ``None`` with the incoherent model.
     """
 
     azimuths: NDArray[np.float64]
@@ -177,6 +181,7 @@ class FanPing:
     hits: NDArray[np.int64]
     bin_edges: NDArray[np.float64]
     labels: NDArray[np.uint16] | None = None
+    coherent: CoherentPing | None = None
 
 
 class MultibeamSonar(PosedRays):
@@ -191,11 +196,15 @@ class MultibeamSonar(PosedRays):
             then carries ``labels``; ``None`` (default): no labels.
         multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
             the beam whose axis is nearest in azimuth to the direction it arrives from.
+        coherent: run the coherent model (``echo.coherent``) for the profiles instead of the
+            incoherent sums; ``None`` (default): incoherent. The ranges, totals, confidence,
+            hits and labels stay the incoherent model's; multipath ghosts are not in the
+            coherent profiles.
 
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
             a label table over the entity limit (``echo.labels.label_problem``); multipath
-            with specular scattering.
+            with specular scattering; a pulse, sampling or array the coherent model refuses.
     """
 
     def __init__(
@@ -207,6 +216,7 @@ class MultibeamSonar(PosedRays):
         imaging: ImagingConfig | None = None,
         label_entities: int | None = None,
         multipath: MultipathConfig | None = None,
+        coherent: CoherentConfig | None = None,
     ) -> None:
         self.echo = echo
         self.fan = fan
@@ -239,6 +249,17 @@ class MultibeamSonar(PosedRays):
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
+        self.coherent = None
+        if coherent is not None:
+            # The share of a beam's echo that is its own direction's: the spacing over the
+            # equivalent width of its horizontal pattern (``line_array.leakage_matrix``).
+            width = float(np.sum(horizontal) * d_a)
+            self.coherent = CoherentModel(
+                coherent,
+                echo,
+                azimuths=self.azimuths if fan.beams > 1 else None,
+                coverage=min(fan.spacing / width, 1.0) if width > 0.0 else 1.0,
+            )
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
             tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
@@ -299,6 +320,19 @@ class MultibeamSonar(PosedRays):
             extra=extra,
         )
         profiles = echoes.intensity
+        coherent = None
+        if self.coherent is not None:
+            coherent = self.coherent.ping(
+                self.model.ray_intensities(
+                    ranges.reshape(shape),
+                    np.asarray(hits.cos_incidence).reshape(shape),
+                    np.asarray(hits.reflectivity).reshape(shape),
+                ),
+                ranges.reshape(shape),
+                self.origin,
+                self.directions,
+            )
+            profiles = coherent.intensity
         if self.imaging.enabled:
             profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
         return FanPing(
@@ -310,4 +344,5 @@ class MultibeamSonar(PosedRays):
             echoes.hits,
             self.model.bin_edges,
             echoes.labels,
+            coherent,
         )

@@ -60,8 +60,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.checks import member
+from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, ExtraReturns, beam_intensity
+from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -72,7 +72,8 @@ from nps_sonar_py.echo.profile_effects import (
 )
 from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.records import Record, setting
+from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
 from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
@@ -98,67 +99,58 @@ _MAX_PER_BIN = 1_000
 
 
 @dataclass(frozen=True)
-class SidescanConfig:
-    """The two fans of a side-scan sonar, validated on creation (``ConfigurationError``).
+class SidescanConfig(Record):
+    """The two fans of a side-scan sonar, checked on creation (``nps_sonar_py.records``).
+
+    The bounds below are the side-scan's settings' too (``devices/kinds/sidescan.py`` declares
+    its parameters with them): one declaration, one check, one message format.
 
     Attributes:
-        horizontal_width: one-way -3 dB along-track width, rad, in (0, pi/2).
-        vertical_width: one-way -3 dB across-track width, rad, in (0, pi).
-        tilt: depression of each transducer axis below horizontal, rad, in (0, pi/2).
-        rays_along: ray columns along track per channel, >= 1.
+        horizontal_width: one-way -3 dB along-track width, rad.
+        vertical_width: one-way -3 dB across-track width, rad.
+        tilt: depression of each transducer axis below horizontal, rad.
+        rays_along: ray columns along track per channel.
         rays_per_bin: ray cells per slant-range bin at least, on a flat seabed at any altitude
-            in ``[min_altitude, max_altitude]``, >= 1.
-        min_altitude: lowest altitude the ray placement serves, m, > 0; also sets the
-            shallowest ray, ``asin(min_altitude / max_range)``.
+            in ``[min_altitude, max_altitude]``.
+        min_altitude: lowest altitude the ray placement serves, m; also sets the shallowest
+            ray, ``asin(min_altitude / max_range)``.
         max_altitude: highest altitude the placement serves, m, >= min_altitude.
         vertical_pattern: one-way across-track pattern (``BeamPattern`` or its value), about
             ``tilt``; ``SINC`` (default): a line array.
     """
 
-    horizontal_width: float = math.radians(1.0)
-    vertical_width: float = math.radians(50.0)
-    tilt: float = math.radians(20.0)
-    rays_along: int = 3
-    rays_per_bin: int = 1
-    min_altitude: float = 2.0
-    max_altitude: float = 30.0
-    vertical_pattern: BeamPattern = BeamPattern.SINC
+    horizontal_width: float = setting(
+        math.radians(1.0), 'along-track -3 dB width [rad]', 1e-4, math.radians(30.0)
+    )
+    vertical_width: float = setting(
+        math.radians(50.0),
+        'across-track -3 dB width [rad]',
+        math.radians(1.0),
+        math.radians(170.0),
+    )
+    tilt: float = setting(
+        math.radians(20.0),
+        "depression of each fan's axis below the horizontal [rad]",
+        1e-3,
+        0.5 * math.pi - 1e-3,
+    )
+    rays_along: int = setting(3, 'ray columns along track', 1, _MAX_ALONG)
+    rays_per_bin: int = setting(1, 'ray cells per slant-range bin at least', 1, _MAX_PER_BIN)
+    min_altitude: float = setting(
+        2.0, 'lowest altitude the ray placement serves [m]', 0.01, 10000.0
+    )
+    max_altitude: float = setting(
+        30.0, 'highest altitude the ray placement serves [m]', 0.01, 10000.0
+    )
+    vertical_pattern: BeamPattern = setting(BeamPattern.SINC, 'one-way pattern across track')
 
     def __post_init__(self) -> None:
-        problem = _config_problem(self)
-        if problem:
-            raise ConfigurationError(problem)
-        pattern = member(BeamPattern, self.vertical_pattern, 'vertical_pattern')
-        object.__setattr__(self, 'vertical_pattern', pattern)
-
-
-def _real(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _config_problem(c: SidescanConfig) -> str | None:
-    """Why this configuration is impossible, or ``None``."""
-    angles = (
-        ('horizontal_width', c.horizontal_width, 0.5 * math.pi, 'pi/2'),
-        ('vertical_width', c.vertical_width, math.pi, 'pi'),
-        ('tilt', c.tilt, 0.5 * math.pi, 'pi/2'),
-    )
-    for name, value, top, text in angles:
-        if not (_real(value) and 0.0 < value < top):
-            return f'{name} must be in (0, {text}) radians, got {value!r}'
-    for name, value, most in (
-        ('rays_along', c.rays_along, _MAX_ALONG),
-        ('rays_per_bin', c.rays_per_bin, _MAX_PER_BIN),
-    ):
-        if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most):
-            return f'{name} must be an integer in [1, {most}], got {value!r}'
-    if not (_real(c.min_altitude) and c.min_altitude > 0.0):
-        return f'min_altitude must be > 0 m, got {c.min_altitude!r}'
-    if not (_real(c.max_altitude) and c.max_altitude >= c.min_altitude):
-        return (
-            f'max_altitude must be >= min_altitude ({c.min_altitude!r} m), got {c.max_altitude!r}'
-        )
-    return None
+        super().__post_init__()
+        if self.max_altitude < self.min_altitude:
+            raise ConfigurationError(
+                f'max_altitude ({self.max_altitude:g}) must be >= min_altitude '
+                f'({self.min_altitude:g})'
+            )
 
 
 def _fan_limits(echo: EchoConfig, config: SidescanConfig) -> tuple[float, float] | str:
@@ -252,6 +244,9 @@ class SidescanPing:
         labels: (2, n_bins) uint16 labels (``echo.labels``) or None.
         hits: (2, n_bins) rays whose echo interval overlaps each bin, counted when first read
             (the node publishes none); only a ping the sonar made has them.
+        coherent: the coherent echo (``echo.coherent``: port and starboard basebands) when
+            the sonar runs the coherent model, whose intensities are then ``profiles``
+            (before the imaging options); ``None`` with the incoherent model.
     """
 
     profiles: NDArray[np.float64]
@@ -259,6 +254,7 @@ class SidescanPing:
     altitude: float
     labels: NDArray[np.uint16] | None = None
     _count_hits: Callable[[], NDArray[np.int64]] | None = field(default=None, repr=False)
+    coherent: CoherentPing | None = None
 
     @property
     def hits(self) -> NDArray[np.int64]:
@@ -282,6 +278,10 @@ class SidescanSonar(PosedRays):
         multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
             the channel on whose side (body y) it arrives, with that fan's one-way pattern;
             ghosts are binned whole, not spread over a footprint as the direct echoes are.
+        coherent: run the coherent model (``echo.coherent``) for the profiles instead of the
+            incoherent sums (each ray a point scatterer, the pulse spreading it; no line
+            array across the two channels); ``None`` (default): incoherent. Multipath ghosts
+            are not in the coherent profiles.
 
     Raises:
         ConfigurationError: more than ``MAX_SIDESCAN_BINS`` bins or ``MAX_SIDESCAN_RAYS``
@@ -298,6 +298,7 @@ class SidescanSonar(PosedRays):
         imaging: ImagingConfig | None = None,
         label_entities: int | None = None,
         multipath: MultipathConfig | None = None,
+        coherent: CoherentConfig | None = None,
     ) -> None:
         self.imaging = imaging if imaging is not None else ImagingConfig()
         self.label_entities = label_entities
@@ -344,6 +345,7 @@ class SidescanSonar(PosedRays):
             horizontal,
         )
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
+        self.coherent = None if coherent is None else CoherentModel(coherent, echo)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
         self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
@@ -414,6 +416,8 @@ class SidescanSonar(PosedRays):
         entity = None
         if self.label_entities is not None:
             entity = hit_entities(hits).reshape(2, -1)
+        if self.coherent is not None:
+            return self._coherent_ping(hits, r, cos, entity, extra)
         echoes = self.model.echoes(
             r,
             cos,
@@ -430,6 +434,37 @@ class SidescanSonar(PosedRays):
         return SidescanPing(
             profiles, self.model.bin_edges, altitude, echoes.labels, lambda: echoes.hits
         )
+
+    def _coherent_ping(
+        self,
+        hits: SurfaceHits,
+        r: NDArray[np.float32],
+        cos: NDArray[np.float32],
+        entity: NDArray[np.int64] | None,
+        extra: ExtraReturns | None,
+    ) -> SidescanPing:
+        """The ping of the coherent model: its intensities as the profiles.
+
+        The labels and hit counts are the incoherent model's (binned without footprints).
+        """
+        assert self.coherent is not None
+        mu = np.asarray(hits.reflectivity).reshape(2, -1)
+        coherent = self.coherent.ping(
+            self.model.ray_intensities(r, cos, mu), r, self.origin, self.directions
+        )
+        profiles = coherent.intensity
+        if self.imaging.enabled:
+            profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
+        labels, count = None, None
+        if entity is not None or extra is not None:
+            echoes = self.model.echoes(
+                r, cos, mu, entity=entity, n_entities=self.label_entities or 0, extra=extra
+            )
+            labels, count = echoes.labels, (lambda: echoes.hits)
+        else:
+            count = lambda: self.model.echoes(r, cos, mu).hits  # noqa: E731
+        altitude = self._altitude(r.ravel())
+        return SidescanPing(profiles, self.model.bin_edges, altitude, labels, count, coherent)
 
     def _footprint(self, r: NDArray[np.float32], cos: NDArray[np.float32]) -> NDArray[np.float32]:
         """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).

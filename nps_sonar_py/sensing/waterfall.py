@@ -22,11 +22,13 @@ h**2)`` are 0. ``docs/sidescan.md``.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.sidescan import MAX_SIDESCAN_BINS, SidescanPing
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     'MAX_WATERFALL_PIXELS',
     'MAX_WATERFALL_SAMPLES',
     'Waterfall',
+    'WaterfallConfig',
     'ground_range_profiles',
 ]
 
@@ -115,53 +118,65 @@ def ground_range_profiles(
     return _take(p, _slant_lookup(edges, slant))
 
 
-class Waterfall:
-    """The last ``lines`` lines of a side-scan, each port-reversed then starboard (module doc).
+@dataclass(frozen=True)
+class WaterfallConfig(Record):
+    """The waterfall's size and line spacing, checked on creation (``nps_sonar_py.records``).
 
-    Args:
-        lines: rows of the image, in ``[1, MAX_WATERFALL_LINES]``.
-        samples: samples per side, in ``[1, MAX_WATERFALL_SAMPLES]``.
+    Attributes:
+        lines: rows of the image.
+        samples: samples per side.
         ground_range: ground range (water column removed) instead of slant range.
         line_spacing: metres travelled (horizontally) per line; 0 adds one line per ping.
             Travel accumulates between pings; a ping that completes ``n`` spacings adds ``n``
             copies of its line (at most ``lines``), so a jump of many spacings fills the gap
             with the latest ping and the rows keep their along-track scale.
-
-    Raises:
-        ConfigurationError: a size or spacing out of bounds (one line, nothing allocated).
     """
 
-    def __init__(
-        self, lines: int, samples: int, *, ground_range: bool = False, line_spacing: float = 0.0
-    ) -> None:
-        problem = None
-        if not (isinstance(lines, int) and not isinstance(lines, bool)) or not (
-            1 <= lines <= MAX_WATERFALL_LINES
-        ):
-            problem = f'lines must be an integer in [1, {MAX_WATERFALL_LINES}], got {lines!r}'
-        problem = problem or _samples_problem(samples)
-        if problem is None and lines * 2 * samples > MAX_WATERFALL_PIXELS:
-            problem = (
-                f'a waterfall of {lines} lines x {2 * samples} samples is over '
+    lines: int = setting(
+        400, 'rows of the waterfall image (newest at the top)', 1, MAX_WATERFALL_LINES
+    )
+    samples: int = setting(
+        500,
+        'waterfall pixels per side (image width 2 x this, nadir in the middle)',
+        1,
+        MAX_WATERFALL_SAMPLES,
+    )
+    ground_range: bool = setting(
+        False,
+        'waterfall in ground range (flat bottom, altitude from the first return) instead of '
+        'slant range',
+    )
+    line_spacing: float = setting(
+        0.0,
+        'metres travelled along track per waterfall line; 0: a line per ping',
+        1e-3,
+        1000.0,
+        zero=True,
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.lines * 2 * self.samples > MAX_WATERFALL_PIXELS:
+            raise ConfigurationError(
+                f'a waterfall of {self.lines} lines x {2 * self.samples} samples is over '
                 f'{MAX_WATERFALL_PIXELS} pixels'
             )
-        spacing_ok = (
-            isinstance(line_spacing, (int, float))
-            and not isinstance(line_spacing, bool)
-            and math.isfinite(line_spacing)
-            and line_spacing >= 0.0
-        )
-        if problem is None and not spacing_ok:
-            problem = f'line_spacing must be >= 0 m (0: a line per ping), got {line_spacing!r}'
-        if problem is None and not isinstance(ground_range, bool):
-            problem = f'ground_range must be a bool, got {ground_range!r}'
-        if problem:
-            raise ConfigurationError(problem)
-        self.lines = lines
-        self.samples = samples
-        self.ground_range = ground_range
-        self.line_spacing = float(line_spacing)
-        self._rows = np.zeros((lines, 2 * samples), dtype=np.float32)
+
+
+class Waterfall:
+    """The last ``config.lines`` lines of a side-scan, each port-reversed then starboard.
+
+    Pixel conventions: the module docstring. Nothing is allocated for a configuration its
+    record refuses.
+    """
+
+    def __init__(self, config: WaterfallConfig) -> None:
+        self.config = config
+        self.lines = config.lines
+        self.samples = config.samples
+        self.ground_range = config.ground_range
+        self.line_spacing = config.line_spacing
+        self._rows = np.zeros((config.lines, 2 * config.samples), dtype=np.float32)
         self._head = 0  # the row of self._rows the next line goes to
         self._last: NDArray[np.float64] | None = None
         self._travelled = 0.0

@@ -211,3 +211,32 @@ def test_random_chains_match_an_independent_oracle():
         t = robot.link_transform(f'l{n}', positions)
         np.testing.assert_allclose(t[:3, 3], expected_position, atol=1e-9)
         np.testing.assert_allclose(t[:3, :3], expected_rotation.as_matrix(), atol=1e-9)
+
+
+def test_positions_past_a_joints_limits_are_named_and_continuous_joints_have_none():
+    """``Joint.position_problem``: a revolute or prismatic joint's range is its ``<limit>``."""
+    from nps_sonar_py.description.joints import LIMIT_TOLERANCE
+
+    robot = parse_robot(
+        chain_robot(
+            '<joint name="lift" type="prismatic"><parent link="base"/><child link="a"/>'
+            '<limit lower="-1" upper="1"/></joint>'
+            '<joint name="pan" type="revolute"><parent link="a"/><child link="b"/>'
+            '<limit lower="-0.5" upper="2"/></joint>'
+            '<joint name="wheel" type="continuous"><parent link="b"/><child link="c"/>'
+            '<limit effort="1" velocity="1" lower="-1" upper="1"/></joint>',
+            links='<link name="a"/><link name="b"/><link name="c"/>',
+        ),
+    )
+    lift, pan, wheel = (robot.joints[name] for name in ('lift', 'pan', 'wheel'))
+    for position in (-1.0, 0.0, 1.0, 1.0 + 0.9 * LIMIT_TOLERANCE, -1.0 - 0.9 * LIMIT_TOLERANCE):
+        assert lift.position_problem(position) is None, position
+    assert lift.position_problem(1e7) == '1e+07 m is outside the limits [-1, 1] m'
+    assert lift.position_problem(1.0 + 1.1 * LIMIT_TOLERANCE) is not None
+    assert lift.position_problem(-1.0 - 1.1 * LIMIT_TOLERANCE) is not None
+    assert lift.position_problem(math.nan) is not None
+    assert pan.position_problem(2.0) is None
+    assert pan.position_problem(-0.6) == '-0.6 rad is outside the limits [-0.5, 2] rad'
+    # A continuous joint counts turns: its <limit> gives effort and velocity only.
+    assert wheel.position_problem(1e7) is None
+    assert wheel.position_problem(-1e9) is None

@@ -13,16 +13,18 @@ from typing import Any
 from nps_sonar_py.description import Robot
 from nps_sonar_py.devices import (
     Device,
-    RangerSetup,
-    ScanningSetup,
-    SonarSetup,
+    Family,
+    Setup,
     build_device,
     load_robot_from,
 )
-from nps_sonar_py.devices.build import DeviceSetup
+from nps_sonar_py.devices.kinds import ModeSettings, family_records
+from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
+from nps_sonar_py.devices.kinds.multibeam import FanSettings
+from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
+from nps_sonar_py.devices.kinds.sweep import SweepSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
-    EchosounderSettings,
     GeometrySettings,
     OutputSettings,
     RangerSettings,
@@ -30,20 +32,20 @@ from nps_sonar_py.devices.settings import (
     ScanningSettings,
     SelectionSettings,
     SensorSettings,
-    SidescanSettings,
 )
 
 ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
 
 #: Each kind: its robot file and its setup's records (few rays: fast to build).
-KINDS: dict[str, tuple[str, DeviceSetup]] = {
+KINDS: dict[str, tuple[str, Setup]] = {
     'sonar': (
         'reference_sonar.urdf',
-        SonarSetup(SensorSettings(), OutputSettings(), BeamSettings(rays=20)),
+        Setup(Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings(rays=20)),
     ),
     'array': (
         'sonar_ring.urdf',
-        RangerSetup(
+        Setup(
+            Family.RANGER,
             SelectionSettings('ring_0*'),
             RangerSettings(),
             GeometrySettings(),
@@ -53,7 +55,8 @@ KINDS: dict[str, tuple[str, DeviceSetup]] = {
     ),
     'scanner': (
         'ranger_scanner.urdf',
-        RangerSetup(
+        Setup(
+            Family.RANGER,
             SelectionSettings(),
             RangerSettings(),
             GeometrySettings(),
@@ -63,9 +66,11 @@ KINDS: dict[str, tuple[str, DeviceSetup]] = {
     ),
     'sweep': (
         'ranger_scanning_sonar.urdf',
-        ScanningSetup(
+        Setup(
+            Family.SCANNING,
             SensorSettings(),
-            ScanningSettings(min_angle=-0.3, max_angle=0.3, step=0.1),
+            ScanningSettings(min_angle=-0.3, max_angle=0.3),
+            SweepSettings(step=0.1),
             GeometrySettings(),
             OutputSettings(),
             BeamSettings(rays=10),
@@ -73,15 +78,12 @@ KINDS: dict[str, tuple[str, DeviceSetup]] = {
     ),
     'multibeam': (
         'ranger_scanning_sonar.urdf',
-        ScanningSetup(
+        Setup(
+            Family.SCANNING,
             SensorSettings(),
-            ScanningSettings(
-                mode='multibeam',  # type: ignore[arg-type]
-                min_angle=-0.3,
-                max_angle=0.3,
-                beams=7,
-                rays_vertical=4,
-            ),
+            ModeSettings('multibeam'),
+            ScanningSettings(min_angle=-0.3, max_angle=0.3),
+            FanSettings(beams=7, rays_vertical=4),
             GeometrySettings(),
             OutputSettings(update_rate=5.0),
             BeamSettings(),
@@ -89,26 +91,26 @@ KINDS: dict[str, tuple[str, DeviceSetup]] = {
     ),
     'sidescan': (
         'sidescan_sonar.urdf',
-        ScanningSetup(
+        Setup(
+            Family.SCANNING,
             SensorSettings(),
-            ScanningSettings(mode='sidescan'),  # type: ignore[arg-type]
+            ModeSettings('sidescan'),
             GeometrySettings(),
             OutputSettings(update_rate=5.0),
             BeamSettings(range_bins=40),
-            sidescan=SidescanSettings(sidescan_rays_along=1),
+            SidescanSettings(sidescan_rays_along=1),
         ),
     ),
     'echosounder': (
         'echosounder.urdf',
-        ScanningSetup(
+        Setup(
+            Family.SCANNING,
             SensorSettings(),
-            ScanningSettings(mode='echosounder'),  # type: ignore[arg-type]
+            ModeSettings('echosounder'),
             GeometrySettings(),
             OutputSettings(update_rate=1.0),
             BeamSettings(),
-            echosounder=EchosounderSettings(
-                swath_beams=7, rays_across_track=2, rays_along_track=2
-            ),
+            EchosounderSettings(swath_beams=7, rays_across_track=2, rays_along_track=2),
         ),
     ),
 }
@@ -124,18 +126,16 @@ def robot_of(kind: str) -> Robot:
     return _ROBOTS[name]
 
 
-def setup_of(kind: str, record: type[Any] | None = None, **changes: Any) -> DeviceSetup:
+def setup_of(kind: str, record: type[Any] | None = None, **changes: Any) -> Setup:
     """The setup of ``kind`` with ``changes`` to the fields of its ``record`` (made anew)."""
     setup = KINDS[kind][1]
     if record is None:
         return setup
-    for f in dataclasses.fields(setup):
-        old = getattr(setup, f.name)
-        if type(old) is record:
-            return dataclasses.replace(setup, **{f.name: dataclasses.replace(old, **changes)})
-    raise KeyError(f'{kind} has no {record.__name__}')
+    if record not in family_records(setup.family):
+        raise KeyError(f'{kind} has no {record.__name__}')
+    return setup.replaced(dataclasses.replace(setup[record], **changes))
 
 
-def build(kind: str, setup: DeviceSetup | None = None) -> Device[Any]:
+def build(kind: str, setup: Setup | None = None) -> Device[Any]:
     """The device of ``kind`` (or of ``setup`` on its robot)."""
     return build_device(robot_of(kind), setup or setup_of(kind))[1]

@@ -23,12 +23,14 @@ from hypothesis import strategies as st
 
 from nps_sonar_py.devices import RangerConfig, build_device, robot_root_pose
 from nps_sonar_py.devices.interface import MAX_FREQUENCY, MIN_FREQUENCY
+from nps_sonar_py.devices.kinds import family_records
 from nps_sonar_py.devices.settings import (
     ImageSettings,
     MotionSettings,
     OutputSettings,
     RangerSettings,
     RobotSettings,
+    SelectionSettings,
 )
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 
@@ -125,9 +127,7 @@ def test_any_float_start_parameter_is_refused_or_builds_a_valid_device(kind: str
     setup = setup_of(kind)
     robot = robot_of(kind)
     fields = [
-        (type(getattr(setup, f.name)), name)
-        for f in dataclasses.fields(setup)
-        for name in _float_fields(type(getattr(setup, f.name)))
+        (record, name) for record in family_records(setup.family) for name in _float_fields(record)
     ]
     assert fields  # every setup has float settings
 
@@ -157,10 +157,8 @@ def test_element_poses_of_any_float_are_refused_or_build_an_array() -> None:
     def check(values: list[float]) -> None:
         try:
             ranger = RangerSettings(element_poses=tuple(values))
-            setup = dataclasses.replace(
-                base,
-                selection=dataclasses.replace(base.selection, sensors='ring_00'),
-                ranger=ranger,
+            setup = base.replaced(
+                dataclasses.replace(base[SelectionSettings], sensors='ring_00'), ranger
             )
             _, device = build_device(robot, setup)
         except REFUSALS as error:

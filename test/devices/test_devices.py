@@ -6,26 +6,26 @@ Expected ranges are the reference scenario's and the corridor's geometry (``refe
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from device_kinds import robot_of, setup_of
 from ranger_scenes import CORRIDOR
 from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, FACETING, SONAR
 
 from nps_sonar_py.description import SensorType
 from nps_sonar_py.devices import (
     Device,
+    Family,
     FanRanger,
-    RangerSetup,
     Rig,
     ScannerRanger,
-    ScanningSetup,
+    Setup,
     SingleBeamSonar,
     SonarArray,
-    SonarSetup,
     SweepRanger,
     build_device,
     choose_sensor,
@@ -33,21 +33,26 @@ from nps_sonar_py.devices import (
     reference_world_file,
     robot_root_pose,
 )
-from nps_sonar_py.devices.build import make_setup, setup_records
+from nps_sonar_py.devices.kinds import ModeSettings, family_records
+from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
+from nps_sonar_py.devices.kinds.multibeam import FanSettings
+from nps_sonar_py.devices.kinds.sweep import SweepSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     GeometrySettings,
     ImageSettings,
+    MotionSettings,
     OutputSettings,
     RangerSettings,
     RobotSettings,
     ScanningSettings,
     SelectionSettings,
     SensorSettings,
-    specs,
 )
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.records import specs
 from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.sensing.echosounder import Detection
 
 ROBOTS = Path(__file__).resolve().parents[2] / 'config' / 'robots'
 #: The reference sonar sits at the world origin of its robot; its robot's root is placed here.
@@ -55,13 +60,14 @@ ORIGIN = robot_root_pose([0.0] * 6)
 
 
 def reference_rig(**beam: object) -> Rig:
-    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings(**beam))  # type: ignore[arg-type]
+    setup = Setup(Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings(**beam))  # type: ignore[arg-type]
     caster = Raycaster(load_world(reference_world_file()))
     return Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
 
 
-def ranger_setup(**ranger: object) -> RangerSetup:
-    return RangerSetup(
+def ranger_setup(**ranger: object) -> Setup:
+    return Setup(
+        Family.RANGER,
         SelectionSettings(),
         RangerSettings(**ranger),  # type: ignore[arg-type]
         GeometrySettings(),
@@ -100,7 +106,7 @@ def test_moving_the_robot_moves_the_sonar() -> None:
 def test_a_rebuilt_device_keeps_the_pose_and_takes_the_new_settings() -> None:
     rig = reference_rig(rays=1)
     rig.move(robot_root_pose([0.0, 0.5, 0.0, 0.0, 0.0, 0.0]), {})
-    setup = dataclasses.replace(rig.setup, beam=BeamSettings(rays=7))  # type: ignore[call-arg]
+    setup = rig.setup.replaced(BeamSettings(rays=7))
     rig.use(setup, rig.rebuilt(setup))
     assert rig.device.ranger_config().frequency == pytest.approx(15.0)  # the URDF's update_rate
     assert isinstance(rig.device, SingleBeamSonar)
@@ -128,9 +134,11 @@ def test_a_scanning_setup_makes_a_sweep_that_assembles_its_sweep() -> None:
     robot = load_robot_from(
         RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
     )
-    setup = ScanningSetup(
+    setup = Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(min_angle=-0.3, max_angle=0.3, step=0.1),
+        ScanningSettings(min_angle=-0.3, max_angle=0.3),
+        SweepSettings(step=0.1),
         GeometrySettings(),
         OutputSettings(),
         BeamSettings(rays=20),
@@ -155,9 +163,12 @@ def test_a_multibeam_setup_makes_a_fan() -> None:
     robot = load_robot_from(
         RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
     )
-    setup = ScanningSetup(
+    setup = Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode='multibeam', min_angle=-0.3, max_angle=0.3, beams=7),
+        ModeSettings('multibeam'),
+        ScanningSettings(min_angle=-0.3, max_angle=0.3),
+        FanSettings(beams=7),
         GeometrySettings(),
         OutputSettings(update_rate=5.0),
         BeamSettings(),
@@ -172,9 +183,11 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
     robot = load_robot_from(
         RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
     )
-    setup = ScanningSetup(
+    setup = Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode='multibeam', min_angle=0.5, max_angle=0.2),  # type: ignore[arg-type]
+        ModeSettings('multibeam'),
+        ScanningSettings(min_angle=0.5, max_angle=0.2),
         GeometrySettings(),
         OutputSettings(),
         BeamSettings(),
@@ -188,7 +201,7 @@ def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> Non
         ConfigurationError,
         match=r"^mode must be sweep, multibeam, sidescan or echosounder, got 'spiral'$",
     ):
-        ScanningSettings(mode='spiral')  # type: ignore[arg-type]
+        ModeSettings('spiral')
 
 
 def test_a_urdf_rate_the_single_beam_sonar_refuses_is_located_at_its_sensor() -> None:
@@ -198,7 +211,7 @@ def test_a_urdf_rate_the_single_beam_sonar_refuses_is_located_at_its_sensor() ->
     robot = load_robot_from(
         RobotSettings(robot_description=source.replace('update_rate="15"', 'update_rate="5000"'))
     )
-    setup = SonarSetup(SensorSettings(), OutputSettings(), BeamSettings())
+    setup = Setup(Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings())
     with pytest.raises(DescriptionError) as refused:
         build_device(robot, setup)
     line = str(refused.value)
@@ -214,9 +227,13 @@ def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -
     robot = load_robot_from(
         RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
     )
-    setup = ScanningSetup(
+    setup = Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode=mode, min_angle=-0.3, max_angle=0.3, beams=7, step=0.1),  # type: ignore[arg-type]
+        ModeSettings(mode),
+        ScanningSettings(min_angle=-0.3, max_angle=0.3),
+        FanSettings(beams=7),
+        SweepSettings(step=0.1),
         GeometrySettings(),
         OutputSettings(),
         BeamSettings(rays=20),
@@ -233,7 +250,7 @@ def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -
         '(a mono16 label is 1 + the entity index)'
     ), line
     # Without publish_labels, the sensor labels nothing, whatever the world holds.
-    _, plain = build_device(robot, dataclasses.replace(setup, images=ImageSettings()), entities=9)
+    _, plain = build_device(robot, setup.replaced(ImageSettings()), entities=9)
     assert plain.sonar.label_entities is None  # type: ignore[attr-defined]
 
 
@@ -249,9 +266,10 @@ def test_the_fan_images_are_refused_where_a_mode_has_images_of_its_own(
 ) -> None:
     """Asked of a side-scan or an echosounder, they would never come: one line says so."""
     loaded = load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / robot)))
-    setup = ScanningSetup(
+    setup = Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode=mode),  # type: ignore[arg-type]
+        ModeSettings(mode),
         GeometrySettings(),
         OutputSettings(),
         BeamSettings(),
@@ -262,10 +280,11 @@ def test_the_fan_images_are_refused_where_a_mode_has_images_of_its_own(
     line = str(refused.value)
     assert '\n' not in line
     assert line.endswith(
-        f'mode {mode} publishes its {own}, not the images of mode multibeam and sweep: '
-        'set publish_image, publish_labels false'
+        f'mode {mode} does not use publish_image and publish_labels: it publishes its {own}, '
+        'not the images of mode multibeam and sweep; set publish_image false, '
+        'publish_labels false'
     ), line
-    build_device(loaded, dataclasses.replace(setup, images=ImageSettings()))  # accepted
+    build_device(loaded, setup.replaced(ImageSettings()))  # accepted
 
 
 @pytest.mark.parametrize(
@@ -277,9 +296,11 @@ def test_the_echosounder_refuses_the_image_options_its_detection_would_ignore(
     loaded = load_robot_from(
         RobotSettings(robot_description_file=str(ROBOTS / 'echosounder.urdf'))
     )
-    setup = ScanningSetup(
+    setup = Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode='echosounder', **imaging),  # type: ignore[arg-type]
+        ModeSettings('echosounder'),
+        ScanningSettings(**imaging),  # type: ignore[arg-type]
         GeometrySettings(),
         OutputSettings(),
         BeamSettings(),
@@ -288,24 +309,22 @@ def test_the_echosounder_refuses_the_image_options_its_detection_would_ignore(
         build_device(loaded, setup)
     line = str(refused.value)
     assert '\n' not in line
-    assert 'mode echosounder detects the bottom in the plain echo: set tvg none' in line, line
+    [name] = imaging
+    default = {'tvg': 'none', 'cell_speckle': 'false', 'side_lobe_db': '0'}[name]
+    assert line.endswith(
+        f'mode echosounder does not use {name}: it detects the bottom in the plain echo (they '
+        f'shape the images of mode multibeam and sidescan); set {name} {default}'
+    ), line
 
 
 def test_setups_are_made_of_records_and_no_parameter_is_declared_twice() -> None:
-    for kind in (SonarSetup, RangerSetup, ScanningSetup):
-        records = setup_records(kind)
-        made = make_setup(kind, lambda record: record())
-        assert [type(getattr(made, f.name)) for f in dataclasses.fields(kind)] == list(records)
-    every = (
-        RobotSettings,
-        SensorSettings,
-        SelectionSettings,
-        OutputSettings,
-        GeometrySettings,
-        RangerSettings,
-        ScanningSettings,
-        BeamSettings,
-    )
+    for family in Family:
+        records = family_records(family)
+        made = Setup(family, *(record() for record in records))
+        assert [type(made[record]) for record in records] == list(records)
+    every = {RobotSettings, MotionSettings}
+    for family in Family:
+        every |= set(family_records(family))
     names = [spec.name for record in every for spec in specs(record)]
     assert len(names) == len(set(names))
 
@@ -327,3 +346,56 @@ def test_an_error_at_a_sensor_of_a_xacro_robot_says_it_is_in_xacros_output() -> 
     message = str(error.value)
     assert 'demo_robot.urdf.xacro (xacro output):' in message
     assert message.endswith('<sensor name="imu">: is of type "imu", not "sonar"')
+
+
+@pytest.mark.parametrize(
+    ('mode', 'record', 'name', 'value', 'default'),
+    [
+        ('sidescan', ImageSettings, 'publish_projected_image', True, 'false'),
+        ('echosounder', ImageSettings, 'publish_projected_image', True, 'false'),
+        ('sweep', ImageSettings, 'publish_projected_image', True, 'false'),
+        ('sidescan', BeamSettings, 'beam_width', 0.1, '0'),
+        ('echosounder', BeamSettings, 'beam_width', 0.1, '0'),
+        ('multibeam', ImageSettings, 'sweep_image_update', 'step', 'sweep'),
+    ],
+)
+def test_a_setting_a_kind_does_not_use_is_refused_in_one_line(
+    mode: str, record: type[Any], name: str, value: object, default: str
+) -> None:
+    """Accepted and never used, it would mislead: each kind refuses its family's others."""
+    kind = 'multibeam' if mode == 'sweep' else mode
+    robot = robot_of(kind)
+    setup = setup_of(kind).replaced(ModeSettings(mode), record(**{name: value}))
+    with pytest.raises(DescriptionError) as refused:
+        build_device(robot, setup)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert f': mode {mode} does not use {name}: ' in line, line
+    assert line.endswith(f'; set {name} {default}'), line
+    build_device(robot, setup.replaced(record()))  # the default: accepted
+
+
+@pytest.mark.parametrize(
+    ('mode', 'record', 'name', 'value'),
+    [
+        ('multibeam', ImageSettings, 'publish_projected_image', True),
+        ('sweep', ImageSettings, 'sweep_image_update', 'step'),
+        ('multibeam', BeamSettings, 'beam_width', 0.1),
+    ],
+)
+def test_the_kind_that_uses_a_setting_takes_it(
+    mode: str, record: type[Any], name: str, value: object
+) -> None:
+    """The negative control of the refusals above: the same setting where it is used."""
+    kind = 'multibeam'  # its robot; sweep and multibeam share it
+    setup = setup_of(kind).replaced(ModeSettings(mode), record(**{name: value}))
+    _, device = build_device(robot_of(kind), setup)
+    assert type(device).__name__ == {'multibeam': 'FanRanger', 'sweep': 'SweepRanger'}[mode]
+
+
+def test_every_choice_is_checked_by_the_record_in_one_line() -> None:
+    """``detection_time`` was a string whose choices nobody checked: ``peak`` ended the node."""
+    with pytest.raises(ConfigurationError) as refused:
+        EchosounderSettings(detection_time='peak')  # type: ignore[arg-type]
+    assert str(refused.value) == "detection_time must be amplitude or axis, got 'peak'"
+    assert EchosounderSettings(detection_time='axis').detection_time is Detection.AXIS  # type: ignore[arg-type]

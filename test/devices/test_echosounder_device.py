@@ -16,15 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nps_sonar_py.devices import Rig, ScanningSetup, build_device, load_robot_from
-from nps_sonar_py.devices.echosounder import EchosounderRanger
+from nps_sonar_py.devices import Family, Rig, Setup, build_device, load_robot_from
+from nps_sonar_py.devices.kinds import ModeSettings
+from nps_sonar_py.devices.kinds.echosounder import EchosounderRanger, EchosounderSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
-    EchosounderSettings,
     GeometrySettings,
     OutputSettings,
     RobotSettings,
-    ScanningSettings,
     SensorSettings,
 )
 from nps_sonar_py.scene import Raycaster, load_world
@@ -38,11 +37,12 @@ D, Z_S = 4.0, 2.995  # the seabed below the transducer, the sea surface above it
 R_GHOST = 2.0 * D + Z_S  # a bin centre (0.2 + 0.01 (k + 1/2)), within the 15 m window
 
 
-def setup(bounces: int) -> ScanningSetup:
+def setup(bounces: int) -> Setup:
     """Three beams (nadir and +-0.3 rad), the sea surface Z_S above the transducer."""
-    return ScanningSetup(
+    return Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode='echosounder'),  # type: ignore[arg-type]
+        ModeSettings('echosounder'),
         GeometrySettings(),
         OutputSettings(update_rate=1.0),
         BeamSettings(
@@ -53,7 +53,7 @@ def setup(bounces: int) -> ScanningSetup:
             sea_surface_z=D + Z_S,
             surface_loss_db=1.0,
         ),
-        echosounder=EchosounderSettings(
+        EchosounderSettings(
             swath_beams=3,
             swath_min_angle=-0.3,
             swath_max_angle=0.3,

@@ -14,17 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nps_sonar_py.devices import RangerConfig, Rig, ScanningSetup, build_device, load_robot_from
+from nps_sonar_py.devices import Family, RangerConfig, Rig, Setup, build_device, load_robot_from
+from nps_sonar_py.devices.kinds import ModeSettings
+from nps_sonar_py.devices.kinds.sidescan import SidescanRanger, SidescanReading, SidescanSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     GeometrySettings,
     OutputSettings,
     RobotSettings,
-    ScanningSettings,
     SensorSettings,
-    SidescanSettings,
 )
-from nps_sonar_py.devices.sidescan import SidescanRanger, SidescanReading
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -33,15 +32,16 @@ ROBOT = str(Path(__file__).resolve().parents[2] / 'config' / 'robots' / 'sidesca
 H, C, MAX_RANGE, BINS = 8.0, 1500.0, 50.0, 500
 
 
-def setup(rate: float = 10.0, **sidescan: object) -> ScanningSetup:
+def setup(rate: float = 10.0, **sidescan: object) -> Setup:
     """The shipped robot's side-scan with BINS bins at C m/s."""
-    return ScanningSetup(
+    return Setup(
+        Family.SCANNING,
         SensorSettings(),
-        ScanningSettings(mode='sidescan'),  # type: ignore[arg-type]
+        ModeSettings('sidescan'),
         GeometrySettings(),
         OutputSettings(update_rate=rate),
         BeamSettings(range_bins=BINS, sound_speed=C, absorption='none'),  # type: ignore[arg-type]
-        sidescan=SidescanSettings(**sidescan),  # type: ignore[arg-type]
+        SidescanSettings(**sidescan),  # type: ignore[arg-type]
     )
 
 

@@ -56,6 +56,34 @@ def _stays(r: Receiver, node: subprocess.Popen[str], expected: float) -> None:
     assert [m.range for m in after] == pytest.approx([expected] * AFTER, abs=1e-6)
 
 
+def _good_then_bad(
+    r: Receiver,
+    parameters: dict[str, Any],
+    topic: tuple[Any, str],
+    good: Any,
+    bad: Any,
+    warning: str,
+) -> None:
+    """A node whose ``good`` message brings the sonar 0.5 m nearer the cylinder; then ``bad``.
+
+    ``bad`` is dropped with ``ignored a message on <warning>``, the range of ``good`` stays,
+    and the node exits 0 on SIGINT without a traceback.
+    """
+    msg_type, name = topic
+    with running('sonar_node', parameters) as node:
+        log = NodeLog(node)
+        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
+            _boresight_to_cylinder(SONAR[1]), abs=1e-6
+        )
+        with publishing(r, msg_type, name, lambda: good):
+            _reaches(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+        with publishing(r, msg_type, name, lambda: bad):
+            log.wait_for(f'ignored a message on {warning}')
+            _stays(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+        assert log.stop() == 0
+    assert 'Traceback' not in log.text()
+
+
 def _set(message: Any, path: str, value: float) -> Any:
     """A copy of ``message`` with the field at dotted ``path`` set to ``value``."""
     message = copy.deepcopy(message)
@@ -88,18 +116,8 @@ def test_bad_odometry_keeps_the_last_good_pose(
     good.pose.pose.position.y = 0.5  # the robot 0.5 m nearer the cylinder
     good.pose.pose.orientation.w = 1.0
     bad = _set(good, field, value)
-    with running('sonar_node', {**ONE_RAY, 'pose_source': 'odometry'}) as node:
-        log = NodeLog(node)
-        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
-            _boresight_to_cylinder(SONAR[1]), abs=1e-6
-        )
-        with publishing(r, Odometry, 'odom', lambda: good):
-            _reaches(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
-        with publishing(r, Odometry, 'odom', lambda: bad):
-            log.wait_for(f'ignored a message on /odom: {problem}')
-            _stays(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
-        assert log.stop() == 0
-    assert 'Traceback' not in log.text()
+    parameters = {**ONE_RAY, 'pose_source': 'odometry'}
+    _good_then_bad(r, parameters, (Odometry, 'odom'), good, bad, f'/odom: {problem}')
 
 
 def test_a_nan_joint_state_keeps_the_last_good_joints(receiver: Any, tmp_path: Path) -> None:
@@ -130,6 +148,42 @@ def test_a_nan_joint_state_keeps_the_last_good_joints(receiver: Any, tmp_path: P
                 _reaches(r, node, SONAR[0] + 0.5)
         assert log.stop() == 0
     assert 'Traceback' not in log.text()
+
+
+#: The reference sonar on a prismatic joint "lift" that slides it along world +y, limited to
+#: +-1 m, beside a continuous joint "wheel" that carries nothing the sonar sees.
+LIFT_ROBOT = (
+    PAN_ROBOT.replace('<joint name="pan" type="revolute">', '<joint name="lift" type="prismatic">')
+    .replace(
+        '<axis xyz="0 0 1"/><limit lower="-3.2" upper="3.2" effort="1" velocity="1"/>',
+        '<axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/>',
+    )
+    .replace(
+        '<link name="head"/>',
+        '<link name="head"/><link name="wheel_link"/>'
+        '<joint name="wheel" type="continuous"><parent link="base_link"/>'
+        '<child link="wheel_link"/><axis xyz="0 1 0"/></joint>',
+    )
+)
+
+
+def test_a_joint_position_past_its_urdf_limits_keeps_the_last_good_joints(
+    receiver: Any, tmp_path: Path
+) -> None:
+    """1e7 m on a joint limited to +-1 m read inf on every range; now it is dropped, warned."""
+    from sensor_msgs.msg import JointState, Range
+
+    assert LIFT_ROBOT.count('type="prismatic"') == 1
+    assert 'type="continuous"' in LIFT_ROBOT
+    robot = tmp_path / 'lift_sonar.urdf'
+    robot.write_text(LIFT_ROBOT)
+    r = receiver(Range, 'sonar/range')
+    # Within the limits, beside a continuous joint 10 million radians round: both taken.
+    lifted = JointState(name=['lift', 'wheel'], position=[0.5, 1e7])
+    past = JointState(name=['wheel', 'lift'], position=[0.0, 1e7])
+    parameters = {**ONE_RAY, 'robot_description_file': str(robot)}
+    warning = "/joint_states: position[1] 1e+07 m is outside the limits [-1, 1] m (joint 'lift')"
+    _good_then_bad(r, parameters, (JointState, 'joint_states'), lifted, past, warning)
 
 
 @pytest.mark.parametrize(

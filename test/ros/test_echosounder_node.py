@@ -209,3 +209,25 @@ def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
     ]
     line = exit_line(command)
     assert 'detection_threshold_db' in line, line
+
+
+@pytest.mark.parametrize(
+    ('more', 'words'),
+    [
+        # A choice nobody checked was a 40-line ValueError traceback and status 1.
+        ({'detection_time': 'peak'}, "detection_time must be amplitude or axis, got 'peak'"),
+        # Accepted and never published, it misled: refused by the kind, naming its default.
+        (
+            {'publish_projected_image': True},
+            'mode echosounder does not use publish_projected_image: ',
+        ),
+    ],
+    ids=['choice', 'unused'],
+)
+def test_a_bad_choice_or_an_unused_setting_stops_the_node_with_one_line(
+    tmp_path: Path, more: dict[str, object], words: str
+) -> None:
+    robot, world = scene(tmp_path)
+    command = [executable('scanning_sonar_node'), *ros_args(parameters(robot, world, **more))]
+    line = exit_line(command)
+    assert words in line, line

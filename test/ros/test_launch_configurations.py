@@ -3,9 +3,10 @@
 Each case starts the same executable with the same node name, parameter file and
 parameters that the launch file passes by default, from the installed share directory as
 ``ros2 launch`` would, and checks that the node comes up publishing. ``ranger.launch.py``'s
-device table is read from the launch file itself, so a device added there is tested here;
-``gazebo_sonar.launch.py``'s moving models likewise, checked against the SDF world's pose
-publishers and the bridge's configuration.
+devices are started by ``test_readme_commands.py``, from the README's ``scripts/run`` lines,
+which ``test/test_device_choices.py`` checks against the launch file's device table;
+``gazebo_sonar.launch.py``'s moving models are read from the launch file itself, checked
+against the SDF world's pose publishers and the bridge's configuration.
 """
 
 from __future__ import annotations
@@ -31,17 +32,6 @@ def share() -> Path:
     if found is None:
         pytest.fail('nps_sonar is not installed in any AMENT_PREFIX_PATH prefix; run scripts/test')
     return found
-
-
-def ranger_devices() -> dict[str, tuple[Any, ...]]:
-    """The ``DEVICES`` table of launch/ranger.launch.py, read without importing launch."""
-    tree = ast.parse((LAUNCH / 'ranger.launch.py').read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(
-            getattr(t, 'id', '') == 'DEVICES' for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    pytest.fail('launch/ranger.launch.py has no DEVICES table')
 
 
 def launch_arguments(
@@ -86,25 +76,6 @@ def _wait_for_topic(
             )
         time.sleep(0.1)
     pytest.fail(f'no {type_name} topic in {timeout} s')
-
-
-@pytest.mark.parametrize('device', sorted(ranger_devices()))
-def test_ranger_launch_configurations(receiver, device: str) -> None:
-    from rosgraph_msgs.msg import Clock
-
-    from nps_sonar.msg import RangerData
-
-    executable, name, robot, params, extra = ranger_devices()[device]
-    s = share()
-    parameters = {'robot_description_file': str(s / 'config' / 'robots' / robot), **extra}
-    probe = receiver(Clock, '/unused_probe')  # a node to look at the graph with
-    arguments = launch_arguments(name, s / 'config' / params, parameters)
-    with running(executable, parameters, extra=arguments) as node:
-        topic = _wait_for_topic(probe, 'nps_sonar/msg/RangerData', node)
-        data = receiver(RangerData, topic)
-        message = data.wait_for(1, timeout=30.0, process=node)[-1]
-    assert len(message.ranges) > 0
-    assert topic.endswith('/ranger')
 
 
 def _gazebo_models() -> str:

@@ -264,6 +264,11 @@ def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
         ([str(tmp_path / 'exists')], 'exists already'),
         ([str(tmp_path / 'bag'), '--topics', '/x:not_a_type'], 'expected pkg/msg/Name'),
         ([str(tmp_path / 'bag'), '--topics', '/x:no_such_pkg/msg/Thing'], 'is not installed'),
+        (
+            [str(tmp_path / 'bag'), '--waterfall'],
+            '--waterfall records the waterfall of --sidescan',
+        ),
+        ([str(tmp_path / 'bag'), '--sidescan', '/'], "--sidescan '/': expected the sensor name"),
     ):
         done = subprocess.run(
             [executable('sonar_record'), *args], capture_output=True, text=True, timeout=60

@@ -49,18 +49,38 @@ SONAR_HALF_ANGLE = math.atan(0.3 / 7.0)
 NODES = {('robot_sensors', '/'), ('sonar', '/'), ('front_scanner', '/'), ('rear_ranger', '/')}
 
 
-def launch_defaults() -> dict[str, str]:
-    """The default of each argument of launch/demo_robot.launch.py.
+def _declared(tree: ast.AST) -> dict[str, str]:
+    """Name -> default of each ``DeclareLaunchArgument`` call of ``tree`` with a literal name.
 
     A call's source text if the default is not a literal.
     """
-    tree = ast.parse((REPOSITORY / 'launch' / 'demo_robot.launch.py').read_text())
     defaults = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'DeclareLaunchArgument':
             value = next(k.value for k in node.keywords if k.arg == 'default_value')
             literal = isinstance(value, ast.Constant)
             defaults[node.args[0].value] = value.value if literal else ast.unparse(value)
+    return defaults
+
+
+def launch_defaults() -> dict[str, str]:
+    """The default of each argument of launch/demo_robot.launch.py.
+
+    Its own ``DeclareLaunchArgument`` calls, and those of the helpers of
+    launch/nps_sonar_launch.py it calls (``namespace_argument()``, ...). A call's source text
+    if the default is not a literal.
+    """
+    launch = REPOSITORY / 'launch'
+    tree = ast.parse((launch / 'demo_robot.launch.py').read_text())
+    defaults = _declared(tree)
+    helpers = {
+        function.name: _declared(function)
+        for function in ast.parse((launch / 'nps_sonar_launch.py').read_text()).body
+        if isinstance(function, ast.FunctionDef)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', '') in helpers:
+            defaults.update(helpers[node.func.id])  # type: ignore[attr-defined]
     return defaults
 
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from nps_sonar_py.devices.settings import Record, SonarTopicSettings, setting, specs
+from nps_sonar_py.devices.kinds.single_beam import SonarTopicSettings
 from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
+from nps_sonar_py.records import Record, setting, specs
 
 pytestmark = pytest.mark.ros
 

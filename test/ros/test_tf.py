@@ -132,7 +132,7 @@ def test_interface_templates_are_not_packages_for_colcon_or_rosdep() -> None:
 def _ranger_frames(sensors: str, element_poses: tuple[float, ...] = ()) -> dict[Any, Any]:
     """``(parent, child) -> transform`` of a ranger device on config/robots/sonar_ring.urdf."""
     from nps_sonar_py.description import load_robot
-    from nps_sonar_py.devices.build import RangerSetup, build_device
+    from nps_sonar_py.devices import Family, Setup, build_device
     from nps_sonar_py.devices.settings import (
         BeamSettings,
         GeometrySettings,
@@ -143,7 +143,8 @@ def _ranger_frames(sensors: str, element_poses: tuple[float, ...] = ()) -> dict[
     from nps_sonar_py.ros.tf import sensor_frames
 
     robot = load_robot(Path(__file__).resolve().parents[2] / 'config/robots/sonar_ring.urdf')
-    setup = RangerSetup(
+    setup = Setup(
+        Family.RANGER,
         SelectionSettings(sensors),
         RangerSettings(element_poses=element_poses),
         GeometrySettings(),

@@ -21,7 +21,9 @@ import pytest
 from numpy.typing import NDArray
 from scipy.integrate import quad
 
-from nps_sonar_py.devices import FanRanger, ScanningSetup, build_device, load_robot_from
+from nps_sonar_py.devices import Family, FanRanger, Setup, build_device, load_robot_from
+from nps_sonar_py.devices.kinds import ModeSettings
+from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     GeometrySettings,
@@ -291,10 +293,13 @@ def test_scanning_settings_reach_the_fan_and_the_image_and_a_bad_one_is_located(
         RobotSettings(robot_description_file=str(robots / 'ranger_scanning_sonar.urdf'))
     )
 
-    def setup(**scanning: object) -> ScanningSetup:
-        return ScanningSetup(
+    def setup(vertical_pattern: str = 'uniform', **scanning: object) -> Setup:
+        return Setup(
+            Family.SCANNING,
             SensorSettings(),
-            ScanningSettings(mode='multibeam', min_angle=-0.3, max_angle=0.3, **scanning),  # type: ignore[arg-type]
+            ModeSettings('multibeam'),
+            ScanningSettings(min_angle=-0.3, max_angle=0.3, **scanning),  # type: ignore[arg-type]
+            FanSettings(vertical_pattern=vertical_pattern),  # type: ignore[arg-type]
             GeometrySettings(),
             OutputSettings(update_rate=5.0),
             BeamSettings(),
@@ -317,9 +322,11 @@ def test_scanning_settings_reach_the_fan_and_the_image_and_a_bad_one_is_located(
     with pytest.raises(DescriptionError, match=r'<sensor name=.*tvg: 40log gain .* <= 250 dB'):
         build_device(
             robot,
-            ScanningSetup(
+            Setup(
+                Family.SCANNING,
                 SensorSettings(),
-                ScanningSettings(mode='multibeam', min_angle=-0.3, max_angle=0.3, tvg='40log'),
+                ModeSettings('multibeam'),
+                ScanningSettings(min_angle=-0.3, max_angle=0.3, tvg='40log'),  # type: ignore[arg-type]
                 GeometrySettings(),
                 OutputSettings(update_rate=5.0),
                 BeamSettings(absorption='fixed', absorption_db_per_m=1000.0),

@@ -283,14 +283,23 @@ def test_min_ping_interval_is_the_two_way_travel_time() -> None:
 @pytest.mark.parametrize(
     ('kwargs', 'message'),
     [
-        ({'horizontal_width': 0.0}, 'horizontal_width must be in (0, pi/2)'),
-        ({'vertical_width': math.pi}, 'vertical_width must be in (0, pi)'),
-        ({'tilt': -0.1}, 'tilt must be in (0, pi/2)'),
+        (
+            {'horizontal_width': 0.0},
+            'horizontal_width must be a finite number in [0.0001, 0.523599], got 0.0',
+        ),
+        (
+            {'vertical_width': math.pi},
+            'vertical_width must be a finite number in [0.0174533, 2.96706]',
+        ),
+        ({'tilt': -0.1}, 'tilt must be a finite number in [0.001, 1.5698], got -0.1'),
         ({'rays_along': 0}, 'rays_along must be an integer in [1, 1000]'),
         ({'rays_per_bin': 2.5}, 'rays_per_bin must be an integer'),
-        ({'min_altitude': 0.0}, 'min_altitude must be > 0 m'),
-        ({'max_altitude': 1.0}, 'max_altitude must be >= min_altitude'),
-        ({'vertical_pattern': 'fan'}, 'vertical_pattern: must be one of'),
+        ({'min_altitude': 0.0}, 'min_altitude must be a finite number in [0.01, 10000]'),
+        ({'max_altitude': 1.0}, 'max_altitude (1) must be >= min_altitude (2)'),
+        (
+            {'vertical_pattern': 'fan'},
+            'vertical_pattern must be piston, gaussian, sinc, sinc_dave or uniform',
+        ),
     ],
 )
 def test_bad_configurations_are_refused_in_one_line(
@@ -311,7 +320,7 @@ def test_bad_configurations_are_refused_in_one_line(
         (echo(max_range=1.5), SidescanConfig(), 'min_altitude (2 m) must be < max_range'),
         (
             echo(),
-            SidescanConfig(tilt=0.01, vertical_width=0.01),  # below asin(2 / 75)
+            SidescanConfig(tilt=0.01, vertical_width=math.radians(1.0)),  # below asin(2 / 75)
             'never reaches the seabed',
         ),
         (echo(max_range=5000.0, fixed_absorption=1.0, n_bins=100), SidescanConfig(), 'tvg'),

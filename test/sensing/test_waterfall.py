@@ -24,6 +24,7 @@ from nps_sonar_py.sensing.waterfall import (
     MAX_WATERFALL_PIXELS,
     MAX_WATERFALL_SAMPLES,
     Waterfall,
+    WaterfallConfig,
     ground_range_profiles,
 )
 
@@ -67,7 +68,7 @@ def test_the_water_column_is_removed_in_ground_range() -> None:
 def test_line_layout_port_reversed_left_newest_on_top() -> None:
     port = np.arange(1.0, 801.0)
     starboard = 1000.0 + np.arange(800.0)
-    waterfall = Waterfall(3, 800)
+    waterfall = Waterfall(WaterfallConfig(3, 800))
     assert waterfall.add(synthetic(port, starboard), np.zeros(3))
     assert waterfall.add(synthetic(2 * port, 2 * starboard), np.zeros(3))
     image = waterfall.image()
@@ -81,7 +82,7 @@ def test_line_layout_port_reversed_left_newest_on_top() -> None:
 
 def test_line_spacing_adds_lines_per_distance_travelled() -> None:
     ping = synthetic(np.ones(800), np.ones(800))
-    waterfall = Waterfall(10, 100, line_spacing=0.5)
+    waterfall = Waterfall(WaterfallConfig(10, 100, line_spacing=0.5))
     assert waterfall.add(ping, [0.0, 0.0, 0.0])  # the first ping starts the track
     assert not waterfall.add(ping, [0.3, 0.0, 0.0])
     assert waterfall.add(ping, [0.3, 0.4, -5.0])  # 0.3 + 0.4 m travelled: one line; z ignored
@@ -96,7 +97,7 @@ def test_line_spacing_adds_lines_per_distance_travelled() -> None:
 
 
 def test_a_jump_of_more_spacings_than_lines_fills_the_image_once() -> None:
-    waterfall = Waterfall(4, 10, line_spacing=1.0)
+    waterfall = Waterfall(WaterfallConfig(4, 10, line_spacing=1.0))
     waterfall.add(synthetic(np.ones(800), np.ones(800)), np.zeros(3))
     assert waterfall.add(synthetic(np.full(800, 3.0), np.ones(800)), [1e5, 0.0, 0.0])
     np.testing.assert_array_equal(waterfall.image()[:, :10], 3.0)
@@ -104,7 +105,9 @@ def test_a_jump_of_more_spacings_than_lines_fills_the_image_once() -> None:
 
 def test_slant_samples_resample_the_bins_by_nearest_bin() -> None:
     port = np.arange(800.0)
-    waterfall = Waterfall(1, 400)  # two bins per sample: the bin at the sample's centre
+    waterfall = Waterfall(
+        WaterfallConfig(1, 400)
+    )  # two bins per sample: the bin at the sample's centre
     waterfall.add(synthetic(port, port), np.zeros(3))
     np.testing.assert_array_equal(waterfall.image()[0, 400:], port[1::2])
 
@@ -137,7 +140,9 @@ def test_a_target_lands_on_the_row_the_line_spacing_predicts(
     # pings within 0.26 m of x = 5 m see it, and of the lines (every 0.5 m) only x = 5 m.
     sonar = SidescanSonar(echo, SidescanConfig(), np.eye(4))
     spacing, step = 0.5, 0.1
-    waterfall = Waterfall(30, 800, ground_range=ground_range, line_spacing=spacing)
+    waterfall = Waterfall(
+        WaterfallConfig(30, 800, ground_range=ground_range, line_spacing=spacing)
+    )
     added = 0
     for i in range(101):  # x = 0 .. 10 m
         pose = np.eye(4)
@@ -165,16 +170,16 @@ def test_a_target_lands_on_the_row_the_line_spacing_predicts(
         ((10, MAX_WATERFALL_SAMPLES + 1), {}, 'samples must be an integer'),
         ((10, 2.5), {}, 'samples must be an integer'),
         ((MAX_WATERFALL_LINES, MAX_WATERFALL_SAMPLES), {}, f'over {MAX_WATERFALL_PIXELS} pixels'),
-        ((10, 10), {'line_spacing': -1.0}, 'line_spacing must be >= 0 m'),
-        ((10, 10), {'line_spacing': math.nan}, 'line_spacing must be >= 0 m'),
-        ((10, 10), {'ground_range': 'yes'}, 'ground_range must be a bool'),
+        ((10, 10), {'line_spacing': -1.0}, 'line_spacing must be 0 or a finite number in [0.001'),
+        ((10, 10), {'line_spacing': math.nan}, 'line_spacing must be 0 or a finite number in'),
+        ((10, 10), {'ground_range': 'yes'}, 'ground_range must be true or false'),
     ],
 )
 def test_bad_waterfall_sizes_are_refused_in_one_line(
     args: tuple[object, object], kwargs: dict[str, object], message: str
 ) -> None:
     with pytest.raises(ConfigurationError) as caught:
-        Waterfall(*args, **kwargs)  # type: ignore[arg-type]
+        WaterfallConfig(*args, **kwargs)  # type: ignore[arg-type]
     assert message in str(caught.value)
     assert '\n' not in str(caught.value)
 

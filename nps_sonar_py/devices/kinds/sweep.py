@@ -1,18 +1,21 @@
-"""Scanning and multibeam sonars as devices of one element (``sensing.sweep``, ``.multibeam``).
+"""The mechanically scanned sonar (``mode: sweep``): one beam stepped through a sector.
 
-A scanning sonar's reading is one step of its sweep: the ping at the head angle of that
-step and, when the step ends a sweep, the whole sweep as one scan. A multibeam's reading
-is one ping of every beam.
+Its settings are the head's stepping (:class:`SweepSettings`) and the scanning node's sector
+(``ScanningSettings``: ``min_angle``, ``max_angle``). A reading is one step: the ping at
+that step's head angle and, when the step ends a sweep, the whole sweep as one scan. It
+publishes ``SonarPoint`` per step, ``LaserScan`` and ``RangerData`` per sweep, and the
+switched-on images of its latest sweep (``ros/outputs.py``, part ``sweep``).
 """
 
 from __future__ import annotations
 
-import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import (
     Beam,
     RangerConfig,
@@ -21,14 +24,45 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
     window_problem,
 )
-from nps_sonar_py.devices.pinging import PingingRanger, beam_axes, echo_with_ranges, rebuilt
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.pinging import echo_with_ranges
+from nps_sonar_py.devices.sensors import located, one_sonar_mount
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    GeometrySettings,
+    ImageSettings,
+    ScanningSettings,
+    SensorSettings,
+)
 from nps_sonar_py.echo import EchoConfig, Ping
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
-from nps_sonar_py.sensing.multibeam import FanPing, MultibeamSonar, fan_problem
+from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig, SweepStep, sweep_problem
 
-__all__ = ['FanRanger', 'SweepRanger', 'SweepReading', 'SweepScan']
+__all__ = ['KIND', 'SweepRanger', 'SweepReading', 'SweepScan', 'SweepSettings']
+
+
+@dataclass(frozen=True)
+class SweepSettings(Record):
+    """The head's stepping (``mode: sweep``); :meth:`sweep_config` builds the core's."""
+
+    step: float = setting(
+        2.0 * math.pi / 400, 'sweep: head step [rad] (Ping360: 2 pi / 400)', 1e-6, 2.0 * math.pi
+    )
+    step_period: float = setting(
+        0.0, 'sweep: seconds per step, >= 2 max_range / c; 0: exactly that', 0.0, 3600.0
+    )
+    bounce: bool = setting(
+        False, 'sweep: a sector goes back and forth instead of restarting at min_angle'
+    )
+
+    def sweep_config(self, sector: ScanningSettings) -> SweepConfig:
+        """The head's stepping through ``sector``; every name is the core field's."""
+        return SweepConfig(
+            sector.min_angle, sector.max_angle, self.step, self.step_period, self.bounce
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,6 +160,13 @@ class SweepRanger:
             )
         return SweepReading(step, ping, sweep)
 
+    def image_geometry(self) -> SectorGeometry:
+        """The geometry of a sweep's images: its head angles and the range bins."""
+        sonar = self.sonar
+        return SectorGeometry.of_beams(
+            sonar.steps_per_sweep, float(sonar.angles[0]), sonar.sweep.step, sonar.echo
+        )
+
     def beams(self) -> tuple[Beam, ...]:
         """The head's beam is not drawn."""
         return ()
@@ -178,32 +219,43 @@ class SweepRanger:
         return None
 
 
-class FanRanger(PingingRanger[MultibeamSonar]):
-    """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
+def build(robot: Robot, setup: Setup, entities: int) -> Built:
+    """The sonar's head stepping through the sector (``entities``: labels' table length)."""
+    chosen = setup[SensorSettings]
+    sensor, mount = one_sonar_mount(
+        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
+    )
+    geometry = mount.geometry({})
+    beam = setup[BeamSettings]
+    labels = entities if setup[ImageSettings].publish_labels else None
 
-    def read(self, caster: SurfaceCaster) -> FanPing:
-        """One ping of every beam."""
-        return self.sonar.ping(caster)
-
-    def ranger_config(self) -> RangerConfig:
-        """The configuration in Ranger terms."""
-        f, e = self.sonar.fan, self.sonar.echo
-        return RangerConfig(
-            f.min_angle,
-            f.max_angle,
-            f.spacing,
-            e.min_range,
-            e.max_range,
-            e.bin_width,
-            self.frequency,
+    def make() -> SweepRanger:
+        echo = beam.echo_config(sensor.sonar)
+        sonar = ScanningSonar(
+            echo,
+            setup[SweepSettings].sweep_config(setup[ScanningSettings]),
+            geometry.pose,
+            n_rays=beam.rays,
+            label_entities=labels,
+            multipath=beam.multipath_config(),
         )
+        return SweepRanger(sonar, geometry, limits=(echo.min_range, echo.max_range))
 
-    def _angles_problem(self, config: RangerConfig) -> str | None:
-        """Beam axes: their spacing sets the beam count, within what a fan may hold."""
-        intervals, problem = steps_problem(config)
-        return problem or fan_problem(intervals + 1, config.min_angle, config.max_angle)
+    return mount, located(sensor, make)
 
-    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> MultibeamSonar:
-        """The fan of the new axes."""
-        fan = dataclasses.replace(self.sonar.fan, **beam_axes(config))
-        return rebuilt(self.sonar, echo=echo, fan=fan)
+
+KIND = Kind(
+    name='sweep',
+    family=Family.SCANNING,
+    summary='one beam stepped through a sector',
+    device=SweepRanger,
+    build=build,
+    records=(SweepSettings,),
+    outputs=('sweep',),
+    unused=(
+        Unused(
+            ('publish_projected_image',),
+            'it publishes no ProjectedSonarImage (mode multibeam does)',
+        ),
+    ),
+)

@@ -1,0 +1,182 @@
+"""The dataset-wide files, made from the samples' records in sample order.
+
+The same bytes however the samples ran.
+
+* ``manifest.parquet``: one row a sample, every drawn value (``draw.MANIFEST_COLUMNS``), its
+  ``status`` (``ok`` or ``failed``) and ``error``; written by pyarrow without statistics or
+  timestamps.
+* ``coco.json``: the images, the object categories and every box (ids in sample order).
+* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``2 + k``).
+* ``README.md``: the dataset card: the spec, the counts, per-class statistics.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from nps_sonar_py.dataset.draw import MANIFEST_COLUMNS
+from nps_sonar_py.dataset.files import json_bytes, record_path
+from nps_sonar_py.dataset.spec import Spec
+
+__all__ = ['dataset_files', 'manifest_bytes', 'read_manifest', 'read_records']
+
+
+def read_records(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record of each row's sample (``status`` ``missing`` if it has none)."""
+    records = []
+    for row in rows:
+        path = out / record_path(row['id'])
+        if path.is_file():
+            records.append(json.loads(path.read_text()))
+        else:
+            records.append({'id': row['id'], 'status': 'missing', 'error': 'not made'})
+    return records
+
+
+def manifest_bytes(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> bytes:
+    """The manifest as Parquet bytes: the drawn values, status and error of every sample."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns: dict[str, list[Any]] = {
+        name: [row[name] for row in rows] for name in MANIFEST_COLUMNS
+    }
+    columns['status'] = [r['status'] for r in records]
+    columns['error'] = [r.get('error', '') for r in records]
+    table = pa.table(columns)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression='zstd', write_statistics=False, store_schema=True)
+    return buffer.getvalue()
+
+
+def read_manifest(path: Path) -> list[dict[str, Any]]:
+    """The manifest's rows as dicts (the values :func:`draw.draw_row` gave)."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows
+
+
+def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
+    images: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
+    for index, record in enumerate(records):
+        if record['status'] != 'ok':
+            continue
+        images.append(
+            {
+                'id': index,
+                'file_name': f'images/{record["id"]}.png',
+                'width': record['width'],
+                'height': record['height'],
+            }
+        )
+        for a in record['annotations']:
+            annotations.append(
+                {
+                    'id': len(annotations) + 1,
+                    'image_id': index,
+                    'category_id': a['category_id'],
+                    'bbox': a['bbox'],
+                    'area': a['area'],
+                    'iscrowd': 0,
+                    'segmentation': a['segmentation'],
+                    'obb': a['obb'],
+                    'elongated': a['elongated'],
+                    'instance': a['instance'],
+                }
+            )
+    categories = [
+        {'id': 2 + k, 'name': name, 'supercategory': 'object'}
+        for k, name in enumerate(spec.classes)
+    ]
+    return {
+        'info': {'description': f'nps_sonar dataset from {spec.source}', 'version': '1'},
+        'images': images,
+        'annotations': annotations,
+        'categories': categories,
+    }
+
+
+def _card(
+    spec: Spec, rows: list[dict[str, Any]], records: list[dict[str, Any]], coco: dict[str, Any]
+) -> str:
+    ok = sum(r['status'] == 'ok' for r in records)
+    lines = [
+        f'# Sonar dataset: {spec.source}',
+        '',
+        f'Made by `sonar_dataset` of the ROS package nps_sonar from the spec below, seed '
+        f'{spec.seed}: {len(records)} samples, {ok} made, {len(records) - ok} failed. Sensor '
+        f'preset `{spec.sensor.preset}`, echo model `{spec.sensor.echo_model}`. Layout and '
+        'conventions: nps_sonar `docs/datasets.md`; every drawn value of a sample is its row '
+        'of `manifest.parquet`.',
+        '',
+        '## Classes',
+        '',
+        '| class | semantic id | instances with a box | samples with it | mean box area (px) '
+        '| elongated |',
+        '| --- | --- | --- | --- | --- | --- |',
+    ]
+    for category in coco['categories']:
+        boxes = [a for a in coco['annotations'] if a['category_id'] == category['id']]
+        samples = len({a['image_id'] for a in boxes})
+        mean = sum(a['area'] for a in boxes) / len(boxes) if boxes else 0.0
+        elongated = sum(a['elongated'] for a in boxes)
+        lines.append(
+            f'| {category["name"]} | {category["id"]} | {len(boxes)} | {samples} '
+            f'| {mean:.1f} | {elongated} |'
+        )
+    pixels: dict[str, int] = {}
+    for record in records:
+        for name, count in record.get('semantic_pixels', {}).items():
+            pixels[name] = pixels.get(name, 0) + count
+    total = sum(pixels.values()) or 1
+    lines += ['', 'Pixels of the display grid by semantic class (0 none, 1 seabed):', '']
+    lines += [f'* {name}: {count} ({100 * count / total:.2f} %)' for name, count in pixels.items()]
+    shadow = sum(r.get('shadow_pixels', 0) for r in records)
+    lines += [
+        f'* shadow: {shadow} ({100 * shadow / total:.2f} %)',
+        '',
+        '## Drawn values',
+        '',
+        '| value | min | max |',
+        '| --- | --- | --- |',
+    ]
+    for name in MANIFEST_COLUMNS[2:]:
+        values = [row[name] for row in rows]
+        numbers = [
+            v
+            for v in values
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        ]
+        if numbers and len(numbers) == len(values):
+            lines.append(f'| {name} | {min(numbers):.6g} | {max(numbers):.6g} |')
+        elif name != 'objects':
+            lines.append(f'| {name} | {", ".join(sorted({str(v) for v in values}))} | |')
+    failed = [r for r in records if r['status'] != 'ok']
+    if failed:
+        lines += ['', '## Failed samples', '']
+        lines += [f'* {r["id"]}: {r.get("error", "")}' for r in failed]
+    lines += ['', '## Spec', '', '```yaml', spec.text.rstrip('\n'), '```', '']
+    return '\n'.join(lines)
+
+
+def dataset_files(
+    spec: Spec, rows: list[dict[str, Any]], records: list[dict[str, Any]]
+) -> dict[str, bytes]:
+    """The dataset-wide files (module docstring) as bytes."""
+    coco = _coco(spec, records)
+    names = {k: name for k, name in enumerate(spec.classes)}
+    yolo = 'path: .\ntrain: images\nnames:\n' + ''.join(
+        f'  {k}: {json.dumps(name)}\n' for k, name in names.items()
+    )
+    return {
+        'manifest.parquet': manifest_bytes(rows, records),
+        'coco.json': json_bytes(coco),
+        'yolo.yaml': yolo.encode(),
+        'README.md': _card(spec, rows, records, coco).encode(),
+    }

@@ -1,0 +1,115 @@
+"""``sonar_dataset SPEC.yaml OUT --samples N [--workers W] [--address ADDR] [--resume]``.
+
+Bad input (the spec, the arguments, an output folder in use) is one line, ``nps_sonar: ...``,
+and status 2, as the nodes'. SIGINT
+and SIGTERM stop the run after the samples being written (each sample's files are complete or
+it is made again by ``--resume``): status 128 + the signal's number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import NoReturn
+
+from nps_sonar_py.dataset.run import run_dataset
+from nps_sonar_py.dataset.spec import load_spec
+from nps_sonar_py.errors import NpsSonarError, error_line
+
+__all__ = ['main']
+
+#: Exit status of bad input, as the nodes'.
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, its complaint as one line and status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f'nps_sonar: sonar_dataset: {message}', file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog='sonar_dataset',
+        description='Labelled sonar images from randomised '
+        'scenes, in one process or on Ray (docs/datasets.md).',
+    )
+    parser.add_argument('spec', type=Path, help='the dataset spec (YAML)')
+    parser.add_argument('out', type=Path, help='the output folder')
+    parser.add_argument('--samples', type=int, required=True, help='samples to make')
+    parser.add_argument(
+        '--workers',
+        type=int,
+        default=1,
+        help='1 (default): in this process, no Ray; more: a local Ray of W CPUs',
+    )
+    parser.add_argument(
+        '--address', default=None, help='join the Ray cluster at ADDR (host:port, or "auto")'
+    )
+    parser.add_argument(
+        '--resume', action='store_true', help='go on with OUT: skip the samples already made'
+    )
+    parser.add_argument('--quiet', action='store_true', help='no progress bar')
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; the exit status."""
+    options = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if not 1 <= options.samples <= 10_000_000:
+        print(
+            f'nps_sonar: sonar_dataset: --samples must be in [1, 10000000], got {options.samples}',
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    if not 1 <= options.workers <= 100_000:
+        print(
+            f'nps_sonar: sonar_dataset: --workers must be in [1, 100000], got {options.workers}',
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    received: list[int] = []
+
+    def request(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, request)
+    try:
+        spec = load_spec(options.spec)
+        summary = run_dataset(
+            spec,
+            options.out,
+            options.samples,
+            workers=options.workers,
+            address=options.address,
+            resume=options.resume,
+            progress=None if options.quiet else sys.stderr,
+            stop=lambda: bool(received),
+        )
+    except NpsSonarError as error:
+        print(f'nps_sonar: {error_line(error)}', file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if summary.stopped:
+        done = summary.made + summary.failed + summary.skipped
+        print(
+            f'sonar_dataset: stopped by a signal with {done} of {options.samples} samples made; '
+            '--resume goes on',
+            file=sys.stderr,
+        )
+        return 128 + received[0]
+    print(
+        f'sonar_dataset: {summary.made} samples made, {summary.skipped} made before, '
+        f'{summary.failed} failed, in {options.out}',
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

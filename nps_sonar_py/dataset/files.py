@@ -1,0 +1,132 @@
+r"""A sample's files as bytes, written the same way everywhere: no time, no host, no order.
+
+PNGs are written by Pillow without a time or text chunk, arrays as ``.npy`` (a header and
+the data), JSON with sorted keys, text with ``\\n`` line ends and fixed decimals. The sample's
+record (``records/<id>.json``) is written last: a sample is complete when its record is there
+(``--resume``). Paths are relative to the dataset's folder (``docs/datasets.md``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.dataset.boxes import instance_boxes
+from nps_sonar_py.dataset.objects import ELONGATED
+from nps_sonar_py.dataset.sample import Rendered
+
+__all__ = [
+    'ELONGATION',
+    'json_bytes',
+    'npy_bytes',
+    'png_bytes',
+    'record_path',
+    'sample_files',
+    'write_atomic',
+]
+
+#: An oriented box at least this many times as long as wide marks its object elongated.
+ELONGATION = 2.0
+
+
+def json_bytes(value: Any, *, indent: int | None = None) -> bytes:
+    """``value`` as JSON: sorted keys, compact (or ``indent``), UTF-8, a final newline."""
+    separators = (',', ': ') if indent else (',', ':')
+    text = json.dumps(
+        value, sort_keys=True, indent=indent, separators=separators, ensure_ascii=False
+    )
+    return (text + '\n').encode()
+
+
+def npy_bytes(array: NDArray[Any]) -> bytes:
+    """``array`` as a ``.npy`` file (C order, little-endian as numpy writes it)."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def png_bytes(image: NDArray[np.uint8]) -> bytes:
+    """An 8-bit grayscale PNG of ``image`` (H, W): no time, text or other metadata chunk."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(image), mode='L').save(
+        buffer, format='PNG', compress_level=6
+    )
+    return buffer.getvalue()
+
+
+def record_path(sample_id: str) -> str:
+    """The record of a sample, written last."""
+    return f'records/{sample_id}.json'
+
+
+def _yolo(annotations: list[dict[str, Any]], width: int, height: int) -> tuple[str, str]:
+    """YOLO lines (class cx cy w h) and YOLO-OBB lines (class x1 y1 .. x4 y4), normalised."""
+    boxes, oriented = [], []
+    for a in annotations:
+        x, y, w, h = a['bbox']
+        c = a['category_id'] - 2
+        boxes.append(
+            f'{c} {(x + w / 2) / width:.6f} {(y + h / 2) / height:.6f} '
+            f'{w / width:.6f} {h / height:.6f}'
+        )
+        corners = a['obb_corners']
+        scaled = [corners[i] / (width if i % 2 == 0 else height) for i in range(8)]
+        oriented.append(f'{c} ' + ' '.join(f'{v:.6f}' for v in scaled))
+    return ''.join(f'{line}\n' for line in boxes), ''.join(f'{line}\n' for line in oriented)
+
+
+def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -> dict[str, bytes]:
+    """Every file of a sample, its record last (module docstring)."""
+    height, width = rendered.display.shape
+    annotations = []
+    for box in instance_boxes(rendered.instance):
+        item = rendered.objects[box['instance'] - 2]
+        category = 2 + classes.index(item['class'])
+        w, h = box['obb'][2], box['obb'][3]
+        annotations.append(
+            {
+                **box,
+                'category_id': category,
+                'class': item['class'],
+                'elongated': item['kind'] in ELONGATED or w >= ELONGATION * max(h, 1e-9),
+            }
+        )
+    files = {f'images/{sample_id}.png': png_bytes(rendered.display)}
+    boxes, oriented = _yolo(annotations, width, height)
+    files[f'labels/{sample_id}.txt'] = boxes.encode()
+    files[f'labels_obb/{sample_id}.txt'] = oriented.encode()
+    for name, array in sorted(rendered.arrays.items()):
+        files[f'arrays/{sample_id}/{name}.npy'] = npy_bytes(array)
+    counts = np.bincount(rendered.semantic.ravel(), minlength=2 + len(classes))
+    record = {
+        'id': sample_id,
+        'status': 'ok',
+        'width': width,
+        'height': height,
+        'annotations': annotations,
+        'semantic_pixels': {
+            name: int(n)
+            for name, n in zip(('none', 'seabed', *classes), counts.tolist(), strict=False)
+        },
+        'shadow_pixels': int(rendered.shadow.sum()),
+        'objects': len(rendered.objects),
+    }
+    files[record_path(sample_id)] = json_bytes(record)
+    return files
+
+
+def write_atomic(root: Path, relative: str, data: bytes) -> None:
+    """Write ``data`` to ``root / relative`` through a temporary file and a rename."""
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f'.{path.name}.part')
+    temporary.write_bytes(data)
+    os.replace(temporary, path)

@@ -1,0 +1,266 @@
+"""One sample from its manifest row: the world, the ping(s), the intensity and the three masks.
+
+* The world: the seabed (entity 0) and the drawn objects, in their order; a label (instance)
+  is ``1 + entity index``: 0 none, 1 the seabed, 2.. the objects (``echo.labels``).
+* Semantic mask: each instance's class, 0 none, 1 seabed, ``2 + k`` the spec's class ``k``.
+* Shadow mask: a seabed cell that an object hides: the noise-free echo of the seabed alone
+  in the cell, ``B``, and the part of it whose rays meet an object first, ``O`` (the same
+  rays cast at the seabed alone, silent where the full scene's ray meets the seabed
+  itself); a cell is shadow when ``O > B / 2`` and no object's echo dominates it. Occlusion
+  comes from the cast, as the labels' does (``docs/labels.md``).
+* A fan: polar ``(bins, beams)`` and Cartesian images (the node's layouts, README "Sonar
+  images"); a side-scan: a waterfall block of ``waterfall_lines`` pings along +x, newest on
+  top (``sensing/waterfall.py``), and the pings' slant-range profiles.
+
+Intensities are float32, linear, times the sample's gain; masks are uint16 (instance) and
+uint8 (semantic, shadow); the display is 8-bit dB over the ``image_db_min..image_db_max``
+window.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.dataset.draw import object_list
+from nps_sonar_py.dataset.objects import object_triangles
+from nps_sonar_py.dataset.seabed import make_seabed
+from nps_sonar_py.dataset.sensor import (
+    SensorSettings,
+    fan_geometry,
+    make_sonar,
+    sample_beam,
+    sensor_pose,
+)
+from nps_sonar_py.dataset.spec import Spec
+from nps_sonar_py.devices.rig import medium_caster
+from nps_sonar_py.scene import Entity, EntityState, SceneState, World
+from nps_sonar_py.scene.raycaster import Raycaster
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.images import CartesianImager, DbWindow, db_pixels, polar_image
+from nps_sonar_py.sensing.label_images import LabelImager, hit_entities, polar_labels
+from nps_sonar_py.sensing.multibeam import MultibeamSonar
+from nps_sonar_py.sensing.sidescan import SidescanPing, SidescanSonar
+from nps_sonar_py.sensing.waterfall import Waterfall
+from nps_sonar_py.transforms import transform_from_xyz_rpy
+
+__all__ = ['SHADOW_FRACTION', 'Rendered', 'render_sample', 'sample_worlds']
+
+#: A seabed cell is shadow when objects hide more than this part of its echo.
+SHADOW_FRACTION = 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class Rendered:
+    """A sample's arrays: ``arrays`` by file name, and the display grid's image and masks."""
+
+    arrays: dict[str, NDArray[Any]]
+    display: NDArray[np.uint8]
+    instance: NDArray[np.uint16]
+    semantic: NDArray[np.uint8]
+    shadow: NDArray[np.uint8]
+    #: The kind and class of each object instance (instance ``2 + k`` is object ``k``).
+    objects: list[dict[str, Any]]
+
+
+class _OccludedSeabed:
+    """The seabed alone, but silent (mu 0) on every ray whose first hit in the scene is not it."""
+
+    def __init__(self, scene: SurfaceCaster, seabed: SurfaceCaster) -> None:
+        self._scene, self._seabed = scene, seabed
+
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> Any:
+        first = self._scene.cast(origins, directions)
+        alone = self._seabed.cast(origins, directions)
+        hidden = hit_entities(first) > 0  # an object, entity 1.. of the scene
+        return _Hits(
+            np.asarray(alone.ranges),
+            np.asarray(alone.cos_incidence),
+            np.where(hidden, np.asarray(alone.reflectivity), 0.0),
+            np.asarray(alone.retro),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class _Hits:
+    ranges: NDArray[np.floating]
+    cos_incidence: NDArray[np.floating]
+    reflectivity: NDArray[np.floating]
+    retro: NDArray[np.floating]
+
+
+def _extent(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float, float, float]:
+    """The seabed's extent (x0, x1, y0, y1), m: the sensor's footprint and a margin."""
+    far = float(row['range']) + 2.0
+    if settings.fls:
+        s = settings.scanning
+        half = 0.5 * (s.max_angle - s.min_angle) + 0.5 * settings.beam.beam_width
+        side = far * math.sin(min(half, math.pi / 2)) + 2.0
+        centre = 0.5 * (s.max_angle + s.min_angle)
+        low = min(-2.0, far * math.cos(min(half, math.pi)) - 2.0)
+        return (low, far, -side + far * math.sin(centre), side + far * math.sin(centre))
+    track = _track_length(settings) / 2.0 + 3.0
+    return (-track, track, -far, far)
+
+
+def _track_length(settings: SensorSettings) -> float:
+    s = settings.sidescan
+    return (s.waterfall_lines - 1) * _spacing(settings)
+
+
+def _spacing(settings: SensorSettings) -> float:
+    return settings.sidescan.waterfall_line_spacing or 0.25
+
+
+def sample_worlds(
+    spec: Spec, settings: SensorSettings, row: dict[str, Any]
+) -> tuple[World, World, NDArray[np.uint8]]:
+    """The scene, the seabed alone, and the semantic class of each label (0 none, 1 seabed)."""
+    seabed = make_seabed(row, _extent(settings, row), spec.seabed.cell)
+    objects = object_list(row)
+    ground = seabed.entity()
+    entities, states = [ground], [EntityState(ground.name)]
+    classes = [0, 1]
+    for k, item in enumerate(objects):
+        surface = object_triangles(item)
+        height = float(surface.vertices[:, 2].max())
+        z = seabed.height_at(item['x'], item['y']) - item['burial'] * height
+        name = f'object_{k}'
+        entities.append(Entity(name, surface, item['reflectivity']))
+        pose = transform_from_xyz_rpy([item['x'], item['y'], z], [0, 0, math.radians(item['yaw'])])
+        states.append(EntityState(name, origin=pose))
+        classes.append(2 + spec.classes.index(item['class']))
+    scene = World('sample', tuple(entities), SceneState('sample', 0.0, tuple(states)))
+    alone = World('seabed', (ground,), SceneState('seabed', 0.0, (EntityState(ground.name),)))
+    return scene, alone, np.array(classes, dtype=np.uint8)
+
+
+def _shadow(
+    alone: NDArray[np.floating], hidden: NDArray[np.floating], labels: NDArray[np.integer]
+) -> NDArray[np.uint16]:
+    """Shadow cells (module docstring): 1 where objects hide the seabed's echo, else 0."""
+    with np.errstate(invalid='ignore'):
+        shadow = (hidden > SHADOW_FRACTION * alone) & (alone > 0.0) & (labels <= 1)
+    return shadow.astype(np.uint16)
+
+
+def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> Rendered:
+    """The sample of ``row`` (``ConfigurationError``/``SceneError`` if it cannot be made)."""
+    objects = object_list(row)
+    scene, alone, classes = sample_worlds(spec, settings, row)
+    beam = sample_beam(settings, row)
+    casters = (
+        medium_caster(Raycaster(scene), beam),
+        medium_caster(Raycaster(alone), beam),
+    )
+    window = DbWindow(settings.image.image_db_min, settings.image.image_db_max, 8)
+    if settings.fls:
+        arrays, instance, shadow, intensity = _fan(spec, settings, row, scene, casters, classes)
+    else:
+        arrays, instance, shadow, intensity = _sidescan(spec, settings, row, scene, casters)
+    semantic = classes[instance]
+    arrays = {
+        **arrays,
+        'intensity': intensity,
+        'instance': instance,
+        'semantic': semantic,
+        'shadow': shadow.astype(np.uint8),
+    }
+    display = np.asarray(db_pixels(np.nan_to_num(intensity, nan=0.0), window), dtype=np.uint8)
+    return Rendered(arrays, display, instance, semantic, shadow.astype(np.uint8), objects)
+
+
+Casters = tuple[SurfaceCaster, SurfaceCaster]
+Parts = tuple[dict[str, NDArray[Any]], NDArray[np.uint16], NDArray[np.uint16], NDArray[np.float32]]
+
+
+def _fan(
+    spec: Spec,
+    settings: SensorSettings,
+    row: dict[str, Any],
+    scene: World,
+    casters: Casters,
+    classes: NDArray[np.uint8],
+) -> Parts:
+    """A fan's polar and Cartesian images and masks."""
+    pose = sensor_pose(row, 0.0, pitched=True)
+    minimum = spec.sensor.min_range
+    sonar = make_sonar(settings, row, pose, min_range=minimum, entities=len(scene.entities))
+    truth = make_sonar(settings, row, pose, min_range=minimum, entities=None, truth=True)
+    assert isinstance(sonar, MultibeamSonar)
+    full, alone = casters
+    ping = sonar.ping(full)
+    labels = ping.labels
+    assert labels is not None
+    profiles = ping.profiles * 10.0 ** (row['gain_db'] / 10.0)
+    if len(scene.entities) > 1:
+        hidden = truth.ping(_OccludedSeabed(full, alone)).profiles
+        shadow = _shadow(truth.ping(alone).profiles, hidden, labels)
+    else:
+        shadow = np.zeros(labels.shape, dtype=np.uint16)
+    image = settings.image
+    resolution = image.image_resolution or sonar.echo.max_range / 400.0
+    imager = CartesianImager(
+        fan_geometry(sonar),
+        resolution,
+        image.image_interpolation.value,
+        max_pixels=image.image_max_pixels,
+    )
+    labeller = LabelImager.like(imager, max_pixels=image.image_max_pixels)
+    instance_polar = polar_labels(labels)
+    arrays: dict[str, NDArray[Any]] = {
+        'intensity_polar': polar_image(profiles),
+        'instance_polar': instance_polar,
+        'semantic_polar': classes[instance_polar],
+        'shadow_polar': polar_labels(shadow).astype(np.uint8),
+    }
+    return arrays, labeller.image(labels), labeller.image(shadow), imager.image(profiles)
+
+
+def _sidescan(
+    spec: Spec, settings: SensorSettings, row: dict[str, Any], scene: World, casters: Casters
+) -> Parts:
+    """A side-scan's waterfall block and masks: one ping per line along +x."""
+    s = settings.sidescan
+    minimum = spec.sensor.min_range
+    start = sensor_pose(row, 0.0, x=-_track_length(settings) / 2.0, pitched=False)
+    sonar = make_sonar(settings, row, start, min_range=minimum, entities=len(scene.entities))
+    truth = make_sonar(settings, row, start, min_range=minimum, entities=None, truth=True)
+    assert isinstance(sonar, SidescanSonar)
+    assert isinstance(truth, SidescanSonar)
+    per_ping = dataclasses.replace(s.waterfall_config(), line_spacing=0.0)  # moved here
+    falls = [Waterfall(per_ping) for _ in range(3)]
+    full, alone = casters
+    gain = 10.0 ** (row['gain_db'] / 10.0)
+    profiles = np.empty((s.waterfall_lines, 2, sonar.echo.n_bins), dtype=np.float32)
+    for line in range(s.waterfall_lines):
+        x = -_track_length(settings) / 2.0 + line * _spacing(settings)
+        pose = sensor_pose(row, 0.0, x=x, pitched=False)
+        sonar.set_pose(pose)
+        ping = sonar.ping(full)
+        labels = ping.labels
+        assert labels is not None
+        if len(scene.entities) > 1:
+            truth.set_pose(pose)
+            hidden = truth.ping(_OccludedSeabed(full, alone)).profiles
+            shadow = _shadow(truth.ping(alone).profiles, hidden, labels)
+        else:
+            shadow = np.zeros(labels.shape, dtype=np.uint16)
+        profiles[line] = ping.profiles * gain
+        for fall, values in zip(falls, (profiles[line], labels, shadow), strict=True):
+            fall.add(
+                SidescanPing(np.asarray(values, np.float64), ping.bin_edges, ping.altitude),
+                pose[:3, 3],
+            )
+    intensity, instance, shadow_image = (fall.image() for fall in falls)
+    return (
+        {'profiles': profiles},
+        instance.astype(np.uint16),
+        shadow_image.astype(np.uint16),
+        intensity,
+    )

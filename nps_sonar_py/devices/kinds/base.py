@@ -1,0 +1,141 @@
+"""What a kind of device is: the contract every module of ``devices/kinds`` fills in.
+
+A :class:`Kind` is one row of the ``KINDS`` table (``devices/kinds/__init__.py``): its name,
+the node :class:`Family` that runs it, the settings records of its own, its builder, the
+device class the builder makes, the outputs it offers (the ROS layer's converters by name,
+``ros/outputs.py``), and the settings of its family it does not use (refused when set, one
+line). A :class:`Setup` is the settings a device is built from: the records of its node, by
+class. No rclpy here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from nps_sonar_py.description import Robot, SensorType
+from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.mount import RobotMount
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, plain, specs
+
+__all__ = ['Built', 'Family', 'Kind', 'Setup', 'Unused']
+
+R = TypeVar('R')
+#: What a builder returns: the device on its mount.
+Built = tuple[RobotMount, Device[Any]]
+
+
+class Family(StrEnum):
+    """The node that runs a kind, and how it picks one of its kinds.
+
+    ``sonar``: its one kind; ``ranger``: by the type of the sensors it selects (``<sensor
+    type="ray">`` or ``"sonar"``); ``scanning``: by the ``mode`` setting.
+    """
+
+    SONAR = 'sonar'
+    RANGER = 'ranger'
+    SCANNING = 'scanning'
+
+
+class Setup:
+    """The settings records a device is built from, one per record class: ``setup[BeamSettings]``.
+
+    A record the setup was not given is its defaults. Equal setups build equal devices (a node
+    compares them to skip a rebuild).
+    """
+
+    def __init__(self, family: Family, *records: Record) -> None:
+        self.family = family
+        self._records: dict[type[Any], Any] = {type(r): r for r in records}
+
+    def __getitem__(self, record: type[R]) -> R:
+        if record not in self._records:
+            self._records[record] = record()
+        found: R = self._records[record]
+        return found
+
+    def replaced(self, *records: Record) -> Setup:
+        """A copy of this setup with ``records`` in place of those of their classes."""
+        return Setup(self.family, *self._records.values(), *records)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Setup)
+            and self.family == other.family
+            and self._records == other._records
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.family, tuple(self._records.values())))
+
+    def __repr__(self) -> str:
+        return f'Setup({self.family.value}, {", ".join(map(repr, self._records.values()))})'
+
+
+@dataclass(frozen=True)
+class Unused:
+    """Settings of its family's records a kind does not use, and what it does instead.
+
+    Set to anything but their defaults, they are refused with one line:
+    ``mode <kind> does not use <names>: <why>; set <name> <default>, ...``.
+    """
+
+    settings: tuple[str, ...]
+    why: str
+
+    def problem(self, kind: str, setup: Setup, records: Iterable[type[Record]]) -> str | None:
+        """Why ``setup`` asks ``kind`` for one of these settings, or ``None``."""
+        defaults = {s.name: s.default for r in records for s in specs(r)}
+        values = {s.name: getattr(setup[r], s.name) for r in records for s in specs(r)}
+        asked = [n for n in self.settings if values[n] != defaults[n]]
+        if not asked:
+            return None
+        resets = ', '.join(f'{n} {_text(defaults[n])}' for n in asked)
+        names = ' and '.join([', '.join(asked[:-1]), asked[-1]] if len(asked) > 1 else asked)
+        return f'mode {kind} does not use {names}: {self.why}; set {resets}'
+
+
+def _text(value: Any) -> str:
+    """A default as a user writes it: ``false``, ``none``, ``0``."""
+    shown = plain(value)
+    if isinstance(shown, bool):
+        return 'true' if shown else 'false'
+    return f'{shown:g}' if isinstance(shown, float) else str(shown)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of device: a row of ``KINDS``.
+
+    Attributes:
+        name: the kind's name (a scanning node's ``mode``).
+        family: the node that runs it.
+        summary: a few words on it, for the ``mode`` setting's description.
+        device: the class its builder makes (the ROS layer finds the kind of a device by it).
+        build: ``build(robot, setup, entities)``: the device on its mount; raises
+            ``DescriptionError`` or ``ConfigurationError``.
+        records: its own settings records (its node's parameters too).
+        outputs: the outputs it offers, by name (``ros/outputs.py`` ``PARTS``), in order.
+        sensor: the ``<sensor>`` type it is made of (a ranger node picks its kind by it).
+        unused: its family's settings it does not use (refused when set).
+    """
+
+    name: str
+    family: Family
+    summary: str
+    device: type[Any]
+    build: Callable[[Robot, Setup, int], Built]
+    records: tuple[type[Record], ...] = ()
+    outputs: tuple[str, ...] = ()
+    sensor: SensorType = SensorType.SONAR
+    unused: tuple[Unused, ...] = ()
+
+    def check(self, setup: Setup, family_records: tuple[type[Record], ...]) -> None:
+        """Refuse (``ConfigurationError``, one line) a setting of ``setup`` this kind ignores."""
+        for unused in self.unused:
+            problem = unused.problem(self.name, setup, family_records)
+            if problem:
+                raise ConfigurationError(problem)

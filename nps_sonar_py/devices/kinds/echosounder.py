@@ -1,0 +1,234 @@
+"""The bathymetric multibeam echosounder (``mode: echosounder``): a swath of soundings.
+
+Its settings (:class:`EchosounderSettings`: the swath, the bottom detector, the processing
+profile), its device (:class:`EchosounderRanger`: a reading is one ping, every beam's
+detection and sounding; the Ranger configuration's angles are the swath's beam axes, their
+spacing sets the beam count), its builder, and what it publishes: ``PointCloud2`` soundings,
+``SonarDetections`` and ``RangerData`` (``ros/outputs.py``, part ``echosounder``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from nps_sonar_py.description import Robot
+from nps_sonar_py.devices.interface import RangerConfig, steps_problem
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
+from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
+from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    GeometrySettings,
+    OutputSettings,
+    SensorSettings,
+)
+from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.echo.sound_speed import SoundSpeedProfile, read_profile_file
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, same_as, setting
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.echosounder import Detection, Echosounder, EchosounderPing, SwathConfig
+
+__all__ = ['KIND', 'EchosounderRanger', 'EchosounderSettings']
+
+
+@dataclass(frozen=True)
+class EchosounderSettings(Record):
+    """``mode: echosounder``: the swath, the bottom detector and the processing profile.
+
+    :meth:`swath_config` builds the core's ``SwathConfig``; :meth:`processing_profile` the
+    profile soundings are computed with (``None``: the water's own). docs/echosounder.md.
+    """
+
+    swath_beams: int = same_as(SwathConfig, 'beams', 'echosounder: number of beams')
+    swath_min_angle: float = same_as(
+        SwathConfig, 'min_angle', 'echosounder: first beam from nadir [rad], positive to port'
+    )
+    swath_max_angle: float = same_as(
+        SwathConfig, 'max_angle', 'echosounder: last beam from nadir [rad]'
+    )
+    across_track_width: float = same_as(
+        SwathConfig, 'across_width', 'echosounder: beam width across track, -3 dB one-way [rad]'
+    )
+    along_track_width: float = same_as(
+        SwathConfig, 'along_width', 'echosounder: beam width along track, -3 dB one-way [rad]'
+    )
+    rays_across_track: int = same_as(
+        SwathConfig, 'rays_across', 'echosounder: ray columns across a beam'
+    )
+    rays_along_track: int = same_as(
+        SwathConfig, 'rays_along', 'echosounder: ray rows along a beam'
+    )
+    pulse_length: float = same_as(
+        SwathConfig, 'pulse_length', 'echosounder: pulse length [s]: the profile window c tau / 2'
+    )
+    detection_threshold_db: float = same_as(
+        SwathConfig,
+        'threshold_db',
+        'echosounder: detection keeps the first run of bins within this of the peak [dB], < 0',
+    )
+    detection_min_bins: int = same_as(
+        SwathConfig,
+        'min_bins',
+        'echosounder: fewer bins in a detection make its quality low (1)',
+    )
+    detection_time: Detection = same_as(
+        SwathConfig,
+        'detection',
+        'echosounder: amplitude (weighted centre of the first strong return) or axis (its hit)',
+    )
+    processing_sound_speed: float = setting(
+        0.0,
+        'echosounder: constant speed the soundings are computed with [m/s]; 0: the true profile',
+        1300.0,
+        1800.0,
+        zero=True,
+    )
+    processing_profile_file: str = setting(
+        '', "echosounder: sound-speed profile file the soundings are computed with; '': the true"
+    )
+    publish_soundings: bool = setting(True, 'echosounder: <device>/soundings, PointCloud2')
+    publish_detections: bool = setting(
+        True, 'echosounder: <device>/detections, marine_acoustic_msgs/SonarDetections'
+    )
+
+    def swath_config(self) -> SwathConfig:
+        """The core's swath; ``ConfigurationError`` if impossible.
+
+        Names: the scanning node's parameters share one namespace with the multibeam's
+        (``beams``, ``min_angle``, ``max_angle``, ``rays_horizontal``, ...) and the detector's
+        with the echo model's (``threshold_db``), so they say whose they are; ``SwathConfig``
+        holds one swath and its detector, and drops that: ``swath_beams`` -> ``beams``,
+        ``swath_min_angle`` -> ``min_angle``, ``swath_max_angle`` -> ``max_angle``,
+        ``across_track_width`` -> ``across_width``, ``along_track_width`` -> ``along_width``,
+        ``rays_across_track`` -> ``rays_across``, ``rays_along_track`` -> ``rays_along``,
+        ``detection_threshold_db`` -> ``threshold_db``, ``detection_min_bins`` ->
+        ``min_bins``, ``detection_time`` -> ``detection``; ``pulse_length`` is the core's.
+        """
+        return SwathConfig(
+            beams=self.swath_beams,
+            min_angle=self.swath_min_angle,
+            max_angle=self.swath_max_angle,
+            across_width=self.across_track_width,
+            along_width=self.along_track_width,
+            rays_across=self.rays_across_track,
+            rays_along=self.rays_along_track,
+            threshold_db=self.detection_threshold_db,
+            min_bins=self.detection_min_bins,
+            detection=self.detection_time,
+            pulse_length=self.pulse_length,
+        )
+
+    def processing_profile(self) -> SoundSpeedProfile | None:
+        """The processing profile: a file, a constant speed, or ``None`` (the true one)."""
+        if self.processing_profile_file and self.processing_sound_speed:
+            raise ConfigurationError(
+                'give processing_profile_file or processing_sound_speed, not both'
+            )
+        if self.processing_profile_file:
+            return read_profile_file(self.processing_profile_file)
+        if self.processing_sound_speed:
+            return SoundSpeedProfile.constant(self.processing_sound_speed)
+        return None
+
+
+class EchosounderRanger(PingingRanger[Echosounder]):
+    """An echosounder as a Ranger device of one element; a reading pings every beam."""
+
+    def read(self, caster: SurfaceCaster) -> EchosounderPing:
+        """One ping of every beam."""
+        return self.sonar.ping(caster)
+
+    def ranger_config(self) -> RangerConfig:
+        """The configuration in Ranger terms (angles from nadir about +x)."""
+        s, e = self.sonar.swath, self.sonar.echo
+        spacing = (s.max_angle - s.min_angle) / (s.beams - 1) if s.beams > 1 else 0.0
+        return RangerConfig(
+            s.min_angle,
+            s.max_angle,
+            spacing,
+            e.min_range,
+            e.max_range,
+            e.bin_width,
+            self.frequency,
+        )
+
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """Beam axes: their spacing sets the beam count (``SwathConfig`` bounds the count)."""
+        _, problem = steps_problem(config)
+        return problem
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> Echosounder:
+        """The swath of the new axes."""
+        old, axes = self.sonar, beam_axes(config)
+        swath = dataclasses.replace(
+            old.swath, beams=axes.beams, min_angle=axes.min_angle, max_angle=axes.max_angle
+        )
+        return Echosounder(
+            echo,
+            swath,
+            old.world_from_body,
+            processing=old.processing,
+            surface_z=old.surface_z,
+            multipath=old.multipath,
+        )
+
+
+def build(robot: Robot, setup: Setup, _entities: int) -> Built:
+    """The swath, its detector and processing profile (``InputError`` for a bad file)."""
+    chosen = setup[SensorSettings]
+    sensor, mount = one_sonar_mount(
+        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
+    )
+    geometry = mount.geometry({})
+    beam, settings = setup[BeamSettings], setup[EchosounderSettings]
+
+    def make() -> EchosounderRanger:
+        echo = beam.echo_config(sensor.sonar)
+        sonar = Echosounder(
+            echo,
+            settings.swath_config(),
+            geometry.pose,
+            processing=settings.processing_profile(),
+            surface_z=beam.sea_surface_z,
+            multipath=beam.multipath_config(),
+        )
+        rate = reading_rate(setup[OutputSettings], sensor)
+        return EchosounderRanger(
+            sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range)
+        )
+
+    return mount, located(sensor, make)
+
+
+KIND = Kind(
+    name='echosounder',
+    family=Family.SCANNING,
+    summary='a bathymetric swath',
+    device=EchosounderRanger,
+    build=build,
+    records=(EchosounderSettings,),
+    outputs=('echosounder',),
+    unused=(
+        Unused(
+            FAN_IMAGES,
+            'it publishes its soundings and detections, not the images of mode multibeam and '
+            'sweep',
+        ),
+        Unused(
+            ('tvg', 'cell_speckle', 'side_lobe_db'),
+            'it detects the bottom in the plain echo (they shape the images of mode multibeam '
+            'and sidescan)',
+        ),
+        Unused(
+            ('publish_projected_image', 'sweep_image_update'),
+            "it publishes its soundings and detections (those are modes multibeam and sweep's)",
+        ),
+        Unused(
+            ('beam_width',),
+            "its beams' widths are across_track_width and along_track_width",
+        ),
+    ),
+)

@@ -1,0 +1,166 @@
+"""The multibeam imaging sonar (``mode: multibeam``): a fan of beams per ping.
+
+Its settings are the fan's beams (:class:`FanSettings`), the scanning node's sector
+(``ScanningSettings``: ``min_angle``, ``max_angle``, and the image shaping) and images
+(``ImageSettings``). A reading is one ping of every beam. It publishes ``LaserScan``,
+``MultibeamPing``, ``RangerData``, the switched-on images and ``ProjectedSonarImage``
+(``ros/outputs.py``, part ``multibeam``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from nps_sonar_py.description import Robot
+from nps_sonar_py.devices.interface import RangerConfig, steps_problem
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
+from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    GeometrySettings,
+    ImageSettings,
+    OutputSettings,
+    ScanningSettings,
+    SensorSettings,
+)
+from nps_sonar_py.echo import BeamPattern, EchoConfig
+from nps_sonar_py.records import Record, setting
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.images import SectorGeometry
+from nps_sonar_py.sensing.multibeam import (
+    MAX_BEAMS,
+    FanConfig,
+    FanPing,
+    MultibeamSonar,
+    fan_problem,
+)
+
+__all__ = ['KIND', 'FanRanger', 'FanSettings']
+
+
+@dataclass(frozen=True)
+class FanSettings(Record):
+    """The fan's beams (``mode: multibeam``); :meth:`fan_config` builds the core's."""
+
+    beams: int = setting(64, 'multibeam: number of beams', 1, MAX_BEAMS)
+    vertical_beam_width: float = setting(
+        math.radians(20.0), 'multibeam: vertical extent of a beam [rad]', 1e-6, math.pi
+    )
+    rays_horizontal: int = setting(3, 'multibeam: ray columns across a beam', 1, 10_000)
+    rays_vertical: int = setting(24, 'multibeam: ray rows across a beam', 1, 10_000)
+    vertical_pattern: BeamPattern = setting(
+        BeamPattern.UNIFORM,
+        'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
+        'uniform (flat), piston, gaussian, sinc or sinc_dave',
+    )
+
+    def fan_config(self, sector: ScanningSettings) -> FanConfig:
+        """The fan across ``sector``; ``ConfigurationError`` if impossible.
+
+        Names: ``vertical_beam_width`` -> ``vertical_width``: the parameter says it is the
+        beam's (a node has a ``beam_width`` too); ``FanConfig`` holds only beams. The others
+        are the core field's names.
+        """
+        return FanConfig(
+            beams=self.beams,
+            min_angle=sector.min_angle,
+            max_angle=sector.max_angle,
+            vertical_width=self.vertical_beam_width,
+            rays_horizontal=self.rays_horizontal,
+            rays_vertical=self.rays_vertical,
+            vertical_pattern=self.vertical_pattern,
+        )
+
+
+class FanRanger(PingingRanger[MultibeamSonar]):
+    """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
+
+    def read(self, caster: SurfaceCaster) -> FanPing:
+        """One ping of every beam."""
+        return self.sonar.ping(caster)
+
+    def ranger_config(self) -> RangerConfig:
+        """The configuration in Ranger terms."""
+        f, e = self.sonar.fan, self.sonar.echo
+        return RangerConfig(
+            f.min_angle,
+            f.max_angle,
+            f.spacing,
+            e.min_range,
+            e.max_range,
+            e.bin_width,
+            self.frequency,
+        )
+
+    def image_geometry(self) -> SectorGeometry:
+        """The geometry of a ping's images: the fan's beam axes and the range bins."""
+        fan = self.sonar.fan
+        return SectorGeometry.of_beams(
+            fan.beams, float(fan.azimuths()[0]), fan.spacing, self.sonar.echo
+        )
+
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """Beam axes: their spacing sets the beam count, within what a fan may hold."""
+        intervals, problem = steps_problem(config)
+        return problem or fan_problem(intervals + 1, config.min_angle, config.max_angle)
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> MultibeamSonar:
+        """The fan of the new axes."""
+        old, axes = self.sonar, beam_axes(config)
+        fan = dataclasses.replace(
+            old.fan, beams=axes.beams, min_angle=axes.min_angle, max_angle=axes.max_angle
+        )
+        return MultibeamSonar(
+            echo,
+            fan,
+            old.world_from_body,
+            imaging=old.imaging,
+            label_entities=old.label_entities,
+            multipath=old.multipath,
+        )
+
+
+def build(robot: Robot, setup: Setup, entities: int) -> Built:
+    """The fan across the sector (``entities``: the label table's length, with labels)."""
+    chosen = setup[SensorSettings]
+    sensor, mount = one_sonar_mount(
+        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
+    )
+    geometry = mount.geometry({})
+    beam, sector = setup[BeamSettings], setup[ScanningSettings]
+    labels = entities if setup[ImageSettings].publish_labels else None
+
+    def make() -> FanRanger:
+        echo = beam.echo_config(sensor.sonar)
+        sonar = MultibeamSonar(
+            echo,
+            setup[FanSettings].fan_config(sector),
+            geometry.pose,
+            imaging=sector.imaging_config(),
+            label_entities=labels,
+            multipath=beam.multipath_config(),
+        )
+        rate = reading_rate(setup[OutputSettings], sensor)
+        return FanRanger(sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
+
+    return mount, located(sensor, make)
+
+
+KIND = Kind(
+    name='multibeam',
+    family=Family.SCANNING,
+    summary='a fan of beams per ping',
+    device=FanRanger,
+    build=build,
+    records=(FanSettings,),
+    outputs=('multibeam',),
+    unused=(
+        Unused(
+            ('sweep_image_update',),
+            "its images are of each ping (sweep_image_update is mode sweep's)",
+        ),
+    ),
+)

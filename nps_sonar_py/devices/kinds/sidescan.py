@@ -1,0 +1,356 @@
+"""The side-scan sonar (``mode: sidescan``): port and starboard fans and their waterfall.
+
+Its settings (:class:`SidescanSettings`), its device (:class:`SidescanRanger`: a reading is
+one ping of both channels with where the sonar was, which the waterfall needs to space its
+lines along track), its builder and what it publishes: ``RangerData``, ``RawSonarImage``
+per ping and the waterfall ``Image`` per new line (``ros/outputs.py``, part ``sidescan``).
+
+In Ranger terms (``docs/ranger.md``) the device has two beams, starboard at -pi/2 and port
+at +pi/2 about the body's z (``angular_resolution`` pi, fixed), a slant-range window and bin
+width, and a ping rate no faster than the two-way travel time to ``max_range``.
+
+Its along-track width is ``sidescan_horizontal_beam_width``: the node's ``beam_width`` (a
+cone's) is refused in this mode rather than silently replaced (docs/sidescan.md).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.description import Robot
+from nps_sonar_py.devices.interface import RangerConfig, RangerGeometry
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.pinging import PingingRanger
+from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    GeometrySettings,
+    ImageSettings,
+    OutputSettings,
+    ProjectedImageDtype,
+    ScanningSettings,
+    SensorSettings,
+)
+from nps_sonar_py.echo import BeamPattern, EchoConfig
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, same_as, setting
+from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.images import size_problem
+from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanPing, SidescanSonar
+from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
+
+__all__ = ['KIND', 'SIDESCAN_ANGLES', 'SidescanRanger', 'SidescanReading', 'SidescanSettings']
+
+#: The images of modes multibeam and sweep, which a side-scan or an echosounder never makes.
+FAN_IMAGES = ('publish_image', 'publish_image_polar', 'publish_image_polar_db', 'publish_labels')
+
+
+@dataclass(frozen=True)
+class SidescanSettings(Record):
+    """The side-scan sonar (``mode: sidescan``): its port and starboard fans and the waterfall.
+
+    Body frame x forward, y left (port), z up. Each side is a fan narrow along track
+    (``sidescan_horizontal_beam_width``) and wide across it (``sidescan_vertical_beam_width``),
+    its axis depressed by ``sidescan_tilt`` below the horizontal. Each bound is the core's
+    (``SidescanConfig``, ``WaterfallConfig``: ``same_as``); :meth:`sidescan_config` and
+    :meth:`waterfall_config` build them and map the names.
+    """
+
+    sidescan_horizontal_beam_width: float = same_as(
+        SidescanConfig,
+        'horizontal_width',
+        "sidescan: along-track -3 dB width of each side's fan [rad]",
+    )
+    sidescan_vertical_beam_width: float = same_as(
+        SidescanConfig,
+        'vertical_width',
+        "sidescan: across-track -3 dB width of each side's fan [rad]",
+    )
+    sidescan_tilt: float = same_as(
+        SidescanConfig,
+        'tilt',
+        "sidescan: depression of each fan's axis below the horizontal [rad]",
+    )
+    sidescan_rays_along: int = same_as(
+        SidescanConfig,
+        'rays_along',
+        'sidescan: ray columns along track across the horizontal beam width',
+    )
+    sidescan_rays_per_bin: int = same_as(
+        SidescanConfig,
+        'rays_per_bin',
+        'sidescan: ray cells per slant-range bin at least, on a flat seabed at any altitude in '
+        'sidescan_min_altitude..sidescan_max_altitude',
+    )
+    sidescan_min_altitude: float = same_as(
+        SidescanConfig,
+        'min_altitude',
+        'sidescan: lowest altitude the ray placement serves [m] (also the shallowest ray, '
+        'asin(min_altitude / max_range))',
+    )
+    sidescan_max_altitude: float = same_as(
+        SidescanConfig, 'max_altitude', 'sidescan: highest altitude the ray placement serves [m]'
+    )
+    sidescan_vertical_pattern: BeamPattern = same_as(
+        SidescanConfig,
+        'vertical_pattern',
+        'sidescan: one-way pattern across track, its -3 dB width sidescan_vertical_beam_width: '
+        'uniform, piston, gaussian, sinc or sinc_dave',
+    )
+    waterfall_lines: int = same_as(
+        WaterfallConfig, 'lines', 'sidescan: rows of the waterfall image (newest at the top)'
+    )
+    waterfall_samples: int = same_as(
+        WaterfallConfig,
+        'samples',
+        'sidescan: waterfall pixels per side (image width 2 x this, nadir in the middle)',
+    )
+    waterfall_line_spacing: float = same_as(
+        WaterfallConfig,
+        'line_spacing',
+        'sidescan: metres travelled along track per waterfall line; 0: a line per ping',
+    )
+    ground_range: bool = same_as(
+        WaterfallConfig,
+        'ground_range',
+        'sidescan: waterfall in ground range (flat bottom, altitude from the first return) '
+        'instead of slant range; raw_image stays slant',
+    )
+    publish_raw_image: bool = setting(
+        True,
+        'sidescan: publish <device>/raw_image, marine_acoustic_msgs/RawSonarImage per ping '
+        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_acoustic',
+    )
+    raw_image_dtype: ProjectedImageDtype = setting(
+        ProjectedImageDtype.FLOAT32,
+        'sidescan raw_image samples: float32 (linear intensity) or uint8, uint16, uint32 (dB '
+        'over image_db_min..image_db_max)',
+    )
+    publish_waterfall: bool = setting(
+        True,
+        'sidescan: publish <device>/waterfall, sensor_msgs/Image per new line (image_encoding, '
+        'image_db_min..image_db_max)',
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.sidescan_max_altitude < self.sidescan_min_altitude:
+            raise ConfigurationError(
+                f'sidescan_max_altitude ({self.sidescan_max_altitude:g}) must be >= '
+                f'sidescan_min_altitude ({self.sidescan_min_altitude:g})'
+            )
+
+    def sidescan_config(self) -> SidescanConfig:
+        """The two fans (``sensing.sidescan.SidescanConfig``); ``ConfigurationError``.
+
+        Names: the parameters carry ``sidescan_`` (a node has a ``beam_width``, a
+        ``vertical_beam_width`` and a ``vertical_pattern`` of its multibeam too) and say
+        ``beam_width``; the core's fields drop both: ``sidescan_horizontal_beam_width`` ->
+        ``horizontal_width``, ``sidescan_vertical_beam_width`` -> ``vertical_width``, the others
+        ``sidescan_<field>`` -> ``<field>``.
+        """
+        return SidescanConfig(
+            horizontal_width=self.sidescan_horizontal_beam_width,
+            vertical_width=self.sidescan_vertical_beam_width,
+            tilt=self.sidescan_tilt,
+            rays_along=self.sidescan_rays_along,
+            rays_per_bin=self.sidescan_rays_per_bin,
+            min_altitude=self.sidescan_min_altitude,
+            max_altitude=self.sidescan_max_altitude,
+            vertical_pattern=self.sidescan_vertical_pattern,
+        )
+
+    def waterfall_config(self) -> WaterfallConfig:
+        """The waterfall (``sensing.waterfall.WaterfallConfig``); ``ConfigurationError``.
+
+        Names: the parameters say ``waterfall_`` (the scanning node has ``lines`` of nothing
+        else, but ``samples`` and ``line_spacing`` alone would not say whose);
+        ``waterfall_<field>`` -> ``<field>``; ``ground_range`` is the core's name.
+        """
+        return WaterfallConfig(
+            lines=self.waterfall_lines,
+            samples=self.waterfall_samples,
+            ground_range=self.ground_range,
+            line_spacing=self.waterfall_line_spacing,
+        )
+
+
+#: The two beams in Ranger terms, (min_angle, max_angle): starboard and port about body z.
+SIDESCAN_ANGLES = (-math.pi / 2, math.pi / 2)
+
+
+@dataclass(frozen=True, eq=False)
+class SidescanReading:
+    """One ping of both channels, where the sonar was (m), and the waterfall if it grew.
+
+    ``waterfall`` is the device's waterfall when this ping added a line to it, else ``None``.
+    """
+
+    ping: SidescanPing
+    position: NDArray[np.float64]
+    waterfall: Waterfall | None = None
+
+    @property
+    def ranges(self) -> NDArray[np.float64]:
+        """(2,) per channel (port, starboard) the slant range of its first bin with an echo, m.
+
+        ``inf``: a channel that heard nothing.
+        """
+        edges = np.asarray(self.ping.bin_edges, dtype=np.float64)
+        occupied = np.asarray(self.ping.profiles) > 0.0
+        first: NDArray[np.float64] = np.where(
+            occupied.any(axis=1), edges[np.argmax(occupied, axis=1)], np.inf
+        )
+        return first
+
+    @property
+    def intensities(self) -> NDArray[np.float64]:
+        """(2,) per channel its total intensity (the sum of its profile)."""
+        totals: NDArray[np.float64] = np.asarray(self.ping.profiles, dtype=np.float64).sum(axis=1)
+        return totals
+
+
+#: Bytes per pixel of a waterfall while it is kept and published (float32 lines, the float32
+#: image, float64 dB levels, the pixels and the message's copy).
+WATERFALL_BYTES = 4 + 4 + 8 + 2 + 2
+
+
+class SidescanRanger(PingingRanger[SidescanSonar]):
+    """A side-scan sonar as a Ranger device of one element; a reading pings both channels.
+
+    It keeps the waterfall of its pings (``waterfall``): it starts empty, and again when an
+    accepted SetConfig moves the window its samples span (:meth:`line_window`); one that keeps
+    the window (a new rate or bin width) keeps the lines (docs/sidescan.md, Waterfall).
+
+    Raises:
+        ConfigurationError: the ping rate (``PingingRanger``), or a waterfall larger than
+            ``max_pixels`` or the memory available (one line, nothing allocated).
+    """
+
+    def __init__(
+        self,
+        sonar: SidescanSonar,
+        geometry: RangerGeometry,
+        *,
+        frequency: float,
+        limits: tuple[float, float] | None = None,
+        waterfall: WaterfallConfig | None = None,
+        max_pixels: int = 2**31 - 1,
+    ) -> None:
+        super().__init__(sonar, geometry, frequency=frequency, limits=limits)
+        config = waterfall or WaterfallConfig()
+        problem = size_problem(
+            'waterfall', config.lines, 2 * config.samples, WATERFALL_BYTES, max_pixels
+        )
+        if problem:
+            raise ConfigurationError(problem)
+        self.waterfall = Waterfall(config)
+        self._window = self.line_window()
+
+    def line_window(self) -> tuple[float, float]:
+        """The range a waterfall line spans, m: ground 0..max_range, or the slant window."""
+        echo = self.sonar.echo
+        return (0.0 if self.waterfall.ground_range else echo.min_range, echo.max_range)
+
+    def read(self, caster: SurfaceCaster) -> SidescanReading:
+        """One ping of both channels, with the position it was taken at, into the waterfall."""
+        position = self.sonar.world_from_body[:3, 3].copy()
+        ping = self.sonar.ping(caster)
+        window = self.line_window()
+        if window != self._window:  # the old lines' samples are at other ranges
+            self.waterfall.clear()
+            self._window = window
+        added = self.waterfall.add(ping, position)
+        return SidescanReading(ping, position, self.waterfall if added else None)
+
+    def ranger_config(self) -> RangerConfig:
+        """The configuration in Ranger terms (module docstring)."""
+        e = self.sonar.echo
+        low, high = SIDESCAN_ANGLES
+        return RangerConfig(
+            low, high, high - low, e.min_range, e.max_range, e.bin_width, self.frequency
+        )
+
+    def _angles_problem(self, config: RangerConfig) -> str | None:
+        """The two beams' angles are fixed (``SIDESCAN_ANGLES``, ``angular_resolution`` pi)."""
+        low, high = SIDESCAN_ANGLES
+        angles = (config.min_angle, config.max_angle, config.angular_resolution)
+        if not np.allclose(angles, (low, high, high - low), rtol=0.0, atol=1e-6):
+            return (
+                'a side-scan has two fixed beams: min_angle -pi/2 (starboard), max_angle pi/2 '
+                '(port), angular_resolution pi'
+            )
+        return None
+
+    def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> SidescanSonar:
+        """The same fans with the new range window and bins."""
+        old = self.sonar
+        return SidescanSonar(
+            echo,
+            old.config,
+            old.world_from_body,
+            imaging=old.imaging,
+            label_entities=old.label_entities,
+            multipath=old.multipath,
+        )
+
+
+def build(robot: Robot, setup: Setup, _entities: int) -> Built:
+    """Both channels' fans, pinging at the node's rate."""
+    chosen = setup[SensorSettings]
+    sensor, mount = one_sonar_mount(
+        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
+    )
+    geometry = mount.geometry({})
+    beam, settings = setup[BeamSettings], setup[SidescanSettings]
+
+    def make() -> SidescanRanger:
+        echo = beam.echo_config(sensor.sonar)
+        sonar = SidescanSonar(
+            echo,
+            settings.sidescan_config(),
+            geometry.pose,
+            imaging=setup[ScanningSettings].imaging_config(),
+            multipath=beam.multipath_config(),
+        )
+        rate = reading_rate(setup[OutputSettings], sensor)
+        return SidescanRanger(
+            sonar,
+            geometry,
+            frequency=rate,
+            limits=(echo.min_range, echo.max_range),
+            waterfall=settings.waterfall_config(),
+            max_pixels=setup[ImageSettings].image_max_pixels,
+        )
+
+    return mount, located(sensor, make)
+
+
+KIND = Kind(
+    name='sidescan',
+    family=Family.SCANNING,
+    summary='port and starboard fans and a waterfall',
+    device=SidescanRanger,
+    build=build,
+    records=(SidescanSettings,),
+    outputs=('sidescan',),
+    unused=(
+        Unused(
+            FAN_IMAGES,
+            'it publishes its raw_image and waterfall, not the images of mode multibeam and sweep',
+        ),
+        Unused(
+            ('publish_projected_image', 'sweep_image_update'),
+            "it publishes its raw_image and waterfall (those are modes multibeam and sweep's)",
+        ),
+        Unused(
+            ('beam_width',),
+            'its along-track width is sidescan_horizontal_beam_width, its across-track width '
+            'sidescan_vertical_beam_width',
+        ),
+    ),
+)

@@ -1,0 +1,67 @@
+"""The single-beam sonar (``sonar_node``): one ``<sensor type="sonar">``, an array of one.
+
+Its settings are its topics and output switches (:class:`SonarTopicSettings`); the beam is
+the node's ``BeamSettings``. It publishes ``Range``, a one-element ``LaserScan`` and
+``SonarPoint`` (``ros/outputs.py``, part ``single_beam``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nps_sonar_py.description import Robot
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup
+from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.settings import BeamSettings, OutputSettings, SensorSettings
+from nps_sonar_py.devices.sonar import SingleBeamSonar
+from nps_sonar_py.records import Record, setting
+
+__all__ = ['KIND', 'SonarTopicSettings']
+
+
+@dataclass(frozen=True)
+class SonarTopicSettings(Record):
+    """The single-beam sonar's topics and output switches."""
+
+    range_topic: str = setting('', 'sensor_msgs/Range topic; empty: <sensor>/range')
+    scan_topic: str = setting('', 'one-element sensor_msgs/LaserScan topic; empty: <sensor>/scan')
+    sonar_point_topic: str = setting('', 'nps_sonar/SonarPoint topic; empty: <sensor>/sonar_point')
+    publish_range: bool = setting(True, 'publish sensor_msgs/Range', runtime=True)
+    publish_scan: bool = setting(
+        True,
+        'publish the one-element sensor_msgs/LaserScan (range and intensity)',
+        runtime=True,
+    )
+    publish_sonar_point: bool = setting(
+        True, 'publish nps_sonar/SonarPoint (range, intensity, profile)', runtime=True
+    )
+
+
+def build(robot: Robot, setup: Setup, _entities: int) -> Built:
+    """The sonar named by ``sensor`` (or the first), in its own frame (or ``frame_id``)."""
+    chosen, beam = setup[SensorSettings], setup[BeamSettings]
+    sensor, mount = one_sonar_mount(robot, chosen.sensor, chosen.frame_id, (0.0, 0.0, 0.0))
+    geometry = mount.geometry({})
+    device = located(
+        sensor,
+        lambda: SingleBeamSonar(
+            beam.echo_config(sensor.sonar),
+            geometry.pose,
+            geometry,
+            n_rays=beam.rays,
+            frequency=reading_rate(setup[OutputSettings], sensor),
+            multipath=beam.multipath_config(),
+        ),
+    )
+    return mount, device
+
+
+KIND = Kind(
+    name='single_beam',
+    family=Family.SONAR,
+    summary='one sonar beam',
+    device=SingleBeamSonar,
+    build=build,
+    records=(SonarTopicSettings,),
+    outputs=('single_beam',),
+)

@@ -1,0 +1,405 @@
+"""Coherent echoes: each ray a scatterer with phase, the pulse, the array and the noise floor.
+
+The incoherent model (``model.py``) sums intensities. This one sums complex amplitudes
+(``docs/coherent.md``): ray ``i`` of beam ``b``, with incoherent intensity ``I_i`` (the
+model's law: patterns, incidence, reflectivity, spreading, absorption) and range ``r_i``,
+has the amplitude
+
+    a_i = sqrt(I_i) xi_i exp(2 i k r_i),    k = 2 pi f / c,
+
+``xi_i`` the unit complex Gaussian of the scene point it hit (``scatterers.py``). Beam
+``b``'s complex baseband after the matched filter is ``s_b(t) = sum_i a_i R(t - 2 r_i / c)``
+(``pulse.py``), sampled every ``delta = c / (2 f_s)`` of range from ``min_range``; each
+return is deposited on the samples it reaches by a table of ``R`` (two ``np.bincount`` over
+all beams at once, real and imaginary parts). A fan's line array then adds the side-lobe
+leakage of the strongest cells across beams (``line_array.py``), and the receiver adds a
+complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
+the envelope's energy per range bin, ``sum over the bin's samples of |s|**2``: its mean over
+scatterer realisations is the incoherent image blurred by the pulse (equal to it bin by bin
+when the pulse is shorter than a bin and the profile smooth).
+
+Sample grid: ``per_bin`` samples per range bin, ``per_bin = max(1, ceil(B_eff / f_bin))``
+with ``f_bin = c / (2 dr)`` when ``sample_rate`` is 0 (the smallest whole number that samples
+the compressed pulse at its bandwidth ``B_eff`` or faster), else ``round(dr / delta)`` for
+the given rate. Sample ``j`` is centred at ``min_range + (j + 1/2) delta``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from nps_sonar_py.echo.checks import check, finite
+from nps_sonar_py.echo.config import EchoConfig
+from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
+from nps_sonar_py.echo.pulse import PHASES, Pulse, kernel_table, pulse_problem
+from nps_sonar_py.echo.scatterers import scatterer_draws
+from nps_sonar_py.echo.sonar_equation import ReceiverNoise, noise_intensity
+from nps_sonar_py.errors import ConfigurationError
+
+__all__ = [
+    'CoherentConfig',
+    'CoherentModel',
+    'CoherentPing',
+    'SampleGrid',
+    'coherent_problem',
+    'sample_grid',
+]
+
+#: Most complex samples per ping, all beams together (about 64 MB of complex64).
+MAX_SAMPLES = 8_000_000
+#: Complex normal numbers the noise windows are taken from (``CoherentModel._add_noise``).
+_NOISE_TABLE = 1 << 20
+
+
+@dataclass(frozen=True)
+class CoherentConfig:
+    """What the coherent model adds to ``EchoConfig``, validated on creation.
+
+    Attributes:
+        pulse: the transmitted pulse and its matched-filter window (``pulse.Pulse``).
+        sample_rate: complex baseband samples per second, Hz, >= 0; 0 picks the rate from
+            the pulse and the bins (module docstring).
+        speckle_cell: edge of the cells hit points are quantised to for their scatterer,
+            in wavelengths, > 0 (a quarter by default: a hit that moves a quarter wavelength
+            meets another scatterer).
+        scatterer_seed: selects another, independent realisation of the scene's scatterers.
+        array: the fan's receive line array (``line_array.LineArray``), ``None`` for none
+            (no leakage across beams).
+        noise: the receiver's noise floor (``sonar_equation.ReceiverNoise``).
+        leak_cells: how many of a ping's strongest cells leak across beams through the
+            array's side lobes, >= 1.
+    """
+
+    pulse: Pulse = field(default_factory=Pulse)
+    sample_rate: float = 0.0
+    speckle_cell: float = 0.25
+    scatterer_seed: int = 0
+    array: LineArray | None = None
+    noise: ReceiverNoise = field(default_factory=ReceiverNoise)
+    leak_cells: int = 256
+
+    def __post_init__(self) -> None:
+        check(isinstance(self.pulse, Pulse), 'pulse', 'must be a Pulse', self.pulse)
+        rate = finite('sample_rate', self.sample_rate)
+        check(rate >= 0.0, 'sample_rate', 'must be >= 0 Hz (0: automatic)', rate)
+        object.__setattr__(self, 'sample_rate', rate)
+        cell = finite('speckle_cell', self.speckle_cell)
+        check(0.0 < cell <= 100.0, 'speckle_cell', 'must be in (0, 100] wavelengths', cell)
+        object.__setattr__(self, 'speckle_cell', cell)
+        seed = self.scatterer_seed
+        check(
+            isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63,
+            'scatterer_seed',
+            'must be an integer in [0, 2**63)',
+            seed,
+        )
+        check(
+            self.array is None or isinstance(self.array, LineArray),
+            'array',
+            'must be a LineArray or None',
+            self.array,
+        )
+        check(
+            isinstance(self.noise, ReceiverNoise), 'noise', 'must be a ReceiverNoise', self.noise
+        )
+        leak = self.leak_cells
+        ok = isinstance(leak, int) and not isinstance(leak, bool) and 1 <= leak <= 1_000_000
+        check(ok, 'leak_cells', 'must be an integer in [1, 1000000]', leak)
+
+
+@dataclass(frozen=True)
+class SampleGrid:
+    """The complex baseband samples of a beam (module docstring).
+
+    Attributes:
+        per_bin: samples per range bin, >= 1.
+        interval: range between samples ``delta``, m.
+        count: samples per beam, ``per_bin * n_bins``.
+        rate: the sample rate ``c / (2 delta)``, Hz.
+        start: range of sample 0's centre, m.
+    """
+
+    per_bin: int
+    interval: float
+    count: int
+    rate: float
+    start: float
+
+
+def sample_grid(config: CoherentConfig, echo: EchoConfig) -> SampleGrid | str:
+    """The sample grid of this configuration (module docstring), or why there is none."""
+    c, dr = echo.speed_of_sound, echo.bin_width
+    bandwidth = config.pulse.effective_bandwidth
+    if config.sample_rate == 0.0:
+        per_bin = max(1, math.ceil(bandwidth * 2.0 * dr / c * (1.0 - 1e-9)))
+    else:
+        spacing = c / (2.0 * config.sample_rate)
+        if dr < spacing * (1.0 - 1e-9):
+            return (
+                f'n_bins: a bin of {dr:.4g} m is narrower than the sample spacing '
+                f'{spacing:.4g} m of sample_rate {config.sample_rate:g} Hz'
+            )
+        if config.sample_rate < bandwidth * (1.0 - 1e-9):
+            return (
+                f'sample_rate: {config.sample_rate:g} Hz is below the pulse bandwidth '
+                f'{bandwidth:g} Hz (the envelope would alias)'
+            )
+        per_bin = max(1, round(dr / spacing))
+    interval = dr / per_bin
+    count = per_bin * echo.n_bins
+    return SampleGrid(
+        per_bin, interval, count, c / (2.0 * interval), echo.min_range + interval / 2
+    )
+
+
+def coherent_problem(
+    config: CoherentConfig, echo: EchoConfig, beams: int = 1, azimuths: ArrayLike | None = None
+) -> str | None:
+    """Why the coherent model cannot run with this pulse, sampling and array, or ``None``."""
+    problem = pulse_problem(config.pulse, echo.frequency)
+    if problem:
+        return problem
+    grid = sample_grid(config, echo)
+    if isinstance(grid, str):
+        return grid
+    if grid.count * beams > MAX_SAMPLES:
+        return (
+            f'{grid.count * beams} complex samples per ping ({beams} beams x {grid.count}) is '
+            f'over the limit of {MAX_SAMPLES}; fewer bins, beams or a lower sample_rate'
+        )
+    if config.array is not None and azimuths is not None:
+        return array_problem(config.array, echo.beam_width, azimuths)
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class CoherentPing:
+    """The coherent echo of one ping of ``N`` beams.
+
+    Attributes:
+        intensity: (N, n_bins) float64 energy of the envelope per range bin, linear,
+            relative to the source at 1 m (the incoherent model's scale).
+        baseband: (N, count) complex64 baseband after the matched filter (and the array and
+            the noise), per beam, sample ``j`` at ``grid.start + j grid.interval``; its
+            squared modulus is in the same units as ``intensity``.
+        grid: the samples' grid.
+    """
+
+    intensity: NDArray[np.float64]
+    baseband: NDArray[np.complex64]
+    grid: SampleGrid
+
+
+class CoherentModel:
+    """The coherent echo of ``N`` beams sharing an echo configuration, built once.
+
+    Args:
+        config: the coherent settings.
+        echo: the echo configuration (range window, bins, carrier, sound speed, seed).
+        azimuths: (N,) the beams' axes, rad, for the array's leakage (a fan); ``None``:
+            no leakage.
+        coverage: the beam spacing over the equivalent width of a beam's pattern, in
+            (0, 1] (``line_array.leakage_matrix``).
+
+    Raises:
+        ConfigurationError: the reason of :func:`coherent_problem`, in one line.
+    """
+
+    def __init__(
+        self,
+        config: CoherentConfig,
+        echo: EchoConfig,
+        *,
+        azimuths: ArrayLike | None = None,
+        coverage: float = 1.0,
+    ) -> None:
+        beams = 1 if azimuths is None else int(np.size(azimuths))
+        problem = coherent_problem(config, echo, beams, azimuths)
+        if problem:
+            raise ConfigurationError(problem)
+        grid = sample_grid(config, echo)
+        assert not isinstance(grid, str)  # coherent_problem said so
+        self.config, self.echo, self.grid = config, echo, grid
+        self._table = kernel_table(config.pulse, 2.0 * grid.interval / echo.speed_of_sound)
+        self._guard = 2 * self._table.half + 1
+        self._cell = config.speckle_cell * echo.wavelength
+        self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
+        # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
+        self._heard_from: NDArray[np.complex64] | None = None
+        if config.array is not None and azimuths is not None and beams > 1:
+            matrix = leakage_matrix(config.array, azimuths, coverage)
+            self._heard_from = np.ascontiguousarray(matrix.T)
+        self._noise_power = 0.0
+        if config.noise.enabled:
+            bandwidth = config.pulse.effective_bandwidth
+            self._noise_power = noise_intensity(config.noise, echo.source_level, bandwidth)
+        self.rng = np.random.default_rng(echo.seed)
+        self._table_of_noise: NDArray[np.complex64] | None = None
+
+    def ping(
+        self,
+        intensity: NDArray[np.floating],
+        ranges: NDArray[np.floating],
+        origin: NDArray[np.floating],
+        directions: NDArray[np.floating],
+        rng: np.random.Generator | None = None,
+    ) -> CoherentPing:
+        """The coherent echo of one ping (module docstring).
+
+        Args:
+            intensity: (N, n) each ray's incoherent echo, linear, 0 for none
+                (``EchoModel.ray_intensities``).
+            ranges: (N, n) each ray's range, m (inf on a miss).
+            origin: (3,) or (N n, 3) ray origins in the world, m.
+            directions: (N n, 3) unit ray directions in the world.
+            rng: the noise's generator instead of the model's.
+
+        Returns:
+            The ``CoherentPing``.
+        """
+        n_beams = intensity.shape[0]
+        series = self._baseband(intensity, ranges, origin, directions)
+        if self._heard_from is not None and self._heard_from.shape[0] == n_beams:
+            series = self._leaked(series)
+        if self._noise_power > 0.0:
+            self._add_noise(series, rng if rng is not None else self.rng)
+        power = np.square(series.real)
+        power += np.square(series.imag)
+        if self.grid.per_bin == 1:
+            image = power.astype(np.float64)
+        else:
+            per_bin = power.reshape(n_beams, self.echo.n_bins, self.grid.per_bin)
+            image = per_bin.sum(axis=2, dtype=np.float64)
+        return CoherentPing(image, series, self.grid)
+
+    def _baseband(
+        self,
+        intensity: NDArray[np.floating],
+        ranges: NDArray[np.floating],
+        origin: NDArray[np.floating],
+        directions: NDArray[np.floating],
+    ) -> NDArray[np.complex64]:
+        """(N, count) complex64 matched-filter output of every beam (module docstring).
+
+        Only the rays whose pulse reaches a sample are worked on ("live"): each deposits
+        ``2 half`` taps of the compressed pulse, scaled by its amplitude, on the samples
+        about its position.
+        """
+        n_beams, n_rays = intensity.shape
+        grid, half, guard = self.grid, self._table.half, self._guard
+        stride = grid.count + 2 * guard
+        flat_intensity = np.asarray(intensity, dtype=np.float32).ravel()
+        position = np.asarray(ranges, dtype=np.float32).ravel() - np.float32(grid.start)
+        position *= np.float32(1.0 / grid.interval)  # in samples; NaN and inf are not live
+        live = flat_intensity > 0.0
+        live &= position > -half
+        live &= position < grid.count - 1 + half
+        index = np.flatnonzero(live)
+        u = position.take(index)
+        r = np.asarray(ranges).ravel().take(index).astype(np.float64)
+        amplitude = self._amplitudes(index, r, flat_intensity.take(index), origin, directions)
+        floor = np.floor(u)
+        row = np.rint((u - floor) * np.float32(PHASES)).astype(np.intp)
+        start = floor.astype(np.intp)
+        start += (index // n_rays) * stride + (guard - half + 1)
+        values = self._table.taps.take(row, axis=0)  # (m, 2 half)
+        values *= amplitude[:, None]
+        # Real and imaginary parts interleaved: one bincount whose sums are complex128.
+        start *= 2
+        cells = (start[:, None] + np.arange(4 * half)).ravel()
+        sums = np.bincount(cells, values.view(np.float32).ravel(), 2 * n_beams * stride)
+        per_beam = sums.view(np.complex128).reshape(n_beams, stride)
+        series: NDArray[np.complex64] = per_beam[:, guard : guard + grid.count].astype(
+            np.complex64
+        )
+        return series
+
+    def _amplitudes(
+        self,
+        index: NDArray[np.intp],
+        r: NDArray[np.float64],
+        intensity: NDArray[np.float32],
+        origin: NDArray[np.floating],
+        directions: NDArray[np.floating],
+    ) -> NDArray[np.complex64]:
+        """(m,) ``sqrt(I) xi exp(2 i k r)`` of the rays ``index`` at ranges ``r`` (m)."""
+        points = directions.take(index, axis=0) * r[:, None]
+        points += origin if np.ndim(origin) == 1 else np.take(origin, index, axis=0)
+        power, turns = scatterer_draws(points, self._cell, self.config.scatterer_seed)
+        carrier = r * self._turns_per_m
+        carrier -= np.floor(carrier)
+        turns += carrier.astype(np.float32)
+        turns *= np.float32(2.0 * math.pi)
+        power *= intensity
+        np.sqrt(power, out=power)
+        amplitude = np.empty(index.size, dtype=np.complex64)
+        np.cos(turns, out=amplitude.real)
+        np.sin(turns, out=amplitude.imag)
+        amplitude *= power
+        return amplitude
+
+    def _strongest(self, series: NDArray[np.complex64]) -> NDArray[np.intp]:
+        """Flat indices of at most ``leak_cells`` of the strongest cells of ``series``.
+
+        A threshold from the quantile of a regular subsample (16384 cells) that leaves about
+        twice as many, then the strongest of those: a full partition of a mostly empty image
+        is slow (its many equal zeros).
+        """
+        magnitude = np.abs(series).ravel()
+        count = min(self.config.leak_cells, magnitude.size)
+        step = max(1, magnitude.size // 16384)
+        sample = np.sort(magnitude[::step])
+        rank = max(0, sample.size - 1 - (2 * count * sample.size) // magnitude.size)
+        threshold = max(float(sample[rank]), float(np.finfo(np.float32).tiny))
+        candidates = np.flatnonzero(magnitude >= threshold)
+        if candidates.size > count:
+            values = magnitude.take(candidates)
+            candidates = candidates[np.argpartition(values, values.size - count)[-count:]]
+        return candidates
+
+    def _leaked(self, series: NDArray[np.complex64]) -> NDArray[np.complex64]:
+        """``series`` plus the leakage of its ``leak_cells`` strongest cells across beams.
+
+        Each strong cell (beam ``b'``, sample ``j``) adds ``L[b, b'] s_b'(j)`` to every beam
+        ``b`` at sample ``j``: the rows of ``L`` transposed for the strong cells' beams,
+        scaled by their samples, summed per sample (``np.add.reduceat``) and added to those
+        samples' columns.
+        """
+        assert self._heard_from is not None
+        strongest = self._strongest(series)
+        beam, sample = np.divmod(strongest, series.shape[1])
+        order = np.argsort(sample, kind='stable')
+        sample, beam = sample[order], beam[order]
+        heard = self._heard_from.take(beam, axis=0)  # (k, N): what every beam hears of each
+        heard *= series.ravel().take(strongest[order])[:, None]
+        first = np.flatnonzero(np.diff(sample, prepend=-1))
+        out = series.copy()
+        out[:, sample[first]] += np.add.reduceat(heard, first, axis=0).T
+        return out
+
+    def _add_noise(self, series: NDArray[np.complex64], rng: np.random.Generator) -> None:
+        """Add the receiver's complex Gaussian noise, in place: ``noise_power / per_bin`` a sample.
+
+        Each beam takes a window at a random start of a table of complex normal numbers drawn
+        once from the model's generator (drawing a ping's million numbers afresh would cost
+        more than the cast): two windows of a ping or of two pings overlap with a chance of
+        about ``count / table`` (under 1 % per beam and ping at the table's 2**20 numbers).
+        """
+        table = self._noise_table(series.shape[1])
+        starts = rng.integers(0, table.size - series.shape[1], series.shape[0])
+        windows = np.lib.stride_tricks.sliding_window_view(table, series.shape[1])
+        noise = windows[starts]  # (N, count): a copy of each window
+        noise *= np.float32(math.sqrt(self._noise_power / self.grid.per_bin / 2.0))
+        series += noise
+
+    def _noise_table(self, count: int) -> NDArray[np.complex64]:
+        """The complex normal numbers (``E |z|**2 = 2``) the noise windows are taken from."""
+        if self._table_of_noise is None:
+            size = max(_NOISE_TABLE, 64 * count)
+            pairs = self.rng.standard_normal(2 * size, dtype=np.float32)
+            self._table_of_noise = pairs.view(np.complex64)
+        return self._table_of_noise

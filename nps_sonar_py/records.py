@@ -1,0 +1,247 @@
+"""Frozen configuration records checked by one mechanism: every setting, in every layer.
+
+A record is a frozen dataclass deriving from :class:`Record` whose fields are declared with
+:func:`setting` (default, description, bounds, choices, whether it may change at run time).
+The field's annotation is its type (``bool``, ``int``, ``float``, ``str``, a tuple of floats,
+or an enum of choices), and :func:`check_record` checks every field from its type and
+metadata when the record is made: one mechanism, one message format, ``<name> must be ...,
+got <value>``. The core's own configurations (``sensing``) and the settings records of
+``devices`` (and, through them, every ROS parameter: ``ros/params.py``) use it, so a bound is
+declared once, where its setting is, and says itself the same way from Python and from ROS.
+
+An enum field also takes its value's string (as a ROS parameter holds it) and keeps the
+member. A ``str`` field with ``choices`` takes only those; its choices may be a function
+(read at each check), for a choice whose values are a table's keys (``mode``: the kinds of
+``devices/kinds``). A shared root module: it imports no layer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from nps_sonar_py.errors import ConfigurationError
+
+__all__ = [
+    'Record',
+    'SettingSpec',
+    'check_record',
+    'choice_text',
+    'plain',
+    'same_as',
+    'setting',
+    'specs',
+]
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting: name, default, description, bounds, choices, whether it may change at run time.
+
+    ``runtime`` settings may change while a node runs when that node takes run-time changes
+    (the sonar node); the others need a restart. ``choices``: the allowed values as strings
+    (an enum field's values, or a field's own list), empty when any value of the type will do.
+    ``zero``: 0 is a value of its own (off, or "take the default"), outside ``low``..``high``.
+    """
+
+    name: str
+    default: Any
+    description: str
+    low: float | None = None
+    high: float | None = None
+    runtime: bool = False
+    choices: tuple[str, ...] = ()
+    zero: bool = False
+
+    @property
+    def plain_default(self) -> Any:
+        """The default as YAML files and ROS parameters hold it (arrays as lists)."""
+        return plain(self.default)
+
+
+def plain(value: Any) -> Any:
+    """``value`` as YAML files and ROS parameters hold it: a tuple as a list, a choice as str."""
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def setting(
+    default: Any,
+    description: str | Callable[[], str],
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    runtime: bool = False,
+    choices: tuple[Any, ...] | Callable[[], tuple[Any, ...]] = (),
+    zero: bool = False,
+) -> Any:
+    """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
+
+    The field's annotation is its type; ``low`` and ``high`` bound a number (each element of
+    a tuple); ``choices`` lists the allowed values of a field that is not an enum; ``zero``
+    allows 0 besides ``low``..``high`` (a positive number too small to mean anything, such as a
+    beam width of 5e-324 rad, is refused rather than taken for "the URDF's"). ``description``
+    and ``choices`` may be functions, read when used, for a setting whose text and values are
+    a table's rows (``mode``).
+    """
+    meta = {
+        'description': description,
+        'low': low,
+        'high': high,
+        'runtime': runtime,
+        'choices': choices,
+        'zero': zero,
+    }
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def same_as(record: type[Any], name: str, description: str, *, runtime: bool = False) -> Any:
+    """A field declared by ``record``'s field ``name``: its default, bounds and choices.
+
+    For a setting whose parameter name differs from the core field it sets (``waterfall_lines``
+    sets ``WaterfallConfig.lines``): its bounds are declared once, in the core's record, and
+    checked by the same mechanism in both, in the same words; ``description`` is the
+    parameter's.
+    """
+    field = next(f for f in dataclasses.fields(record) if f.name == name)
+    meta = field.metadata
+    return setting(
+        field.default,
+        description,
+        meta['low'],
+        meta['high'],
+        runtime=runtime,
+        choices=meta['choices'],
+        zero=meta['zero'],
+    )
+
+
+_TYPES: dict[type[Any], dict[str, Any]] = {}
+
+
+def _types(record: type[Any]) -> dict[str, Any]:
+    """The field types of ``record`` (annotations resolved once per class)."""
+    if record not in _TYPES:
+        _TYPES[record] = typing.get_type_hints(record)
+    return _TYPES[record]
+
+
+def specs(record: type[Any]) -> Iterator[SettingSpec]:
+    """The :class:`SettingSpec` of every field of a settings record class, in order."""
+    types = _types(record)
+    for f in dataclasses.fields(record):
+        meta = dict(f.metadata)
+        if callable(meta['description']):
+            meta['description'] = meta['description']()
+        kind = types[f.name]
+        allowed = _choices(meta.pop('choices', ()))
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            allowed = tuple(m.value for m in kind)
+        choices = tuple(str(c) for c in allowed)
+        yield SettingSpec(f.name, f.default, **meta, choices=choices)
+
+
+def _choices(choices: tuple[Any, ...] | Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
+    """A field's choices: its tuple, or what its function gives now."""
+    return choices() if callable(choices) else choices
+
+
+def choice_text(choices: tuple[str, ...]) -> str:
+    """``a or b``, ``a, b or c``: the choices as an error message lists them."""
+    return (
+        ' or '.join(choices) if len(choices) < 3 else f'{", ".join(choices[:-1])} or {choices[-1]}'
+    )
+
+
+def _bounds_text(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f' in [{low:g}, {high:g}]'
+    if low is not None:
+        return f' >= {low:g}'
+    if high is not None:
+        return f' <= {high:g}'
+    return ''
+
+
+def _number(
+    name: str, kind: type, value: Any, low: float | None, high: float | None, zero: bool = False
+) -> Any:
+    """``value`` as a ``kind`` (int or float) within the bounds, else ConfigurationError."""
+    what = 'an integer' if kind is int else 'a finite number'
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = number and (isinstance(value, int) if kind is int else math.isfinite(value))
+    ok = ok and (low is None or value >= low) and (high is None or value <= high)
+    if not ok:
+        what = f'0 or {what}' if zero else what
+        raise ConfigurationError(f'{name} must be {what}{_bounds_text(low, high)}, got {value!r}')
+    return kind(value)
+
+
+def _checked(name: str, kind: Any, value: Any, meta: typing.Mapping[str, Any]) -> Any:
+    """``value`` checked against the field's type and metadata, as the record keeps it."""
+    low, high, choices = meta.get('low'), meta.get('high'), _choices(meta.get('choices', ()))
+    if meta.get('zero') and value == 0 and not isinstance(value, bool):
+        return kind(value)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        if isinstance(value, kind):
+            return value
+        values = tuple(str(m.value) for m in kind)
+        if isinstance(value, str) and value in values:
+            return kind(value)
+        raise ConfigurationError(f'{name} must be {choice_text(values)}, got {value!r}')
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigurationError(f'{name} must be true or false, got {value!r}')
+        return value
+    if kind is str:
+        if not isinstance(value, str):
+            raise ConfigurationError(f'{name} must be a string, got {value!r}')
+        if choices and value not in choices:
+            allowed = tuple(str(c) for c in choices)
+            raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
+        return value
+    if kind in (int, float):
+        checked = _number(name, kind, value, low, high, bool(meta.get('zero')))
+        if choices and checked not in choices:
+            allowed = tuple(str(c) for c in choices)
+            raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
+        return checked
+    if typing.get_origin(kind) is tuple:
+        if not isinstance(value, (tuple, list)):
+            raise ConfigurationError(f'{name} must be a list of numbers, got {value!r}')
+        try:
+            return tuple(_number(name, float, v, low, high) for v in value)
+        except ConfigurationError:
+            shown = [float(v) if isinstance(v, (int, float)) else v for v in value]
+            what = f'finite numbers{_bounds_text(low, high)}'
+            raise ConfigurationError(f'{name} must be {what}, got {shown!r}') from None
+    raise TypeError(f'setting {name}: no check for the type {kind!r}')  # a record's own bug
+
+
+def check_record(record: Any) -> None:
+    """Check every field of ``record`` by its type and metadata; keep enum members and floats.
+
+    The one check of every setting (types, bounds, choices): :class:`Record` calls it on
+    creation. Raises ``ConfigurationError`` naming the field.
+    """
+    types = _types(type(record))
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        checked = _checked(f.name, types[f.name], value, f.metadata)
+        if checked is not value:
+            object.__setattr__(record, f.name, checked)
+
+
+class Record:
+    """Base of the settings records: each is checked on creation by :func:`check_record`."""
+
+    def __post_init__(self) -> None:
+        check_record(self)

@@ -1,0 +1,232 @@
+"""What a dataset holds: masks that are the label images of the ping, boxes around them, COCO
+that pycocotools reads, samples remade byte for byte from their manifest row, and a shadow as
+long as the geometry makes it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from dataset_runs import FLS_SPEC
+from pycocotools import mask as mask_utils
+from pycocotools.coco import COCO
+
+from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
+from nps_sonar_py.dataset.draw import object_list
+from nps_sonar_py.dataset.sample import sample_worlds
+from nps_sonar_py.dataset.sensor import (
+    fan_geometry,
+    make_sonar,
+    sample_beam,
+    sensor_pose,
+    sensor_settings,
+)
+from nps_sonar_py.devices.rig import medium_caster
+from nps_sonar_py.scene.raycaster import Raycaster
+from nps_sonar_py.sensing.images import CartesianImager
+from nps_sonar_py.sensing.label_images import LabelImager, polar_labels
+from nps_sonar_py.sensing.multibeam import MultibeamSonar
+
+
+def _ok_rows(out: Path) -> list[dict[str, Any]]:
+    rows = [row for row in read_manifest(out / 'manifest.parquet') if row['status'] == 'ok']
+    assert rows
+    return rows
+
+
+def _array(out: Path, sample: str, name: str) -> np.ndarray:
+    return np.load(out / 'arrays' / sample / f'{name}.npy')
+
+
+def _record(out: Path, sample: str) -> dict[str, Any]:
+    return json.loads((out / 'records' / f'{sample}.json').read_text())
+
+
+def test_every_sample_of_the_reference_run_was_made(fls_reference: Path) -> None:
+    rows = read_manifest(fls_reference / 'manifest.parquet')
+    assert [row['status'] for row in rows] == ['ok'] * 6
+    assert {row['seabed_family'] for row in rows} > {'flat'}  # the families are drawn
+
+
+def test_masks_are_the_label_images_of_the_same_ping(fls_reference: Path) -> None:
+    spec = load_spec(fls_reference / 'spec.yaml')
+    settings = sensor_settings(spec)
+    boxes = 0
+    for row in _ok_rows(fls_reference):
+        sample = row['id']
+        # The ping again, from the row, straight through the sensing layer.
+        scene, _, classes = sample_worlds(spec, settings, row)
+        sonar = make_sonar(
+            settings,
+            row,
+            sensor_pose(row, 0.0, pitched=True),
+            min_range=spec.sensor.min_range,
+            entities=len(scene.entities),
+        )
+        assert isinstance(sonar, MultibeamSonar)
+        labels = sonar.ping(medium_caster(Raycaster(scene), sample_beam(settings, row))).labels
+        assert labels is not None
+        resolution = settings.image.image_resolution
+        imager = CartesianImager(fan_geometry(sonar), resolution, 'nearest', max_pixels=10**7)
+        instance = _array(fls_reference, sample, 'instance')
+        np.testing.assert_array_equal(
+            _array(fls_reference, sample, 'instance_polar'), polar_labels(labels)
+        )
+        np.testing.assert_array_equal(instance, LabelImager(imager).image(labels))
+        # Semantic: the class of each instance; 0 none, 1 seabed, 2.. the spec's classes.
+        semantic = _array(fls_reference, sample, 'semantic')
+        np.testing.assert_array_equal(semantic, classes[instance])
+        for k, item in enumerate(object_list(row), start=2):
+            assert np.all(semantic[instance == k] == 2 + spec.classes.index(item['class']))
+        # Shadow: seabed or nothing there, never an object's echo; at least one somewhere.
+        shadow = _array(fls_reference, sample, 'shadow')
+        assert set(np.unique(shadow)) <= {0, 1}
+        assert np.all(instance[shadow == 1] <= 1)
+        assert np.all(
+            _array(fls_reference, sample, 'instance_polar')[
+                _array(fls_reference, sample, 'shadow_polar') == 1
+            ]
+            <= 1
+        )
+        boxes += len(_record(fls_reference, sample)['annotations'])
+    assert boxes > 0
+
+
+def _inside(points: np.ndarray, obb: list[float], slack: float) -> bool:
+    cx, cy, w, h, angle = obb
+    a = math.radians(angle)
+    d = points - [cx, cy]
+    u = d[:, 0] * math.cos(a) + d[:, 1] * math.sin(a)
+    v = -d[:, 0] * math.sin(a) + d[:, 1] * math.cos(a)
+    return bool(np.all(np.abs(u) <= w / 2 + slack) and np.all(np.abs(v) <= h / 2 + slack))
+
+
+def test_every_box_encloses_its_mask(fls_reference: Path, sidescan_reference: Path) -> None:
+    checked = 0
+    for out in (fls_reference, sidescan_reference):
+        for row in _ok_rows(out):
+            instance = _array(out, row['id'], 'instance')
+            for a in _record(out, row['id'])['annotations']:
+                rows, cols = np.nonzero(instance == a['instance'])
+                x, y, w, h = a['bbox']
+                # tight and enclosing
+                assert (cols.min(), cols.max() + 1) == (x, x + w)
+                assert (rows.min(), rows.max() + 1) == (y, y + h)
+                assert a['area'] == rows.size
+                corners = np.concatenate(
+                    [np.stack([cols + dx, rows + dy], -1) for dx in (0, 1) for dy in (0, 1)]
+                )
+                assert _inside(corners, a['obb'], 1e-3)
+                # and no larger than the axis-aligned box
+                assert a['obb'][2] * a['obb'][3] <= w * h + 1e-3
+                checked += 1
+    assert checked > 0
+
+
+def test_the_coco_file_loads_with_pycocotools_and_its_masks_are_the_instances(
+    fls_reference: Path,
+) -> None:
+    coco = COCO(str(fls_reference / 'coco.json'))
+    spec = load_spec(fls_reference / 'spec.yaml')
+    assert [c['name'] for c in coco.loadCats(coco.getCatIds())] == list(spec.classes)
+    annotations = coco.loadAnns(coco.getAnnIds())
+    assert annotations
+    for a in annotations:
+        image = coco.loadImgs(a['image_id'])[0]
+        sample = Path(image['file_name']).stem
+        instance = _array(fls_reference, sample, 'instance')
+        assert (image['height'], image['width']) == instance.shape
+        np.testing.assert_array_equal(
+            coco.annToMask(a), (instance == a['instance']).astype(np.uint8)
+        )
+        assert mask_utils.area(coco.annToRLE(a)) == a['area']
+        assert (fls_reference / image['file_name']).is_file()
+    lines = (fls_reference / 'labels' / f'{sample}.txt').read_text().splitlines()
+    assert all(len(line.split()) == 5 for line in lines)
+
+
+def test_a_sample_remade_from_its_manifest_row_is_the_same_bytes(fls_reference: Path) -> None:
+    spec = load_spec(fls_reference / 'spec.yaml')
+    row = read_manifest(fls_reference / 'manifest.parquet')[3]
+    del row['status'], row['error']
+    outcome = make_sample(spec, row)
+    assert outcome.error is None
+    assert len(outcome.files) > 10
+    for relative, data in outcome.files.items():
+        assert (fls_reference / relative).read_bytes() == data, relative
+
+
+def test_the_side_scan_shadow_of_a_box_is_as_long_as_the_geometry_makes_it(
+    sidescan_reference: Path,
+) -> None:
+    # A box 1 m high from 14.5 to 15.5 m to starboard, the sonar 10 m above a flat seabed,
+    # the waterfall in ground range g = sqrt(r^2 - 10^2) of the slant range r. The box's
+    # echo runs from its near top edge (slant sqrt(14.5^2 + 9^2)) to its far top edge (slant
+    # sqrt(15.5^2 + 9^2)); the ray over that edge meets the seabed at 15.5 * 10 / 9: the
+    # shadow runs from the box's last echo to there.
+    def ground(g: float, height: float) -> float:
+        return math.sqrt(g * g + (10.0 - height) ** 2 - 100.0)
+
+    first_echo, near, far = ground(14.5, 1.0), ground(15.5, 1.0), 15.5 * 10.0 / 9.0
+    samples, max_range, lines, spacing = 300, 30.0, 24, 0.25
+    metres = max_range / samples
+    # A sample takes the slant bin (0.1 m) at its centre: a boundary moves to the edge of the
+    # bin holding it, and an echo spreads over up to one more bin (the footprint,
+    # sensing/sidescan.py); a slant bin is about 0.12 m of ground range here.
+    tolerance = metres / 2 + 2 * (max_range / samples) * 18.0 / 15.0
+    shadow = _array(sidescan_reference, '000000', 'shadow')
+    instance = _array(sidescan_reference, '000000', 'instance')
+    assert shadow.shape == (lines, 2 * samples)
+    x = (lines - 1) / 2 * spacing - np.arange(lines) * spacing  # row 0 newest: the last ping
+    abeam = int(np.argmin(np.abs(x)))
+    starboard = shadow[abeam, samples:]
+    hidden = np.flatnonzero(starboard) * metres + metres / 2
+    assert hidden.size > 0
+    assert abs(hidden.min() - near) <= tolerance
+    assert abs(hidden.max() - far) <= tolerance
+    assert np.all(np.diff(np.flatnonzero(starboard)) == 1)  # one run
+    assert np.all(instance[abeam, samples:][np.flatnonzero(starboard)] <= 1)
+    box = np.flatnonzero(instance[abeam, samples:] == 2) * metres + metres / 2
+    assert abs(box.min() - first_echo) <= tolerance
+    assert abs(box.max() - near) <= tolerance
+    # No noise in this spec: nothing is heard from the shadow, well inside it.
+    intensity = _array(sidescan_reference, '000000', 'intensity')[abeam, samples:]
+    inside = (hidden > near + 2 * metres) & (hidden < far - 2 * metres)
+    assert np.all(intensity[np.flatnonzero(starboard)[inside]] == 0.0)
+    # Negative control: lines 2 m or more from the box see neither it nor a shadow.
+    clear = np.abs(x) > 2.0
+    assert clear.any()
+    assert not shadow[clear].any()
+    assert np.all(instance[clear] <= 1)
+    assert not shadow[:, :samples].any()  # nothing to port
+
+
+def test_the_coherent_model_changes_the_intensity_not_the_masks(tmp_path: Path) -> None:
+    quiet = FLS_SPEC.replace('speckle: [false, true]', 'speckle: false').replace(
+        'gain_stddev: [0, 0.1]', 'gain_stddev: 0'
+    )
+    incoherent = parse_spec(quiet)
+    coherent = parse_spec(quiet.replace('preset: fls', 'preset: fls\n  echo_model: coherent'))
+    row = draw_row(coherent, 2)
+    assert row == draw_row(incoherent, 2)  # the model is not a drawn value
+    plain, phased = make_sample(incoherent, row), make_sample(coherent, row)
+    assert plain.error is None
+    assert phased.error is None
+    assert make_sample(coherent, row).files == phased.files  # seeded: the same bytes again
+    sample = row['id']
+    for name in ('instance', 'semantic', 'shadow', 'instance_polar'):
+        key = f'arrays/{sample}/{name}.npy'
+        assert phased.files[key] == plain.files[key], name  # masks of the noise-free echo
+    key = f'arrays/{sample}/intensity_polar.npy'
+    a, b = (np.load(io.BytesIO(f.files[key])) for f in (plain, phased))
+    assert a.shape == b.shape
+    assert not np.array_equal(a, b)
+    # The mean over phases of |sum a_i|^2 is sum |a_i|^2: summed over the ping's cells the
+    # coherent image's energy is the incoherent one's, within the scatter of the speckle.
+    ratio = float(b.sum() / a.sum())
+    assert abs(ratio - 1.0) < 0.15, ratio

@@ -1,0 +1,138 @@
+"""A spec that cannot be used is one line naming the file and the key; the shipped specs load.
+
+Each bad spec changes one key of a good one; the command prints the same line (``nps_sonar:
+<file>: <key>: <problem>``) and exits 2, as the nodes do, from ``python -m`` and from the
+installed executable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dataset_runs import FLS_SPEC, REPO, run_cli, write_spec
+
+from nps_sonar_py.dataset import SpecError, draw_row, load_spec, parse_spec
+from nps_sonar_py.dataset.sensor import check_sensor
+
+#: (id, the spec's text with one change, words of the line)
+BAD = {
+    'unknown-key': (
+        FLS_SPEC.replace('  altitude: [2, 3]', '  altitud: [2, 3]'),
+        'spec.yaml: sensor.altitud: unknown key; known: preset, echo_model',
+    ),
+    'unknown-top-key': (FLS_SPEC + 'colour: red\n', 'spec.yaml: colour: unknown key'),
+    'low-above-high': (
+        FLS_SPEC.replace('tilt: [15, 25]', 'tilt: [25, 15]'),
+        'spec.yaml: sensor.tilt: must be finite with low <= high, got [25, 15]',
+    ),
+    'out-of-bounds': (
+        FLS_SPEC.replace('burial: [0, 0.5]', 'burial: [0, 1.5]'),
+        'spec.yaml: objects[2].burial: must be within [0, 1], got [0, 1.5]',
+    ),
+    'unknown-kind': (
+        FLS_SPEC.replace('kind: tyre', 'kind: anchor'),
+        'spec.yaml: objects[3].kind: must be one of box, pipe, mine, tyre, wreck, mesh',
+    ),
+    'size-of-another-kind': (
+        FLS_SPEC.replace('kind: tyre,', 'kind: tyre, beam: 2,'),
+        'spec.yaml: objects[3].beam: unknown key',
+    ),
+    'missing-mesh': (
+        FLS_SPEC.replace('kind: tyre,', 'kind: mesh, file: meshes/nowhere.obj,'),
+        'spec.yaml: objects[3].file: no such mesh file:',
+    ),
+    'drawn-setting': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, tvg: 20log,'),
+        'spec.yaml: sensor.settings.tvg: is drawn per sample: set it in processing.tvg',
+    ),
+    'bad-setting': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 0,'),
+        'spec.yaml: sensor.settings.beams: beams must be an integer in [1, 100000], got 0',
+    ),
+    'not-a-setting': (
+        FLS_SPEC.replace('beams: 24,', 'beamz: 24,'),
+        'spec.yaml: sensor.settings.beamz: not a setting of the fls preset',
+    ),
+    'coherent-with-speckle': (
+        FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent'),
+        'spec.yaml: processing.speckle: the coherent model makes its own speckle',
+    ),
+    'unknown-echo-model': (
+        FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: exact'),
+        "spec.yaml: sensor.echo_model: must be incoherent or coherent, got 'exact'",
+    ),
+    'multipath-with-a-profile': (
+        FLS_SPEC.replace('sensor_depth: [5, 15]', 'sensor_depth: [5, 15]\n  multipath: true'),
+        'spec.yaml: water.multipath: multipath needs straight rays',
+    ),
+    'bad-choice': (
+        FLS_SPEC.replace('tvg: [20log, 40log]', 'tvg: [20log, 30log]'),
+        'spec.yaml: processing.tvg: must be one of none, 20log, 40log (or a list of them), '
+        "got '30log'",
+    ),
+    'not-yaml': (FLS_SPEC.replace('seed: 28', 'seed: [28'), 'spec.yaml:'),
+}
+
+
+@pytest.mark.parametrize(('text', 'words'), BAD.values(), ids=BAD.keys())
+def test_a_bad_spec_is_one_line_naming_its_key(tmp_path: Path, text: str, words: str) -> None:
+    spec = write_spec(tmp_path, text)
+    with pytest.raises(SpecError) as caught:
+        check_sensor(load_spec(spec))
+    line = str(caught.value)
+    assert '\n' not in line
+    assert words in line, line
+
+
+@pytest.mark.parametrize('case', ['unknown-key', 'missing-mesh'])
+def test_the_command_says_it_in_one_line_and_exits_2(tmp_path: Path, case: str) -> None:
+    text, words = BAD[case]
+    spec = write_spec(tmp_path, text)
+    result = run_cli(spec, tmp_path / 'out', '--samples', '2', timeout=120)
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: ')
+    assert words in lines[0]
+    assert not (tmp_path / 'out').exists()
+
+
+def test_an_output_folder_in_use_is_refused_without_resume(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, FLS_SPEC)
+    (tmp_path / 'out').mkdir()
+    (tmp_path / 'out' / 'mine.txt').write_text('keep me')
+    result = run_cli(spec, tmp_path / 'out', '--samples', '2', timeout=120)
+    assert result.returncode == 2
+    assert 'is not empty: give --resume' in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.ros
+def test_the_installed_sonar_dataset_says_it_in_one_line(tmp_path: Path) -> None:
+    from ros_helpers import executable, exit_line
+
+    text, words = BAD['unknown-key']
+    spec = write_spec(tmp_path, text)
+    line = exit_line(
+        [executable('sonar_dataset'), str(spec), str(tmp_path / 'out'), '--samples', '1']
+    )
+    assert words in line
+
+
+@pytest.mark.parametrize('name', ['fls_demo.yaml', 'sidescan_demo.yaml'])
+def test_the_shipped_specs_load_and_draw(name: str) -> None:
+    spec = load_spec(REPO / 'config' / 'datasets' / name)
+    check_sensor(spec)
+    row = draw_row(spec, 0)
+    assert row['id'] == '000000'
+    assert spec.classes
+
+
+def test_a_sample_draws_the_same_values_whatever_else_runs() -> None:
+    spec = parse_spec(FLS_SPEC, source='spec.yaml')
+    later = draw_row(spec, 5)
+    assert [draw_row(spec, i) for i in range(6)][5] == later
+    assert draw_row(spec, 4) != later
+    other = parse_spec(FLS_SPEC.replace('seed: 28', 'seed: 29'), source='spec.yaml')
+    assert draw_row(other, 5) != later

@@ -1,0 +1,108 @@
+"""Sim time over real DDS: a node waiting for /clock says so once; a jump is named as a jump.
+
+``ros/sim_time.py``: without any ``/clock`` a node with ``use_sim_time`` used to wait without
+a word (``docs/gazebo.md``'s node run without Gazebo); after a forward jump of ``/clock``
+every node logged ``falling behind: 0 of N readings/s``, advice to lower the rate for what
+was no slowness at all.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from ros_helpers import NodeLog, first_such, publishing, running
+
+from nps_sonar_py.ros.sim_time import CLOCK_WAIT
+
+pytestmark = pytest.mark.ros
+
+ONE_RAY = {'rays': 1, 'update_rate': 20.0, 'use_sim_time': True, 'diagnostics_rate': 5.0}
+WAITING = 'waiting for /clock: use_sim_time is true and no clock has come'
+
+
+class SimClock:
+    """``rosgraph_msgs/Clock`` messages from ``start`` s, 0.05 s apart; ``jump`` moves it."""
+
+    def __init__(self, start: float) -> None:
+        self.seconds = start
+
+    def __call__(self) -> Any:
+        from builtin_interfaces.msg import Time
+        from rosgraph_msgs.msg import Clock
+
+        self.seconds += 0.05
+        nanoseconds = round(self.seconds * 1e9)
+        return Clock(clock=Time(sec=nanoseconds // 10**9, nanosec=nanoseconds % 10**9))
+
+
+def _best_effort() -> Any:
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    return QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+def _seconds(message: Any) -> float:
+    return message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
+
+
+def test_a_node_waiting_for_the_clock_says_so_once(receiver: Any) -> None:
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node', ONE_RAY) as node:
+        log = NodeLog(node)
+        log.wait_for(WAITING, 'nothing is read or published until one does')
+        assert r.count(r.topic) == 0
+        with publishing(r, Clock, '/clock', SimClock(50.0), qos=_best_effort()):
+            log.wait_for('/clock came: time starts at 50.')
+            r.wait_for(1, process=node)
+        assert log.stop() == 0
+    assert log.text().count('waiting for /clock') == 1, log.text()
+    assert 'Traceback' not in log.text()
+
+
+def test_a_node_given_the_clock_does_not_say_it_waits(receiver: Any) -> None:
+    """The negative control: a clock from the start, readings for longer than ``CLOCK_WAIT``."""
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    clock = publishing(r, Clock, '/clock', SimClock(50.0), qos=_best_effort())
+    with clock, running('sonar_node', ONE_RAY) as node:
+        log = NodeLog(node)
+        r.wait_for(1, timeout=60.0, process=node)
+        first = time.monotonic()
+        while time.monotonic() - first < CLOCK_WAIT + 1.0:  # readings past the wait
+            r.wait_for(r.count(r.topic) + 1, process=node)
+        assert log.stop() == 0
+    assert 'waiting for /clock' not in log.text(), log.text()
+
+
+def test_a_forward_jump_of_the_clock_is_named_and_readings_resume_after_it(
+    receiver: Any,
+) -> None:
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import Range
+
+    r = receiver(Range, 'sonar/range')
+    r.subscribe(DiagnosticArray, '/diagnostics')
+    clock = SimClock(100.0)
+    with running('sonar_node', ONE_RAY) as node:
+        log = NodeLog(node)
+        with publishing(r, Clock, '/clock', clock, qos=_best_effort()):
+            r.wait_for(1, timeout=60.0, process=node)
+            clock.seconds += 900.0  # the clock jumps from about 100 s to about 1000 s
+            line = log.wait_for('time jumped forward by 900.')
+            assert line.endswith('s: readings resume at the new time'), line
+            after = first_such(r, r.topic, node, lambda m: _seconds(m) > 1000.0)
+            # The first status past the jump: once it is out, a wrong warning would be in
+            # the log already (the node warns as it makes the status).
+            first_such(r, '/diagnostics', node, lambda m: _seconds(m) > 1000.0)
+        assert log.stop() == 0
+    assert _seconds(after) > 1000.0
+    assert 'falling behind' not in log.text(), log.text()
+    assert 'Traceback' not in log.text()
