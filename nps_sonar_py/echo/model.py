@@ -53,13 +53,7 @@ from nps_sonar_py.echo.config import (
 from nps_sonar_py.echo.deposits import DUMP_BINS, GUARD, WIDEST_BINS, Deposits, Layout
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
-from nps_sonar_py.echo.ray_cells import (
-    CHORD_WIDTHS,
-    WHOLE_CELL_WIDTHS,
-    Pieces,
-    RayCells,
-    cell_pieces,
-)
+from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
 from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
 
 __all__ = ['EchoModel', 'cos_incidence']
@@ -784,10 +778,6 @@ class EchoModel:
         layout = self._layouts
         assert layout is not None
         chosen = np.flatnonzero(np.abs(cos_live) >= layout.refine_above.take(index))
-        if chosen.size:
-            chosen = chosen[
-                self._box_is_not_enough(r_live[chosen], cos_live[chosen], index[chosen])
-            ]
         if chosen.size == 0:
             return None
         pieces = cell_pieces(
@@ -801,39 +791,6 @@ class EchoModel:
             widest=int(WIDEST_BINS),
         )
         return Pieces(chosen[pieces.owner], pieces.bin, pieces.fraction)
-
-    def _box_is_not_enough(
-        self, r: NDArray[np.floating], cos_in: NDArray[np.floating], index: NDArray[np.intp]
-    ) -> NDArray[np.bool_]:
-        """Which of these returns (of edge cells or near the normal) need their whole cell.
-
-        A cell near the normal always does (within ``CHORD_WIDTHS`` cell widths, where the
-        box is off by ``D / (4 beta)`` of the cell). An edge cell does when a bin edge lies within
-        the range its box misplaces of either end of its box: the cell's range grows along
-        track as ``r a**2 / 2`` and across it, beyond first order, as ``r D**2 (1/2 + T**2)``
-        (``T = tan(beta)``); elsewhere its box shares its echo between the bins as the cell
-        would, to the cell's non-uniformity in range, ``D / T`` of its echo at most.
-        """
-        cells = self._cells
-        assert cells is not None
-        ray = index % self.n_rays
-        r64 = r.astype(np.float64)
-        cosine = np.minimum(np.abs(cos_in).astype(np.float64), 1.0)
-        near_normal = cosine >= cells.near_normal_cos(WHOLE_CELL_WIDTHS, ray)
-        tangent_squared = 1.0 / (cosine * cosine) - 1.0
-        along = np.maximum(np.abs(cells.along_low[ray]), np.abs(cells.along_high[ray]))
-        across = cells.across_width[ray]
-        zone = r64 * self._scale * (along * along + across * across * (1.0 + tangent_squared))
-        zone += 1e-5 * r64 * self._scale + 1e-3  # float32 ranges and bin edges
-        width = cells.across_width[ray] * np.sqrt(tangent_squared) * r64 * self._scale
-        near = (r64 - self.config.min_range) * self._scale - 0.5 * width
-        far = near + width
-        # The distance from each end of the box to the nearest bin edge, either side.
-        near_gap = np.abs(near - np.rint(near))
-        far_gap = np.abs(far - np.rint(far))
-        close = (near_gap < zone) | (far_gap < zone)
-        needed: NDArray[np.bool_] = ~cells.edge[ray] | near_normal | close
-        return needed
 
     def _bins(
         self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: Layout

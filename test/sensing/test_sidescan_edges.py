@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
-from nps_sonar_py.sensing.waterfall import Waterfall
+from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 
 MU = 0.3
 #: The issue's nadir case: a fan that reaches nadir, 0 to 50 m in 1000 bins (50 mm).
@@ -205,7 +205,7 @@ def test_a_waterfall_line_of_a_flat_seabed_has_no_ripple(flat: Raycaster) -> Non
     pose = np.eye(4)
     pose[2, 3] = 40.0
     ping = SidescanSonar(e, SidescanConfig(), pose).ping(flat)
-    waterfall = Waterfall(1, 500)
+    waterfall = Waterfall(WaterfallConfig(lines=1, samples=500))
     line = waterfall.line(ping)
     starboard = line[500:]
     lit = np.flatnonzero(starboard > 0.0)
