@@ -284,13 +284,14 @@ class EchoModel:
                 ``MEAN_IN_BEAM`` or the confidence, which are the rays' own.
             spread: (N, n) slant extent ``e`` of each return, m: its echo (computed once,
                 at ``r``) is spread evenly over ``[r - e/2, r + e/2]`` and deposited in the
-                (at most two) bins that interval overlaps, each taking the fraction of the
-                interval inside it; a part outside the window is dropped, so a return just
-                outside it still adds its share to the edge bin. ``e`` is clipped to
-                ``[0, bin_width]``; NaN and inf read as one bin width; ``e = 0`` bins as
-                without ``spread``. ``hits`` then counts the returns whose interval overlaps
-                a bin (the near end's bin always, the next one when it gets a share), and
-                labels and speckle take each share as a return. Only the profile changes:
+                bins that interval overlaps, each taking the fraction of the interval inside
+                it; a part outside the window is dropped, so a return just outside it still
+                adds its share to the edge bin. ``e`` is held to ``[0, 64 bin widths]``; NaN
+                and inf read as one bin width; ``e = 0`` bins as without ``spread``. With
+                ``cells`` (the model's), the returns of edge cells and of cells near the
+                normal are placed by their whole cell instead (``ray_cells``). ``hits`` then
+                counts the returns whose interval overlaps a bin, and labels and speckle
+                take each share as a return. Only the profile changes:
                 ``NEAREST``, ``MEAN_IN_BEAM`` and the confidence read the rays' own ranges.
 
         Raises:

@@ -38,11 +38,13 @@ min_altitude))`` rows, and ``rays_per_channel = rays_along * rows`` (``sidescan_
 
 Each ray's echo is spread over the slant-range interval its cell covers, ``e = r tan(alpha)
 d_delta`` about its range ``r`` (``alpha`` the incidence, exact to first order on a plane
-sloping across track; clipped to one bin width), split between the (at most two) bins it
-overlaps in proportion to the overlap: the model computes each ray's echo once and deposits
-its two shares in its one binning pass (``EchoModel.echoes(spread=)``). A flat seabed profile
-then converges with a few rays per bin, and an edge (first return, a shadow) stays sharp to the
-bin. ``hits`` counts the rays whose interval overlaps a bin.
+sloping across track), split between the bins it overlaps in proportion to the overlap: the
+model computes each ray's echo once and deposits its shares in its one binning pass
+(``EchoModel.echoes(spread=)``). The cells of the fan's first and last rows and those near the
+surface's normal (nadir) are placed by their whole cell (``EchoModel(cells=)``,
+``echo.ray_cells``). A flat seabed profile then converges with a few rays per bin, and an
+edge (first return, a shadow) stays sharp to the bin. ``hits`` counts the rays whose interval
+overlaps a bin.
 
 The two channels are two beams of one ``echo.EchoModel.echoes`` pass, so an asymmetric scene
 gives different channels, and shadows come from the cast. The imaging options
@@ -470,8 +472,7 @@ class SidescanSonar(PosedRays):
         """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).
 
         ``cos`` is the caster's ``|cos|`` (``SurfaceCaster``). float32, in the sonar's buffer;
-        misses and grazing returns give inf or NaN, which the model reads as one bin width, as
-        it clips every ``e`` to one bin.
+        misses and grazing returns give inf or NaN, which the model reads as one bin width.
         """
         e = self._spread
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
