@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -32,6 +33,7 @@ __all__ = [
     'SettingSpec',
     'check_record',
     'choice_text',
+    'in_setting_names',
     'plain',
     'same_as',
     'setting',
@@ -122,6 +124,23 @@ def same_as(record: type[Any], name: str, description: str, *, runtime: bool = F
         choices=meta['choices'],
         zero=meta['zero'],
     )
+
+
+def in_setting_names(build: Callable[[], object], names: Mapping[str, str]) -> None:
+    """Run ``build`` (it makes a core record); its refusal said in the settings' names.
+
+    The relations between a core record's fields (``max_altitude >= min_altitude``) are
+    checked once, by that record; a settings record whose fields set them (``same_as``) calls
+    this in its ``__post_init__``, so that the refusal comes when the settings are read and
+    names the parameters (``names``: core field -> setting).
+    """
+    try:
+        build()
+    except ConfigurationError as error:
+        text = str(error)
+        for field, name in names.items():
+            text = re.sub(rf'\b{field}\b', name, text)
+        raise ConfigurationError(text) from None
 
 
 _TYPES: dict[type[Any], dict[str, Any]] = {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,15 +41,15 @@ from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.devices.rig import medium_caster
 from nps_sonar_py.scene import Entity, EntityState, SceneState, World
 from nps_sonar_py.scene.raycaster import Raycaster
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.images import CartesianImager, DbWindow, db_pixels, polar_image
-from nps_sonar_py.sensing.label_images import LabelImager, hit_entities, polar_labels
+from nps_sonar_py.sensing.label_images import LabelImager, polar_labels
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.sidescan import SidescanPing, SidescanSonar
 from nps_sonar_py.sensing.waterfall import Waterfall
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
-__all__ = ['SHADOW_FRACTION', 'Rendered', 'render_sample', 'sample_worlds']
+__all__ = ['SHADOW_FRACTION', 'Rendered', 'line_positions', 'render_sample', 'sample_worlds']
 
 #: A seabed cell is shadow when objects hide more than this part of its echo.
 SHADOW_FRACTION = 0.5
@@ -74,24 +74,16 @@ class _OccludedSeabed:
     def __init__(self, scene: SurfaceCaster, seabed: SurfaceCaster) -> None:
         self._scene, self._seabed = scene, seabed
 
-    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> Any:
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHits:
+        """The seabed's hits, silent where the scene's first hit is an object."""
         first = self._scene.cast(origins, directions)
         alone = self._seabed.cast(origins, directions)
-        hidden = hit_entities(first) > 0  # an object, entity 1.. of the scene
-        return _Hits(
-            np.asarray(alone.ranges),
-            np.asarray(alone.cos_incidence),
-            np.where(hidden, np.asarray(alone.reflectivity), 0.0),
-            np.asarray(alone.retro),
-        )
+        hidden = first.entity > 0  # an object, entity 1.. of the scene
+        return replace(alone, reflectivity=np.where(hidden, np.asarray(alone.reflectivity), 0.0))
 
-
-@dataclass(frozen=True, eq=False)
-class _Hits:
-    ranges: NDArray[np.floating]
-    cos_incidence: NDArray[np.floating]
-    reflectivity: NDArray[np.floating]
-    retro: NDArray[np.floating]
+    def cast_block(self, block: NDArray[np.float32]) -> RayHits:
+        """:meth:`cast` of a (n, 6) float32 block of origins and unit directions."""
+        return self.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
 
 
 def _extent(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float, float, float]:
@@ -104,17 +96,20 @@ def _extent(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float
         centre = 0.5 * (s.max_angle + s.min_angle)
         low = min(-2.0, far * math.cos(min(half, math.pi)) - 2.0)
         return (low, far, -side + far * math.sin(centre), side + far * math.sin(centre))
-    track = _track_length(settings) / 2.0 + 3.0
+    track = float(np.max(line_positions(settings))) + 3.0
     return (-track, track, -far, far)
 
 
-def _track_length(settings: SensorSettings) -> float:
+def line_positions(settings: SensorSettings) -> NDArray[np.float64]:
+    """(lines,) x of the side-scan's pings, m, first (oldest) to last: centred on 0 along +x.
+
+    One every ``waterfall_line_spacing`` m (0: 0.25 m).
+    """
     s = settings.sidescan
-    return (s.waterfall_lines - 1) * _spacing(settings)
-
-
-def _spacing(settings: SensorSettings) -> float:
-    return settings.sidescan.waterfall_line_spacing or 0.25
+    spacing = s.waterfall_line_spacing or 0.25
+    centred = np.arange(s.waterfall_lines, dtype=np.float64) - (s.waterfall_lines - 1) / 2
+    positions: NDArray[np.float64] = centred * spacing
+    return positions
 
 
 def sample_worlds(
@@ -228,7 +223,8 @@ def _sidescan(
     """A side-scan's waterfall block and masks: one ping per line along +x."""
     s = settings.sidescan
     minimum = spec.sensor.min_range
-    start = sensor_pose(row, 0.0, x=-_track_length(settings) / 2.0, pitched=False)
+    xs = line_positions(settings)
+    start = sensor_pose(row, 0.0, x=float(xs[0]), pitched=False)
     sonar = make_sonar(settings, row, start, min_range=minimum, entities=len(scene.entities))
     truth = make_sonar(settings, row, start, min_range=minimum, entities=None, truth=True)
     assert isinstance(sonar, SidescanSonar)
@@ -239,8 +235,7 @@ def _sidescan(
     gain = 10.0 ** (row['gain_db'] / 10.0)
     profiles = np.empty((s.waterfall_lines, 2, sonar.echo.n_bins), dtype=np.float32)
     for line in range(s.waterfall_lines):
-        x = -_track_length(settings) / 2.0 + line * _spacing(settings)
-        pose = sensor_pose(row, 0.0, x=x, pitched=False)
+        pose = sensor_pose(row, 0.0, x=float(xs[line]), pitched=False)
         sonar.set_pose(pose)
         ping = sonar.ping(full)
         labels = ping.labels

@@ -52,6 +52,13 @@ class Seabed:
         return Entity(name, surface, np.repeat(self.mu.ravel(), 2))
 
 
+#: The peak of ``sin a + sin(2 a) / 4``, at ``cos a = (sqrt(3) - 1) / 2``: a sand wave's
+#: crest-to-trough height is then ``seabed_height``.
+_SAND_WAVE_PEAK = math.sin(math.acos((math.sqrt(3.0) - 1.0) / 2.0)) * (
+    1.0 + 0.5 * (math.sqrt(3.0) - 1.0) / 2.0
+)
+
+
 def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], sigma: float) -> NDArray[Any]:
     """A smooth random field of unit standard deviation, correlation length ``sigma`` cells."""
     field = gaussian_filter(rng.standard_normal(shape), sigma=max(sigma, 0.5), mode='wrap')
@@ -79,7 +86,8 @@ def _heights(
     elif family == 'sand_waves':
         k = 2.0 * math.pi / row['seabed_wavelength']
         a = k * u + phase
-        z = 0.5 * row['seabed_height'] * (np.sin(a) + 0.25 * np.sin(2.0 * a))  # asymmetric
+        asymmetric = np.sin(a) + 0.25 * np.sin(2.0 * a)  # steeper lee sides
+        z = 0.5 * row['seabed_height'] * asymmetric / _SAND_WAVE_PEAK
     elif family == 'rocky':
         field = _smooth_noise(rng, x.shape, row['seabed_scale'] / cell)
         outcrop = np.clip(field / 2.5, 0.0, 1.0) ** 1.5  # outcrops on a flat bed

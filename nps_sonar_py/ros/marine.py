@@ -1,24 +1,31 @@
 """Pings as ``marine_acoustic_msgs`` messages: pure functions, no node (docs/marine.md).
 
 A multibeam ping as ``ProjectedSonarImage`` (:func:`projected_sonar_image`), a side-scan ping
-as ``RawSonarImage`` (:func:`raw_sonar_image`). The layout is the one sonar_image_proc reads:
+as ``RawSonarImage`` (:func:`raw_sonar_image`), and the ``PingInfo`` of every message
+(:func:`ping_info`). The conventions are those of the released definitions (2.1.0, their
+comments and README), the layout the one sonar_image_proc and rviz_sonar_image read:
 
 * ``image.data`` holds ``n_ranges x n_beams`` pixels, **range-major**: pixel ``(r, b)``, the
-  echo of beam ``b`` (``beam_directions[b]``) at range ``ranges[r]``, starts at byte
+  echo of beam ``b`` at range ``ranges[r]`` (sample ``r``), starts at byte
   ``(r * beam_count + b) * itemsize``. ``is_bigendian`` is false: multi-byte pixels are
   little-endian whatever the machine.
-* ``beam_directions`` are unit vectors in the message's frame, **z forward, x up, y to
-  starboard** (the message definition's convention, so that sonar_image_proc's azimuth
-  ``atan2(-y, z)`` is the beam's azimuth): a beam at azimuth ``a`` (REP 103: about the body's
-  z, 0 ahead, positive to port) points along ``(0, -sin a, cos a)``. The header's frame must be
-  oriented so: it is the body frame turned by :data:`ACOUSTIC_FROM_BODY`.
+* ``ProjectedSonarImage.beam_directions`` are unit vectors in the frame ``<frame>_acoustic``,
+  **z forward, x up, y to starboard**; a beam's azimuth is its turn about x from z, so a beam
+  at azimuth ``a`` (REP 103: about the body's z, 0 ahead, positive to port) points along
+  ``(0, -sin a, cos a)`` and sonar_image_proc's ``atan2(-y, z)`` is ``a``. That frame is the
+  body frame turned by :data:`ACOUSTIC_FROM_BODY`.
 * ``image.dtype``: ``UINT8``, ``UINT16`` and ``UINT32`` (what sonar_image_proc draws) hold dB
   pixels of a :class:`~nps_sonar_py.sensing.images.DbWindow` of 8, 16 and 32 bits;
   ``FLOAT32`` holds the linear intensities themselves.
-* A side-scan's ``RawSonarImage`` has the same pixels, byte order and frame, two beams (0
-  port, azimuth +pi/2; 1 starboard, azimuth -pi/2, as ``tx_angles`` and ``rx_angles``) and its
-  samples at the slant-range bins: sample ``k`` of a beam, at byte ``(k * 2 + b) * itemsize``,
-  is the bin ``[(sample0 + k) w, (sample0 + k + 1) w)``, ``w = sound_speed / (2 sample_rate)``.
+* A side-scan's ``RawSonarImage`` is in the frame ``<frame>_frd`` (**x forward, y starboard,
+  z down**, the body frame turned by :data:`FRD_FROM_BODY`), where the definition's angles
+  apply: ``tx_angles`` 0 (no along-track steering), ``rx_angles`` each beam's across-track
+  angle from z, **positive to starboard**: beam 0 port ``-(pi/2 - tilt)``, beam 1 starboard
+  ``+(pi/2 - tilt)``, so that ``(sin tx, sin rx, cos rx cos tx)`` is the beam's axis. Sample
+  ``k`` of a beam, at byte ``(k * 2 + b) * itemsize``, is the slant-range bin
+  ``[(sample0 + k) w, (sample0 + k + 1) w)``, ``w = sound_speed / (2 sample_rate)``.
+* ``PingInfo``'s ``tx_beamwidths`` is the width along the frame's x (the direction the
+  definition's ``tx_angles`` turn to), ``rx_beamwidths`` the width along its y.
 """
 
 from __future__ import annotations
@@ -40,9 +47,10 @@ from nps_sonar_py.sensing.images import DbWindow, db_pixels
 
 __all__ = [
     'ACOUSTIC_FROM_BODY',
+    'FRD_FROM_BODY',
     'IMAGE_DTYPES',
-    'SIDESCAN_AZIMUTHS',
     'MarineImageFormat',
+    'ping_info',
     'projected_sonar_image',
     'raw_sonar_image',
 ]
@@ -63,9 +71,12 @@ _BITS = {'uint8': 8, 'uint16': 16, 'uint32': 32}
 #: x to z, z to x and y to -y. A static transform body -> acoustic frame of this rotation
 #: makes the header's frame.
 ACOUSTIC_FROM_BODY = (math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0)
-#: The side-scan's beams in ``RawSonarImage`` order, as azimuths about the body's z (REP 103,
-#: positive to port): beam 0 port (+pi/2), beam 1 starboard (-pi/2).
-SIDESCAN_AZIMUTHS = (math.pi / 2, -math.pi / 2)
+#: The frame of the temporal-domain messages (``RawSonarImage``, ``SonarDetections``), x
+#: forward, y starboard, z down, in the x-forward body frame (REP 103), as a quaternion
+#: ``(x, y, z, w)``: half a turn about x, which takes y to -y and z to -z.
+FRD_FROM_BODY = (1.0, 0.0, 0.0, 0.0)
+#: The side-scan's channels in ``RawSonarImage`` beam order: port, then starboard.
+SIDESCAN_CHANNELS = ('port', 'starboard')
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,22 @@ class MarineImageFormat:
         """The dB window of an integer dtype; ``None`` for ``float32`` (linear values)."""
         bits = _BITS.get(self.dtype)
         return None if bits is None else DbWindow(self.db_low, self.db_high, bits)
+
+
+def ping_info(
+    *, frequency: float, sound_speed: float, tx_beamwidth: float, rx_beamwidth: float
+) -> PingInfo:
+    """The ``PingInfo`` of a ping, shared by every message here (Hz, m/s, rad).
+
+    One -3 dB width each, the same for every beam: ``tx_beamwidth`` along the message frame's
+    x, ``rx_beamwidth`` along its y (module docstring).
+    """
+    return PingInfo(
+        frequency=float(frequency),
+        sound_speed=float(sound_speed),
+        tx_beamwidths=array('f', [float(tx_beamwidth)]),
+        rx_beamwidths=array('f', [float(rx_beamwidth)]),
+    )
 
 
 def projected_sonar_image(
@@ -129,11 +156,11 @@ def projected_sonar_image(
     directions = [Vector3(x=0.0, y=y, z=z) for y, z in zip(ys, zs, strict=True)]
     return ProjectedSonarImage(
         header=header,
-        ping_info=PingInfo(
-            frequency=float(frequency),
-            sound_speed=float(sound_speed),
-            tx_beamwidths=array('f', [float(tx_beamwidth)]),
-            rx_beamwidths=array('f', [float(rx_beamwidth)]),
+        ping_info=ping_info(
+            frequency=frequency,
+            sound_speed=sound_speed,
+            tx_beamwidth=tx_beamwidth,
+            rx_beamwidth=rx_beamwidth,
         ),
         beam_directions=directions,
         ranges=float32_array(centres),
@@ -147,41 +174,43 @@ def raw_sonar_image(
     *,
     min_range: float,
     bin_width: float,
+    tilt: float,
     frequency: float,
     sound_speed: float,
-    tx_beamwidth: float,
-    rx_beamwidth: float,
+    along_track_width: float,
+    across_track_width: float,
     image_format: MarineImageFormat,
     source_level: float = 0.0,
 ) -> RawSonarImage:
-    """A side-scan ping as a ``RawSonarImage`` (docs/marine.md, module docstring).
+    """A side-scan ping as a ``RawSonarImage`` in the frame ``<frame>_frd`` (module docstring).
 
     ``profiles`` (2, n_bins): linear intensities of the port and starboard channels at the
     slant-range bins ``min_range + k bin_width``. A bin of ``bin_width`` m lasts ``2 bin_width
     / sound_speed`` s of two-way time, so ``sample_rate = sound_speed / (2 bin_width)``;
     ``sample0 = round(min_range / bin_width)`` (exact when ``min_range`` is a whole number of
-    bins). ``tx_beamwidth`` is a fan's across-track (vertical) width and ``rx_beamwidth`` its
-    along-track (horizontal) width, rad, one value each for both beams.
+    bins). ``tilt`` (rad) is each channel's depression below horizontal, so its axis is
+    ``pi/2 - tilt`` from nadir. ``along_track_width`` becomes ``tx_beamwidths`` (the frame's
+    x) and ``across_track_width`` ``rx_beamwidths`` (its y), rad, one value each.
     """
     values = np.asarray(profiles)
-    if values.ndim != 2 or values.shape[0] != len(SIDESCAN_AZIMUTHS):
+    if values.ndim != 2 or values.shape[0] != len(SIDESCAN_CHANNELS):
         msg = f'profiles must be 2 channels (port, starboard) x bins, got shape {values.shape}'
         raise ValueError(msg)
-    angles = array('f', SIDESCAN_AZIMUTHS)
+    across = 0.5 * math.pi - float(tilt)
     return RawSonarImage(
         header=header,
-        ping_info=PingInfo(
-            frequency=float(frequency),
-            sound_speed=float(sound_speed),
-            tx_beamwidths=array('f', [float(tx_beamwidth)]),
-            rx_beamwidths=array('f', [float(rx_beamwidth)]),
+        ping_info=ping_info(
+            frequency=frequency,
+            sound_speed=sound_speed,
+            tx_beamwidth=along_track_width,
+            rx_beamwidth=across_track_width,
         ),
         sample_rate=float(sound_speed / (2.0 * bin_width)),
         samples_per_beam=int(values.shape[1]),
         sample0=round(min_range / bin_width),
         tx_delays=array('f', [0.0, 0.0]),
-        tx_angles=angles,
-        rx_angles=array('f', angles),
+        tx_angles=array('f', [0.0, 0.0]),
+        rx_angles=array('f', [-across, across]),
         image=_image_data(values, image_format, source_level),
     )
 

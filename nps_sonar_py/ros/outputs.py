@@ -26,8 +26,10 @@ latched, on ``<device>/label_names``.
 
 A side-scan publishes per ping ``<device>/raw_image`` (``marine_acoustic_msgs/RawSonarImage``:
 beam 0 port, 1 starboard, slant-range samples; ``publish_raw_image``) in the frame
-``<frame>_acoustic``, and ``<device>/waterfall`` (``sensor_msgs/Image``, ``publish_waterfall``)
-each time the waterfall gains a line (``sensing/waterfall.py`` gives the pixel conventions).
+``<frame>_frd`` (x forward, y starboard, z down), and ``<device>/waterfall``
+(``sensor_msgs/Image``, ``publish_waterfall``) each time the waterfall gains a line
+(``sensing/waterfall.py`` gives the pixel conventions).
+An echosounder's ``<device>/detections`` (``SonarDetections``) are in ``<frame>_frd`` too.
 
 Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
 and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes
@@ -82,6 +84,7 @@ from nps_sonar_py.ros.conversions import (
 )
 from nps_sonar_py.ros.marine import (
     ACOUSTIC_FROM_BODY,
+    FRD_FROM_BODY,
     MarineImageFormat,
     projected_sonar_image,
     raw_sonar_image,
@@ -571,9 +574,15 @@ class SweepOutput(_RangerData[SweepRanger]):
 
 
 def acoustic_frame(context: OutputContext) -> FrameTransform:
-    """``<frame>_acoustic`` (z forward, x up, y starboard), the marine messages' frame."""
+    """``<frame>_acoustic`` (z forward, x up, y starboard), the projected image's frame."""
     turn = transform_from(matrix_from_quaternion(*ACOUSTIC_FROM_BODY), (0.0, 0.0, 0.0))
     return FrameTransform(context.frame, f'{context.frame}_acoustic', turn)
+
+
+def frd_frame(context: OutputContext) -> FrameTransform:
+    """``<frame>_frd`` (x forward, y starboard, z down), the raw image's and detections' frame."""
+    turn = transform_from(matrix_from_quaternion(*FRD_FROM_BODY), (0.0, 0.0, 0.0))
+    return FrameTransform(context.frame, f'{context.frame}_frd', turn)
 
 
 class _ProjectedImage:
@@ -724,8 +733,8 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             self._altitude_told = True
 
     def frames(self) -> list[FrameTransform]:
-        """The acoustic frame of the raw image, while it is published."""
-        return [] if self.raw is None else [acoustic_frame(self.context)]
+        """The FRD frame of the raw image, while it is published."""
+        return [] if self.raw is None else [frd_frame(self.context)]
 
     def describe(self) -> str:
         """The device's kind, name, bins, ranges, rate, rays and frame."""
@@ -751,14 +760,15 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             config = device.sonar.config
             self.raw.publish(
                 raw_sonar_image(
-                    Header(stamp=stamp, frame_id=f'{self.frame}_acoustic'),
+                    Header(stamp=stamp, frame_id=f'{self.frame}_frd'),
                     np.asarray(ping.profiles, dtype=np.float32),
                     min_range=echo.min_range,
                     bin_width=echo.bin_width,
+                    tilt=config.tilt,
                     frequency=echo.frequency,
                     sound_speed=echo.speed_of_sound,
-                    tx_beamwidth=config.vertical_width,
-                    rx_beamwidth=config.horizontal_width,
+                    along_track_width=config.horizontal_width,
+                    across_track_width=config.vertical_width,
                     image_format=self.format,
                     source_level=echo.source_level,
                 )
@@ -781,6 +791,10 @@ class EchosounderOutput(_RangerData[EchosounderRanger]):
         self.cloud = context.publisher(PointCloud2, f'{self.name}/soundings')
         self.detections = context.publisher(SonarDetections, f'{self.name}/detections')
 
+    def frames(self) -> list[FrameTransform]:
+        """The FRD frame of the detections."""
+        return [frd_frame(self.context)]
+
     def publish(self, reading: EchosounderPing, stamp: Time) -> None:
         """The soundings, the detections, and the reading's slant ranges as RangerData."""
         swath = self.device.sonar.swath
@@ -794,7 +808,7 @@ class EchosounderOutput(_RangerData[EchosounderRanger]):
                     tx_beamwidth=swath.along_width,
                     rx_beamwidth=swath.across_width,
                     stamp=stamp,
-                    frame_id=self.frame,
+                    frame_id=f'{self.frame}_frd',
                 )
             )
         intensities = reading.intensities if self.context.state.intensities else None

@@ -19,9 +19,10 @@ sensor's x-forward frame (named after the sensor):
 * ``mode: sidescan`` (``SidescanSettings``; ``config/sidescan_sonar.yaml``): per ping one
   ``<sensor>/ranger``, one ``<sensor>/raw_image`` (``marine_acoustic_msgs/RawSonarImage``: beam
   0 port, beam 1 starboard, slant-range samples; docs/marine.md) in the frame
-  ``<frame>_acoustic``, and ``<sensor>/waterfall`` (``sensor_msgs/Image``, ``waterfall_lines`` x
-  2 ``waterfall_samples``, port left reversed, newest line on top; ``sensing/waterfall.py``)
-  whenever a line is added: per ping, or per ``waterfall_line_spacing`` m travelled.
+  ``<frame>_frd`` (x forward, y starboard, z down), and ``<sensor>/waterfall``
+  (``sensor_msgs/Image``, ``waterfall_lines`` x 2 ``waterfall_samples``, port left reversed,
+  newest line on top; ``sensing/waterfall.py``) whenever a line is added: per ping, or per
+  ``waterfall_line_spacing`` m travelled.
 * sweep or multibeam, each switched on by its parameter (``ImageSettings``),
   ``sensor_msgs/Image``s:
   ``<sensor>/image_polar`` (range bins x beams, 32FC1 linear intensity),

@@ -7,10 +7,13 @@ Pure functions, no node. Both are filled from numpy arrays in one copy per field
   ``y``, ``z`` (float32, m), ``intensity`` (float32, the detection's linear intensity),
   ``beam`` (uint16, the beam's index) and ``quality`` (uint8: 1 low, 2 good); 16 bytes of
   floats, 2 of beam, 1 of quality, one of padding: ``point_step`` 20, ``height`` 1, dense.
-* the detections hold every beam, in beam order: ``two_way_travel_times`` (s, NaN where
-  none), ``tx_angles`` 0 (one transmit fan), ``rx_angles`` (rad from nadir, positive to port
-  about the frame's +x), ``tx_delays`` 0, ``intensities`` and a ``DetectionFlag`` per beam:
-  ``DETECT_OK`` for a good detection, ``DETECT_BAD_SONAR`` for a low one or none.
+* the detections hold every beam, in beam order, in the frame ``<frame>_frd`` (x forward, y
+  starboard, z down: ``ros.marine.FRD_FROM_BODY``), as the definition states:
+  ``two_way_travel_times`` (s, NaN where none), ``tx_angles`` 0 (one transmit fan, positive
+  forward), ``rx_angles`` (rad from nadir, **positive to starboard**: the beam angle of
+  ``EchosounderPing``, positive to port, negated), ``tx_delays`` 0, ``intensities`` and a
+  ``DetectionFlag`` per beam: ``DETECT_OK`` for a good detection, ``DETECT_BAD_SONAR`` for a
+  low one or none.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from array import array
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from marine_acoustic_msgs.msg import DetectionFlag, PingInfo, SonarDetections
+from marine_acoustic_msgs.msg import DetectionFlag, SonarDetections
 from sensor_msgs.msg import PointCloud2, PointField
 from std_msgs.msg import Header
 
 from nps_sonar_py.ros.conversions import float32_array
+from nps_sonar_py.ros.marine import ping_info
 from nps_sonar_py.sensing.echosounder import EchosounderPing, Quality
 
 __all__ = ['SOUNDING_DTYPE', 'sonar_detections', 'soundings_cloud']
@@ -80,7 +84,11 @@ def sonar_detections(
     stamp: Time,
     frame_id: str,
 ) -> SonarDetections:
-    """Every beam's detection as ``SonarDetections`` (module docstring)."""
+    """Every beam's detection as ``SonarDetections`` in ``frame_id``, the FRD frame.
+
+    ``tx_beamwidth`` is the along-track width, ``rx_beamwidth`` the across-track one (module
+    docstring).
+    """
     n = ping.angles.size
     # DetectionFlag[] is an array of messages: no fast path; two shared instances, one list.
     ok, bad = (
@@ -91,16 +99,16 @@ def sonar_detections(
     zeros = float32_array(np.zeros(n))
     return SonarDetections(
         header=Header(stamp=stamp, frame_id=frame_id),
-        ping_info=PingInfo(
-            frequency=float(frequency),
-            sound_speed=float(ping.sound_speed),
-            tx_beamwidths=array('f', [float(tx_beamwidth)]),
-            rx_beamwidths=array('f', [float(rx_beamwidth)]),
+        ping_info=ping_info(
+            frequency=frequency,
+            sound_speed=ping.sound_speed,
+            tx_beamwidth=tx_beamwidth,
+            rx_beamwidth=rx_beamwidth,
         ),
         flags=[ok if g else bad for g in good],
         two_way_travel_times=float32_array(ping.two_way_time),
         tx_delays=zeros,
         intensities=float32_array(ping.intensities),
         tx_angles=zeros,
-        rx_angles=float32_array(ping.angles),
+        rx_angles=float32_array(-ping.angles),  # positive to starboard (the definition)
     )

@@ -75,10 +75,10 @@ from nps_sonar_py.echo.profile_effects import (
 from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
-from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
-from nps_sonar_py.sensing.label_images import hit_entities
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
-from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
+from nps_sonar_py.sensing.posed_rays import PosedRays
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -417,7 +417,7 @@ class SidescanSonar(PosedRays):
         cos = np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1)
         entity = None
         if self.label_entities is not None:
-            entity = hit_entities(hits).reshape(2, -1)
+            entity = hits.entity.reshape(2, -1)
         if self.coherent is not None:
             return self._coherent_ping(hits, r, cos, entity, extra)
         echoes = self.model.echoes(
@@ -439,7 +439,7 @@ class SidescanSonar(PosedRays):
 
     def _coherent_ping(
         self,
-        hits: SurfaceHits,
+        hits: RayHits,
         r: NDArray[np.float32],
         cos: NDArray[np.float32],
         entity: NDArray[np.int64] | None,

@@ -32,7 +32,6 @@ from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -258,7 +257,7 @@ class ScanningSonar:
             ranges,
             hits.cos_incidence,
             hits.reflectivity,
-            entity=hit_entities(hits),
+            entity=hits.entity,
             n_entities=self.label_entities,
             extra=extra,
         )

@@ -18,7 +18,7 @@ from pycocotools.coco import COCO
 
 from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
 from nps_sonar_py.dataset.draw import object_list
-from nps_sonar_py.dataset.sample import sample_worlds
+from nps_sonar_py.dataset.sample import line_positions, sample_worlds
 from nps_sonar_py.dataset.sensor import (
     fan_geometry,
     make_sonar,
@@ -31,6 +31,8 @@ from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.sensing.images import CartesianImager
 from nps_sonar_py.sensing.label_images import LabelImager, polar_labels
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
+from nps_sonar_py.sensing.sidescan import SidescanPing
+from nps_sonar_py.sensing.waterfall import Waterfall
 
 
 def _ok_rows(out: Path) -> list[dict[str, Any]]:
@@ -95,6 +97,30 @@ def test_masks_are_the_label_images_of_the_same_ping(fls_reference: Path) -> Non
         )
         boxes += len(_record(fls_reference, sample)['annotations'])
     assert boxes > 0
+
+
+def test_side_scan_masks_are_the_label_images_of_the_same_pings(sidescan_reference: Path) -> None:
+    spec = load_spec(sidescan_reference / 'spec.yaml')
+    settings = sensor_settings(spec)
+    row = _ok_rows(sidescan_reference)[0]
+    scene, _, classes = sample_worlds(spec, settings, row)
+    caster = medium_caster(Raycaster(scene), sample_beam(settings, row))
+    waterfall = Waterfall(settings.sidescan.waterfall_config())
+    for x in line_positions(settings):  # the block's pings, straight through sensing
+        pose = sensor_pose(row, 0.0, x=float(x), pitched=False)
+        sonar = make_sonar(
+            settings, row, pose, min_range=spec.sensor.min_range, entities=len(scene.entities)
+        )
+        ping = sonar.ping(caster)
+        assert ping.labels is not None
+        labels = SidescanPing(ping.labels.astype(np.float64), ping.bin_edges, ping.altitude)
+        waterfall.add(labels, pose[:3, 3])
+    instance = _array(sidescan_reference, row['id'], 'instance')
+    np.testing.assert_array_equal(instance, waterfall.image().astype(np.uint16))
+    np.testing.assert_array_equal(
+        _array(sidescan_reference, row['id'], 'semantic'), classes[instance]
+    )
+    assert (instance == 2).any()  # the box is in it
 
 
 def _inside(points: np.ndarray, obb: list[float], slack: float) -> bool:

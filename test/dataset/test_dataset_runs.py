@@ -10,6 +10,7 @@ object store.
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import socket
 import subprocess
@@ -115,6 +116,7 @@ def ray_head() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             head.kill()
             head.wait()
+        shutil.rmtree(temporary, ignore_errors=True)
 
 
 def test_a_ray_cluster_joined_by_address_makes_the_same_files(

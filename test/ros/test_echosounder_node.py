@@ -119,9 +119,10 @@ def test_soundings_and_detections_of_a_flat_seabed(tmp_path: Path, probe: Probe)
     assert np.all(points['quality'] == 2)
     assert np.all(points['intensity'] > 0.0)
 
-    assert found.header.frame_id == 'mbes'
+    assert found.header.frame_id == 'mbes_frd'  # x forward, y starboard, z down
     np.testing.assert_allclose(found.two_way_travel_times, 2 * D / (C * np.cos(ANGLES)), rtol=1e-6)
-    np.testing.assert_allclose(found.rx_angles, ANGLES, rtol=1e-6)
+    # The definition's rx angle is positive to starboard: the port-positive beam angle negated.
+    np.testing.assert_allclose(found.rx_angles, -ANGLES, rtol=1e-6)
     assert list(found.tx_angles) == [0.0] * BEAMS
     assert list(found.tx_delays) == [0.0] * BEAMS
     np.testing.assert_allclose(found.intensities, points['intensity'], rtol=1e-6)
@@ -221,8 +222,13 @@ def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
             {'publish_projected_image': True},
             'mode echosounder does not use publish_projected_image: ',
         ),
+        # Multipath through a profile ended the node at its first ping (a TypeError).
+        (
+            {'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0], 'max_bounces': 1},
+            'max_bounces > 0 cannot be combined with a sound-speed profile',
+        ),
     ],
-    ids=['choice', 'unused'],
+    ids=['choice', 'unused', 'multipath-through-a-profile'],
 )
 def test_a_bad_choice_or_an_unused_setting_stops_the_node_with_one_line(
     tmp_path: Path, more: dict[str, object], words: str

@@ -113,16 +113,17 @@ def test_raw_pings_and_the_waterfall(tmp_path: Path, probe: Probe) -> None:
         raws = probe.wait('sidescan/raw_image', 3, node)
         waterfalls = probe.wait('sidescan/waterfall', 3, node)
     raw = raws[-1]
-    assert raw.header.frame_id == 'sidescan_acoustic'
+    assert raw.header.frame_id == 'sidescan_frd'
     assert (raw.samples_per_beam, raw.image.beam_count, raw.image.dtype) == (BINS, 2, 8)
     assert raw.sample_rate == pytest.approx(C / (2 * W), rel=1e-6)
     assert raw.sample0 == round(MIN_RANGE / W)
-    assert list(raw.rx_angles) == pytest.approx([math.pi / 2, -math.pi / 2])
-    assert list(raw.tx_angles) == pytest.approx([math.pi / 2, -math.pi / 2])
+    across = math.pi / 2 - TILT  # each axis from nadir, positive to starboard (the definition)
+    assert list(raw.rx_angles) == pytest.approx([-across, across], rel=1e-6)
+    assert list(raw.tx_angles) == [0.0, 0.0]
     assert list(raw.tx_delays) == [0.0, 0.0]
     assert raw.ping_info.sound_speed == pytest.approx(C)
-    assert list(raw.ping_info.tx_beamwidths) == pytest.approx([VERTICAL], rel=1e-6)
-    assert list(raw.ping_info.rx_beamwidths) == pytest.approx([HORIZONTAL], rel=1e-6)
+    assert list(raw.ping_info.tx_beamwidths) == pytest.approx([HORIZONTAL], rel=1e-6)  # along x
+    assert list(raw.ping_info.rx_beamwidths) == pytest.approx([VERTICAL], rel=1e-6)  # along y
 
     samples = decode(raw)
     start = (raw.sample0 + np.arange(BINS)) * C / (2 * raw.sample_rate)  # each sample's start

@@ -9,9 +9,11 @@ was no slowness at all.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from ranger_scenes import ACOUSTICS, wall_scene
 from ros_helpers import NodeLog, first_such, publishing, running
 
 from nps_sonar_py.ros.sim_time import CLOCK_WAIT
@@ -81,17 +83,44 @@ def test_a_node_given_the_clock_does_not_say_it_waits(receiver: Any) -> None:
     assert 'waiting for /clock' not in log.text(), log.text()
 
 
+def _node(kind: str, tmp_path: Path) -> tuple[str, dict[str, Any], Any, str]:
+    """``(executable, parameters, message type, topic)`` of a one-ray sonar or a sweep.
+
+    The sweep reads on a schedule that catches up (several steps per tick): a jump once made
+    it warn that it was slower than real time.
+    """
+    from sensor_msgs.msg import Range
+
+    from nps_sonar.msg import SonarPoint
+
+    if kind == 'sonar':
+        return 'sonar_node', ONE_RAY, Range, 'sonar/range'
+    robot, world = wall_scene(tmp_path)
+    parameters = {
+        **ONE_RAY,
+        'rays': 10,
+        'robot_description_file': robot,
+        'scene_file': world,
+        'min_angle': -0.5,
+        'max_angle': 0.5,
+        'step': 0.25,
+        **ACOUSTICS,
+    }
+    return 'scanning_sonar_node', parameters, SonarPoint, 'head/sonar_point'
+
+
+@pytest.mark.parametrize('kind', ['sonar', 'sweep'])
 def test_a_forward_jump_of_the_clock_is_named_and_readings_resume_after_it(
-    receiver: Any,
+    receiver: Any, tmp_path: Path, kind: str
 ) -> None:
     from diagnostic_msgs.msg import DiagnosticArray
     from rosgraph_msgs.msg import Clock
-    from sensor_msgs.msg import Range
 
-    r = receiver(Range, 'sonar/range')
+    name, parameters, msg_type, topic = _node(kind, tmp_path)
+    r = receiver(msg_type, topic)
     r.subscribe(DiagnosticArray, '/diagnostics')
     clock = SimClock(100.0)
-    with running('sonar_node', ONE_RAY) as node:
+    with running(name, parameters) as node:
         log = NodeLog(node)
         with publishing(r, Clock, '/clock', clock, qos=_best_effort()):
             r.wait_for(1, timeout=60.0, process=node)
@@ -105,4 +134,5 @@ def test_a_forward_jump_of_the_clock_is_named_and_readings_resume_after_it(
         assert log.stop() == 0
     assert _seconds(after) > 1000.0
     assert 'falling behind' not in log.text(), log.text()
+    assert 'slower than real time' not in log.text(), log.text()
     assert 'Traceback' not in log.text()

@@ -27,7 +27,7 @@ from nps_sonar_py.devices.settings import (
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile, read_profile_file
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.records import Record, same_as, setting
+from nps_sonar_py.records import Record, in_setting_names, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.echosounder import Detection, Echosounder, EchosounderPing, SwathConfig
 
@@ -94,18 +94,19 @@ class EchosounderSettings(Record):
         True, 'echosounder: <device>/detections, marine_acoustic_msgs/SonarDetections'
     )
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        in_setting_names(self.swath_config, _SWATH_NAMES)
+
     def swath_config(self) -> SwathConfig:
         """The core's swath; ``ConfigurationError`` if impossible.
 
         Names: the scanning node's parameters share one namespace with the multibeam's
         (``beams``, ``min_angle``, ``max_angle``, ``rays_horizontal``, ...) and the detector's
         with the echo model's (``threshold_db``), so they say whose they are; ``SwathConfig``
-        holds one swath and its detector, and drops that: ``swath_beams`` -> ``beams``,
-        ``swath_min_angle`` -> ``min_angle``, ``swath_max_angle`` -> ``max_angle``,
-        ``across_track_width`` -> ``across_width``, ``along_track_width`` -> ``along_width``,
-        ``rays_across_track`` -> ``rays_across``, ``rays_along_track`` -> ``rays_along``,
-        ``detection_threshold_db`` -> ``threshold_db``, ``detection_min_bins`` ->
-        ``min_bins``, ``detection_time`` -> ``detection``; ``pulse_length`` is the core's.
+        holds one swath and its detector, and drops that (``_SWATH_NAMES``: ``swath_beams`` ->
+        ``beams``, ``across_track_width`` -> ``across_width``, ``detection_time`` ->
+        ``detection``, ...); ``pulse_length`` is the core's.
         """
         return SwathConfig(
             beams=self.swath_beams,
@@ -132,6 +133,21 @@ class EchosounderSettings(Record):
         if self.processing_sound_speed:
             return SoundSpeedProfile.constant(self.processing_sound_speed)
         return None
+
+
+#: ``SwathConfig`` field -> the setting that sets it (:meth:`EchosounderSettings.swath_config`).
+_SWATH_NAMES = {
+    'beams': 'swath_beams',
+    'min_angle': 'swath_min_angle',
+    'max_angle': 'swath_max_angle',
+    'across_width': 'across_track_width',
+    'along_width': 'along_track_width',
+    'rays_across': 'rays_across_track',
+    'rays_along': 'rays_along_track',
+    'threshold_db': 'detection_threshold_db',
+    'min_bins': 'detection_min_bins',
+    'detection': 'detection_time',
+}
 
 
 class EchosounderRanger(PingingRanger[Echosounder]):

@@ -37,7 +37,7 @@ from nps_sonar_py.devices.settings import (
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.records import Record, same_as, setting
+from nps_sonar_py.records import Record, in_setting_names, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import size_problem
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanPing, SidescanSonar
@@ -123,7 +123,7 @@ class SidescanSettings(Record):
     publish_raw_image: bool = setting(
         True,
         'sidescan: publish <device>/raw_image, marine_acoustic_msgs/RawSonarImage per ping '
-        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_acoustic',
+        '(beam 0 port, 1 starboard; docs/marine.md), in the frame <frame>_frd',
     )
     raw_image_dtype: ProjectedImageDtype = setting(
         ProjectedImageDtype.FLOAT32,
@@ -138,20 +138,17 @@ class SidescanSettings(Record):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.sidescan_max_altitude < self.sidescan_min_altitude:
-            raise ConfigurationError(
-                f'sidescan_max_altitude ({self.sidescan_max_altitude:g}) must be >= '
-                f'sidescan_min_altitude ({self.sidescan_min_altitude:g})'
-            )
+        in_setting_names(self.sidescan_config, _FAN_NAMES)
 
     def sidescan_config(self) -> SidescanConfig:
         """The two fans (``sensing.sidescan.SidescanConfig``); ``ConfigurationError``.
 
-        Names: the parameters carry ``sidescan_`` (a node has a ``beam_width``, a
-        ``vertical_beam_width`` and a ``vertical_pattern`` of its multibeam too) and say
-        ``beam_width``; the core's fields drop both: ``sidescan_horizontal_beam_width`` ->
-        ``horizontal_width``, ``sidescan_vertical_beam_width`` -> ``vertical_width``, the others
-        ``sidescan_<field>`` -> ``<field>``.
+        Names (``_FAN_NAMES``): the parameters carry ``sidescan_`` (a node has a
+        ``beam_width``, a ``vertical_beam_width`` and a ``vertical_pattern`` of its multibeam
+        too) and say ``beam_width``; the core's fields drop both:
+        ``sidescan_horizontal_beam_width`` -> ``horizontal_width``,
+        ``sidescan_vertical_beam_width`` -> ``vertical_width``, the others ``sidescan_<field>``
+        -> ``<field>``.
         """
         return SidescanConfig(
             horizontal_width=self.sidescan_horizontal_beam_width,
@@ -178,6 +175,18 @@ class SidescanSettings(Record):
             line_spacing=self.waterfall_line_spacing,
         )
 
+
+#: ``SidescanConfig`` field -> the setting that sets it (:meth:`SidescanSettings.sidescan_config`).
+_FAN_NAMES = {
+    'horizontal_width': 'sidescan_horizontal_beam_width',
+    'vertical_width': 'sidescan_vertical_beam_width',
+    'tilt': 'sidescan_tilt',
+    'rays_along': 'sidescan_rays_along',
+    'rays_per_bin': 'sidescan_rays_per_bin',
+    'min_altitude': 'sidescan_min_altitude',
+    'max_altitude': 'sidescan_max_altitude',
+    'vertical_pattern': 'sidescan_vertical_pattern',
+}
 
 #: The two beams in Ranger terms, (min_angle, max_angle): starboard and port about body z.
 SIDESCAN_ANGLES = (-math.pi / 2, math.pi / 2)
