@@ -728,6 +728,16 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         self.format = MarineImageFormat(
             settings.raw_image_dtype, images.image_db_min, images.image_db_max
         )
+        self._altitude_told = False
+
+    def _altitude_once(self, altitude: float) -> None:
+        """Say once, the first time, that the fan falls short of the window at this altitude."""
+        if self._altitude_told:
+            return
+        problem = self.device.sonar.altitude_problem(altitude)
+        if problem:
+            self.context.logger.warning(problem)
+            self._altitude_told = True
 
     def frames(self) -> list[FrameTransform]:
         """The FRD frame of the raw image, while it is published."""
@@ -749,6 +759,7 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         device, ping = self.device, reading.ping
         intensities = self.context.state.intensities
         self._ranger_data(reading.ranges, reading.intensities if intensities else None, stamp)
+        self._altitude_once(ping.altitude)
         if not intensities:
             return
         echo = device.echo

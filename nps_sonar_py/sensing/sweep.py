@@ -32,9 +32,8 @@ from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -268,7 +267,7 @@ class ScanningSonar:
                 ranges,
                 hits.cos_incidence,
                 hits.reflectivity,
-                entity=hit_entities(hits),
+                entity=hits.entity,
                 n_entities=self.label_entities,
                 extra=extra,
             )
@@ -279,7 +278,7 @@ class ScanningSonar:
     def _coherent_ping(
         self,
         ping: Ping,
-        hits: SurfaceHits,
+        hits: RayHits,
         ranges: NDArray[np.floating],
         directions: NDArray[np.float64],
     ) -> Ping:
