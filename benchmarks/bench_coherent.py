@@ -68,7 +68,7 @@ def coherent_fan() -> MultibeamSonar:
     plain = fan_sonar()
     echo = dataclasses.replace(plain.echo, source_level=210.0)
     elements = math.ceil(0.886 / (0.5 * echo.beam_width))  # 0.886 lambda / (N d) = 1 deg
-    coherent = CoherentConfig(
+    coherent = CoherentConfig.of(
         pulse=Pulse(PulseKind.CHIRP, 2e-3, 12e3),
         array=LineArray(elements, 0.5),
         noise=NOISE,
@@ -80,7 +80,7 @@ def coherent_sidescan() -> SidescanSonar:
     """``bench_sidescan``'s side-scan with the coherent model (module docstring)."""
     plain = sidescan()
     echo = dataclasses.replace(plain.echo, source_level=210.0)
-    coherent = CoherentConfig(pulse=Pulse(PulseKind.CHIRP, 5e-3, 19e3), noise=NOISE)
+    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 5e-3, 19e3), noise=NOISE)
     return SidescanSonar(echo, plain.config, plain.world_from_body, coherent=coherent)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,9 +41,9 @@ from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.devices.rig import medium_caster
 from nps_sonar_py.scene import Entity, EntityState, SceneState, World
 from nps_sonar_py.scene.raycaster import Raycaster
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.images import CartesianImager, DbWindow, db_pixels, polar_image
-from nps_sonar_py.sensing.label_images import LabelImager, hit_entities, polar_labels
+from nps_sonar_py.sensing.label_images import LabelImager, polar_labels
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.sidescan import SidescanPing, SidescanSonar
 from nps_sonar_py.sensing.waterfall import Waterfall
@@ -74,24 +74,16 @@ class _OccludedSeabed:
     def __init__(self, scene: SurfaceCaster, seabed: SurfaceCaster) -> None:
         self._scene, self._seabed = scene, seabed
 
-    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> Any:
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHits:
+        """The seabed's hits, silent where the scene's first hit is an object."""
         first = self._scene.cast(origins, directions)
         alone = self._seabed.cast(origins, directions)
-        hidden = hit_entities(first) > 0  # an object, entity 1.. of the scene
-        return _Hits(
-            np.asarray(alone.ranges),
-            np.asarray(alone.cos_incidence),
-            np.where(hidden, np.asarray(alone.reflectivity), 0.0),
-            np.asarray(alone.retro),
-        )
+        hidden = first.entity > 0  # an object, entity 1.. of the scene
+        return replace(alone, reflectivity=np.where(hidden, np.asarray(alone.reflectivity), 0.0))
 
-
-@dataclass(frozen=True, eq=False)
-class _Hits:
-    ranges: NDArray[np.floating]
-    cos_incidence: NDArray[np.floating]
-    reflectivity: NDArray[np.floating]
-    retro: NDArray[np.floating]
+    def cast_block(self, block: NDArray[np.float32]) -> RayHits:
+        """:meth:`cast` of a (n, 6) float32 block of origins and unit directions."""
+        return self.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
 
 
 def _extent(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float, float, float]:

@@ -21,7 +21,9 @@ from nps_sonar_py.devices.interface import Device
 from nps_sonar_py.devices.kinds import Setup
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.devices.settings import BeamSettings
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.multipath import THROUGH_A_PROFILE
 from nps_sonar_py.sensing.refraction import PlacedScene, RefractingCaster, scene_bounds
 
 __all__ = ['Rig', 'medium_caster']
@@ -34,11 +36,13 @@ def medium_caster(caster: SurfaceCaster, beam: BeamSettings) -> SurfaceCaster:
     that can meet them are cast.
 
     Raises ``InputError`` (file and row) or ``ConfigurationError`` for a profile that
-    cannot be used.
+    cannot be used, or one given with multipath (``max_bounces`` > 0).
     """
     profile = beam.water_profile()
     if profile is None:
         return caster
+    if beam.max_bounces > 0:
+        raise ConfigurationError(THROUGH_A_PROFILE)
     bounds = scene_bounds(caster) if isinstance(caster, PlacedScene) else None
     return RefractingCaster(caster, profile, surface_z=beam.sea_surface_z, bounds=bounds)
 

@@ -43,7 +43,9 @@ from nps_sonar_py.echo import (
     RangeNoise,
     Scattering,
 )
+from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
+from nps_sonar_py.echo.pulse import PulseKind, PulseWindow
 from nps_sonar_py.echo.sound_speed import MAX_DEPTH, SoundSpeedProfile, read_profile_file
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.limits import MAX_POSITION
@@ -53,7 +55,10 @@ from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 
 __all__ = [
+    'COHERENT_SETTINGS',
     'BeamSettings',
+    'CoherentSettings',
+    'EchoModelChoice',
     'GeometrySettings',
     'ImageEncoding',
     'ImageInterpolation',
@@ -742,3 +747,115 @@ class ImageSettings(Record):
     def any_image(self) -> bool:
         """Whether any image is published."""
         return self.publish_image_polar or self.publish_image_polar_db or self.publish_image
+
+
+class EchoModelChoice(StrEnum):
+    """Which echo model makes an imaging sonar's profiles (``docs/coherent.md``)."""
+
+    INCOHERENT = 'incoherent'
+    COHERENT = 'coherent'
+
+
+@dataclass(frozen=True)
+class CoherentSettings(Record):
+    """The echo model of the imaging sonars (multibeam, side-scan) and its coherent settings.
+
+    :meth:`coherent_config` builds the core's ``CoherentConfig``; the bounds are its own
+    (``same_as``). Names: ``pulse_duration`` -> ``pulse_length`` (an echosounder's
+    ``pulse_length`` is another setting of the same node), ``receiver_noise`` -> ``noise``
+    (``range_noise_*`` are the scalar range's).
+    """
+
+    echo_model: EchoModelChoice = setting(
+        EchoModelChoice.INCOHERENT,
+        'echo model of the multibeam and side-scan profiles: incoherent (sums of intensities) '
+        'or coherent (phase, pulse, line array, noise: docs/coherent.md)',
+    )
+    pulse: PulseKind = same_as(CoherentConfig, 'pulse', 'coherent: the pulse, chirp or cw')
+    pulse_duration: float = same_as(CoherentConfig, 'pulse_length', 'coherent: pulse length [s]')
+    bandwidth: float = same_as(
+        CoherentConfig, 'bandwidth', 'coherent: swept bandwidth of a chirp [Hz]'
+    )
+    pulse_window: PulseWindow = same_as(
+        CoherentConfig,
+        'pulse_window',
+        'coherent: matched-filter window, none, hann, hamming or tukey',
+    )
+    sample_rate: float = same_as(
+        CoherentConfig,
+        'sample_rate',
+        'coherent: complex baseband sample rate [Hz]; 0: the pulse bandwidth or more, a whole '
+        'number of samples per range bin',
+    )
+    speckle_cell: float = same_as(
+        CoherentConfig,
+        'speckle_cell',
+        'coherent: edge of the cells a hit point keeps its scatterer in [wavelengths]',
+    )
+    scatterer_seed: int = same_as(
+        CoherentConfig, 'scatterer_seed', 'coherent: realisation of the scene scatterers'
+    )
+    array_elements: int = same_as(
+        CoherentConfig,
+        'array_elements',
+        'coherent: elements of the multibeam receive line array; 0: none (no side-lobe leakage '
+        'across beams)',
+    )
+    array_spacing: float = same_as(
+        CoherentConfig, 'array_spacing', 'coherent: line array element spacing [wavelengths]'
+    )
+    array_window: PulseWindow = same_as(
+        CoherentConfig,
+        'array_window',
+        'coherent: line array weighting, none, hann, hamming or tukey',
+    )
+    leak_cells: int = same_as(
+        CoherentConfig,
+        'leak_cells',
+        'coherent: strongest cells of a ping that leak across beams through the side lobes',
+    )
+    receiver_noise: bool = same_as(
+        CoherentConfig,
+        'noise',
+        'coherent: add the noise floor of the sonar equation (source_level, '
+        'noise_spectrum_level, directivity_index)',
+    )
+    noise_spectrum_level: float = same_as(
+        CoherentConfig,
+        'noise_spectrum_level',
+        'coherent: ambient noise spectrum level [dB re 1 uPa^2/Hz]',
+    )
+    directivity_index: float = same_as(
+        CoherentConfig, 'directivity_index', 'coherent: receive directivity index [dB]'
+    )
+    publish_baseband: bool = setting(
+        False,
+        "coherent: publish each ping's complex baseband per beam on <device>/baseband "
+        '(RawSonarImage, float32 pairs, docs/coherent.md)',
+    )
+
+    def coherent_config(self) -> CoherentConfig | None:
+        """The core's ``CoherentConfig``, or ``None`` for the incoherent model."""
+        if self.echo_model is EchoModelChoice.INCOHERENT:
+            return None
+        return CoherentConfig(
+            pulse=self.pulse,
+            pulse_length=self.pulse_duration,
+            bandwidth=self.bandwidth,
+            pulse_window=self.pulse_window,
+            sample_rate=self.sample_rate,
+            speckle_cell=self.speckle_cell,
+            scatterer_seed=self.scatterer_seed,
+            array_elements=self.array_elements,
+            array_spacing=self.array_spacing,
+            array_window=self.array_window,
+            noise=self.receiver_noise,
+            noise_spectrum_level=self.noise_spectrum_level,
+            directivity_index=self.directivity_index,
+            leak_cells=self.leak_cells,
+        )
+
+
+#: The names of the coherent model's settings: the kinds that run only the incoherent model
+#: refuse them (``devices/kinds``, ``Unused``).
+COHERENT_SETTINGS = tuple(f.name for f in dataclasses.fields(CoherentSettings))

@@ -31,6 +31,7 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
+from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
@@ -65,6 +66,9 @@ class SonarArray(IndependentReadings):
         frequency: pings per second, at most ``c / (2 max_range)``.
         multipath: ghost echoes (``sensing.multipath``), off by default; each element hears
             only its own cone.
+        coherent: run the coherent model (``echo.coherent``) for the profiles and totals
+            instead of the incoherent sums (the ranges and confidence stay the incoherent
+            model's; multipath ghosts are not in it); ``None`` (default): incoherent.
     """
 
     #: Whether a frequency faster than the two-way travel time allows is refused.
@@ -80,8 +84,10 @@ class SonarArray(IndependentReadings):
         range_resolution: float = 0.0,
         frequency: float = 10.0,
         multipath: MultipathConfig | None = None,
+        coherent: CoherentConfig | None = None,
     ) -> None:
         self.geometry = geometry
+        self.coherent_config = coherent
         self.limits = echo
         self.n_rays = n_rays
         self.multipath = multipath if multipath is not None else MultipathConfig()
@@ -97,6 +103,8 @@ class SonarArray(IndependentReadings):
         self.frequency = frequency
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        coherent = self.coherent_config
+        self.coherent = None if coherent is None else CoherentModel(coherent, echo)
         one_way = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self._ray_pattern = np.tile(one_way, self.size)
         #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
@@ -169,14 +177,23 @@ class SonarArray(IndependentReadings):
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
         mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
         echoes = self.model.echoes(r, cos, mu, extra=extra)
+        pings = tuple(echoes.beam(i) for i in range(k))
+        totals = echoes.totals
+        if self.coherent is not None:
+            per_ray = self.model.ray_intensities(r, cos, mu)
+            images = self.coherent.ping(per_ray, r, self._origins, self._directions).intensity
+            totals = images.sum(axis=1)
+            pings = tuple(
+                dataclasses.replace(p, intensity=images[i], total=float(totals[i]))
+                for i, p in enumerate(pings)
+            )
         ranges = echoes.ranges.copy()
         if self.range_resolution > 0.0:
             finite = np.isfinite(ranges)
             ranges[finite] = (
                 np.round(ranges[finite] / self.range_resolution) * self.range_resolution
             )
-        pings = tuple(echoes.beam(i) for i in range(k))
-        return ArrayReading(ranges, echoes.totals, pings)
+        return ArrayReading(ranges, totals, pings)
 
     def beams(self) -> tuple[Beam, ...]:
         """Each element's cone and its rays' last hits, in the element's frame."""

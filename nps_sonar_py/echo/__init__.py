@@ -10,6 +10,11 @@ Modules:
   (``Scattering``, ``RangeEstimator``, ``CastLimit``).
 - ``model``: ``EchoModel``, from ray hits to a ``Ping`` (profile, range, confidence), or to
   ``Echoes`` of many beams at once.
+- ``records``: what the model returns, ``Ping`` and ``Echoes``, and the ``ExtraReturns`` it
+  takes beside the rays (multipath ghosts).
+- ``deposits``: the flat layout of the beams' bins the model sums its returns in.
+- ``ray_cells``: a fan's rays' angular cells, and where the echo of a whole cell falls in
+  range (the side-scan's nadir and first return).
 - ``profile_effects``: what an imaging sonar applies to its beams' profiles (time-varied
   gain, speckle per cell, side-lobe leakage).
 - ``checks``: the checks every configuration record shares (one message format), public so
@@ -44,8 +49,9 @@ from nps_sonar_py.echo.config import (
     RangeEstimator,
     Scattering,
 )
-from nps_sonar_py.echo.model import Echoes, EchoModel, ExtraReturns, Ping, cos_incidence
+from nps_sonar_py.echo.model import EchoModel, cos_incidence
 from nps_sonar_py.echo.noise import NoiseType, RangeNoise, coherent_speckle
+from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_from_retro
 
 __all__ = [

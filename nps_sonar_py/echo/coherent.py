@@ -27,18 +27,26 @@ the given rate. Sample ``j`` is centred at ``min_range + (j + 1/2) delta``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.checks import check, finite
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
-from nps_sonar_py.echo.pulse import PHASES, Pulse, kernel_table, pulse_problem
+from nps_sonar_py.echo.pulse import (
+    PHASES,
+    Pulse,
+    PulseKind,
+    PulseWindow,
+    kernel_table,
+    pulse_problem,
+)
 from nps_sonar_py.echo.scatterers import scatterer_draws
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise, noise_intensity
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, same_as, setting
 
 __all__ = [
     'CoherentConfig',
@@ -56,59 +64,116 @@ _NOISE_TABLE = 1 << 20
 
 
 @dataclass(frozen=True)
-class CoherentConfig:
-    """What the coherent model adds to ``EchoConfig``, validated on creation.
+class CoherentConfig(Record):
+    """What the coherent model adds to ``EchoConfig``, checked on creation (``records``).
+
+    Flat, one field per setting (the sonars' ``coherent`` settings declare theirs with the
+    same bounds: ``devices/settings.py``, ``CoherentSettings``); :meth:`of` builds one from
+    its parts, and :attr:`transmitted`, :attr:`receive_array` and :attr:`receiver_noise`
+    give them back.
 
     Attributes:
-        pulse: the transmitted pulse and its matched-filter window (``pulse.Pulse``).
-        sample_rate: complex baseband samples per second, Hz, >= 0; 0 picks the rate from
-            the pulse and the bins (module docstring).
+        pulse, pulse_length, bandwidth, pulse_window: the pulse (``pulse.Pulse``).
+        sample_rate: complex baseband samples per second, Hz; 0 picks the rate from the
+            pulse and the bins (module docstring).
         speckle_cell: edge of the cells hit points are quantised to for their scatterer,
-            in wavelengths, > 0 (a quarter by default: a hit that moves a quarter wavelength
+            in wavelengths (a quarter by default: a hit that moves a quarter wavelength
             meets another scatterer).
         scatterer_seed: selects another, independent realisation of the scene's scatterers.
-        array: the fan's receive line array (``line_array.LineArray``), ``None`` for none
-            (no leakage across beams).
-        noise: the receiver's noise floor (``sonar_equation.ReceiverNoise``).
+        array_elements, array_spacing, array_window: the fan's receive line array
+            (``line_array.LineArray``); 0 elements: none (no leakage across beams).
+        noise, noise_spectrum_level, directivity_index: the receiver's noise floor
+            (``sonar_equation.ReceiverNoise``).
         leak_cells: how many of a ping's strongest cells leak across beams through the
-            array's side lobes, >= 1.
+            array's side lobes.
     """
 
-    pulse: Pulse = field(default_factory=Pulse)
-    sample_rate: float = 0.0
-    speckle_cell: float = 0.25
-    scatterer_seed: int = 0
-    array: LineArray | None = None
-    noise: ReceiverNoise = field(default_factory=ReceiverNoise)
-    leak_cells: int = 256
+    pulse: PulseKind = same_as(Pulse, 'kind', 'coherent: the pulse, chirp (linear FM) or cw')
+    pulse_length: float = same_as(Pulse, 'length', 'coherent: pulse length [s]')
+    bandwidth: float = same_as(Pulse, 'bandwidth', 'coherent: swept bandwidth of a chirp [Hz]')
+    pulse_window: PulseWindow = same_as(
+        Pulse, 'window', 'coherent: matched-filter window, none, hann, hamming or tukey'
+    )
+    sample_rate: float = setting(
+        0.0,
+        'coherent: complex baseband sample rate [Hz]; 0: the pulse bandwidth or more, a whole '
+        'number of samples per range bin',
+        1.0,
+        1e9,
+        zero=True,
+    )
+    speckle_cell: float = setting(0.25, 'coherent: speckle cell edge [wavelengths]', 1e-3, 100.0)
+    scatterer_seed: int = setting(0, 'coherent: realisation of the scene scatterers', 0, 2**31 - 1)
+    array_elements: int = setting(
+        0,
+        'coherent: elements of the receive line array of a fan; 0: none (no leakage across beams)',
+        2,
+        100_000,
+        zero=True,
+    )
+    array_spacing: float = same_as(
+        LineArray, 'spacing', 'coherent: line array element spacing [wavelengths]'
+    )
+    array_window: PulseWindow = same_as(
+        LineArray, 'window', 'coherent: line array weighting, none, hann, hamming or tukey'
+    )
+    noise: bool = same_as(ReceiverNoise, 'enabled', 'coherent: add the sonar equation noise')
+    noise_spectrum_level: float = same_as(
+        ReceiverNoise,
+        'spectrum_level',
+        'coherent: ambient noise spectrum level [dB re 1 uPa^2/Hz]',
+    )
+    directivity_index: float = same_as(
+        ReceiverNoise, 'directivity_index', 'coherent: receive directivity index [dB]'
+    )
+    leak_cells: int = setting(
+        256, 'coherent: strongest cells of a ping that leak across beams', 1, 1_000_000
+    )
 
-    def __post_init__(self) -> None:
-        check(isinstance(self.pulse, Pulse), 'pulse', 'must be a Pulse', self.pulse)
-        rate = finite('sample_rate', self.sample_rate)
-        check(rate >= 0.0, 'sample_rate', 'must be >= 0 Hz (0: automatic)', rate)
-        object.__setattr__(self, 'sample_rate', rate)
-        cell = finite('speckle_cell', self.speckle_cell)
-        check(0.0 < cell <= 100.0, 'speckle_cell', 'must be in (0, 100] wavelengths', cell)
-        object.__setattr__(self, 'speckle_cell', cell)
-        seed = self.scatterer_seed
-        check(
-            isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63,
-            'scatterer_seed',
-            'must be an integer in [0, 2**63)',
-            seed,
-        )
-        check(
-            self.array is None or isinstance(self.array, LineArray),
-            'array',
-            'must be a LineArray or None',
-            self.array,
-        )
-        check(
-            isinstance(self.noise, ReceiverNoise), 'noise', 'must be a ReceiverNoise', self.noise
-        )
-        leak = self.leak_cells
-        ok = isinstance(leak, int) and not isinstance(leak, bool) and 1 <= leak <= 1_000_000
-        check(ok, 'leak_cells', 'must be an integer in [1, 1000000]', leak)
+    @classmethod
+    def of(
+        cls,
+        pulse: Pulse | None = None,
+        array: LineArray | None = None,
+        noise: ReceiverNoise | None = None,
+        **rest: Any,
+    ) -> CoherentConfig:
+        """The configuration of these parts (defaults for those not given) and fields."""
+        pulse = pulse or Pulse()
+        noise = noise or ReceiverNoise()
+        parts: dict[str, Any] = {
+            'pulse': pulse.kind,
+            'pulse_length': pulse.length,
+            'bandwidth': pulse.bandwidth,
+            'pulse_window': pulse.window,
+            'noise': noise.enabled,
+            'noise_spectrum_level': noise.spectrum_level,
+            'directivity_index': noise.directivity_index,
+        }
+        if array is not None:
+            parts.update(
+                array_elements=array.elements,
+                array_spacing=array.spacing,
+                array_window=array.window,
+            )
+        return cls(**parts, **rest)
+
+    @property
+    def transmitted(self) -> Pulse:
+        """The pulse."""
+        return Pulse(self.pulse, self.pulse_length, self.bandwidth, self.pulse_window)
+
+    @property
+    def receive_array(self) -> LineArray | None:
+        """The fan's receive line array, or ``None``."""
+        if self.array_elements == 0:
+            return None
+        return LineArray(self.array_elements, self.array_spacing, self.array_window)
+
+    @property
+    def receiver_noise(self) -> ReceiverNoise:
+        """The noise floor."""
+        return ReceiverNoise(self.noise, self.noise_spectrum_level, self.directivity_index)
 
 
 @dataclass(frozen=True)
@@ -133,7 +198,7 @@ class SampleGrid:
 def sample_grid(config: CoherentConfig, echo: EchoConfig) -> SampleGrid | str:
     """The sample grid of this configuration (module docstring), or why there is none."""
     c, dr = echo.speed_of_sound, echo.bin_width
-    bandwidth = config.pulse.effective_bandwidth
+    bandwidth = config.transmitted.effective_bandwidth
     if config.sample_rate == 0.0:
         per_bin = max(1, math.ceil(bandwidth * 2.0 * dr / c * (1.0 - 1e-9)))
     else:
@@ -160,7 +225,7 @@ def coherent_problem(
     config: CoherentConfig, echo: EchoConfig, beams: int = 1, azimuths: ArrayLike | None = None
 ) -> str | None:
     """Why the coherent model cannot run with this pulse, sampling and array, or ``None``."""
-    problem = pulse_problem(config.pulse, echo.frequency)
+    problem = pulse_problem(config.transmitted, echo.frequency)
     if problem:
         return problem
     grid = sample_grid(config, echo)
@@ -171,8 +236,9 @@ def coherent_problem(
             f'{grid.count * beams} complex samples per ping ({beams} beams x {grid.count}) is '
             f'over the limit of {MAX_SAMPLES}; fewer bins, beams or a lower sample_rate'
         )
-    if config.array is not None and azimuths is not None:
-        return array_problem(config.array, echo.beam_width, azimuths)
+    array = config.receive_array
+    if array is not None and azimuths is not None:
+        return array_problem(array, echo.beam_width, azimuths)
     return None
 
 
@@ -224,19 +290,21 @@ class CoherentModel:
         grid = sample_grid(config, echo)
         assert not isinstance(grid, str)  # coherent_problem said so
         self.config, self.echo, self.grid = config, echo, grid
-        self._table = kernel_table(config.pulse, 2.0 * grid.interval / echo.speed_of_sound)
+        self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
         self._guard = 2 * self._table.half + 1
         self._cell = config.speckle_cell * echo.wavelength
         self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
         # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
         self._heard_from: NDArray[np.complex64] | None = None
-        if config.array is not None and azimuths is not None and beams > 1:
-            matrix = leakage_matrix(config.array, azimuths, coverage)
+        array = config.receive_array
+        if array is not None and azimuths is not None and beams > 1:
+            matrix = leakage_matrix(array, azimuths, coverage)
             self._heard_from = np.ascontiguousarray(matrix.T)
         self._noise_power = 0.0
-        if config.noise.enabled:
-            bandwidth = config.pulse.effective_bandwidth
-            self._noise_power = noise_intensity(config.noise, echo.source_level, bandwidth)
+        if config.noise:
+            bandwidth = config.transmitted.effective_bandwidth
+            noise = config.receiver_noise
+            self._noise_power = noise_intensity(noise, echo.source_level, bandwidth)
         self.rng = np.random.default_rng(echo.seed)
         self._table_of_noise: NDArray[np.complex64] | None = None
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.checks import check, member
 from nps_sonar_py.echo.pulse import PulseWindow, window
+from nps_sonar_py.records import Record, setting
 
 __all__ = ['LineArray', 'array_problem', 'leakage_matrix']
 
@@ -35,32 +35,20 @@ _GRID = 2048
 
 
 @dataclass(frozen=True)
-class LineArray:
-    """A uniform line array, validated on creation (``ConfigurationError``).
+class LineArray(Record):
+    """A uniform line array, checked on creation (``nps_sonar_py.records``).
 
     Attributes:
-        elements: ``N``, >= 2.
-        spacing: ``d`` in wavelengths, > 0.
+        elements: ``N``.
+        spacing: ``d`` in wavelengths.
         window: the element weighting (``PulseWindow``'s choices).
     """
 
-    elements: int = 128
-    spacing: float = 0.5
-    window: PulseWindow = PulseWindow.NONE
-
-    def __post_init__(self) -> None:
-        ok = isinstance(self.elements, int) and not isinstance(self.elements, bool)
-        check(
-            ok and self.elements >= 2, 'array_elements', 'must be an integer >= 2', self.elements
-        )
-        spacing = float(self.spacing)
-        check(
-            math.isfinite(spacing) and spacing > 0.0,
-            'array_spacing',
-            'must be > 0 wavelengths',
-            self.spacing,
-        )
-        object.__setattr__(self, 'window', member(PulseWindow, self.window, 'array_window'))
+    elements: int = setting(128, 'elements of the receive line array', 2, 100_000)
+    spacing: float = setting(0.5, 'element spacing [wavelengths]', 0.01, 100.0)
+    window: PulseWindow = setting(
+        PulseWindow.NONE, 'element weighting: none, hann, hamming or tukey'
+    )
 
     def weights(self) -> NDArray[np.float64]:
         """(N,) element weights, the window sampled at the element centres."""

@@ -35,10 +35,8 @@ Conventions, all documented on ``EchoConfig``:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 import numpy as np
@@ -52,250 +50,23 @@ from nps_sonar_py.echo.config import (
     RangeEstimator,
     Scattering,
 )
+from nps_sonar_py.echo.deposits import DUMP_BINS, GUARD, WIDEST_BINS, Deposits, Layout
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
+from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
+from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
 
-__all__ = ['EchoModel', 'Echoes', 'ExtraReturns', 'Ping', 'cos_incidence']
+__all__ = ['EchoModel', 'cos_incidence']
 
 T = TypeVar('T', bound=np.generic)
 
 #: An intensity loss of x dB is a factor 10**(-x / 10) = exp(-x ln(10) / 10).
 _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
-#: Dump bins after the last cell: dropped rays take them in turn, so that np.bincount's adds
-#: to them do not wait on one another (one dump bin made the bincounts twice as slow).
-_DUMP_BINS = 16
-#: Guard bins on either side of each beam's bins in the spread deposits' layout: a live
-#: return's two deposits fall at most two bins outside its beam's window.
-_GUARD = 2
-
-
-@dataclass(frozen=True)
-class Ping:
-    """The echo of one ping.
-
-    Attributes:
-        intensity: (n_bins,) float64 sum of the returns in each range bin, linear, relative to
-            the source intensity at 1 m.
-        hits: (n_bins,) int64 number of returns in each bin.
-        bin_edges: (n_bins + 1,) float64 bin edges from ``min_range`` to ``max_range``, m
-            (read-only, shared between pings).
-        bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
-        total: sum of ``intensity``, linear.
-        range: scalar range in m, REP 117: ``+inf`` no echo, ``-inf`` too close.
-        confidence: fraction, in [0, 1], of the pattern-weighted cast solid angle
-            ``sum(B**n_way dOmega)`` whose rays returned from inside ``[min_range, max_range]``.
-            1 when a target fills the cast cone, 0 when nothing is in range; it does not depend
-            on range, reflectivity or noise.
-        source_level: SL in dB that ``level`` and ``total_level`` add.
-        labels: (n_bins,) uint16 label of each bin (``echo.labels``: 1 + the index of the
-            dominant entity, 0 for none) when the ping was given the rays' entities, else None.
-    """
-
-    intensity: NDArray[np.float64]
-    hits: NDArray[np.int64]
-    bin_edges: NDArray[np.float64]
-    bin_centres: NDArray[np.float64]
-    total: float
-    range: float
-    confidence: float
-    source_level: float
-    labels: NDArray[np.uint16] | None = None
-
-    @property
-    def level(self) -> NDArray[np.float64]:
-        """(n_bins,) echo level per bin in dB, ``SL + 10 log10(I_k)``; ``-inf`` for empty bins."""
-        with np.errstate(divide='ignore'):
-            return self.source_level + 10.0 * np.log10(self.intensity)
-
-    @property
-    def total_level(self) -> float:
-        """Echo level of the whole ping in dB, ``SL + 10 log10(total)``; ``-inf`` when silent."""
-        return self.source_level + 10.0 * math.log10(self.total) if self.total > 0.0 else -math.inf
-
-
-@dataclass(frozen=True, eq=False)
-class Echoes:
-    """The echoes of one ping of ``N`` beams that share one ray pattern: row ``j`` is beam ``j``.
-
-    The fields are those of ``Ping`` with a leading beam axis (``Ping`` is one row of it).
-    ``hits``, ``ranges`` and ``confidence`` are worked out when first read (a side-scan reads
-    none of them), except that the ranges are worked out with the ping when range noise is on
-    (so that its draw keeps its place in the generator's sequence) or the estimator reads the
-    profile (``INTENSITY_WEIGHTED``, ``FIRST_ABOVE_THRESHOLD``: so that a caller changing
-    ``intensity`` later cannot change them).
-
-    Attributes:
-        intensity: (N, n_bins) float64 sum of the returns per beam and range bin, linear.
-        bin_edges: (n_bins + 1,) float64 bin edges, m (read-only, shared).
-        bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
-        totals: (N,) sum of each beam's ``intensity``.
-        source_level: SL in dB.
-        labels: (N, n_bins) uint16 labels (``Ping.labels``), or None.
-        hits: (N, n_bins) int64 number of returns per beam and bin.
-        ranges: (N,) scalar range of each beam, m, REP 117.
-        confidence: (N,) each beam's confidence, in [0, 1] (``Ping.confidence``).
-    """
-
-    intensity: NDArray[np.float64]
-    bin_edges: NDArray[np.float64]
-    bin_centres: NDArray[np.float64]
-    totals: NDArray[np.float64]
-    source_level: float
-    _count_hits: Callable[[], NDArray[np.int64]] = field(repr=False)
-    _beam_ranges: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]] = field(repr=False)
-    labels: NDArray[np.uint16] | None = None
-
-    @functools.cached_property
-    def hits(self) -> NDArray[np.int64]:
-        """(N, n_bins) int64 number of returns per beam and bin."""
-        return self._count_hits()
-
-    @functools.cached_property
-    def _ranges_and_confidence(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        return self._beam_ranges()
-
-    @property
-    def ranges(self) -> NDArray[np.float64]:
-        """(N,) scalar range of each beam, m, REP 117."""
-        return self._ranges_and_confidence[0]
-
-    @property
-    def confidence(self) -> NDArray[np.float64]:
-        """(N,) each beam's confidence, in [0, 1] (``Ping.confidence``)."""
-        return self._ranges_and_confidence[1]
-
-    def __len__(self) -> int:
-        return int(self.totals.shape[0])
-
-    def beam(self, j: int) -> Ping:
-        """The ``Ping`` of beam ``j``."""
-        return Ping(
-            intensity=self.intensity[j],
-            hits=self.hits[j],
-            bin_edges=self.bin_edges,
-            bin_centres=self.bin_centres,
-            total=float(self.totals[j]),
-            range=float(self.ranges[j]),
-            confidence=float(self.confidence[j]),
-            source_level=self.source_level,
-            labels=None if self.labels is None else self.labels[j],
-        )
-
-
-@dataclass(frozen=True, eq=False)
-class ExtraReturns:
-    """Returns some rays add beside their own echo (multipath ghosts): flat arrays of shape (m,).
-
-    Return ``i`` carries the energy of pattern ray ``ray[i]`` and is heard in beam ``beam[i]``
-    at the equivalent range ``range[i]`` (half its path length, ``docs/multipath.md``). Its
-    intensity is the model's law at that range, scaled by ``gain``::
-
-        factor(ray) * gain * mu * |cos| / range**2 * 10**(-2 a range / 10)
-
-    with ``factor`` the ray's ``B**n_way dOmega``: ``gain`` holds every path-specific factor
-    (receive-pattern ratio, reflection losses, spreading correction). Lambert scattering only.
-
-    Attributes:
-        ray: index of the ray in the model's pattern, in [0, n).
-        beam: beam the return is heard in, in [0, N).
-        range: equivalent range, m; outside the window (or not finite) it is dropped.
-        gain: >= 0, multiplies the ray's weight.
-        reflectivity: Lambert coefficient ``mu`` of the scatterer.
-        cos_incidence: the Lambert cosine of the scatterer.
-        entity: entity index of the scatterer, -1 for none (labels), or ``None``.
-    """
-
-    ray: NDArray[np.intp]
-    beam: NDArray[np.intp]
-    range: NDArray[np.float64]
-    gain: NDArray[np.float64]
-    reflectivity: NDArray[np.float64]
-    cos_incidence: NDArray[np.float64]
-    entity: NDArray[np.int64] | None = None
-
-    def __len__(self) -> int:
-        return int(self.range.shape[0])
-
 
 #: The range estimators that read the profile rather than the rays.
 _PROFILE_ESTIMATORS = frozenset(
     {RangeEstimator.INTENSITY_WEIGHTED, RangeEstimator.FIRST_ABOVE_THRESHOLD}
 )
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """Per-ray constants of ``N`` beams flattened in ray order (``EchoModel._layout``).
-
-    Attributes:
-        n_beams: ``N``.
-        base: (N n,) each ray's beam offset ``beam * n_bins`` less its dump bin
-            (``EchoModel._bins``).
-        dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod _DUMP_BINS``: the
-            dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
-        guarded: (N,) the first bin of each beam in the spread deposits' layout, whose beams
-            have ``_GUARD`` guard bins on either side (``EchoModel._spread_deposits``).
-        factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
-        factor32: the same in float32, for float32 ranges.
-    """
-
-    n_beams: int
-    base: NDArray[np.intp]
-    dumps: NDArray[np.intp]
-    guarded: NDArray[np.intp]
-    factor: NDArray[np.float64]
-    factor32: NDArray[np.float32]
-
-
-@dataclass(frozen=True, eq=False)
-class _Deposits:
-    """Where a ping's returns go: cells of a flat layout and the intensity each one adds.
-
-    Beam ``j``'s bins are cells ``j * stride + shift`` onwards; any other cell below ``dump``
-    (a guard bin) and the dump bins from ``dump`` on are dropped.
-
-    Attributes:
-        flat: (k,) cell of each deposit.
-        weights: (k,) intensity each deposit adds (float32 or float64).
-        labelled: (k,) entity of each deposit's ray, or None.
-        counted: which deposits count as hits, (k,), or None for all; asked for only when the
-            hits are read.
-        n_beams: ``N``.
-        n_bins: bins per beam.
-        stride: cells per beam.
-        shift: the first bin's cell in its beam.
-        stats: the rays' own beam statistics when asked: nearest range, confidence and the
-            kept mask (``EchoModel._beam_stats``), from the rays, not the deposits.
-    """
-
-    flat: NDArray[np.intp]
-    weights: NDArray[np.floating]
-    labelled: NDArray[np.integer] | None
-    counted: Callable[[], NDArray[np.bool_] | None]
-    n_beams: int
-    n_bins: int
-    stride: int
-    shift: int
-    stats: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]]
-
-    @property
-    def dump(self) -> int:
-        """The first dump cell, after every beam's cells."""
-        return self.n_beams * self.stride
-
-    def bins_of(self, per_cell: NDArray[T]) -> NDArray[T]:
-        """(N, n_bins) of a per-cell array (a bincount's): each beam's bins, C-contiguous."""
-        cells = per_cell[: self.dump].reshape(self.n_beams, self.stride)
-        return np.ascontiguousarray(cells[:, self.shift : self.shift + self.n_bins])
-
-    def cells_of(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
-        """``flat`` as ``beam * n_bins + bin``, dropped cells as ``N n_bins`` (for labels)."""
-        if self.stride == self.n_bins and self.shift == 0:
-            return flat
-        beam, column = np.divmod(flat, self.stride)
-        column -= self.shift
-        inside = (column >= 0) & (column < self.n_bins) & (flat < self.dump)
-        return np.where(inside, beam * self.n_bins + column, self.n_beams * self.n_bins)
 
 
 class EchoModel:
@@ -317,6 +88,9 @@ class EchoModel:
             which rays are in the cast cone and in the -3 dB beam (``MEAN_IN_BEAM``).
         rng: random generator for the noise; by default ``default_rng(config.seed)``. The
             range-noise bias is drawn from it here, once, as gz-sensors does at load.
+        cells: the angular cell of each ray (``ray_cells.RayCells``, a fan's): a spread
+            return near an edge of the fan or the surface's normal is then placed by its
+            whole cell, not by a box about its range (:meth:`echoes`).
 
     Raises:
         ConfigurationError: the ray arrays are not (n,) finite arrays of valid values.
@@ -344,6 +118,7 @@ class EchoModel:
         *,
         pattern: ArrayLike | None = None,
         rng: np.random.Generator | None = None,
+        cells: RayCells | None = None,
     ) -> None:
         if not isinstance(config, EchoConfig):
             fail('config', 'must be an EchoConfig', config)
@@ -394,10 +169,18 @@ class EchoModel:
         self._scale = config.n_bins / (config.max_range - config.min_range)
         self._rng = rng if rng is not None else np.random.default_rng(config.seed)
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
-        self._layouts: _Layout | None = None  # the last N's
+        self._layouts: Layout | None = None  # the last N's
+        if cells is not None and len(cells) != self.n_rays:
+            fail('cells', f'must describe the {self.n_rays} rays', len(cells))
+        self._cells = cells
+        refine_above = np.full(self.n_rays, 2.0, dtype=np.float32)
+        if cells is not None:
+            near = cells.near_normal_cos(CHORD_WIDTHS)
+            refine_above = np.where(cells.edge, -1.0, near).astype(np.float32)
+        self._refine_above = refine_above
 
-    def _layout(self, n_beams: int) -> _Layout:
-        """The flat layout of ``n_beams`` beams (``_Layout``), built once for this ``N``.
+    def _layout(self, n_beams: int) -> Layout:
+        """The flat layout of ``n_beams`` beams (``Layout``), built once for this ``N``.
 
         A sensor's beam count does not change between pings.
         """
@@ -406,11 +189,14 @@ class EchoModel:
             n_bins = self.config.n_bins
             size = n_beams * self.n_rays
             offset = np.arange(0, n_beams * n_bins, n_bins, dtype=np.intp)
-            dumps = np.arange(size, dtype=np.intp) % _DUMP_BINS + n_beams * n_bins
-            guarded = np.arange(n_beams, dtype=np.intp) * (n_bins + 2 * _GUARD) + _GUARD
+            dumps = np.arange(size, dtype=np.intp) % DUMP_BINS + n_beams * n_bins
+            guarded = np.arange(n_beams, dtype=np.intp) * (n_bins + 2 * GUARD) + GUARD
             factor = np.tile(self._factor, n_beams)
             base = np.repeat(offset, self.n_rays) - dumps
-            cached = _Layout(n_beams, base, dumps, guarded, factor, factor.astype(np.float32))
+            refine = np.tile(self._refine_above, n_beams)
+            cached = Layout(
+                n_beams, base, dumps, guarded, factor, factor.astype(np.float32), refine
+            )
             self._layouts = cached
         return cached
 
@@ -498,13 +284,14 @@ class EchoModel:
                 ``MEAN_IN_BEAM`` or the confidence, which are the rays' own.
             spread: (N, n) slant extent ``e`` of each return, m: its echo (computed once,
                 at ``r``) is spread evenly over ``[r - e/2, r + e/2]`` and deposited in the
-                (at most two) bins that interval overlaps, each taking the fraction of the
-                interval inside it; a part outside the window is dropped, so a return just
-                outside it still adds its share to the edge bin. ``e`` is clipped to
-                ``[0, bin_width]``; NaN and inf read as one bin width; ``e = 0`` bins as
-                without ``spread``. ``hits`` then counts the returns whose interval overlaps
-                a bin (the near end's bin always, the next one when it gets a share), and
-                labels and speckle take each share as a return. Only the profile changes:
+                bins that interval overlaps, each taking the fraction of the interval inside
+                it; a part outside the window is dropped, so a return just outside it still
+                adds its share to the edge bin. ``e`` is held to ``[0, 64 bin widths]``; NaN
+                and inf read as one bin width; ``e = 0`` bins as without ``spread``. With
+                ``cells`` (the model's), the returns of edge cells and of cells near the
+                normal are placed by their whole cell instead (``ray_cells``). ``hits`` then
+                counts the returns whose interval overlaps a bin, and labels and speckle
+                take each share as a return. Only the profile changes:
                 ``NEAREST``, ``MEAN_IN_BEAM`` and the confidence read the rays' own ranges.
 
         Raises:
@@ -539,42 +326,21 @@ class EchoModel:
         extra: ExtraReturns | None = None,
         spread: NDArray[np.floating] | None = None,
     ) -> Echoes:
+        """The echoes of (N, n) rays: their deposits, one ``bincount``, the noise, the ranges."""
         cfg = self.config
-        n_bins = cfg.n_bins
-        n_beams = r.shape[0]
-        layout = self._layout(n_beams)
+        layout = self._layout(r.shape[0])
         # In place where it can be: each temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             if spread is None:
                 d = self._point_deposits(r, cos_in, mu, entity, layout)
             else:
                 d = self._spread_deposits(r, cos_in, mu, entity, spread, layout)
-        flat, weights, labelled = d.flat, d.weights, d.labelled
-        own = flat.size  # the rays' deposits; any extra ones after them count as hits
-        if extra is not None and len(extra):
-            extra_flat, extra_weight = self._extra(extra, d)
-            flat = np.concatenate((flat, extra_flat))
-            weights = np.concatenate((weights, extra_weight))
-            if labelled is not None:
-                other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
-                labelled = np.concatenate((labelled, other))
-        size = d.dump + _DUMP_BINS
-        # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
-        weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
-        labels = (
-            None
-            if labelled is None  # before speckle: the label is the physical echo's
-            else dominant_labels(d.cells_of(flat), weights, labelled, n_beams, n_bins, n_entities)
-        )
+        flat, weights, labelled = self._with_extra(d, extra)
+        own = d.flat.size  # the rays' deposits; any extra ones after them count as hits
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
-        if cfg.speckle:
-            kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
-            weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
-        intensity = d.bins_of(weighted)
-        if cfg.gain_stddev > 0.0:
-            gain = 1.0 + cfg.gain_stddev * generator.standard_normal(n_beams)
-            intensity *= np.maximum(gain, 0.0)[:, None]
+        intensity, labels = self._binned(d, flat, weights, labelled, n_entities, generator)
         totals = intensity.sum(axis=1)
+        size = d.dump + DUMP_BINS
 
         def count() -> NDArray[np.int64]:
             counted = d.counted()
@@ -596,18 +362,6 @@ class EchoModel:
         if spread is None:  # now, while the beam statistics are worked out beside it
             hits = count()
             hits_of = lambda: hits  # noqa: E731
-        beam_ranges = estimate
-        if cfg.range_noise.enabled or cfg.estimator in _PROFILE_ESTIMATORS:
-            # Now, not when read: the noise keeps its place in the generator's sequence, and
-            # an estimator reads the profile as it is now, not as a caller may have changed it.
-            distance, confidence = estimate()
-            if cfg.range_noise.enabled:
-                # REP 117 holds after the noise too: a noisy reading below the window reads
-                # -inf ("too close"), above it +inf ("nothing in range"), as the scanners do.
-                distance = cfg.range_noise.apply_array(distance, self._bias, generator)
-                distance[distance < cfg.min_range] = -np.inf
-                distance[distance > cfg.max_range] = np.inf
-            beam_ranges = lambda: (distance, confidence)  # noqa: E731
         return Echoes(
             intensity=intensity,
             bin_edges=self.bin_edges,
@@ -616,11 +370,78 @@ class EchoModel:
             source_level=cfg.source_level,
             labels=labels,
             _count_hits=hits_of,
-            _beam_ranges=beam_ranges,
+            _beam_ranges=self._ranges_now_or_when_read(estimate, generator),
         )
 
+    def _with_extra(
+        self, d: Deposits, extra: ExtraReturns | None
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.integer] | None]:
+        """The deposits' cells, weights and entities, any extra returns' after the rays'."""
+        flat, weights, labelled = d.flat, d.weights, d.labelled
+        if extra is not None and len(extra):
+            extra_flat, extra_weight = self._extra(extra, d)
+            flat = np.concatenate((flat, extra_flat))
+            weights = np.concatenate((weights, extra_weight))
+            if labelled is not None:
+                other = extra.entity if extra.entity is not None else np.full(len(extra), -1)
+                labelled = np.concatenate((labelled, other))
+        return flat, weights, labelled
+
+    def _binned(
+        self,
+        d: Deposits,
+        flat: NDArray[np.intp],
+        weights: NDArray[np.floating],
+        labelled: NDArray[np.integer] | None,
+        n_entities: int,
+        generator: np.random.Generator,
+    ) -> tuple[NDArray[np.float64], NDArray[np.uint16] | None]:
+        """(N, n_bins) intensity of the deposits (with speckle and gain) and their labels.
+
+        The labels are the physical echo's, before the speckle.
+        """
+        cfg = self.config
+        size = d.dump + DUMP_BINS
+        # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
+        weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
+        labels = None
+        if labelled is not None:
+            cells = d.cells_of(flat)
+            labels = dominant_labels(cells, weights, labelled, d.n_beams, d.n_bins, n_entities)
+        if cfg.speckle:
+            kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
+            weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
+        intensity = d.bins_of(weighted)
+        if cfg.gain_stddev > 0.0:
+            gain = 1.0 + cfg.gain_stddev * generator.standard_normal(d.n_beams)
+            intensity *= np.maximum(gain, 0.0)[:, None]
+        return intensity, labels
+
+    def _ranges_now_or_when_read(
+        self,
+        estimate: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]],
+        generator: np.random.Generator,
+    ) -> Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]]:
+        """The beams' (N,) ranges (m, REP 117) and confidence: ``estimate`` when read, or now.
+
+        Now, not when read, with range noise or an estimator that reads the profile: the
+        noise keeps its place in the generator's sequence, and an estimator reads the profile
+        as it is now, not as a caller may have changed it.
+        """
+        cfg = self.config
+        if not (cfg.range_noise.enabled or cfg.estimator in _PROFILE_ESTIMATORS):
+            return estimate
+        distance, confidence = estimate()
+        if cfg.range_noise.enabled:
+            # REP 117 holds after the noise too: a noisy reading below the window reads
+            # -inf ("too close"), above it +inf ("nothing in range"), as the scanners do.
+            distance = cfg.range_noise.apply_array(distance, self._bias, generator)
+            distance[distance < cfg.min_range] = -np.inf
+            distance[distance > cfg.max_range] = np.inf
+        return lambda: (distance, confidence)
+
     def _extra(
-        self, extra: ExtraReturns, d: _Deposits
+        self, extra: ExtraReturns, d: Deposits
     ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """Cells in ``d``'s layout (the first dump cell if dropped), intensities of ``extra``."""
         cfg = self.config
@@ -725,8 +546,8 @@ class EchoModel:
         cos_in: NDArray[np.floating],
         mu: NDArray[np.floating],
         entity: NDArray[np.integer] | None,
-        layout: _Layout,
-    ) -> _Deposits:
+        layout: Layout,
+    ) -> Deposits:
         """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits."""
         cfg = self.config
         n_beams, n_bins = r.shape[0], cfg.n_bins
@@ -741,7 +562,7 @@ class EchoModel:
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             return (*beam_stats(), kept)
 
-        return _Deposits(
+        return Deposits(
             flat=bins(),
             weights=per_ray.ravel(),
             labelled=None if entity is None else entity.ravel(),
@@ -760,22 +581,125 @@ class EchoModel:
         mu: NDArray[np.floating],
         entity: NDArray[np.integer] | None,
         spread: NDArray[np.floating],
-        layout: _Layout,
-    ) -> _Deposits:
+        layout: Layout,
+    ) -> Deposits:
         """Each live return spread over its interval: two deposits, near bin and next bin.
 
-        In bin units, ``u = clip(e / dr, 0, 1)``, the interval ``[a, a + u]`` with
-        ``a = (r - r_min) / dr - u / 2``, near bin ``k = floor(a)`` (``a == n_bins``, a point at
-        ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)`` (a point interval:
-        1), the rest in bin ``k + 1``. Only the returns within a bin of the window are live
-        (about half of a side-scan's rays), taken out by one index. Each beam's bins have
-        ``_GUARD`` guard bins on either side: a deposit that falls outside the window (the
-        live returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it,
-        so no deposit needs a test of its own. A next-bin deposit with no share (the interval
+        In bin units, ``u = e / dr``, the interval ``[a, a + u]`` with ``a = (r - r_min) / dr -
+        u / 2``. Up to one bin wide (``_near_shares``): near bin ``k = floor(a)`` (``a ==
+        n_bins``, a point at ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)``
+        (a point interval: 1), the rest in bin ``k + 1``. Wider, or placed by its cell
+        (``_refine``): one deposit per bin it covers (``_pieces``), after the others, its two
+        own sent to the dump. Only the returns within a bin of the window are live (about
+        half of a side-scan's rays), taken out by one index. Each beam's bins have ``GUARD``
+        guard bins on either side: a deposit that falls outside the window (the live
+        returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it, so no
+        deposit needs a test of its own. A next-bin deposit with no share (the interval
         inside one bin: about half of them) adds 0 and is not counted as a hit.
         """
+        n_beams, n_bins = r.shape[0], self.config.n_bins
+        real = r.dtype.type
+        index, r_live, cos_live, per_ray = self._live_returns(r, cos_in, mu, layout)
+        u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
+        wide = np.flatnonzero((u > real(1.0)) & (u < real(np.inf)))
+        wide_bins = u.take(wide)  # before _near_shares clips u to a bin
+        k, share = self._near_shares(r_live, u)
+        pieces = self._pieces(r_live, cos_live, index, wide, wide_bins)
+        m = r_live.size
+        n_pieces = 0 if pieces is None else pieces.owner.size
+        flat = np.empty(2 * m + n_pieces, dtype=np.intp)
+        # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
+        per_beam = np.diff(np.searchsorted(index, np.arange(n_beams + 1) * self.n_rays))
+        flat[:m] = k  # a whole number
+        flat[:m] += np.repeat(layout.guarded, per_beam)
+        np.add(flat[:m], 1, out=flat[m : 2 * m])
+        # float64, as bincount sums: it would convert float32 weights in one more pass.
+        weights = np.empty(2 * m + n_pieces)
+        np.multiply(per_ray, share, out=weights[:m])
+        np.subtract(per_ray, weights[:m], out=weights[m : 2 * m])
+        labelled = None if entity is None else entity.take(index)
+        if pieces is not None:
+            dump = n_beams * (n_bins + 2 * GUARD)
+            flat[pieces.owner] = flat[m + pieces.owner] = dump  # the pieces stand for them
+            beam = index.take(pieces.owner) // self.n_rays
+            in_window = (pieces.bin >= 0) & (pieces.bin < n_bins)
+            np.add(layout.guarded[beam], pieces.bin, out=flat[2 * m :])
+            flat[2 * m :][~in_window] = dump
+            np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
+        if labelled is not None:
+            own = np.tile(labelled, 2)
+            labelled = own if pieces is None else np.concatenate((own, labelled[pieces.owner]))
+
+        def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+            with np.errstate(invalid='ignore'):
+                returned, kept = self._returns(r, cos_in)
+            return (*self._beam_stats(r, returned, kept), kept)
+
+        def counted() -> NDArray[np.bool_]:
+            shared = share < real(1.0)
+            return np.concatenate((np.ones(m, np.bool_), shared, np.ones(n_pieces, np.bool_)))
+
+        return Deposits(
+            flat=flat,
+            weights=weights,
+            labelled=labelled,
+            counted=counted,
+            n_beams=n_beams,
+            n_bins=n_bins,
+            stride=n_bins + 2 * GUARD,
+            shift=GUARD,
+            stats=stats,
+        )
+
+    def _pieces(
+        self,
+        r_live: NDArray[np.floating],
+        cos_live: NDArray[np.floating],
+        index: NDArray[np.intp],
+        wide: NDArray[np.intp],
+        wide_bins: NDArray[np.floating],
+    ) -> Pieces | None:
+        """The live returns placed bin by bin, or None when there are none.
+
+        Those of cells near an edge or the normal (``_refine``), then the other ones wider
+        than a bin (``_wide_pieces``); ``owner`` indexes the live returns.
+        """
+        parts = []
+        if self._cells is not None:
+            refined = self._refine(r_live, cos_live, index)
+            if refined is not None:
+                parts.append(refined)
+                if wide.size:  # placed by their cells
+                    placed = np.zeros(r_live.size, dtype=np.bool_)
+                    placed[refined.owner] = True
+                    apart = ~placed[wide]
+                    wide, wide_bins = wide[apart], wide_bins[apart]
+        if wide.size:
+            parts.append(self._wide_pieces(r_live, wide_bins, wide))
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        return Pieces(
+            *(
+                np.concatenate([getattr(p, name) for p in parts])
+                for name in ('owner', 'bin', 'fraction')
+            )
+        )
+
+    def _live_returns(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        layout: Layout,
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+        """The returns within a bin of the window and admitted (cast cone, cut-off).
+
+        Returns (m,) arrays: their flat index in the (N, n) rays, their range (m), ``|cos|``
+        and echo (``_intensities``).
+        """
         cfg = self.config
-        n_beams, n_bins = r.shape[0], cfg.n_bins
         real = r.dtype.type
         live = r >= real(cfg.min_range - cfg.bin_width)  # NaN is not live
         live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
@@ -785,8 +709,19 @@ class EchoModel:
         factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
         if mu.ndim:
             mu = (mu if mu.shape == r.shape else np.broadcast_to(mu, r.shape).ravel()).take(index)
-        per_ray = self._intensities(r_live, cos_in.take(index), factor, mu)
-        u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
+        cos_live = cos_in.take(index)
+        return index, r_live, cos_live, self._intensities(r_live, cos_live, factor, mu)
+
+    def _near_shares(
+        self, r_live: NDArray[np.floating], u: NDArray[np.floating]
+    ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+        """(m,) near bin ``k`` (a whole number) and its share of each return's interval.
+
+        The interval is ``u`` bins wide about the range, ``u`` clipped to [0, 1] in place (NaN
+        and inf: one bin); the rest of the echo goes to bin ``k + 1``.
+        """
+        cfg = self.config
+        real = r_live.dtype.type
         np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
         np.fmax(u, real(0.0), out=u)
         if cfg.min_range:
@@ -797,54 +732,74 @@ class EchoModel:
         share = np.multiply(u, real(0.5))
         a -= share
         k = np.floor(a)
-        np.subtract(k, real(1.0), out=k, where=a == real(n_bins))
+        np.subtract(k, real(1.0), out=k, where=a == real(cfg.n_bins))
         np.subtract(k, a, out=share)
         share += real(1.0)
         share /= u  # x / 0 -> inf -> 1 by fmin; 0 / 0 (a point at r_max) -> NaN -> 1
         np.fmin(share, real(1.0), out=share)
-        m = r_live.size
-        flat = np.empty(2 * m, dtype=np.intp)
-        # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
-        per_beam = np.diff(np.searchsorted(index, np.arange(n_beams + 1) * self.n_rays))
-        flat[:m] = k  # a whole number
-        flat[:m] += np.repeat(layout.guarded, per_beam)
-        np.add(flat[:m], 1, out=flat[m:])
-        # float64, as bincount sums: it would convert float32 weights in one more pass.
-        weights = np.empty(2 * m)
-        np.multiply(per_ray, share, out=weights[:m])
-        np.subtract(per_ray, weights[:m], out=weights[m:])
+        return k, share
 
-        def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
-            with np.errstate(invalid='ignore'):
-                returned, kept = self._returns(r, cos_in)
-            return (*self._beam_stats(r, returned, kept), kept)
+    def _wide_pieces(
+        self,
+        r_live: NDArray[np.floating],
+        wide_bins: NDArray[np.floating],
+        wide: NDArray[np.intp],
+    ) -> Pieces:
+        """The pieces of the live returns ``wide``: one per bin the interval overlaps.
 
-        labelled = None
-        if entity is not None:
-            labelled = np.tile(entity.take(index), 2)
+        Each interval is ``wide_bins`` > 1 bins wide (at most ``WIDEST_BINS``) about its
+        return's range; a piece takes the part of the interval in its bin.
+        """
+        cfg = self.config
+        width = np.minimum(wide_bins.astype(np.float64), WIDEST_BINS)
+        centre = (r_live.take(wide).astype(np.float64) - cfg.min_range) * self._scale
+        start, end = centre - 0.5 * width, centre + 0.5 * width
+        first = np.floor(start)
+        count = (np.ceil(end) - first).astype(np.intp)
+        owner = np.repeat(np.arange(wide.size), count)
+        offsets = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
+        bins = first[owner] + offsets
+        inside = np.minimum(end[owner], bins + 1.0) - np.maximum(start[owner], bins)
+        return Pieces(wide[owner], bins.astype(np.intp), inside / width[owner])
 
-        def counted() -> NDArray[np.bool_]:
-            return np.concatenate((np.ones(m, dtype=np.bool_), share < real(1.0)))
+    def _refine(
+        self,
+        r_live: NDArray[np.floating],
+        cos_live: NDArray[np.floating],
+        index: NDArray[np.intp],
+    ) -> Pieces | None:
+        """The pieces of the returns of edge cells and cells near the normal, or None.
 
-        return _Deposits(
-            flat=flat,
-            weights=weights,
-            labelled=labelled,
-            counted=counted,
-            n_beams=n_beams,
-            n_bins=n_bins,
-            stride=n_bins + 2 * _GUARD,
-            shift=_GUARD,
-            stats=stats,
+        Each is placed by its whole cell (``ray_cells.cell_pieces``).
+
+        ``index`` is the live returns' flat index in the (N, n) layout.
+        """
+        cells = self._cells
+        assert cells is not None
+        layout = self._layouts
+        assert layout is not None
+        chosen = np.flatnonzero(np.abs(cos_live) >= layout.refine_above.take(index))
+        if chosen.size == 0:
+            return None
+        pieces = cell_pieces(
+            r_live[chosen],
+            cos_live[chosen],
+            index[chosen] % self.n_rays,
+            cells,
+            min_range=self.config.min_range,
+            scale=self._scale,
+            attenuation=self._attenuation,
+            widest=int(WIDEST_BINS),
         )
+        return Pieces(chosen[pieces.owner], pieces.bin, pieces.fraction)
 
     def _bins(
-        self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: _Layout
+        self, r: NDArray[np.floating], kept: NDArray[np.bool_], layout: Layout
     ) -> NDArray[np.intp]:
         """The flat bin of every ray, ``beam * n_bins + bin``, in ray order.
 
         ``floor((r - r_min) / dr)``, ``r == r_max`` into the last bin; every ray not kept goes
-        to a dump bin after the last beam's (``_Layout.dumps``). No masked writes (slow on
+        to a dump bin after the last beam's (``Layout.dumps``). No masked writes (slow on
         random masks): fmin and fmax also turn NaN and inf into valid bins, and the arithmetic
         then sends the dropped rays to the dump bins.
         """

@@ -27,7 +27,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.checks import check, finite, member
+from nps_sonar_py.records import Record, setting
 
 __all__ = [
     'CHIRP_SUPPORT',
@@ -82,30 +82,22 @@ CHIRP_SUPPORT: dict[PulseWindow, float] = {
 
 
 @dataclass(frozen=True)
-class Pulse:
-    """A pulse, validated on creation (``ConfigurationError('<field>: <reason>, got ...')``).
+class Pulse(Record):
+    """A pulse, checked on creation (``nps_sonar_py.records``).
 
     Attributes:
         kind: ``CW`` or ``CHIRP``.
-        length: pulse length ``tau``, s, > 0.
-        bandwidth: swept bandwidth ``B`` of a chirp, Hz, > 0 (unused by CW).
+        length: pulse length ``tau``, s.
+        bandwidth: swept bandwidth ``B`` of a chirp, Hz (unused by CW).
         window: matched-filter weighting.
     """
 
-    kind: PulseKind = PulseKind.CHIRP
-    length: float = 1e-3
-    bandwidth: float = 30e3
-    window: PulseWindow = PulseWindow.NONE
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, 'kind', member(PulseKind, self.kind, 'pulse'))
-        object.__setattr__(self, 'window', member(PulseWindow, self.window, 'pulse_window'))
-        length = finite('pulse_length', self.length)
-        check(0.0 < length <= 1.0, 'pulse_length', 'must be in (0, 1] s', length)
-        bandwidth = finite('bandwidth', self.bandwidth)
-        check(bandwidth > 0.0, 'bandwidth', 'must be > 0 Hz', bandwidth)
-        object.__setattr__(self, 'length', length)
-        object.__setattr__(self, 'bandwidth', bandwidth)
+    kind: PulseKind = setting(PulseKind.CHIRP, 'the transmitted pulse: chirp (linear FM) or cw')
+    length: float = setting(1e-3, 'pulse length [s]', 1e-6, 1.0)
+    bandwidth: float = setting(30e3, 'swept bandwidth of a chirp [Hz]', 1.0, 1e7)
+    window: PulseWindow = setting(
+        PulseWindow.NONE, 'matched-filter window: none, hann, hamming or tukey'
+    )
 
     @property
     def effective_bandwidth(self) -> float:

@@ -20,34 +20,29 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from nps_sonar_py.echo.checks import check, finite
+from nps_sonar_py.records import Record, setting
 
 __all__ = ['ReceiverNoise', 'noise_intensity', 'snr_db', 'transmission_loss_db']
 
 
 @dataclass(frozen=True)
-class ReceiverNoise:
-    """The ambient noise a receive beam hears, validated on creation (``ConfigurationError``).
+class ReceiverNoise(Record):
+    """The ambient noise a receive beam hears, checked on creation (``nps_sonar_py.records``).
 
     Attributes:
         enabled: add the noise floor to the coherent echo.
-        spectrum_level: ``N0``, dB re 1 uPa^2/Hz, in [-50, 150] (sea state 3 is about 40 dB
-            at 100 kHz, thermal noise about 40 dB at 900 kHz).
-        directivity_index: ``DI`` of a receive beam, dB, in [0, 60].
+        spectrum_level: ``N0``, dB re 1 uPa^2/Hz (sea state 3 is about 40 dB at 100 kHz,
+            thermal noise about 40 dB at 900 kHz).
+        directivity_index: ``DI`` of a receive beam, dB.
     """
 
-    enabled: bool = False
-    spectrum_level: float = 40.0
-    directivity_index: float = 30.0
-
-    def __post_init__(self) -> None:
-        check(isinstance(self.enabled, bool), 'noise', 'must be a bool', self.enabled)
-        level = finite('noise_spectrum_level', self.spectrum_level)
-        check(-50.0 <= level <= 150.0, 'noise_spectrum_level', 'must be in [-50, 150] dB', level)
-        di = finite('directivity_index', self.directivity_index)
-        check(0.0 <= di <= 60.0, 'directivity_index', 'must be in [0, 60] dB', di)
-        object.__setattr__(self, 'spectrum_level', level)
-        object.__setattr__(self, 'directivity_index', di)
+    enabled: bool = setting(False, 'add the noise floor of the sonar equation')
+    spectrum_level: float = setting(
+        40.0, 'ambient noise spectrum level N0 [dB re 1 uPa^2/Hz]', -50.0, 150.0
+    )
+    directivity_index: float = setting(
+        30.0, 'directivity index DI of a receive beam [dB]', 0.0, 60.0
+    )
 
 
 def transmission_loss_db(distance: float, absorption_db_per_m: float) -> float:

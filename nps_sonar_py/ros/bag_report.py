@@ -28,6 +28,7 @@ from rosbags.typesys.store import Typestore
 
 from nps_sonar_py import plots
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.sensing.images import DbWindow, db_pixels
 from nps_sonar_py.sensing.sidescan import SidescanPing
 from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 
@@ -81,6 +82,7 @@ def draw_report(
     out_dir: str | Path | None = None,
     *,
     topic: str | None = None,
+    db_window: tuple[float, float] | None = None,
 ) -> Report:
     """Draw ``profile.png`` and ``sweep.png`` of a bag's ``SonarPoint`` messages into ``out_dir``.
 
@@ -88,7 +90,9 @@ def draw_report(
     is ``topic`` or the ``SonarPoint`` topic with the most messages. The profile is that of the
     last ping nearest azimuth 0 (``plots.profile_ping``); the sweep takes the pings with the
     last ping's bins, as a fan when their azimuths differ, else as an echogram over their header
-    stamps. ``out_dir`` defaults to the bag.
+    stamps. ``out_dir`` defaults to the bag. ``db_window`` (low, high dB): float32 raw pings'
+    waterfalls in mono8 over it, as the node's ``image_db_min..image_db_max`` (default: over
+    60 dB below the strongest pixel).
     """
     bag_path = Path(bag_path)
     out = Path(out_dir) if out_dir is not None else bag_path
@@ -125,7 +129,7 @@ def draw_report(
             title='Last multibeam ping',
         )
     drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
-    drawn['images'] += tuple(_draw_raw(out, t, w) for t, w in raws.items() if w.pings)
+    drawn['images'] += tuple(_draw_raw(out, t, w, db_window) for t, w in raws.items() if w.pings)
     if chosen is None:
         return Report(topic, 0, None, None, None, **drawn)
     with_profiles = [p for p in pings if len(p.profile)]
@@ -334,15 +338,23 @@ def _samples(message: Any) -> Any:
     return data
 
 
-def _draw_raw(out: Path, topic: str, waterfall: RawWaterfall) -> Path:
-    """``raw_waterfall<topic>.png``: the filled rows of a raw waterfall, newest at the top."""
+def _draw_raw(
+    out: Path, topic: str, waterfall: RawWaterfall, db_window: tuple[float, float] | None
+) -> Path:
+    """``raw_waterfall<topic>.png``: the filled rows of a raw waterfall, newest at the top.
+
+    Linear (float32) rows in mono8 over ``db_window`` when given (``sensing.images.db_pixels``).
+    """
     rows = waterfall.image[: min(waterfall.pings, waterfall.image.shape[0])]
-    pixels = (
-        rows
-        if waterfall.encoding == '32FC1'
-        else rows.astype(np.uint8 if waterfall.encoding == 'mono8' else np.uint16)
-    )
+    encoding = waterfall.encoding
+    if encoding == '32FC1' and db_window is not None:
+        pixels: Any = db_pixels(rows, DbWindow(db_window[0], db_window[1], 8))
+        encoding = 'mono8'
+    elif encoding == '32FC1':
+        pixels = rows
+    else:
+        pixels = rows.astype(np.uint8 if encoding == 'mono8' else np.uint16)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f'raw_waterfall{topic.replace("/", "_")}.png'
-    plots.draw_image(path, pixels, waterfall.encoding)
+    plots.draw_image(path, pixels, encoding)
     return path

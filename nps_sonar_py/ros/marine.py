@@ -41,6 +41,7 @@ from marine_acoustic_msgs.msg import PingInfo, ProjectedSonarImage, RawSonarImag
 from std_msgs.msg import Header
 
 from nps_sonar_py.devices.settings import ProjectedImageDtype
+from nps_sonar_py.echo.coherent import CoherentPing
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.conversions import float32_array
 from nps_sonar_py.sensing.images import DbWindow, db_pixels
@@ -50,6 +51,7 @@ __all__ = [
     'FRD_FROM_BODY',
     'IMAGE_DTYPES',
     'MarineImageFormat',
+    'baseband_image',
     'ping_info',
     'projected_sonar_image',
     'raw_sonar_image',
@@ -212,6 +214,52 @@ def raw_sonar_image(
         tx_angles=array('f', [0.0, 0.0]),
         rx_angles=array('f', [-across, across]),
         image=_image_data(values, image_format, source_level),
+    )
+
+
+def baseband_image(
+    header: Header,
+    ping: CoherentPing,
+    rx_angles: Any,
+    *,
+    frequency: float,
+    sound_speed: float,
+    tx_beamwidth: float,
+    rx_beamwidth: float,
+) -> RawSonarImage:
+    """A coherent ping's complex baseband as a ``RawSonarImage`` (``docs/coherent.md``).
+
+    ``image.dtype`` is ``DTYPE_FLOAT32`` and ``image.data`` holds, sample by sample (range
+    major, as the raw images), for each beam the real then the imaginary part, little-endian:
+    ``8 * samples_per_beam * beam_count`` bytes, sample ``j`` of beam ``b`` at byte
+    ``8 (j beam_count + b)``. Sample ``j`` is at two-way time ``(sample0 + j + 1/2) /
+    sample_rate``, range ``ping.grid.start + j ping.grid.interval``; ``|value|**2`` is in the
+    intensity units of the echo model (relative to the source at 1 m). ``rx_angles`` (N,)
+    are the beams' angles in the header's frame (module docstring); ``tx_angles`` are 0.
+    """
+    grid = ping.grid
+    angles = array('f', np.asarray(rx_angles, dtype=np.float32).tobytes())
+    samples = np.ascontiguousarray(ping.baseband.T, dtype='<c8')  # (count, N)
+    return RawSonarImage(
+        header=header,
+        ping_info=ping_info(
+            frequency=frequency,
+            sound_speed=sound_speed,
+            tx_beamwidth=tx_beamwidth,
+            rx_beamwidth=rx_beamwidth,
+        ),
+        sample_rate=float(grid.rate),
+        samples_per_beam=int(grid.count),
+        sample0=round((grid.start - 0.5 * grid.interval) / grid.interval),
+        tx_delays=array('f', bytes(4 * len(angles))),
+        tx_angles=array('f', bytes(4 * len(angles))),
+        rx_angles=angles,
+        image=SonarImageData(
+            is_bigendian=False,
+            dtype=SonarImageData.DTYPE_FLOAT32,
+            beam_count=len(angles),
+            data=samples.tobytes(),
+        ),
     )
 
 

@@ -39,6 +39,7 @@ its device at start and after a change (``describe``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -69,7 +70,12 @@ from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
 from nps_sonar_py.devices.kinds.single_beam import SonarTopicSettings
 from nps_sonar_py.devices.mount import FrameTransform
-from nps_sonar_py.devices.settings import ImageEncoding, ImageSettings, SweepImageUpdate
+from nps_sonar_py.devices.settings import (
+    CoherentSettings,
+    ImageEncoding,
+    ImageSettings,
+    SweepImageUpdate,
+)
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
@@ -86,6 +92,7 @@ from nps_sonar_py.ros.marine import (
     ACOUSTIC_FROM_BODY,
     FRD_FROM_BODY,
     MarineImageFormat,
+    baseband_image,
     projected_sonar_image,
     raw_sonar_image,
 )
@@ -721,6 +728,16 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         self.format = MarineImageFormat(
             settings.raw_image_dtype, images.image_db_min, images.image_db_max
         )
+        self._altitude_told = False
+
+    def _altitude_once(self, altitude: float) -> None:
+        """Say once, the first time, that the fan falls short of the window at this altitude."""
+        if self._altitude_told:
+            return
+        problem = self.device.sonar.altitude_problem(altitude)
+        if problem:
+            self.context.logger.warning(problem)
+            self._altitude_told = True
 
     def frames(self) -> list[FrameTransform]:
         """The FRD frame of the raw image, while it is published."""
@@ -742,6 +759,7 @@ class SidescanOutput(_RangerData[SidescanRanger]):
         device, ping = self.device, reading.ping
         intensities = self.context.state.intensities
         self._ranger_data(reading.ranges, reading.intensities if intensities else None, stamp)
+        self._altitude_once(ping.altitude)
         if not intensities:
             return
         echo = device.echo
@@ -767,6 +785,72 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             if self.images.image_encoding is ImageEncoding.DB:
                 image = db_pixels(image, self.window, echo.source_level)
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
+
+
+class BasebandOutput:
+    """``<device>/baseband``: a coherent fan's or side-scan's complex baseband per ping.
+
+    ``marine_acoustic_msgs/RawSonarImage`` of float32 pairs (``ros/marine.baseband_image``),
+    published while ``publish_baseband`` is on and the device runs the coherent model
+    (``echo_model: coherent``). In the frame and with the angles of the kind's other marine
+    message (``docs/marine.md``): a fan's in ``<frame>_acoustic`` (z forward, x up, y to
+    starboard; ``rx_angles`` minus the REP 103 azimuths), a side-scan's in ``<frame>_frd``
+    (``rx_angles`` port ``-(pi/2 - tilt)``, starboard ``+(pi/2 - tilt)``, as its raw image).
+    """
+
+    def __init__(
+        self,
+        device: FanRanger | SidescanRanger,
+        context: OutputContext,
+        settings: CoherentSettings,
+    ) -> None:
+        self.device = device
+        self.context = context
+        self.raw = None
+        if settings.publish_baseband:
+            self.raw = context.publisher(RawSonarImage, f'{context.name}/baseband')
+
+    def refusal(self) -> str | None:
+        """Every configuration can be published."""
+        return None
+
+    def describe(self) -> str:
+        """The topic, when published."""
+        return '' if self.raw is None else f'baseband on {self.context.name}/baseband'
+
+    def frames(self) -> list[FrameTransform]:
+        """The frame of the baseband image, while it is published."""
+        if self.raw is None:
+            return []
+        fan = isinstance(self.device, FanRanger)
+        return [acoustic_frame(self.context) if fan else frd_frame(self.context)]
+
+    def publish(self, reading: FanPing | SidescanReading, stamp: Time) -> None:
+        """The ping's baseband, if it has one."""
+        ping = reading.ping if isinstance(reading, SidescanReading) else reading
+        if self.raw is None or ping.coherent is None:
+            return
+        device, frame = self.device, self.context.frame
+        if isinstance(device, FanRanger):
+            fan = device.sonar.fan
+            frame_id, rx_angles = f'{frame}_acoustic', -fan.azimuths()
+            tx, rx = fan.vertical_width, device.echo.beam_width
+        else:
+            config = device.sonar.config
+            across = 0.5 * math.pi - config.tilt
+            frame_id, rx_angles = f'{frame}_frd', np.array([-across, across])
+            tx, rx = config.horizontal_width, config.vertical_width
+        self.raw.publish(
+            baseband_image(
+                Header(stamp=stamp, frame_id=frame_id),
+                ping.coherent,
+                rx_angles,
+                frequency=device.echo.frequency,
+                sound_speed=device.echo.speed_of_sound,
+                tx_beamwidth=tx,
+                rx_beamwidth=rx,
+            )
+        )
 
 
 class EchosounderOutput(_RangerData[EchosounderRanger]):
@@ -837,8 +921,9 @@ class _Outputs:
         return self.parts[0].describe()
 
     def frames(self) -> list[FrameTransform]:
-        """Every part's frames."""
-        return [frame for part in self.parts for frame in part.frames()]
+        """Every part's frames, each child frame once (two parts may share the acoustic one)."""
+        frames = {frame.child: frame for part in self.parts for frame in part.frames()}
+        return list(frames.values())
 
 
 #: Makes an output of a device from the node's context and settings.
@@ -867,6 +952,7 @@ PARTS: dict[str, OutputFactory] = {
     'echosounder': _part(
         EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])
     ),
+    'baseband': lambda d, c, s: BasebandOutput(d, c, s[CoherentSettings]),
 }
 
 

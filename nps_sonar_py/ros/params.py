@@ -64,14 +64,13 @@ def descriptor(spec: SettingSpec, *, read_only: bool) -> ParameterDescriptor:
 
     if spec.low is None or spec.high is None or isinstance(spec.default, bool):
         return result
+    low, high = spec.low, spec.high
+    if spec.zero:  # 0 too: the record refuses the gap between 0 and the bounds
+        low, high = min(0.0, low), max(0.0, high)
     if isinstance(spec.default, int):
-        result.integer_range = [
-            IntegerRange(from_value=int(spec.low), to_value=int(spec.high), step=1)
-        ]
+        result.integer_range = [IntegerRange(from_value=int(low), to_value=int(high), step=1)]
     elif isinstance(spec.default, float):
-        low, high = float(spec.low), float(spec.high)
-        if spec.zero:  # 0 too: the record refuses the gap between 0 and the bounds
-            low, high = min(0.0, low), max(0.0, high)
+        low, high = float(low), float(high)
         result.floating_point_range = [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
     return result
 

@@ -370,6 +370,14 @@ def _parser() -> argparse.ArgumentParser:
         'every new line: 0.4 MB a line at the demo settings)',
     )
     parser.add_argument(
+        '--db-window',
+        nargs=2,
+        type=float,
+        metavar=('LOW', 'HIGH'),
+        help="draw float32 raw pings' waterfalls in mono8 over LOW..HIGH dB (the node's "
+        'image_db_min, image_db_max); default: 60 dB below the strongest pixel',
+    )
+    parser.add_argument(
         '--duration',
         type=seconds,
         default=0.0,
@@ -400,6 +408,22 @@ def _print_report(report: Report) -> None:
     )
 
 
+def _db_window(options: argparse.Namespace) -> tuple[float, float] | None:
+    """``--db-window`` as (low, high); ConfigurationError unless finite with low < high."""
+    window = options.db_window
+    if window is None:
+        return None
+    low, high = window
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ConfigurationError(f'--db-window {low:g} {high:g}: expected finite LOW < HIGH')
+    return (low, high)
+
+
+def _draw(options: argparse.Namespace) -> Report:
+    """The report of the bag ``options.output``, drawn with ``--db-window``."""
+    return draw_report(options.output, db_window=_db_window(options))
+
+
 def _topic_specs(options: argparse.Namespace) -> list[TopicSpec]:
     """The topics the options ask for: ``--topics``, ``--sidescan``'s, else DEFAULT_TOPICS."""
     if options.waterfall and not options.sidescan:
@@ -421,12 +445,15 @@ def main(args: list[str] | None = None) -> int:
     options = _parser().parse_args(_strip_ros_args(argv[1:]))
     if options.redraw:
         try:
-            _print_report(draw_report(options.output))
+            _print_report(_draw(options))
         except (AnyReaderError, ReaderError, FileNotFoundError) as error:
             return bad_input(f'{options.output}: {error}')
+        except NpsSonarError as error:
+            return bad_input(error)
         return 0
     try:
         specs = _topic_specs(options)
+        _db_window(options)
     except NpsSonarError as error:
         return bad_input(error)
     request = catch_signals()
@@ -465,7 +492,7 @@ def main(args: list[str] | None = None) -> int:
     for topic, count in counts.items():
         print(f'{topic}: {count} messages', flush=True)
     print(f'wrote {options.output} ({sum(counts.values())} messages)', flush=True)
-    _print_report(draw_report(options.output))
+    _print_report(_draw(options))
     return 0 if sum(counts.values()) or options.duration <= 0 else 1
 
 

@@ -6,7 +6,8 @@
 states;
 :class:`Raycaster` casts rays into it with Open3D and moves the entities with a twist.
 Only :mod:`nps_sonar_py.scene.raycaster` imports open3d; import it from there, or from here
-(which imports it on first use of ``Raycaster`` or ``RayHits``).
+(which imports it on first use of ``Raycaster``); the hits every caster returns are
+:class:`RayHits` (``hits.py``, no Open3D).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from nps_sonar_py.scene.heightmap import (
     heightmap_triangles,
     read_heights,
 )
+from nps_sonar_py.scene.hits import RayHits
 from nps_sonar_py.scene.load import load_world
 from nps_sonar_py.scene.meshes import (
     MESH_FORMATS,
@@ -54,7 +56,7 @@ from nps_sonar_py.scene.tessellation import (
 from nps_sonar_py.scene.world import Entity, World
 
 if TYPE_CHECKING:
-    from nps_sonar_py.scene.raycaster import Raycaster, RayHits
+    from nps_sonar_py.scene.raycaster import Raycaster
 
 __all__ = [
     'DEFAULT_CYLINDER_SEGMENTS',
@@ -98,9 +100,9 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import the Open3D back end only when it is asked for (open3d is slow to import)."""
-    if name in ('Raycaster', 'RayHits'):
-        from nps_sonar_py.scene import raycaster
+    if name == 'Raycaster':
+        from nps_sonar_py.scene.raycaster import Raycaster
 
-        return getattr(raycaster, name)
+        return Raycaster
     msg = f'module {__name__!r} has no attribute {name!r}'
     raise AttributeError(msg)

@@ -31,78 +31,26 @@ moving entities are cast in their own frame, which keeps their coordinates small
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import open3d as o3d  # the one core module allowed to import it (pyproject.toml, banned-api)
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
+from nps_sonar_py.scene.hits import RayHits
 from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.scene.world import Entity, World
 
-__all__ = ['PATTERNS', 'RayHits', 'Raycaster', 'check_rays']
+__all__ = ['PATTERNS', 'Raycaster', 'check_rays']
 
 #: Largest accepted deviation of a ray direction's length from 1.
 UNIT_TOLERANCE = 1e-4
 #: Fixed ray patterns whose checked rays a raycaster keeps (least recently cast out first).
 PATTERNS = 4
-
-
-@dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
-class RayHits:
-    """The first surface each ray meets, in the world frame.
-
-    Ranges, normals and incidence are float32, as Open3D computes them: no float64 copies
-    are made on the hot path (a float32 range is exact to ~6e-8 relative, 0.6 um at 10 m).
-    The reflectivity and the retro are the world's float64 values, exactly. ``entity`` and
-    ``retro`` are looked up when first read: a sonar that reads neither (the side-scan, the
-    fan without labels) does not pay for their two gathers.
-
-    Attributes:
-        ranges: (n,) float32 distance in metres from the origin to the hit; inf on a miss.
-        normals: (n, 3) float32 unit normal of the triangle hit, world frame, as the triangle
-            is wound (outward for primitives), not turned toward the ray; zero on a miss.
-        cos_incidence: (n,) float32 ``|d . n|``, cosine of the angle between ray and normal;
-            0 on a miss.
-        reflectivity: (n,) float64 Lambert coefficient of the surface hit; nan on a miss.
-        entity: (n,) int64 index into the world's entity names; -1 on a miss.
-        retro: (n,) float64 ``laser_retro`` of the surface hit as read (``Entity.retro``,
-            0 where the scene gives none); nan on a miss.
-
-    """
-
-    ranges: NDArray[np.float32]
-    normals: NDArray[np.float32]
-    cos_incidence: NDArray[np.float32]
-    reflectivity: NDArray[np.float64]
-    _look_up: Callable[[], tuple[NDArray[np.int64], NDArray[np.float64]]] = field(repr=False)
-
-    @functools.cached_property
-    def _entity_and_retro(self) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        return self._look_up()
-
-    @property
-    def entity(self) -> NDArray[np.int64]:
-        """(n,) int64 index into the world's entity names; -1 on a miss."""
-        return self._entity_and_retro[0]
-
-    @property
-    def retro(self) -> NDArray[np.float64]:
-        """(n,) float64 ``laser_retro`` of the surface hit; nan on a miss."""
-        return self._entity_and_retro[1]
-
-    def __len__(self) -> int:
-        return int(self.ranges.shape[0])
-
-    @property
-    def hit(self) -> NDArray[np.bool_]:
-        """(n,) whether each ray met a surface."""
-        return self.ranges < np.inf
 
 
 def check_rays(

@@ -6,7 +6,7 @@ sonars (``sweep``, ``multibeam``), a side-scan and its waterfall (``sidescan``,
 devices built on them live in ``nps_sonar_py.devices``.
 """
 
-from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_half_angle, cone_pattern
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.scan import IntensityMode, ScanConfig, Scanner
@@ -18,6 +18,7 @@ __all__ = [
     'FanConfig',
     'IntensityMode',
     'MultibeamSonar',
+    'RayHits',
     'RayPattern',
     'ScanConfig',
     'Scanner',
@@ -26,7 +27,6 @@ __all__ = [
     'SidescanPing',
     'SidescanSonar',
     'SurfaceCaster',
-    'SurfaceHits',
     'SweepConfig',
     'Waterfall',
     'cone_half_angle',

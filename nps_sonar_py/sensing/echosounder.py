@@ -37,10 +37,10 @@ from nps_sonar_py.echo.ray_trace import sounding
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import Bending, SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
-from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
-from nps_sonar_py.sensing.refraction import RefractingCaster
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
+from nps_sonar_py.sensing.posed_rays import PosedRays
 
 __all__ = [
     'MAX_SOUNDER_BEAMS',
@@ -378,30 +378,22 @@ class Echosounder(PosedRays):
             np.asarray(hits.reflectivity)[:split].reshape(shape),
             extra=extra,
         )
-        reference = getattr(hits, 'reference_speed', None)
-        c_ref = (
-            float(np.asarray(reference)[0]) if reference is not None else self.echo.speed_of_sound
-        )
+        c_ref = float(hits.reference_speed(self.echo.speed_of_sound)[0])
         profiles = smooth(echoes.intensity, self.pulse_bins)
         found = detect_bottom(
             profiles, self.model.bin_centres, self.swath.threshold_db, self.swath.min_bins
         )
         quality = found.quality
         if self.swath.detection is Detection.AXIS:
-            travel = getattr(hits, 'travel_time', None)
             axis_range = ranges[split:]
-            one_way = (
-                np.asarray(travel, dtype=np.float64)[split:]
-                if travel is not None
-                else axis_range / c_ref
-            )
+            one_way = hits.travel_time(c_ref)[split:]
             in_window = (axis_range >= self.echo.min_range) & (axis_range <= self.echo.max_range)
             time = np.where(in_window, 2.0 * one_way, np.nan)
             quality = np.where(in_window, quality, Quality.NONE).astype(np.uint8)
         else:
             time = 2.0 * found.ranges / c_ref
         time = np.where(quality > Quality.NONE, time, np.nan)
-        world = self._soundings(caster, time, c_ref)
+        world = self._soundings(hits.bending, time, c_ref)
         inverse = np.linalg.inv(self.world_from_body)
         body = np.einsum('ij,nj->ni', inverse[:3, :3], world) + inverse[:3, 3]
         return EchosounderPing(
@@ -416,16 +408,20 @@ class Echosounder(PosedRays):
             c_ref,
         )
 
-    def _soundings(self, caster: SurfaceCaster, time: F, c_ref: float) -> F:
-        """(N, 3) world soundings from two-way times along the beam axes' world directions."""
+    def _soundings(self, bending: Bending | None, time: F, c_ref: float) -> F:
+        """(N, 3) world soundings from two-way times along the beam axes' world directions.
+
+        ``bending``: how the caster bent the rays (its profile and sea surface), ``None`` for
+        straight rays.
+        """
         n = self.swath.beams
         axes = self.directions[n * self.rays_per_beam :]
-        medium = caster.profile if isinstance(caster, RefractingCaster) else None
+        medium = None if bending is None else bending.profile
         profile = self.processing if self.processing is not None else medium
         if profile is None:  # the medium is straight-ray water of speed c_ref
             straight: F = self.origin + axes * (0.5 * c_ref * time)[:, None]
             return straight
-        surface = caster.surface_z if isinstance(caster, RefractingCaster) else self.surface_z
+        surface = self.surface_z if bending is None else bending.surface_z
         source_depth = max(surface - float(self.origin[2]), 0.0)
         depression = np.arcsin(np.clip(-axes[:, 2], -1.0, 1.0))
         flat = np.hypot(axes[:, 0], axes[:, 1])

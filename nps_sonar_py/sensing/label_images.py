@@ -13,23 +13,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.sensing.caster import SurfaceHits
 from nps_sonar_py.sensing.images import CartesianImager, polar_image
 
-__all__ = ['LabelImager', 'SweepLabels', 'hit_entities', 'polar_labels']
-
-
-def hit_entities(hits: SurfaceHits) -> NDArray[np.int64]:
-    """(n,) entity index of each ray's hit, -1 on a miss (``scene.RayHits.entity``).
-
-    Raises:
-        TypeError: the caster's hits do not name their entity.
-    """
-    entity = getattr(hits, 'entity', None)
-    if entity is None:
-        msg = f'labels need hits that name their entity; {type(hits).__name__} has no entity'
-        raise TypeError(msg)
-    return np.asarray(entity, dtype=np.int64)
+__all__ = ['LabelImager', 'SweepLabels', 'polar_labels']
 
 
 def polar_labels(labels: NDArray[np.integer]) -> NDArray[np.uint16]:

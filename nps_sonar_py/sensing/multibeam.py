@@ -46,8 +46,8 @@ from nps_sonar_py.echo.profile_effects import (
 )
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
-from nps_sonar_py.sensing.label_images import hit_entities
-from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
+from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
 
 __all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
@@ -249,6 +249,7 @@ class MultibeamSonar(PosedRays):
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
+        self.coherent_config = coherent
         self.coherent = None
         if coherent is not None:
             # The share of a beam's echo that is its own direction's: the spacing over the
@@ -315,7 +316,7 @@ class MultibeamSonar(PosedRays):
             ranges.reshape(shape),
             np.asarray(hits.cos_incidence).reshape(shape),
             np.asarray(hits.reflectivity).reshape(shape),  # NaN on misses: dropped
-            entity=hit_entities(hits).reshape(shape) if labelled else None,
+            entity=hits.entity.reshape(shape) if labelled else None,
             n_entities=self.label_entities or 0,
             extra=extra,
         )

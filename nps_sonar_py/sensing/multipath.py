@@ -35,13 +35,13 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, ExtraReturns, Scattering, beam_intensity
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits, cast_block
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 
 __all__ = [
     'MAX_BOUNCES',
+    'THROUGH_A_PROFILE',
     'Hearing',
     'MultipathConfig',
-    'PosedRays',
     'cone_hearing',
     'multipath_problem',
     'multipath_returns',
@@ -49,6 +49,12 @@ __all__ = [
 
 #: Most specular bounces of a path.
 MAX_BOUNCES = 2
+#: Why multipath and a sound-speed profile are not combined (``docs/multipath.md``).
+THROUGH_A_PROFILE = (
+    'max_bounces > 0 cannot be combined with a sound-speed profile (sound_speed_profile_file '
+    'or sound_speed_profile): ghosts along bent rays are not modelled; set max_bounces to 0 '
+    'or give no profile'
+)
 
 #: How a sonar hears a return: given the flat index of the ray whose energy it carries and the
 #: (m, 3) world unit direction it arrives from (from the sensor towards the last point of the
@@ -62,6 +68,8 @@ _UP = 2  # the z column
 #: Paths mirrored at a time: the slice's temporaries stay in the core's cache (L2).
 _SLICE = 8192
 _T = TypeVar('_T', bound=np.generic)
+#: ``|cos|`` between a mirrored ray and the surface it meets below which it is grazing (3 deg).
+_GRAZING = math.sin(math.radians(3.0))
 
 
 @dataclass(frozen=True)
@@ -138,7 +146,7 @@ def multipath_returns(
     caster: SurfaceCaster,
     origins: NDArray[np.float64],
     directions: NDArray[np.float64],
-    hits: SurfaceHits,
+    hits: RayHits,
     config: MultipathConfig,
     *,
     hear: Hearing,
@@ -167,11 +175,43 @@ def multipath_returns(
     Returns:
         ``(ranges, extra)``: (n,) direct ranges, ``inf`` where the ray meets the sea surface
         first, in the hits' dtype; the returns for ``EchoModel.echoes(extra=)``.
+
+    Raises:
+        ConfigurationError: bent hits (``hits.bending``): :data:`THROUGH_A_PROFILE`.
     """
+    if hits.bending is not None:
+        raise ConfigurationError(THROUGH_A_PROFILE)
     d = np.asarray(directions, dtype=np.float64)
     o3 = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
     o = np.broadcast_to(o3, d.shape)  # a shared origin: one row, read as such (_mirror)
-    raw = np.asarray(hits.ranges)
+    ranges, up, t_up = _cut_at_the_surface(o, o3, d, np.asarray(hits.ranges), config)
+    sources = d.shape[0] if ghost_rays is None else ghost_rays
+    paths = _first_mirrors(o, d, hits, ranges, (up, t_up), config, max_range, sources)
+    scatters: list[tuple[_Scatter, int]] = []
+    for bounce in range(1, config.max_bounces + 1):
+        scatter, mirrored = _advance(
+            caster, paths, config, max_range, again=bounce < config.max_bounces
+        )
+        scatters.append((scatter, bounce))
+        if mirrored is None:
+            break
+        paths = mirrored
+    return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
+
+
+def _cut_at_the_surface(
+    o: NDArray[np.float64],
+    o3: NDArray[np.float64],
+    d: NDArray[np.float64],
+    raw: NDArray[np.floating],
+    config: MultipathConfig,
+) -> tuple[NDArray[np.floating], NDArray[np.intp], NDArray[np.float64]]:
+    """The direct ranges ``raw`` (n,) with ``inf`` where the sea surface comes first.
+
+    ``o`` (n, 3) the origins (a broadcast row if shared, ``o3`` that row), ``d`` (n, 3) the
+    unit directions. Returns the ranges (a copy only if any is cut), the rays that meet the
+    surface first and their distances to it, m.
+    """
     zs = config.sea_surface_z
     # Only rays going up can meet the sea surface: the plane for those alone.
     up = np.flatnonzero((d[:, _UP] > 0.0) & (o3[:, _UP] < zs))  # one test of a shared origin
@@ -182,11 +222,28 @@ def multipath_returns(
     if up.size:  # the sea surface ends them: no direct echo
         ranges = raw.copy()
         ranges[up] = np.inf
-    # The first mirrors, within the window: the scene where it reflects, or the sea surface.
+    return ranges, up, t_up
+
+
+def _first_mirrors(
+    o: NDArray[np.float64],
+    d: NDArray[np.float64],
+    hits: RayHits,
+    ranges: NDArray[np.floating],
+    surface_first: tuple[NDArray[np.intp], NDArray[np.float64]],
+    config: MultipathConfig,
+    max_range: float,
+    sources: int,
+) -> _Paths:
+    """The paths mirrored once: at the scene where it reflects, or at the sea surface.
+
+    Only within the window (``max_range`` m) and only from the first ``sources`` rays;
+    ``surface_first`` is the rays that meet the sea surface first and their distances, m.
+    """
+    up, t_up = surface_first
     mu = np.asarray(hits.reflectivity)
     with np.errstate(invalid='ignore'):
         scene = (ranges <= max_range) & (mu > 0.0)
-    sources = d.shape[0] if ghost_rays is None else ghost_rays
     if sources < d.shape[0]:
         scene[sources:] = False
     on_scene = np.flatnonzero(scene)
@@ -203,90 +260,8 @@ def multipath_returns(
     gain = np.empty(m)
     gain[:k] = mu[on_scene]
     gain[k:] = config.surface_gain
-    start, reflected, block = _mirror(o, d, live, distance, surface, _normals(hits))
-    paths = _Paths(live, start.T, reflected.T, distance, gain, ~surface, block)
-    scatters: list[tuple[_Scatter, int]] = []
-    for bounce in range(1, config.max_bounces + 1):
-        scatter, mirrored = _advance(
-            caster, paths, config, max_range, again=bounce < config.max_bounces
-        )
-        scatters.append((scatter, bounce))
-        if mirrored is None:
-            break
-        paths = mirrored
-    return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
-
-
-BodyHearing = Callable[
-    [NDArray[np.intp], NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]
-]
-"""A :data:`Hearing` given the arrival directions in the sonar's body frame."""
-
-
-class PosedRays:
-    """A sonar's fixed rays placed in the world and cast with their multipath ghosts.
-
-    The one pose-and-cast of the sonars with a fixed ray pattern (the fan, the side-scan, the
-    echosounder): a subclass sets ``echo``, ``multipath`` and ``body_rays`` before its first
-    :meth:`set_pose`, and, for multipath, ``_ray_pattern`` (:func:`multipath_returns`) and
-    :meth:`_hear_body`. :meth:`_hear` turns world arrival directions into body ones for it.
-    """
-
-    echo: EchoConfig
-    multipath: MultipathConfig
-    body_rays: NDArray[np.float64]
-    world_from_body: NDArray[np.float64]
-    origin: NDArray[np.float64]
-    directions: NDArray[np.float64]
-    _ray_pattern: NDArray[np.float64]
-
-    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
-        """Place the sensor: ``world_from_body`` is the 4x4 pose of its body frame."""
-        pose = np.asarray(world_from_body, dtype=np.float64)
-        self.world_from_body = pose.copy()
-        self.origin = pose[:3, 3].copy()
-        self.origin.flags.writeable = False
-        # Read-only: the raycaster reuses its checked float32 rays while they do not change.
-        self.directions = np.einsum('ij,nj->ni', pose[:3, :3], self.body_rays)
-        self.directions.flags.writeable = False
-
-    def _hear_body(
-        self, ray: NDArray[np.intp], body: NDArray[np.float64]
-    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """The beam and one-way pattern of returns arriving along body directions ``body``."""
-        raise NotImplementedError
-
-    def _hear(
-        self, ray: NDArray[np.intp], u: NDArray[np.float64]
-    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """:data:`Hearing` of world directions ``u``: :meth:`_hear_body` of ``R^T u``."""
-        return self._hear_body(ray, u @ self.world_from_body[:3, :3])  # R^T u, row by row
-
-    def _cast(
-        self, caster: SurfaceCaster, rays_per_beam: int, ghost_rays: int | None = None
-    ) -> tuple[SurfaceHits, NDArray[np.floating], ExtraReturns | None]:
-        """Cast the rays: the hits, the direct ranges (cut at the sea surface), the ghosts.
-
-        With multipath off the ranges are the hits' own and there are no ghosts (``None``).
-        ``rays_per_beam`` and ``ghost_rays`` are :func:`multipath_returns`'s.
-        """
-        hits = caster.cast(self.origin, self.directions)
-        if not self.multipath.enabled:
-            return hits, np.asarray(hits.ranges), None
-        ranges, extra = multipath_returns(
-            caster,
-            self.origin,
-            self.directions,
-            hits,
-            self.multipath,
-            hear=self._hear,
-            ray_pattern=self._ray_pattern,
-            rays_per_beam=rays_per_beam,
-            n_way=self.echo.n_way,
-            max_range=self.echo.max_range,
-            ghost_rays=ghost_rays,
-        )
-        return hits, ranges, extra
+    start, reflected, block = _mirror(o, d, live, distance, surface, np.asarray(hits.normals))
+    return _Paths(live, start.T, reflected.T, distance, gain, ~surface, block)
 
 
 def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
@@ -304,15 +279,6 @@ def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
         return columns.T
     rows: NDArray[_T] = np.take(a, index, axis=0)
     return rows
-
-
-def _normals(hits: SurfaceHits) -> NDArray[np.floating]:
-    normals = getattr(hits, 'normals', None)
-    if normals is None:
-        msg = f'multipath needs hits with normals; {type(hits).__name__} has none'
-        raise TypeError(msg)
-    array: NDArray[np.floating] = np.asarray(normals)
-    return array
 
 
 def _plane_distance(
@@ -339,7 +305,11 @@ def _mirror(
 
     The mirror is the sea surface where ``surface`` (+z), else the scene surface of
     ``normals`` (rows ``index`` of those, as the points). Returns the (3, m) columns of the
-    new starts and directions and the rays to cast next as the raycaster's float32 block.
+    mirror points (m, world frame) and the reflected unit directions, and the rays to cast
+    next as the raycaster's float32 block: each starts a little off its mirror point, on
+    the side the path came from, so that it cannot meet its own mirror again; the ranges
+    of that cast are from those starts (:func:`_advance` measures the legs from the mirror
+    points).
     Worked on as (3, m) columns: numpy broadcasts a per-row scale over (m, 3) rows 3
     elements a loop, and over (3, m) columns in long loops (about 1.4 times as fast here,
     the transposing copies included); and ``_SLICE`` paths at a time, gathered there, so
@@ -373,11 +343,11 @@ def _mirror(
         np.sign(dn, out=dn)
         dn *= offset
         n *= dn
-        p += n
+        n += p  # the start of the cast, off the mirror point p
         # Written once as the block, a column at a time: numpy copies (3, m) columns into
         # (m, 3) float32 rows in 3-element loops.
         for k in range(3):
-            block[rows, k] = p[k]
+            block[rows, k] = n[k]
             block[rows, 3 + k] = r[k]
     return start, reflected, block
 
@@ -403,9 +373,9 @@ def _advance(
         block = np.empty((paths.ray.size, 6), dtype=np.float32)
         block[:, :3] = paths.point
         block[:, 3:] = paths.direction
-    hits = cast_block(caster, block)
+    hits = caster.cast_block(block)
     ranges = np.asarray(hits.ranges)
-    normals = _normals(hits)
+    normals = np.asarray(hits.normals)
     mu = np.asarray(hits.reflectivity)
     zs, longest = config.sea_surface_z, 2.0 * max_range
     # The scatterers, looked for among the rays that hit only: the scene met before the sea
@@ -416,17 +386,16 @@ def _advance(
     before = ~(_plane_distance(paths.point[hit, _UP], paths.direction[hit, _UP], zs) < t)
     keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu_hit > 0.0))
     at, t = hit[keep], t[keep]
-    point, direction = _rows(paths.point, at), _rows(paths.direction, at)
-    for k in range(3):  # a column at a time: numpy broadcasts t 3 elements a loop
-        point[:, k] += t * direction[:, k]
+    point, leg = _met(block, paths, at, t, _rows(normals, at))
     reached = _Paths(
-        paths.ray[at], point, direction, paths.length[at] + t, paths.gain[at], paths.scene[at]
+        paths.ray[at],
+        point,
+        _rows(paths.direction, at),
+        paths.length[at] + leg,
+        paths.gain[at],
+        paths.scene[at],
     )
-    entity = getattr(hits, 'entity', None)  # a caster may not say (labels then read none)
-    if entity is None:
-        at_entity = np.full(at.size, -1, dtype=np.int64)
-    else:
-        at_entity = np.asarray(np.asarray(entity)[at], dtype=np.int64)
+    at_entity = np.asarray(hits.entity[at], dtype=np.int64)
     scatter = _Scatter(reached, _rows(normals, at), mu_hit[keep], at_entity)
     if not again:
         return scatter, None
@@ -438,20 +407,59 @@ def _advance(
     event = np.minimum(t_all, t_plane)
     go = np.flatnonzero(paths.length + event <= longest)
     go = go[surface[go] | np.isin(go, at, assume_unique=True)]
-    distance, on_surface = event[go], surface[go]
-    start, reflected, block = _mirror(
-        paths.point, paths.direction, go, distance, on_surface, normals
-    )
+    on_surface = surface[go]
+    # The sea surface is met exactly from the mirror points, the scene from the cast's starts
+    # (:func:`_met`): ``base`` holds each path's next mirror point less ``distance`` along it.
+    scene_go = go[~on_surface]
+    base = paths.point.copy()
+    base[scene_go], leg = _met(block, paths, scene_go, t_all[scene_go], normals[scene_go])
+    distance = np.where(on_surface, event[go], 0.0)
+    length = paths.length[go] + distance
+    length[~on_surface] += leg
+    start, reflected, block = _mirror(base, paths.direction, go, distance, on_surface, normals)
     mirrored = _Paths(
         paths.ray[go],
         start.T,
         reflected.T,
-        paths.length[go] + distance,
+        length,
         paths.gain[go] * np.where(on_surface, config.surface_gain, mu[go]),
         paths.scene[go] | ~on_surface,
         block,
     )
     return scatter, mirrored
+
+
+def _met(
+    block: NDArray[np.float32],
+    paths: _Paths,
+    at: NDArray[np.intp],
+    t: NDArray[np.float64],
+    normal: NDArray[np.floating],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Where the paths ``at`` meet the surface their cast rays met ``t`` metres out.
+
+    Each ray of ``block`` was cast from a start ``S`` a little off its path's mirror point
+    ``P`` (:func:`_mirror`), so its hit ``X = S + t r`` is not on the path. The path from
+    ``P`` along ``r`` meets the plane of the surface hit (through ``X``, unit ``normal``
+    ``n``) after ``u = (X - P) . n / (r . n)``: exact for the triangle met, wherever the
+    scene sits. A ray within 3 degrees of grazing its surface, where that step would leave
+    the triangle, takes ``u = (X - P) . r`` instead. Returns the points ``P + u r`` (m, 3),
+    world frame, m, and ``u`` (m,), the legs' lengths, m.
+    """
+    start = np.asarray(block[at, :3], dtype=np.float64)  # as cast (float32 values)
+    direction = _rows(paths.direction, at)
+    mirror = _rows(paths.point, at)
+    offset = start - mirror  # from P to the start S
+    n = np.asarray(normal, dtype=np.float64)
+    along_normal = np.einsum('ij,ij->i', direction, n)
+    facing = np.abs(along_normal) >= _GRAZING
+    with np.errstate(divide='ignore', invalid='ignore'):
+        across = np.einsum('ij,ij->i', offset, n) / along_normal
+    leg = t + np.where(facing, across, np.einsum('ij,ij->i', offset, direction))
+    point = mirror
+    for k in range(3):  # a column at a time: numpy broadcasts a length 3 elements a loop
+        point[:, k] += leg * direction[:, k]
+    return point, leg
 
 
 def _returns(
@@ -499,7 +507,7 @@ def _returns(
     block = np.empty((start.shape[0], 6), dtype=np.float32)
     block[:, :3] = start
     np.divide(vector, np.maximum(length, 1e-12)[:, None], out=block[:, 3:])
-    seen = np.asarray(cast_block(caster, block).ranges, dtype=np.float64)
+    seen = np.asarray(caster.cast_block(block).ranges, dtype=np.float64)
     clear = seen >= length * (1.0 - 1e-4) - 1e-3
     parts: list[ExtraReturns] = []
     at = 0

@@ -21,7 +21,7 @@ reaching the surface end there (they leave the water: no hit); rays turning back
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -29,9 +29,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.ray_trace import Pieces, piece_offset, piece_step, pieces
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import Bending, RayHits, SurfaceCaster
 
-__all__ = ['DEFAULT_SAGITTA', 'PlacedScene', 'RefractedHits', 'RefractingCaster', 'scene_bounds']
+__all__ = ['DEFAULT_SAGITTA', 'PlacedScene', 'RefractingCaster', 'scene_bounds']
 
 F = NDArray[np.float64]
 
@@ -93,40 +93,6 @@ def scene_bounds(scene: PlacedScene) -> Bounds:
     return bounds
 
 
-@dataclass(frozen=True, eq=False)
-class RefractedHits:
-    """The first surface each bent ray meets (a ``SurfaceHits``), with its travel time.
-
-    Attributes:
-        ranges: (n,) equivalent range ``c_ref * travel_time``, m; inf on a miss.
-        cos_incidence: (n,) ``|cos|`` between the arriving ray and the surface normal (the
-            arc's tangent where the inner hits give normals, else the chord's); 0 on a miss.
-        reflectivity, retro, entity: (n,) as the inner caster reports them (nan, nan, -1 on a
-            miss; ``entity`` only if the inner hits have it).
-        travel_time: (n,) one-way time along the path, s; inf on a miss.
-        path_length: (n,) length of the bent path, m; inf on a miss.
-        reference_speed: (n,) ``c_ref``, the sound speed at each ray's origin, m/s.
-
-    """
-
-    ranges: F
-    cos_incidence: F
-    reflectivity: F
-    retro: F
-    entity: NDArray[np.int64]
-    travel_time: F
-    path_length: F
-    reference_speed: F
-
-    def __len__(self) -> int:
-        return int(self.ranges.shape[0])
-
-    @property
-    def hit(self) -> NDArray[np.bool_]:
-        """(n,) whether each ray met a surface."""
-        return np.isfinite(self.ranges)
-
-
 class RefractingCaster:
     """Cast rays bent by a sound-speed profile through any :class:`SurfaceCaster`.
 
@@ -167,11 +133,14 @@ class RefractingCaster:
         #: the kept chords turned to the last cast's directions (kept while they stay)
         self._placement: _Placement | None = None
 
-    def cast(self, origins: ArrayLike, directions: ArrayLike) -> RefractedHits:
-        """Cast bent rays from world ``origins`` ((n, 3) or (3,)) along unit ``directions``."""
+    def cast(self, origins: ArrayLike, directions: ArrayLike) -> RayHits:
+        """Cast bent rays from world ``origins`` ((n, 3) or (3,), m) along unit ``directions``.
+
+        The (n,) hits' ranges are equivalent ranges, their ``bending`` the travel times, path
+        lengths and reference speeds (:class:`~nps_sonar_py.scene.hits.Bending`).
+        """
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
         o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
-        n = d.shape[0]
         depth0: F | float
         if o.shape[0] == 1:  # one origin for all: kept (1, 3), its depth a number
             depth0 = float(self.surface_z - o[0, 2])
@@ -179,9 +148,46 @@ class RefractingCaster:
             o = np.broadcast_to(o, d.shape)  # (refuses a count that is not n)
             depth0 = self.surface_z - o[:, 2]
         box = None if self.bounds is None else self.bounds()
-        depth_range = None if box is None else self._depth_range(box)
+        place = self._placed_for(d, depth0, None if box is None else self._depth_range(box))
+        chords = place.placed(o, box)
+        self.last_chord_count = int(chords.lengths.size)
+        inner = self.caster.cast_block(chords.block)
+        first = _first_hits(np.asarray(inner.ranges, dtype=np.float64), chords)
+        arrival = _Arrival.missed(d.shape[0])
+        frame = place.frame
+        straight = first.step < 0  # straight, unbent rays (above the surface, level in constant
+        if straight.any():  # speed): the inner hit as it is
+            arrival.put_straight(first.where(straight), frame.c_ref, inner)
+        bent = first.where(~straight) if straight.any() else first
+        if bent.ray.size:  # bent rays: back on the arc at the hit's depth
+            entries = frame.entries.rows(
+                bent.chord if chords.entry is None else chords.entry[bent.chord]
+            )
+            arrival.put_bent(bent, entries, place.horizontal[bent.ray], frame.c_ref, inner)
+        reflectivity = np.full(d.shape[0], np.nan)
+        reflectivity[first.ray] = np.asarray(inner.reflectivity)[first.chord]
+        normals = np.zeros((d.shape[0], 3))
+        normals[first.ray] = np.asarray(inner.normals)[first.chord]
+        bending = Bending(self.profile, self.surface_z, arrival.time, arrival.length, frame.c_ref)
+        return RayHits(
+            arrival.ranges,
+            normals,
+            arrival.cos,
+            reflectivity,
+            _look_up(inner, d.shape[0], first.ray, first.chord),
+            bending,
+        )
+
+    def _placed_for(
+        self, d: F, depth0: F | float, depth_range: tuple[float, float] | None
+    ) -> _Placement:
+        """The chords turned to directions ``d`` (n, 3): the last cast's if nothing changed.
+
+        Placed anew when the directions or the source depths change (the chords in their
+        planes kept if they can be, :meth:`frame`).
+        """
         place = self._placement
-        if not (
+        if (
             place is not None
             and place.frame is self._frame
             and place.frame.profile is self.profile
@@ -189,102 +195,16 @@ class RefractingCaster:
             and place.frame.depth_range == depth_range
             and np.array_equal(place.depth0, depth0)
             and np.array_equal(place.d, d)
-        ):  # the directions or the source depths changed: placed anew (the chords kept if can)
-            sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
-            place = self.frame(depth0, sine, depth_range).turned(d, depth0)
-            self._placement = place
-        frame, horizontal = place.frame, place.horizontal
-        chords = place.placed(o, box)
-        self.last_chord_count = int(chords.lengths.size)
-        c_ref = frame.c_ref
-        inner = self.caster.cast(chords.origins, chords.directions)
-        t = np.asarray(inner.ranges, dtype=np.float64)
-        accepted = np.flatnonzero((t <= chords.lengths) & np.isfinite(t))
-        hit_rays = chords.ray[accepted]
-        new_ray = np.ones(hit_rays.size, dtype=bool)  # entries are in ray order
-        np.not_equal(hit_rays[1:], hit_rays[:-1], out=new_ray[1:])
-        first = np.flatnonzero(new_ray)
-        rays = hit_rays[first]
-        k = accepted[first]  # the first accepted chord of each ray that hit (path order)
-        ranges = np.full(n, np.inf)
-        time = np.full(n, np.inf)
-        length = np.full(n, np.inf)
-        cos = np.zeros(n)
-        step = chords.step[k]
-        tk = t[k]
-        straight = step < 0
-        rb, kb, tb = rays, k, tk
-        if straight.any():
-            # straight, unbent rays (above the surface, level in constant speed): the inner hit
-            rs = rays[straight]
-            ranges[rs] = tk[straight]
-            time[rs] = tk[straight] / c_ref[rs]
-            length[rs] = tk[straight]
-            cos[rs] = np.asarray(inner.cos_incidence)[k[straight]]
-            bent = ~straight
-            rb, kb, tb = rays[bent], k[bent], tk[bent]
-        # bent rays: back on the arc at the hit's depth
-        if rb.size:
-            ek = kb if chords.entry is None else chords.entry[kb]
-            x_rel, w_rel, ux, uw, p, down, c1, s1, g, dz_piece, t_in, s_path_in = np.take(
-                frame.entries, ek, axis=0
-            ).T  # one gather: the chord's start and direction in its piece's plane, the piece
-            w_hit = w_rel + uw * tb  # vertical travel of the hit from the piece's start
-            # The hit moved onto the arc: where the arc meets the surface's plane at the hit
-            # (the inner hits' normal). The closed forms are taken once at the chord's hit depth,
-            # then moved to the plane by a second-order step (:func:`_onto_plane`); exact for any
-            # plane, a horizontal seabed in no step. Piece coordinates: start (0, 0), offset x
-            # along the ray's horizontal, w down along its travel.
-            along = np.minimum(np.maximum(w_hit, 0.0), dz_piece)
-            flat = g == 0.0
-            any_flat = bool(flat.any())
-            c2, s2, dx, dt, ds = piece_step(
-                p, c1, s1, g, np.where(flat, 0.0, along) if any_flat else along
-            )
-            normals = getattr(inner, 'normals', None)
-            if normals is not None:
-                nrm = np.asarray(normals)[kb].astype(np.float64)
-                h_hit = horizontal[rb]
-                a = nrm[:, 0] * h_hit[:, 0] + nrm[:, 1] * h_hit[:, 1]
-                b = -down * nrm[:, 2]
-                needs = (g != 0.0) & (a != 0.0)  # bent pieces, planes not level
-                e: slice | NDArray[np.intp] = slice(None) if needs.all() else np.flatnonzero(needs)
-                if needs.any():
-                    x_hit = x_rel[e] + ux[e] * tb[e]
-                    c2[e], s2[e], dt[e], ds[e] = _onto_plane(
-                        (p[e], c1[e], s1[e], g[e]),
-                        dz_piece[e],
-                        (a[e], b[e], x_hit, w_hit[e]),
-                        along[e],
-                        (c2[e], s2[e], dx[e], dt[e], ds[e]),
-                    )
-            ranges[rb] = c_ref[rb] * (t_in + dt)
-            if any_flat:
-                # a straight piece is one chord from its start: the distance along it is the hit's
-                dt = np.where(flat, tb / c1, dt)
-                ds = np.where(flat, tb, ds)
-                s2 = np.where(flat, s1, s2)
-                c2 = np.where(flat, c1, c2)
-                # equivalent range: the first straight piece from the source keeps the cast's
-                ranges[rb] = np.where(
-                    flat & (t_in == 0.0), (c_ref[rb] / c1) * tb, c_ref[rb] * (t_in + dt)
-                )
-            time[rb] = t_in + dt
-            length[rb] = s_path_in + ds
-            if normals is not None:
-                # the arc's tangent (horizontal p c2, vertical -down s2) against the normal
-                cos[rb] = np.abs(a * (p * c2) + b * s2)
-            else:
-                cos[rb] = np.asarray(inner.cos_incidence)[kb]
-        reflectivity = np.full(n, np.nan)
-        retro = np.full(n, np.nan)
-        entity = np.full(n, -1, dtype=np.int64)
-        reflectivity[rays] = np.asarray(inner.reflectivity)[k]
-        retro[rays] = np.asarray(inner.retro)[k]
-        inner_entity = getattr(inner, 'entity', None)
-        if inner_entity is not None:
-            entity[rays] = np.asarray(inner_entity)[k]
-        return RefractedHits(ranges, cos, reflectivity, retro, entity, time, length, c_ref)
+        ):
+            return place
+        sine = np.minimum(np.maximum(-d[:, 2], -1.0), 1.0)
+        place = self.frame(depth0, sine, depth_range).turned(d, depth0)
+        self._placement = place
+        return place
+
+    def cast_block(self, block: NDArray[np.float32]) -> RayHits:
+        """Cast bent rays of a (n, 6) float32 block of origins and unit directions per row."""
+        return self.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
 
     def _depth_range(self, box: tuple[F, F]) -> tuple[float, float]:
         """The scene's depths ``(top, bottom)``, widened to whole metres and one more.
@@ -320,16 +240,244 @@ class RefractingCaster:
         return self._frame
 
 
+def _look_up(
+    inner: RayHits, n: int, rays: NDArray[np.intp], first: NDArray[np.intp]
+) -> Callable[[], tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    """The entity and retro of ``n`` rays, made when first read.
+
+    Ray ``rays[i]``'s are the inner hit ``first[i]``'s (its first accepted chord's); the
+    others' are -1 and nan.
+    """
+
+    def look_up() -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        entity = np.full(n, -1, dtype=np.int64)
+        retro = np.full(n, np.nan)
+        entity[rays] = inner.entity[first]
+        retro[rays] = inner.retro[first]
+        return entity, retro
+
+    return look_up
+
+
+@dataclass(frozen=True, eq=False)
+class _FirstHits:
+    """The first accepted chord hit of each ray that hit, (k,) each, in ray order.
+
+    Attributes:
+        ray: the ray.
+        chord: the chord's index in the inner cast (its hit's).
+        distance: the inner hit's range along the chord from its start, m.
+        step: the chord's piece (layer in travel order); -1: straight, unbent.
+    """
+
+    ray: NDArray[np.intp]
+    chord: NDArray[np.intp]
+    distance: F
+    step: NDArray[np.intp]
+
+    def where(self, mask: NDArray[np.bool_]) -> _FirstHits:
+        """The hits where ``mask`` (k,) holds."""
+        return _FirstHits(self.ray[mask], self.chord[mask], self.distance[mask], self.step[mask])
+
+
+def _first_hits(distance: F, chords: _Chords) -> _FirstHits:
+    """Each ray's first chord whose inner hit (``distance`` (m,) m from its start) is on it.
+
+    A hit counts if it lies within the chord; the chords are in path order per ray.
+    """
+    accepted = np.flatnonzero((distance <= chords.lengths) & np.isfinite(distance))
+    hit_rays = chords.ray[accepted]
+    new_ray = np.ones(hit_rays.size, dtype=bool)  # entries are in ray order
+    np.not_equal(hit_rays[1:], hit_rays[:-1], out=new_ray[1:])
+    first = np.flatnonzero(new_ray)
+    chord = accepted[first]
+    return _FirstHits(hit_rays[first], chord, distance[chord], chords.step[chord])
+
+
+@dataclass(eq=False)
+class _Arrival:
+    """Where each of n rays arrives, filled in by kind of ray: (n,) arrays, misses as made.
+
+    Attributes:
+        ranges: equivalent range ``c_ref * time``, m; inf on a miss.
+        time: one-way travel time, s; inf on a miss.
+        length: path length, m; inf on a miss.
+        cos: ``|cos|`` between the arriving ray and the surface normal; 0 on a miss.
+    """
+
+    ranges: F
+    time: F
+    length: F
+    cos: F
+
+    @staticmethod
+    def missed(n: int) -> _Arrival:
+        """N rays that met nothing."""
+        return _Arrival(np.full(n, np.inf), np.full(n, np.inf), np.full(n, np.inf), np.zeros(n))
+
+    def put_straight(self, hits: _FirstHits, c_ref: F, inner: RayHits) -> None:
+        """Straight, unbent rays: the inner hit as it is, its time at the origin's speed."""
+        rays, distance = hits.ray, hits.distance
+        self.ranges[rays] = distance
+        self.time[rays] = distance / c_ref[rays]
+        self.length[rays] = distance
+        self.cos[rays] = np.asarray(inner.cos_incidence)[hits.chord]
+
+    def put_bent(
+        self, hits: _FirstHits, piece: _Entry, horizontal: F, c_ref: F, inner: RayHits
+    ) -> None:
+        """Bent rays: each inner hit moved back onto its ray's arc (:func:`_onto_arc`).
+
+        ``piece``: the hit chords' entries; ``horizontal`` (k, 2) the rays' unit horizontals.
+        """
+        normal = np.asarray(inner.normals)[hits.chord].astype(np.float64)
+        on_arc = _onto_arc(piece, hits.distance, normal, horizontal)
+        rays, c_ray = hits.ray, c_ref[hits.ray]
+        ranges = c_ray * on_arc.time
+        if on_arc.from_source.any():
+            ranges = np.where(on_arc.from_source, (c_ray / piece.c_in) * hits.distance, ranges)
+        self.ranges[rays] = ranges
+        self.time[rays] = on_arc.time
+        self.length[rays] = on_arc.length
+        self.cos[rays] = on_arc.cos
+
+
+@dataclass(frozen=True, eq=False)
+class _OnArc:
+    """Bent rays' hits on their arcs, (k,) each.
+
+    Attributes:
+        time: one-way travel time from the ray's origin, s.
+        length: path length from the ray's origin, m.
+        cos: ``|cos|`` between the arc's tangent there and the surface normal.
+        from_source: the hit is on a straight piece that starts at the source (its
+            equivalent range is the cast's distance scaled, exactly the straight cast's).
+    """
+
+    time: F
+    length: F
+    cos: F
+    from_source: NDArray[np.bool_]
+
+
+def _onto_arc(piece: _Entry, distance: F, normal: F, horizontal: F) -> _OnArc:
+    """The hits of chords (``distance`` (k,) m along each) moved onto their rays' arcs.
+
+    Where the arc meets the surface's plane at the hit (``normal`` (k, 3), the inner hit's):
+    the closed forms are taken once at the chord's hit depth, then moved to the plane by a
+    second-order step (:func:`_onto_plane`); exact for any plane, a horizontal seabed in no
+    step. Piece coordinates: start (0, 0), offset x along the ray's horizontal
+    (``horizontal`` (k, 2), unit), w down along its travel. A straight piece is one chord from
+    its start: the distance along it is the hit's.
+    """
+    w_hit = piece.w_start + piece.uw * distance  # vertical travel of the hit from the start
+    along = np.minimum(np.maximum(w_hit, 0.0), piece.dz)
+    flat = piece.gamma == 0.0
+    any_flat = bool(flat.any())
+    arc = (piece.p, piece.c_in, piece.s_in, piece.gamma)
+    c2, s2, dx, dt, ds = piece_step(*arc, np.where(flat, 0.0, along) if any_flat else along)
+    # the plane a x + b w = const: the normal's terms along the horizontal and the travel
+    a = normal[:, 0] * horizontal[:, 0] + normal[:, 1] * horizontal[:, 1]
+    b = -piece.down * normal[:, 2]
+    needs = (piece.gamma != 0.0) & (a != 0.0)  # bent pieces, planes not level
+    if needs.all():  # the usual case: every hit, no gathers
+        x_hit = piece.x_start + piece.ux * distance
+        c2, s2, dt, ds = _onto_plane(
+            arc, piece.dz, (a, b, x_hit, w_hit), along, (c2, s2, dx, dt, ds)
+        )
+    elif needs.any():
+        e = np.flatnonzero(needs)
+        x_hit = piece.x_start[e] + piece.ux[e] * distance[e]
+        c2[e], s2[e], dt[e], ds[e] = _onto_plane(
+            (piece.p[e], piece.c_in[e], piece.s_in[e], piece.gamma[e]),
+            piece.dz[e],
+            (a[e], b[e], x_hit, w_hit[e]),
+            along[e],
+            (c2[e], s2[e], dx[e], dt[e], ds[e]),
+        )
+    from_source = np.zeros(distance.size, dtype=bool)
+    if any_flat:
+        dt = np.where(flat, distance / piece.c_in, dt)
+        ds = np.where(flat, distance, ds)
+        s2 = np.where(flat, piece.s_in, s2)
+        c2 = np.where(flat, piece.c_in, c2)
+        # the first straight piece from the source keeps the cast's equivalent range
+        from_source = flat & (piece.t_in == 0.0)
+    # the arc's tangent (horizontal p c2, vertical -down s2) against the normal
+    cos = np.abs(a * (piece.p * c2) + b * s2)
+    return _OnArc(piece.t_in + dt, piece.s_path_in + ds, cos, from_source)
+
+
 @dataclass(frozen=True, eq=False)
 class _Chords:
-    """The chords of one cast: world start points, unit directions, lengths, and what they cut."""
+    """The chords of one cast, (m,) or (m, k) each.
 
-    origins: F
-    directions: F
+    Attributes:
+        block: (m, 6) float32 world start and unit direction of each chord, Open3D's ray
+            block (the inner caster's trusted entry).
+        lengths: chord lengths, m (inf: an open straight end).
+        ray: the ray each chord belongs to.
+        step: the piece (layer in travel order) of the chord; -1: straight, unbent.
+        entry: the frame's entries cast (``None``: all, in order).
+    """
+
+    block: NDArray[np.float32]
     lengths: F
     ray: NDArray[np.intp]
-    step: NDArray[np.intp]  # piece (layer in travel order) of the chord; -1: straight, unbent
-    entry: NDArray[np.intp] | None = None  # the frame's entries cast (None: all, in order)
+    step: NDArray[np.intp]
+    entry: NDArray[np.intp] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class _Entry:
+    """What each of m entries needs when its chord's hit is moved onto the arc, (m,) each.
+
+    Piece coordinates: ``x`` m along the ray's horizontal from the piece's start, ``w`` m of
+    vertical travel from it (down for a ray going down, up for one going up).
+
+    Attributes:
+        x_start, w_start: the entry's start, m, from its piece's start.
+        ux, uw: the entry's unit direction in the piece's plane.
+        p: Snell's invariant ``cos(theta) / c`` of the ray, s/m.
+        down: +1 for a ray travelling down, -1 up.
+        c_in, s_in: speed (m/s) and ``|sin theta|`` at the piece's start.
+        gamma: the piece's ``dc/dz`` along the ray's vertical travel, 1/s.
+        dz: the piece's vertical extent, m (inf: the open straight end).
+        t_in, s_path_in: travel time (s) and path length (m) to the piece's start.
+    """
+
+    x_start: F
+    w_start: F
+    ux: F
+    uw: F
+    p: F
+    down: F
+    c_in: F
+    s_in: F
+    gamma: F
+    dz: F
+    t_in: F
+    s_path_in: F
+
+
+@dataclass(frozen=True, eq=False)
+class _Entries:
+    """The m entries of a frame as one (12, m) table, a row per :class:`_Entry` field.
+
+    Kept as one table so that the hits' entries are taken in one gather (:meth:`rows`), each
+    field contiguous.
+    """
+
+    table: F
+
+    @staticmethod
+    def of(entry: _Entry) -> _Entries:
+        """The table of ``entry``'s fields, in their order."""
+        return _Entries(np.stack([getattr(entry, f.name) for f in fields(_Entry)]))
+
+    def rows(self, index: NDArray[np.intp]) -> _Entry:
+        """The entries ``index`` (k,), each field (k,)."""
+        return _Entry(*np.take(self.table, index, axis=1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,25 +499,22 @@ class _Frame:
     depth0: F
     sine: F
     depth_range: tuple[float, float] | None
-    pcs: Pieces
-    c_ref: F
-    #: (m, 12) per entry: its start from its piece's ``(x, w)``, its ``(ux, uw)``, and its
-    #: piece's p, down, c_in, s_in, gamma, dz, t_in, s_path_in (the hits' one gather)
-    entries: F
+    c_ref: F  # (n,) the speed at each ray's origin, m/s
+    entries: _Entries  # what the hits need, per entry
     reach: float  # the largest horizontal offset of a chord's end from its ray's origin, m
     ray: NDArray[np.intp]
     step: NDArray[np.intp]  # piece (layer in travel order); -1: straight, unbent
     as_ray: NDArray[np.intp]  # entries cast from the ray's origin along its direction
     chord: NDArray[np.bool_]  # entries that are arc chords (culled by the scene's box)
-    x0: F
-    z0: F  # world z of the start from the origin's
-    x1: F
+    x0: F  # m along the ray's horizontal from its origin
+    z0: F  # world z of the start from the origin's, m
+    x1: F  # the end's x, m
     ux: F
     uz: F  # world z of the unit direction
-    length: F
+    length: F  # m; inf: an open end
 
     def turned(self, d: F, depth0: F | float) -> _Placement:
-        """The entries turned to the rays' unit directions ``d`` (their origins at 0).
+        """The entries turned to the rays' unit directions ``d`` (n, 3) (their origins at 0).
 
         ``depth0`` is the source depths as the cast gave them (one for all, or (n,)): kept to
         tell a later cast from the same depths.
@@ -383,24 +528,17 @@ class _Frame:
                 d[:, :2] / np.where(hnorm > 0.0, hnorm, 1.0)[:, None],
                 [1.0, 0.0],
             )
-        he = horizontal[self.ray]
+        along = horizontal[self.ray]
         start = np.empty((self.ray.size, 3))
-        start[:, :2] = he * self.x0[:, None]
+        start[:, :2] = along * self.x0[:, None]
         start[:, 2] = self.z0
-        directions = np.empty_like(start)
-        directions[:, :2] = he * self.ux[:, None]
-        directions[:, 2] = self.uz
+        block = np.empty((self.ray.size, 6), dtype=np.float32)
+        block[:, 3:5] = along * self.ux[:, None]
+        block[:, 5] = self.uz
         if self.as_ray.size:
             start[self.as_ray] = 0.0
-            directions[self.as_ray] = d[self.ray[self.as_ray]]
-        return _Placement(
-            self,
-            np.array(d),
-            np.array(depth0),
-            horizontal,
-            start,
-            directions,
-        )
+            block[self.as_ray, 3:] = d[self.ray[self.as_ray]]
+        return _Placement(self, np.array(d), np.array(depth0), horizontal, start, block)
 
 
 @dataclass(frozen=True, eq=False)
@@ -416,34 +554,83 @@ class _Placement:
     depth0: F
     horizontal: F  # (n, 2) each ray's unit horizontal
     start: F  # (m, 3) the entries' starts from their ray's origin (0 for those cast as the ray)
-    directions: F  # (m, 3) unit
+    block: NDArray[np.float32]  # (m, 6) the entries' unit directions in columns 3..5
 
     def placed(self, o: F, box: tuple[F, F] | None) -> _Chords:
-        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3))."""
+        """The entries in the world for rays from ``o`` ((1, 3) shared or (n, 3), m).
+
+        The ray block's origins are written in place, once per cast (rounded to float32 from
+        the float64 sums, as a checked cast would).
+        """
         f = self.frame
         shared = o.shape[0] == 1
         oe = o if shared else o[f.ray]
-        origins = oe + self.start
-        if box is None:
-            return _Chords(origins, self.directions, f.length, f.ray, f.step)
-        low, high = box
+        low, high = box if box is not None else (None, None)
         lo, hi = (o[0], o[0]) if shared else (o.min(axis=0), o.max(axis=0))
         if (
-            lo[0] - f.reach >= low[0]
-            and lo[1] - f.reach >= low[1]
-            and hi[0] + f.reach <= high[0]
-            and hi[1] + f.reach <= high[1]
-        ):  # the scene's box holds every chord: none to cull
-            return _Chords(origins, self.directions, f.length, f.ray, f.step)
+            low is None
+            or high is None
+            or (
+                lo[0] - f.reach >= low[0]
+                and lo[1] - f.reach >= low[1]
+                and hi[0] + f.reach <= high[0]
+                and hi[1] + f.reach <= high[1]
+            )
+        ):  # no box, or it holds every chord: none to cull
+            np.add(oe, self.start, out=self.block[:, :3], casting='same_kind')
+            return _Chords(self.block, f.length, f.ray, f.step)
         # only chords whose box meets the scene's can hit (their depths already do)
+        origins = oe + self.start
         end = oe[:, :2] + self.horizontal[f.ray] * f.x1[:, None]
         start = origins[:, :2]
         meets = np.all(np.minimum(start, end) <= high[:2], axis=1)
         meets &= np.all(np.maximum(start, end) >= low[:2], axis=1)
         keep = np.flatnonzero(meets | ~f.chord)
-        return _Chords(
-            origins[keep], self.directions[keep], f.length[keep], f.ray[keep], f.step[keep], keep
-        )
+        block = self.block[keep]
+        block[:, :3] = origins[keep]
+        return _Chords(block, f.length[keep], f.ray[keep], f.step[keep], keep)
+
+
+@dataclass(frozen=True, eq=False)
+class _Cut:
+    """Arc pieces cut into chords, in each ray's plane, (c,) each: what :func:`_chords` makes.
+
+    Attributes:
+        ray, step: the chord's ray and piece.
+        x0, w0, x1, w1: the chord's start and end, m, from the ray's origin (``x`` along its
+            horizontal, ``w`` its vertical travel).
+        lengths: m.
+    """
+
+    ray: NDArray[np.intp]
+    step: NDArray[np.intp]
+    x0: F
+    w0: F
+    x1: F
+    w1: F
+    lengths: F
+
+
+@dataclass(frozen=True, eq=False)
+class _OpenEnds:
+    """Each ray's open straight end, where it has one, (e,) each (:func:`_open_ends`).
+
+    Attributes:
+        ray: the ray.
+        step: its piece; -1 for an unbent ray.
+        x, w: the end's start from the ray's origin, m.
+        ux, uw: its unit direction in the ray's plane (0 where ``as_ray``).
+        as_ray: cast from the ray's origin along its direction (a straight end from the
+            source itself, or an unbent ray: exactly the straight cast).
+    """
+
+    ray: NDArray[np.intp]
+    step: NDArray[np.intp]
+    x: F
+    w: F
+    ux: F
+    uw: F
+    as_ray: NDArray[np.bool_]
 
 
 def _make_frame(
@@ -453,157 +640,218 @@ def _make_frame(
     sine: F,
     depth_range: tuple[float, float] | None,
 ) -> _Frame:
-    """Trace the rays and cut their arcs within ``depth_range`` (m, top, bottom) into chords."""
+    """Trace the rays and cut their arcs within ``depth_range`` (m, top, bottom) into chords.
+
+    ``depth0`` (n,) source depths, m; ``sine`` (n,) the rays' ``-d_z``.
+    """
     wet = depth0 >= 0.0
     c_ref = profile.speed_at(np.maximum(depth0, 0.0))
-    pcs = pieces(profile, np.maximum(depth0, 0.0), sine)
-    valid = pcs.valid & wet[:, None]
-    finite = valid & np.isfinite(pcs.dz)
+    traced = pieces(profile, np.maximum(depth0, 0.0), sine)
+    valid = traced.valid & wet[:, None]
     # Pieces straight on at the source's speed from the origin are one line: cast as the
     # ray itself (exactly the straight cast), one chord, however many rows they cross.
-    collinear = ~valid | ((pcs.gamma == 0.0) & (pcs.c_in == c_ref[:, None]))
+    collinear = ~valid | ((traced.gamma == 0.0) & (traced.c_in == c_ref[:, None]))
     prefix = np.cumprod(collinear, axis=1).astype(bool) & valid
-    merged_rows = np.flatnonzero(np.any(prefix, axis=1))
-    merged_len = np.sum(np.where(prefix, pcs.ds, 0.0), axis=1)[merged_rows]
-    candidate = finite & ~prefix
-    down2 = pcs.down[:, None]
-    # each piece's vertical travel [u0, u1] within the scene's depths: an arc piece is
-    # monotone in depth, so only that part of it can hit
-    u0 = np.zeros_like(pcs.dz)
-    u1 = np.where(finite, pcs.dz, 0.0)
-    if depth_range is not None:
-        top, bottom = depth_range
-        with np.errstate(invalid='ignore'):
-            u0 = np.maximum(u0, np.where(down2 > 0.0, top - pcs.z_in, pcs.z_in - bottom))
-            u1 = np.minimum(u1, np.where(down2 > 0.0, bottom - pcs.z_in, pcs.z_in - top))
-            candidate &= u0 <= u1
-    ray, step = np.nonzero(candidate)
-    ray, step = ray.astype(np.intp), step.astype(np.intp)
-    pr = pcs.p[ray]
-    c_in, s_in, gam = pcs.c_in[ray, step], pcs.s_in[ray, step], pcs.gamma[ray, step]
-    ua, ub = u0[ray, step], u1[ray, step]
-    _, s_a, _ = piece_offset(pr, c_in, s_in, gam, ua)
-    _, s_b, _ = piece_offset(pr, c_in, s_in, gam, ub)
-    theta_in = np.arctan2(s_in, pr * c_in)
-    theta_a = np.arctan2(s_a, pr * (c_in + gam * ua))
-    turn = theta_a - np.arctan2(s_b, pr * (c_in + gam * ub))
-    pg = np.abs(pr * gam)
-    with np.errstate(divide='ignore', invalid='ignore'):
-        delta = np.sqrt(8.0 * sagitta * pg)  # chord angle of sagitta R delta^2 / 8
-        count = np.where(pg > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
-    count = np.maximum(np.nan_to_num(count, nan=1.0), 1.0)
-    total = float(count.sum())
-    if total > MAX_CHORDS:
-        msg = f'refraction: {total:.0f} chords exceed {MAX_CHORDS}; raise the sagitta'
-        raise ValueError(msg)
-    per = count.astype(np.intp)
-    rc = np.repeat(ray, per)
-    sc = np.repeat(step, per)
-    starts = np.cumsum(per) - per
-    q = (np.arange(int(per.sum())) - np.repeat(starts, per)).astype(np.float64)
-    mc = np.repeat(per, per).astype(np.float64)
-    th_in, th_a, th_turn = (np.repeat(v, per) for v in (theta_in, theta_a, turn))
-    pc_, c1, s1, g = (np.repeat(v, per) for v in (pr, c_in, s_in, gam))
-    uar, ubr = np.repeat(ua, per), np.repeat(ub, per)
-    x_start = pcs.x_in[rc, sc]
-    w_start = (pcs.z_in[rc, sc] - depth0[rc]) * pcs.down[rc]
-
-    def vertex(qq: F) -> tuple[F, F]:
-        frac = qq / mc
-        theta = th_a - frac * th_turn
-        with np.errstate(divide='ignore', invalid='ignore'):
-            arc = 2.0 * np.sin((th_in + theta) / 2.0) * np.sin((th_in - theta) / 2.0) / (pc_ * g)
-        u = np.where((pc_ * g != 0.0) & (mc > 1.0), arc, uar + frac * (ubr - uar))
-        u = np.where(qq >= mc, ubr, np.where(qq <= 0.0, uar, np.clip(u, uar, ubr)))
-        _, _, dx = piece_offset(pc_, c1, s1, g, u)
-        return x_start + dx, w_start + u
-
-    x0, w0 = vertex(q)
-    x1, w1 = vertex(q + 1.0)
-    lengths = np.hypot(x1 - x0, w1 - w0)
-    keep = lengths > 0.0
-    x0, w0, x1, w1, lengths = (v[keep] for v in (x0, w0, x1, w1, lengths))
-    rc, sc = rc[keep], sc[keep]
-    ux, uw = (x1 - x0) / lengths, (w1 - w0) / lengths
-    # open ends: straight on below the last row (or level rays, or dry rays: unbent)
-    has_open = valid & ~np.isfinite(pcs.dz) & ~prefix
-    if depth_range is not None:  # an open end starting beyond the scene's depths misses it
-        with np.errstate(invalid='ignore'):
-            has_open &= np.where(
-                down2 > 0.0, pcs.z_in <= depth_range[1], pcs.z_in >= depth_range[0]
-            )
-    open_rows = np.flatnonzero(
-        np.any(has_open, axis=1) | (pcs.open_end & wet & ~pcs.valid.any(axis=1)) | ~wet
-    )
-    j_open = np.argmax(has_open, axis=1)[open_rows]
-    bent_open = np.any(has_open, axis=1)[open_rows]
-    jo = np.where(bent_open, j_open, 0)
-    x_open = np.where(bent_open, pcs.x_in[open_rows, jo], 0.0)
-    w_open = np.where(
-        bent_open, (pcs.z_in[open_rows, jo] - depth0[open_rows]) * pcs.down[open_rows], 0.0
-    )
-    cth = pcs.p[open_rows] * pcs.c_in[open_rows, jo]
-    s_open = pcs.s_in[open_rows, jo]
-    norm = np.hypot(cth, s_open)
-    # an open end from the source itself (or an unbent ray) is the ray: exactly its cast
-    open_as_ray = ~bent_open | (pcs.t_in[open_rows, jo] == 0.0)
-    with np.errstate(divide='ignore', invalid='ignore'):
-        ux_open = np.where(open_as_ray, 0.0, cth / norm)
-        uw_open = np.where(open_as_ray, 0.0, s_open / norm)
-    m_merged, m_chord, m_open = merged_rows.size, rc.size, open_rows.size
-    zeros_m = np.zeros(m_merged)
-    all_ray = np.concatenate((merged_rows, rc, open_rows)).astype(np.intp)
+    merged = np.flatnonzero(np.any(prefix, axis=1))
+    merged_length = np.sum(np.where(prefix, traced.ds, 0.0), axis=1)[merged]
+    cut = _chords(traced, sagitta, depth0, valid & np.isfinite(traced.dz) & ~prefix, depth_range)
+    ends = _open_ends(traced, depth0, wet, valid & ~np.isfinite(traced.dz) & ~prefix, depth_range)
+    m_merged, m_chord, m_open = merged.size, cut.ray.size, ends.ray.size
+    all_ray = np.concatenate((merged, cut.ray, ends.ray)).astype(np.intp)
     order = np.argsort(all_ray, kind='stable')  # path order per ray: start, chords, open end
 
-    def cat(merged: NDArray[Any], chord: NDArray[Any], open_end: NDArray[Any]) -> NDArray[Any]:
-        return np.concatenate((merged, chord, open_end))[order]
+    def cat(start: NDArray[Any], chord: NDArray[Any], open_end: NDArray[Any]) -> NDArray[Any]:
+        return np.concatenate((start, chord, open_end))[order]
 
-    as_ray = cat(np.ones(m_merged, bool), np.zeros(m_chord, bool), open_as_ray)
-    ray_e = all_ray[order]
-    step_e = cat(np.full(m_merged, -1), sc, np.where(bent_open, j_open, -1)).astype(np.intp)
-    x0_e, w0_e = cat(zeros_m, x0, x_open), cat(zeros_m, w0, w_open)
-    ux_e, uw_e = cat(zeros_m, ux, ux_open), cat(zeros_m, uw, uw_open)
-    # each entry's piece (a straight start's: any, unused), its start in plane coordinates
-    re, je = ray_e, np.maximum(step_e, 0)
-    z_in = pcs.z_in[re, je]
-    entries = np.stack(
-        [
-            x0_e - pcs.x_in[re, je],
-            w0_e - (z_in - depth0[re]) * pcs.down[re],
-            ux_e,
-            uw_e,
-            pcs.p[re],
-            pcs.down[re],
-            pcs.c_in[re, je],
-            pcs.s_in[re, je],
-            pcs.gamma[re, je],
-            pcs.dz[re, je],
-            pcs.t_in[re, je],
-            pcs.s_path_in[re, je],
-        ],
-        axis=1,
-    )
+    zeros = np.zeros(m_merged)
+    ray = all_ray[order]
+    step = cat(np.full(m_merged, -1), cut.step, ends.step).astype(np.intp)
+    x0, w0 = cat(zeros, cut.x0, ends.x), cat(zeros, cut.w0, ends.w)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ux_cut, uw_cut = (cut.x1 - cut.x0) / cut.lengths, (cut.w1 - cut.w0) / cut.lengths
+    ux, uw = cat(zeros, ux_cut, ends.ux), cat(zeros, uw_cut, ends.uw)
     return _Frame(
         profile=profile,
         sagitta=sagitta,
         depth0=np.array(depth0),
         sine=np.array(sine),
         depth_range=depth_range,
-        pcs=pcs,
         c_ref=c_ref,
-        entries=entries,
-        reach=float(np.max(np.abs(np.concatenate((x0, x1))), initial=0.0)),
-        ray=ray_e,
-        step=step_e,
-        as_ray=np.flatnonzero(as_ray),
+        entries=_entries(traced, depth0, ray, step, (x0, w0, ux, uw)),
+        reach=float(np.max(np.abs(np.concatenate((cut.x0, cut.x1))), initial=0.0)),
+        ray=ray,
+        step=step,
+        as_ray=np.flatnonzero(cat(np.ones(m_merged, bool), np.zeros(m_chord, bool), ends.as_ray)),
         chord=cat(np.zeros(m_merged, bool), np.ones(m_chord, bool), np.zeros(m_open, bool)),
-        x0=x0_e,
-        z0=-pcs.down[ray_e] * w0_e,
-        x1=cat(zeros_m, x1, x_open),
-        ux=ux_e,
-        uz=-pcs.down[ray_e] * uw_e,
-        length=cat(merged_len, lengths, np.full(m_open, np.inf)),
+        x0=x0,
+        z0=-traced.down[ray] * w0,
+        x1=cat(zeros, cut.x1, ends.x),
+        ux=ux,
+        uz=-traced.down[ray] * uw,
+        length=cat(merged_length, cut.lengths, np.full(m_open, np.inf)),
     )
+
+
+def _entries(
+    traced: Pieces, depth0: F, ray: NDArray[np.intp], step: NDArray[np.intp], at: tuple[F, F, F, F]
+) -> _Entries:
+    """The entries' table: their pieces' terms and their ``at = (x0, w0, ux, uw)``.
+
+    ``at``: start (m) from the ray's origin and unit direction, in its plane; a straight
+    start's piece is any (unused).
+    """
+    x0, w0, ux, uw = at
+    piece = np.maximum(step, 0)
+    z_in = traced.z_in[ray, piece]
+    return _Entries.of(
+        _Entry(
+            x_start=x0 - traced.x_in[ray, piece],
+            w_start=w0 - (z_in - depth0[ray]) * traced.down[ray],
+            ux=ux,
+            uw=uw,
+            p=traced.p[ray],
+            down=traced.down[ray],
+            c_in=traced.c_in[ray, piece],
+            s_in=traced.s_in[ray, piece],
+            gamma=traced.gamma[ray, piece],
+            dz=traced.dz[ray, piece],
+            t_in=traced.t_in[ray, piece],
+            s_path_in=traced.s_path_in[ray, piece],
+        )
+    )
+
+
+def _travel_within(
+    traced: Pieces, candidate: NDArray[np.bool_], depth_range: tuple[float, float] | None
+) -> tuple[F, F, NDArray[np.bool_]]:
+    """Each piece's vertical travel ``[u0, u1]`` (m) within the scene's depths.
+
+    And which candidates keep some: an arc piece is monotone in depth, so only that part of
+    it can hit.
+    """
+    finite = np.isfinite(traced.dz)
+    u0 = np.zeros_like(traced.dz)
+    u1 = np.where(finite, traced.dz, 0.0)
+    if depth_range is None:
+        return u0, u1, candidate
+    top, bottom = depth_range
+    going_down = traced.down[:, None] > 0.0
+    with np.errstate(invalid='ignore'):
+        u0 = np.maximum(u0, np.where(going_down, top - traced.z_in, traced.z_in - bottom))
+        u1 = np.minimum(u1, np.where(going_down, bottom - traced.z_in, traced.z_in - top))
+        return u0, u1, candidate & (u0 <= u1)
+
+
+def _chord_counts(sagitta: float, arc: tuple[F, F, F, F], u0: F, u1: F) -> tuple[F, F, F, F]:
+    """Chords per arc piece for a sagitta at most ``sagitta`` m, and the arcs' angles (rad).
+
+    ``arc`` is ``(p, c_in, s_in, gamma)`` per piece; ``[u0, u1]`` its vertical travel cut.
+    Returns the counts and the angles of the ray at its start, at ``u0`` and the turn
+    from ``u0`` to ``u1``.
+    """
+    p, c_in, s_in, gamma = arc
+    _, s_a, _ = piece_offset(p, c_in, s_in, gamma, u0)
+    _, s_b, _ = piece_offset(p, c_in, s_in, gamma, u1)
+    theta_in = np.arctan2(s_in, p * c_in)
+    theta_a = np.arctan2(s_a, p * (c_in + gamma * u0))
+    turn = theta_a - np.arctan2(s_b, p * (c_in + gamma * u1))
+    curvature = np.abs(p * gamma)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        delta = np.sqrt(8.0 * sagitta * curvature)  # chord angle of sagitta R delta^2 / 8
+        count = np.where(curvature > 0.0, np.ceil(np.abs(turn) / delta), 1.0)
+    count = np.maximum(np.nan_to_num(count, nan=1.0), 1.0)
+    total = float(count.sum())
+    if total > MAX_CHORDS:
+        msg = f'refraction: {total:.0f} chords exceed {MAX_CHORDS}; raise the sagitta'
+        raise ValueError(msg)
+    return count, theta_in, theta_a, turn
+
+
+def _chords(
+    traced: Pieces,
+    sagitta: float,
+    depth0: F,
+    candidate: NDArray[np.bool_],
+    depth_range: tuple[float, float] | None,
+) -> _Cut:
+    """The candidate arc pieces within the scene's depths cut into chords.
+
+    Each chord is at most ``sagitta`` m from its arc; its vertices are on the arc at equal
+    steps of the ray's angle.
+    """
+    u0, u1, candidate = _travel_within(traced, candidate, depth_range)
+    ray, step = (v.astype(np.intp) for v in np.nonzero(candidate))
+    arc = (traced.p[ray], traced.c_in[ray, step], traced.s_in[ray, step], traced.gamma[ray, step])
+    ua, ub = u0[ray, step], u1[ray, step]
+    count, theta_in, theta_a, turn = _chord_counts(sagitta, arc, ua, ub)
+    per = count.astype(np.intp)
+    chord_ray, chord_step = np.repeat(ray, per), np.repeat(step, per)
+    starts = np.cumsum(per) - per
+    q = (np.arange(int(per.sum())) - np.repeat(starts, per)).astype(np.float64)
+    chords_of_piece = np.repeat(per, per).astype(np.float64)
+    th_in, th_a, th_turn = (np.repeat(v, per) for v in (theta_in, theta_a, turn))
+    p, c1, s1, gamma = (np.repeat(v, per) for v in arc)
+    uar, ubr = np.repeat(ua, per), np.repeat(ub, per)
+    x_start = traced.x_in[chord_ray, chord_step]
+    w_start = (traced.z_in[chord_ray, chord_step] - depth0[chord_ray]) * traced.down[chord_ray]
+
+    def vertex(qq: F) -> tuple[F, F]:
+        """Vertex ``qq`` of each piece's chords: ``(x, w)`` from the ray's origin, m."""
+        frac = qq / chords_of_piece
+        theta = th_a - frac * th_turn
+        with np.errstate(divide='ignore', invalid='ignore'):
+            arc_u = (
+                2.0 * np.sin((th_in + theta) / 2.0) * np.sin((th_in - theta) / 2.0) / (p * gamma)
+            )
+        u = np.where((p * gamma != 0.0) & (chords_of_piece > 1.0), arc_u, uar + frac * (ubr - uar))
+        u = np.where(qq >= chords_of_piece, ubr, np.where(qq <= 0.0, uar, np.clip(u, uar, ubr)))
+        _, _, dx = piece_offset(p, c1, s1, gamma, u)
+        return x_start + dx, w_start + u
+
+    x0, w0 = vertex(q)
+    x1, w1 = vertex(q + 1.0)
+    lengths = np.hypot(x1 - x0, w1 - w0)
+    keep = lengths > 0.0
+    return _Cut(
+        chord_ray[keep], chord_step[keep], x0[keep], w0[keep], x1[keep], w1[keep], lengths[keep]
+    )
+
+
+def _open_ends(
+    traced: Pieces,
+    depth0: F,
+    wet: NDArray[np.bool_],
+    has_open: NDArray[np.bool_],
+    depth_range: tuple[float, float] | None,
+) -> _OpenEnds:
+    """The rays' open straight ends: below the last row, level rays, or dry (unbent) rays.
+
+    ``has_open`` (n, L): valid pieces of infinite extent, not in a straight start.
+    """
+    if depth_range is not None:  # an open end starting beyond the scene's depths misses it
+        with np.errstate(invalid='ignore'):
+            has_open = has_open & np.where(
+                traced.down[:, None] > 0.0,
+                traced.z_in <= depth_range[1],
+                traced.z_in >= depth_range[0],
+            )
+    rows = np.flatnonzero(
+        np.any(has_open, axis=1) | (traced.open_end & wet & ~traced.valid.any(axis=1)) | ~wet
+    )
+    bent = np.any(has_open, axis=1)[rows]
+    piece = np.where(bent, np.argmax(has_open, axis=1)[rows], 0)
+    x = np.where(bent, traced.x_in[rows, piece], 0.0)
+    w = np.where(bent, (traced.z_in[rows, piece] - depth0[rows]) * traced.down[rows], 0.0)
+    horizontal = traced.p[rows] * traced.c_in[rows, piece]
+    vertical = traced.s_in[rows, piece]
+    norm = np.hypot(horizontal, vertical)
+    # an open end from the source itself (or an unbent ray) is the ray: exactly its cast
+    as_ray = ~bent | (traced.t_in[rows, piece] == 0.0)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ux = np.where(as_ray, 0.0, horizontal / norm)
+        uw = np.where(as_ray, 0.0, vertical / norm)
+    step = np.where(bent, piece, -1).astype(np.intp)
+    return _OpenEnds(rows.astype(np.intp), step, x, w, ux, uw, as_ray)
 
 
 def _onto_plane(

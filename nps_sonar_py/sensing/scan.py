@@ -31,7 +31,7 @@ a bias drawn once, ``+ N(mean, stddev)`` per reading, rounded to ``precision`` f
 reading beyond ``max_range`` reads ``+inf``, below ``min_range`` ``-inf``).
 
 Intensity (:class:`IntensityMode`): ``RETRO`` (default) is Gazebo's: the ``laser_retro`` of
-the surface hit as the scene read it (``SurfaceHits.retro``, not clipped: a retro of 1000
+the surface hit as the scene read it (``RayHits.retro``, not clipped: a retro of 1000
 reads 1000), 0 on a miss and on a surface that gives none (Gazebo's default). ``ECHO`` is
 incidence-aware, the per-ray term of the echo model with the beam weight set to 1:
 ``255 mu cos(alpha) (1 m / r)**2``, with the echo's Lambert coefficient ``mu`` (clipped to

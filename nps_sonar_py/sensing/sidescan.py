@@ -38,11 +38,13 @@ min_altitude))`` rows, and ``rays_per_channel = rays_along * rows`` (``sidescan_
 
 Each ray's echo is spread over the slant-range interval its cell covers, ``e = r tan(alpha)
 d_delta`` about its range ``r`` (``alpha`` the incidence, exact to first order on a plane
-sloping across track; clipped to one bin width), split between the (at most two) bins it
-overlaps in proportion to the overlap: the model computes each ray's echo once and deposits
-its two shares in its one binning pass (``EchoModel.echoes(spread=)``). A flat seabed profile
-then converges with a few rays per bin, and an edge (first return, a shadow) stays sharp to the
-bin. ``hits`` counts the rays whose interval overlaps a bin.
+sloping across track), split between the bins it overlaps in proportion to the overlap: the
+model computes each ray's echo once and deposits its shares in its one binning pass
+(``EchoModel.echoes(spread=)``). The cells of the fan's first and last rows and those near the
+surface's normal (nadir) are placed by their whole cell (``EchoModel(cells=)``,
+``echo.ray_cells``). A flat seabed profile then converges with a few rays per bin, and an
+edge (first return, a shadow) stays sharp to the bin. ``hits`` counts the rays whose interval
+overlaps a bin.
 
 The two channels are two beams of one ``echo.EchoModel.echoes`` pass, so an asymmetric scene
 gives different channels, and shadows come from the cast. The imaging options
@@ -70,12 +72,13 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_gain,
     tvg_problem,
 )
+from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
-from nps_sonar_py.sensing.caster import SurfaceCaster, SurfaceHits
-from nps_sonar_py.sensing.label_images import hit_entities
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
-from nps_sonar_py.sensing.multipath import MultipathConfig, PosedRays, multipath_problem
+from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
+from nps_sonar_py.sensing.posed_rays import PosedRays
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -335,7 +338,16 @@ class SidescanSonar(PosedRays):
         off_axis = np.broadcast_to(np.abs(along)[None, :], (nd, na)).ravel()
         n = nd * na
         self.rays_per_channel = n
-        self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight)
+        self.coherent_config = coherent
+        cells = fan_cells(
+            rows,
+            columns,
+            FanPattern(config.vertical_pattern, config.vertical_width, config.tilt, echo.n_way),
+            FanPattern(echo.pattern, config.horizontal_width, 0.0, echo.n_way),
+            vertical,
+            horizontal,
+        )
+        self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
         self.coherent = None if coherent is None else CoherentModel(coherent, echo)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
@@ -406,7 +418,7 @@ class SidescanSonar(PosedRays):
         cos = np.asarray(hits.cos_incidence, dtype=np.float32).reshape(2, -1)
         entity = None
         if self.label_entities is not None:
-            entity = hit_entities(hits).reshape(2, -1)
+            entity = hits.entity.reshape(2, -1)
         if self.coherent is not None:
             return self._coherent_ping(hits, r, cos, entity, extra)
         echoes = self.model.echoes(
@@ -428,7 +440,7 @@ class SidescanSonar(PosedRays):
 
     def _coherent_ping(
         self,
-        hits: SurfaceHits,
+        hits: RayHits,
         r: NDArray[np.float32],
         cos: NDArray[np.float32],
         entity: NDArray[np.int64] | None,
@@ -461,8 +473,7 @@ class SidescanSonar(PosedRays):
         """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).
 
         ``cos`` is the caster's ``|cos|`` (``SurfaceCaster``). float32, in the sonar's buffer;
-        misses and grazing returns give inf or NaN, which the model reads as one bin width, as
-        it clips every ``e`` to one bin.
+        misses and grazing returns give inf or NaN, which the model reads as one bin width.
         """
         e = self._spread
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
@@ -473,6 +484,26 @@ class SidescanSonar(PosedRays):
             e *= self._d_delta
             e *= r
         return e
+
+    def altitude_problem(self, altitude: float) -> str | None:
+        """Why a ping at this altitude misses part of its window, or None.
+
+        Below ``min_altitude`` the fan's shallowest ray, ``asin(min_altitude / max_range)``,
+        meets a flat seabed short of ``max_range`` and the far bins stay dark; at any other
+        altitude the profile is the flat seabed's integral to within 0.2 %
+        (``docs/sidescan.md#edges-nadir-and-the-first-return``).
+        """
+        config, echo = self.config, self.echo
+        if not (math.isfinite(altitude) and altitude < config.min_altitude):
+            return None
+        reach = altitude / math.sin(float(self.row_edges[-1]))
+        if reach >= echo.max_range:
+            return None
+        return (
+            f'altitude {altitude:.3g} m is below sidescan_min_altitude '
+            f'({config.min_altitude:g} m): the fan meets the seabed only out to {reach:.3g} m '
+            f'of the {echo.max_range:g} m window'
+        )
 
     def _altitude(self, r: NDArray[np.float32]) -> float:
         """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""

@@ -21,6 +21,7 @@ at each turn).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -28,11 +29,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
+from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.label_images import hit_entities
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -153,11 +154,15 @@ class ScanningSonar:
         label_entities: the length of the label table (the world's entities): every ping
             then carries ``labels`` (``echo.labels``); ``None`` (default): no labels.
         multipath: ghost echoes (``sensing.multipath``), off by default.
+        coherent: run the coherent model (``echo.coherent``) for each ping's profile instead
+            of the incoherent sums (its total too; the range, confidence, hits and labels stay
+            the incoherent model's; multipath ghosts are not in it); ``None`` (default):
+            incoherent.
 
     Raises:
         ConfigurationError: the step period is shorter than the two-way travel time; labels
             a label table over the entity limit (``echo.labels.label_problem``); multipath
-            with specular scattering.
+            with specular scattering; a pulse or sampling the coherent model refuses.
     """
 
     def __init__(
@@ -169,6 +174,7 @@ class ScanningSonar:
         n_rays: int = 200,
         label_entities: int | None = None,
         multipath: MultipathConfig | None = None,
+        coherent: CoherentConfig | None = None,
     ) -> None:
         self.multipath = multipath if multipath is not None else MultipathConfig()
         problem = sweep_problem(echo, sweep)
@@ -182,6 +188,8 @@ class ScanningSonar:
         self.label_entities = label_entities
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
+        self.coherent_config = coherent
+        self.coherent = None if coherent is None else CoherentModel(coherent, echo)
         self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
@@ -253,12 +261,34 @@ class ScanningSonar:
                 max_range=self.echo.max_range,
             )
         if self.label_entities is None:
-            return self.model.ping(ranges, hits.cos_incidence, hits.reflectivity, extra=extra)
-        return self.model.ping(
-            ranges,
-            hits.cos_incidence,
-            hits.reflectivity,
-            entity=hit_entities(hits),
-            n_entities=self.label_entities,
-            extra=extra,
+            ping = self.model.ping(ranges, hits.cos_incidence, hits.reflectivity, extra=extra)
+        else:
+            ping = self.model.ping(
+                ranges,
+                hits.cos_incidence,
+                hits.reflectivity,
+                entity=hits.entity,
+                n_entities=self.label_entities,
+                extra=extra,
+            )
+        if self.coherent is None:
+            return ping
+        return self._coherent_ping(ping, hits, np.asarray(ranges), directions)
+
+    def _coherent_ping(
+        self,
+        ping: Ping,
+        hits: RayHits,
+        ranges: NDArray[np.floating],
+        directions: NDArray[np.float64],
+    ) -> Ping:
+        """``ping`` with the coherent model's profile and total (``echo.coherent``)."""
+        assert self.coherent is not None
+        r = ranges.reshape(1, -1)
+        per_ray = self.model.ray_intensities(
+            r,
+            np.asarray(hits.cos_incidence).reshape(1, -1),
+            np.asarray(hits.reflectivity).reshape(1, -1),
         )
+        profile = self.coherent.ping(per_ray, r, self.origin, directions).intensity[0]
+        return dataclasses.replace(ping, intensity=profile, total=float(profile.sum()))

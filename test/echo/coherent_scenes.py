@@ -33,7 +33,7 @@ def point_echo(window: PulseWindow, target: float = 9.9, oversample: int = 16) -
     bandwidth = 10e3
     echo = fine_echo(bandwidth, oversample)
     pulse = Pulse(PulseKind.CHIRP, 1e-3, bandwidth, window)
-    config = CoherentConfig(pulse=pulse, sample_rate=oversample * bandwidth)
+    config = CoherentConfig.of(pulse=pulse, sample_rate=oversample * bandwidth)
     model = CoherentModel(config, echo)
     ranges = np.array([[target]])
     return model.ping(np.ones((1, 1)), ranges, np.zeros(3), X)

@@ -89,7 +89,7 @@ def test_a_strong_echo_leaks_across_beams_as_the_array_factor() -> None:
     array = LineArray(50, 0.5)  # 0.886 / 25 rad = 2.03 deg: about beam_width
     azimuths = np.radians(np.linspace(-30.0, 30.0, 601))
     coverage = 0.25
-    config = CoherentConfig(pulse=Pulse(PulseKind.CHIRP, 1e-3, 10e3), array=array)
+    config = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 1e-3, 10e3), array=array)
     model = CoherentModel(config, echo, azimuths=azimuths, coverage=coverage)
     intensity = np.zeros((601, 1))
     intensity[300] = 1.0  # beam 300 (azimuth 0) alone hears the scatterer
@@ -103,7 +103,7 @@ def test_a_strong_echo_leaks_across_beams_as_the_array_factor() -> None:
     first_lobe = float(heard[outside].max() / coverage)
     assert 10.0 * math.log10(first_lobe) == pytest.approx(-13.26, abs=0.1)
     # Negative control: without the array nothing leaks.
-    plain = CoherentModel(CoherentConfig(pulse=config.pulse), echo)
+    plain = CoherentModel(CoherentConfig.of(pulse=config.transmitted), echo)
     alone = plain.ping(intensity, np.full((601, 1), 10.0), np.zeros(3), np.tile(X, (601, 1)))
     assert np.count_nonzero(alone.intensity[:, column]) == 1
 
@@ -120,7 +120,7 @@ def _seabed_model(seed: int = 0, pulse: Pulse | None = None) -> tuple[CoherentMo
         absorption=Absorption.NONE,
     )
     pulse = pulse or Pulse(PulseKind.CHIRP, 1e-3, 7.5e3)
-    return CoherentModel(CoherentConfig(pulse=pulse, scatterer_seed=seed), echo), echo
+    return CoherentModel(CoherentConfig.of(pulse=pulse, scatterer_seed=seed), echo), echo
 
 
 def test_fully_developed_speckle_is_exponential_and_n_looks_divide_its_index() -> None:
@@ -251,7 +251,7 @@ def test_snr_over_the_noise_floor_is_the_sonar_equation() -> None:
         source_level=source,
         beam_width=math.radians(10.0),
     )
-    config = CoherentConfig(
+    config = CoherentConfig.of(
         pulse=Pulse(PulseKind.CHIRP, 1e-3, bandwidth), noise=ReceiverNoise(True, n0, di)
     )
     ray = EchoModel(echo, np.zeros(1), np.array([solid]), pattern=np.ones(1))
@@ -262,7 +262,7 @@ def test_snr_over_the_noise_floor_is_the_sonar_equation() -> None:
     assert 15.0 < expected < 40.0  # a target well above the floor, the noise still visible
     assert _snr(config, echo, intensity, r) == pytest.approx(expected, abs=0.5)
     # Negative control: a directivity index of 0 dB lowers the measured SNR by DI.
-    deaf = dataclasses.replace(config, noise=ReceiverNoise(True, n0, 0.0))
+    deaf = dataclasses.replace(config, directivity_index=0.0)
     assert _snr(deaf, echo, intensity, r) == pytest.approx(expected - di, abs=0.5)
 
 
@@ -270,16 +270,18 @@ def test_snr_over_the_noise_floor_is_the_sonar_equation() -> None:
     ('make', 'words'),
     [
         (
-            lambda: CoherentModel(CoherentConfig(pulse=Pulse(bandwidth=500e3)), fine_echo(1e3, 1)),
+            lambda: CoherentModel(
+                CoherentConfig.of(pulse=Pulse(bandwidth=500e3)), fine_echo(1e3, 1)
+            ),
             'wider than the carrier',
         ),
         (
-            lambda: CoherentModel(CoherentConfig(sample_rate=1e3), fine_echo(10e3, 16)),
+            lambda: CoherentModel(CoherentConfig.of(sample_rate=1e3), fine_echo(10e3, 16)),
             'narrower than the sample spacing',
         ),
         (
             lambda: CoherentModel(
-                CoherentConfig(array=LineArray(8, 0.5)),
+                CoherentConfig.of(array=LineArray(8, 0.5)),
                 EchoConfig(beam_width=math.radians(1.0), frequency=200e3),
                 azimuths=np.radians(np.linspace(-45, 45, 256)),
             ),

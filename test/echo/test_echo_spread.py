@@ -146,13 +146,29 @@ def test_a_point_return_is_binned_as_without_spread() -> None:
     assert point.hits[0].tolist() == [1, 1, 1, 0, 0, 0, 0, 0, 0, 1]
 
 
-@pytest.mark.parametrize('e', [1.0, 5.0, math.inf, math.nan])
-def test_a_spread_is_at_most_one_bin(e: float) -> None:
-    """[5.8, 6.8] whatever e beyond one bin (NaN and inf too): 0.2 in bin 4, 0.8 in bin 5."""
+@pytest.mark.parametrize('e', [1.0, math.inf, math.nan])
+def test_an_unknown_spread_is_one_bin(e: float) -> None:
+    """[5.8, 6.8] for e one bin, NaN or inf: 0.2 in bin 4, 0.8 in bin 5."""
     intensity, hits = profile(6.3, e)
     assert intensity[4] == pytest.approx(0.2 * echo(6.3), rel=1e-9)
     assert intensity[5] == pytest.approx(0.8 * echo(6.3), rel=1e-9)
     assert hits.tolist() == [0, 0, 0, 0, 1, 1, 0, 0, 0, 0]
+
+
+def test_a_spread_wider_than_a_bin_covers_every_bin_it_overlaps() -> None:
+    """e = 5 m about 6.3 m: [3.8, 8.8], 0.2 / 5 in bin 2, 1 / 5 in bins 3 to 6, 0.8 / 5 in 7.
+
+    (This test once asserted the opposite, e clipped to one bin: rays more than a bin apart
+    then left every other bin dark, the ripple that aliased into the waterfall's rosettes.)
+    """
+    intensity, hits = profile(6.3, 5.0)
+    expected = np.zeros(10)
+    expected[2:8] = np.array([0.2, 1.0, 1.0, 1.0, 1.0, 0.8]) / 5.0 * echo(6.3)
+    np.testing.assert_allclose(intensity, expected, rtol=1e-12, atol=0.0)
+    assert hits.tolist() == [0, 0, 1, 1, 1, 1, 1, 1, 0, 0]
+    # Beyond the window's near end the pieces are dropped: [-1.2, 3.8] keeps [1, 3.8].
+    intensity, _ = profile(1.3, 5.0)
+    assert intensity.sum() == pytest.approx(2.8 / 5.0 * echo(1.3), rel=1e-12)
 
 
 def test_float32_rays_split_as_float64() -> None:

@@ -222,8 +222,13 @@ def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
             {'publish_projected_image': True},
             'mode echosounder does not use publish_projected_image: ',
         ),
+        # Multipath through a profile ended the node at its first ping (a TypeError).
+        (
+            {'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0], 'max_bounces': 1},
+            'max_bounces > 0 cannot be combined with a sound-speed profile',
+        ),
     ],
-    ids=['choice', 'unused'],
+    ids=['choice', 'unused', 'multipath-through-a-profile'],
 )
 def test_a_bad_choice_or_an_unused_setting_stops_the_node_with_one_line(
     tmp_path: Path, more: dict[str, object], words: str

@@ -269,6 +269,7 @@ def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
             '--waterfall records the waterfall of --sidescan',
         ),
         ([str(tmp_path / 'bag'), '--sidescan', '/'], "--sidescan '/': expected the sensor name"),
+        ([str(tmp_path / 'bag'), '--db-window', '-20', '-50'], 'expected finite LOW < HIGH'),
     ):
         done = subprocess.run(
             [executable('sonar_record'), *args], capture_output=True, text=True, timeout=60

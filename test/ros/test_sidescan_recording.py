@@ -68,14 +68,25 @@ def _last_image(bag: Path) -> tuple[Any, set[int]]:
 def test_the_raw_pings_are_recorded_and_not_the_display_waterfall(
     tmp_path: Path, probe: Probe
 ) -> None:
+    import matplotlib.image
     from rosbags.highlevel import AnyReader
+    from test_sidescan_node import DB_HIGH, DB_LOW
 
-    bag = _record(tmp_path, probe, 5)
+    from nps_sonar_py.ros.bag_report import raw_waterfall
+    from nps_sonar_py.sensing.images import DbWindow, db_pixels
+
+    bag = _record(tmp_path, probe, 5, '--db-window', str(DB_LOW), str(DB_HIGH))
     with AnyReader([bag]) as reader:
         counts = {c.topic: c.msgcount for c in reader.connections}
     assert set(counts) == {RAW, RANGER}  # no waterfall
     assert counts[RAW] >= 5
     assert not (bag / 'image_sidescan_waterfall.png').exists()
+    # The picture: the waterfall of the pings, a row per ping, in mono8 over --db-window.
+    drawn = raw_waterfall(bag, RAW)
+    png = matplotlib.image.imread(bag / 'raw_waterfall_sidescan_raw_image.png')
+    grey = np.rint(png[..., 0] * 255).astype(np.uint8)
+    expected = db_pixels(drawn.image[: drawn.pings], DbWindow(DB_LOW, DB_HIGH, 8))
+    np.testing.assert_array_equal(grey, expected)
 
 
 @pytest.mark.parametrize('encoding', ['32FC1', 'db'])

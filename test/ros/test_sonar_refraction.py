@@ -95,3 +95,38 @@ def test_a_fifo_profile_is_refused_at_start_and_at_run_time(receiver, tmp_path) 
         assert not results[0].successful
         assert 'sound-speed profile is not a regular file (FIFO)' in results[0].reason
         stamped_after(r, r.topic, node, time.time_ns())  # still publishing
+
+
+def test_multipath_with_a_profile_is_refused_at_start_and_at_run_time(receiver, tmp_path) -> None:
+    """A profile and ``max_bounces`` > 0 together ended the node at its first ping.
+
+    (``TypeError: multipath needs hits with normals``, status 1.) Now: one line at start
+    naming both settings, and a run-time change to either refused with it while the node
+    keeps publishing its last good settings.
+    """
+    from sensor_msgs.msg import Range
+
+    from nps_sonar_py.sensing.multipath import THROUGH_A_PROFILE
+
+    path = tmp_path / 'ok.svp'
+    path.write_text('0,1500\n100,1520\n')
+    water = {'sound_speed_profile_file': str(path), 'sea_surface_z': SURFACE_Z}
+    command = [executable('sonar_node'), *ros_args({**water, 'max_bounces': 1})]
+    assert exit_line(command) == f'nps_sonar: {THROUGH_A_PROFILE}'
+    assert 'max_bounces' in THROUGH_A_PROFILE
+    assert 'sound_speed_profile_file' in THROUGH_A_PROFILE
+    r = receiver(Range, 'sonar/range')
+    with running('sonar_node', {'rays': 1, **water}) as node:
+        r.wait_for(1, process=node)
+        results = set_parameters(r, '/sonar', {'max_bounces': 1})
+        assert not results[0].successful
+        assert THROUGH_A_PROFILE in results[0].reason
+        stamped_after(r, r.topic, node, time.time_ns())  # still publishing
+        assert node.poll() is None
+    with running('sonar_node', {'rays': 1, 'max_bounces': 1}) as node:
+        stamped_after(r, r.topic, node, time.time_ns())
+        results = set_parameters(r, '/sonar', {'sound_speed_profile_file': str(path)})
+        assert not results[0].successful
+        assert THROUGH_A_PROFILE in results[0].reason
+        stamped_after(r, r.topic, node, time.time_ns())  # still publishing
+        assert node.poll() is None

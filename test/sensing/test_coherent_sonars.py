@@ -18,6 +18,7 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
+from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 SIDESCAN_ECHO = EchoConfig(
@@ -32,7 +33,7 @@ LEVEL = transform_from_xyz_rpy([0.0, 0.0, 10.0], [0.0, 0.0, 0.0])
 
 
 def _sidescan(seed: int) -> SidescanSonar:
-    coherent = CoherentConfig(pulse=Pulse(PulseKind.CHIRP, 5e-3, 7e3), scatterer_seed=seed)
+    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 5e-3, 7e3), scatterer_seed=seed)
     config = SidescanConfig(rays_per_bin=8, min_altitude=5.0, max_altitude=15.0)
     return SidescanSonar(SIDESCAN_ECHO, config, LEVEL, coherent=coherent)
 
@@ -90,7 +91,7 @@ def test_fan_coherent_profiles_and_refusals(tmp_path: Path) -> None:
     """The fan's profiles are the coherent intensities; bad settings are refused in one line."""
     caster = Raycaster(load_world(seabed_world(tmp_path)))
     array = LineArray(math.ceil(0.886 / (0.5 * math.radians(2.0))), 0.5)
-    coherent = CoherentConfig(pulse=Pulse(PulseKind.CHIRP, 2e-3, 15e3), array=array)
+    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, 15e3), array=array)
     ping = _fan(coherent).ping(caster)
     assert ping.coherent is not None
     assert np.array_equal(ping.profiles, ping.coherent.intensity)
@@ -102,9 +103,43 @@ def test_fan_coherent_profiles_and_refusals(tmp_path: Path) -> None:
     assert ratio == pytest.approx(1.0, abs=0.15)  # one realisation: energy about kept
     assert np.array_equal(ping.ranges, plain.ranges)  # the incoherent model's
     for bad, words in (
-        (dataclasses.replace(coherent, pulse=Pulse(bandwidth=900e3)), 'wider than the carrier'),
-        (dataclasses.replace(coherent, array=LineArray(16, 0.5)), 'too short for its beams'),
+        (dataclasses.replace(coherent, bandwidth=900e3), 'wider than the carrier'),
+        (dataclasses.replace(coherent, array_elements=16), 'too short for its beams'),
     ):
         with pytest.raises(ConfigurationError, match=words) as error:
             _fan(bad)
         assert '\n' not in str(error.value)
+
+
+def _sweep(seed: int | None) -> ScanningSonar:
+    echo = EchoConfig(
+        beam_width=math.radians(3.0),
+        min_range=1.0,
+        max_range=40.0,
+        n_bins=400,
+        frequency=750e3,
+        absorption=Absorption.NONE,
+    )
+    coherent = None
+    if seed is not None:
+        coherent = CoherentConfig.of(
+            pulse=Pulse(PulseKind.CHIRP, 2e-3, 7.5e3), scatterer_seed=seed
+        )
+    pose = transform_from_xyz_rpy([0.0, 0.0, 10.0], [0.0, math.radians(30.0), 0.0])
+    return ScanningSonar(echo, SweepConfig(), pose, n_rays=4000, coherent=coherent)
+
+
+def test_sweep_coherent_ping_keeps_the_energy_and_stays_still(tmp_path: Path) -> None:
+    """A mechanical sweep's coherent ping: the incoherent total on average, still when still."""
+    caster = Raycaster(load_world(seabed_world(tmp_path)))
+    plain = _sweep(None).ping(caster, 0.0)
+    totals = np.array([_sweep(seed).ping(caster, 0.0).total for seed in range(60)])
+    error = totals.std() / math.sqrt(totals.size)
+    assert float(totals.mean()) == pytest.approx(plain.total, abs=4.0 * error)
+    sonar = _sweep(0)
+    first, again = sonar.ping(caster, 0.0), sonar.ping(caster, 0.0)
+    assert np.array_equal(first.intensity, again.intensity)
+    assert not np.array_equal(first.intensity, plain.intensity)  # speckled, not the sums
+    assert first.range == plain.range  # the incoherent model's range
+    # Negative control: an incoherent total 20 % off is outside the Monte Carlo error.
+    assert float(totals.mean()) != pytest.approx(1.2 * plain.total, abs=4.0 * error)

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.scene.hits import RayHits
 from nps_sonar_py.sensing.images import (
     CartesianImager,
     DbWindow,
@@ -43,21 +44,19 @@ V = math.radians(4.0)  # vertical width
 ROWS = 5
 
 
-class PlaneHits:
-    def __init__(self, directions: NDArray[np.float64]) -> None:
-        dx = directions[:, 0] / np.linalg.norm(directions, axis=1)
-        ahead = dx > 0.0
-        self.ranges = np.where(ahead, D / np.where(ahead, dx, 1.0), np.inf)
-        self.cos_incidence = np.where(ahead, dx, 0.0)
-        self.reflectivity = np.ones(dx.size)
+def plane_hits(directions: NDArray[np.float64]) -> RayHits:
+    dx = directions[:, 0] / np.linalg.norm(directions, axis=1)
+    ahead = dx > 0.0
+    ranges = np.where(ahead, D / np.where(ahead, dx, 1.0), np.inf)
+    return RayHits.of(ranges, (-1.0, 0.0, 0.0), np.where(ahead, dx, 0.0), np.ones(dx.size))
 
 
 class PlaneCaster:
     """The wall x = D, analytically."""
 
-    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> PlaneHits:
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHits:
         assert np.allclose(origins, 0.0)
-        return PlaneHits(np.asarray(directions, dtype=np.float64))
+        return plane_hits(np.asarray(directions, dtype=np.float64))
 
 
 @pytest.fixture(scope='module')

@@ -43,6 +43,7 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_problem,
 )
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.scene.hits import RayHits
 from nps_sonar_py.sensing.images import CartesianImager, SectorGeometry
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 
@@ -52,19 +53,12 @@ ALPHA = 0.05  # dB/m, one way
 
 
 @dataclass(frozen=True)
-class Hits:
-    ranges: NDArray[np.float64]
-    cos_incidence: NDArray[np.float64]
-    reflectivity: NDArray[np.float64]
-
-
-@dataclass(frozen=True)
 class Plane:
     """The plane x = D seen from origins with x < D; only rays with |y| < half_strip at it."""
 
     half_strip: float = math.inf
 
-    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> Hits:
+    def cast(self, origins: NDArray[np.float64], directions: NDArray[np.float64]) -> RayHits:
         dx = directions[:, 0]
         o = np.broadcast_to(np.asarray(origins, dtype=np.float64).reshape(-1, 3), directions.shape)
         with np.errstate(divide='ignore', invalid='ignore'):
@@ -72,7 +66,7 @@ class Plane:
             y = o[:, 1] + t * directions[:, 1]
         t = np.where(np.abs(y) < self.half_strip, t, np.inf)
         mu = np.where(np.isfinite(t), MU, np.nan)
-        return Hits(t, np.abs(dx), mu)
+        return RayHits.of(t, (-1.0, 0.0, 0.0), np.abs(dx), mu)
 
 
 def echo(**kwargs: object) -> EchoConfig:

@@ -6,12 +6,14 @@ import math
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from nps_sonar_py.devices.rig import medium_caster
 from nps_sonar_py.devices.settings import BeamSettings
 from nps_sonar_py.echo.ray_trace import sounding
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.errors import InputError
+from nps_sonar_py.scene.hits import RayHits
 from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.scene.scene_state import SceneState
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles, plane_triangles
@@ -67,14 +69,14 @@ def test_a_flat_seabed_sounds_at_its_depth(profile: SoundSpeedProfile, boxed: bo
     bounds = scene_bounds(inner) if boxed else None
     hits = RefractingCaster(inner, profile, surface_z=SURFACE_Z, bounds=bounds).cast(ORIGIN, d)
     assert np.all(hits.entity == 0)
-    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.bending.travel_time)
     np.testing.assert_allclose(depth, D, rtol=1e-6)
     # symmetric fan, symmetric answer; the outer beams bend: offsets differ from straight
     np.testing.assert_allclose(offset, offset[::-1], rtol=1e-6)
     straight = (D - SOURCE_DEPTH) / np.tan(depression)
     assert abs(offset[0] - straight[0]) > 1.0
     c_ref = profile.speed_at(SOURCE_DEPTH)
-    np.testing.assert_allclose(hits.ranges, c_ref * hits.travel_time, rtol=1e-15)
+    np.testing.assert_allclose(hits.ranges, c_ref * hits.bending.travel_time, rtol=1e-15)
     np.testing.assert_array_equal(hits.retro, 3.0)
     np.testing.assert_array_equal(hits.reflectivity, 0.5)
 
@@ -85,7 +87,7 @@ def test_the_nadir_ray_of_a_linear_profile_has_the_closed_form_time() -> None:
     hits = RefractingCaster(seabed(), profile, surface_z=SURFACE_Z).cast(ORIGIN, d)
     g = (1475.0 - 1520.0) / 300.0
     c1, c2 = profile.speed_at(SOURCE_DEPTH), profile.speed_at(D)
-    assert hits.travel_time[0] == pytest.approx(math.log(c2 / c1) / g, rel=1e-6)
+    assert hits.bending.travel_time[0] == pytest.approx(math.log(c2 / c1) / g, rel=1e-6)
     assert hits.path_length[0] == pytest.approx(D - SOURCE_DEPTH, rel=1e-6)
     assert hits.cos_incidence[0] == pytest.approx(1.0, rel=1e-6)
 
@@ -107,7 +109,9 @@ def test_a_constant_profile_leaves_every_range_as_the_straight_cast() -> None:
         np.testing.assert_array_equal(hits.hit, straight.hit)
         np.testing.assert_array_equal(hits.entity, straight.entity)
         np.testing.assert_allclose(hits.cos_incidence, straight.cos_incidence, atol=1e-6)
-        np.testing.assert_allclose(hits.travel_time[hits.hit], straight.ranges[hits.hit] / 1500.0)
+        np.testing.assert_allclose(
+            hits.bending.travel_time[hits.hit], straight.ranges[hits.hit] / 1500.0
+        )
 
 
 @pytest.mark.parametrize('boxed', [False, True], ids=['all-chords', 'scene-box'])
@@ -126,7 +130,7 @@ def test_the_hits_on_a_sloping_seabed_lie_on_it(sagitta: float, boxed: bool) -> 
     caster = RefractingCaster(inner, profile, surface_z=SURFACE_Z, sagitta=sagitta, bounds=bounds)
     hits = caster.cast(ORIGIN, d)
     assert hits.hit.all()
-    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.bending.travel_time)
     y = np.sign(d[:, 1]) * offset
     z = SURFACE_Z - depth
     distance = math.sin(tilt) * y + math.cos(tilt) * (z - (SURFACE_Z - D))
@@ -186,6 +190,11 @@ HIT_FIELDS = (
 )
 
 
+def value(hits: RayHits, field: str) -> NDArray[np.floating]:
+    """The hits' field ``field`` (the bent paths' travel time for ``travel_time``)."""
+    return hits.bending.travel_time if field == 'travel_time' else getattr(hits, field)
+
+
 def test_the_kept_chords_answer_as_fresh_ones_after_a_move_and_a_turn() -> None:
     # the chords depend on the source depth and the rays' sines only: a horizontal move and a
     # turn in heading reuse them and must give exactly a fresh caster's answer
@@ -214,20 +223,20 @@ def test_the_kept_chords_answer_as_fresh_ones_after_a_move_and_a_turn() -> None:
     fresh = caster().cast(moved, turned)
     assert fresh.hit.all()
     for field in HIT_FIELDS:
-        np.testing.assert_array_equal(getattr(again, field), getattr(fresh, field))
+        np.testing.assert_array_equal(value(again, field), value(fresh, field))
     # the same origin given once per ray: the same chords, the same answer
     per_ray = kept.cast(np.tile(moved, (d.shape[0], 1)), turned)
     assert kept.frames_made == 1
     for field in HIT_FIELDS:
-        np.testing.assert_array_equal(getattr(per_ray, field), getattr(fresh, field))
+        np.testing.assert_array_equal(value(per_ray, field), value(fresh, field))
     # a change of depth makes them anew: the fresh answer at the new depth
     deeper = moved - np.array([0.0, 0.0, 3.0])
     kept_deeper = kept.cast(deeper, turned)
     assert kept.frames_made == 2
     fresh_deeper = caster().cast(deeper, turned)
     for field in HIT_FIELDS:
-        np.testing.assert_array_equal(getattr(kept_deeper, field), getattr(fresh_deeper, field))
-    assert np.all(kept_deeper.travel_time < again.travel_time)
+        np.testing.assert_array_equal(value(kept_deeper, field), value(fresh_deeper, field))
+    assert np.all(kept_deeper.bending.travel_time < again.bending.travel_time)
 
 
 def test_a_moved_and_turned_sounder_still_reads_the_flat_seabed() -> None:
@@ -243,7 +252,7 @@ def test_a_moved_and_turned_sounder_still_reads_the_flat_seabed() -> None:
     hits = refracting.cast(ORIGIN + np.array([-120.0, 64.0, 0.0]), turned)
     assert refracting.frames_made == 1
     assert np.all(hits.entity == 0)
-    depth, _ = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.travel_time)
+    depth, _ = sounding(profile, SOURCE_DEPTH, depression, 2.0 * hits.bending.travel_time)
     np.testing.assert_allclose(depth, D, rtol=1e-6)
 
 
@@ -284,10 +293,10 @@ def test_chords_outside_the_scene_box_are_not_cast_and_change_nothing() -> None:
     culled, full = boxed.cast(origin, d), every.cast(origin, d)
     assert boxed.last_chord_count < every.last_chord_count
     for field in HIT_FIELDS:
-        np.testing.assert_array_equal(getattr(culled, field), getattr(full, field))
+        np.testing.assert_array_equal(value(culled, field), value(full, field))
     assert culled.hit[d.shape[0] // 2 :].all()  # to +y: the bed
     assert not culled.hit.all()  # the outer beams to -y pass its edge (the first rays)
-    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * culled.travel_time)
+    depth, offset = sounding(profile, SOURCE_DEPTH, depression, 2.0 * culled.bending.travel_time)
     np.testing.assert_allclose(depth[culled.hit], D, rtol=1e-6)
     assert np.all(-500.0 + np.sign(d[culled.hit, 1]) * offset[culled.hit] >= -600.0)
 
@@ -314,6 +323,6 @@ def test_near_level_rays_meet_a_wall_where_their_arcs_do() -> None:
     d = np.stack([np.zeros_like(depression), np.cos(depression), -np.sin(depression)], axis=1)
     hits = caster.cast(np.array([0.0, 0.0, SURFACE_Z - source]), d)
     assert hits.hit.all()
-    _, offset = sounding(profile, source, depression, 2.0 * hits.travel_time)
+    _, offset = sounding(profile, source, depression, 2.0 * hits.bending.travel_time)
     # float32 scene and hits 300 m away: ~3e-5 m
     np.testing.assert_allclose(offset, 300.0, atol=1e-4)

@@ -19,6 +19,7 @@ from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
+    COHERENT_SETTINGS,
     BeamSettings,
     GeometrySettings,
     OutputSettings,
@@ -245,6 +246,11 @@ KIND = Kind(
         Unused(
             ('beam_width',),
             "its beams' widths are across_track_width and along_track_width",
+        ),
+        Unused(
+            COHERENT_SETTINGS,
+            'its echo is the incoherent model (the coherent one runs for modes multibeam and '
+            'sidescan: docs/coherent.md)',
         ),
     ),
 )

@@ -20,6 +20,7 @@ from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
     BeamSettings,
+    CoherentSettings,
     GeometrySettings,
     ImageSettings,
     OutputSettings,
@@ -120,6 +121,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
+            coherent=old.coherent_config,
         )
 
 
@@ -142,6 +144,7 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
             imaging=sector.imaging_config(),
             label_entities=labels,
             multipath=beam.multipath_config(),
+            coherent=setup[CoherentSettings].coherent_config(),
         )
         rate = reading_rate(setup[OutputSettings], sensor)
         return FanRanger(sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
@@ -155,8 +158,8 @@ KIND = Kind(
     summary='a fan of beams per ping',
     device=FanRanger,
     build=build,
-    records=(FanSettings,),
-    outputs=('multibeam',),
+    records=(FanSettings, CoherentSettings),
+    outputs=('multibeam', 'baseband'),
     unused=(
         Unused(
             ('sweep_image_update',),

@@ -28,6 +28,7 @@ from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
     BeamSettings,
+    CoherentSettings,
     GeometrySettings,
     ImageSettings,
     OutputSettings,
@@ -305,6 +306,7 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
+            coherent=old.coherent_config,
         )
 
 
@@ -325,6 +327,7 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
             geometry.pose,
             imaging=setup[ScanningSettings].imaging_config(),
             multipath=beam.multipath_config(),
+            coherent=setup[CoherentSettings].coherent_config(),
         )
         rate = reading_rate(setup[OutputSettings], sensor)
         return SidescanRanger(
@@ -345,8 +348,8 @@ KIND = Kind(
     summary='port and starboard fans and a waterfall',
     device=SidescanRanger,
     build=build,
-    records=(SidescanSettings,),
-    outputs=('sidescan',),
+    records=(SidescanSettings, CoherentSettings),
+    outputs=('sidescan', 'baseband'),
     unused=(
         Unused(
             FAN_IMAGES,
@@ -360,6 +363,10 @@ KIND = Kind(
             ('beam_width',),
             'its along-track width is sidescan_horizontal_beam_width, its across-track width '
             'sidescan_vertical_beam_width',
+        ),
+        Unused(
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            "its two channels are not a fan's beams: no line array leaks across them",
         ),
     ),
 )

@@ -1,7 +1,8 @@
 """The single-beam sonar (``sonar_node``): one ``<sensor type="sonar">``, an array of one.
 
-Its settings are its topics and output switches (:class:`SonarTopicSettings`); the beam is
-the node's ``BeamSettings``. It publishes ``Range``, a one-element ``LaserScan`` and
+Its settings are its topics and output switches (:class:`SonarTopicSettings`) and the echo
+model (``CoherentSettings``: ``echo_model: coherent``); the beam is the node's
+``BeamSettings``. It publishes ``Range``, a one-element ``LaserScan`` and
 ``SonarPoint`` (``ros/outputs.py``, part ``single_beam``).
 """
 
@@ -10,9 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
-from nps_sonar_py.devices.settings import BeamSettings, OutputSettings, SensorSettings
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    CoherentSettings,
+    OutputSettings,
+    SensorSettings,
+)
 from nps_sonar_py.devices.sonar import SingleBeamSonar
 from nps_sonar_py.records import Record, setting
 
@@ -51,6 +57,7 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
             n_rays=beam.rays,
             frequency=reading_rate(setup[OutputSettings], sensor),
             multipath=beam.multipath_config(),
+            coherent=setup[CoherentSettings].coherent_config(),
         ),
     )
     return mount, device
@@ -62,6 +69,12 @@ KIND = Kind(
     summary='one sonar beam',
     device=SingleBeamSonar,
     build=build,
-    records=(SonarTopicSettings,),
+    records=(SonarTopicSettings, CoherentSettings),
     outputs=('single_beam',),
+    unused=(
+        Unused(
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells', 'publish_baseband'),
+            'its one beam has no line array across beams and no baseband topic',
+        ),
+    ),
 )

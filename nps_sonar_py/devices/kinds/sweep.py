@@ -29,6 +29,7 @@ from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, one_sonar_mount
 from nps_sonar_py.devices.settings import (
     BeamSettings,
+    CoherentSettings,
     GeometrySettings,
     ImageSettings,
     ScanningSettings,
@@ -211,6 +212,7 @@ class SweepRanger:
                 n_rays=len(self.sonar.pattern),
                 label_entities=self.sonar.label_entities,
                 multipath=self.sonar.multipath,
+                coherent=self.sonar.coherent_config,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)
@@ -238,6 +240,7 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
             n_rays=beam.rays,
             label_entities=labels,
             multipath=beam.multipath_config(),
+            coherent=setup[CoherentSettings].coherent_config(),
         )
         return SweepRanger(sonar, geometry, limits=(echo.min_range, echo.max_range))
 
@@ -250,12 +253,16 @@ KIND = Kind(
     summary='one beam stepped through a sector',
     device=SweepRanger,
     build=build,
-    records=(SweepSettings,),
+    records=(SweepSettings, CoherentSettings),
     outputs=('sweep',),
     unused=(
         Unused(
             ('publish_projected_image',),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
+        ),
+        Unused(
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells', 'publish_baseband'),
+            'its one beam has no line array across beams and no baseband topic',
         ),
     ),
 )

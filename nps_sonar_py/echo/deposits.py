@@ -1,0 +1,107 @@
+"""Where a ping's returns go: the flat layout of ``N`` beams' bins and the deposits in it.
+
+``EchoModel`` sums every deposit of a ping in one ``np.bincount`` over a flat layout: beam
+``j``'s bins, then dump cells for the dropped deposits. ``Layout`` holds the per-ray constants
+of one beam count, ``Deposits`` the cells and weights of one ping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ['DUMP_BINS', 'GUARD', 'WIDEST_BINS', 'Deposits', 'Layout']
+
+T = TypeVar('T', bound=np.generic)
+
+#: Dump bins after the last cell: dropped rays take them in turn, so that np.bincount's adds
+#: to them do not wait on one another (one dump bin made the bincounts twice as slow).
+DUMP_BINS = 16
+#: Guard bins on either side of each beam's bins in the spread deposits' layout: a live
+#: return's two deposits fall at most two bins outside its beam's window.
+GUARD = 2
+#: The widest interval a return is spread over, in bins (a grazing ray's footprint).
+WIDEST_BINS = 64.0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Per-ray constants of ``N`` beams flattened in ray order (``EchoModel._layout``).
+
+    Attributes:
+        n_beams: ``N``.
+        base: (N n,) each ray's beam offset ``beam * n_bins`` less its dump bin
+            (``EchoModel._bins``).
+        dumps: (N n,) a dump bin after the last beam's, ``N n_bins + i mod DUMP_BINS``: the
+            dropped deposits take them in turn, so that bincount's adds do not wait on one bin.
+        guarded: (N,) the first bin of each beam in the spread deposits' layout, whose beams
+            have ``GUARD`` guard bins on either side (``EchoModel._spread_deposits``).
+        factor: (N n,) the per-ray factor ``B dOmega`` (times the specular constant), float64.
+        factor32: the same in float32, for float32 ranges.
+        refine_above: (N n,) float32, the ``|cos|`` above which a spread return is placed by
+            its whole cell (``ray_cells``): -1 for the rays of an edge cell, 2 (never) without
+            cells.
+    """
+
+    n_beams: int
+    base: NDArray[np.intp]
+    dumps: NDArray[np.intp]
+    guarded: NDArray[np.intp]
+    factor: NDArray[np.float64]
+    factor32: NDArray[np.float32]
+    refine_above: NDArray[np.float32]
+
+
+@dataclass(frozen=True, eq=False)
+class Deposits:
+    """Where a ping's returns go: cells of a flat layout and the intensity each one adds.
+
+    Beam ``j``'s bins are cells ``j * stride + shift`` onwards; any other cell below ``dump``
+    (a guard bin) and the dump bins from ``dump`` on are dropped.
+
+    Attributes:
+        flat: (k,) cell of each deposit.
+        weights: (k,) intensity each deposit adds (float32 or float64).
+        labelled: (k,) entity of each deposit's ray, or None.
+        counted: which deposits count as hits, (k,), or None for all; asked for only when the
+            hits are read.
+        n_beams: ``N``.
+        n_bins: bins per beam.
+        stride: cells per beam.
+        shift: the first bin's cell in its beam.
+        stats: the rays' own beam statistics when asked: nearest range, confidence and the
+            kept mask (``EchoModel._beam_stats``), from the rays, not the deposits.
+    """
+
+    flat: NDArray[np.intp]
+    weights: NDArray[np.floating]
+    labelled: NDArray[np.integer] | None
+    counted: Callable[[], NDArray[np.bool_] | None]
+    n_beams: int
+    n_bins: int
+    stride: int
+    shift: int
+    stats: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]]
+
+    @property
+    def dump(self) -> int:
+        """The first dump cell, after every beam's cells."""
+        return self.n_beams * self.stride
+
+    def bins_of(self, per_cell: NDArray[T]) -> NDArray[T]:
+        """(N, n_bins) of a per-cell array (a bincount's): each beam's bins, C-contiguous."""
+        cells = per_cell[: self.dump].reshape(self.n_beams, self.stride)
+        return np.ascontiguousarray(cells[:, self.shift : self.shift + self.n_bins])
+
+    def cells_of(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
+        """``flat`` as ``beam * n_bins + bin``, dropped cells as ``N n_bins`` (for labels)."""
+        if self.stride == self.n_bins and self.shift == 0:
+            return flat
+        beam, column = np.divmod(flat, self.stride)
+        column -= self.shift
+        inside = (column >= 0) & (column < self.n_bins) & (flat < self.dump)
+        return np.where(inside, beam * self.n_bins + column, self.n_beams * self.n_bins)

@@ -1,0 +1,168 @@
+"""What the echo model returns (``Ping``, ``Echoes``) and the returns it takes beside the rays.
+
+``Ping`` is the echo of one beam, ``Echoes`` that of many beams at once, ``ExtraReturns`` the
+returns some rays add beside their own (multipath ghosts).
+
+The units and conventions are those of ``echo.model`` (intensities relative to the source at
+1 m, ranges in metres, REP 117 for the scalar range).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ['Echoes', 'ExtraReturns', 'Ping']
+
+
+@dataclass(frozen=True)
+class Ping:
+    """The echo of one ping.
+
+    Attributes:
+        intensity: (n_bins,) float64 sum of the returns in each range bin, linear, relative to
+            the source intensity at 1 m.
+        hits: (n_bins,) int64 number of returns in each bin.
+        bin_edges: (n_bins + 1,) float64 bin edges from ``min_range`` to ``max_range``, m
+            (read-only, shared between pings).
+        bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
+        total: sum of ``intensity``, linear.
+        range: scalar range in m, REP 117: ``+inf`` no echo, ``-inf`` too close.
+        confidence: fraction, in [0, 1], of the pattern-weighted cast solid angle
+            ``sum(B**n_way dOmega)`` whose rays returned from inside ``[min_range, max_range]``.
+            1 when a target fills the cast cone, 0 when nothing is in range; it does not depend
+            on range, reflectivity or noise.
+        source_level: SL in dB that ``level`` and ``total_level`` add.
+        labels: (n_bins,) uint16 label of each bin (``echo.labels``: 1 + the index of the
+            dominant entity, 0 for none) when the ping was given the rays' entities, else None.
+    """
+
+    intensity: NDArray[np.float64]
+    hits: NDArray[np.int64]
+    bin_edges: NDArray[np.float64]
+    bin_centres: NDArray[np.float64]
+    total: float
+    range: float
+    confidence: float
+    source_level: float
+    labels: NDArray[np.uint16] | None = None
+
+    @property
+    def level(self) -> NDArray[np.float64]:
+        """(n_bins,) echo level per bin in dB, ``SL + 10 log10(I_k)``; ``-inf`` for empty bins."""
+        with np.errstate(divide='ignore'):
+            return self.source_level + 10.0 * np.log10(self.intensity)
+
+    @property
+    def total_level(self) -> float:
+        """Echo level of the whole ping in dB, ``SL + 10 log10(total)``; ``-inf`` when silent."""
+        return self.source_level + 10.0 * math.log10(self.total) if self.total > 0.0 else -math.inf
+
+
+@dataclass(frozen=True, eq=False)
+class Echoes:
+    """The echoes of one ping of ``N`` beams that share one ray pattern: row ``j`` is beam ``j``.
+
+    The fields are those of ``Ping`` with a leading beam axis (``Ping`` is one row of it).
+    ``hits``, ``ranges`` and ``confidence`` are worked out when first read (a side-scan reads
+    none of them), except that the ranges are worked out with the ping when range noise is on
+    (so that its draw keeps its place in the generator's sequence) or the estimator reads the
+    profile (``INTENSITY_WEIGHTED``, ``FIRST_ABOVE_THRESHOLD``: so that a caller changing
+    ``intensity`` later cannot change them).
+
+    Attributes:
+        intensity: (N, n_bins) float64 sum of the returns per beam and range bin, linear.
+        bin_edges: (n_bins + 1,) float64 bin edges, m (read-only, shared).
+        bin_centres: (n_bins,) float64 bin centres, m (read-only, shared).
+        totals: (N,) sum of each beam's ``intensity``.
+        source_level: SL in dB.
+        labels: (N, n_bins) uint16 labels (``Ping.labels``), or None.
+        hits: (N, n_bins) int64 number of returns per beam and bin.
+        ranges: (N,) scalar range of each beam, m, REP 117.
+        confidence: (N,) each beam's confidence, in [0, 1] (``Ping.confidence``).
+    """
+
+    intensity: NDArray[np.float64]
+    bin_edges: NDArray[np.float64]
+    bin_centres: NDArray[np.float64]
+    totals: NDArray[np.float64]
+    source_level: float
+    _count_hits: Callable[[], NDArray[np.int64]] = field(repr=False)
+    _beam_ranges: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]] = field(repr=False)
+    labels: NDArray[np.uint16] | None = None
+
+    @functools.cached_property
+    def hits(self) -> NDArray[np.int64]:
+        """(N, n_bins) int64 number of returns per beam and bin."""
+        return self._count_hits()
+
+    @functools.cached_property
+    def _ranges_and_confidence(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return self._beam_ranges()
+
+    @property
+    def ranges(self) -> NDArray[np.float64]:
+        """(N,) scalar range of each beam, m, REP 117."""
+        return self._ranges_and_confidence[0]
+
+    @property
+    def confidence(self) -> NDArray[np.float64]:
+        """(N,) each beam's confidence, in [0, 1] (``Ping.confidence``)."""
+        return self._ranges_and_confidence[1]
+
+    def __len__(self) -> int:
+        return int(self.totals.shape[0])
+
+    def beam(self, j: int) -> Ping:
+        """The ``Ping`` of beam ``j``."""
+        return Ping(
+            intensity=self.intensity[j],
+            hits=self.hits[j],
+            bin_edges=self.bin_edges,
+            bin_centres=self.bin_centres,
+            total=float(self.totals[j]),
+            range=float(self.ranges[j]),
+            confidence=float(self.confidence[j]),
+            source_level=self.source_level,
+            labels=None if self.labels is None else self.labels[j],
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class ExtraReturns:
+    """Returns some rays add beside their own echo (multipath ghosts): flat arrays of shape (m,).
+
+    Return ``i`` carries the energy of pattern ray ``ray[i]`` and is heard in beam ``beam[i]``
+    at the equivalent range ``range[i]`` (half its path length, ``docs/multipath.md``). Its
+    intensity is the model's law at that range, scaled by ``gain``::
+
+        factor(ray) * gain * mu * |cos| / range**2 * 10**(-2 a range / 10)
+
+    with ``factor`` the ray's ``B**n_way dOmega``: ``gain`` holds every path-specific factor
+    (receive-pattern ratio, reflection losses, spreading correction). Lambert scattering only.
+
+    Attributes:
+        ray: index of the ray in the model's pattern, in [0, n).
+        beam: beam the return is heard in, in [0, N).
+        range: equivalent range, m; outside the window (or not finite) it is dropped.
+        gain: >= 0, multiplies the ray's weight.
+        reflectivity: Lambert coefficient ``mu`` of the scatterer.
+        cos_incidence: the Lambert cosine of the scatterer.
+        entity: entity index of the scatterer, -1 for none (labels), or ``None``.
+    """
+
+    ray: NDArray[np.intp]
+    beam: NDArray[np.intp]
+    range: NDArray[np.float64]
+    gain: NDArray[np.float64]
+    reflectivity: NDArray[np.float64]
+    cos_incidence: NDArray[np.float64]
+    entity: NDArray[np.int64] | None = None
+
+    def __len__(self) -> int:
+        return int(self.range.shape[0])

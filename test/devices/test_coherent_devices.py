@@ -1,0 +1,92 @@
+"""The coherent echo model chosen by a setting (``echo_model: coherent``), built by the kinds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nps_sonar_py.devices import (
+    Family,
+    Rig,
+    Setup,
+    SingleBeamSonar,
+    load_robot_from,
+    reference_world_file,
+    robot_root_pose,
+)
+from nps_sonar_py.devices.kinds import ModeSettings
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    CoherentSettings,
+    EchoModelChoice,
+    OutputSettings,
+    RobotSettings,
+    ScanningSettings,
+    SensorSettings,
+)
+from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.scene import Raycaster, load_world
+
+ORIGIN = robot_root_pose([0.0] * 6)
+
+
+def single_beam_rig(coherent: CoherentSettings) -> Rig:
+    """The reference sonar in the reference tank with these echo-model settings."""
+    setup = Setup(
+        Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings(rays=2000), coherent
+    )
+    caster = Raycaster(load_world(reference_world_file()))
+    return Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
+
+
+def test_single_beam_coherent_profile_keeps_the_energy_and_stays_still() -> None:
+    """Over scatterer seeds the coherent total is the incoherent one; a still ping repeats."""
+    plain = single_beam_rig(CoherentSettings()).read()
+    totals = []
+    for seed in range(40):
+        settings = CoherentSettings(echo_model=EchoModelChoice.COHERENT, scatterer_seed=seed)
+        rig = single_beam_rig(settings)
+        assert isinstance(rig.device, SingleBeamSonar)
+        assert rig.device.coherent is not None
+        totals.append(float(rig.read().intensities[0]))
+    mean, error = float(np.mean(totals)), float(np.std(totals)) / math.sqrt(len(totals))
+    assert mean == pytest.approx(float(plain.intensities[0]), abs=4.0 * error)
+    assert mean != pytest.approx(1.5 * float(plain.intensities[0]), abs=4.0 * error)  # control
+    rig = single_beam_rig(CoherentSettings(echo_model=EchoModelChoice.COHERENT))
+    first, again = rig.read(), rig.read()
+    assert np.array_equal(first.pings[0].intensity, again.pings[0].intensity)
+    assert first.ranges[0] == plain.ranges[0]  # the incoherent model's range
+
+
+def test_incoherent_is_the_default_and_builds_no_coherent_model() -> None:
+    rig = single_beam_rig(CoherentSettings())
+    assert isinstance(rig.device, SingleBeamSonar)
+    assert rig.device.coherent is None
+
+
+def test_a_setting_the_kind_ignores_is_refused_in_one_line() -> None:
+    """A single beam has no line array across beams: array_elements is refused, located."""
+    with pytest.raises(DescriptionError, match='array_elements') as error:
+        single_beam_rig(CoherentSettings(echo_model=EchoModelChoice.COHERENT, array_elements=64))
+    assert '\n' not in str(error.value)
+
+
+def test_mode_sweep_and_multibeam_take_the_setting() -> None:
+    """The scanning node's kinds hear echo_model through the same record."""
+    for mode in ('sweep', 'multibeam'):
+        setup = Setup(
+            Family.SCANNING,
+            SensorSettings(),
+            ModeSettings(mode=mode),
+            ScanningSettings(min_angle=-0.5, max_angle=0.5),
+            OutputSettings(),
+            BeamSettings(rays=50),
+            CoherentSettings(echo_model=EchoModelChoice.COHERENT),
+        )
+        caster = Raycaster(load_world(reference_world_file()))
+        robot = load_robot_from(RobotSettings())
+        rig = Rig(robot, setup, caster, ORIGIN)
+        sonar = rig.device.sonar  # type: ignore[attr-defined]
+        assert sonar.coherent is not None, mode

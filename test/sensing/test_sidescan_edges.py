@@ -1,0 +1,231 @@
+"""The side-scan's flat-seabed profile at its edges: nadir, the first bin, altitudes on bin edges.
+
+A flat seabed z = 0 (Lambert coefficient MU), the sensor level at altitude h. A direction at
+along-track angle a and depression d (solid angle cos a da dd) meets the seabed at slant
+range r = h / (cos a sin d), with cos(incidence) = cos a sin d, and returns
+(``docs/physics.md#the-model``)
+
+    dI = B_h(a)**n B_v(d - tilt)**n MU cos(inc) / r**2 exp(-2 alpha' r) cos a da dd,
+
+so bin [r0, r1] holds the integral of dI over |a| <= the cast half angle, d in the fan, and
+r0 <= r <= r1. ``reference_profile`` integrates it numerically from this closed form alone
+(not from the sonar's rays or cells): for each a, Gauss-Legendre in d between the exact
+limits asin(h / (r1 cos a)) and asin(h / (r0 cos a)) cut to the fan; in a, Gauss-Legendre on
+the pieces between the angles where those limits meet nadir or the fan's edges (where the
+integrand in a has a kink). Nothing can return before slant range h.
+
+The waterfall's sampling: a line takes one slant bin in four here (2000 bins, 500 samples),
+so a ripple of a few bins in the profile aliases into rosettes; the profile of a flat
+seabed, flown above the altitude band where the rays land more than a bin apart, must have
+none (its second difference across range stays at the level of its curvature).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
+from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
+from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
+
+MU = 0.3
+#: The issue's nadir case: a fan that reaches nadir, 0 to 50 m in 1000 bins (50 mm).
+NADIR = SidescanConfig(
+    tilt=math.radians(60.0), vertical_width=math.radians(70.0), vertical_pattern=BeamPattern.PISTON
+)
+#: A fan whose first return is its steepest row's, 0 to 75 m in 2000 bins (37.5 mm).
+STEEP_EDGE = SidescanConfig(
+    tilt=math.radians(25.0), vertical_width=math.radians(70.0), vertical_pattern=BeamPattern.PISTON
+)
+SIGNIFICANT = 1e-3  # of the peak: the bins held to 1 %
+TOLERANCE = 0.01
+
+
+def echo(max_range: float, n_bins: int) -> EchoConfig:
+    return EchoConfig(
+        pattern=BeamPattern.PISTON,
+        absorption=Absorption.FIXED,
+        fixed_absorption=0.01,
+        min_range=0.0,
+        max_range=max_range,
+        n_bins=n_bins,
+        frequency=400e3,
+    )
+
+
+@pytest.fixture(scope='module')
+def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
+    path = Path(tmp_path_factory.mktemp('flat')) / 'flat.world'
+    path.write_text(f'''<world name="seabed">
+<model name="seabed" reflectivity="{MU}"><robot name="seabed"><link name="seabed"><collision>
+  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
+</robot></model></world>''')
+    return Raycaster(load_world(str(path)))
+
+
+def reference_profile(h: float, config: SidescanConfig, e: EchoConfig) -> NDArray[np.float64]:
+    """The module docstring's integral over each bin, from the closed form alone."""
+    nodes, weights = np.polynomial.legendre.leggauss(24)
+    # The sonar's echo model runs with beam_width = horizontal_width and the default cast
+    # limit, the -3 dB half width: |a| <= horizontal_width / 2.
+    half = 0.5 * config.horizontal_width
+    top = min(config.tilt + 0.5 * config.vertical_width, 0.5 * math.pi)
+    bottom = max(config.tilt - 0.5 * config.vertical_width, 0.0)
+    edges = np.linspace(e.min_range, e.max_range, e.n_bins + 1)
+    r0, r1 = edges[:-1], edges[1:]
+    kinks = [np.zeros_like(r0), np.full_like(r0, half)]
+    for r in (r0, r1):
+        for sine in (1.0, math.sin(top), math.sin(bottom)):
+            with np.errstate(divide='ignore', invalid='ignore'):
+                cos_a = np.where(r * sine > 0.0, h / (r * sine), 2.0)
+            kinks.append(np.clip(np.arccos(np.clip(cos_a, 0.0, 1.0)), 0.0, half))
+    points = np.sort(np.stack(kinks, axis=1), axis=1)
+    attenuation = 2.0 * e.effective_absorption * math.log(10.0) / 10.0
+    total = np.zeros(r0.size)
+    for j in range(points.shape[1] - 1):
+        lo_a, hi_a = points[:, j, None], points[:, j + 1, None]
+        a = 0.5 * (lo_a + hi_a) + 0.5 * (hi_a - lo_a) * nodes  # (bins, nodes)
+        wa = 0.5 * (hi_a - lo_a) * weights
+        cos_a = np.cos(a)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            d_lo = np.arcsin(np.clip(h / (r1[:, None] * cos_a), 0.0, 1.0))
+            near = np.where(r0[:, None] > 0.0, h / (r0[:, None] * cos_a), 1.0)
+        d_hi = np.clip(np.arcsin(np.clip(near, 0.0, 1.0)), bottom, top)
+        d_lo = np.clip(d_lo, bottom, d_hi)
+        d = 0.5 * (d_lo + d_hi)[..., None] + 0.5 * (d_hi - d_lo)[..., None] * nodes
+        wd = 0.5 * (d_hi - d_lo)[..., None] * weights
+        cos_inc = cos_a[..., None] * np.sin(d)
+        r = h / cos_inc
+        along = beam_intensity(e.pattern, np.abs(a), config.horizontal_width, e.n_way)
+        across = beam_intensity(
+            config.vertical_pattern, np.abs(d - config.tilt), config.vertical_width, e.n_way
+        )
+        integrand = along[..., None] * across * MU * cos_inc / r**2 * np.exp(-attenuation * r)
+        integrand *= cos_a[..., None]
+        total += 2.0 * np.sum(integrand * wd * wa[..., None], axis=(1, 2))  # a and -a
+    return total
+
+
+def ping_profiles(
+    caster: Raycaster, h: float, config: SidescanConfig, e: EchoConfig
+) -> NDArray[np.float64]:
+    pose = np.eye(4)
+    pose[2, 3] = h
+    return SidescanSonar(e, config, pose).ping(caster).profiles
+
+
+def worst_error(profile: NDArray[np.float64], reference: NDArray[np.float64]) -> float:
+    """Largest relative error over the bins holding more than SIGNIFICANT of the peak."""
+    held = reference > SIGNIFICANT * reference.max()
+    return float(np.max(np.abs(profile[held] / reference[held] - 1.0)))
+
+
+@pytest.mark.parametrize(
+    'h',
+    [
+        5.0,  # on a bin edge: the bin before h was lit (8.8 % of the peak), nadir 8.7 % low
+        11.0,  # on a bin edge: 14 % lit before h, nadir 13.8 % low
+        7.9993,  # 0.7 mm below an edge: the first bin was 49.6 % high
+        3.0,
+        29.95,  # an edge near the top of the altitude band
+        40.0,  # above sidescan_max_altitude (30 m): the rows land more than a bin apart
+    ],
+)
+def test_over_nadir_the_profile_is_the_integral_and_nothing_comes_before_h(
+    flat: Raycaster, h: float
+) -> None:
+    e = echo(50.0, 1000)
+    profiles = ping_profiles(flat, h, NADIR, e)
+    reference = reference_profile(h, NADIR, e)
+    nadir_bin = math.floor(h / e.bin_width + 1e-9)  # the bin whose near edge is at or below h
+    for channel in (0, 1):
+        assert not profiles[channel, :nadir_bin].any(), 'an echo before slant range h'
+        assert profiles[channel, nadir_bin] > 0.0
+        assert worst_error(profiles[channel], reference) < TOLERANCE
+    # The nadir bin and the first bin included: the worst is one of them on an edge altitude.
+    held = reference > SIGNIFICANT * reference.max()
+    assert held[nadir_bin]
+
+
+@pytest.mark.parametrize('h', [26.5, 17.0, 13.75, 2.0])
+def test_the_first_partly_filled_bin_is_the_integral(flat: Raycaster, h: float) -> None:
+    """The first return cuts the steepest row's cells: h = 26.5 m left a sliver 10.6 % low."""
+    e = echo(75.0, 2000)
+    profiles = ping_profiles(flat, h, STEEP_EDGE, e)
+    reference = reference_profile(h, STEEP_EDGE, e)
+    first = int(np.flatnonzero(reference)[0])
+    for channel in (0, 1):
+        assert not profiles[channel, :first].any()
+        assert worst_error(profiles[channel], reference) < TOLERANCE
+        assert profiles[channel, first] == pytest.approx(reference[first], rel=TOLERANCE)
+
+
+@pytest.mark.parametrize('h', [2.0, 30.0, 40.0, 45.0])
+def test_the_default_fan_is_the_integral_across_and_above_its_altitude_band(
+    flat: Raycaster, h: float
+) -> None:
+    """Above max_altitude (30 m) the error was 31.6 % at 40 m and 25 % at 45 m."""
+    e = echo(75.0, 2000)
+    profiles = ping_profiles(flat, h, SidescanConfig(), e)
+    reference = reference_profile(h, SidescanConfig(), e)
+    assert worst_error(profiles[0], reference) < TOLERANCE
+    assert worst_error(profiles[1], reference) < TOLERANCE
+
+
+def test_the_comparison_would_see_a_small_error(flat: Raycaster) -> None:
+    """Negative control: the same ping against the integral at an altitude 1 mm off fails."""
+    e = echo(50.0, 1000)
+    profiles = ping_profiles(flat, 5.0, NADIR, e)
+    assert worst_error(profiles[0], reference_profile(5.0, NADIR, e)) < TOLERANCE
+    assert worst_error(profiles[0], reference_profile(5.001, NADIR, e)) > TOLERANCE
+
+
+def ripple(line: NDArray[np.float32]) -> float:
+    """Largest second difference of a line's samples, relative to the samples, over its echo.
+
+    A smooth profile changes by its curvature from sample to sample (about 1e-3 here); a
+    ripple of a few bins, sampled one in four, leaves every sample far from its neighbours.
+    """
+    values = np.asarray(line, dtype=np.float64)
+    lit = values > 0.0
+    inner = lit[:-2] & lit[1:-1] & lit[2:]
+    second = np.abs(values[:-2] - 2.0 * values[1:-1] + values[2:])
+    return float(np.max(second[inner] / values[1:-1][inner]))
+
+
+def test_a_waterfall_line_of_a_flat_seabed_has_no_ripple(flat: Raycaster) -> None:
+    """At 40 m, above max_altitude (30 m), the rows land 1.3 bins apart on the seabed."""
+    e = echo(75.0, 2000)
+    pose = np.eye(4)
+    pose[2, 3] = 40.0
+    ping = SidescanSonar(e, SidescanConfig(), pose).ping(flat)
+    waterfall = Waterfall(WaterfallConfig(lines=1, samples=500))
+    line = waterfall.line(ping)
+    starboard = line[500:]
+    lit = np.flatnonzero(starboard > 0.0)
+    # The first and last lit samples are the fan's edges, partly filled.
+    assert ripple(starboard[lit[1] : lit[-1]]) < 0.02
+    # Negative control: the same line with a 3-bin ripple of 5 % in its profile.
+    bins = np.arange(e.n_bins)
+    rippled = ping.profiles * (1.0 + 0.05 * np.sin(2.0 * math.pi * bins / 3.05))
+    ripples = type(ping)(rippled, ping.bin_edges, ping.altitude)
+    rippled_line = waterfall.line(ripples)[500:]
+    assert ripple(rippled_line[lit[1] : lit[-1]]) > 0.02
+
+
+def test_only_an_altitude_below_the_band_is_reported() -> None:
+    """Below min_altitude (2 m) the shallowest ray, asin(2 / 75), meets the seabed short of
+    max_range: at 1 m, 1 / sin(asin(2 / 75)) = 37.5 m; elsewhere the profile is whole."""
+    sonar = SidescanSonar(echo(75.0, 2000), SidescanConfig(), np.eye(4))
+    message = sonar.altitude_problem(1.0)
+    assert message is not None
+    assert message.startswith('altitude 1 m is below sidescan_min_altitude (2 m)')
+    assert 'out to 37.5 m of the 75 m window' in message
+    for h in (2.0, 10.0, 30.0, 45.0, math.nan):
+        assert sonar.altitude_problem(h) is None
