@@ -430,8 +430,8 @@ class BeamSettings(Record):
         default=0.0,
         zero=True,
     )
-    range_bins: int = same_as(
-        EchoConfig, 'n_bins', 'bins of the intensity profile from min to max range', runtime=True
+    range_bins: int = setting(
+        200, 'bins of the intensity profile from min to max range', 1, 100_000, runtime=True
     )
     frequency: float = same_as(EchoConfig, 'frequency', 'carrier frequency [Hz]', runtime=True)
     medium: Medium = setting(

@@ -87,7 +87,7 @@ class EchoConfig(Record):
             an angle in radians in [1e-6, pi/2]. Rays beyond it are ignored.
         min_range: near end of the range window, m, >= 0 (SDF's sonar default is 0).
         max_range: far end of the range window, m, > min_range.
-        n_bins: number of range bins, in [1, 100000].
+        n_bins: number of range bins, >= 1 (each sonar caps its own: ``range_bins``).
         frequency: carrier frequency, Hz, in [1, 1e8] (absorption and wavelength).
         environment: medium, temperature, salinity, ... (``absorption.Environment``).
         sound_speed: m/s, in [1, 10000]; ``None`` derives it from ``environment``.
@@ -126,7 +126,7 @@ class EchoConfig(Record):
     )
     min_range: float = setting(0.5, 'near end of the range window [m]', 0.0)
     max_range: float = setting(30.0, 'far end of the range window [m], > min_range', 0.0)
-    n_bins: int = setting(200, 'bins of the intensity profile', 1, 100_000)
+    n_bins: int = setting(200, 'bins of the intensity profile', 1)
     frequency: float = setting(115e3, 'carrier frequency [Hz]', 1.0, 1e8)
     environment: Environment = setting(Environment(), 'the medium and its state')
     sound_speed: float | None = setting(
