@@ -69,6 +69,7 @@ from nps_sonar_py.devices.kinds import kind_of
 from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
 from nps_sonar_py.devices.kinds.single_beam import SonarTopicSettings
+from nps_sonar_py.devices.kinds.sweep import SweepImage
 from nps_sonar_py.devices.mount import FrameTransform
 from nps_sonar_py.devices.settings import (
     CoherentSettings,
@@ -103,12 +104,11 @@ from nps_sonar_py.sensing.images import (
     CartesianImager,
     DbWindow,
     SectorGeometry,
-    SweepProfiles,
     db_pixels,
     polar_image,
     size_problem,
 )
-from nps_sonar_py.sensing.label_images import LabelImager, SweepLabels, polar_labels
+from nps_sonar_py.sensing.label_images import LabelImager, polar_labels
 from nps_sonar_py.sensing.multibeam import FanPing
 from nps_sonar_py.sensing.scan import ScanReading
 from nps_sonar_py.transforms import matrix_from_quaternion, transform_from
@@ -491,11 +491,7 @@ class SweepOutput(_RangerData[SweepRanger]):
         self.scan = context.publisher(LaserScan, f'{self.name}/scan')
         self._sweep_stamp = Time()
         self.images = _Images(context, images, device.image_geometry())
-        # The sweep's latest profiles, kept while its head angles and bins stay the same: a
-        # refused set_config (undone) or a change of the ping rate does not blank the image.
-        self._latest_geometry: SectorGeometry | None = None
-        self._latest: SweepProfiles | None = None
-        self._latest_labels: SweepLabels | None = None
+        self._image = SweepImage()  # the latest sweep's profiles, kept across pings
 
     def refusal(self) -> str | None:
         """Why the sweep's images could not be made, or None."""
@@ -550,33 +546,19 @@ class SweepOutput(_RangerData[SweepRanger]):
         settings = self.images.settings
         if not settings.any_image:
             return
-        sonar, geometry = self.device.sonar, self.device.image_geometry()
-        if geometry != self._latest_geometry:  # new head angles or bins: a new, empty sweep
-            self._latest_geometry, self._latest = geometry, None
-            self._latest_labels = None
-            if self.images.problem(geometry) is None:  # checked before allocating
-                self._latest = SweepProfiles(sonar.steps_per_sweep, sonar.echo.n_bins)
-                if settings.publish_labels:
-                    self._latest_labels = SweepLabels(sonar.steps_per_sweep, sonar.echo.n_bins)
         per_step = settings.sweep_image_update is SweepImageUpdate.STEP
-        if self._latest is None:
+        kept = self._image.add(self.device, reading, self.images.problem, settings.publish_labels)
+        if not kept:
             if per_step or reading.sweep is not None:
-                self.images.warn(self.images.problem(geometry) or '')
+                self.images.warn(self.images.problem(self.device.image_geometry()) or '')
             return
-        step, n = reading.step, sonar.steps_per_sweep
-        reverse = sonar.sweep.bounce and step.sweep % 2 == 1
-        row = n - 1 - step.position if reverse else step.position
-        self._latest.update(row, reading.ping.intensity)
-        latest_labels = self._latest_labels
-        if latest_labels is not None and reading.ping.labels is not None:
-            latest_labels.update(row, reading.ping.labels)
         if per_step or reading.sweep is not None:
             self.images.publish(
-                self._latest.profiles,
-                geometry,
-                sonar.echo.source_level,
+                self._image.profiles,
+                self.device.image_geometry(),
+                self.device.sonar.echo.source_level,
                 stamp if per_step else self._sweep_stamp,
-                None if latest_labels is None else latest_labels.labels,
+                self._image.labels,
             )
 
 

@@ -4,12 +4,14 @@ Its settings are the head's stepping (:class:`SweepSettings`) and the scanning n
 (``ScanningSettings``: ``min_angle``, ``max_angle``). A reading is one step: the ping at
 that step's head angle and, when the step ends a sweep, the whole sweep as one scan. It
 publishes ``SonarPoint`` per step, ``LaserScan`` and ``RangerData`` per sweep, and the
-switched-on images of its latest sweep (``ros/outputs.py``, part ``sweep``).
+switched-on images of its latest sweep, kept across pings by :class:`SweepImage`
+(published by ``ros/outputs.py``, part ``sweep``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,10 +41,11 @@ from nps_sonar_py.echo import EchoConfig, Ping
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
-from nps_sonar_py.sensing.images import SectorGeometry
+from nps_sonar_py.sensing.images import SectorGeometry, SweepProfiles
+from nps_sonar_py.sensing.label_images import SweepLabels
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig, SweepStep, sweep_problem
 
-__all__ = ['KIND', 'SweepRanger', 'SweepReading', 'SweepScan', 'SweepSettings']
+__all__ = ['KIND', 'SweepImage', 'SweepRanger', 'SweepReading', 'SweepScan', 'SweepSettings']
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,62 @@ class SweepReading:
     step: SweepStep
     ping: Ping
     sweep: SweepScan | None
+
+
+class SweepImage:
+    """The sweep's cross-ping state: the latest profile (and labels) at each head angle.
+
+    Kept while the head angles and bins stay the same (a refused ``set_config``, undone, or
+    a change of the ping rate does not blank the image); a new geometry starts a new, empty
+    sweep. ``profiles``/``labels``: ``(steps_per_sweep, n_bins)`` arrays, ``None`` when the
+    image cannot be made (``add``'s ``problem``) or labels are off.
+    """
+
+    def __init__(self) -> None:
+        self._geometry: SectorGeometry | None = None
+        self._profiles: SweepProfiles | None = None
+        self._labels: SweepLabels | None = None
+
+    def add(
+        self,
+        ranger: SweepRanger,
+        reading: SweepReading,
+        problem: Callable[[SectorGeometry], str | None],
+        labels: bool,
+    ) -> bool:
+        """Keep the step's profile (and labels) at its head angle's row; False if no image.
+
+        ``problem(geometry)`` says why the sweep's image cannot be made (checked before
+        allocating); ``labels``: keep the step's labels too.
+        """
+        sonar, geometry = ranger.sonar, ranger.image_geometry()
+        if geometry != self._geometry:
+            self._geometry, self._profiles, self._labels = geometry, None, None
+            if problem(geometry) is None:
+                self._profiles = SweepProfiles(sonar.steps_per_sweep, sonar.echo.n_bins)
+                if labels:
+                    self._labels = SweepLabels(sonar.steps_per_sweep, sonar.echo.n_bins)
+        if self._profiles is None:
+            return False
+        step, n = reading.step, sonar.steps_per_sweep
+        reverse = sonar.sweep.bounce and step.sweep % 2 == 1
+        row = n - 1 - step.position if reverse else step.position
+        self._profiles.update(row, reading.ping.intensity)
+        if self._labels is not None and reading.ping.labels is not None:
+            self._labels.update(row, reading.ping.labels)
+        return True
+
+    @property
+    def profiles(self) -> NDArray[np.float64]:
+        """The latest profile at each head angle, ``(steps_per_sweep, n_bins)``."""
+        if self._profiles is None:
+            raise RuntimeError('SweepImage.profiles before a successful add')
+        return self._profiles.profiles
+
+    @property
+    def labels(self) -> NDArray[np.uint16] | None:
+        """The latest labels at each head angle, or ``None`` (labels off)."""
+        return None if self._labels is None else self._labels.labels
 
 
 class SweepRanger:
