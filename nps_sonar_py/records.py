@@ -29,7 +29,7 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 
@@ -42,6 +42,7 @@ __all__ = [
     'choice_text',
     'in_setting_names',
     'plain',
+    'refuse',
     'same_as',
     'setting',
     'specs',
@@ -147,6 +148,15 @@ def same_as(
         zero=meta['zero'] if zero is None else zero,
         above=meta['above'],
     )
+
+
+def refuse(name: str, must: str, value: object) -> NoReturn:
+    """Raise ``ConfigurationError('<name> <must>, got <value>')``: the one refusal format.
+
+    For the checks that are not a record's field (an argument's array shape, a relation
+    between two models); ``must`` starts with ``must``.
+    """
+    raise ConfigurationError(f'{name} {must}, got {value!r}')
 
 
 def in_setting_names(build: Callable[[], object], names: Mapping[str, str]) -> None:
@@ -321,9 +331,10 @@ def check_record(record: Any) -> None:
     """
     kinds = _types(type(record))
     members_only = bool(getattr(record, 'members_only', False))
+    prefix = str(getattr(record, 'prefix', ''))
     for f in dataclasses.fields(record):
         value = getattr(record, f.name)
-        checked = _checked(f.name, kinds[f.name], value, f.metadata, members_only)
+        checked = _checked(prefix + f.name, kinds[f.name], value, f.metadata, members_only)
         if checked is not value:
             object.__setattr__(record, f.name, checked)
 
@@ -332,10 +343,12 @@ class Record:
     """Base of the settings records: each is checked on creation by :func:`check_record`.
 
     ``members_only``: an enum field refuses its value's string (a core record, whose callers
-    convert strings where they read them).
+    convert strings where they read them). ``prefix``: put before each field's name in a
+    refusal, for a record held by another (``environment.``: ``environment.depth must be ...``).
     """
 
     members_only: ClassVar[bool] = False
+    prefix: ClassVar[str] = ''
 
     def __post_init__(self) -> None:
         check_record(self)

@@ -18,10 +18,11 @@ Models and sources:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 
-from nps_sonar_py.echo.checks import check, enum_member, fail, finite
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, setting
 
 __all__ = [
     'Absorption',
@@ -65,44 +66,31 @@ class Absorption(Enum):
 
 
 @dataclass(frozen=True)
-class Environment:
+class Environment(Record):
     """The medium's state, the inputs of the sound-speed and absorption formulas.
 
+    Checked on creation by ``records.check_record`` (``environment.<field> must be ...``).
+
     Attributes:
-        medium: water (sea or fresh: salinity 0) or air.
-        temperature: degrees Celsius.
-        salinity: PSU (water only; 0 is fresh water).
-        depth: metres below the surface (water only).
-        ph: acidity (water only; Francois-Garrison's boric-acid term).
+        medium: water (sea or fresh: salinity 0) or air (a ``Medium`` member).
+        temperature: degrees Celsius, above absolute zero (-273.15).
+        salinity: PSU, >= 0 (water only; 0 is fresh water).
+        depth: metres below the surface, >= 0 (water only).
+        ph: acidity, in [0, 14] (water only; Francois-Garrison's boric-acid term).
         relative_humidity: percent, in [0, 100] (air only).
-        pressure: ambient pressure in kPa (air only).
+        pressure: ambient pressure in kPa, > 0 (air only).
     """
 
-    medium: Medium = Medium.WATER
-    temperature: float = 10.0
-    salinity: float = 35.0
-    depth: float = 0.0
-    ph: float = 8.0
-    relative_humidity: float = 50.0
-    pressure: float = _ISO_PR
+    members_only = True
+    prefix = 'environment.'
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, 'medium', enum_member(Medium, self.medium, 'environment.medium'))
-        for field in fields(self):
-            if field.name != 'medium':
-                name = f'environment.{field.name}'
-                object.__setattr__(self, field.name, finite(name, getattr(self, field.name)))
-        t, rh = self.temperature, self.relative_humidity
-        check(
-            t > -_KELVIN, 'environment.temperature', 'must be above absolute zero (-273.15 C)', t
-        )
-        check(self.salinity >= 0.0, 'environment.salinity', 'must be >= 0 PSU', self.salinity)
-        check(self.depth >= 0.0, 'environment.depth', 'must be >= 0 m', self.depth)
-        check(0.0 <= self.ph <= 14.0, 'environment.ph', 'must be in [0, 14]', self.ph)
-        check(
-            0.0 <= rh <= 100.0, 'environment.relative_humidity', 'must be in [0, 100] percent', rh
-        )
-        check(self.pressure > 0.0, 'environment.pressure', 'must be > 0 kPa', self.pressure)
+    medium: Medium = setting(Medium.WATER, 'water or air')
+    temperature: float = setting(10.0, 'degrees Celsius', -_KELVIN, above=True)
+    salinity: float = setting(35.0, 'salinity [PSU]', 0.0)
+    depth: float = setting(0.0, 'depth below the surface [m]', 0.0)
+    ph: float = setting(8.0, 'acidity', 0.0, 14.0)
+    relative_humidity: float = setting(50.0, 'relative humidity [percent]', 0.0, 100.0)
+    pressure: float = setting(_ISO_PR, 'ambient pressure [kPa]', 0.0, above=True)
 
     @property
     def sound_speed(self) -> float:
@@ -280,8 +268,9 @@ def absorption_db_per_m(
         return fixed
     if model is Absorption.ISO_9613_1:
         if env.medium is not Medium.AIR:
-            fail(
-                'absorption', 'ISO 9613-1 is a model of air, but the medium is water', model.value
+            raise ConfigurationError(
+                'absorption must be a model of water when the medium is water (ISO 9613-1 is a '
+                f'model of air), got {model.value!r}'
             )
         return iso9613_air(
             frequency,
@@ -290,8 +279,9 @@ def absorption_db_per_m(
             pressure=env.pressure,
         )
     if env.medium is not Medium.WATER:
-        fail(
-            'absorption', f'{model.value} is a model of water, but the medium is air', model.value
+        raise ConfigurationError(
+            f'absorption must be a model of air when the medium is air ({model.value} is a model '
+            f'of water), got {model.value!r}'
         )
     if model is Absorption.THORP:
         return thorp(frequency, depth=env.depth)

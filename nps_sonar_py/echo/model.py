@@ -44,7 +44,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
 from nps_sonar_py.echo.beam import beam_intensity
-from nps_sonar_py.echo.checks import check, fail
 from nps_sonar_py.echo.config import (
     EchoConfig,
     RangeEstimator,
@@ -55,6 +54,7 @@ from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
 from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
 from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
+from nps_sonar_py.records import refuse
 
 __all__ = ['EchoModel', 'cos_incidence']
 
@@ -121,25 +121,23 @@ class EchoModel:
         cells: RayCells | None = None,
     ) -> None:
         if not isinstance(config, EchoConfig):
-            fail('config', 'must be an EchoConfig', config)
+            refuse('config', 'must be an EchoConfig', config)
         psi = _ray_array('off_axis', off_axis)
         d_omega = _ray_array('solid_angle', solid_angle)
         if d_omega.shape != psi.shape:
-            fail('solid_angle', f'must have the shape of off_axis {psi.shape}', d_omega.shape)
-        check(
-            bool(np.all((psi >= 0.0) & (psi <= math.pi))),
-            'off_axis',
-            'must be in [0, pi] radians',
-            'values outside',
-        )
-        check(bool(np.all(d_omega >= 0.0)), 'solid_angle', 'must be >= 0 sr', 'negative values')
+            refuse('solid_angle', f'must have the shape of off_axis {psi.shape}', d_omega.shape)
+        if not np.all((psi >= 0.0) & (psi <= math.pi)):
+            refuse('off_axis', 'must be in [0, pi] radians', 'values outside')
+        if not np.all(d_omega >= 0.0):
+            refuse('solid_angle', 'must be >= 0 sr', 'negative values')
         if pattern is None:
             b = beam_intensity(config.pattern, psi, config.beam_width, config.n_way)
         else:
             b = _ray_array('pattern', pattern)
             if b.shape != psi.shape:
-                fail('pattern', f'must have the shape of off_axis {psi.shape}', b.shape)
-            check(bool(np.all((b >= 0.0) & (b <= 1.0))), 'pattern', 'must be in [0, 1]', 'values')
+                refuse('pattern', f'must have the shape of off_axis {psi.shape}', b.shape)
+            if not np.all((b >= 0.0) & (b <= 1.0)):
+                refuse('pattern', 'must be in [0, 1]', 'values')
         self.config = config
         self.n_rays = int(psi.shape[0])
         in_cast = psi <= config.cast_half_angle
@@ -171,7 +169,7 @@ class EchoModel:
         self._bias = config.range_noise.draw_bias(self._rng) if config.range_noise.enabled else 0.0
         self._layouts: Layout | None = None  # the last N's
         if cells is not None and len(cells) != self.n_rays:
-            fail('cells', f'must describe the {self.n_rays} rays', len(cells))
+            refuse('cells', f'must describe the {self.n_rays} rays', len(cells))
         self._cells = cells
         refine_above = np.full(self.n_rays, 2.0, dtype=np.float32)
         if cells is not None:
@@ -920,9 +918,9 @@ def _ray_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
     try:
         array = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
-        fail(name, 'must be an array of numbers', type(values).__name__)
+        refuse(name, 'must be an array of numbers', type(values).__name__)
     if array.ndim != 1 or array.shape[0] < 1:
-        fail(name, 'must have shape (n,) with n >= 1', array.shape)
+        refuse(name, 'must have shape (n,) with n >= 1', array.shape)
     if not np.all(np.isfinite(array)):
-        fail(name, 'must be finite', 'non-finite values')
+        refuse(name, 'must be finite', 'non-finite values')
     return array

@@ -20,48 +20,45 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.checks import check, enum_member, finite
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.noise_type import NoiseType
+from nps_sonar_py.records import Record, setting
 
 __all__ = ['NoiseType', 'RangeNoise', 'coherent_speckle']
 
 
 @dataclass(frozen=True)
-class RangeNoise:
+class RangeNoise(Record):
     """Noise added to the scalar range of a ping, with the fields of SDF ``<noise>``, in metres.
 
+    Checked on creation by ``records.check_record`` (``range_noise.<field> must be ...``).
+
     Attributes:
-        type: ``NONE`` leaves the range untouched and draws nothing.
+        type: ``NONE`` leaves the range untouched and draws nothing (a ``NoiseType`` member).
         mean: mean of the white noise, m.
         stddev: standard deviation of the white noise, m, >= 0.
         bias_mean: mean of the bias drawn once per model, m.
         bias_stddev: standard deviation of that bias, m, >= 0.
-        precision: quantum the noisy range is rounded to, m; 0 for none. Required (> 0)
+        precision: quantum the noisy range is rounded to, m, >= 0; 0 for none. Required (> 0)
             by ``GAUSSIAN_QUANTIZED``.
     """
 
-    type: NoiseType = NoiseType.NONE
-    mean: float = 0.0
-    stddev: float = 0.0
-    bias_mean: float = 0.0
-    bias_stddev: float = 0.0
-    precision: float = 0.0
+    members_only = True
+    prefix = 'range_noise.'
+
+    type: NoiseType = setting(NoiseType.NONE, 'noise model')
+    mean: float = setting(0.0, 'mean of the white noise [m]')
+    stddev: float = setting(0.0, 'standard deviation of the white noise [m]', 0.0)
+    bias_mean: float = setting(0.0, 'mean of the bias [m]')
+    bias_stddev: float = setting(0.0, 'standard deviation of the bias [m]', 0.0)
+    precision: float = setting(0.0, 'quantum of the noisy range [m], 0 for none', 0.0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, 'type', enum_member(NoiseType, self.type, 'range_noise.type'))
-        for name in ('mean', 'stddev', 'bias_mean', 'bias_stddev', 'precision'):
-            object.__setattr__(self, name, finite(f'range_noise.{name}', getattr(self, name)))
-        check(self.stddev >= 0.0, 'range_noise.stddev', 'must be >= 0 m', self.stddev)
-        check(
-            self.bias_stddev >= 0.0, 'range_noise.bias_stddev', 'must be >= 0 m', self.bias_stddev
-        )
-        check(self.precision >= 0.0, 'range_noise.precision', 'must be >= 0 m', self.precision)
-        if self.type is NoiseType.GAUSSIAN_QUANTIZED:
-            check(
-                self.precision > 0.0,
-                'range_noise.precision',
-                'must be > 0 m for type gaussian_quantized',
-                self.precision,
+        super().__post_init__()
+        if self.type is NoiseType.GAUSSIAN_QUANTIZED and self.precision <= 0.0:
+            raise ConfigurationError(
+                'range_noise.precision must be > 0 for type gaussian_quantized, '
+                f'got {self.precision!r}'
             )
 
     @property

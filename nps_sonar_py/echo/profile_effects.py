@@ -28,14 +28,14 @@ those of the echo model, before any of them, so they keep their physical meaning
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.checks import check, member
+from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, setting
 
 __all__ = [
     'TVG_MAX_DB',
@@ -72,10 +72,11 @@ TVG_MAX_DB = 250.0
 
 
 @dataclass(frozen=True)
-class ImagingConfig:
+class ImagingConfig(Record):
     """The image options of a multibeam ping, validated on creation, all off by default.
 
-    Invalid values raise ``ConfigurationError('<field>: <reason>, got <value>')``.
+    Invalid values raise ``ConfigurationError('<field> must be ..., got <value>')``
+    (``records.check_record``).
 
     Attributes:
         tvg: time-varied gain law (``Tvg``, or its string value).
@@ -84,24 +85,16 @@ class ImagingConfig:
             ``None`` is off.
     """
 
-    tvg: Tvg = Tvg.NONE
-    cell_speckle: bool = False
-    side_lobe_db: float | None = None
+    tvg: Tvg = setting(Tvg.NONE, 'time-varied gain law')
+    cell_speckle: bool = setting(False, 'unit-mean exponential speckle on each image cell')
+    side_lobe_db: float | None = setting(None, 'side-lobe leakage level [dB], < 0; None: off')
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, 'tvg', member(Tvg, self.tvg, 'tvg'))
-        check(
-            isinstance(self.cell_speckle, bool),
-            'cell_speckle',
-            'must be a bool',
-            self.cell_speckle,
-        )
-        level = self.side_lobe_db
-        if level is not None:
-            ok = isinstance(level, (int, float)) and not isinstance(level, bool)
-            check(ok and math.isfinite(level), 'side_lobe_db', 'must be a finite number', level)
-            check(level < 0.0, 'side_lobe_db', 'must be < 0 dB (None: off)', level)
-            object.__setattr__(self, 'side_lobe_db', float(level))
+        super().__post_init__()
+        if self.side_lobe_db is not None and self.side_lobe_db >= 0.0:
+            raise ConfigurationError(
+                f'side_lobe_db must be < 0 dB (None: off), got {self.side_lobe_db!r}'
+            )
 
     @property
     def enabled(self) -> bool:

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.beam import BeamPattern, beam_intensity
-from nps_sonar_py.echo.checks import check, fail
+from nps_sonar_py.records import refuse
 
 __all__ = ['FanPattern', 'Pieces', 'RayCells', 'cell_pieces', 'fan_cells']
 
@@ -84,16 +84,18 @@ class RayCells:
         for name in ('across_width', 'along_low', 'along_high', 'across_slope', 'along_slope'):
             values = np.asarray(getattr(self, name), dtype=np.float64)
             if values.ndim != 1 or values.shape != n:
-                fail(f'cells.{name}', f'must have shape {n}', values.shape)
-            check(bool(np.all(np.isfinite(values))), f'cells.{name}', 'must be finite', 'values')
+                refuse(f'cells.{name}', f'must have shape {n}', values.shape)
+            if not np.all(np.isfinite(values)):
+                refuse(f'cells.{name}', 'must be finite', 'values')
             object.__setattr__(self, name, values)
         edge = np.asarray(self.edge, dtype=np.bool_)
         if edge.shape != n:
-            fail('cells.edge', f'must have shape {n}', edge.shape)
+            refuse('cells.edge', f'must have shape {n}', edge.shape)
         object.__setattr__(self, 'edge', edge)
-        check(bool(np.all(self.across_width > 0.0)), 'cells.across_width', 'must be > 0', 'values')
-        ordered = bool(np.all(self.along_high >= self.along_low))
-        check(ordered, 'cells.along_high', 'must be >= along_low', 'values')
+        if not np.all(self.across_width > 0.0):
+            refuse('cells.across_width', 'must be > 0', 'values')
+        if not np.all(self.along_high >= self.along_low):
+            refuse('cells.along_high', 'must be >= along_low', 'values')
 
     def __len__(self) -> int:
         return int(self.across_width.shape[0])

@@ -34,7 +34,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.checks import member
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
@@ -45,6 +44,7 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_problem,
 )
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import Record, check_record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
@@ -59,7 +59,7 @@ _NODES = 16
 
 
 @dataclass(frozen=True)
-class FanConfig:
+class FanConfig(Record):
     """The fan of a multibeam sonar, validated on creation (``ConfigurationError``).
 
     Attributes:
@@ -81,7 +81,7 @@ class FanConfig:
     vertical_width: float = math.radians(20.0)
     rays_horizontal: int = 3
     rays_vertical: int = 24
-    vertical_pattern: BeamPattern = BeamPattern.UNIFORM
+    vertical_pattern: BeamPattern = setting(BeamPattern.UNIFORM, 'one-way elevation pattern')
 
     def __post_init__(self) -> None:
         problem = fan_problem(self.beams, self.min_angle, self.max_angle)
@@ -96,8 +96,7 @@ class FanConfig:
             problem = 'more than 4000000 rays per ping'
         if problem:
             raise ConfigurationError(problem)
-        pattern = member(BeamPattern, self.vertical_pattern, 'vertical_pattern')
-        object.__setattr__(self, 'vertical_pattern', pattern)
+        check_record(self)
 
     @property
     def spacing(self) -> float:
