@@ -181,12 +181,18 @@ def multipath_returns(
     """
     if hits.bending is not None:
         raise ConfigurationError(THROUGH_A_PROFILE)
-    d = np.asarray(directions, dtype=np.float64)
-    o3 = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
-    o = np.broadcast_to(o3, d.shape)  # a shared origin: one row, read as such (_mirror)
-    ranges, up, t_up = _cut_at_the_surface(o, o3, d, np.asarray(hits.ranges), config)
-    sources = d.shape[0] if ghost_rays is None else ghost_rays
-    paths = _first_mirrors(o, d, hits, ranges, (up, t_up), config, max_range, sources)
+    unit_directions = np.asarray(directions, dtype=np.float64)
+    origin_rows = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
+    ray_origins = np.broadcast_to(
+        origin_rows, unit_directions.shape
+    )  # a shared origin: one row, read as such (_mirror)
+    ranges, up, t_up = _cut_at_the_surface(
+        ray_origins, origin_rows, unit_directions, np.asarray(hits.ranges), config
+    )
+    sources = unit_directions.shape[0] if ghost_rays is None else ghost_rays
+    paths = _first_mirrors(
+        ray_origins, unit_directions, hits, ranges, (up, t_up), config, max_range, sources
+    )
     scatters: list[tuple[_Scatter, int]] = []
     for bounce in range(1, config.max_bounces + 1):
         scatter, mirrored = _advance(
@@ -196,26 +202,30 @@ def multipath_returns(
         if mirrored is None:
             break
         paths = mirrored
-    return ranges, _returns(caster, o, scatters, config, hear, ray_pattern, rays_per_beam, n_way)
+    return ranges, _returns(
+        caster, ray_origins, scatters, config, hear, ray_pattern, rays_per_beam, n_way
+    )
 
 
 def _cut_at_the_surface(
-    o: NDArray[np.float64],
-    o3: NDArray[np.float64],
-    d: NDArray[np.float64],
+    ray_origins: NDArray[np.float64],
+    origin_rows: NDArray[np.float64],
+    unit_directions: NDArray[np.float64],
     raw: NDArray[np.floating],
     config: MultipathConfig,
 ) -> tuple[NDArray[np.floating], NDArray[np.intp], NDArray[np.float64]]:
     """The direct ranges ``raw`` (n,) with ``inf`` where the sea surface comes first.
 
-    ``o`` (n, 3) the origins (a broadcast row if shared, ``o3`` that row), ``d`` (n, 3) the
-    unit directions. Returns the ranges (a copy only if any is cut), the rays that meet the
-    surface first and their distances to it, m.
+    ``ray_origins`` (n, 3) the origins (a broadcast row if shared, ``origin_rows`` that row),
+    ``unit_directions`` (n, 3) the unit directions. Returns the ranges (a copy only if any
+    is cut), the rays that meet the surface first and their distances to it, m.
     """
-    zs = config.sea_surface_z
+    surface_z = config.sea_surface_z
     # Only rays going up can meet the sea surface: the plane for those alone.
-    up = np.flatnonzero((d[:, _UP] > 0.0) & (o3[:, _UP] < zs))  # one test of a shared origin
-    t_up = (zs - o[up, _UP]) / d[up, _UP]
+    up = np.flatnonzero(
+        (unit_directions[:, _UP] > 0.0) & (origin_rows[:, _UP] < surface_z)
+    )  # one test of a shared origin
+    t_up = (surface_z - ray_origins[up, _UP]) / unit_directions[up, _UP]
     first = t_up < raw[up]
     up, t_up = up[first], t_up[first]
     ranges = raw
@@ -282,15 +292,15 @@ def _rows(a: NDArray[_T], index: NDArray[np.intp]) -> NDArray[_T]:
 
 
 def _plane_distance(
-    z: NDArray[np.float64], up: NDArray[np.float64], zs: float
+    z: NDArray[np.float64], up: NDArray[np.float64], surface_z: float
 ) -> NDArray[np.float64]:
     """Distance along rays from height ``z`` with up component ``up`` to the sea surface.
 
     From below only; ``inf`` for a ray that never meets it.
     """
     with np.errstate(divide='ignore', invalid='ignore'):
-        distance = (zs - z) / up
-    return np.where((up > 0.0) & (z < zs), distance, np.inf)
+        distance = (surface_z - z) / up
+    return np.where((up > 0.0) & (z < surface_z), distance, np.inf)
 
 
 def _mirror(
@@ -310,12 +320,12 @@ def _mirror(
     the side the path came from, so that it cannot meet its own mirror again; the ranges
     of that cast are from those starts (:func:`_advance` measures the legs from the mirror
     points).
-    Worked on as (3, m) columns: numpy broadcasts a per-row scale over (m, 3) rows 3
-    elements a loop, and over (3, m) columns in long loops (about 1.4 times as fast here,
-    the transposing copies included); and ``_SLICE`` paths at a time, gathered there, so
-    that the temporaries stay in the cache.
+    For ``m`` (``count``) paths, worked on as (3, m) columns: numpy broadcasts a per-row
+    scale over (m, 3) rows 3 elements a loop, and over (3, m) columns in long loops (about
+    1.4 times as fast here, the transposing copies included); and ``_SLICE`` paths at a
+    time, gathered there, so that the temporaries stay in the cache.
     """
-    m = index.shape[0]
+    count = index.shape[0]
     # A shared origin (a broadcast row) is read as its one row.
     shared = point.strides[0] == 0
     # Off the surface on the side the path came from, so that the reflected ray misses it.
@@ -323,32 +333,36 @@ def _mirror(
     far = np.abs(point[:1]).max() if shared else np.abs(point).max(axis=1)[index].max(initial=0.0)
     scale = float(far) + float(distance.max(initial=0.0))
     offset = -(1e-4 + 1e-6 * scale)
-    start, reflected = np.empty((3, m)), np.empty((3, m))
-    block = np.empty((m, 6), dtype=np.float32)
-    for at in range(0, m, _SLICE):
+    start, reflected = np.empty((3, count)), np.empty((3, count))
+    block = np.empty((count, 6), dtype=np.float32)
+    for at in range(0, count, _SLICE):
         rows = slice(at, at + _SLICE)
-        i = index[rows]
-        d = np.ascontiguousarray(_rows(direction, i).T)
-        n = np.empty(d.shape)
-        n[...] = _rows(normals, i).T
-        n[:, np.flatnonzero(surface[rows])] = ((0.0,), (0.0,), (1.0,))  # few: by index
-        dn = d[0] * n[0]
-        dn += d[1] * n[1]
-        dn += d[2] * n[2]
-        p = np.multiply(d, distance[rows], out=start[:, rows])
-        p += (point[:1] if shared else _rows(point, i)).T  # the mirror point
+        paths_at = index[rows]
+        direction_columns = np.ascontiguousarray(_rows(direction, paths_at).T)
+        normal_columns = np.empty(direction_columns.shape)
+        normal_columns[...] = _rows(normals, paths_at).T
+        normal_columns[:, np.flatnonzero(surface[rows])] = (
+            (0.0,),
+            (0.0,),
+            (1.0,),
+        )  # few: by index
+        dot_normal = direction_columns[0] * normal_columns[0]
+        dot_normal += direction_columns[1] * normal_columns[1]
+        dot_normal += direction_columns[2] * normal_columns[2]
+        mirror_points = np.multiply(direction_columns, distance[rows], out=start[:, rows])
+        mirror_points += (point[:1] if shared else _rows(point, paths_at)).T  # the mirror point
         # d - 2 (d . n) n, a unit vector for unit d and n (Open3D's normals are unit to 1e-7).
-        r = np.multiply(n, -2.0 * dn, out=reflected[:, rows])
-        r += d
-        np.sign(dn, out=dn)
-        dn *= offset
-        n *= dn
-        n += p  # the start of the cast, off the mirror point p
+        reflected_columns = np.multiply(normal_columns, -2.0 * dot_normal, out=reflected[:, rows])
+        reflected_columns += direction_columns
+        np.sign(dot_normal, out=dot_normal)
+        dot_normal *= offset
+        normal_columns *= dot_normal
+        normal_columns += mirror_points  # the start of the cast, off the mirror point
         # Written once as the block, a column at a time: numpy copies (3, m) columns into
         # (m, 3) float32 rows in 3-element loops.
         for k in range(3):
-            block[rows, k] = n[k]
-            block[rows, 3 + k] = r[k]
+            block[rows, k] = normal_columns[k]
+            block[rows, 3 + k] = reflected_columns[k]
     return start, reflected, block
 
 
@@ -377,13 +391,13 @@ def _advance(
     ranges = np.asarray(hits.ranges)
     normals = np.asarray(hits.normals)
     mu = np.asarray(hits.reflectivity)
-    zs, longest = config.sea_surface_z, 2.0 * max_range
+    surface_z, longest = config.sea_surface_z, 2.0 * max_range
     # The scatterers, looked for among the rays that hit only: the scene met before the sea
     # surface, within the window, where it scatters. mu and entity converted on those only.
     hit = np.flatnonzero(ranges < np.inf)
     t = ranges[hit].astype(np.float64)
     mu_hit = np.asarray(mu[hit], dtype=np.float64)
-    before = ~(_plane_distance(paths.point[hit, _UP], paths.direction[hit, _UP], zs) < t)
+    before = ~(_plane_distance(paths.point[hit, _UP], paths.direction[hit, _UP], surface_z) < t)
     keep = np.flatnonzero(before & (paths.length[hit] + t <= longest) & (mu_hit > 0.0))
     at, t = hit[keep], t[keep]
     point, leg = _met(block, paths, at, t, _rows(normals, at))
@@ -402,7 +416,7 @@ def _advance(
     mu = np.asarray(mu, dtype=np.float64)
     # Every event within the window is mirrored again: the sea surface or the scene.
     t_all = ranges.astype(np.float64)
-    t_plane = _plane_distance(paths.point[:, _UP], paths.direction[:, _UP], zs)
+    t_plane = _plane_distance(paths.point[:, _UP], paths.direction[:, _UP], surface_z)
     surface = t_plane < t_all
     event = np.minimum(t_all, t_plane)
     go = np.flatnonzero(paths.length + event <= longest)
@@ -464,7 +478,7 @@ def _met(
 
 def _returns(
     caster: SurfaceCaster,
-    o: NDArray[np.float64],
+    ray_origins: NDArray[np.float64],
     scatters: list[tuple[_Scatter, int]],
     config: MultipathConfig,
     hear: Hearing,
@@ -473,22 +487,24 @@ def _returns(
     n_way: int,
 ) -> ExtraReturns:
     """The return legs of every scatterer, checked in one visibility cast, as returns."""
-    zs = config.sea_surface_z
+    surface_z = config.sea_surface_z
     legs: list[_Leg] = []
     for scatter, bounces in scatters:
-        p = scatter.paths
-        if p.ray.size == 0:
+        paths = scatter.paths
+        if paths.ray.size == 0:
             continue
-        sensor = _rows(o, p.ray)
-        legs.append(_Leg(scatter, np.arange(p.ray.size), sensor, sensor, direct=True))
+        sensor = _rows(ray_origins, paths.ray)
+        legs.append(_Leg(scatter, np.arange(paths.ray.size), sensor, sensor, direct=True))
         if bounces < config.max_bounces:  # one more mirror: back off the sea surface
-            below = sensor[:, _UP] < zs
-            keep = np.flatnonzero(below & (p.point[:, _UP] < zs))
+            below = sensor[:, _UP] < surface_z
+            keep = np.flatnonzero(below & (paths.point[:, _UP] < surface_z))
             image = _rows(sensor, keep)
-            image[:, _UP] = 2.0 * zs - image[:, _UP]
-            b = _rows(p.point, keep)
-            s = ((zs - b[:, _UP]) / (image[:, _UP] - b[:, _UP]))[:, None]
-            glint = b + s * (image - b)
+            image[:, _UP] = 2.0 * surface_z - image[:, _UP]
+            scatter_points = _rows(paths.point, keep)
+            fraction = (
+                (surface_z - scatter_points[:, _UP]) / (image[:, _UP] - scatter_points[:, _UP])
+            )[:, None]
+            glint = scatter_points + fraction * (image - scatter_points)
             legs.append(_Leg(scatter, keep, _rows(sensor, keep), glint, direct=False))
     if not legs:
         return _no_returns()
