@@ -236,8 +236,8 @@ def _cut_at_the_surface(
 
 
 def _first_mirrors(
-    o: NDArray[np.float64],
-    d: NDArray[np.float64],
+    ray_origins: NDArray[np.float64],
+    unit_directions: NDArray[np.float64],
     hits: RayHits,
     ranges: NDArray[np.floating],
     surface_first: tuple[NDArray[np.intp], NDArray[np.float64]],
@@ -254,7 +254,7 @@ def _first_mirrors(
     mu = np.asarray(hits.reflectivity)
     with np.errstate(invalid='ignore'):
         scene = (ranges <= max_range) & (mu > 0.0)
-    if sources < d.shape[0]:
+    if sources < unit_directions.shape[0]:
         scene[sources:] = False
     on_scene = np.flatnonzero(scene)
     near = (t_up <= max_range) & (up < sources)
@@ -270,7 +270,9 @@ def _first_mirrors(
     gain = np.empty(m)
     gain[:k] = mu[on_scene]
     gain[k:] = config.surface_gain
-    start, reflected, block = _mirror(o, d, live, distance, surface, np.asarray(hits.normals))
+    start, reflected, block = _mirror(
+        ray_origins, unit_directions, live, distance, surface, np.asarray(hits.normals)
+    )
     return _Paths(live, start.T, reflected.T, distance, gain, ~surface, block)
 
 
@@ -573,54 +575,63 @@ def _leg_returns(
     n_way: int,
 ) -> list[ExtraReturns]:
     """The returns (and the reverse paths that are not traced) of the clear legs."""
-    p = leg.scatter.paths
-    i = leg.index
-    b = _rows(p.point, i)
-    incoming = _rows(p.direction, i)
-    normal = _rows(leg.scatter.normal, i)
-    towards = leg.start - b  # from B along the return leg
+    paths = leg.scatter.paths
+    leg_rows = leg.index
+    scatter_points = _rows(paths.point, leg_rows)
+    incoming = _rows(paths.direction, leg_rows)
+    normal = _rows(leg.scatter.normal, leg_rows)
+    towards = leg.start - scatter_points  # from B along the return leg
     back = np.sqrt(np.einsum('ij,ij->i', towards, towards))
     # Lambert at B: the return leaves on the side the path arrived from.
     n_towards = np.einsum('ij,ij->i', normal, towards)
     same_side = np.einsum('ij,ij->i', normal, incoming) * n_towards
     cos_s = np.abs(n_towards) / np.maximum(back, 1e-12)
     # From the sensor towards the last point of the path: B, or the glint.
-    arrival = (b if leg.direct else leg.start) - leg.sensor
+    arrival = (scatter_points if leg.direct else leg.start) - leg.sensor
     l_back = back
     if not leg.direct:
         l_back = back + np.sqrt(np.einsum('ij,ij->i', arrival, arrival))
-    ok = np.flatnonzero(clear & (same_side < 0.0) & (back > 1e-6))
-    if ok.size == 0:
+    returning = np.flatnonzero(clear & (same_side < 0.0) & (back > 1e-6))
+    if returning.size == 0:
         return []
-    ray = p.ray[i][ok]
-    u = _rows(arrival, ok)
-    u /= np.sqrt(np.einsum('ij,ij->i', u, u))[:, None]
-    beam, heard = hear(ray, u)
+    ray = paths.ray[leg_rows][returning]
+    arrival_directions = _rows(arrival, returning)
+    arrival_length = np.sqrt(np.einsum('ij,ij->i', arrival_directions, arrival_directions))
+    arrival_directions /= arrival_length[:, None]
+    beam, heard = hear(ray, arrival_directions)
     own = ray_pattern[ray]
-    r_eq = 0.5 * (p.length[i][ok] + l_back[ok])
-    gain = p.gain[i][ok] * (r_eq / l_back[ok]) ** 2
+    r_eq = 0.5 * (paths.length[leg_rows][returning] + l_back[returning])
+    gain = paths.gain[leg_rows][returning] * (r_eq / l_back[returning]) ** 2
     if not leg.direct:
         gain = gain * config.surface_gain
     with np.errstate(divide='ignore', invalid='ignore'):
         ratio = np.where(own > 0.0, heard / own, 0.0)
     pattern_ray = ray % rays_per_beam
-    mu = leg.scatter.mu[i][ok]
-    cos = cos_s[ok]
-    entity = leg.scatter.entity[i][ok]
+    mu = leg.scatter.mu[leg_rows][returning]
+    cos = cos_s[returning]
+    entity = leg.scatter.entity[leg_rows][returning]
     forward = ExtraReturns(
         pattern_ray, beam, r_eq, gain * ratio ** (n_way - 1) * (heard > 0.0), mu, cos, entity
     )
     # The reverse path (out straight to B, back along this path's mirrors) is traced only when
     # it comes back by the sea surface alone: a path back by the surface whose mirrors are all
     # the surface. Otherwise it is added here: same length, heard from the ray's own direction
-    # in the ray's beam, sent towards ``u`` (``docs/multipath.md#reciprocity``).
-    reverse = np.ones(ok.size, dtype=bool) if leg.direct else p.scene[i][ok]
+    # in the ray's beam, sent towards ``arrival_directions`` (``docs/multipath.md#reciprocity``).
+    reverse = (
+        np.ones(returning.size, dtype=bool) if leg.direct else paths.scene[leg_rows][returning]
+    )
     if not reverse.any():
         return [forward]
-    r = np.flatnonzero(reverse)
-    own_beam = ray[r] // rays_per_beam
+    reverse_rows = np.flatnonzero(reverse)
+    own_beam = ray[reverse_rows] // rays_per_beam
     backward = ExtraReturns(
-        pattern_ray[r], own_beam, r_eq[r], gain[r] * ratio[r], mu[r], cos[r], entity[r]
+        pattern_ray[reverse_rows],
+        own_beam,
+        r_eq[reverse_rows],
+        gain[reverse_rows] * ratio[reverse_rows],
+        mu[reverse_rows],
+        cos[reverse_rows],
+        entity[reverse_rows],
     )
     return [forward, backward]
 
