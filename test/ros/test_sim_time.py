@@ -133,6 +133,11 @@ def test_a_forward_jump_of_the_clock_is_named_and_readings_resume_after_it(
             first_such(r, '/diagnostics', node, lambda m: _seconds(m) > 1000.0)
         assert log.stop() == 0
     assert _seconds(after) > 1000.0
-    assert 'falling behind' not in log.text(), log.text()
-    assert 'slower than real time' not in log.text(), log.text()
-    assert 'Traceback' not in log.text()
+    text = log.text()
+    # What the jump did: the lines from its own on (a single-threaded node logs the jump before
+    # any reading at the new time). A slip seen before it, on a loaded machine or as the first
+    # clock steps come, is not the jump's doing.
+    since_jump = text[text.index(line) :]
+    assert 'falling behind' not in since_jump, text
+    assert 'slower than real time' not in since_jump, text
+    assert 'Traceback' not in text
