@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from nps_sonar_py.description import Robot, Sensor, SensorType
 from nps_sonar_py.devices.interface import frequency_problem
 from nps_sonar_py.devices.mount import SensorMount
-from nps_sonar_py.devices.settings import OutputSettings
+from nps_sonar_py.devices.settings import GeometrySettings, OutputSettings, SensorSettings
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.limits import MAX_ANGLE, MAX_POSITION
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -32,6 +32,7 @@ __all__ = [
     'pose_problem',
     'reading_rate',
     'ring_poses',
+    'scanning_sonar_mount',
     'select_sensors',
     'sensor_error',
 ]
@@ -163,3 +164,10 @@ def one_sonar_mount(
     poses = np.eye(4)[None]
     mount = SensorMount(robot, sensor, sensor.name, frame, (frame,), element_size, poses)
     return sensor, mount
+
+
+def scanning_sonar_mount(
+    robot: Robot, chosen: SensorSettings, geometry: GeometrySettings
+) -> tuple[Sensor, SensorMount]:
+    """:func:`one_sonar_mount` as the scanning node's kinds choose it: from their records."""
+    return one_sonar_mount(robot, chosen.sensor, chosen.frame_id, geometry.element_size)

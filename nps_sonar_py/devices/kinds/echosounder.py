@@ -17,7 +17,7 @@ from nps_sonar_py.devices.interface import RangerConfig, steps_problem
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
-from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
     COHERENT_SETTINGS,
     BeamSettings,
@@ -195,10 +195,7 @@ class EchosounderRanger(PingingRanger[Echosounder]):
 
 def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     """The swath, its detector and processing profile (``InputError`` for a bad file)."""
-    chosen = setup[SensorSettings]
-    sensor, mount = one_sonar_mount(
-        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
-    )
+    sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
     beam, settings = setup[BeamSettings], setup[EchosounderSettings]
 

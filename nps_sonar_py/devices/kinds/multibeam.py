@@ -17,7 +17,7 @@ from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import RangerConfig, steps_problem
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
-from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     CoherentSettings,
@@ -127,10 +127,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
 
 def build(robot: Robot, setup: Setup, entities: int) -> Built:
     """The fan across the sector (``entities``: the label table's length, with labels)."""
-    chosen = setup[SensorSettings]
-    sensor, mount = one_sonar_mount(
-        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
-    )
+    sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
     beam, sector = setup[BeamSettings], setup[ScanningSettings]
     labels = entities if setup[ImageSettings].publish_labels else None

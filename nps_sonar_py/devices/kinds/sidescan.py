@@ -25,7 +25,7 @@ from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import RangerConfig, RangerGeometry
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import PingingRanger
-from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
+from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     CoherentSettings,
@@ -312,10 +312,7 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
 
 def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     """Both channels' fans, pinging at the node's rate."""
-    chosen = setup[SensorSettings]
-    sensor, mount = one_sonar_mount(
-        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
-    )
+    sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
     beam, settings = setup[BeamSettings], setup[SidescanSettings]
 

@@ -28,7 +28,7 @@ from nps_sonar_py.devices.interface import (
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import echo_with_ranges
-from nps_sonar_py.devices.sensors import located, one_sonar_mount
+from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     CoherentSettings,
@@ -282,10 +282,7 @@ class SweepRanger:
 
 def build(robot: Robot, setup: Setup, entities: int) -> Built:
     """The sonar's head stepping through the sector (``entities``: labels' table length)."""
-    chosen = setup[SensorSettings]
-    sensor, mount = one_sonar_mount(
-        robot, chosen.sensor, chosen.frame_id, setup[GeometrySettings].element_size
-    )
+    sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
     beam = setup[BeamSettings]
     labels = entities if setup[ImageSettings].publish_labels else None
