@@ -291,7 +291,6 @@ class CoherentModel:
         assert not isinstance(grid, str)  # coherent_problem said so
         self.config, self.echo, self.grid = config, echo, grid
         self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
-        self._guard = 2 * self._table.half + 1
         # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.
         self._taps_by_offset = np.ascontiguousarray(self._table.taps.T)
         self._cell = config.speckle_cell * echo.wavelength
@@ -362,19 +361,20 @@ class CoherentModel:
 
         Only the rays whose pulse reaches a sample are worked on ("live"): each deposits
         ``2 half`` taps of the compressed pulse, scaled by its amplitude, on the samples
-        about its position: one ``np.add.at`` per tap into every beam's row at once,
-        complex64 throughout. The rows have ``guard`` samples on each side for the taps
-        outside the window; the answer is a view of the rows without them.
+        about its position: one complex64 ``np.add.at`` per tap over all beams at once.
+        The beams lie end to end in one contiguous array (contiguous arrays are the fast
+        ones for every later pass), with ``2 half`` samples spare at both ends (a live
+        return's taps reach ``2 half - 1`` samples past the window): the taps of a return
+        near its beam's ends that fall outside the window add 0 there or to a neighbour.
         """
         n_beams, n_rays = intensity.shape
-        grid, half, guard = self.grid, self._table.half, self._guard
-        stride = grid.count + 2 * guard
+        count, half = self.grid.count, self._table.half
         flat_intensity = np.asarray(intensity, dtype=np.float32).ravel()
-        position = np.asarray(ranges, dtype=np.float32).ravel() - np.float32(grid.start)
-        position *= np.float32(1.0 / grid.interval)  # in samples; NaN and inf are not live
+        position = np.asarray(ranges, dtype=np.float32).ravel() - np.float32(self.grid.start)
+        position *= np.float32(1.0 / self.grid.interval)  # in samples; NaN, inf not live
         live = flat_intensity > 0.0
         live &= position > -half
-        live &= position < grid.count - 1 + half
+        live &= position < count - 1 + half
         index = np.flatnonzero(live)
         u = position.take(index)
         r = np.asarray(ranges).ravel().take(index).astype(np.float64)
@@ -383,16 +383,23 @@ class CoherentModel:
         u -= floor
         u *= np.float32(PHASES)
         row = np.rint(u, out=u).astype(np.intp)
-        start = floor.astype(np.intp)
-        start += (index // n_rays) * stride + (guard - half + 1)
-        rows = np.zeros((n_beams, stride), dtype=np.complex64)
-        flat = rows.ravel()
-        for taps in self._taps_by_offset:  # 2 half taps, each one pass over the live rays
+        first = floor.astype(np.intp) - (half - 1)  # the sample of the first tap
+        # The returns near an end of the window, and their first tap's sample.
+        edge = np.flatnonzero((first < 0) | (first > count - 2 * half))
+        edge_first = first.take(edge)
+        spare = 2 * half
+        first += (index // n_rays) * count + spare  # in the flat array
+        flat = np.zeros(n_beams * count + 2 * spare, dtype=np.complex64)
+        for tap, taps in enumerate(self._taps_by_offset):  # 2 half passes over the returns
             values = taps.take(row)
             values *= amplitude
-            np.add.at(flat, start, values)
-            start += 1
-        series: NDArray[np.complex64] = rows[:, guard : guard + grid.count]
+            sample = edge_first + tap
+            values[edge[(sample < 0) | (sample >= count)]] = 0.0  # outside the window
+            np.add.at(flat, first, values)
+            first += 1
+        series: NDArray[np.complex64] = flat[spare : spare + n_beams * count].reshape(
+            n_beams, count
+        )
         return series
 
     def _amplitudes(
