@@ -70,11 +70,11 @@ KIND = Kind(
     device=SingleBeamSonar,
     build=build,
     records=(SonarTopicSettings, CoherentSettings),
-    outputs=('single_beam',),
+    outputs=('single_beam', 'baseband'),
     unused=(
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells', 'publish_baseband'),
-            'its one beam has no line array across beams and no baseband topic',
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            'its one beam has no line array across beams to leak through',
         ),
     ),
 )

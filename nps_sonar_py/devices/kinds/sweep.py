@@ -310,15 +310,15 @@ KIND = Kind(
     device=SweepRanger,
     build=build,
     records=(SweepSettings, CoherentSettings),
-    outputs=('sweep',),
+    outputs=('sweep', 'baseband'),
     unused=(
         Unused(
             ('publish_projected_image',),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
         ),
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells', 'publish_baseband'),
-            'its one beam has no line array across beams and no baseband topic',
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            'its one beam has no line array across beams to leak through',
         ),
     ),
 )
