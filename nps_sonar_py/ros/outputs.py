@@ -30,6 +30,9 @@ beam 0 port, 1 starboard, slant-range samples; ``publish_raw_image``) in the fra
 (``sensor_msgs/Image``, ``publish_waterfall``) each time the waterfall gains a line
 (``sensing/waterfall.py`` gives the pixel conventions).
 An echosounder's ``<device>/detections`` (``SonarDetections``) are in ``<frame>_frd`` too.
+Every kind but the ranger node's arrays and scanners publishes, with the coherent model and
+``publish_baseband``, ``<device>/baseband`` per ping (a sweep: per step), last
+(:class:`BasebandOutput`).
 
 Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
 and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes

@@ -3,7 +3,8 @@
 Its settings are its topics and output switches (:class:`SonarTopicSettings`) and the echo
 model (``CoherentSettings``: ``echo_model: coherent``); the beam is the node's
 ``BeamSettings``. It publishes ``Range``, a one-element ``LaserScan`` and
-``SonarPoint`` (``ros/outputs.py``, part ``single_beam``).
+``SonarPoint`` (``ros/outputs.py``, part ``single_beam``), and with the coherent model its
+baseband (part ``baseband``).
 """
 
 from __future__ import annotations

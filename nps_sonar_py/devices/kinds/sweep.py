@@ -5,7 +5,8 @@ Its settings are the head's stepping (:class:`SweepSettings`) and the scanning n
 that step's head angle and, when the step ends a sweep, the whole sweep as one scan. It
 publishes ``SonarPoint`` per step, ``LaserScan`` and ``RangerData`` per sweep, and the
 switched-on images of its latest sweep, kept across pings by :class:`SweepImage`
-(published by ``ros/outputs.py``, part ``sweep``).
+(published by ``ros/outputs.py``, part ``sweep``), and with the coherent model each step's
+baseband (part ``baseband``).
 """
 
 from __future__ import annotations
