@@ -777,9 +777,13 @@ class SidescanOutput(_RangerData[SidescanRanger]):
 #: at azimuth ``a`` has ``rx_angle -a``); the others' (side-scan, echosounder) is in
 #: ``<frame>_frd`` with the angles of their raw image or detections.
 _ACOUSTIC_BASEBAND = (FanRanger, SweepRanger, SingleBeamSonar)
+#: The kinds that publish a baseband.
+BasebandDevice = FanRanger | SidescanRanger | EchosounderRanger | SweepRanger | SingleBeamSonar
 
 
-def _baseband_beams(device: Any, reading: Any) -> tuple[CoherentPing | None, Any, float, float]:
+def _baseband_beams(
+    device: BasebandDevice, reading: Any
+) -> tuple[CoherentPing | None, Any, float, float]:
     """A reading's coherent echo, its beams' ``rx_angles`` and the tx and rx widths (rad)."""
     echo = device.echo
     if isinstance(device, FanRanger):
@@ -814,7 +818,7 @@ class BasebandOutput:
     """
 
     def __init__(
-        self, device: Device[Any], context: OutputContext, settings: CoherentSettings
+        self, device: BasebandDevice, context: OutputContext, settings: CoherentSettings
     ) -> None:
         self.device = device
         self.context = context

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 import pytest
-from test_echosounder import C, D, WIDTH, echo, pose, seabed, swath
+from test_echosounder import WIDTH, C, D, echo, pose, seabed, swath
 
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
