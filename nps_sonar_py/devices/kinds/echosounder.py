@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import RangerConfig, steps_problem
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -237,6 +238,11 @@ KIND = Kind(
     records=(EchosounderSettings, CoherentSettings),
     outputs=('echosounder', 'baseband'),
     unused=(
+        Unused(
+            FAN_ONLY,
+            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
+            "<sonar>'s window)",
+        ),
         Unused(
             FAN_IMAGES,
             'it publishes its soundings and detections, not the images of mode multibeam and '

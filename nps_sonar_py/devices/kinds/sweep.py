@@ -28,6 +28,7 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -313,6 +314,11 @@ KIND = Kind(
     records=(SweepSettings, CoherentSettings),
     outputs=('sweep', 'baseband'),
     unused=(
+        Unused(
+            FAN_ONLY,
+            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
+            "<sonar>'s window)",
+        ),
         Unused(
             ('publish_projected_image',),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
