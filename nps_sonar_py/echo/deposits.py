@@ -7,6 +7,7 @@ of one beam count, ``Deposits`` the cells and weights of one ping.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -14,7 +15,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ['DUMP_BINS', 'GUARD', 'WIDEST_BINS', 'Deposits', 'Layout']
+__all__ = ['DUMP_BINS', 'GUARD', 'WIDEST_BINS', 'Deposits', 'Layout', 'Ramps']
 
 T = TypeVar('T', bound=np.generic)
 
@@ -57,6 +58,51 @@ class Layout:
 
 
 @dataclass(frozen=True, eq=False)
+class Ramps:
+    """Returns spread evenly over many bins, as the first differences of their bins' shares.
+
+    A return of echo ``W`` over ``[s, e]`` (in bins from ``min_range``, cut to the window)
+    adds ``W / width`` per bin of overlap: bin ``k`` holds ``h (F(k + 1) - F(k))`` with ``F``
+    a ramp from ``s`` to ``e``, whose first difference across the bins is
+    ``h (1 - frac s)`` at ``floor(s)``, ``h frac(s)`` at ``floor(s) + 1``, and the same,
+    negative, at ``e``: four deposits whatever the width, summed by one ``np.bincount`` and
+    one cumulative sum per beam (``EchoModel._ramps``). The bins it overlaps,
+    ``floor(s)`` to ``ceil(e) - 1``, are counted the same way (+1, -1), exactly. The cells
+    are those of the spread deposits' layout (``Deposits``: ``stride`` cells per beam, its
+    bins from ``GUARD`` on); ``size`` is ``N stride``.
+
+    Attributes:
+        size: cells of the layout, all beams.
+        stride: cells per beam.
+        cells: (4k,) cells of the differences.
+        weights: (4k,) float64 differences.
+        edges: (2k,) cells where the overlapped bins start and stop.
+        steps: (2k,) +1 and -1 (0 for a return wholly outside the window).
+    """
+
+    size: int
+    stride: int
+    cells: NDArray[np.intp]
+    weights: NDArray[np.float64]
+    edges: NDArray[np.intp]
+    steps: NDArray[np.float64]
+
+    @functools.cached_property
+    def coverage(self) -> NDArray[np.intp]:
+        """(size,) how many of the returns overlap each cell."""
+        counts = np.bincount(self.edges, self.steps, self.size).astype(np.intp)
+        np.cumsum(counts.reshape(-1, self.stride), axis=1, out=counts.reshape(-1, self.stride))
+        return counts
+
+    def intensity(self) -> NDArray[np.float64]:
+        """(size,) the returns' echoes per cell; exactly 0 where none overlaps."""
+        sums = np.bincount(self.cells, self.weights, self.size).astype(np.float64, copy=False)
+        np.cumsum(sums.reshape(-1, self.stride), axis=1, out=sums.reshape(-1, self.stride))
+        sums *= self.coverage > 0  # no rounding left over where none is
+        return sums
+
+
+@dataclass(frozen=True, eq=False)
 class Deposits:
     """Where a ping's returns go: cells of a flat layout and the intensity each one adds.
 
@@ -75,6 +121,7 @@ class Deposits:
         shift: the first bin's cell in its beam.
         stats: the rays' own beam statistics when asked: nearest range, confidence and the
             kept mask (``EchoModel._beam_stats``), from the rays, not the deposits.
+        ramps: returns spread over many bins, added apart (``Ramps``), or None.
     """
 
     flat: NDArray[np.intp]
@@ -86,6 +133,7 @@ class Deposits:
     stride: int
     shift: int
     stats: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]]
+    ramps: Ramps | None = None
 
     @property
     def dump(self) -> int:
