@@ -49,7 +49,14 @@ from nps_sonar_py.echo.config import (
     RangeEstimator,
     Scattering,
 )
-from nps_sonar_py.echo.deposits import DUMP_BINS, GUARD, WIDEST_BINS, Deposits, Layout, Ramps
+from nps_sonar_py.echo.deposits import (
+    DUMP_BINS,
+    GUARD,
+    WIDEST_BINS,
+    Deposits,
+    Layout,
+    Ramps,
+)
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
 from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
@@ -347,7 +354,7 @@ class EchoModel:
             kept = flat if counted is None else flat[counted]
             counts = np.bincount(kept, minlength=size)
             if d.ramps is not None:
-                counts[: d.dump] += d.ramps.coverage
+                counts[: d.dump] += d.ramps.coverage()
             return d.bins_of(counts)
 
         def estimate() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -413,7 +420,7 @@ class EchoModel:
             kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
             weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
         if d.ramps is not None:
-            weighted[: d.dump] += d.ramps.intensity()
+            d.ramps.add_to(weighted[: d.dump])
         intensity = d.bins_of(weighted)
         if cfg.gain_stddev > 0.0:
             gain = 1.0 + cfg.gain_stddev * generator.standard_normal(d.n_beams)
@@ -715,7 +722,7 @@ class EchoModel:
         bins it overlaps in proportion to the overlap, as ``_wide_pieces`` would place it.
         """
         rows, bins = wide
-        n_bins = self.config.n_bins
+        n_bins, count = self.config.n_bins, rows.size
         width = np.minimum(bins.astype(np.float64), WIDEST_BINS)
         centre = (r_live.take(rows).astype(np.float64) - self.config.min_range) * self._scale
         height = per_ray.take(rows) / width
@@ -723,20 +730,43 @@ class EchoModel:
         start = np.clip(centre, 0.0, n_bins)
         centre += width
         end = np.clip(centre, 0.0, n_bins)
+        beam = index.take(rows) // self.n_rays
         stride = n_bins + 2 * GUARD  # the spread deposits' layout, bins from GUARD on
-        base = (index.take(rows) // self.n_rays) * stride + GUARD
+        base = beam * stride + GUARD
+        # Heights in whole units of their beam's tallest over 2**bits (Ramps): a cell's
+        # sum of at most 4 count deposits then stays under 2**53, exact in float64.
+        bits = 51 - math.ceil(math.log2(count))
+        unit = np.zeros(n_beams)
+        np.maximum.at(unit, beam, height)
+        unit *= 2.0**-bits
+        unit[unit == 0.0] = 1.0
+        height /= unit.take(beam)
+        np.rint(height, out=height)
         first, last = np.floor(start), np.floor(end)
-        cells = np.concatenate((first, first + 1.0, last, last + 1.0)).astype(np.intp)
-        cells += np.tile(base, 4)
         start -= first  # the fractions
         end -= last
-        weights = np.concatenate((1.0 - start, start, end - 1.0, -end))
-        weights *= np.tile(height, 4)
-        edges = np.concatenate((first, np.ceil(last + end))).astype(np.intp)
-        edges += np.tile(base, 2)
-        steps = np.where(last + end > first + start, 1.0, 0.0)
-        steps = np.concatenate((steps, -steps))
-        return Ramps(n_beams * stride, stride, cells, weights, edges, steps)
+        cells = np.empty((4, count), dtype=np.intp)
+        cells[0] = first
+        cells[2] = last
+        cells[0] += base
+        cells[2] += base
+        np.add(cells[0], 1, out=cells[1])
+        np.add(cells[2], 1, out=cells[3])
+        weights = np.empty((4, count))
+        np.multiply(height, start, out=weights[1])
+        np.rint(weights[1], out=weights[1])
+        np.subtract(height, weights[1], out=weights[0])  # the pair sums to height exactly
+        np.multiply(height, end, out=weights[3])
+        np.rint(weights[3], out=weights[3])
+        np.subtract(weights[3], height, out=weights[2])
+        np.negative(weights[3], out=weights[3])
+        edges = np.empty((2, count), dtype=np.intp)
+        edges[0] = cells[0]
+        np.add(base, np.ceil(last + end), out=edges[1], casting='unsafe')
+        steps = np.empty((2, count), dtype=np.int32)
+        np.greater(last + end, first + start, out=steps[0])
+        np.negative(steps[0], out=steps[1])
+        return Ramps(stride, unit, cells.ravel(), weights.ravel(), edges.ravel(), steps.ravel())
 
     def _live_returns(
         self,
