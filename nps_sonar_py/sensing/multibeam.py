@@ -25,7 +25,7 @@ surface normal, ``d_e`` the cell's height), shared between the bins it overlaps
 (``EchoModel.echoes(spread=)``, as the side-scan does): where the rows land more than a bin
 apart (far along a seabed, ``r tan(alpha) d_e`` over a bin) a whole echo per bin would leave
 every other bin dark, the ring moire of a Cartesian image. Boxes that wide tile each column of
-rays to second order in ``d_e`` over a flat seabed (``docs/multibeam.md``).
+rays to second order in ``d_e`` over a flat seabed (``docs/echo.md``).
 
 One ping casts all beams at once and runs the echo model over all of them in one pass
 (``echo.EchoModel.echoes``); the imaging options (``echo.profile_effects``: time-varied gain,
