@@ -235,9 +235,9 @@ def _draw_image(out: Path, topic: str, image: Any) -> Path:
 def _draw_side_by_side(out: Path, pair: SideBySide, images: dict[str, Any]) -> Path:
     """``<pair.name>.png``: the last images of ``pair.left`` and ``pair.right``, a gap between."""
     left, right = images.get(pair.left), images.get(pair.right)
-    for topic, image in ((pair.left, left), (pair.right, right)):
-        if image is None:
-            raise ConfigurationError(f'{pair.name}: no image recorded on {topic}')
+    if left is None or right is None:
+        missing = pair.left if left is None else pair.right
+        raise ConfigurationError(f'{pair.name}: no image recorded on {missing}')
     if (left.height, left.encoding) != (right.height, right.encoding):
         raise ConfigurationError(
             f'{pair.name}: {pair.left} is {left.height} rows of {left.encoding}, '
