@@ -259,6 +259,11 @@ class CoherentPing:
     baseband: NDArray[np.complex64]
     grid: SampleGrid
 
+    def beam(self, index: int) -> CoherentPing:
+        """The echo of beam ``index`` alone, as a ping of one beam (views, no copy)."""
+        rows = slice(index, index + 1)
+        return CoherentPing(self.intensity[rows], self.baseband[rows], self.grid)
+
 
 class CoherentModel:
     """The coherent echo of ``N`` beams sharing an echo configuration, built once.
@@ -307,6 +312,11 @@ class CoherentModel:
             self._noise_power = noise_intensity(noise, echo.source_level, bandwidth)
         self.rng = np.random.default_rng(echo.seed)
         self._table_of_noise: NDArray[np.complex64] | None = None
+
+    @property
+    def noise_power(self) -> float:
+        """Mean power of the receiver's noise per range bin, linear (0: no noise)."""
+        return self._noise_power
 
     def ping(
         self,
