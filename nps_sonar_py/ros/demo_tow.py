@@ -1,16 +1,17 @@
 """The demo's towfish and rate monitor: tows side-scans, counts what every sonar publishes.
 
-``python -m nps_sonar_py.ros.demo_tow --sidescan SENSOR... [--fan IMAGE_TOPIC...] [--start X]
-[--duration S]``, run by ``scripts/demo --sidescan`` and ``--coherent``. It publishes the
-towfish's odometry (``odom -> base_link`` on ``/odom``) at 20 Hz, 10 m above the seabed: at
-``x = --start`` until every side-scan's first raw ping has come (its node has loaded the world;
-a ping comes every period, where the waterfall's first line, published before this
-subscription may have matched, can be missed and a towfish that waited for it would never
-move), then along +x at 2.5 m/s. Once a second it prints the towfish's x, the waterfall lines
-received per side-scan and the pings per second each sonar achieved (a side-scan's raw pings,
-a fan's images), and the rates again on stop. ``--duration`` stops it after that many seconds,
-with status 1 if a sonar sent nothing (a side-scan no waterfall line, a fan no image); SIGINT
-or SIGTERM stops it at any time. A bad argument or topic name is one line and status 2.
+``python -m nps_sonar_py.ros.demo_tow --sidescan SENSOR... [--fan TOPIC...] [--duration S]``,
+run by ``scripts/demo --sidescan`` and ``--coherent``. It publishes the towfish's odometry
+(``odom -> base_link`` on ``/odom``) at 20 Hz, 10 m above the seabed: at ``x = -50 m`` (the
+side-scans' ``robot_pose`` in ``scripts/demo``) until every side-scan's first raw ping has come
+(its node has loaded the world; a ping comes every period, where the waterfall's first line,
+published before this subscription may have matched, can be missed and a towfish that waited
+for it would never move), then along +x at 2.5 m/s. Once a second it prints the towfish's x,
+the waterfall lines received per side-scan and the pings per second each sonar achieved (a
+side-scan's raw pings, a fan's images on ``--fan`` image topics), and the rates again on
+stop. ``--duration`` stops it after that many seconds, with status 1 if a sonar sent nothing
+(a side-scan no waterfall line, a fan no image); SIGINT or SIGTERM stops it at any time. A
+bad argument or topic name is one line and status 2.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image
 
-from nps_sonar_py.ros.startup import OneLineParser, bad_input, run_tool, tool_options
+from nps_sonar_py.ros.startup import OneLineParser, run_tool, tool_options
 
-__all__ = ['ALTITUDE', 'SPEED', 'Counter', 'DemoTow', 'main']
+__all__ = ['ALTITUDE', 'SPEED', 'START', 'Counter', 'DemoTow', 'main']
 
+START = -50.0  # m, x where the tow starts
 SPEED = 2.5  # m/s along +x
 ALTITUDE = 10.0  # m above the seabed (z = 0)
 PERIOD = 0.05  # s between odometry messages
@@ -62,9 +64,8 @@ class Counter:
 class DemoTow(Node):
     """Tows the side-scans along +x once they all ping; counts every sonar's messages."""
 
-    def __init__(self, sidescans: list[str], fans: list[str], start: float) -> None:
+    def __init__(self, sidescans: list[str], fans: list[str]) -> None:
         super().__init__('demo_tow')
-        self.start = start
         self.odometry = self.create_publisher(Odometry, '/odom', 10)
         self.pings: dict[str, Counter] = {}  # per sonar: what its rate counts
         self.sent: dict[str, Counter] = {}  # per sonar: what it must send
@@ -105,7 +106,7 @@ class DemoTow(Node):
         message = Odometry()
         message.header.stamp = self.get_clock().now().to_msg()
         message.header.frame_id, message.child_frame_id = 'odom', 'base_link'
-        message.pose.pose.position.x = self.start + (
+        message.pose.pose.position.x = START + (
             SPEED * (now - self._moving_since) if moving else 0.0
         )
         message.pose.pose.position.z = ALTITUDE
@@ -127,13 +128,8 @@ def main(args: list[str] | None = None) -> int:
     parser = OneLineParser(prog='demo_tow', description=__doc__.splitlines()[0])
     parser.add_argument('--sidescan', nargs='+', required=True, metavar='SENSOR')
     parser.add_argument('--fan', nargs='+', default=[], metavar='IMAGE_TOPIC')
-    parser.add_argument('--start', type=float, default=-50.0, help='x of the tow start, m')
     options = tool_options(parser, args)
-    if not math.isfinite(options.start):
-        return bad_input(f'demo_tow: --start {options.start}: expected a finite x, m')
-    status, tow = run_tool(
-        lambda: DemoTow(options.sidescan, options.fan, options.start), options.duration, args
-    )
+    status, tow = run_tool(lambda: DemoTow(options.sidescan, options.fan), options.duration, args)
     if tow is None:
         return status
     print(f'achieved pings/s: {tow.rates()}', flush=True)

@@ -65,7 +65,7 @@ def test_the_readme_line_starts_the_node(receiver, configuration: str) -> None:
     assert len(message.ranges) > 0 if ranger else message.range > 0.0
 
 
-#: The demo's README line is run this long (s): the four nodes start in about 15 s here, so
+#: The demo's README line is run this long (s): the four nodes start in 8 to 17 s here, so
 #: the side-scans are towed some 20 s (about 100 waterfall lines of the 200).
 SHORT_DURATION = '35'
 
