@@ -36,8 +36,9 @@ RESOLUTION = C / (2.0 * B)
 FINE = {'n_bins': 14900}  # 1 cm bins over 1 .. 150 m: one sample a bin
 
 
-def coherent(seed: int = 0, **more: object) -> CoherentConfig:
-    return CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, B), scatterer_seed=seed, **more)
+def coherent(seed: int = 0, bandwidth: float = B, **more: object) -> CoherentConfig:
+    pulse = Pulse(PulseKind.CHIRP, 2e-3, bandwidth)
+    return CoherentConfig.of(pulse=pulse, scatterer_seed=seed, **more)
 
 
 @pytest.fixture(scope='module')
@@ -46,7 +47,11 @@ def bed() -> Raycaster:
 
 
 def energy_sounder(seed: int | None) -> Echosounder:
-    """13 beams of 2 degrees, 401 x 3 rays: footprints smooth at the scale of a bin."""
+    """13 beams of 2 degrees, 401 x 3 rays: footprints smooth at the scale of a bin.
+
+    A 60 kHz chirp: ``c / (2 B)`` = 1.25 cm, a quarter of the 5 cm bins, so that the pulse
+    moves little energy across bins (docs/coherent.md).
+    """
     sw = swath(
         beams=13,
         across_width=2.0 * WIDTH,
@@ -54,7 +59,8 @@ def energy_sounder(seed: int | None) -> Echosounder:
         rays_along=3,
         pulse_length=0.0,  # the incoherent reference: the model's own sums, no window
     )
-    return Echosounder(echo(), sw, pose(), coherent=None if seed is None else coherent(seed))
+    wide = None if seed is None else coherent(seed, bandwidth=60e3)
+    return Echosounder(echo(), sw, pose(), coherent=wide)
 
 
 def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
