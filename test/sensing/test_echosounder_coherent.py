@@ -88,8 +88,14 @@ def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
     # Negative control: an incoherent model 20 % stronger is far outside the error.
     wrong = ((bins_mean - 1.2 * reference[inside]) / bins_error) ** 2
     assert float(np.mean(wrong)) > 4.0
-    # Each ping is speckled there: the bins scatter about their mean (index about 1 / looks).
-    assert float(np.std(pings[0][inside] / bins_mean) ** 2) > 0.2
+    # Each ping is speckled there: a bin's 4 samples, 1 / B apart, are 4 independent looks
+    # of an exponential intensity, so the bins scatter about their mean with the index 1 / 4.
+    model = energy_sounder(0).coherent
+    assert model is not None
+    assert model.grid.per_bin == 4
+    index = float(np.var(pings[0][inside] / bins_mean))
+    assert index == pytest.approx(0.25, abs=0.08)
+    assert float(np.var(reference[inside] / bins_mean)) < 0.05  # control: the sums are smooth
 
 
 def test_a_static_scene_gives_identical_pings(bed: Raycaster) -> None:
