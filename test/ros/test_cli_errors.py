@@ -5,9 +5,9 @@ the nodes given a malformed or missing ``--params-file``, a topic name rclpy ref
 ``*_topic`` parameter or made from a sensor's name: bad characters, an unknown substitution,
 a trailing or repeated ``/``, a name empty once expanded) or a sensor frame that is the world
 frame, the recorder writing where it cannot, the monitor given a bad topic name, and either
-tool a duration that is negative or not a number; and ``scripts/demo``'s towfish. ``{tmp}``, ``{malformed}``, ``{missing}``,
-``{unwritable}`` and ``{braced_sensor}`` (a robot whose sensor is named ``a{x}``) in a case
-stand for paths made per test.
+tool a duration that is negative or not a number; and ``scripts/demo``'s towfish. ``{tmp}``,
+``{malformed}``, ``{missing}``, ``{unwritable}`` and ``{braced_sensor}`` (a robot whose sensor
+is named ``a{x}``) in a case stand for paths made per test.
 """
 
 from __future__ import annotations

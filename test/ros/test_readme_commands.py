@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -154,3 +155,19 @@ def test_the_readme_coherent_demo_draws_both_pictures(tmp_path: Path) -> None:
         # Negative control: the incoherent image over the same squares.
         smooth, _ = _scintillation(incoherent, incoherent, db_per_level)
         assert smooth < 0.2, name
+
+
+def test_the_demo_exits_1_when_a_sonar_sent_nothing() -> None:
+    """The demo's towfish with ``--duration`` (its status is ``scripts/demo``'s): a side-scan
+    and a fan that never publish (no node runs them) make status 1, and it says which."""
+    tow = [sys.executable, '-m', 'nps_sonar_py.ros.demo_tow', '--duration', '2']
+    done = subprocess.run(
+        [*tow, '--sidescan', '/absent/sidescan', '--fan', '/absent/fls/image'],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert 'nothing received from /absent/sidescan, /absent/fls/image' in done.stdout
+    assert 'achieved pings/s: /absent/sidescan 0.0, /absent/fls/image 0.0' in done.stdout
