@@ -25,7 +25,6 @@ from nps_sonar_py.records import choice_text, refuse
 __all__ = [
     'ARRAY_SPACING',
     'HALF_POWER_WIDTH',
-    'NOMINAL_SOUND_SPEED',
     'NO_PRESET',
     'PRESETS',
     'SLOWEST_WATER',
@@ -36,9 +35,7 @@ __all__ = [
 
 #: The value of ``sonar_preset`` that selects none.
 NO_PRESET = 'none'
-#: Sound speed at which a range resolution and a chirp bandwidth are converted, m/s.
-NOMINAL_SOUND_SPEED = 1500.0
-#: Slowest sea water the preset's ping rate allows for: ``c / (2 max_range)`` at this speed, m/s.
+#: Slowest sea water a preset allows for (its ping rate, its bins), m/s.
 SLOWEST_WATER = 1400.0
 #: Element spacing of a preset's line array, wavelengths: no grating lobe at any steering.
 ARRAY_SPACING = 0.5
@@ -78,13 +75,6 @@ class SonarPreset:
     update_rate: float
 
     @property
-    def range_resolution(self) -> float | None:
-        """``c / (2 B)`` at the nominal sound speed, m; ``None`` without a bandwidth."""
-        if self.bandwidth is None:
-            return None
-        return NOMINAL_SOUND_SPEED / (2.0 * self.bandwidth)
-
-    @property
     def array_elements(self) -> int | None:
         """Elements of a uniform line array at ``ARRAY_SPACING`` whose -3 dB width is the beam's.
 
@@ -95,6 +85,14 @@ class SonarPreset:
             return None
         span = 2.0 * math.sin(0.5 * self.horizontal_beam_width)
         return round(HALF_POWER_WIDTH / (ARRAY_SPACING * span))
+
+    def range_bins(self, bandwidth: float) -> int:
+        """Bins from 0 to ``max_range`` no wider than ``c / (2 B)`` in any sea water.
+
+        ``c`` the slowest (``SLOWEST_WATER``): one complex baseband sample per bin then samples
+        the pulse at its bandwidth whatever the water (``docs/coherent.md``, samples and bins).
+        """
+        return math.ceil(self.max_range * 2.0 * bandwidth / SLOWEST_WATER - 1e-9)
 
     @property
     def ping_rate(self) -> float:
@@ -118,10 +116,9 @@ class SonarPreset:
             'max_range': self.max_range,
             'update_rate': self.ping_rate,
         }
-        resolution = self.range_resolution
-        if resolution is not None:
+        if self.bandwidth is not None:
             values['bandwidth'] = self.bandwidth
-            values['range_bins'] = math.ceil(self.max_range / resolution - 1e-9)
+            values['range_bins'] = self.range_bins(self.bandwidth)
         elements = self.array_elements
         if elements is not None:
             values['beam_width'] = self.horizontal_beam_width
@@ -143,7 +140,7 @@ PRESETS: dict[str, SonarPreset] = {
             vertical_beam_width=math.radians(20.0),
             horizontal_beam_width=None,
             bandwidth=29.9e3,
-            max_range=60.0,
+            max_range=100.0,
             update_rate=10.0,
         ),
         SonarPreset(

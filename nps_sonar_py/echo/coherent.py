@@ -353,11 +353,12 @@ class CoherentModel:
             self._add_leakage(signal, series)
         power = np.square(series.real)
         power += np.square(series.imag)
-        if self.grid.per_bin == 1:
-            image = power.astype(np.float64)
-        else:
-            per_bin = power.reshape(n_beams, self.echo.n_bins, self.grid.per_bin)
-            image = per_bin.sum(axis=2, dtype=np.float64)
+        # A bin's energy: its samples added one strided slice at a time (a sum over a short
+        # last axis of a reshape is ten times slower).
+        step = self.grid.per_bin
+        image = power[:, ::step].astype(np.float64)
+        for offset in range(1, step):
+            image += power[:, offset::step]
         return CoherentPing(image, series, self.grid)
 
     def _baseband(

@@ -24,6 +24,7 @@ from test_coherent_node import baseband, reliable
 from test_echosounder_node import ANGLES, BEAMS
 from test_echosounder_node import parameters as sounder_parameters
 from test_echosounder_node import scene as sounder_scene
+from test_projected_image import first_static, latched, rotation_of
 
 pytestmark = pytest.mark.ros
 
@@ -42,6 +43,20 @@ def by_stamp(probe: Probe, topics: tuple[str, str], node: Any) -> list[tuple[Any
     window = in_step(probe, topics, node)
     first, second = window[topics[0]], window[topics[1]]
     return [(first[s], second[s]) for s in sorted(set(first) & set(second))]
+
+
+def axes_in_body(message: Any, static: Any, parent: str) -> np.ndarray:
+    """``(beams, 3)`` beam axes ``(sin tx, sin rx, cos rx cos tx)`` turned into ``parent``.
+
+    By the message's frame on ``/tf_static`` (a rotation under ``parent``).
+    """
+    frames = {t.child_frame_id: t for t in static.transforms}
+    frame = frames[message.header.frame_id]
+    assert frame.header.frame_id == parent
+    tx, rx = np.asarray(message.tx_angles), np.asarray(message.rx_angles)
+    axes = np.stack([np.sin(tx), np.sin(rx), np.cos(rx) * np.cos(tx)], axis=1)
+    turned: np.ndarray = axes @ rotation_of(frame.transform.rotation).T
+    return turned
 
 
 def bin_energy(message: Any, bins: int) -> np.ndarray:
@@ -72,11 +87,13 @@ def check_single_beam(message: Any, point: Any, azimuth: float) -> None:
 
 def test_a_sweep_publishes_each_step_s_beam(tmp_path: Path, probe: Probe) -> None:
     from marine_acoustic_msgs.msg import RawSonarImage
+    from tf2_msgs.msg import TFMessage
 
     from nps_sonar.msg import SonarPoint
 
     probe.subscribe(RawSonarImage, 'head/baseband', reliable())
     probe.subscribe(SonarPoint, 'head/sonar_point', reliable())
+    probe.subscribe(TFMessage, '/tf_static', latched())
     robot, world = wall_scene(tmp_path)
     parameters = {
         'robot_description_file': robot,
@@ -90,18 +107,28 @@ def test_a_sweep_publishes_each_step_s_beam(tmp_path: Path, probe: Probe) -> Non
     }
     with running('scanning_sonar_node', parameters) as node:
         pairs = by_stamp(probe, ('head/baseband', 'head/sonar_point'), node)
+        static = first_static(probe, node)
     for message, point in pairs:
         check_single_beam(message, point, point.azimuth)
+        # The beam's axis is the head's: (cos h, sin h, 0) in the sonar's body frame.
+        head = point.azimuth
+        np.testing.assert_allclose(
+            axes_in_body(message, static, 'head'),
+            [[math.cos(head), math.sin(head), 0.0]],
+            atol=1e-6,
+        )
     assert len({round(point.azimuth, 6) for _, point in pairs}) > 1  # the head turned
 
 
 def test_a_single_beam_publishes_its_beam(tmp_path: Path, probe: Probe) -> None:
     from marine_acoustic_msgs.msg import RawSonarImage
+    from tf2_msgs.msg import TFMessage
 
     from nps_sonar.msg import SonarPoint
 
     probe.subscribe(RawSonarImage, 'head/baseband', reliable())
     probe.subscribe(SonarPoint, 'head/sonar_point', reliable())
+    probe.subscribe(TFMessage, '/tf_static', latched())
     robot, world = wall_scene(tmp_path)
     parameters = {
         'robot_description_file': robot,
@@ -112,8 +139,12 @@ def test_a_single_beam_publishes_its_beam(tmp_path: Path, probe: Probe) -> None:
     }
     with running('sonar_node', parameters) as node:
         pairs = by_stamp(probe, ('head/baseband', 'head/sonar_point'), node)
+        static = first_static(probe, node)
     for message, point in pairs:
         check_single_beam(message, point, 0.0)
+    # Its axis is the sonar's x.
+    axes = axes_in_body(pairs[0][0], static, 'head')
+    np.testing.assert_allclose(axes, [[1.0, 0.0, 0.0]], atol=1e-9)
     # A static scene: every ping the same, bit for bit.
     assert all(bytes(m.image.data) == bytes(pairs[0][0].image.data) for m, _ in pairs)
 
@@ -133,9 +164,11 @@ def first_run(energy: np.ndarray, threshold_db: float) -> tuple[np.ndarray, np.n
 
 def test_an_echosounder_publishes_every_beam(tmp_path: Path, probe: Probe) -> None:
     from marine_acoustic_msgs.msg import RawSonarImage, SonarDetections
+    from tf2_msgs.msg import TFMessage
 
     probe.subscribe(RawSonarImage, 'mbes/baseband', reliable())
     probe.subscribe(SonarDetections, 'mbes/detections', reliable())
+    probe.subscribe(TFMessage, '/tf_static', latched())
     robot, world = sounder_scene(tmp_path)
     bins = 590  # 5 cm over the sensor's 0.5 .. 30 m
     parameters = sounder_parameters(
@@ -150,7 +183,11 @@ def test_an_echosounder_publishes_every_beam(tmp_path: Path, probe: Probe) -> No
     )
     with running('scanning_sonar_node', parameters) as node:
         pairs = by_stamp(probe, ('mbes/baseband', 'mbes/detections'), node)
+        static = first_static(probe, node)
     message, found = pairs[-1]
+    # Beam j's axis is (0, sin a_j, -cos a_j) in the sensor frame (docs/echosounder.md).
+    expected = np.stack([np.zeros(BEAMS), np.sin(ANGLES), -np.cos(ANGLES)], axis=1)
+    np.testing.assert_allclose(axes_in_body(message, static, 'mbes'), expected, atol=1e-6)
     assert message.header.frame_id == 'mbes_frd'  # as the detections
     assert message.image.beam_count == BEAMS
     assert message.samples_per_beam == 2 * bins

@@ -52,6 +52,20 @@ def parameter_file(tmp_path: Path, **given: Any) -> list[str]:
     return ['--params-file', str(path)]
 
 
+def describe(probe: Probe, node_name: str, name: str, timeout: float = 10.0) -> Any:
+    """The ``ParameterDescriptor`` a running node gives of its parameter ``name``."""
+    from rclpy.parameter_client import AsyncParameterClient
+
+    client = AsyncParameterClient(probe.node, node_name)
+    assert client.wait_for_services(timeout_sec=timeout)
+    future = client.describe_parameters([name])
+    end = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < end:
+        time.sleep(0.01)
+    assert future.done(), f'describe_parameters on {node_name} got no answer in {timeout} s'
+    return future.result().descriptors[0]
+
+
 def test_a_preset_makes_the_fan_and_cannot_change_while_running(
     tmp_path: Path, probe: Probe
 ) -> None:
@@ -60,6 +74,7 @@ def test_a_preset_makes_the_fan_and_cannot_change_while_running(
     probe.subscribe(MultibeamPing, 'ping360/multibeam')
     with running('scanning_sonar_node', extra=parameter_file(tmp_path)) as node:
         ping = probe.wait('ping360/multibeam', 1, node)[-1]
+        described = describe(probe, 'scanning_sonar', 'sonar_preset')
         results = set_parameters(probe, 'scanning_sonar', {'sonar_preset': 'blueview_p900_130'})
         refused_at = time.time_ns()
         later = stamped_after(probe, 'ping360/multibeam', node, refused_at)
@@ -67,6 +82,8 @@ def test_a_preset_makes_the_fan_and_cannot_change_while_running(
     assert ping.azimuths[-1] - ping.azimuths[0] == pytest.approx(FIELD_OF_VIEW, abs=1e-5)
     assert ping.frequency == pytest.approx(FREQUENCY)
     assert (ping.min_range, ping.max_range) == pytest.approx((MIN_RANGE, MAX_RANGE))
+    assert described.additional_constraints == 'one of: none, blueview_p900_130, oculus_m750d'
+    assert described.read_only
     assert len(results) == 1
     assert not results[0].successful
     assert 'sonar_preset' in results[0].reason

@@ -36,8 +36,9 @@ RESOLUTION = C / (2.0 * B)
 FINE = {'n_bins': 14900}  # 1 cm bins over 1 .. 150 m: one sample a bin
 
 
-def coherent(seed: int = 0, **more: object) -> CoherentConfig:
-    return CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, B), scatterer_seed=seed, **more)
+def coherent(seed: int = 0, bandwidth: float = B, **more: object) -> CoherentConfig:
+    pulse = Pulse(PulseKind.CHIRP, 2e-3, bandwidth)
+    return CoherentConfig.of(pulse=pulse, scatterer_seed=seed, **more)
 
 
 @pytest.fixture(scope='module')
@@ -46,7 +47,11 @@ def bed() -> Raycaster:
 
 
 def energy_sounder(seed: int | None) -> Echosounder:
-    """13 beams of 2 degrees, 401 x 3 rays: footprints smooth at the scale of a bin."""
+    """13 beams of 2 degrees, 401 x 3 rays: footprints smooth at the scale of a bin.
+
+    A 60 kHz chirp: ``c / (2 B)`` = 1.25 cm, a quarter of the 5 cm bins, so that the pulse
+    moves little energy across bins (docs/coherent.md).
+    """
     sw = swath(
         beams=13,
         across_width=2.0 * WIDTH,
@@ -54,7 +59,8 @@ def energy_sounder(seed: int | None) -> Echosounder:
         rays_along=3,
         pulse_length=0.0,  # the incoherent reference: the model's own sums, no window
     )
-    return Echosounder(echo(), sw, pose(), coherent=None if seed is None else coherent(seed))
+    wide = None if seed is None else coherent(seed, bandwidth=60e3)
+    return Echosounder(echo(), sw, pose(), coherent=wide)
 
 
 def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
@@ -82,8 +88,14 @@ def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
     # Negative control: an incoherent model 20 % stronger is far outside the error.
     wrong = ((bins_mean - 1.2 * reference[inside]) / bins_error) ** 2
     assert float(np.mean(wrong)) > 4.0
-    # Each ping is speckled there: the bins scatter about their mean (index about 1 / looks).
-    assert float(np.std(pings[0][inside] / bins_mean) ** 2) > 0.2
+    # Each ping is speckled there: a bin's 4 samples, 1 / B apart, are 4 independent looks
+    # of an exponential intensity, so the bins scatter about their mean with the index 1 / 4.
+    model = energy_sounder(0).coherent
+    assert model is not None
+    assert model.grid.per_bin == 4
+    index = float(np.var(pings[0][inside] / bins_mean))
+    assert index == pytest.approx(0.25, abs=0.08)
+    assert float(np.var(reference[inside] / bins_mean)) < 0.05  # control: the sums are smooth
 
 
 def test_a_static_scene_gives_identical_pings(bed: Raycaster) -> None:
