@@ -352,10 +352,10 @@ class EchoModel:
             if counted is not None and own < flat.size:  # every extra deposit counts
                 counted = np.concatenate((counted, np.ones(flat.size - own, dtype=np.bool_)))
             kept = flat if counted is None else flat[counted]
-            counts = np.bincount(kept, minlength=size)
+            counts = d.bins_of(np.bincount(kept, minlength=size))
             if d.ramps is not None:
-                counts[: d.dump] += d.ramps.coverage()
-            return d.bins_of(counts)
+                d.ramps.add_coverage(counts, slice(d.shift, d.shift + d.n_bins))
+            return counts
 
         def estimate() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
             nearest, confidence, kept = d.stats()
@@ -410,8 +410,10 @@ class EchoModel:
         """
         cfg = self.config
         size = d.dump + DUMP_BINS
-        # With weights, bincount sums them (float64); numpy's stubs say intp whatever the weights.
-        weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
+        # With weights, bincount sums them in float64 (int64 when there are none: every
+        # return ramped); numpy's stubs say intp whatever the weights.
+        summed = np.bincount(flat, weights, size).astype(np.float64, copy=False)
+        weighted = cast('NDArray[np.float64]', summed)
         labels = None
         if labelled is not None:
             cells = d.cells_of(flat)
@@ -419,9 +421,9 @@ class EchoModel:
         if cfg.speckle:
             kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
             weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
-        if d.ramps is not None:
-            d.ramps.add_to(weighted[: d.dump])
         intensity = d.bins_of(weighted)
+        if d.ramps is not None:  # only without labels and speckle
+            d.ramps.add_to(intensity, slice(d.shift, d.shift + d.n_bins))
         if cfg.gain_stddev > 0.0:
             gain = 1.0 + cfg.gain_stddev * generator.standard_normal(d.n_beams)
             intensity *= np.maximum(gain, 0.0)[:, None]
@@ -612,39 +614,45 @@ class EchoModel:
         index, r_live, cos_live, per_ray = self._live_returns(r, cos_in, mu, layout, spread)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
         wide = np.flatnonzero((u > real(1.0)) & (u < real(np.inf)))
-        wide_bins = u.take(wide)  # before _near_shares clips u to a bin
-        k, share = self._near_shares(r_live, u)
+        wide_bins = u.take(wide)
         # Without labels or speckle, which take each piece as a return, the wide ones ramp.
         ramped = entity is None and not self.config.speckle
         pieces, wide, wide_bins = self._pieces(r_live, cos_live, index, wide, wide_bins, ramped)
-        m = r_live.size
+        # The rest take their two own deposits: the pieces and the ramps stand for theirs.
+        own = np.ones(r_live.size, dtype=np.bool_)
+        own[wide] = False
+        if pieces is not None:
+            own[pieces.owner] = False
+        point = np.flatnonzero(own)
+        k, share = self._near_shares(r_live.take(point), u.take(point))
+        m = point.size
         n_pieces = 0 if pieces is None else pieces.owner.size
         flat = np.empty(2 * m + n_pieces, dtype=np.intp)
-        # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
-        per_beam = np.diff(np.searchsorted(index, np.arange(n_beams + 1) * self.n_rays))
+        # Each return's beam's first bin: the returns are in beam order (index is sorted).
+        per_beam = np.diff(np.searchsorted(index.take(point), np.arange(n_beams + 1) * self.n_rays))
         flat[:m] = k  # a whole number
         flat[:m] += np.repeat(layout.guarded, per_beam)
         np.add(flat[:m], 1, out=flat[m : 2 * m])
         # float64, as bincount sums: it would convert float32 weights in one more pass.
         weights = np.empty(2 * m + n_pieces)
-        np.multiply(per_ray, share, out=weights[:m])
-        np.subtract(per_ray, weights[:m], out=weights[m : 2 * m])
-        labelled = None if entity is None else entity.take(index)
+        np.multiply(per_ray.take(point), share, out=weights[:m])
+        np.subtract(per_ray.take(point), weights[:m], out=weights[m : 2 * m])
+        labelled = None
+        if entity is not None:
+            labelled = entity.take(index.take(point))
+            labelled = np.tile(labelled, 2)
         if pieces is not None:
             dump = n_beams * (n_bins + 2 * GUARD)
-            flat[pieces.owner] = flat[m + pieces.owner] = dump  # the pieces stand for them
             beam = index.take(pieces.owner) // self.n_rays
             in_window = (pieces.bin >= 0) & (pieces.bin < n_bins)
             np.add(layout.guarded[beam], pieces.bin, out=flat[2 * m :])
             flat[2 * m :][~in_window] = dump
             np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
+            if labelled is not None and entity is not None:
+                labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
         ramps = None
-        if wide.size:  # ramped: they stand for their two own deposits
-            flat[wide] = flat[m + wide] = n_beams * (n_bins + 2 * GUARD)
+        if wide.size:  # ramped
             ramps = self._ramps(n_beams, r_live, per_ray, index, (wide, wide_bins))
-        if labelled is not None:
-            own = np.tile(labelled, 2)
-            labelled = own if pieces is None else np.concatenate((own, labelled[pieces.owner]))
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
@@ -715,7 +723,7 @@ class EchoModel:
         index: NDArray[np.intp],
         wide: tuple[NDArray[np.intp], NDArray[np.floating]],
     ) -> Ramps:
-        """The live returns ``wide`` as ``Ramps``, four deposits each whatever its width.
+        """The live returns ``wide`` as ``Ramps``: four deposits each whatever its width, two steps.
 
         ``wide``: the live indices of the returns and their widths ``> 1`` in bins (at most
         ``WIDEST_BINS``) about their ranges; each is cut to the window and shared between the
@@ -730,28 +738,26 @@ class EchoModel:
         start = np.clip(centre, 0.0, n_bins)
         centre += width
         end = np.clip(centre, 0.0, n_bins)
-        beam = index.take(rows) // self.n_rays
         stride = n_bins + 2 * GUARD  # the spread deposits' layout, bins from GUARD on
-        base = beam * stride + GUARD
-        # Heights in whole units of their beam's tallest over 2**bits (Ramps): a cell's
-        # sum of at most 4 count deposits then stays under 2**53, exact in float64.
-        bits = 51 - math.ceil(math.log2(count))
-        unit = np.zeros(n_beams)
-        np.maximum.at(unit, beam, height)
-        unit *= 2.0**-bits
-        unit[unit == 0.0] = 1.0
+        beam = index.take(rows) // self.n_rays  # sorted, as index is
+        unit = self._units(n_beams, beam, height)
         height /= unit.take(beam)
         np.rint(height, out=height)
+        base = beam * stride + GUARD
         first, last = np.floor(start), np.floor(end)
-        start -= first  # the fractions
-        end -= last
+        span = (GUARD + int(first.min()), GUARD + int(last.max()) + 2)
         cells = np.empty((4, count), dtype=np.intp)
+        edges = np.empty((2, count), dtype=np.intp)
+        np.add(base, np.ceil(end), out=edges[1], casting='unsafe')
         cells[0] = first
         cells[2] = last
         cells[0] += base
         cells[2] += base
+        edges[0] = cells[0]
         np.add(cells[0], 1, out=cells[1])
         np.add(cells[2], 1, out=cells[3])
+        start -= first  # the fractions
+        end -= last
         weights = np.empty((4, count))
         np.multiply(height, start, out=weights[1])
         np.rint(weights[1], out=weights[1])
@@ -760,13 +766,24 @@ class EchoModel:
         np.rint(weights[3], out=weights[3])
         np.subtract(weights[3], height, out=weights[2])
         np.negative(weights[3], out=weights[3])
-        edges = np.empty((2, count), dtype=np.intp)
-        edges[0] = cells[0]
-        np.add(base, np.ceil(last + end), out=edges[1], casting='unsafe')
-        steps = np.empty((2, count), dtype=np.int32)
-        np.greater(last + end, first + start, out=steps[0])
-        np.negative(steps[0], out=steps[1])
-        return Ramps(stride, unit, cells.ravel(), weights.ravel(), edges.ravel(), steps.ravel())
+        return Ramps(stride, unit, cells.ravel(), weights.ravel(), edges, span)
+
+    @staticmethod
+    def _units(
+        n_beams: int, beam: NDArray[np.intp], height: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """(N,) each beam's unit of ramp height: its tallest over ``2**bits`` (``Ramps``).
+
+        ``beam`` (k,) sorted; a beam without ramps (or only zero heights) has unit 1.
+        """
+        count = beam.size
+        bits = 51 - math.ceil(math.log2(count))
+        starts = np.searchsorted(beam, np.arange(n_beams))
+        has = np.diff(np.append(starts, count)) > 0
+        tallest = np.maximum.reduceat(height, np.minimum(starts, count - 1))
+        tallest *= 2.0**-bits
+        unit: NDArray[np.float64] = np.where(has & (tallest > 0.0), tallest, 1.0)
+        return unit
 
     def _live_returns(
         self,
