@@ -97,32 +97,27 @@ class Ramps:
         """Cells of the layout, all beams."""
         return self.unit.size * self.stride
 
-    def _columns(self, window: slice) -> tuple[slice, slice]:
-        """The span's columns in the bins ``window`` of a beam's cells, in both."""
-        lo, hi = max(self.span[0], window.start), min(self.span[1], window.stop)
-        first = self.span[0]
-        return slice(lo - first, hi - first), slice(lo - window.start, hi - window.start)
+    def profile(self, window: slice) -> NDArray[np.float64]:
+        """(N, n_bins) the ramps' echoes in the bins, the ``window`` columns of a beam's cells.
 
-    def add_to(self, intensity: NDArray[np.float64], window: slice) -> None:
-        """Add the ramps' echoes to ``intensity`` (N, n_bins).
-
-        Its bins are the ``window`` columns of a beam's cells. The sums run over the span's
-        columns only (before it no cell holds a deposit).
+        The sums run over the span's columns only (no other cell holds a deposit).
         """
         sums = np.bincount(self.cells, self.weights, self.size).reshape(-1, self.stride)
-        ramped = sums[:, self.span[0] : self.span[1]].astype(np.int64)
+        first, stop = self.span[0], min(self.span[1], window.stop)
+        ramped = sums[:, first:stop].astype(np.int64)
         np.cumsum(ramped, axis=1, out=ramped)
-        inside, columns = self._columns(window)
-        intensity[:, columns] += ramped[:, inside] * self.unit[:, None]
+        intensity = np.zeros((self.unit.size, window.stop - window.start))
+        columns = slice(first - window.start, stop - window.start)
+        np.multiply(ramped, self.unit[:, None], out=intensity[:, columns])
+        return intensity
 
-    def add_coverage(self, hits: NDArray[np.int64], window: slice) -> None:
-        """Add to ``hits`` (N, n_bins) how many of the returns overlap each bin."""
+    def coverage(self, window: slice) -> NDArray[np.int64]:
+        """(N, n_bins) how many of the ramps overlap each bin (``window``: as ``profile``)."""
         steps = np.repeat([1.0, -1.0], self.edges.shape[1])  # whole numbers: exact sums
         sums = np.bincount(self.edges.ravel(), steps, self.size).reshape(-1, self.stride)
-        per_beam = sums[:, self.span[0] : self.span[1]].astype(np.int64)
-        np.cumsum(per_beam, axis=1, out=per_beam)
-        inside, columns = self._columns(window)
-        hits[:, columns] += per_beam[:, inside]
+        counts = sums[:, window].astype(np.int64)
+        np.cumsum(counts, axis=1, out=counts)
+        return counts
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,6 +162,20 @@ class Deposits:
         """(N, n_bins) of a per-cell array (a bincount's): each beam's bins, C-contiguous."""
         cells = per_cell[: self.dump].reshape(self.n_beams, self.stride)
         return np.ascontiguousarray(cells[:, self.shift : self.shift + self.n_bins])
+
+    def add_at(
+        self, per_bin: NDArray[T], flat: NDArray[np.intp], values: NDArray[np.generic] | int
+    ) -> None:
+        """Add ``values`` (or one value) at cells ``flat`` to ``per_bin`` (N, n_bins), in place.
+
+        The cells outside every beam's bins are dropped. ``np.add.at``: for a few deposits,
+        without a pass over every bin.
+        """
+        cells = self.cells_of(flat)
+        inside = np.flatnonzero(cells < self.n_beams * self.n_bins)
+        if not isinstance(values, int):
+            values = values.take(inside)
+        np.add.at(per_bin.reshape(-1), cells.take(inside), values)
 
     def cells_of(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
         """``flat`` as ``beam * n_bins + bin``, dropped cells as ``N n_bins`` (for labels)."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -352,10 +352,11 @@ class EchoModel:
             if counted is not None and own < flat.size:  # every extra deposit counts
                 counted = np.concatenate((counted, np.ones(flat.size - own, dtype=np.bool_)))
             kept = flat if counted is None else flat[counted]
-            counts = d.bins_of(np.bincount(kept, minlength=size))
-            if d.ramps is not None:
-                d.ramps.add_coverage(counts, slice(d.shift, d.shift + d.n_bins))
-            return counts
+            if d.ramps is not None:  # the ramps' coverage, then a few point deposits
+                counts = d.ramps.coverage(slice(d.shift, d.shift + d.n_bins))
+                d.add_at(counts, kept, 1)
+                return counts
+            return d.bins_of(np.bincount(kept, minlength=size))
 
         def estimate() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
             nearest, confidence, kept = d.stats()
@@ -410,20 +411,20 @@ class EchoModel:
         """
         cfg = self.config
         size = d.dump + DUMP_BINS
-        # With weights, bincount sums them in float64 (int64 when there are none: every
-        # return ramped); numpy's stubs say intp whatever the weights.
-        summed = np.bincount(flat, weights, size).astype(np.float64, copy=False)
-        weighted = cast('NDArray[np.float64]', summed)
         labels = None
-        if labelled is not None:
-            cells = d.cells_of(flat)
-            labels = dominant_labels(cells, weights, labelled, d.n_beams, d.n_bins, n_entities)
-        if cfg.speckle:
-            kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
-            weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
-        intensity = d.bins_of(weighted)
-        if d.ramps is not None:  # only without labels and speckle
-            d.ramps.add_to(intensity, slice(d.shift, d.shift + d.n_bins))
+        if d.ramps is not None:  # only without labels and speckle; np.add.at: no pass per bin
+            intensity = d.ramps.profile(slice(d.shift, d.shift + d.n_bins))
+            d.add_at(intensity, flat, weights)
+        else:
+            # With weights, bincount sums them (float64).
+            weighted = np.bincount(flat, weights, size)
+            if labelled is not None:
+                cells = d.cells_of(flat)
+                labels = dominant_labels(cells, weights, labelled, d.n_beams, d.n_bins, n_entities)
+            if cfg.speckle:
+                kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
+                weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
+            intensity = d.bins_of(weighted)
         if cfg.gain_stddev > 0.0:
             gain = 1.0 + cfg.gain_stddev * generator.standard_normal(d.n_beams)
             intensity *= np.maximum(gain, 0.0)[:, None]
@@ -629,7 +630,9 @@ class EchoModel:
         n_pieces = 0 if pieces is None else pieces.owner.size
         flat = np.empty(2 * m + n_pieces, dtype=np.intp)
         # Each return's beam's first bin: the returns are in beam order (index is sorted).
-        per_beam = np.diff(np.searchsorted(index.take(point), np.arange(n_beams + 1) * self.n_rays))
+        per_beam = np.diff(
+            np.searchsorted(index.take(point), np.arange(n_beams + 1) * self.n_rays)
+        )
         flat[:m] = k  # a whole number
         flat[:m] += np.repeat(layout.guarded, per_beam)
         np.add(flat[:m], 1, out=flat[m : 2 * m])
@@ -723,7 +726,7 @@ class EchoModel:
         index: NDArray[np.intp],
         wide: tuple[NDArray[np.intp], NDArray[np.floating]],
     ) -> Ramps:
-        """The live returns ``wide`` as ``Ramps``: four deposits each whatever its width, two steps.
+        """The live returns ``wide`` as ``Ramps``: four deposits and two steps each.
 
         ``wide``: the live indices of the returns and their widths ``> 1`` in bins (at most
         ``WIDEST_BINS``) about their ranges; each is cut to the window and shared between the
