@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -416,8 +416,8 @@ class EchoModel:
             intensity = d.ramps.profile(slice(d.shift, d.shift + d.n_bins))
             d.add_at(intensity, flat, weights)
         else:
-            # With weights, bincount sums them (float64).
-            weighted = np.bincount(flat, weights, size)
+            # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
+            weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
             if labelled is not None:
                 cells = d.cells_of(flat)
                 labels = dominant_labels(cells, weights, labelled, d.n_beams, d.n_bins, n_entities)
@@ -602,8 +602,9 @@ class EchoModel:
         u / 2``. Up to one bin wide (``_near_shares``): near bin ``k = floor(a)`` (``a ==
         n_bins``, a point at ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)``
         (a point interval: 1), the rest in bin ``k + 1``. Wider, or placed by its cell
-        (``_refine``): one deposit per bin it covers (``_pieces``), after the others, its two
-        own sent to the dump. Only the returns whose interval reaches the window are live
+        (``_refine``): one deposit per bin it covers (``_pieces``), after the others, or,
+        without labels and speckle, a ramp (``_ramps``), in place of its two own. Only the
+        returns whose interval reaches the window are live
         (about half of a side-scan's rays), taken out by one index. Each beam's bins have ``GUARD``
         guard bins on either side: a deposit that falls outside the window (the live
         returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it, so no
@@ -625,25 +626,12 @@ class EchoModel:
         if pieces is not None:
             own[pieces.owner] = False
         point = np.flatnonzero(own)
-        k, share = self._near_shares(r_live.take(point), u.take(point))
         m = point.size
         n_pieces = 0 if pieces is None else pieces.owner.size
-        flat = np.empty(2 * m + n_pieces, dtype=np.intp)
-        # Each return's beam's first bin: the returns are in beam order (index is sorted).
-        per_beam = np.diff(
-            np.searchsorted(index.take(point), np.arange(n_beams + 1) * self.n_rays)
+        flat, weights, share = self._own_deposits(
+            r_live.take(point), u.take(point), index.take(point), per_ray.take(point), n_pieces
         )
-        flat[:m] = k  # a whole number
-        flat[:m] += np.repeat(layout.guarded, per_beam)
-        np.add(flat[:m], 1, out=flat[m : 2 * m])
-        # float64, as bincount sums: it would convert float32 weights in one more pass.
-        weights = np.empty(2 * m + n_pieces)
-        np.multiply(per_ray.take(point), share, out=weights[:m])
-        np.subtract(per_ray.take(point), weights[:m], out=weights[m : 2 * m])
-        labelled = None
-        if entity is not None:
-            labelled = entity.take(index.take(point))
-            labelled = np.tile(labelled, 2)
+        labelled = None if entity is None else np.tile(entity.take(index.take(point)), 2)
         if pieces is not None:
             dump = n_beams * (n_bins + 2 * GUARD)
             beam = index.take(pieces.owner) // self.n_rays
@@ -678,6 +666,36 @@ class EchoModel:
             stats=stats,
             ramps=ramps,
         )
+
+    def _own_deposits(
+        self,
+        r_own: NDArray[np.floating],
+        u: NDArray[np.floating],
+        index: NDArray[np.intp],
+        echo: NDArray[np.floating],
+        n_pieces: int,
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.floating]]:
+        """The two deposits of each return ``p`` placed by its near bin (``_near_shares``).
+
+        Args are (p,): range (m), width in bins, flat index in the (N, n) rays (sorted) and
+        echo. Returns the (2 p + n_pieces,) cells (near bins, then next bins, then room for
+        the pieces) and float64 weights (as bincount sums: float32 would cost one more pass
+        there), and the (p,) near shares.
+        """
+        layout = self._layouts
+        assert layout is not None
+        k, share = self._near_shares(r_own, u)
+        m = r_own.size
+        flat = np.empty(2 * m + n_pieces, dtype=np.intp)
+        # Each return's beam's first bin: the returns are in beam order (index is sorted).
+        per_beam = np.diff(np.searchsorted(index, np.arange(layout.n_beams + 1) * self.n_rays))
+        flat[:m] = k  # a whole number
+        flat[:m] += np.repeat(layout.guarded, per_beam)
+        np.add(flat[:m], 1, out=flat[m : 2 * m])
+        weights = np.empty(2 * m + n_pieces)
+        np.multiply(echo, share, out=weights[:m])
+        np.subtract(echo, weights[:m], out=weights[m : 2 * m])
+        return flat, weights, share
 
     def _pieces(
         self,
