@@ -73,51 +73,47 @@ class Ramps:
     ``2**53``): a bin that no return overlaps holds exactly 0. The bins a return overlaps,
     ``floor(s)`` to ``ceil(e) - 1``, are counted the same way, +1 at the first and -1 after
     the last (the same cell for a return wholly outside the window), only when the hits are
-    read (``coverage``). The cells are those of the spread deposits' layout (``Deposits``:
-    ``stride`` cells per beam, its bins from ``GUARD`` on).
+    read (``coverage``). The cells are ``width`` per beam, the window's bins from ``offset``
+    on (the first any ramp touches) to past the last: no pass over the bins no ramp reaches.
 
     Attributes:
-        stride: cells per beam.
+        n_bins: bins of the window.
+        offset: the window's bin of each beam's first cell.
+        width: cells per beam.
         unit: (N,) each beam's unit of height.
         cells: (4k,) cells of the differences.
         weights: (4k,) float64 differences, whole numbers of units.
         edges: (2, k) cells where the overlapped bins start and stop.
-        span: the columns ``[first, stop)`` of a beam's cells that any deposit touches.
     """
 
-    stride: int
+    n_bins: int
+    offset: int
+    width: int
     unit: NDArray[np.float64]
     cells: NDArray[np.intp]
     weights: NDArray[np.float64]
     edges: NDArray[np.intp]
-    span: tuple[int, int]
 
-    @property
-    def size(self) -> int:
-        """Cells of the layout, all beams."""
-        return self.unit.size * self.stride
+    def _summed(self, cells: NDArray[np.intp], weights: NDArray[np.float64]) -> NDArray[np.int64]:
+        """(N, n_bins) the cumulative sums of ``weights`` at ``cells``, int64, 0 before them."""
+        n_beams, offset = self.unit.size, self.offset
+        used = min(self.width, self.n_bins - offset)  # the columns inside the window
+        sums = np.bincount(cells, weights, n_beams * self.width).reshape(n_beams, self.width)
+        out = np.zeros((n_beams, self.n_bins), dtype=np.int64)
+        # An int64 running sum of whole numbers: exact (the float64 sums are).
+        np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=out[:, offset : offset + used])
+        return out
 
-    def profile(self, window: slice) -> NDArray[np.float64]:
-        """(N, n_bins) the ramps' echoes in the bins, the ``window`` columns of a beam's cells.
-
-        The sums run over the span's columns only (no other cell holds a deposit).
-        """
-        sums = np.bincount(self.cells, self.weights, self.size).reshape(-1, self.stride)
-        first, stop = self.span[0], min(self.span[1], window.stop)
-        ramped = sums[:, first:stop].astype(np.int64)
-        np.cumsum(ramped, axis=1, out=ramped)
-        intensity = np.zeros((self.unit.size, window.stop - window.start))
-        columns = slice(first - window.start, stop - window.start)
-        np.multiply(ramped, self.unit[:, None], out=intensity[:, columns])
+    def profile(self) -> NDArray[np.float64]:
+        """(N, n_bins) the ramps' echoes."""
+        summed = self._summed(self.cells, self.weights)
+        intensity: NDArray[np.float64] = np.multiply(summed, self.unit[:, None])
         return intensity
 
-    def coverage(self, window: slice) -> NDArray[np.int64]:
-        """(N, n_bins) how many of the ramps overlap each bin (``window``: as ``profile``)."""
+    def coverage(self) -> NDArray[np.int64]:
+        """(N, n_bins) how many of the ramps overlap each bin."""
         steps = np.repeat([1.0, -1.0], self.edges.shape[1])  # whole numbers: exact sums
-        sums = np.bincount(self.edges.ravel(), steps, self.size).reshape(-1, self.stride)
-        counts = sums[:, window].astype(np.int64)
-        np.cumsum(counts, axis=1, out=counts)
-        return counts
+        return self._summed(self.edges.ravel(), steps)
 
 
 @dataclass(frozen=True, eq=False)

@@ -353,7 +353,7 @@ class EchoModel:
                 counted = np.concatenate((counted, np.ones(flat.size - own, dtype=np.bool_)))
             kept = flat if counted is None else flat[counted]
             if d.ramps is not None:  # the ramps' coverage, then a few point deposits
-                counts = d.ramps.coverage(slice(d.shift, d.shift + d.n_bins))
+                counts = d.ramps.coverage()
                 d.add_at(counts, kept, 1)
                 return counts
             return d.bins_of(np.bincount(kept, minlength=size))
@@ -413,7 +413,7 @@ class EchoModel:
         size = d.dump + DUMP_BINS
         labels = None
         if d.ramps is not None:  # only without labels and speckle; np.add.at: no pass per bin
-            intensity = d.ramps.profile(slice(d.shift, d.shift + d.n_bins))
+            intensity = d.ramps.profile()
             d.add_at(intensity, flat, weights)
         else:
             # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
@@ -759,21 +759,19 @@ class EchoModel:
         start = np.clip(centre, 0.0, n_bins)
         centre += width
         end = np.clip(centre, 0.0, n_bins)
-        stride = n_bins + 2 * GUARD  # the spread deposits' layout, bins from GUARD on
         beam = index.take(rows) // self.n_rays  # sorted, as index is
         unit = self._units(n_beams, beam, height)
         height /= unit.take(beam)
         np.rint(height, out=height)
-        base = beam * stride + GUARD
         first, last = np.floor(start), np.floor(end)
-        span = (GUARD + int(first.min()), GUARD + int(last.max()) + 2)
+        offset = int(first.min())  # the Ramps' layout: from the first bin touched
+        stride = int(last.max()) + 2 - offset  # to the last one's next
+        base = beam * stride - offset
         cells = np.empty((4, count), dtype=np.intp)
         edges = np.empty((2, count), dtype=np.intp)
         np.add(base, np.ceil(end), out=edges[1], casting='unsafe')
-        cells[0] = first
-        cells[2] = last
-        cells[0] += base
-        cells[2] += base
+        np.add(base, first, out=cells[0], casting='unsafe')
+        np.add(base, last, out=cells[2], casting='unsafe')
         edges[0] = cells[0]
         np.add(cells[0], 1, out=cells[1])
         np.add(cells[2], 1, out=cells[3])
@@ -787,7 +785,7 @@ class EchoModel:
         np.rint(weights[3], out=weights[3])
         np.subtract(weights[3], height, out=weights[2])
         np.negative(weights[3], out=weights[3])
-        return Ramps(stride, unit, cells.ravel(), weights.ravel(), edges, span)
+        return Ramps(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges)
 
     @staticmethod
     def _units(
