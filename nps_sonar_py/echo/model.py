@@ -597,19 +597,25 @@ class EchoModel:
         """
         n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
-        index, r_live, cos_live, per_ray = self._live_returns(r, cos_in, mu, layout)
+        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
-        wide = np.flatnonzero((u > real(1.0)) & (u < real(np.inf)))
+        refined = None if self._cells is None else self._refine(r_live, index, cos_in, live)
+        if refined is not None:
+            u[refined.owner] = real(0.0)  # placed by their cells, not as wide returns
+        wide = np.flatnonzero(u > real(1.0))
         wide_bins = u.take(wide)  # before _near_shares clips u to a bin
+        if wide.size and not (finite := wide_bins < real(np.inf)).all():
+            wide, wide_bins = wide[finite], wide_bins[finite]  # inf: one bin
         k, share = self._near_shares(r_live, u)
-        pieces = self._pieces(r_live, cos_live, index, wide, wide_bins)
+        pieces = self._pieces(r_live, refined, wide, wide_bins)
         m = r_live.size
         n_pieces = 0 if pieces is None else pieces.owner.size
         flat = np.empty(2 * m + n_pieces, dtype=np.intp)
         # Each live ray's beam's first bin: the live rays are in beam order (index is sorted).
         per_beam = np.diff(np.searchsorted(index, np.arange(n_beams + 1) * self.n_rays))
+        first_bin = np.repeat(layout.guarded, per_beam)
         flat[:m] = k  # a whole number
-        flat[:m] += np.repeat(layout.guarded, per_beam)
+        flat[:m] += first_bin
         np.add(flat[:m], 1, out=flat[m : 2 * m])
         # float64, as bincount sums: it would convert float32 weights in one more pass.
         weights = np.empty(2 * m + n_pieces)
@@ -619,10 +625,9 @@ class EchoModel:
         if pieces is not None:
             dump = n_beams * (n_bins + 2 * GUARD)
             flat[pieces.owner] = flat[m + pieces.owner] = dump  # the pieces stand for them
-            beam = index.take(pieces.owner) // self.n_rays
-            in_window = (pieces.bin >= 0) & (pieces.bin < n_bins)
-            np.add(layout.guarded[beam], pieces.bin, out=flat[2 * m :])
-            flat[2 * m :][~in_window] = dump
+            # A piece outside the window goes to a guard bin, dropped with it.
+            bins = np.minimum(np.maximum(pieces.bin, -1), n_bins)
+            np.add(first_bin.take(pieces.owner), bins, out=flat[2 * m :])
             np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
         if labelled is not None:
             own = np.tile(labelled, 2)
@@ -652,26 +657,16 @@ class EchoModel:
     def _pieces(
         self,
         r_live: NDArray[np.floating],
-        cos_live: NDArray[np.floating],
-        index: NDArray[np.intp],
+        refined: Pieces | None,
         wide: NDArray[np.intp],
         wide_bins: NDArray[np.floating],
     ) -> Pieces | None:
         """The live returns placed bin by bin, or None when there are none.
 
-        Those of cells near an edge or the normal (``_refine``), then the other ones wider
-        than a bin (``_wide_pieces``); ``owner`` indexes the live returns.
+        Those of cells near an edge or the normal (``refined``, ``_refine``), then the other
+        ones wider than a bin (``_wide_pieces``); ``owner`` indexes the live returns.
         """
-        parts = []
-        if self._cells is not None:
-            refined = self._refine(r_live, cos_live, index)
-            if refined is not None:
-                parts.append(refined)
-                if wide.size:  # placed by their cells
-                    placed = np.zeros(r_live.size, dtype=np.bool_)
-                    placed[refined.owner] = True
-                    apart = ~placed[wide]
-                    wide, wide_bins = wide[apart], wide_bins[apart]
+        parts = [] if refined is None else [refined]
         if wide.size:
             parts.append(self._wide_pieces(r_live, wide_bins, wide))
         if not parts:
@@ -691,11 +686,13 @@ class EchoModel:
         cos_in: NDArray[np.floating],
         mu: NDArray[np.floating],
         layout: Layout,
-    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns within a bin of the window and admitted (cast cone, cut-off).
 
-        Returns (m,) arrays: their flat index in the (N, n) rays, their range (m), ``|cos|``
-        and echo (``_intensities``).
+        Returns their flat index in the (N, n) rays, their range (m) and echo
+        (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's echo is
+        worked out (a few vectorised passes, the misses' discarded), then one index picks the
+        live ones: an index costs several such passes, and one of each input would take four.
         """
         cfg = self.config
         real = r.dtype.type
@@ -703,12 +700,9 @@ class EchoModel:
         live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
         self._admit(live, cos_in)
         index = np.flatnonzero(live)
-        r_live = r.take(index)
-        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
-        if mu.ndim:
-            mu = (mu if mu.shape == r.shape else np.broadcast_to(mu, r.shape).ravel()).take(index)
-        cos_live = cos_in.take(index)
-        return index, r_live, cos_live, self._intensities(r_live, cos_live, factor, mu)
+        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
+        per_ray = self._intensities(r, cos_in, factor, mu).take(index)
+        return index, r.take(index), per_ray, live
 
     def _near_shares(
         self, r_live: NDArray[np.floating], u: NDArray[np.floating]
@@ -763,26 +757,29 @@ class EchoModel:
     def _refine(
         self,
         r_live: NDArray[np.floating],
-        cos_live: NDArray[np.floating],
         index: NDArray[np.intp],
+        cos_in: NDArray[np.floating],
+        live: NDArray[np.bool_],
     ) -> Pieces | None:
         """The pieces of the returns of edge cells and cells near the normal, or None.
 
-        Each is placed by its whole cell (``ray_cells.cell_pieces``).
-
-        ``index`` is the live returns' flat index in the (N, n) layout.
+        Each is placed by its whole cell (``ray_cells.cell_pieces``). ``index`` is the live
+        returns' flat index in the (N, n) rays, ``live`` their mask, ``cos_in`` every ray's.
         """
         cells = self._cells
         assert cells is not None
         layout = self._layouts
         assert layout is not None
-        chosen = np.flatnonzero(np.abs(cos_live) >= layout.refine_above.take(index))
-        if chosen.size == 0:
+        special = np.abs(cos_in) >= layout.refine_above.reshape(cos_in.shape)
+        special &= live
+        rays = np.flatnonzero(special)
+        if rays.size == 0:
             return None
+        chosen = np.searchsorted(index, rays)  # their places among the live returns
         pieces = cell_pieces(
             r_live[chosen],
-            cos_live[chosen],
-            index[chosen] % self.n_rays,
+            cos_in.take(rays),
+            rays % self.n_rays,
             cells,
             min_range=self.config.min_range,
             scale=self._scale,
