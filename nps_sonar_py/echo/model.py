@@ -502,10 +502,19 @@ class EchoModel:
         ``factor`` is the rays' ``B dOmega`` (with the specular lobe's constant), in the
         rays' shape; ``mu`` a scalar or that shape. Under the caller's errstate.
         """
+        return self._range_loss(self._scattered(cos_in, factor, mu, r.dtype), r)
+
+    def _scattered(
+        self,
+        cos_in: NDArray[np.floating],
+        factor: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        dtype: np.dtype[np.floating],
+    ) -> NDArray[np.floating]:
+        """``factor |cos| mu`` (or the specular lobe's), the part of the echo not in range."""
         cfg = self.config
-        real = r.dtype.type
         per_ray: NDArray[np.floating] = np.abs(cos_in).astype(
-            np.result_type(r, cos_in), copy=False
+            np.result_type(dtype, cos_in), copy=False
         )
         if cfg.scattering is Scattering.SPECULAR:
             per_ray -= 1.0
@@ -515,6 +524,13 @@ class EchoModel:
         if mu.ndim and mu.dtype != per_ray.dtype:
             mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
         per_ray *= mu
+        return per_ray
+
+    def _range_loss(
+        self, per_ray: NDArray[np.floating], r: NDArray[np.floating]
+    ) -> NDArray[np.floating]:
+        """``per_ray / r**2 exp(-2 a r)`` in place: spreading and absorption to range ``r``."""
+        real = r.dtype.type
         scratch = r * r
         per_ray /= scratch
         if self._attenuation > 0.0:
@@ -690,9 +706,10 @@ class EchoModel:
         """The returns within a bin of the window and admitted (cast cone, cut-off).
 
         Returns their flat index in the (N, n) rays, their range (m) and echo
-        (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's echo is
-        worked out (a few vectorised passes, the misses' discarded), then one index picks the
-        live ones: an index costs several such passes, and one of each input would take four.
+        (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's scattering
+        ``factor |cos| mu`` is worked out (three vectorised passes, the misses' discarded),
+        then one index picks the live ones: an index costs several such passes, and one of
+        each input would take three; the range's loss is the live ones' alone.
         """
         cfg = self.config
         real = r.dtype.type
@@ -701,8 +718,9 @@ class EchoModel:
         self._admit(live, cos_in)
         index = np.flatnonzero(live)
         factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
-        per_ray = self._intensities(r, cos_in, factor, mu).take(index)
-        return index, r.take(index), per_ray, live
+        r_live = r.take(index)
+        per_ray = self._scattered(cos_in, factor, mu, r.dtype).take(index)
+        return index, r_live, self._range_loss(per_ray, r_live), live
 
     def _near_shares(
         self, r_live: NDArray[np.floating], u: NDArray[np.floating]
