@@ -26,7 +26,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, NoReturn
@@ -42,10 +42,12 @@ __all__ = [
     'choice_text',
     'in_setting_names',
     'plain',
+    'read_records',
     'refuse',
     'same_as',
     'setting',
     'specs',
+    'supplied_defaults',
 ]
 
 
@@ -58,7 +60,9 @@ class SettingSpec:
     (an enum field's values, or a field's own list), empty when any value of the type will do.
     ``zero``: 0 is a value of its own (off, or "take the default"), outside ``low``..``high``.
     ``above``: ``low`` itself is refused (``(low, high]``). ``low`` ``-inf``: ``-inf`` is taken
-    besides the finite numbers (``threshold_db``: any echo).
+    besides the finite numbers (``threshold_db``: any echo). ``supplies``: for a setting that
+    gives other settings their defaults (a preset, ``sonar_preset``), the function of its value
+    that returns them by name; ``ConfigurationError`` for a value it refuses.
     """
 
     name: str
@@ -70,6 +74,7 @@ class SettingSpec:
     choices: tuple[str, ...] = ()
     zero: bool = False
     above: bool = False
+    supplies: Callable[[Any], dict[str, Any]] | None = None
 
     @property
     def plain_default(self) -> Any:
@@ -96,6 +101,7 @@ def setting(
     choices: tuple[Any, ...] | Callable[[], tuple[Any, ...]] = (),
     zero: bool = False,
     above: bool = False,
+    supplies: Callable[[Any], dict[str, Any]] | None = None,
 ) -> Any:
     """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
 
@@ -104,7 +110,8 @@ def setting(
     allows 0 besides ``low``..``high`` (a positive number too small to mean anything, such as a
     beam width of 5e-324 rad, is refused rather than taken for "the URDF's"). ``description``
     and ``choices`` may be functions, read when used, for a setting whose text and values are
-    a table's rows (``mode``).
+    a table's rows (``mode``). ``supplies``: the other settings' defaults this one's value
+    gives (:class:`SettingSpec`; :func:`read_records`).
     """
     meta = {
         'description': description,
@@ -114,6 +121,7 @@ def setting(
         'choices': choices,
         'zero': zero,
         'above': above,
+        'supplies': supplies,
     }
     return dataclasses.field(default=default, metadata=meta)
 
@@ -191,6 +199,7 @@ def specs(record: type[Any]) -> Iterator[SettingSpec]:
     types = _types(record)
     for f in dataclasses.fields(record):
         meta = dict(f.metadata)
+        meta.setdefault('supplies', None)
         if callable(meta['description']):
             meta['description'] = meta['description']()
         kind = types[f.name]
@@ -352,3 +361,37 @@ class Record:
 
     def __post_init__(self) -> None:
         check_record(self)
+
+
+def supplied_defaults(
+    settings: Iterable[SettingSpec], value_of: Callable[[SettingSpec], Any]
+) -> dict[str, Any]:
+    """The defaults the supplying settings among ``settings`` give, by name (``supplies``).
+
+    ``value_of(spec)`` is a supplying setting's value; ``ConfigurationError`` for one its
+    function refuses (an unknown preset).
+    """
+    supplied: dict[str, Any] = {}
+    for spec in settings:
+        if spec.supplies is not None:
+            supplied.update(spec.supplies(value_of(spec)))
+    return supplied
+
+
+def read_records(records: Iterable[type[Any]], values: Mapping[str, Any]) -> list[Any]:
+    """The records of the classes ``records`` from ``values`` (name -> value), as a node would.
+
+    A setting not in ``values`` takes what a supplying setting gives it (a preset), else its
+    default: a value given wins over a preset, as a parameter does in a node.
+    """
+    classes = list(records)
+    every = [spec for record in classes for spec in specs(record)]
+    supplied = supplied_defaults(every, lambda spec: values.get(spec.name, spec.default))
+    made = []
+    for record in classes:
+        fields = {
+            spec.name: values.get(spec.name, supplied.get(spec.name, spec.default))
+            for spec in specs(record)
+        }
+        made.append(record(**fields))
+    return made

@@ -355,6 +355,57 @@ def test_redraw_needs_no_ros(tmp_path: Path) -> None:
     assert (tmp_path / 'bag' / 'sweep.png').is_file()
 
 
+def write_image_bag(path: Path, images: dict[str, np.ndarray]) -> None:
+    """A bag of one mono8 ``sensor_msgs/Image`` per topic, written with rosbags alone."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    from nps_sonar_py.ros.bag_report import IMAGE, make_typestore
+    from nps_sonar_py.ros.recorder import BAG_VERSION
+
+    store = make_typestore()
+    image, header = store.types[IMAGE], store.types['std_msgs/msg/Header']
+    stamp = store.types['builtin_interfaces/msg/Time']
+    with Writer(path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
+        for topic, pixels in images.items():
+            connection = writer.add_connection(topic, IMAGE, typestore=store)
+            message = image(
+                header=header(stamp=stamp(sec=1, nanosec=0), frame_id='sonar'),
+                height=pixels.shape[0],
+                width=pixels.shape[1],
+                encoding='mono8',
+                is_bigendian=0,
+                step=pixels.shape[1],
+                data=pixels.astype(np.uint8).ravel(),
+            )
+            writer.write(connection, 10**9, store.serialize_cdr(message, IMAGE))
+
+
+def test_side_by_side_puts_two_images_beside_each_other(tmp_path: Path) -> None:
+    """``SideBySide``: left, 6 black columns, right, pixel for pixel; mismatches refused."""
+    import matplotlib.image
+
+    from nps_sonar_py.errors import ConfigurationError
+    from nps_sonar_py.ros.bag_report import SIDE_BY_SIDE_GAP, SideBySide, draw_report
+
+    rng = np.random.default_rng(3)
+    left, right = rng.integers(1, 256, (2, 20, 30))
+    write_image_bag(tmp_path / 'bag', {'/a/image': left, '/b/image': right, '/c': left[:10]})
+    report = draw_report(
+        tmp_path / 'bag', side_by_side=(SideBySide('pair', '/a/image', '/b/image'),)
+    )
+    assert report.images[-1] == tmp_path / 'bag' / 'pair.png'
+    grey = np.rint(matplotlib.image.imread(report.images[-1])[..., 0] * 255)
+    gap = np.zeros((20, SIDE_BY_SIDE_GAP))
+    np.testing.assert_array_equal(grey, np.hstack((left, gap, right)))
+    for pair, words in (
+        (SideBySide('x', '/a/image', '/c'), '/a/image is 20 rows of mono8, /c 10 rows'),
+        (SideBySide('x', '/a/image', '/none'), 'x: no image recorded on /none'),
+    ):
+        with pytest.raises(ConfigurationError, match=words) as error:
+            draw_report(tmp_path / 'bag', side_by_side=(pair,))
+        assert '\n' not in str(error.value)
+
+
 def test_redraw_of_a_missing_bag_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

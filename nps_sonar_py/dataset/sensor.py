@@ -103,6 +103,10 @@ _IGNORED = {
     'raw_image_dtype',
     'publish_waterfall',
     'image_encoding',
+    # the node's presets of real sonars and its fan's range window (the dataset's range is its own)
+    'sonar_preset',
+    'min_range',
+    'max_range',
 }
 #: Settings a side-scan does not have (its fans are across track).
 _NOT_SIDESCAN = {'min_angle', 'max_angle'}

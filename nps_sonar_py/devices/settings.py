@@ -55,7 +55,6 @@ from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 
 __all__ = [
-    'COHERENT_SETTINGS',
     'BeamSettings',
     'CoherentSettings',
     'EchoModelChoice',
@@ -758,7 +757,7 @@ class EchoModelChoice(StrEnum):
 
 @dataclass(frozen=True)
 class CoherentSettings(Record):
-    """The echo model of the imaging sonars (multibeam, side-scan) and its coherent settings.
+    """The echo model of the sonars (every imaging kind, the single beam) and its settings.
 
     :meth:`coherent_config` builds the core's ``CoherentConfig``; the bounds are its own
     (``same_as``). Names: ``pulse_duration`` -> ``pulse_length`` (an echosounder's
@@ -768,8 +767,8 @@ class CoherentSettings(Record):
 
     echo_model: EchoModelChoice = setting(
         EchoModelChoice.INCOHERENT,
-        'echo model of the multibeam and side-scan profiles: incoherent (sums of intensities) '
-        'or coherent (phase, pulse, line array, noise: docs/coherent.md)',
+        'echo model of the profiles: incoherent (sums of intensities) or coherent (phase, '
+        'pulse, line array, noise: docs/coherent.md)',
     )
     pulse: PulseKind = same_as(CoherentConfig, 'pulse', 'coherent: the pulse, chirp or cw')
     pulse_duration: float = same_as(CoherentConfig, 'pulse_length', 'coherent: pulse length [s]')
@@ -798,8 +797,8 @@ class CoherentSettings(Record):
     array_elements: int = same_as(
         CoherentConfig,
         'array_elements',
-        'coherent: elements of the multibeam receive line array; 0: none (no side-lobe leakage '
-        'across beams)',
+        'coherent: elements of the receive line array of a fan or swath; 0: none (no side-lobe '
+        'leakage across beams)',
     )
     array_spacing: float = same_as(
         CoherentConfig, 'array_spacing', 'coherent: line array element spacing [wavelengths]'
@@ -854,8 +853,3 @@ class CoherentSettings(Record):
             directivity_index=self.directivity_index,
             leak_cells=self.leak_cells,
         )
-
-
-#: The names of the coherent model's settings: the kinds that run only the incoherent model
-#: refuse them (``devices/kinds``, ``Unused``).
-COHERENT_SETTINGS = tuple(f.name for f in dataclasses.fields(CoherentSettings))

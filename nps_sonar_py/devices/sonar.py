@@ -181,10 +181,15 @@ class SonarArray(IndependentReadings):
         totals = echoes.totals
         if self.coherent is not None:
             per_ray = self.model.ray_intensities(r, cos, mu)
-            images = self.coherent.ping(per_ray, r, self._origins, self._directions).intensity
-            totals = images.sum(axis=1)
+            coherent = self.coherent.ping(per_ray, r, self._origins, self._directions)
+            totals = coherent.intensity.sum(axis=1)
             pings = tuple(
-                dataclasses.replace(p, intensity=images[i], total=float(totals[i]))
+                dataclasses.replace(
+                    p,
+                    intensity=coherent.intensity[i],
+                    total=float(totals[i]),
+                    coherent=coherent.beam(i),
+                )
                 for i, p in enumerate(pings)
             )
         ranges = echoes.ranges.copy()

@@ -10,10 +10,10 @@ has the amplitude
 ``xi_i`` the unit complex Gaussian of the scene point it hit (``scatterers.py``). Beam
 ``b``'s complex baseband after the matched filter is ``s_b(t) = sum_i a_i R(t - 2 r_i / c)``
 (``pulse.py``), sampled every ``delta = c / (2 f_s)`` of range from ``min_range``; each
-return is deposited on the samples it reaches by a table of ``R`` (two ``np.bincount`` over
-all beams at once, real and imaginary parts). A fan's line array then adds the side-lobe
-leakage of the strongest cells across beams (``line_array.py``), and the receiver adds a
-complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
+return is deposited on the samples it reaches by a table of ``R`` (one complex64
+``np.add.at`` per tap of the pulse, over all beams at once). A fan's line array then adds the
+side-lobe leakage of the strongest cells across beams (``line_array.py``), and the receiver
+adds a complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
 the envelope's energy per range bin, ``sum over the bin's samples of |s|**2``: its mean over
 scatterer realisations is the incoherent image blurred by the pulse (equal to it bin by bin
 when the pulse is shorter than a bin and the profile smooth).
@@ -259,6 +259,11 @@ class CoherentPing:
     baseband: NDArray[np.complex64]
     grid: SampleGrid
 
+    def beam(self, index: int) -> CoherentPing:
+        """The echo of beam ``index`` alone, as a ping of one beam (views, no copy)."""
+        rows = slice(index, index + 1)
+        return CoherentPing(self.intensity[rows], self.baseband[rows], self.grid)
+
 
 class CoherentModel:
     """The coherent echo of ``N`` beams sharing an echo configuration, built once.
@@ -291,15 +296,18 @@ class CoherentModel:
         assert not isinstance(grid, str)  # coherent_problem said so
         self.config, self.echo, self.grid = config, echo, grid
         self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
-        self._guard = 2 * self._table.half + 1
+        # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.
+        self._taps_by_offset = np.ascontiguousarray(self._table.taps.T)
         self._cell = config.speckle_cell * echo.wavelength
         self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
         # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
         self._heard_from: NDArray[np.complex64] | None = None
+        self._beam_starts = np.zeros(0, dtype=np.intp)  # beam b's first sample in a ping
         array = config.receive_array
         if array is not None and azimuths is not None and beams > 1:
             matrix = leakage_matrix(array, azimuths, coverage)
             self._heard_from = np.ascontiguousarray(matrix.T)
+            self._beam_starts = np.arange(0, beams * grid.count, grid.count, dtype=np.intp)
         self._noise_power = 0.0
         if config.noise:
             bandwidth = config.transmitted.effective_bandwidth
@@ -307,6 +315,11 @@ class CoherentModel:
             self._noise_power = noise_intensity(noise, echo.source_level, bandwidth)
         self.rng = np.random.default_rng(echo.seed)
         self._table_of_noise: NDArray[np.complex64] | None = None
+
+    @property
+    def noise_power(self) -> float:
+        """Mean power of the receiver's noise per range bin, linear (0: no noise)."""
+        return self._noise_power
 
     def ping(
         self,
@@ -330,18 +343,22 @@ class CoherentModel:
             The ``CoherentPing``.
         """
         n_beams = intensity.shape[0]
-        series = self._baseband(intensity, ranges, origin, directions)
-        if self._heard_from is not None and self._heard_from.shape[0] == n_beams:
-            series = self._leaked(series)
+        signal = self._baseband(intensity, ranges, origin, directions)
         if self._noise_power > 0.0:
-            self._add_noise(series, rng if rng is not None else self.rng)
+            series = self._noise(n_beams, rng if rng is not None else self.rng)
+            series += signal
+        else:
+            series = signal.copy()
+        if self._heard_from is not None and self._heard_from.shape[0] == n_beams:
+            self._add_leakage(signal, series)
         power = np.square(series.real)
         power += np.square(series.imag)
-        if self.grid.per_bin == 1:
-            image = power.astype(np.float64)
-        else:
-            per_bin = power.reshape(n_beams, self.echo.n_bins, self.grid.per_bin)
-            image = per_bin.sum(axis=2, dtype=np.float64)
+        # A bin's energy: its samples added one strided slice at a time (a sum over a short
+        # last axis of a reshape is ten times slower).
+        step = self.grid.per_bin
+        image = power[:, ::step].astype(np.float64)
+        for offset in range(1, step):
+            image += power[:, offset::step]
         return CoherentPing(image, series, self.grid)
 
     def _baseband(
@@ -355,34 +372,44 @@ class CoherentModel:
 
         Only the rays whose pulse reaches a sample are worked on ("live"): each deposits
         ``2 half`` taps of the compressed pulse, scaled by its amplitude, on the samples
-        about its position.
+        about its position: one complex64 ``np.add.at`` per tap over all beams at once.
+        The beams lie end to end in one contiguous array (contiguous arrays are the fast
+        ones for every later pass), with ``2 half`` samples spare at both ends (a live
+        return's taps reach ``2 half - 1`` samples past the window): the taps of a return
+        near its beam's ends that fall outside the window add 0 there or to a neighbour.
         """
         n_beams, n_rays = intensity.shape
-        grid, half, guard = self.grid, self._table.half, self._guard
-        stride = grid.count + 2 * guard
+        count, half = self.grid.count, self._table.half
         flat_intensity = np.asarray(intensity, dtype=np.float32).ravel()
-        position = np.asarray(ranges, dtype=np.float32).ravel() - np.float32(grid.start)
-        position *= np.float32(1.0 / grid.interval)  # in samples; NaN and inf are not live
+        position = np.asarray(ranges, dtype=np.float32).ravel() - np.float32(self.grid.start)
+        position *= np.float32(1.0 / self.grid.interval)  # in samples; NaN, inf not live
         live = flat_intensity > 0.0
         live &= position > -half
-        live &= position < grid.count - 1 + half
+        live &= position < count - 1 + half
         index = np.flatnonzero(live)
         u = position.take(index)
         r = np.asarray(ranges).ravel().take(index).astype(np.float64)
         amplitude = self._amplitudes(index, r, flat_intensity.take(index), origin, directions)
         floor = np.floor(u)
-        row = np.rint((u - floor) * np.float32(PHASES)).astype(np.intp)
-        start = floor.astype(np.intp)
-        start += (index // n_rays) * stride + (guard - half + 1)
-        values = self._table.taps.take(row, axis=0)  # (m, 2 half)
-        values *= amplitude[:, None]
-        # Real and imaginary parts interleaved: one bincount whose sums are complex128.
-        start *= 2
-        cells = (start[:, None] + np.arange(4 * half)).ravel()
-        sums = np.bincount(cells, values.view(np.float32).ravel(), 2 * n_beams * stride)
-        per_beam = sums.view(np.complex128).reshape(n_beams, stride)
-        series: NDArray[np.complex64] = per_beam[:, guard : guard + grid.count].astype(
-            np.complex64
+        u -= floor
+        u *= np.float32(PHASES)
+        row = np.rint(u, out=u).astype(np.intp)
+        first = floor.astype(np.intp) - (half - 1)  # the sample of the first tap
+        # The returns near an end of the window, and their first tap's sample.
+        edge = np.flatnonzero((first < 0) | (first > count - 2 * half))
+        edge_first = first.take(edge)
+        spare = 2 * half
+        first += (index // n_rays) * count + spare  # in the flat array
+        flat = np.zeros(n_beams * count + 2 * spare, dtype=np.complex64)
+        for tap, taps in enumerate(self._taps_by_offset):  # 2 half passes over the returns
+            values = taps.take(row)
+            values *= amplitude
+            sample = edge_first + tap
+            values[edge[(sample < 0) | (sample >= count)]] = 0.0  # outside the window
+            np.add.at(flat, first, values)
+            first += 1
+        series: NDArray[np.complex64] = flat[spare : spare + n_beams * count].reshape(
+            n_beams, count
         )
         return series
 
@@ -395,8 +422,12 @@ class CoherentModel:
         directions: NDArray[np.floating],
     ) -> NDArray[np.complex64]:
         """(m,) ``sqrt(I) xi exp(2 i k r)`` of the rays ``index`` at ranges ``r`` (m)."""
-        points = directions.take(index, axis=0) * r[:, None]
-        points += origin if np.ndim(origin) == 1 else np.take(origin, index, axis=0)
+        points = []  # origin + r d, axis by axis
+        for axis in range(3):
+            coordinate = directions[:, axis].take(index).astype(np.float64, copy=False)
+            coordinate *= r
+            coordinate += origin[axis] if np.ndim(origin) == 1 else origin[:, axis].take(index)
+            points.append(coordinate)
         power, turns = scatterer_draws(points, self._cell, self.config.scatterer_seed)
         carrier = r * self._turns_per_m
         carrier -= np.floor(carrier)
@@ -429,45 +460,46 @@ class CoherentModel:
             candidates = candidates[np.argpartition(values, values.size - count)[-count:]]
         return candidates
 
-    def _leaked(self, series: NDArray[np.complex64]) -> NDArray[np.complex64]:
-        """``series`` plus the leakage of its ``leak_cells`` strongest cells across beams.
+    def _add_leakage(self, signal: NDArray[np.complex64], series: NDArray[np.complex64]) -> None:
+        """Add to ``series`` the leakage of the ``leak_cells`` strongest cells of ``signal``.
 
         Each strong cell (beam ``b'``, sample ``j``) adds ``L[b, b'] s_b'(j)`` to every beam
         ``b`` at sample ``j``: the rows of ``L`` transposed for the strong cells' beams,
-        scaled by their samples, summed per sample (``np.add.reduceat``) and added to those
-        samples' columns.
+        scaled by their samples, added in place by one ``np.add.at`` (cells at the same
+        sample sum). ``signal`` is the echo before the noise; ``series`` is C-contiguous.
         """
         assert self._heard_from is not None
-        strongest = self._strongest(series)
-        beam, sample = np.divmod(strongest, series.shape[1])
-        order = np.argsort(sample, kind='stable')
-        sample, beam = sample[order], beam[order]
+        strongest = self._strongest(signal)
+        beam, sample = np.divmod(strongest, signal.shape[1])
         heard = self._heard_from.take(beam, axis=0)  # (k, N): what every beam hears of each
-        heard *= series.ravel().take(strongest[order])[:, None]
-        first = np.flatnonzero(np.diff(sample, prepend=-1))
-        out = series.copy()
-        out[:, sample[first]] += np.add.reduceat(heard, first, axis=0).T
-        return out
+        heard *= signal[beam, sample][:, None]
+        cells = np.add(sample[:, None], self._beam_starts)  # (k, N) flat cells of series
+        np.add.at(series.ravel(), cells.ravel(), heard.ravel())
 
-    def _add_noise(self, series: NDArray[np.complex64], rng: np.random.Generator) -> None:
-        """Add the receiver's complex Gaussian noise, in place: ``noise_power / per_bin`` a sample.
+    def _noise(self, n_beams: int, rng: np.random.Generator) -> NDArray[np.complex64]:
+        """(N, count) the receiver's complex Gaussian noise, ``noise_power / per_bin`` a sample.
 
         Each beam takes a window at a random start of a table of complex normal numbers drawn
         once from the model's generator (drawing a ping's million numbers afresh would cost
         more than the cast): two windows of a ping or of two pings overlap with a chance of
         about ``count / table`` (under 1 % per beam and ping at the table's 2**20 numbers).
         """
-        table = self._noise_table(series.shape[1])
-        starts = rng.integers(0, table.size - series.shape[1], series.shape[0])
-        windows = np.lib.stride_tricks.sliding_window_view(table, series.shape[1])
-        noise = windows[starts]  # (N, count): a copy of each window
-        noise *= np.float32(math.sqrt(self._noise_power / self.grid.per_bin / 2.0))
-        series += noise
+        count = self.grid.count
+        table = self._noise_table(count)
+        starts = rng.integers(0, table.size - count, n_beams)
+        windows = np.lib.stride_tricks.sliding_window_view(table, count)
+        noise: NDArray[np.complex64] = windows[starts]  # a copy of each window
+        return noise
 
     def _noise_table(self, count: int) -> NDArray[np.complex64]:
-        """The complex normal numbers (``E |z|**2 = 2``) the noise windows are taken from."""
+        """The complex normal numbers the noise windows are taken from, scaled once.
+
+        ``E |z|**2 = noise_power / per_bin``: a bin's ``per_bin`` samples add up to the
+        sonar equation's noise power.
+        """
         if self._table_of_noise is None:
             size = max(_NOISE_TABLE, 64 * count)
             pairs = self.rng.standard_normal(2 * size, dtype=np.float32)
+            pairs *= np.float32(math.sqrt(self._noise_power / self.grid.per_bin / 2.0))
             self._table_of_noise = pairs.view(np.complex64)
         return self._table_of_noise

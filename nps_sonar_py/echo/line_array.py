@@ -104,8 +104,8 @@ def array_problem(array: LineArray, beam_width: float, azimuths: ArrayLike) -> s
     if width > 1.1 * wanted:
         return (
             f'array_elements: {array.elements} elements at {array.spacing:g} wavelengths '
-            f'form {width:.3g} deg beams, wider than beam_width {wanted:.3g} deg: the array is '
-            'too short for its beams'
+            f"form {width:.3g} deg beams, wider than the beams' {wanted:.3g} deg (beam_width; "
+            "an echosounder's across_track_width): the array is too short for its beams"
         )
     sines = np.sin(np.asarray(azimuths, dtype=np.float64))
     span = float(sines.max() - sines.min()) if sines.size else 0.0

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.echo.coherent import CoherentPing
+
 __all__ = ['Echoes', 'ExtraReturns', 'Ping']
 
 
@@ -40,6 +42,9 @@ class Ping:
         source_level: SL in dB that ``level`` and ``total_level`` add.
         labels: (n_bins,) uint16 label of each bin (``echo.labels``: 1 + the index of the
             dominant entity, 0 for none) when the ping was given the rays' entities, else None.
+        coherent: the coherent echo of the beam (``echo.coherent``: one beam's baseband and
+            intensities, which are then ``intensity``) when the sonar runs the coherent
+            model; ``None`` with the incoherent model.
     """
 
     intensity: NDArray[np.float64]
@@ -51,6 +56,7 @@ class Ping:
     confidence: float
     source_level: float
     labels: NDArray[np.uint16] | None = None
+    coherent: CoherentPing | None = None
 
     @property
     def level(self) -> NDArray[np.float64]:

@@ -15,6 +15,8 @@ with mean 1 and the phase uniform.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -41,12 +43,14 @@ def _splitmix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
 
 
 def scatterer_draws(
-    points: NDArray[np.floating], cell: float, seed: int = 0
+    points: Sequence[NDArray[np.float64]], cell: float, seed: int = 0
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """The scatterer of each point: its power ``|xi|**2`` and its phase in turns.
 
     Args:
-        points: (m, 3) hit points in the world frame, m.
+        points: the hit points in the world frame by axis, m: three (m,) arrays x, y, z (a
+            (3, m) array, or ``p.T`` of an (m, 3) one). One contiguous pass per axis: an
+            (m, 3) array's rows of three are slow to work on.
         cell: edge of the cubic cells the points are quantised to, m, > 0.
         seed: selects another, independent realisation of the same scene.
 
@@ -54,13 +58,20 @@ def scatterer_draws(
         ``(power, turns)``: (m,) float32 ``-ln u1`` (exponential, mean 1) and (m,) float32
         ``u2`` in [0, 1), so that ``xi = sqrt(power) exp(2 i pi turns)``.
     """
-    cells = np.floor(np.asarray(points, dtype=np.float64) * (1.0 / cell)).astype(np.int64)
-    word = cells[:, 0].view(np.uint64) * _MIX[0]
-    word += cells[:, 1].view(np.uint64) * _MIX[1]
-    word += cells[:, 2].view(np.uint64) * _MIX[2]
-    word += np.uint64((seed * 0xBF58476D1CE4E5B9 + 1) % 2**64)
+    word = np.full(len(points[0]), (seed * 0xBF58476D1CE4E5B9 + 1) % 2**64, dtype=np.uint64)
+    for mix, coordinate in zip(_MIX, points, strict=True):
+        scaled = np.multiply(coordinate, 1.0 / cell, dtype=np.float64)
+        np.floor(scaled, out=scaled)
+        index = scaled.astype(np.int64).view(np.uint64)
+        index *= mix
+        word += index
     _splitmix(_splitmix(word))
-    high = (word >> np.uint64(32)).astype(np.float64)
-    low = (word & np.uint64(0xFFFFFFFF)).astype(np.float32)
-    power = -np.log((high + 0.5) * (1.0 / _TWO_TO_32))
-    return power.astype(np.float32), low * np.float32(1.0 / _TWO_TO_32)
+    high = (word >> np.uint64(32)).astype(np.float32)
+    high += np.float32(0.5)
+    high *= np.float32(1.0 / _TWO_TO_32)
+    power = np.log(high, out=high)
+    np.negative(power, out=power)
+    word &= np.uint64(0xFFFFFFFF)
+    turns = word.astype(np.float32)
+    turns *= np.float32(1.0 / _TWO_TO_32)
+    return power, turns

@@ -9,7 +9,8 @@ holds them, ``multibeam.png``
 topic, ``image<topic, / as _>.png`` (its last image, pixel for pixel: a side-scan's
 ``waterfall`` too, when it was recorded) and, per ``marine_acoustic_msgs/RawSonarImage`` topic
 of two beams (a side-scan's ``raw_image``), ``raw_waterfall<topic, / as _>.png``: the
-waterfall of its raw pings (``raw_waterfall``). No rclpy.
+waterfall of its raw pings (``raw_waterfall``); per ``SideBySide`` asked for, ``<name>.png``:
+the last images of two topics side by side (``side_by_side``). No rclpy.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ __all__ = [
     'RAW_WATERFALL_LINES',
     'SONAR_POINT',
     'Report',
+    'SideBySide',
     'draw_report',
     'make_typestore',
     'raw_waterfall',
@@ -51,6 +53,20 @@ RAW_SONAR_IMAGE = 'marine_acoustic_msgs/msg/RawSonarImage'
 RANGER_DATA = 'nps_sonar/msg/RangerData'
 #: Rows of the waterfall drawn from a RawSonarImage topic (``waterfall_lines``' default).
 RAW_WATERFALL_LINES = 400
+#: Black columns between the two images of a ``SideBySide`` picture.
+SIDE_BY_SIDE_GAP = 6
+
+
+class SideBySide(NamedTuple):
+    """A picture ``<name>.png``: the last image of ``left`` beside that of ``right``.
+
+    Both ``sensor_msgs/Image`` topics, of the same height and encoding (the demo's incoherent
+    and coherent twins: ``scripts/demo --coherent``).
+    """
+
+    name: str
+    left: str
+    right: str
 
 
 class Report(NamedTuple):
@@ -58,7 +74,7 @@ class Report(NamedTuple):
 
     ``multibeam`` is the last ``MultibeamPing``'s fan (its topic ``multibeam_topic``) and
     ``images`` the last image of each ``sensor_msgs/Image`` topic, then the waterfall of each
-    two-beam ``RawSonarImage`` topic.
+    two-beam ``RawSonarImage`` topic, then the ``SideBySide`` pictures.
     """
 
     topic: str | None
@@ -83,6 +99,7 @@ def draw_report(
     *,
     topic: str | None = None,
     db_window: tuple[float, float] | None = None,
+    side_by_side: tuple[SideBySide, ...] = (),
 ) -> Report:
     """Draw ``profile.png`` and ``sweep.png`` of a bag's ``SonarPoint`` messages into ``out_dir``.
 
@@ -92,7 +109,9 @@ def draw_report(
     last ping's bins, as a fan when their azimuths differ, else as an echogram over their header
     stamps. ``out_dir`` defaults to the bag. ``db_window`` (low, high dB): float32 raw pings'
     waterfalls in mono8 over it, as the node's ``image_db_min..image_db_max`` (default: over
-    60 dB below the strongest pixel).
+    60 dB below the strongest pixel). ``side_by_side``: the pictures of two image topics
+    side by side (``SideBySide``); ConfigurationError if a topic holds no image or the two
+    differ in height or encoding.
     """
     bag_path = Path(bag_path)
     out = Path(out_dir) if out_dir is not None else bag_path
@@ -130,6 +149,7 @@ def draw_report(
         )
     drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
     drawn['images'] += tuple(_draw_raw(out, t, w, db_window) for t, w in raws.items() if w.pings)
+    drawn['images'] += tuple(_draw_side_by_side(out, pair, images) for pair in side_by_side)
     if chosen is None:
         return Report(topic, 0, None, None, None, **drawn)
     with_profiles = [p for p in pings if len(p.profile)]
@@ -194,17 +214,40 @@ def _last(reader: AnyReader, connections: list[Connection]) -> Any:
 _IMAGE_TYPES = {'mono8': np.uint8, 'mono16': np.uint16, '32FC1': np.float32}
 
 
-def _draw_image(out: Path, topic: str, image: Any) -> Path:
-    """``image<topic>.png``: a ``sensor_msgs/Image`` (mono8, mono16, 32FC1) pixel for pixel."""
+def _pixels(topic: str, image: Any) -> Any:
+    """The (height, width) pixels of a ``sensor_msgs/Image`` (mono8, mono16, 32FC1)."""
     kind = _IMAGE_TYPES.get(image.encoding)
     if kind is None:
         raise ConfigurationError(f'{topic}: cannot draw images of encoding {image.encoding!r}')
     dtype = np.dtype(kind).newbyteorder('>' if image.is_bigendian else '<')
     rows = np.frombuffer(bytes(image.data), dtype=np.uint8).reshape(image.height, image.step)
-    pixels = rows[:, : image.width * dtype.itemsize].copy().view(dtype)
+    return rows[:, : image.width * dtype.itemsize].copy().view(dtype)
+
+
+def _draw_image(out: Path, topic: str, image: Any) -> Path:
+    """``image<topic>.png``: a ``sensor_msgs/Image`` (mono8, mono16, 32FC1) pixel for pixel."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / f'image{topic.replace("/", "_")}.png'
-    plots.draw_image(path, pixels, image.encoding)
+    plots.draw_image(path, _pixels(topic, image), image.encoding)
+    return path
+
+
+def _draw_side_by_side(out: Path, pair: SideBySide, images: dict[str, Any]) -> Path:
+    """``<pair.name>.png``: the last images of ``pair.left`` and ``pair.right``, a gap between."""
+    left, right = images.get(pair.left), images.get(pair.right)
+    if left is None or right is None:
+        missing = pair.left if left is None else pair.right
+        raise ConfigurationError(f'{pair.name}: no image recorded on {missing}')
+    if (left.height, left.encoding) != (right.height, right.encoding):
+        raise ConfigurationError(
+            f'{pair.name}: {pair.left} is {left.height} rows of {left.encoding}, '
+            f'{pair.right} {right.height} rows of {right.encoding}: cannot put them side by side'
+        )
+    pixels = _pixels(pair.left, left)
+    gap = np.zeros((pixels.shape[0], SIDE_BY_SIDE_GAP), dtype=pixels.dtype)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f'{pair.name}.png'
+    plots.draw_image(path, np.hstack((pixels, gap, _pixels(pair.right, right))), left.encoding)
     return path
 
 

@@ -59,7 +59,7 @@ from nps_sonar_py.ros.motion import (
 )
 from nps_sonar_py.ros.names import check_topics, device_topics
 from nps_sonar_py.ros.outputs import Output, outputs_for
-from nps_sonar_py.ros.params import Settings, declare_settings, read_settings
+from nps_sonar_py.ros.params import Settings, declare_settings, read_settings, supplied_line
 from nps_sonar_py.ros.qos import publisher_qos
 from nps_sonar_py.ros.services import RangerServices
 from nps_sonar_py.ros.sim_time import SimTimeWatch
@@ -115,7 +115,7 @@ class DeviceNode(Node):
     ) -> None:
         guard_sim_clock()  # before the node subscribes to /clock
         super().__init__(node_name, **kwargs)
-        declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
+        supplied = declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
         self.settings = read_settings(self, self.records())
         where = self.settings[RobotSettings].with_defaults(self.DEFAULT_ROBOT, self.DEFAULT_SCENE)
         world_from_root = robot_root_pose(where.robot_pose)
@@ -201,6 +201,8 @@ class DeviceNode(Node):
         self.sim_time = SimTimeWatch(self, on_jump=self._restart)  # /clock: a wait, a jump
         if self.RECONFIGURABLE:
             self.add_on_set_parameters_callback(self._on_set_parameters)
+        if supplied:
+            self.get_logger().info(supplied_line(self, self.records(), supplied))
         self.get_logger().info(self.describe())
 
     def setup(self, settings: Settings) -> Setup:

@@ -15,22 +15,12 @@ import sys
 import time
 
 import rclpy
-from rclpy.exceptions import NameValidationException
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Range
 
 from nps_sonar.msg import SonarPoint
-from nps_sonar_py.ros.startup import (
-    OneLineParser,
-    bad_input,
-    catch_signals,
-    init_rclpy,
-    rcl_error,
-    seconds,
-    spin_until_shutdown,
-)
+from nps_sonar_py.ros.startup import OneLineParser, run_tool, tool_options
 
 __all__ = ['SonarMonitor', 'main']
 
@@ -99,36 +89,10 @@ def main(args: list[str] | None = None) -> int:
     parser.add_argument(
         'sensor', nargs='?', default='sonar', help='the sensor name (topic prefix)'
     )
-    parser.add_argument(
-        '--duration', type=seconds, default=0.0, help='stop after this many seconds (0: never)'
-    )
-    try:
-        argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
-    except rcl_error() as error:  # malformed --ros-args
-        return bad_input(error)
-    options = parser.parse_args(argv[1:])
-    request = catch_signals()
-    if request:
-        return 0
-    try:
-        init_rclpy(args)
-    except rcl_error() as error:
-        return bad_input(error)
-    monitor: SonarMonitor | None = None
-    executor = SingleThreadedExecutor()
-    try:
-        try:
-            monitor = SonarMonitor(options.sensor)
-        except (NameValidationException, rcl_error()) as error:  # not a topic name
-            return bad_input(error)
-        executor.add_node(monitor)
-        deadline = time.monotonic() + options.duration if options.duration > 0 else math.inf
-        spin_until_shutdown(executor, deadline)
-    finally:
-        executor.shutdown()
-        if monitor is not None:
-            monitor.destroy_node()
-        rclpy.try_shutdown()
+    options = tool_options(parser, args)
+    status, monitor = run_tool(lambda: SonarMonitor(options.sensor), options.duration, args)
+    if monitor is None:
+        return status
     print(f'received {monitor.total} readings', flush=True)
     return 0 if monitor.total or options.duration <= 0 else 1
 

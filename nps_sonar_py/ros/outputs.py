@@ -30,6 +30,9 @@ beam 0 port, 1 starboard, slant-range samples; ``publish_raw_image``) in the fra
 (``sensor_msgs/Image``, ``publish_waterfall``) each time the waterfall gains a line
 (``sensing/waterfall.py`` gives the pixel conventions).
 An echosounder's ``<device>/detections`` (``SonarDetections``) are in ``<frame>_frd`` too.
+Every kind but the ranger node's arrays and scanners publishes, with the coherent model and
+``publish_baseband``, ``<device>/baseband`` per ping (a sweep: per step), last
+(:class:`BasebandOutput`).
 
 Each output is made of its device, the node's :class:`~nps_sonar_py.ros.context.OutputContext`
 and the settings records it needs (:data:`OUTPUTS`); a node that applies new settings makes
@@ -77,6 +80,7 @@ from nps_sonar_py.devices.settings import (
     ImageSettings,
     SweepImageUpdate,
 )
+from nps_sonar_py.echo.coherent import CoherentPing
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
@@ -769,28 +773,60 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
 
 
+#: The kinds whose baseband is in ``<frame>_acoustic`` (z forward, x up, y starboard: a beam
+#: at azimuth ``a`` has ``rx_angle -a``); the others' (side-scan, echosounder) is in
+#: ``<frame>_frd`` with the angles of their raw image or detections.
+_ACOUSTIC_BASEBAND = (FanRanger, SweepRanger, SingleBeamSonar)
+#: The kinds that publish a baseband.
+BasebandDevice = FanRanger | SidescanRanger | EchosounderRanger | SweepRanger | SingleBeamSonar
+
+
+def _baseband_beams(
+    device: BasebandDevice, reading: Any
+) -> tuple[CoherentPing | None, Any, float, float]:
+    """A reading's coherent echo, its beams' ``rx_angles`` and the tx and rx widths (rad)."""
+    echo = device.echo
+    if isinstance(device, FanRanger):
+        fan = device.sonar.fan
+        return reading.coherent, -fan.azimuths(), fan.vertical_width, echo.beam_width
+    if isinstance(device, SidescanRanger):
+        config = device.sonar.config
+        across = 0.5 * math.pi - config.tilt
+        angles = np.array([-across, across])
+        return reading.ping.coherent, angles, config.horizontal_width, config.vertical_width
+    if isinstance(device, EchosounderRanger):
+        swath = device.sonar.swath
+        return reading.coherent, -reading.angles, swath.along_width, swath.across_width
+    if isinstance(device, SweepRanger):  # the step's beam at its head angle
+        angle = np.array([-reading.step.angle])
+        return reading.ping.coherent, angle, echo.beam_width, echo.beam_width
+    # A single beam: its axis is the acoustic frame's z.
+    return reading.pings[0].coherent, np.zeros(1), echo.beam_width, echo.beam_width
+
+
 class BasebandOutput:
-    """``<device>/baseband``: a coherent fan's or side-scan's complex baseband per ping.
+    """``<device>/baseband``: a coherent ping's complex baseband per beam, each ping.
 
     ``marine_acoustic_msgs/RawSonarImage`` of float32 pairs (``ros/marine.baseband_image``),
     published while ``publish_baseband`` is on and the device runs the coherent model
-    (``echo_model: coherent``). In the frame and with the angles of the kind's other marine
-    message (``docs/marine.md``): a fan's in ``<frame>_acoustic`` (z forward, x up, y to
-    starboard; ``rx_angles`` minus the REP 103 azimuths), a side-scan's in ``<frame>_frd``
-    (``rx_angles`` port ``-(pi/2 - tilt)``, starboard ``+(pi/2 - tilt)``, as its raw image).
+    (``echo_model: coherent``), with the ping's stamp. In the frame and with the angles of
+    the kind's other marine message (``docs/marine.md``, ``docs/coherent.md``): a fan's, a
+    sweep step's (its one beam at the head angle) and a single beam's in ``<frame>_acoustic``
+    (z forward, x up, y to starboard; ``rx_angles`` minus the REP 103 azimuths), a side-scan's
+    (port, starboard) and an echosounder's (its beams, ``rx_angles`` minus the angles from
+    nadir, as its detections) in ``<frame>_frd``.
     """
 
     def __init__(
-        self,
-        device: FanRanger | SidescanRanger,
-        context: OutputContext,
-        settings: CoherentSettings,
+        self, device: BasebandDevice, context: OutputContext, settings: CoherentSettings
     ) -> None:
         self.device = device
         self.context = context
         self.raw = None
         if settings.publish_baseband:
             self.raw = context.publisher(RawSonarImage, f'{context.name}/baseband')
+        acoustic = isinstance(device, _ACOUSTIC_BASEBAND)
+        self.frame = acoustic_frame(context) if acoustic else frd_frame(context)
 
     def refusal(self) -> str | None:
         """Every configuration can be published."""
@@ -802,33 +838,23 @@ class BasebandOutput:
 
     def frames(self) -> list[FrameTransform]:
         """The frame of the baseband image, while it is published."""
-        if self.raw is None:
-            return []
-        fan = isinstance(self.device, FanRanger)
-        return [acoustic_frame(self.context) if fan else frd_frame(self.context)]
+        return [] if self.raw is None else [self.frame]
 
-    def publish(self, reading: FanPing | SidescanReading, stamp: Time) -> None:
+    def publish(self, reading: Any, stamp: Time) -> None:
         """The ping's baseband, if it has one."""
-        ping = reading.ping if isinstance(reading, SidescanReading) else reading
-        if self.raw is None or ping.coherent is None:
+        if self.raw is None:
             return
-        device, frame = self.device, self.context.frame
-        if isinstance(device, FanRanger):
-            fan = device.sonar.fan
-            frame_id, rx_angles = f'{frame}_acoustic', -fan.azimuths()
-            tx, rx = fan.vertical_width, device.echo.beam_width
-        else:
-            config = device.sonar.config
-            across = 0.5 * math.pi - config.tilt
-            frame_id, rx_angles = f'{frame}_frd', np.array([-across, across])
-            tx, rx = config.horizontal_width, config.vertical_width
+        coherent, rx_angles, tx, rx = _baseband_beams(self.device, reading)
+        if coherent is None:
+            return
+        echo = self.device.echo
         self.raw.publish(
             baseband_image(
-                Header(stamp=stamp, frame_id=frame_id),
-                ping.coherent,
+                Header(stamp=stamp, frame_id=self.frame.child),
+                coherent,
                 rx_angles,
-                frequency=device.echo.frequency,
-                sound_speed=device.echo.speed_of_sound,
+                frequency=echo.frequency,
+                sound_speed=echo.speed_of_sound,
                 tx_beamwidth=tx,
                 rx_beamwidth=rx,
             )

@@ -19,10 +19,17 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from nps_sonar_py.records import SettingSpec, specs
+from nps_sonar_py.records import SettingSpec, specs, supplied_defaults
 from nps_sonar_py.ros.overrides import refuse_hidden_override
 
-__all__ = ['Settings', 'declare_settings', 'descriptor', 'parameter_specs', 'read_settings']
+__all__ = [
+    'Settings',
+    'declare_settings',
+    'descriptor',
+    'parameter_specs',
+    'read_settings',
+    'supplied_line',
+]
 
 R = TypeVar('R')
 
@@ -75,15 +82,43 @@ def descriptor(spec: SettingSpec, *, read_only: bool) -> ParameterDescriptor:
     return result
 
 
-def declare_settings(node: Node, records: Iterable[type[Any]], *, runtime: bool) -> None:
-    """Declare a parameter per field of ``records``; ``runtime`` lets the run-time ones change."""
-    for spec in parameter_specs(records):
-        read_only = not (runtime and spec.runtime)
-        default: Any = spec.plain_default
-        if default == []:  # an empty array has no type of its own: an array of doubles
-            default = Parameter.Type.DOUBLE_ARRAY
-        node.declare_parameter(spec.name, default, descriptor(spec, read_only=read_only))
-        refuse_hidden_override(node, spec.name)  # a -p that a --params-file would hide
+def declare_settings(node: Node, records: Iterable[type[Any]], *, runtime: bool) -> dict[str, Any]:
+    """Declare a parameter per field of ``records``; ``runtime`` lets the run-time ones change.
+
+    A setting that supplies others' defaults (``sonar_preset``: ``SettingSpec.supplies``) is
+    declared first; the others are then declared with the defaults it gives, so that a value
+    from a parameter file or ``-p`` wins over them. Returns those supplied defaults by name.
+    """
+    every = parameter_specs(records)
+    suppliers = [spec for spec in every if spec.supplies is not None]
+    for spec in suppliers:
+        _declare(node, spec, spec.plain_default, runtime=runtime)
+    supplied = supplied_defaults(suppliers, lambda spec: node.get_parameter(spec.name).value)
+    for spec in every:
+        if spec.supplies is None:
+            _declare(node, spec, supplied.get(spec.name, spec.plain_default), runtime=runtime)
+    return supplied
+
+
+def _declare(node: Node, spec: SettingSpec, default: Any, *, runtime: bool) -> None:
+    """Declare ``spec``'s parameter with ``default``, read-only unless it may change now."""
+    read_only = not (runtime and spec.runtime)
+    if default == []:  # an empty array has no type of its own: an array of doubles
+        default = Parameter.Type.DOUBLE_ARRAY
+    node.declare_parameter(spec.name, default, descriptor(spec, read_only=read_only))
+    refuse_hidden_override(node, spec.name)  # a -p that a --params-file would hide
+
+
+def supplied_line(node: Node, records: Iterable[type[Any]], supplied: Mapping[str, Any]) -> str:
+    """The line a node logs on the defaults a preset gave it, and those given that won over it."""
+    chosen = ', '.join(
+        f'{spec.name} {node.get_parameter(spec.name).value}'
+        for spec in parameter_specs(records)
+        if spec.supplies is not None
+    )
+    kept = [name for name, value in supplied.items() if node.get_parameter(name).value != value]
+    line = f'{chosen} sets {", ".join(supplied)} (docs/presets.md)'
+    return f'{line}; given, kept over it: {", ".join(kept)}' if kept else line
 
 
 def _value(spec: SettingSpec, value: Any) -> Any:

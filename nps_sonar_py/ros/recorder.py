@@ -1,11 +1,14 @@
 """Record what a sonar publishes to a ROS 2 bag in MCAP, then draw its pictures (``bag_report``).
 
 ``ros2 run nps_sonar sonar_record OUTPUT_DIR [--topics TOPIC[:TYPE] ...] [--sidescan SENSOR
-[--waterfall]] [--duration S]`` writes the bag directory ``OUTPUT_DIR`` (``metadata.yaml`` and
+[--waterfall]] [--side-by-side NAME LEFT RIGHT] [--duration S]`` writes the bag directory
+``OUTPUT_DIR`` (``metadata.yaml`` and
 ``<name>.mcap``, the layout of ``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then
 draws the pictures of ``ros/bag_report.py`` next to the ``.mcap``: ``profile.png`` and
 ``sweep.png`` of the ``SonarPoint``s, ``multibeam.png``, an ``image<topic>.png`` per image topic
-and a ``raw_waterfall<topic>.png`` per side-scan raw image topic, as far as it holds them.
+and a ``raw_waterfall<topic>.png`` per side-scan raw image topic, as far as it holds them, and
+per ``--side-by-side NAME LEFT RIGHT`` ``NAME.png``: the last images of two image topics side by
+side (``scripts/demo --coherent``: an incoherent sonar beside its coherent twin).
 The defaults record ``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``;
 ``--sidescan SENSOR`` records a side-scan's data instead (``sidescan_topics``: its raw pings and
 its ``RangerData``, from which the report draws the waterfall), leaving out its display
@@ -50,7 +53,7 @@ from rosbags.typesys.store import Typestore
 
 from nps_sonar_py.ament import find_installed
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError, error_line
-from nps_sonar_py.ros.bag_report import Report, draw_report, make_typestore
+from nps_sonar_py.ros.bag_report import Report, SideBySide, draw_report, make_typestore
 from nps_sonar_py.ros.startup import (
     OneLineParser,
     bad_input,
@@ -378,6 +381,15 @@ def _parser() -> argparse.ArgumentParser:
         'image_db_min, image_db_max); default: 60 dB below the strongest pixel',
     )
     parser.add_argument(
+        '--side-by-side',
+        nargs=3,
+        action='append',
+        default=[],
+        metavar=('NAME', 'LEFT', 'RIGHT'),
+        help='also draw NAME.png: the last image of the image topic LEFT beside that of RIGHT '
+        '(both recorded; the same height and encoding)',
+    )
+    parser.add_argument(
         '--duration',
         type=seconds,
         default=0.0,
@@ -419,9 +431,20 @@ def _db_window(options: argparse.Namespace) -> tuple[float, float] | None:
     return (low, high)
 
 
+def _side_by_side(options: argparse.Namespace) -> tuple[SideBySide, ...]:
+    """``--side-by-side`` as SideBySide; ConfigurationError for a NAME that is no file name."""
+    pairs = tuple(SideBySide(*words) for words in options.side_by_side)
+    for pair in pairs:
+        if not pair.name or pair.name in {'.', '..'} or '/' in pair.name:
+            raise ConfigurationError(f'--side-by-side {pair.name!r}: NAME must be a file name')
+    return pairs
+
+
 def _draw(options: argparse.Namespace) -> Report:
-    """The report of the bag ``options.output``, drawn with ``--db-window``."""
-    return draw_report(options.output, db_window=_db_window(options))
+    """The report of the bag ``options.output``: ``--db-window``, ``--side-by-side``."""
+    return draw_report(
+        options.output, db_window=_db_window(options), side_by_side=_side_by_side(options)
+    )
 
 
 def _topic_specs(options: argparse.Namespace) -> list[TopicSpec]:
@@ -454,6 +477,7 @@ def main(args: list[str] | None = None) -> int:
     try:
         specs = _topic_specs(options)
         _db_window(options)
+        _side_by_side(options)
     except NpsSonarError as error:
         return bad_input(error)
     request = catch_signals()
@@ -492,7 +516,10 @@ def main(args: list[str] | None = None) -> int:
     for topic, count in counts.items():
         print(f'{topic}: {count} messages', flush=True)
     print(f'wrote {options.output} ({sum(counts.values())} messages)', flush=True)
-    _print_report(_draw(options))
+    try:
+        _print_report(_draw(options))
+    except NpsSonarError as error:  # e.g. a --side-by-side topic that sent nothing
+        return bad_input(error)
     return 0 if sum(counts.values()) or options.duration <= 0 else 1
 
 

@@ -38,7 +38,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from nps_sonar_py.errors import NpsSonarError, error_line
 from nps_sonar_py.ros.heap import keep_heap
@@ -60,8 +60,10 @@ __all__ = [
     'rcl_error',
     'run_executable',
     'run_node',
+    'run_tool',
     'seconds',
     'spin_until_shutdown',
+    'tool_options',
 ]
 
 #: Exit status of a node whose description, scene or parameters cannot be used.
@@ -251,6 +253,63 @@ def run_node(factory: Callable[..., Node], *, args: list[str] | None = None) -> 
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+ToolNode = TypeVar('ToolNode', bound='Node')
+
+
+def tool_options(parser: OneLineParser, args: list[str] | None) -> argparse.Namespace:
+    """A tool's options: ``args`` (default ``sys.argv``) less ``--ros-args``, and ``--duration``.
+
+    ``run_tool`` gives the ``--ros-args`` to rclpy. A malformed ``--ros-args`` ends the process
+    with one line and :data:`EXIT_BAD_INPUT`, as a bad option does.
+    """
+    import rclpy.utilities
+
+    parser.add_argument(
+        '--duration', type=seconds, default=0.0, help='stop after this many seconds (0: never)'
+    )
+    try:
+        argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
+    except rcl_error() as error:
+        sys.exit(bad_input(error))
+    return parser.parse_args(argv[1:])
+
+
+def run_tool(
+    factory: Callable[[], ToolNode], duration: float, args: list[str] | None
+) -> tuple[int, ToolNode | None]:
+    """Spin a tool's node (``sonar_monitor``, the demo's tow) ``duration`` s (0: till a signal).
+
+    Returns ``(0, node)`` once it has spun (destroyed: read its counts), ``(0, None)`` if a
+    signal came first, ``(EXIT_BAD_INPUT, None)`` with one line printed for bad ``--ros-args``
+    or a name rcl refuses.
+    """
+    import rclpy
+    from rclpy.exceptions import NameValidationException
+    from rclpy.executors import SingleThreadedExecutor
+
+    if catch_signals():
+        return 0, None
+    try:
+        init_rclpy(args)
+    except rcl_error() as error:
+        return bad_input(error), None
+    node: ToolNode | None = None
+    executor = SingleThreadedExecutor()
+    try:
+        try:
+            node = factory()
+        except (NameValidationException, rcl_error()) as error:  # not a topic name
+            return bad_input(error), None
+        executor.add_node(node)
+        spin_until_shutdown(executor, time.monotonic() + duration if duration > 0 else math.inf)
+    finally:
+        executor.shutdown()
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0, node
 
 
 def run_executable(module: str) -> int:

@@ -14,7 +14,10 @@ configuration; the world directions are read-only so that the raycaster reuses t
 
 A ping casts every beam's rays and each beam's axis ray in one cast, runs the echo model over
 all beams in one pass (``echo.EchoModel.echoes``) and detects the bottom in each profile
-(:func:`detect_bottom`, ``docs/echosounder.md``). The detection's two-way time is
+(:func:`detect_bottom`, ``docs/echosounder.md``). With the coherent model (``echo.coherent``)
+the profiles are instead the energy per bin of each beam's complex envelope: speckle, the
+pulse's range resolution, the receive line array's leakage across the swath's beams and the
+noise floor of the sonar equation, the detection running on them. The detection's two-way time is
 ``2 r / c_ref``: ``r`` the detected (equivalent) range, ``c_ref`` the caster's reference speed
 (``RefractingCaster``: the speed at the transducer; a straight caster: the echo model's).
 ``Detection.AXIS`` instead takes the axis ray's own travel time (the hit's exact time, an
@@ -25,6 +28,7 @@ refraction artefact.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from enum import Enum, IntEnum
@@ -32,12 +36,13 @@ from enum import Enum, IntEnum
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import EchoConfig, EchoModel, beam_intensity
+from nps_sonar_py.echo import EchoConfig, EchoModel, ExtraReturns, beam_intensity
+from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
 from nps_sonar_py.echo.ray_trace import sounding
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
-from nps_sonar_py.sensing.caster import Bending, SurfaceCaster
+from nps_sonar_py.sensing.caster import Bending, RayHits, SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
@@ -84,6 +89,8 @@ class Quality(IntEnum):
 
 #: Most rays per ping.
 MAX_SOUNDER_RAYS = 4_000_000
+#: Chance that a beam hearing only the receiver's noise detects it (``detect_bottom``).
+FALSE_ALARM = 1e-4
 
 
 @dataclass(frozen=True)
@@ -183,7 +190,9 @@ class BottomDetections:
     quality: NDArray[np.uint8]
 
 
-def detect_bottom(profiles: F, centres: F, threshold_db: float, min_bins: int) -> BottomDetections:
+def detect_bottom(
+    profiles: F, centres: F, threshold_db: float, min_bins: int, noise: float = 0.0
+) -> BottomDetections:
     """The bottom in each beam's profile: the amplitude-weighted centre of its first strong return.
 
     The bins kept are the first contiguous run of bins whose intensity is at least
@@ -192,6 +201,10 @@ def detect_bottom(profiles: F, centres: F, threshold_db: float, min_bins: int) -
     multiple) never takes the detection from the seabed echo before it, even a stronger one.
     Quality: ``NONE`` when a profile is empty, ``LOW`` when fewer than ``min_bins`` bins are
     kept or the run touches either end of the window (the echo is cut), else ``GOOD``.
+    ``noise``: the mean noise power ``N`` per bin (the coherent model's floor); a peak under
+    ``N ln(n_bins / FALSE_ALARM)`` is ``NONE`` too: noise alone, exponential per bin (or
+    less spread, with several samples a bin), passes that in a beam with a chance under
+    ``FALSE_ALARM`` (``P(max > t) <= n_bins exp(-t / N)``), a constant false alarm rate.
     """
     nb = profiles.shape[1]
     top = profiles.max(axis=1)
@@ -202,7 +215,7 @@ def detect_bottom(profiles: F, centres: F, threshold_db: float, min_bins: int) -
     run = (index >= lo[:, None]) & (index <= hi[:, None])
     weights = np.where(run, profiles, 0.0)
     total = weights.sum(axis=1)
-    found = top > 0.0
+    found = top > noise * math.log(nb / FALSE_ALARM)
     with np.errstate(invalid='ignore', divide='ignore'):
         centre = np.einsum('ij,j->i', weights, centres) / total
     count = np.where(found, hi - lo + 1, 0).astype(np.int64)
@@ -240,6 +253,8 @@ class EchosounderPing:
         profiles: (N, n_bins) each beam's echo after the pulse window, linear.
         bin_edges: (n_bins + 1,) m.
         sound_speed: the reference speed ``c_ref`` of the two-way times, m/s.
+        coherent: the coherent echo (``echo.coherent``: every beam's baseband; its
+            intensities are ``profiles``) with the coherent model, else ``None``.
     """
 
     angles: F
@@ -251,6 +266,7 @@ class EchosounderPing:
     profiles: F
     bin_edges: F
     sound_speed: float
+    coherent: CoherentPing | None = None
 
     @property
     def detected(self) -> NDArray[np.bool_]:
@@ -280,9 +296,15 @@ class Echosounder(PosedRays):
             it arrives from, with that beam's one-way pattern there (0 outside its cast); the
             axis rays carry none. The detection takes the first strong return
             (:func:`detect_bottom`), so a ghost after the seabed echo does not move it.
+        coherent: run the coherent model (``echo.coherent``) for the profiles instead of the
+            incoherent sums and the pulse window: the swath's beams are the receive line
+            array's (``CoherentConfig.array_elements``), steered to the beam angles, its
+            -3 dB width held to ``across_width``; multipath ghosts are not in its profiles.
+            ``None`` (default): incoherent.
 
     Raises:
-        ConfigurationError: multipath with specular scattering (one line, nothing built).
+        ConfigurationError: multipath with specular scattering; a pulse, sampling or array
+            the coherent model refuses (one line, nothing built).
     """
 
     def __init__(
@@ -294,6 +316,7 @@ class Echosounder(PosedRays):
         processing: SoundSpeedProfile | None = None,
         surface_z: float = 0.0,
         multipath: MultipathConfig | None = None,
+        coherent: CoherentConfig | None = None,
     ) -> None:
         self.multipath = multipath if multipath is not None else MultipathConfig()
         problem = multipath_problem(echo, self.multipath)
@@ -320,6 +343,10 @@ class Echosounder(PosedRays):
         self.pulse_bins = round(echo.speed_of_sound * swath.pulse_length / 4.0 / echo.bin_width)
         self.angles = swath.angles()
         self.angles.flags.writeable = False
+        self.coherent_config = coherent
+        self.coherent = None
+        if coherent is not None:
+            self.coherent = _swath_coherent(coherent, echo, swath, float(np.sum(w_across)))
         a = (self.angles[:, None, None] + phi[None, None, :]) * np.ones((1, nl, 1))
         p = np.broadcast_to(psi[None, :, None], a.shape)
         grid = np.stack((np.sin(p), np.cos(p) * np.sin(a), -np.cos(p) * np.cos(a)), axis=-1)
@@ -370,18 +397,15 @@ class Echosounder(PosedRays):
         n = self.swath.beams
         split = n * self.rays_per_beam
         hits, cut, extra = self._cast(caster, self.rays_per_beam, ghost_rays=split)
-        shape = (n, self.rays_per_beam)
         ranges = np.asarray(cut, dtype=np.float64)
-        echoes = self.model.echoes(
-            ranges[:split].reshape(shape),
-            np.asarray(hits.cos_incidence)[:split].reshape(shape),
-            np.asarray(hits.reflectivity)[:split].reshape(shape),
-            extra=extra,
-        )
         c_ref = float(hits.reference_speed(self.echo.speed_of_sound)[0])
-        profiles = smooth(echoes.intensity, self.pulse_bins)
+        profiles, coherent = self._profiles(hits, ranges[:split].reshape(n, -1), extra)
         found = detect_bottom(
-            profiles, self.model.bin_centres, self.swath.threshold_db, self.swath.min_bins
+            profiles,
+            self.model.bin_centres,
+            self.swath.threshold_db,
+            self.swath.min_bins,
+            0.0 if self.coherent is None else self.coherent.noise_power,
         )
         quality = found.quality
         if self.swath.detection is Detection.AXIS:
@@ -406,7 +430,26 @@ class Echosounder(PosedRays):
             profiles,
             self.model.bin_edges,
             c_ref,
+            coherent,
         )
+
+    def _profiles(
+        self, hits: RayHits, ranges: F, extra: ExtraReturns | None
+    ) -> tuple[F, CoherentPing | None]:
+        """(N, n_bins) each beam's profile, and the coherent echo it comes from (or ``None``).
+
+        Incoherent: the model's sums (with the ghosts) smoothed by the pulse window. Coherent:
+        the energy per bin of each beam's envelope (its pulse spreads the echo; no window).
+        """
+        count = ranges.size
+        cos = np.asarray(hits.cos_incidence)[:count].reshape(ranges.shape)
+        mu = np.asarray(hits.reflectivity)[:count].reshape(ranges.shape)
+        if self.coherent is None:
+            echoes = self.model.echoes(ranges, cos, mu, extra=extra)
+            return smooth(echoes.intensity, self.pulse_bins), None
+        per_ray = self.model.ray_intensities(ranges, cos, mu)
+        coherent = self.coherent.ping(per_ray, ranges, self.origin, self.directions[:count])
+        return coherent.intensity, coherent
 
     def _soundings(self, bending: Bending | None, time: F, c_ref: float) -> F:
         """(N, 3) world soundings from two-way times along the beam axes' world directions.
@@ -434,3 +477,24 @@ class Echosounder(PosedRays):
         world[ok, :2] = self.origin[:2] + heading[ok] * offset[:, None]
         world[ok, 2] = surface - depth
         return world
+
+
+def _swath_coherent(
+    config: CoherentConfig, echo: EchoConfig, swath: SwathConfig, across_sum: float
+) -> CoherentModel:
+    """The coherent model of a swath: its beams a fan across track of a receive line array.
+
+    The array is steered to the beam angles from nadir and its -3 dB width is held to
+    ``across_width`` (the echo configuration's ``beam_width`` is the fan's width there);
+    ``across_sum``: the sum of the rays' across-track pattern weights, so that the beams'
+    equivalent width is ``across_sum across_width / rays_across`` (``line_array``).
+    """
+    beams = swath.beams
+    spacing = (swath.max_angle - swath.min_angle) / (beams - 1) if beams > 1 else 0.0
+    width = across_sum * swath.across_width / swath.rays_across
+    return CoherentModel(
+        config,
+        dataclasses.replace(echo, beam_width=swath.across_width),
+        azimuths=swath.angles() if beams > 1 else None,
+        coverage=min(spacing / width, 1.0) if width > 0.0 else 1.0,
+    )

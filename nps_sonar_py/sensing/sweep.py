@@ -282,7 +282,7 @@ class ScanningSonar:
         ranges: NDArray[np.floating],
         directions: NDArray[np.float64],
     ) -> Ping:
-        """``ping`` with the coherent model's profile and total (``echo.coherent``)."""
+        """``ping`` with the coherent model's profile, total and baseband (``echo.coherent``)."""
         assert self.coherent is not None
         r = ranges.reshape(1, -1)
         per_ray = self.model.ray_intensities(
@@ -290,5 +290,8 @@ class ScanningSonar:
             np.asarray(hits.cos_incidence).reshape(1, -1),
             np.asarray(hits.reflectivity).reshape(1, -1),
         )
-        profile = self.coherent.ping(per_ray, r, self.origin, directions).intensity[0]
-        return dataclasses.replace(ping, intensity=profile, total=float(profile.sum()))
+        coherent = self.coherent.ping(per_ray, r, self.origin, directions)
+        profile = coherent.intensity[0]
+        return dataclasses.replace(
+            ping, intensity=profile, total=float(profile.sum()), coherent=coherent
+        )

@@ -54,6 +54,10 @@ BAD = {
         FLS_SPEC.replace('beams: 24,', 'beamz: 24,'),
         'spec.yaml: sensor.settings.beamz: not a setting of the fls preset',
     ),
+    'node-preset': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, sonar_preset: oculus_m750d,'),
+        'spec.yaml: sensor.settings.sonar_preset: not a setting of the fls preset',
+    ),
     'coherent-with-speckle': (
         FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent'),
         'spec.yaml: processing.speckle: the coherent model makes its own speckle',

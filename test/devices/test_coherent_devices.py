@@ -26,7 +26,7 @@ from nps_sonar_py.devices.settings import (
     ScanningSettings,
     SensorSettings,
 )
-from nps_sonar_py.errors import DescriptionError
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.scene import Raycaster, load_world
 
 ORIGIN = robot_root_pose([0.0] * 6)
@@ -75,7 +75,7 @@ def test_a_setting_the_kind_ignores_is_refused_in_one_line() -> None:
 
 def test_mode_sweep_and_multibeam_take_the_setting() -> None:
     """The scanning node's kinds hear echo_model through the same record."""
-    for mode in ('sweep', 'multibeam'):
+    for mode in ('sweep', 'multibeam', 'echosounder'):
         setup = Setup(
             Family.SCANNING,
             SensorSettings(),
@@ -90,3 +90,24 @@ def test_mode_sweep_and_multibeam_take_the_setting() -> None:
         rig = Rig(robot, setup, caster, ORIGIN)
         sonar = rig.device.sonar  # type: ignore[attr-defined]
         assert sonar.coherent is not None, mode
+
+
+def test_an_echosounder_with_the_coherent_model_refuses_its_pulse_window() -> None:
+    """The coherent pulse spreads the echo: the echosounder's pulse_length window is refused."""
+    from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
+
+    setup = Setup(
+        Family.SCANNING,
+        SensorSettings(),
+        ModeSettings(mode='echosounder'),
+        OutputSettings(),
+        CoherentSettings(echo_model=EchoModelChoice.COHERENT),
+        EchosounderSettings(pulse_length=2e-4),
+    )
+    caster = Raycaster(load_world(reference_world_file()))
+    with pytest.raises(ConfigurationError, match='does not use pulse_length') as error:
+        Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
+    assert '\n' not in str(error.value)
+    # Negative control: the incoherent model keeps its window.
+    plain = setup.replaced(CoherentSettings())
+    assert Rig(load_robot_from(RobotSettings()), plain, caster, ORIGIN).device is not None

@@ -7,7 +7,15 @@ import math
 
 import numpy as np
 import pytest
-from coherent_scenes import C, X, fine_echo, point_echo, psf_figures, seabed_rays
+from coherent_scenes import (
+    C,
+    X,
+    fine_echo,
+    point_echo,
+    psf_figures,
+    seabed_model,
+    seabed_rays,
+)
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, EchoModel
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
@@ -108,28 +116,13 @@ def test_a_strong_echo_leaks_across_beams_as_the_array_factor() -> None:
     assert np.count_nonzero(alone.intensity[:, column]) == 1
 
 
-def _seabed_model(seed: int = 0, pulse: Pulse | None = None) -> tuple[CoherentModel, EchoConfig]:
-    """8 m of 0.1 m bins; by default a 7.5 kHz chirp: one sample, one resolution cell a bin."""
-    echo = EchoConfig(
-        beam_width=math.radians(2.0),
-        min_range=11.0,
-        max_range=19.0,
-        n_bins=80,
-        frequency=200e3,
-        sound_speed=C,
-        absorption=Absorption.NONE,
-    )
-    pulse = pulse or Pulse(PulseKind.CHIRP, 1e-3, 7.5e3)
-    return CoherentModel(CoherentConfig.of(pulse=pulse, scatterer_seed=seed), echo), echo
-
-
 def test_fully_developed_speckle_is_exponential_and_n_looks_divide_its_index() -> None:
     """A rough flat seabed: scintillation index 1; the mean of N independent looks: 1 / N."""
     ranges, cos, directions = seabed_rays(40, 2000, 10.0)
     intensity = 1e-4 * cos / ranges**2
     looks = np.stack(
         [
-            _seabed_model(seed)[0].ping(intensity, ranges, np.zeros(3), directions).intensity
+            seabed_model(seed)[0].ping(intensity, ranges, np.zeros(3), directions).intensity
             for seed in range(60)
         ]
     )  # (seeds, beams, bins)
@@ -153,14 +146,14 @@ def test_mean_coherent_intensity_is_the_incoherent_model_bin_by_bin(pulse: Pulse
     """Over scatterer seeds, the mean coherent image equals the incoherent one within MC error."""
     n_beams, n_rays = 4, 4000
     ranges, cos, directions = seabed_rays(n_beams, n_rays, 8.0, seed=3)
-    echo = _seabed_model(pulse=pulse)[1]
+    echo = seabed_model(pulse=pulse)[1]
     pattern = EchoModel(echo, np.zeros(n_rays), np.full(n_rays, 1e-4), pattern=np.ones(n_rays))
     incoherent = pattern.echoes(ranges, cos, 0.3).intensity
     per_ray = pattern.ray_intensities(ranges, cos, 0.3)
     seeds = 150
     images = np.stack(
         [
-            _seabed_model(seed, pulse)[0].ping(per_ray, ranges, np.zeros(3), directions).intensity
+            seabed_model(seed, pulse)[0].ping(per_ray, ranges, np.zeros(3), directions).intensity
             for seed in range(seeds)
         ]
     )
@@ -187,11 +180,11 @@ def test_a_static_scene_gives_identical_pings_and_a_new_seed_another_one() -> No
     """Same scene and pose: the same bits; scatterer_seed 1: an independent realisation."""
     ranges, cos, directions = seabed_rays(40, 2000, 10.0)
     intensity = cos / ranges**2
-    model = _seabed_model()[0]
+    model = seabed_model()[0]
     first = model.ping(intensity, ranges, np.zeros(3), directions)
     again = model.ping(intensity, ranges, np.zeros(3), directions)
     assert np.array_equal(first.baseband, again.baseband)
-    other = _seabed_model(seed=1)[0].ping(intensity, ranges, np.zeros(3), directions)
+    other = seabed_model(seed=1)[0].ping(intensity, ranges, np.zeros(3), directions)
     assert _correlation(first.baseband, other.baseband) < 0.1  # MC error about 0.03
 
 
@@ -203,7 +196,7 @@ def test_moving_along_the_seabed_decorrelates_as_predicted(fraction: float) -> N
     cell of edge ``q`` with probability ``1 - s / q`` (its scatterer unchanged) and meets an
     independent one otherwise: the complex correlation of the echoes is ``1 - s / q``.
     """
-    model, echo = _seabed_model()
+    model, echo = seabed_model()
     cell = 0.25 * echo.wavelength
     altitude = 10.0 + 0.5 * cell - (10.0 % cell)  # the plane mid-cell: no z cell changes
     ranges, cos, directions = seabed_rays(40, 2000, altitude)

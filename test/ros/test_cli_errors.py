@@ -5,14 +5,15 @@ the nodes given a malformed or missing ``--params-file``, a topic name rclpy ref
 ``*_topic`` parameter or made from a sensor's name: bad characters, an unknown substitution,
 a trailing or repeated ``/``, a name empty once expanded) or a sensor frame that is the world
 frame, the recorder writing where it cannot, the monitor given a bad topic name, and either
-tool a duration that is negative or not a number. ``{tmp}``, ``{malformed}``, ``{missing}``,
-``{unwritable}`` and ``{braced_sensor}`` (a robot whose sensor is named ``a{x}``) in a case
-stand for paths made per test.
+tool a duration that is negative or not a number; and ``scripts/demo``'s towfish. ``{tmp}``,
+``{malformed}``, ``{missing}``, ``{unwritable}`` and ``{braced_sensor}`` (a robot whose sensor
+is named ``a{x}``) in a case stand for paths made per test.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,22 @@ def test_a_bad_command_line_is_one_line_and_status_2(
     line = exit_line(command, timeout=120)
     assert fill(words, paths) in line, line
     assert not Path(paths['tmp'], 'bag').exists()  # a refused recording leaves no bag
+
+
+@pytest.mark.parametrize(
+    ('arguments', 'words'),
+    [
+        ([], 'demo_tow: the following arguments are required: --sidescan'),
+        (['--sidescan', BAD_TOPIC], NOT_A_TOPIC),
+        (
+            ['--sidescan', '/s', '--duration', '-1'],
+            f'demo_tow: argument --duration: {NOT_SECONDS}',
+        ),
+    ],
+)
+def test_the_demo_tow_refuses_a_bad_command_line_in_one_line(
+    arguments: list[str], words: str
+) -> None:
+    """``scripts/demo``'s towfish (``ros/demo_tow.py``), run as the demo runs it."""
+    line = exit_line([sys.executable, '-m', 'nps_sonar_py.ros.demo_tow', *arguments], timeout=120)
+    assert words in line, line

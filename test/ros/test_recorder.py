@@ -270,6 +270,10 @@ def test_bad_arguments_exit_with_one_line(tmp_path: Path) -> None:
         ),
         ([str(tmp_path / 'bag'), '--sidescan', '/'], "--sidescan '/': expected the sensor name"),
         ([str(tmp_path / 'bag'), '--db-window', '-20', '-50'], 'expected finite LOW < HIGH'),
+        (
+            [str(tmp_path / 'bag'), '--side-by-side', 'a/b', '/l', '/r'],
+            "--side-by-side 'a/b': NAME must be a file name",
+        ),
     ):
         done = subprocess.run(
             [executable('sonar_record'), *args], capture_output=True, text=True, timeout=60

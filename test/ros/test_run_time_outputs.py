@@ -48,14 +48,16 @@ def test_a_new_output_serves_the_new_device_on_the_old_publishers(sonar_node: An
     )
     assert all(r.successful for r in results), [r.reason for r in results]
     node.tick()  # applies the change, then pings and publishes
-    after = node.outputs
-    assert after is not before
+    assert node.outputs is not before
+    # A single beam's outputs: its messages, then its baseband (ros/outputs.py, PARTS).
+    (after, baseband), (old, _) = node.outputs.parts, before.parts
     assert after.device is node.rig.device
     assert after.device.n_rays == 200
     assert not after.topics.publish_scan
-    assert after.range is before.range
-    assert after.scan is before.scan
-    assert after.sonar_point is before.sonar_point
+    assert after.range is old.range
+    assert after.scan is old.scan
+    assert after.sonar_point is old.sonar_point
+    assert baseband.device is node.rig.device
     assert list(node.publishers) == publishers
 
 

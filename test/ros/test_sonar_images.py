@@ -571,7 +571,8 @@ def test_labels_survive_a_new_configuration_and_follow_the_sweep(tmp_path: Path)
             reading = node.rig.read()
             pings.append(reading.ping)
             outputs.publish(reading, Time())
-        latest = outputs._image  # the sweep's cross-ping state (devices/kinds/sweep.py)
+        # The sweep's cross-ping state (devices/kinds/sweep.py), in its part of the outputs.
+        latest = next(p for p in outputs.parts if hasattr(p, '_image'))._image
         assert latest.labels is not None
         for k, ping in enumerate(pings):  # row k: head angle k, the k-th step of the first sweep
             assert ping.labels is not None

@@ -206,8 +206,8 @@ def every_bin_error(profile: NDArray[np.float64], reference: NDArray[np.float64]
     return float(np.max(np.abs(profile[lit] / reference[lit] - 1.0)))
 
 
-#: The default window (0 to 75 m in 2000 bins) and the pictures' (0.5 to 50 m in 1000 bins:
-#: scripts/coherent_pictures.py, config/sidescan_sonar.yaml's bins over the URDF's window).
+#: The default window (0 to 75 m in 2000 bins) and the URDF's (config/robots/sidescan_sonar.urdf:
+#: 0.5 to 50 m), in 1000 bins.
 WINDOWS = [(0.0, 75.0, 2000), (0.5, 50.0, 1000)]
 
 

@@ -4,7 +4,8 @@ Its settings (:class:`EchosounderSettings`: the swath, the bottom detector, the 
 profile), its device (:class:`EchosounderRanger`: a reading is one ping, every beam's
 detection and sounding; the Ranger configuration's angles are the swath's beam axes, their
 spacing sets the beam count), its builder, and what it publishes: ``PointCloud2`` soundings,
-``SonarDetections`` and ``RangerData`` (``ros/outputs.py``, part ``echosounder``).
+``SonarDetections`` and ``RangerData`` (``ros/outputs.py``, part ``echosounder``), and with
+the coherent model (``CoherentSettings``) its baseband (part ``baseband``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from dataclasses import dataclass
 from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import RangerConfig, steps_problem
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
-    COHERENT_SETTINGS,
     BeamSettings,
+    CoherentSettings,
     GeometrySettings,
     OutputSettings,
     SensorSettings,
@@ -190,6 +192,7 @@ class EchosounderRanger(PingingRanger[Echosounder]):
             processing=old.processing,
             surface_z=old.surface_z,
             multipath=old.multipath,
+            coherent=old.coherent_config,
         )
 
 
@@ -198,6 +201,14 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
     beam, settings = setup[BeamSettings], setup[EchosounderSettings]
+    coherent = setup[CoherentSettings].coherent_config()
+    default_pulse = EchosounderSettings().pulse_length
+    if coherent is not None and settings.pulse_length != default_pulse:
+        raise ConfigurationError(
+            'mode echosounder with echo_model coherent does not use pulse_length: the coherent '
+            f'pulse (pulse, pulse_duration, bandwidth) spreads the echo; set pulse_length '
+            f'{default_pulse:g}'
+        )
 
     def make() -> EchosounderRanger:
         echo = beam.echo_config(sensor.sonar)
@@ -208,6 +219,7 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
             processing=settings.processing_profile(),
             surface_z=beam.sea_surface_z,
             multipath=beam.multipath_config(),
+            coherent=coherent,
         )
         rate = reading_rate(setup[OutputSettings], sensor)
         return EchosounderRanger(
@@ -223,9 +235,14 @@ KIND = Kind(
     summary='a bathymetric swath',
     device=EchosounderRanger,
     build=build,
-    records=(EchosounderSettings,),
-    outputs=('echosounder',),
+    records=(EchosounderSettings, CoherentSettings),
+    outputs=('echosounder', 'baseband'),
     unused=(
+        Unused(
+            FAN_ONLY,
+            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
+            "<sonar>'s window)",
+        ),
         Unused(
             FAN_IMAGES,
             'it publishes its soundings and detections, not the images of mode multibeam and '
@@ -243,11 +260,6 @@ KIND = Kind(
         Unused(
             ('beam_width',),
             "its beams' widths are across_track_width and along_track_width",
-        ),
-        Unused(
-            COHERENT_SETTINGS,
-            'its echo is the incoherent model (the coherent one runs for modes multibeam and '
-            'sidescan: docs/coherent.md)',
         ),
     ),
 )

@@ -1,6 +1,7 @@
 """The multibeam imaging sonar (``mode: multibeam``): a fan of beams per ping.
 
-Its settings are the fan's beams (:class:`FanSettings`), the scanning node's sector
+Its settings are the fan's beams, its range window and the preset of a real sensor they may
+come from (:class:`FanSettings`, ``devices/presets.py``), the scanning node's sector
 (``ScanningSettings``: ``min_angle``, ``max_angle``, and the image shaping) and images
 (``ImageSettings``). A reading is one ping of every beam. It publishes ``LaserScan``,
 ``MultibeamPing``, ``RangerData``, the switched-on images and ``ProjectedSonarImage``
@@ -14,9 +15,10 @@ import math
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import RangerConfig, steps_problem
+from nps_sonar_py.devices.interface import MAX_RANGE, RangerConfig, steps_problem
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
+from nps_sonar_py.devices.presets import NO_PRESET, preset_names, preset_settings
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
     BeamSettings,
@@ -28,7 +30,7 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
-from nps_sonar_py.records import Record, setting
+from nps_sonar_py.records import Record, choice_text, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import (
@@ -39,13 +41,48 @@ from nps_sonar_py.sensing.multibeam import (
     fan_problem,
 )
 
-__all__ = ['KIND', 'FanRanger', 'FanSettings']
+__all__ = ['FAN_ONLY', 'KIND', 'FanRanger', 'FanSettings']
+
+
+#: The fan's settings that would change another kind's device: the other scanning kinds refuse
+#: them (a preset sets a fan's sector, carrier and echo model; the window is a fan's).
+FAN_ONLY = ('sonar_preset', 'min_range', 'max_range')
+
+
+def _preset_text() -> str:
+    """``sonar_preset``'s description, its choices read from the table of presets."""
+    return (
+        'multibeam: a real sonar whose public figures give the other settings their defaults '
+        f'(docs/presets.md): {choice_text(preset_names())}; parameters given win over it'
+    )
 
 
 @dataclass(frozen=True)
 class FanSettings(Record):
-    """The fan's beams (``mode: multibeam``); :meth:`fan_config` builds the core's."""
+    """The fan's beams and range window (``mode: multibeam``); :meth:`fan_config`: the core's fan.
 
+    ``sonar_preset`` supplies the defaults of the other settings (``records.SettingSpec``'s
+    ``supplies``; ``devices/presets.py``). ``min_range`` and ``max_range`` 0 take the URDF
+    ``<sonar>``'s.
+    """
+
+    sonar_preset: str = setting(
+        NO_PRESET, _preset_text, choices=preset_names, supplies=preset_settings
+    )
+    min_range: float = setting(
+        0.0,
+        'multibeam: near end of the range window [m]; 0: the URDF <sonar> min',
+        1e-6,
+        MAX_RANGE,
+        zero=True,
+    )
+    max_range: float = setting(
+        0.0,
+        'multibeam: far end of the range window [m]; 0: the URDF <sonar> max',
+        1e-6,
+        MAX_RANGE,
+        zero=True,
+    )
     beams: int = setting(64, 'multibeam: number of beams', 1, MAX_BEAMS)
     vertical_beam_width: float = setting(
         math.radians(20.0), 'multibeam: vertical extent of a beam [rad]', 1e-6, math.pi
@@ -57,6 +94,14 @@ class FanSettings(Record):
         'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
         'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
+
+    def range_window(self, echo: EchoConfig) -> EchoConfig:
+        """``echo`` (the URDF ``<sonar>``'s window) with the ends these settings give."""
+        return dataclasses.replace(
+            echo,
+            min_range=self.min_range or echo.min_range,
+            max_range=self.max_range or echo.max_range,
+        )
 
     def fan_config(self, sector: ScanningSettings) -> FanConfig:
         """The fan across ``sector``; ``ConfigurationError`` if impossible.
@@ -133,7 +178,7 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
     labels = entities if setup[ImageSettings].publish_labels else None
 
     def make() -> FanRanger:
-        echo = beam.echo_config(sensor.sonar)
+        echo = setup[FanSettings].range_window(beam.echo_config(sensor.sonar))
         sonar = MultibeamSonar(
             echo,
             setup[FanSettings].fan_config(sector),

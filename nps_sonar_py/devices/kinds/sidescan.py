@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import RangerConfig, RangerGeometry
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -348,6 +349,11 @@ KIND = Kind(
     records=(SidescanSettings, CoherentSettings),
     outputs=('sidescan', 'baseband'),
     unused=(
+        Unused(
+            FAN_ONLY,
+            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
+            "<sonar>'s window)",
+        ),
         Unused(
             FAN_IMAGES,
             'it publishes its raw_image and waterfall, not the images of mode multibeam and sweep',

@@ -3,7 +3,8 @@
 Its settings are its topics and output switches (:class:`SonarTopicSettings`) and the echo
 model (``CoherentSettings``: ``echo_model: coherent``); the beam is the node's
 ``BeamSettings``. It publishes ``Range``, a one-element ``LaserScan`` and
-``SonarPoint`` (``ros/outputs.py``, part ``single_beam``).
+``SonarPoint`` (``ros/outputs.py``, part ``single_beam``), and with the coherent model its
+baseband (part ``baseband``).
 """
 
 from __future__ import annotations
@@ -70,11 +71,11 @@ KIND = Kind(
     device=SingleBeamSonar,
     build=build,
     records=(SonarTopicSettings, CoherentSettings),
-    outputs=('single_beam',),
+    outputs=('single_beam', 'baseband'),
     unused=(
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells', 'publish_baseband'),
-            'its one beam has no line array across beams and no baseband topic',
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            'its one beam has no line array across beams to leak through',
         ),
     ),
 )

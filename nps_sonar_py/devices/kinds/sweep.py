@@ -5,7 +5,8 @@ Its settings are the head's stepping (:class:`SweepSettings`) and the scanning n
 that step's head angle and, when the step ends a sweep, the whole sweep as one scan. It
 publishes ``SonarPoint`` per step, ``LaserScan`` and ``RangerData`` per sweep, and the
 switched-on images of its latest sweep, kept across pings by :class:`SweepImage`
-(published by ``ros/outputs.py``, part ``sweep``).
+(published by ``ros/outputs.py``, part ``sweep``), and with the coherent model each step's
+baseband (part ``baseband``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -310,15 +312,20 @@ KIND = Kind(
     device=SweepRanger,
     build=build,
     records=(SweepSettings, CoherentSettings),
-    outputs=('sweep',),
+    outputs=('sweep', 'baseband'),
     unused=(
+        Unused(
+            FAN_ONLY,
+            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
+            "<sonar>'s window)",
+        ),
         Unused(
             ('publish_projected_image',),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
         ),
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells', 'publish_baseband'),
-            'its one beam has no line array across beams and no baseband topic',
+            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            'its one beam has no line array across beams to leak through',
         ),
     ),
 )
