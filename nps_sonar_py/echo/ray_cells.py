@@ -283,11 +283,7 @@ def cell_pieces(
     whole = ((edge[who] > 0.0) & (count[who] <= _WHOLE_EDGE_BINS)) | (
         cosine[who] >= whole_cos[who]
     )
-    part = _Cell(
-        *(x[who] for x in (low, high, centre, first, last, beta)),
-        across_slope[who],
-        along_slope[who],
-    )
+    part = _Cell(low, high, centre, first, last, beta, across_slope, along_slope).part(who)
     if whole.all():
         below[inner] = _share_within(part, ratio)
     else:
