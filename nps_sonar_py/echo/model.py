@@ -49,7 +49,14 @@ from nps_sonar_py.echo.config import (
     RangeEstimator,
     Scattering,
 )
-from nps_sonar_py.echo.deposits import DUMP_BINS, GUARD, WIDEST_BINS, Deposits, Layout
+from nps_sonar_py.echo.deposits import (
+    DUMP_BINS,
+    GUARD,
+    WIDEST_BINS,
+    Deposits,
+    Layout,
+    Ramps,
+)
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
 from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pieces
@@ -345,7 +352,10 @@ class EchoModel:
             if counted is not None and own < flat.size:  # every extra deposit counts
                 counted = np.concatenate((counted, np.ones(flat.size - own, dtype=np.bool_)))
             kept = flat if counted is None else flat[counted]
-            return d.bins_of(np.bincount(kept, minlength=size))
+            counts = np.bincount(kept, minlength=size)
+            if d.ramps is not None:
+                counts[: d.dump] += d.ramps.coverage()
+            return d.bins_of(counts)
 
         def estimate() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
             nearest, confidence, kept = d.stats()
@@ -409,6 +419,8 @@ class EchoModel:
         if cfg.speckle:
             kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
             weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)
+        if d.ramps is not None:
+            d.ramps.add_to(weighted[: d.dump])
         intensity = d.bins_of(weighted)
         if cfg.gain_stddev > 0.0:
             gain = 1.0 + cfg.gain_stddev * generator.standard_normal(d.n_beams)
@@ -604,8 +616,8 @@ class EchoModel:
         n_bins``, a point at ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)``
         (a point interval: 1), the rest in bin ``k + 1``. Wider, or placed by its cell
         (``_refine``): one deposit per bin it covers (``_pieces``), after the others, its two
-        own sent to the dump. Only the returns within a bin of the window are live (about
-        half of a side-scan's rays), taken out by one index. Each beam's bins have ``GUARD``
+        own sent to the dump. Only the returns whose interval reaches the window are live
+        (about half of a side-scan's rays), taken out by one index. Each beam's bins have ``GUARD``
         guard bins on either side: a deposit that falls outside the window (the live
         returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it, so no
         deposit needs a test of its own. A next-bin deposit with no share (the interval
@@ -613,7 +625,7 @@ class EchoModel:
         """
         n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
-        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout)
+        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
         refined = None if self._cells is None else self._refine(r_live, index, cos_in, live)
         if refined is not None:
@@ -623,7 +635,9 @@ class EchoModel:
         if wide.size and not (finite := wide_bins < real(np.inf)).all():
             wide, wide_bins = wide[finite], wide_bins[finite]  # inf: one bin
         k, share = self._near_shares(r_live, u)
-        pieces = self._pieces(r_live, refined, wide, wide_bins)
+        # Without labels or speckle, which take each piece as a return, the wide ones ramp.
+        ramped = entity is None and not self.config.speckle
+        pieces, wide, wide_bins = self._pieces(r_live, refined, wide, wide_bins, ramped)
         m = r_live.size
         n_pieces = 0 if pieces is None else pieces.owner.size
         flat = np.empty(2 * m + n_pieces, dtype=np.intp)
@@ -645,6 +659,10 @@ class EchoModel:
             bins = np.minimum(np.maximum(pieces.bin, -1), n_bins)
             np.add(first_bin.take(pieces.owner), bins, out=flat[2 * m :])
             np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
+        ramps = None
+        if wide.size:  # ramped: they stand for their two own deposits
+            flat[wide] = flat[m + wide] = n_beams * (n_bins + 2 * GUARD)
+            ramps = self._ramps(n_beams, r_live, per_ray, index, (wide, wide_bins))
         if labelled is not None:
             own = np.tile(labelled, 2)
             labelled = own if pieces is None else np.concatenate((own, labelled[pieces.owner]))
@@ -668,6 +686,7 @@ class EchoModel:
             stride=n_bins + 2 * GUARD,
             shift=GUARD,
             stats=stats,
+            ramps=ramps,
         )
 
     def _pieces(
@@ -676,25 +695,89 @@ class EchoModel:
         refined: Pieces | None,
         wide: NDArray[np.intp],
         wide_bins: NDArray[np.floating],
-    ) -> Pieces | None:
-        """The live returns placed bin by bin, or None when there are none.
+        ramped: bool,
+    ) -> tuple[Pieces | None, NDArray[np.intp], NDArray[np.floating]]:
+        """The live returns placed bin by bin (or None), and the wide ones left to ramp.
 
-        Those of cells near an edge or the normal (``refined``, ``_refine``), then the other
-        ones wider than a bin (``_wide_pieces``); ``owner`` indexes the live returns.
+        Those of cells near an edge or the normal (``refined``, ``_refine``), then, unless
+        ``ramped``, the other ones wider than a bin (``_wide_pieces``); ``owner`` indexes the
+        live returns. Ramped, those wider ones are returned (their live indices and widths in
+        bins) for :meth:`_ramps` instead (none otherwise).
         """
         parts = [] if refined is None else [refined]
-        if wide.size:
+        if wide.size and not ramped:
             parts.append(self._wide_pieces(r_live, wide_bins, wide))
-        if not parts:
-            return None
-        if len(parts) == 1:
-            return parts[0]
-        return Pieces(
+            wide, wide_bins = wide[:0], wide_bins[:0]
+        if len(parts) < 2:
+            return (parts[0] if parts else None), wide, wide_bins
+        joined = Pieces(
             *(
                 np.concatenate([getattr(p, name) for p in parts])
                 for name in ('owner', 'bin', 'fraction')
             )
         )
+        return joined, wide, wide_bins
+
+    def _ramps(
+        self,
+        n_beams: int,
+        r_live: NDArray[np.floating],
+        per_ray: NDArray[np.floating],
+        index: NDArray[np.intp],
+        wide: tuple[NDArray[np.intp], NDArray[np.floating]],
+    ) -> Ramps:
+        """The live returns ``wide`` as ``Ramps``, four deposits each whatever its width.
+
+        ``wide``: the live indices of the returns and their widths ``> 1`` in bins (at most
+        ``WIDEST_BINS``) about their ranges; each is cut to the window and shared between the
+        bins it overlaps in proportion to the overlap, as ``_wide_pieces`` would place it.
+        """
+        rows, bins = wide
+        n_bins, count = self.config.n_bins, rows.size
+        width = np.minimum(bins.astype(np.float64), WIDEST_BINS)
+        centre = (r_live.take(rows).astype(np.float64) - self.config.min_range) * self._scale
+        height = per_ray.take(rows) / width
+        centre -= 0.5 * width
+        start = np.clip(centre, 0.0, n_bins)
+        centre += width
+        end = np.clip(centre, 0.0, n_bins)
+        beam = index.take(rows) // self.n_rays
+        stride = n_bins + 2 * GUARD  # the spread deposits' layout, bins from GUARD on
+        base = beam * stride + GUARD
+        # Heights in whole units of their beam's tallest over 2**bits (Ramps): a cell's
+        # sum of at most 4 count deposits then stays under 2**53, exact in float64.
+        bits = 51 - math.ceil(math.log2(count))
+        unit = np.zeros(n_beams)
+        np.maximum.at(unit, beam, height)
+        unit *= 2.0**-bits
+        unit[unit == 0.0] = 1.0
+        height /= unit.take(beam)
+        np.rint(height, out=height)
+        first, last = np.floor(start), np.floor(end)
+        start -= first  # the fractions
+        end -= last
+        cells = np.empty((4, count), dtype=np.intp)
+        cells[0] = first
+        cells[2] = last
+        cells[0] += base
+        cells[2] += base
+        np.add(cells[0], 1, out=cells[1])
+        np.add(cells[2], 1, out=cells[3])
+        weights = np.empty((4, count))
+        np.multiply(height, start, out=weights[1])
+        np.rint(weights[1], out=weights[1])
+        np.subtract(height, weights[1], out=weights[0])  # the pair sums to height exactly
+        np.multiply(height, end, out=weights[3])
+        np.rint(weights[3], out=weights[3])
+        np.subtract(weights[3], height, out=weights[2])
+        np.negative(weights[3], out=weights[3])
+        edges = np.empty((2, count), dtype=np.intp)
+        edges[0] = cells[0]
+        np.add(base, np.ceil(last + end), out=edges[1], casting='unsafe')
+        steps = np.empty((2, count), dtype=np.int32)
+        np.greater(last + end, first + start, out=steps[0])
+        np.negative(steps[0], out=steps[1])
+        return Ramps(stride, unit, cells.ravel(), weights.ravel(), edges.ravel(), steps.ravel())
 
     def _live_returns(
         self,
@@ -702,8 +785,13 @@ class EchoModel:
         cos_in: NDArray[np.floating],
         mu: NDArray[np.floating],
         layout: Layout,
+        spread: NDArray[np.floating],
     ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
-        """The returns within a bin of the window and admitted (cast cone, cut-off).
+        """The returns whose interval reaches the window, admitted (cast cone, cut-off).
+
+        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``; NaN and
+        inf: one bin) when that is more: a footprint wider than two bins just past the end
+        of the window still lends the last bins their share.
 
         Returns their flat index in the (N, n) rays, their range (m) and echo
         (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's scattering
@@ -713,8 +801,13 @@ class EchoModel:
         """
         cfg = self.config
         real = r.dtype.type
-        live = r >= real(cfg.min_range - cfg.bin_width)  # NaN is not live
-        live &= r <= real(cfg.max_range + cfg.bin_width)  # nor inf
+        bin_width = real(cfg.bin_width)
+        reach = np.minimum(spread, real(WIDEST_BINS) * bin_width, dtype=r.dtype)
+        reach[reach == real(np.inf)] = bin_width  # inf reads as one bin
+        reach *= real(0.5)
+        np.fmax(reach, bin_width, out=reach)  # NaN reads as one bin too
+        live = r >= real(cfg.min_range) - reach  # NaN is not live
+        live &= r <= real(cfg.max_range) + reach  # nor inf
         self._admit(live, cos_in)
         index = np.flatnonzero(live)
         factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)

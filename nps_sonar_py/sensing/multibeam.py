@@ -19,6 +19,14 @@ for targets that vary slowly across a cell (with the midpoint rule, 3 columns of
 two-way piston over its -3 dB width read 2 % high; averaged, within 0.01 %). The vertical cast
 spans ``vertical_width``: its -3 dB width, as the horizontal one does by default.
 
+Footprints: a ray's echo is spread over the slant-range interval its cell covers,
+``e = r |t . n| / |d . n| d_e`` about its range (``t`` the ray's elevation tangent, ``n`` the
+surface normal, ``d_e`` the cell's height), shared between the bins it overlaps
+(``EchoModel.echoes(spread=)``, as the side-scan does): where the rows land more than a bin
+apart (far along a seabed, ``r tan(alpha) d_e`` over a bin) a whole echo per bin would leave
+every other bin dark, the ring moire of a Cartesian image. Boxes that wide tile each column of
+rays to second order in ``d_e`` over a flat seabed (``docs/echo.md``).
+
 One ping casts all beams at once and runs the echo model over all of them in one pass
 (``echo.EchoModel.echoes``); the imaging options (``echo.profile_effects``: time-varied gain,
 speckle per cell, side-lobe leakage) then apply to the profiles. A gain law over
@@ -45,7 +53,7 @@ from nps_sonar_py.echo.profile_effects import (
 )
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, check_record, setting
-from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
@@ -270,10 +278,44 @@ class MultibeamSonar(PosedRays):
         azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
         grid = scan_directions(azimuth, elevations).reshape(nv, fan.beams, nh, 3)
         self.body_rays = np.ascontiguousarray(grid.transpose(1, 0, 2, 3)).reshape(-1, 3)
+        # Each ray's elevation tangent d(direction) / d(elevation), for its footprint.
+        tangent = scan_directions(azimuth, elevations + 0.5 * math.pi).reshape(
+            nv, fan.beams, nh, 3
+        )
+        self._body_tangents = np.ascontiguousarray(tangent.transpose(1, 0, 2, 3)).reshape(-1, 3)
+        self._cell_height = np.float32(fan.vertical_width / nv)
         # Multipath: each ray's one-way pattern at its own direction in its own beam.
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
+        """Place the sensor (``PosedRays.set_pose``) and its rays' elevation tangents."""
+        super().set_pose(world_from_body)
+        rotation = self.world_from_body[:3, :3]
+        tangents = np.einsum('ij,nj->ni', rotation, self._body_tangents)
+        self._tangents = tangents.astype(np.float32)
+
+    def _footprint(
+        self, r: NDArray[np.floating], hits: RayHits, shape: tuple[int, int]
+    ) -> NDArray[np.float32]:
+        """(N, n) slant extent of each return over its cell's height, m (module docstring).
+
+        ``e = r |t . n| d_e / |d . n|``: the cell ``d_e`` tall about ray ``d`` (unit
+        elevation tangent ``t``) meets a surface of normal ``n`` at ranges ``p / (d' . n)``,
+        whose derivative along ``t`` is ``-r (t . n) / (d . n)``. Only the height: the boxes
+        of a column of rays then tile its ranges; widened by the cell's azimuthal extent
+        they would overlap by a part of a row and ripple. float32; misses and grazing
+        returns give inf or NaN, which the echo model reads as one bin width.
+        """
+        normals = np.asarray(hits.normals, dtype=np.float32)
+        e: NDArray[np.float32] = np.einsum('ij,ij->i', self._tangents, normals)
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            np.abs(e, out=e)
+            e /= np.asarray(hits.cos_incidence, dtype=np.float32)
+            e *= self._cell_height
+            e *= r.ravel()
+        return e.reshape(shape)
 
     def _one_way(self, beam: NDArray[np.intp], body: NDArray[np.float64]) -> NDArray[np.float64]:
         """One-way pattern of beam ``beam`` in body directions ``body``; 0 outside its cast."""
@@ -307,17 +349,26 @@ class MultibeamSonar(PosedRays):
         return beam, self._one_way(beam, body)
 
     def ping(self, caster: SurfaceCaster) -> FanPing:
-        """Cast every beam's rays at once and run the echo model over all beams in one pass."""
+        """Cast every beam's rays at once and run the echo model over all beams in one pass.
+
+        The incoherent model spreads each return over its footprint (:meth:`_footprint`).
+        With the coherent model the profiles are its own, and the incoherent echoes that
+        give the ranges and hits are binned without footprints, as the side-scan's are,
+        unless labels are asked for: those are the incoherent fan's, whichever the model.
+        """
         hits, ranges, extra = self._cast(caster, self.rays_per_beam)
         shape = (self.fan.beams, self.rays_per_beam)
         labelled = self.label_entities is not None
+        r = ranges.reshape(shape)
+        spread = self.coherent is None or labelled
         echoes = self.model.echoes(
-            ranges.reshape(shape),
+            r,
             np.asarray(hits.cos_incidence).reshape(shape),
             np.asarray(hits.reflectivity).reshape(shape),  # NaN on misses: dropped
             entity=hits.entity.reshape(shape) if labelled else None,
             n_entities=self.label_entities or 0,
             extra=extra,
+            spread=self._footprint(r, hits, shape) if spread else None,
         )
         profiles = echoes.intensity
         coherent = None
