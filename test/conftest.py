@@ -51,8 +51,68 @@ def _ros_missing() -> str | None:
     return None
 
 
+def _shared_set_up(item: pytest.Item) -> tuple[str, ...]:
+    """Where the module- or session-scoped fixtures ``item`` uses are defined (their node ids).
+
+    Those of pytest itself (defined at the root, '') and the ROS domain (a per-session fact)
+    do not count: they are no set-up worth sharing.
+    """
+    info = getattr(item, '_fixtureinfo', None)
+    if info is None:
+        return (item.nodeid.split('::')[0],)
+    return tuple(
+        sorted(
+            {
+                definition.baseid
+                for definitions in info.name2fixturedefs.values()
+                for definition in definitions
+                if definition.scope != 'function'
+                and definition.baseid
+                and definition.argname != 'ros_domain_id'
+            }
+        )
+    )
+
+
+def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``NPS_TEST_SHARD=i/n`` (``scripts/test`` runs n sessions at once), keep shard i.
+
+    The tests are dealt out in turn, one at a time, except that the tests sharing a module- or
+    session-scoped set-up go together (it is made once, in one session). Every test is in
+    exactly one shard.
+    """
+    shard = os.environ.get('NPS_TEST_SHARD')
+    if not shard:
+        return
+    index, count = (int(part) for part in shard.split('/'))
+    # Union-find over the set-ups: two tests sharing one are in one group.
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    keys = []
+    for item in items:
+        names = _shared_set_up(item) or (item.nodeid,)
+        for name in names[1:]:
+            parent[root(name)] = root(names[0])
+        keys.append(names[0])
+    groups: dict[str, int] = {}
+    kept, dropped = [], []
+    for item, key in zip(items, keys, strict=True):
+        group = groups.setdefault(root(key), len(groups))
+        (kept if group % count == index else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip ``ros`` tests, saying why, only where the build is absent and not required."""
+    """Keep this session's shard; skip ``ros`` tests, saying why, only where the build is
+    absent and not required."""
+    _keep_shard(config, items)
     reason = _ros_missing()
     if reason is None:
         return

@@ -517,10 +517,19 @@ class EchoModel:
         ``factor`` is the rays' ``B dOmega`` (with the specular lobe's constant), in the
         rays' shape; ``mu`` a scalar or that shape. Under the caller's errstate.
         """
+        return self._range_loss(self._scattered(cos_in, factor, mu, r.dtype), r)
+
+    def _scattered(
+        self,
+        cos_in: NDArray[np.floating],
+        factor: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        dtype: np.dtype[np.floating],
+    ) -> NDArray[np.floating]:
+        """``factor |cos| mu`` (or the specular lobe's), the part of the echo not in range."""
         cfg = self.config
-        real = r.dtype.type
         per_ray: NDArray[np.floating] = np.abs(cos_in).astype(
-            np.result_type(r, cos_in), copy=False
+            np.result_type(dtype, cos_in), copy=False
         )
         if cfg.scattering is Scattering.SPECULAR:
             per_ray -= 1.0
@@ -530,6 +539,13 @@ class EchoModel:
         if mu.ndim and mu.dtype != per_ray.dtype:
             mu = mu.astype(per_ray.dtype)  # one cast instead of a mixed-type multiply
         per_ray *= mu
+        return per_ray
+
+    def _range_loss(
+        self, per_ray: NDArray[np.floating], r: NDArray[np.floating]
+    ) -> NDArray[np.floating]:
+        """``per_ray / r**2 exp(-2 a r)`` in place: spreading and absorption to range ``r``."""
+        real = r.dtype.type
         scratch = r * r
         per_ray /= scratch
         if self._attenuation > 0.0:
@@ -605,26 +621,27 @@ class EchoModel:
         (``_refine``): one deposit per bin it covers (``_pieces``), after the others, or,
         without labels and speckle, a ramp (``_ramps``), in place of its two own. Only the
         returns whose interval reaches the window are live
-        (about half of a side-scan's rays), taken out by one index. Each beam's bins have ``GUARD``
-        guard bins on either side: a deposit that falls outside the window (the live
-        returns' ``k`` is in ``[-2, n_bins + 1]``) lands in one and is dropped with it, so no
-        deposit needs a test of its own. A next-bin deposit with no share (the interval
-        inside one bin: about half of them) adds 0 and is not counted as a hit.
+        (about half of a side-scan's rays), taken out by one index. A deposit outside the
+        window (``k`` in ``[-2, n_bins + 1]``) lands in one of a beam's ``GUARD`` guard bins
+        and is dropped with it. A next-bin deposit with no share adds 0, not counted as a hit.
         """
         n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
-        index, r_live, cos_live, per_ray = self._live_returns(r, cos_in, mu, layout, spread)
+        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
-        wide = np.flatnonzero((u > real(1.0)) & (u < real(np.inf)))
+        refined = None if self._cells is None else self._refine(r_live, index, cos_in, live)
+        if refined is not None:
+            u[refined.owner] = real(0.0)  # placed by their cells, not as wide returns
+        wide = np.flatnonzero(u > real(1.0))
         wide_bins = u.take(wide)
+        if wide.size and not (finite := wide_bins < real(np.inf)).all():
+            wide, wide_bins = wide[finite], wide_bins[finite]  # inf: one bin
         # Without labels or speckle, which take each piece as a return, the wide ones ramp.
         ramped = entity is None and not self.config.speckle
-        pieces, wide, wide_bins = self._pieces(r_live, cos_live, index, wide, wide_bins, ramped)
+        pieces, wide, wide_bins = self._pieces(r_live, refined, wide, wide_bins, ramped)
         # The rest take their two own deposits: the pieces and the ramps stand for theirs.
         own = np.ones(r_live.size, dtype=np.bool_)
-        own[wide] = False
-        if pieces is not None:
-            own[pieces.owner] = False
+        own[wide if pieces is None else np.concatenate((wide, pieces.owner))] = False
         point = np.flatnonzero(own)
         m = point.size
         n_pieces = 0 if pieces is None else pieces.owner.size
@@ -633,11 +650,10 @@ class EchoModel:
         )
         labelled = None if entity is None else np.tile(entity.take(index.take(point)), 2)
         if pieces is not None:
-            dump = n_beams * (n_bins + 2 * GUARD)
+            # A piece outside the window goes to a guard bin, dropped with it.
+            bins = np.minimum(np.maximum(pieces.bin, -1), n_bins)
             beam = index.take(pieces.owner) // self.n_rays
-            in_window = (pieces.bin >= 0) & (pieces.bin < n_bins)
-            np.add(layout.guarded[beam], pieces.bin, out=flat[2 * m :])
-            flat[2 * m :][~in_window] = dump
+            np.add(layout.guarded.take(beam), bins, out=flat[2 * m :])
             np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
             if labelled is not None and entity is not None:
                 labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
@@ -700,29 +716,19 @@ class EchoModel:
     def _pieces(
         self,
         r_live: NDArray[np.floating],
-        cos_live: NDArray[np.floating],
-        index: NDArray[np.intp],
+        refined: Pieces | None,
         wide: NDArray[np.intp],
         wide_bins: NDArray[np.floating],
         ramped: bool,
     ) -> tuple[Pieces | None, NDArray[np.intp], NDArray[np.floating]]:
         """The live returns placed bin by bin (or None), and the wide ones left to ramp.
 
-        Those of cells near an edge or the normal (``_refine``), then, unless ``ramped``, the
-        other ones wider than a bin (``_wide_pieces``); ``owner`` indexes the live returns.
-        Ramped, those wider ones are returned (their live indices and widths in bins) for
-        :meth:`_ramps` instead (none otherwise).
+        Those of cells near an edge or the normal (``refined``, ``_refine``), then, unless
+        ``ramped``, the other ones wider than a bin (``_wide_pieces``); ``owner`` indexes the
+        live returns. Ramped, those wider ones are returned (their live indices and widths in
+        bins) for :meth:`_ramps` instead (none otherwise).
         """
-        parts = []
-        if self._cells is not None:
-            refined = self._refine(r_live, cos_live, index)
-            if refined is not None:
-                parts.append(refined)
-                if wide.size:  # placed by their cells
-                    placed = np.zeros(r_live.size, dtype=np.bool_)
-                    placed[refined.owner] = True
-                    apart = ~placed[wide]
-                    wide, wide_bins = wide[apart], wide_bins[apart]
+        parts = [] if refined is None else [refined]
         if wide.size and not ramped:
             parts.append(self._wide_pieces(r_live, wide_bins, wide))
             wide, wide_bins = wide[:0], wide_bins[:0]
@@ -811,15 +817,18 @@ class EchoModel:
         mu: NDArray[np.floating],
         layout: Layout,
         spread: NDArray[np.floating],
-    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
         Within a bin of the window, or half their interval (at most ``WIDEST_BINS``; NaN and
         inf: one bin) when that is more: a footprint wider than two bins just past the end
         of the window still lends the last bins their share.
 
-        Returns (m,) arrays: their flat index in the (N, n) rays, their range (m), ``|cos|``
-        and echo (``_intensities``).
+        Returns their flat index in the (N, n) rays, their range (m) and echo
+        (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's scattering
+        ``factor |cos| mu`` is worked out (three vectorised passes, the misses' discarded),
+        then one index picks the live ones: an index costs several such passes, and one of
+        each input would take three; the range's loss is the live ones' alone.
         """
         cfg = self.config
         real = r.dtype.type
@@ -832,12 +841,10 @@ class EchoModel:
         live &= r <= real(cfg.max_range) + reach  # nor inf
         self._admit(live, cos_in)
         index = np.flatnonzero(live)
+        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
         r_live = r.take(index)
-        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).take(index)
-        if mu.ndim:
-            mu = (mu if mu.shape == r.shape else np.broadcast_to(mu, r.shape).ravel()).take(index)
-        cos_live = cos_in.take(index)
-        return index, r_live, cos_live, self._intensities(r_live, cos_live, factor, mu)
+        per_ray = self._scattered(cos_in, factor, mu, r.dtype).take(index)
+        return index, r_live, self._range_loss(per_ray, r_live), live
 
     def _near_shares(
         self, r_live: NDArray[np.floating], u: NDArray[np.floating]
@@ -892,26 +899,29 @@ class EchoModel:
     def _refine(
         self,
         r_live: NDArray[np.floating],
-        cos_live: NDArray[np.floating],
         index: NDArray[np.intp],
+        cos_in: NDArray[np.floating],
+        live: NDArray[np.bool_],
     ) -> Pieces | None:
         """The pieces of the returns of edge cells and cells near the normal, or None.
 
-        Each is placed by its whole cell (``ray_cells.cell_pieces``).
-
-        ``index`` is the live returns' flat index in the (N, n) layout.
+        Each is placed by its whole cell (``ray_cells.cell_pieces``). ``index`` is the live
+        returns' flat index in the (N, n) rays, ``live`` their mask, ``cos_in`` every ray's.
         """
         cells = self._cells
         assert cells is not None
         layout = self._layouts
         assert layout is not None
-        chosen = np.flatnonzero(np.abs(cos_live) >= layout.refine_above.take(index))
-        if chosen.size == 0:
+        special = np.abs(cos_in) >= layout.refine_above.reshape(cos_in.shape)
+        special &= live
+        rays = np.flatnonzero(special)
+        if rays.size == 0:
             return None
+        chosen = np.searchsorted(index, rays)  # their places among the live returns
         pieces = cell_pieces(
             r_live[chosen],
-            cos_live[chosen],
-            index[chosen] % self.n_rays,
+            cos_in.take(rays),
+            rays % self.n_rays,
             cells,
             min_range=self.config.min_range,
             scale=self._scale,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -112,6 +113,41 @@ class RayCells:
         centre = 0.5 * (self.along_low[chosen] + self.along_high[chosen])
         limit: NDArray[np.float64] = np.cos(reach) * np.cos(centre)
         return limit
+
+    @cached_property
+    def constants(self) -> NDArray[np.float64]:
+        """(14, n) per-cell constants of ``cell_pieces``, worked out once: one gather a ping.
+
+        Rows: along ``a0``, ``a1``, their centre, the half width ``D / 2`` and
+        its inverse, ``cos`` and ``tan`` of the centre, the two pattern slopes, ``2 / (a1 -
+        a0)`` (inf for no width), ``cos`` of the along angle nearest 0 and farthest from it,
+        the ``|cos(alpha)|`` above which the cell is within ``WHOLE_CELL_WIDTHS`` of the
+        normal, and 1 for an edge cell (0 otherwise).
+        """
+        low, high = self.along_low, self.along_high
+        half = 0.5 * self.across_width
+        centre = 0.5 * (low + high)
+        with np.errstate(divide='ignore'):
+            most = 2.0 / (high - low)
+        columns = (
+            low,
+            high,
+            centre,
+            half,
+            1.0 / half,
+            np.cos(centre),
+            np.tan(centre),
+            self.across_slope,
+            self.along_slope,
+            most,
+            np.cos(np.minimum(np.maximum(low, 0.0), high)),
+            np.cos(np.maximum(np.abs(low), np.abs(high))),
+            self.near_normal_cos(WHOLE_CELL_WIDTHS),
+            self.edge.astype(np.float64),
+        )
+        table = np.stack(columns)
+        table.flags.writeable = False
+        return table
 
 
 @dataclass(frozen=True)
@@ -198,7 +234,9 @@ def cell_pieces(
 ) -> Pieces:
     """Each return's echo over the bins its cell covers (module docstring).
 
-    Under the caller's ``np.errstate``: a cell reaching grazing incidence divides by 0.
+    Under the caller's ``np.errstate``: a cell reaching grazing incidence divides by 0. The
+    returns are few (the edge rows' and those near the normal), so the numpy calls, not the
+    passes, are the cost: the cells' constants come in one gather (``RayCells.constants``).
 
     Args:
         ranges: (m,) slant range of each return, m.
@@ -210,74 +248,81 @@ def cell_pieces(
         attenuation: two-way intensity absorption, nepers per metre.
         widest: most bins one return covers (a grazing cell's far end is cut there).
     """
+    constants = cells.constants.take(rays, axis=1)  # (14, m)
+    low, high, centre, half, inverse_half, cos_centre, tan_centre, across = constants[:8]
+    along, most, cos_near_along, cos_far_along, whole_cos, edge = constants[8:]
     r = np.asarray(ranges, dtype=np.float64)
-    cosine = np.minimum(np.abs(np.asarray(cos_incidence, dtype=np.float64)), 1.0)
-    low, high = cells.along_low[rays], cells.along_high[rays]
-    centre = 0.5 * (low + high)
-    half = 0.5 * cells.across_width[rays]
-    beta = np.arccos(np.minimum(cosine / np.cos(centre), 1.0))
+    cosine = np.minimum(np.abs(cos_incidence), 1.0, dtype=np.float64)
+    beta = np.arccos(np.minimum(cosine / cos_centre, 1.0))
     distance = r * cosine  # p, to the plane
+    absorbed = attenuation * r
     # The linear weights' slopes, held so that each weight stays >= 0 over its cell.
-    across_slope = cells.across_slope[rays] - (3.0 + attenuation * r) * np.tan(beta)
+    across_slope = across - (3.0 + absorbed) * np.tan(beta)
     np.minimum(
-        np.maximum(across_slope, -1.0 / half, out=across_slope), 1.0 / half, out=across_slope
+        np.maximum(across_slope, -inverse_half, out=across_slope), inverse_half, out=across_slope
     )
-    along_slope = cells.along_slope[rays] - (4.0 + attenuation * r) * np.tan(centre)
-    most = 2.0 / (high - low)  # inf for a cell of no along width
+    along_slope = along - (4.0 + absorbed) * tan_centre
     np.minimum(np.maximum(along_slope, -most, out=along_slope), most, out=along_slope)
-    cell = _Cell(low, high, centre, beta - half, beta + half, beta, across_slope, along_slope)
-    first, last = _bin_span(cell, distance, min_range, scale, widest)
-    count = last - first + 1
+    first, last = beta - half, beta + half
+    first_bin, last_bin = _bin_span(
+        (first, last, distance), (cos_near_along, cos_far_along), min_range, scale, widest
+    )
+    count = last_bin - first_bin + 1
     owner = np.repeat(np.arange(r.size), count)
-    bins = first[owner] + (np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count))
+    if owner.size == r.size:  # every cell within one bin: all of it there
+        return Pieces(owner, first_bin, np.ones(r.size))
+    starts = np.cumsum(count) - count
+    bins = first_bin[owner] + (np.arange(owner.size) - starts[owner])
     # Below each piece's far edge (the last piece's: all of it).
     below = np.ones(owner.size)
-    inner = np.flatnonzero(bins < last[owner])
-    if inner.size:
-        edge_range = min_range + (bins[inner] + 1.0) / scale
-        ratio = distance[owner[inner]] / edge_range
-        who = owner[inner]
-        # The whole cell where its range turns (near the normal) or a row edge cuts it; a
-        # grazing edge cell over many bins is placed by its chord, as the rest.
-        edge = cells.edge[rays[who]] & (count[who] <= _WHOLE_EDGE_BINS)
-        whole = edge | (cosine[who] >= cells.near_normal_cos(WHOLE_CELL_WIDTHS, rays[who]))
-        part = cell.part(who)
-        if whole.all():
-            below[inner] = _share_within(part, ratio)
-        else:
-            share = _chord_share(part, ratio, part.across_slope)
-            if whole.any():
-                share[whole] = _share_within(part.part(whole), ratio[whole])
-            below[inner] = share
+    inner = np.flatnonzero(bins < last_bin[owner])
+    who = owner[inner]
+    ratio = distance[who] / (min_range + (bins[inner] + 1.0) / scale)
+    # The whole cell where its range turns (near the normal) or a row edge cuts it; a
+    # grazing edge cell over many bins is placed by its chord, as the rest.
+    whole = ((edge[who] > 0.0) & (count[who] <= _WHOLE_EDGE_BINS)) | (
+        cosine[who] >= whole_cos[who]
+    )
+    part = _Cell(low, high, centre, first, last, beta, across_slope, along_slope).part(who)
+    if whole.all():
+        below[inner] = _share_within(part, ratio)
+    else:
+        share = _chord_share(part, ratio)
+        if whole.any():
+            share[whole] = _share_within(part.part(whole), ratio[whole])
+        below[inner] = share
     fraction = below.copy()
     fraction[1:] -= below[:-1]
-    starts = np.cumsum(count) - count
     fraction[starts] = below[starts]
-    np.maximum(fraction, 0.0, out=fraction)
-    return Pieces(owner, bins.astype(np.intp), np.minimum(fraction, 1.0, out=fraction))
+    np.minimum(np.maximum(fraction, 0.0, out=fraction), 1.0, out=fraction)
+    return Pieces(owner, bins, fraction)
 
 
 def _bin_span(
-    cell: _Cell, distance: NDArray[np.float64], min_range: float, scale: float, widest: int
+    angles: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    along_cos: tuple[NDArray[np.float64], NDArray[np.float64]],
+    min_range: float,
+    scale: float,
+    widest: int,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(m,) first and last bin each cell's ranges reach, at most ``widest`` bins apart.
 
-    A near end within float32 rounding below a bin edge is on it (``_FLOAT32_SLACK``).
+    ``angles``: the cells' across-track ends ``first``, ``last`` (``last >= |first|``: the
+    cell's centre ``beta`` is >= 0) and the distance ``p`` to the plane; ``along_cos``: the
+    cosines of the along angles nearest 0 and farthest from it. A near end within float32
+    rounding below a bin edge is on it (``_FLOAT32_SLACK``).
     """
-    nearest_along = np.minimum(np.maximum(cell.low, 0.0), cell.high)
-    farthest_along = np.maximum(np.abs(cell.low), np.abs(cell.high))
-    nearest_across = np.maximum(np.maximum(cell.first, -cell.last), 0.0)
-    farthest_across = np.maximum(np.abs(cell.first), np.abs(cell.last))
-    near = distance / (np.cos(nearest_along) * np.cos(nearest_across))
-    far_cos = np.cos(farthest_along) * np.cos(farthest_across)
-    far = np.where(far_cos > 0.0, distance / far_cos, np.inf)
-    position = (near - min_range) * scale
-    first = np.floor(position)
-    next_edge = min_range + (first + 1.0) / scale
-    first = np.where(next_edge - near <= _FLOAT32_SLACK * next_edge, first + 1.0, first)
-    last = np.ceil(np.minimum((far - min_range) * scale, first + widest)) - 1.0
-    last = np.maximum(last, first)
-    return first.astype(np.intp), last.astype(np.intp)
+    first, last, distance = angles
+    cos_near_along, cos_far_along = along_cos
+    near = distance / (cos_near_along * np.cos(np.maximum(first, 0.0)))
+    far_cos = cos_far_along * np.cos(last)
+    far = distance / np.maximum(far_cos, 0.0)  # inf where the cell reaches grazing
+    first_bin = np.floor((near - min_range) * scale)
+    next_edge = min_range + (first_bin + 1.0) / scale
+    first_bin += next_edge - near <= _FLOAT32_SLACK * next_edge
+    last_bin = np.ceil(np.fmin((far - min_range) * scale, first_bin + widest)) - 1.0
+    np.maximum(last_bin, first_bin, out=last_bin)
+    return first_bin.astype(np.intp), last_bin.astype(np.intp)
 
 
 @dataclass(frozen=True)
@@ -301,51 +346,44 @@ class _Cell:
 def _share_within(cell: _Cell, ratio: NDArray[np.float64]) -> NDArray[np.float64]:
     """(m,) weighted share of each cell where ``cos(a) cos(theta) >= ratio`` (``p / R``)."""
     along_width = cell.high - cell.low
-    across_width = cell.last - cell.first
-    along_slope, across_slope = cell.along_slope, cell.across_slope
     # Where the chord's ends change: cos(a) = ratio / cos(theta) for theta first, last, 0
     # (columns of one (m, 3) array: few numpy calls, as the cells near an edge are few).
     thetas = np.zeros((ratio.size, 3))
     thetas[:, 0], thetas[:, 1] = cell.first, cell.last
     cos_theta = np.cos(thetas)
-    turn = np.arccos(np.minimum(np.maximum(ratio[:, None] / cos_theta, 0.0), 1.0))
+    turn = np.arccos(np.fmin(ratio[:, None] / cos_theta, 1.0))
     turn[cos_theta <= 0.0] = 0.0
-    points = np.concatenate((cell.low[:, None], cell.high[:, None], turn, -turn), axis=1)
-    np.maximum(points, cell.low[:, None], out=points)
-    np.minimum(points, cell.high[:, None], out=points)
+    low, high = cell.low[:, None], cell.high[:, None]
+    points = np.concatenate((low, high, turn, -turn), axis=1)
+    np.minimum(np.maximum(points, low, out=points), high, out=points)
     points.sort(axis=1)  # (m, 8)
     nodes, weights = _GAUSS_LEGENDRE
     start, end = points[:, :-1, None], points[:, 1:, None]  # (m, 7, 1)
-    a = 0.5 * (start + end) + 0.5 * (end - start) * nodes
-    da = 0.5 * (end - start) * weights
-    q = ratio[:, None, None] / np.cos(a)
-    reach = np.where(q <= 1.0, np.arccos(np.minimum(q, 1.0)), -1.0)  # -1: no chord
+    half_step = 0.5 * (end - start)
+    a = 0.5 * (start + end) + half_step * nodes
+    # The chord |theta| <= acos(ratio / cos a), none where ratio / cos a >= 1 (or NaN).
+    reach = np.arccos(np.fmin(ratio[:, None, None] / np.cos(a), 1.0))
     lo = np.maximum(cell.first[:, None, None], -reach)
     hi = np.minimum(cell.last[:, None, None], reach)
-    chord = np.maximum(hi - lo, 0.0)
-    tilt = across_slope[:, None, None] * (0.5 * (lo + hi) - cell.beta[:, None, None])
-    inner = chord * (1.0 + tilt)
-    outer = 1.0 + along_slope[:, None, None] * (a - cell.centre[:, None, None])
-    area = np.sum(inner * outer * da, axis=(1, 2))
-    share = area / (along_width * across_width)
+    inner = np.maximum(hi - lo, 0.0)
+    inner *= 1.0 + cell.across_slope[:, None, None] * (0.5 * (lo + hi) - cell.beta[:, None, None])
+    inner *= 1.0 + cell.along_slope[:, None, None] * (a - cell.centre[:, None, None])
+    inner *= half_step * weights
+    share = inner.sum(axis=(1, 2)) / (along_width * (cell.last - cell.first))
     # A cell of no along-track width: its one column, the chord at its angle.
     thin = along_width <= 0.0
-    if np.any(thin):
-        single = _chord_share(cell, ratio, across_slope)
-        share = np.where(thin, single, share)
+    if thin.any():
+        share = np.where(thin, _chord_share(cell, ratio), share)
     share[np.isnan(share)] = 1.0
     bounded: NDArray[np.float64] = np.minimum(np.maximum(share, 0.0, out=share), 1.0, out=share)
     return bounded
 
 
-def _chord_share(
-    cell: _Cell, ratio: NDArray[np.float64], across_slope: NDArray[np.float64]
-) -> NDArray[np.float64]:
+def _chord_share(cell: _Cell, ratio: NDArray[np.float64]) -> NDArray[np.float64]:
     """(m,) the share of each cell's column at its own angle (cells of no along width)."""
-    q = ratio / np.cos(cell.centre)
-    reach = np.where(q <= 1.0, np.arccos(np.minimum(q, 1.0)), -1.0)
+    reach = np.arccos(np.fmin(ratio / np.cos(cell.centre), 1.0))  # 0: no chord
     lo = np.maximum(cell.first, -reach)
     hi = np.minimum(cell.last, reach)
-    chord = np.maximum(hi - lo, 0.0) * (1.0 + across_slope * (0.5 * (lo + hi) - cell.beta))
+    chord = np.maximum(hi - lo, 0.0) * (1.0 + cell.across_slope * (0.5 * (lo + hi) - cell.beta))
     share: NDArray[np.float64] = np.minimum(np.maximum(chord / (cell.last - cell.first), 0.0), 1.0)
     return share
