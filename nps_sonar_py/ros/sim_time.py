@@ -24,8 +24,9 @@ __all__ = ['CLOCK_TOPIC', 'CLOCK_WAIT', 'JUMP_THRESHOLD', 'SimTimeWatch']
 
 #: The topic rclpy's ``TimeSource`` takes sim time from.
 CLOCK_TOPIC = '/clock'
-#: Wall seconds after start before a node still without a clock says it waits for one.
-CLOCK_WAIT = 2.0
+#: Wall seconds after start before a node still without a clock says it waits for one: long
+#: enough for DDS discovery of the clock's publisher on a loaded machine (seen at 2.3 s).
+CLOCK_WAIT = 5.0
 #: Smallest step of the clock, s, taken for a jump: a simulator's /clock advances in steps
 #: of milliseconds, a coarse bridge in tenths of a second.
 JUMP_THRESHOLD = 1.0
