@@ -27,10 +27,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from flat_seabed import flat_seabed
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
-from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.scene import Raycaster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -62,12 +63,7 @@ def echo(max_range: float, n_bins: int, min_range: float = 0.0) -> EchoConfig:
 
 @pytest.fixture(scope='module')
 def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    path = Path(tmp_path_factory.mktemp('flat')) / 'flat.world'
-    path.write_text(f'''<world name="seabed">
-<model name="seabed" reflectivity="{MU}"><robot name="seabed"><link name="seabed"><collision>
-  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
-</robot></model></world>''')
-    return Raycaster(load_world(str(path)))
+    return flat_seabed(Path(tmp_path_factory.mktemp('flat')), MU)
 
 
 def reference_profile(
