@@ -1,0 +1,69 @@
+"""Display chains of real devices: a small table, by name (``docs/realism.md`` gives the reasons).
+
+Each entry is the chain a device's stored record implies as far as its format and settings
+say; what a record does not say (its TVG law, whether it stores amplitude or power) is an
+assumption written next to it. ``display_chain(name, samples=..., max_range=...)`` gives a
+preset for a record's own sample count and range.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from nps_sonar_py.echo.display import Compression, DisplayChain, Tvg
+from nps_sonar_py.errors import ConfigurationError
+
+__all__ = ['DISPLAY_PRESETS', 'display_chain', 'oculus_gamma']
+
+
+def oculus_gamma(setting: int) -> float:
+    """The power-law exponent of an Oculus ``gammaCorrection`` setting (0-255, 255 = linear)."""
+    if not 1 <= setting <= 255:
+        msg = f'Oculus gamma correction must be 1-255, not {setting!r}'
+        raise ConfigurationError(msg)
+    return setting / 255.0
+
+
+#: Each preset's chain (samples and range are the device's usual ones; records give their own).
+DISPLAY_PRESETS: dict[str, DisplayChain] = {
+    chain.name: chain
+    for chain in (
+        # Blueprint Subsea Oculus M750d in its high-frequency mode (1.2 MHz, 120 m window
+        # down to 40 m): 8-bit codes through the sonar's gamma (setting 127 by default), a
+        # 20 log r + 2 alpha r range gain, a near-field band of ringing in the first
+        # centimetres. alpha: Francois-Garrison at 1.2 MHz, 10 C, 35 PSU.
+        DisplayChain(
+            name='oculus_m750d_hf',
+            samples=703,
+            max_range=10.0,
+            tvg=Tvg.SPREAD_20,
+            alpha=0.50,
+            compression=Compression.GAMMA,
+            gamma=oculus_gamma(127),
+            full_scale=255,
+            near_field=0.02,
+        ),
+        # A generic 600 kHz side-scan recorded to XTF: uint16 samples saturating at 15 bits,
+        # amplitude (the square root of intensity), 40 log r + 2 alpha r TVG.
+        # alpha: Francois-Garrison at 600 kHz, 10 C, 35 PSU.
+        DisplayChain(
+            name='sidescan_600khz_xtf',
+            samples=1024,
+            max_range=30.0,
+            tvg=Tvg.SPREAD_40,
+            alpha=0.16,
+            compression=Compression.GAMMA,
+            gamma=0.5,
+            full_scale=32767,
+        ),
+    )
+}
+
+
+def display_chain(name: str, **changes: Any) -> DisplayChain:
+    """Preset ``name`` with ``changes`` (``samples``, ``max_range``, ...); unknown: an error."""
+    if name not in DISPLAY_PRESETS:
+        msg = f'display chain {name!r} is not a preset (presets: {", ".join(DISPLAY_PRESETS)})'
+        raise ConfigurationError(msg)
+    return dataclasses.replace(DISPLAY_PRESETS[name], **changes)
