@@ -13,7 +13,17 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'nps_sonar_py'
 #: In order: a layer may import itself and the layers before it.
-LAYERS = ('description', 'echo', 'scene', 'sensing', 'devices', 'dataset', 'ros')
+LAYERS = (
+    'description',
+    'echo',
+    'scene',
+    'sensing',
+    'devices',
+    'dataset',
+    'formats',
+    'realism',
+    'ros',
+)
 #: Modules of the package root that any layer may use.
 SHARED = {
     'records',

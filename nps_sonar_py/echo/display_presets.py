@@ -31,8 +31,9 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
     for chain in (
         # Blueprint Subsea Oculus M750d in its high-frequency mode (1.2 MHz, 120 m window
         # down to 40 m): 8-bit codes through the sonar's gamma (setting 127 by default), a
-        # 20 log r + 2 alpha r range gain, a near-field band of ringing in the first
-        # centimetres. alpha: Francois-Garrison at 1.2 MHz, 10 C, 35 PSU.
+        # 20 log r + 2 alpha r range gain. The device shows a near-field band, but neither
+        # its level nor its extent is in its records: off here (``near_field``).
+        # alpha: Francois-Garrison at 1.2 MHz, 10 C, 35 PSU.
         DisplayChain(
             name='oculus_m750d_hf',
             samples=703,
@@ -42,7 +43,6 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
             compression=Compression.GAMMA,
             gamma=oculus_gamma(127),
             full_scale=255,
-            near_field=0.02,
         ),
         # A generic 600 kHz side-scan recorded to XTF: uint16 samples saturating at 15 bits,
         # amplitude (the square root of intensity), 40 log r + 2 alpha r TVG.

@@ -1,0 +1,348 @@
+"""How real the package's images are: each real record against its simulation (issue 34).
+
+For each real record in ``--real`` (default ``../shared/real`` beside the repository; never
+copied into it) the benchmark reads the record in its own format, configures the package's
+sonar to the record's geometry (frequency, range, samples, beams, altitude and speed from the
+file's navigation), renders it over a seabed of the kind the record shows
+(``realism_scenes.py``), puts it through the device's display chain
+(``nps_sonar_py.echo.display_presets``), writes the simulated record in the real one's format
+into ``--out`` with a picture of both, and prints each measure (``nps_sonar_py.realism.metrics``,
+``docs/realism.md``) real against real (the spread: side-scan port against starboard and first
+half of the line against the second; the still Oculus ping's left beams against its right)
+and simulation against record, with their ratio. A measure is within when the ratio is at
+most 1; where the records give no spread (the one shadow) within means 3 dB of the record.
+
+Last line: ``realism: within=<k>/<n> worst=<metric> ratio=<sim-real / real-real>``.
+Run: ``scripts/run python benchmarks/realism.py [--real DIR] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from realism_scenes import render_fan, render_sidescan
+from realism_views import View, fan_views, sidescan_views
+
+from nps_sonar_py.echo.display import DisplayChain, resample_bins
+from nps_sonar_py.echo.display_presets import display_chain, oculus_gamma
+from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.formats.oculus import OculusPing, read_oculus, write_oculus
+from nps_sonar_py.formats.xtf import SidescanRecord, read_sidescan, write_sidescan
+from nps_sonar_py.realism.metrics import (
+    LEVEL_BINS,
+    contrast_db,
+    earth_movers,
+    grain_length,
+    jensen_shannon,
+    lbp_histogram,
+    level_histogram,
+    level_profile_db,
+    speckle_by_band,
+)
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+SIDESCAN = Path('sidescan/scotsman-iver2.xtf')
+OCULUS = Path('fls/one_ping_8bit.raw')
+#: Where a measure has no real spread: within this many dB of the record's own value.
+NO_SPREAD_DB = 3.0
+SOURCES = {
+    'sidescan': 'CIDCO-dev/OpenSidescan @ ad778d8 : test/data/wrecks/scotsman-iver2.xtf (MIT)',
+    'oculus': 'apl-ocean-engineering/liboculus @ 48ab1ae : test/data/ (BSD-3-Clause)',
+}
+Image = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measure: its spread between real records, its simulated difference and their ratio."""
+
+    name: str
+    real: str
+    sim: str
+    spread: float
+    difference: float
+
+    @property
+    def ratio(self) -> float:
+        """``difference / spread``; with no spread, the difference over ``NO_SPREAD_DB``."""
+        if math.isnan(self.spread):
+            return self.difference / NO_SPREAD_DB
+        return self.difference / self.spread if self.spread > 0.0 else math.inf
+
+
+def _rms(values: Image) -> float:
+    """Root mean square of finite ``values`` (0 for none)."""
+    finite = values[np.isfinite(values)]
+    return float(np.sqrt(np.mean(finite**2))) if finite.size else math.inf
+
+
+def _text(value: Image | float) -> str:
+    """A value or a short vector, two decimals."""
+    array = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    return ' '.join(f'{v:.2f}' for v in array)
+
+
+Value = Callable[[View], Image | float]
+Distance = Callable[[View, View], float]
+
+VALUES: dict[str, Value] = {
+    'speckle index by range band': lambda v: speckle_by_band(v.seabed, 4),
+    'grain along range [samples]': lambda v: grain_length(v.seabed, 1),
+    'grain across [lines]': lambda v: grain_length(v.seabed, 0),
+    'water to seabed [dB]': lambda v: contrast_db(v.water, v.seabed, v.floor),
+}
+DISTANCES: dict[str, Distance] = {
+    'level histogram JS [bit]': lambda a, b: jensen_shannon(
+        level_histogram(a.seabed), level_histogram(b.seabed)
+    ),
+    'level histogram EMD [dB]': lambda a, b: earth_movers(
+        level_histogram(a.seabed), level_histogram(b.seabed), LEVEL_BINS
+    ),
+    'texture LBP JS [bit]': lambda a, b: jensen_shannon(
+        lbp_histogram(a.seabed), lbp_histogram(b.seabed)
+    ),
+    'level profile over range [dB rms]': lambda a, b: _rms(
+        level_profile_db(a.seabed, 8) - level_profile_db(b.seabed, 8)
+    ),
+}
+
+
+def compare(real: View, sim: View, pairs: list[tuple[View, View]]) -> list[Row]:
+    """Every measure of ``sim`` against ``real``, its spread the widest of the real ``pairs``."""
+    rows = []
+    for name, value in VALUES.items():
+        spread = max(_rms(np.atleast_1d(value(a)) - np.atleast_1d(value(b))) for a, b in pairs)
+        here, there = np.atleast_1d(value(real)), np.atleast_1d(value(sim))
+        rows.append(Row(name, _text(here), _text(there), spread, _rms(there - here)))
+    for name, distance in DISTANCES.items():
+        spread = max(distance(a, b) for a, b in pairs)
+        rows.append(
+            Row(name, f'{spread:.3f}', f'{distance(sim, real):.3f}', spread, distance(sim, real))
+        )
+    if real.shadow is not None:
+        here = contrast_db(real.shadow, real.seabed, real.floor)
+        there = contrast_db(sim.shadow, sim.seabed, sim.floor) if sim.shadow is not None else 0.0
+        rows.append(
+            Row(
+                'shadow to seabed [dB]', f'{here:.2f}', f'{there:.2f}', math.nan, abs(there - here)
+            )
+        )
+    return rows
+
+
+def calibrated(chain: DisplayChain, intensity: Image, edges: Image, codes: Image) -> DisplayChain:
+    """``chain`` with the gain that puts the simulation's median seabed code on the record's.
+
+    The records do not give their absolute gain; every measure but the contrasts is
+    relative, and those compare levels inside one image, so this only sets where the
+    quantisation and the saturation fall.
+    """
+    gained = resample_bins(intensity, edges, chain.samples, chain.max_range) * chain.gain()
+    lit = np.median(gained[:, chain.samples // 2 :])
+    target = float(np.median(codes[:, chain.samples // 2 :])) / chain.full_scale
+    reference = float(lit) / target ** (1.0 / chain.gamma)
+    return DisplayChain(**{**_fields(chain), 'reference': reference})
+
+
+def _fields(chain: DisplayChain) -> dict[str, object]:
+    """The init fields of ``chain``."""
+    names = DisplayChain.__dataclass_fields__
+    return {name: getattr(chain, name) for name, spec in names.items() if spec.init}
+
+
+def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]]:
+    """The side-scan record against its simulation; rows and the images to draw."""
+    record = read_sidescan(real_dir / SIDESCAN)
+    keep = record.altitude > 0.0  # the first ping's fields are zero
+    chain = display_chain(
+        'sidescan_600khz_xtf', samples=record.samples, max_range=record.slant_range
+    )
+    print(
+        f'side-scan record: {record.sonar_name}, {record.frequency / 1e3:g} kHz, '
+        f'{record.samples} samples a side to {record.slant_range:.2f} m, {keep.sum()} pings, '
+        f'altitude {record.altitude[keep].min():.1f}-{record.altitude[keep].max():.1f} m, '
+        f"speed {np.median(record.speed[keep]):.2f} m/s (the file's knots)"
+    )
+    print(
+        f'  chain assumed: samples = amplitude (intensity ** {chain.gamma:g}), '
+        f'{chain.tvg.value} + 2 x {chain.alpha:g} dB/m r TVG, uint16 full scale '
+        f'{chain.full_scale}; the metrics read intensity = decode(samples)'
+    )
+    real = {
+        'port': chain.decode(record.port[keep]),
+        'starboard': chain.decode(record.starboard[keep]),
+    }
+    dt = np.diff(record.times[keep], prepend=record.times[keep][0])
+    along = np.cumsum(record.speed[keep] * dt)
+    views = sidescan_views(real, record.altitude[keep], record.slant_range / record.samples, chain)
+    wreck_at = (
+        float(along[views.shadow_line]) if views.shadow_line is not None else float(along[-1] / 2)
+    )
+    rendered = render_sidescan(
+        record.frequency,
+        record.slant_range,
+        record.samples,
+        record.altitude[keep],
+        along,
+        wreck_at,
+    )
+    stacked = np.concatenate(rendered.channels)
+    tuned = calibrated(
+        chain, stacked, rendered.bin_edges, np.concatenate((record.port, record.starboard))
+    )
+    codes = [tuned.apply(channel, rendered.bin_edges).codes for channel in rendered.channels]
+    write_sidescan(
+        out / 'sim-scotsman-iver2.xtf',
+        SidescanRecord(
+            port=codes[0],
+            starboard=codes[1],
+            slant_range=record.slant_range,
+            frequency=record.frequency,
+            altitude=record.altitude[keep],
+            speed=record.speed[keep],
+            depth=record.depth[keep],
+            pitch=np.zeros(int(keep.sum())),
+            times=record.times[keep],
+            sonar_name='nps_sonar',
+        ),
+    )
+    sim = {'port': tuned.decode(codes[0]), 'starboard': tuned.decode(codes[1])}
+    sim_views = sidescan_views(
+        sim, record.altitude[keep], record.slant_range / record.samples, tuned
+    )
+    rows = compare(views.whole, sim_views.whole, views.pairs)
+    return rows, {'record': _waterfall(real), 'simulation': _waterfall(sim)}
+
+
+def _waterfall(channels: dict[str, Image]) -> Image:
+    """Port (mirrored) beside starboard, pings down: the usual side-scan picture."""
+    return np.hstack((channels['port'][:, ::-1], channels['starboard']))
+
+
+def run_oculus(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]]:
+    """The Oculus ping against its simulation; rows and the images to draw."""
+    ping = read_oculus(real_dir / OCULUS)[0]
+    ranges, beams = ping.image.shape
+    chain = display_chain(
+        'oculus_m750d_hf',
+        samples=ranges,
+        max_range=ranges * ping.range_resolution,
+        gamma=oculus_gamma(ping.gamma),
+    )
+    print(
+        f'Oculus record: {ping.frequency / 1e6:.4f} MHz, {beams} beams over '
+        f'{math.degrees(ping.bearings[0]):.0f} to {math.degrees(ping.bearings[-1]):.0f} deg, '
+        f'{ranges} rows of {ping.range_resolution * 1e3:.3f} mm, gain {ping.gain_percent:g} %'
+    )
+    print(
+        f'  chain assumed: 8-bit codes = (intensity) ** ({ping.gamma}/255), {chain.tvg.value} + '
+        f'2 x {chain.alpha:g} dB/m r TVG, full scale 255; intensity = decode(codes)'
+    )
+    real = chain.decode(ping.image.T)
+    views = fan_views(real, chain)
+    tilt = math.radians(20.0)
+    height = views.band_start * math.sin(tilt + math.radians(10.0))
+    print(
+        f'  geometry from the record: seabed from {views.band_start:.2f} m; assumed tilt 20 deg, '
+        f'20 deg vertical beam, so {height:.2f} m above the floor'
+    )
+    rendered = render_fan(ping.frequency, chain.max_range, ranges, ping.bearings, height, tilt)
+    intensity = rendered.channels[0]
+    tuned = calibrated(chain, intensity, rendered.bin_edges, ping.image.T)
+    image = tuned.apply(intensity, rendered.bin_edges)
+    write_oculus(
+        out / 'sim-one_ping_8bit.raw',
+        [
+            OculusPing(
+                image=image.codes.T.copy(),
+                bearings=ping.bearings,
+                frequency=ping.frequency,
+                range_resolution=ping.range_resolution,
+                range=ping.range,
+                gain_percent=ping.gain_percent,
+                gamma=ping.gamma,
+                speed_of_sound=ping.speed_of_sound,
+            )
+        ],
+    )
+    np.save(out / 'sim-one_ping_linear.npy', image.linear.T)
+    sim_views = fan_views(tuned.decode(image.codes), tuned)
+    rows = compare(views.whole, sim_views.whole, views.pairs)
+    return rows, {'record': real.T, 'simulation': tuned.decode(image.codes).T}
+
+
+def draw(out: Path, images: dict[str, dict[str, Image]]) -> Path:
+    """Each record beside its simulation in dB, sources and licences under them."""
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(2, 2, figsize=(12, 9))
+    for row, (name, pair) in enumerate(images.items()):
+        for column, (title, image) in enumerate(pair.items()):
+            level = 10.0 * np.log10(np.maximum(image, 1e-12))
+            top = np.percentile(level, 99.5)
+            axes[row, column].imshow(
+                level,
+                cmap='copper',
+                vmin=top - 40,
+                vmax=top,
+                aspect='auto',
+                origin='upper' if name == 'sidescan' else 'lower',
+            )
+            axes[row, column].set_title(f'{name}: {title}')
+            axes[row, column].axis('off')
+        axes[row, 0].text(
+            0.0,
+            -0.06,
+            f'record: {SOURCES[name]}',
+            transform=axes[row, 0].transAxes,
+            fontsize=8,
+            va='top',
+        )
+    figure.tight_layout()
+    path = out / 'realism.png'
+    figure.savefig(path, dpi=80)
+    plt.close(figure)
+    return path
+
+
+def main() -> int:
+    """Run both records, print the rows, the picture's path and the summary line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--real', type=Path, default=REPOSITORY.parent / 'shared' / 'real')
+    parser.add_argument('--out', type=Path, default=Path('realism-out'))
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    try:
+        sidescan_rows, sidescan_images = run_sidescan(options.real, options.out)
+        oculus_rows, oculus_images = run_oculus(options.real, options.out)
+    except (NpsSonarError, OSError) as error:
+        print(f'realism: {error}', file=sys.stderr)
+        return 1
+    rows = [(f'sidescan.{r.name}', r) for r in sidescan_rows]
+    rows += [(f'oculus.{r.name}', r) for r in oculus_rows]
+    print(f'{"measure":48} {"real-real":>22} {"sim":>22} {"ratio":>7}')
+    for name, row in rows:
+        print(f'{name:48} {row.real:>22} {row.sim:>22} {row.ratio:7.2f}')
+    print(f'picture: {draw(options.out, {"sidescan": sidescan_images, "oculus": oculus_images})}')
+    within = sum(row.ratio <= 1.0 for _, row in rows)
+    worst_name, worst = max(rows, key=lambda item: item[1].ratio)
+    print(f'realism: within={within}/{len(rows)} worst={worst_name} ratio={worst.ratio:.2f}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""The package's simulations of the real records of ``benchmarks/realism.py``.
+
+Each sonar is configured to its record's geometry and rendered through the public sensing
+APIs (``SidescanSonar``, ``MultibeamSonar`` with the coherent model and its receiver noise),
+over a seabed of the kind the record shows: the benchmarks' seeded random relief
+(``seabeds.py``), a wreck-sized box casting a shadow for the side-scan, a flat floor for the
+forward-looking sonar. Intensities are linear; the display chain comes after.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from seabeds import relief_triangles
+
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.line_array import LineArray
+from nps_sonar_py.echo.pulse import Pulse, PulseKind
+from nps_sonar_py.echo.sonar_equation import ReceiverNoise
+from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
+from nps_sonar_py.scene.tessellation import box_triangles
+from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
+from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
+from nps_sonar_py.transforms import transform_from_xyz_rpy
+
+__all__ = ['SEED', 'Rendered', 'render_fan', 'render_sidescan']
+
+SEED = 34
+#: The package's receiver noise at a sonar-equation level (``bench_coherent``'s floor).
+NOISE = ReceiverNoise(enabled=True, spectrum_level=40.0, directivity_index=30.0)
+#: Source level, dB re 1 uPa at 1 m, of both simulated sonars.
+SOURCE_LEVEL = 210.0
+#: Seabed reflectivity (the package's Lambert ``mu``): about -27 dB.
+SEABED_MU = 0.002
+#: Height of the side-scan's relief, m (a gently undulating sand floor).
+SIDESCAN_RELIEF = 0.3
+#: The wreck's box (length along track, width, height), m, and its across-track distance.
+WRECK = ((8.0, 2.5, 2.0), 10.0)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A simulated record's linear intensity: (lines, n_bins) per channel, and the bin edges."""
+
+    channels: tuple[NDArray[np.float64], ...]
+    bin_edges: NDArray[np.float64]
+
+
+def _world(name: str, entities: list[Entity], states: list[EntityState]) -> World:
+    """A world of ``entities`` at ``states``."""
+    return World(name, tuple(entities), SceneState(name, 0.0, tuple(states)))
+
+
+def sidescan_world(track: float, wreck_at: float) -> World:
+    """Relief over the track and 35 m each side, the wreck to starboard at ``wreck_at`` m."""
+    rng = np.random.default_rng(SEED)
+    half = max(0.5 * track + 5.0, 36.0)
+    seabed = _scaled(relief_triangles(rng, half), SIDESCAN_RELIEF)
+    size, across = WRECK
+    box = EntityState(
+        'wreck',
+        origin=transform_from_xyz_rpy((wreck_at, -across, 0.5 * size[2]), (0.0, 0.0, 0.0)),
+    )
+    centre = EntityState(
+        'seabed', origin=transform_from_xyz_rpy((0.5 * track, 0, -0.2), (0, 0, 0))
+    )
+    entities = [
+        Entity('seabed', seabed, SEABED_MU),
+        Entity('wreck', box_triangles(list(size)), 0.01),
+    ]
+    return _world('realism_sidescan', entities, [centre, box])
+
+
+def render_sidescan(
+    frequency: float,
+    slant_range: float,
+    bins: int,
+    altitude: NDArray[np.float64],
+    along: NDArray[np.float64],
+    wreck_at: float,
+) -> Rendered:
+    """Port and starboard (pings, bins) of a coherent side-scan along ``along`` at ``altitude``.
+
+    The wreck's centre is ``wreck_at`` m along the track.
+
+    The pulse's bandwidth resolves the record's sample spacing (``c / (2 B)``).
+    """
+    c = 1500.0
+    echo = EchoConfig(
+        pattern=BeamPattern.PISTON,
+        min_range=0.0,
+        max_range=slant_range,
+        n_bins=bins,
+        frequency=frequency,
+        absorption=Absorption.AUTO,
+        source_level=SOURCE_LEVEL,
+    )
+    bandwidth = c / (2.0 * slant_range / bins)
+    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, bandwidth), noise=NOISE)
+    config = SidescanConfig(
+        horizontal_width=math.radians(0.5), min_altitude=2.0, max_altitude=12.0
+    )
+    sonar = SidescanSonar(
+        echo, config, transform_from_xyz_rpy([0, 0, 10], [0, 0, 0]), coherent=coherent
+    )
+    world = sidescan_world(float(along[-1]), wreck_at)
+    caster = Raycaster(world)
+    port, starboard = [], []
+    for x, h in zip(along, altitude, strict=True):
+        sonar.set_pose(transform_from_xyz_rpy([float(x), 0.0, float(h)], [0.0, 0.0, 0.0]))
+        ping = sonar.ping(caster)
+        port.append(ping.profiles[0])
+        starboard.append(ping.profiles[1])
+        edges = ping.bin_edges
+    return Rendered((np.array(port), np.array(starboard)), np.asarray(edges))
+
+
+def render_fan(
+    frequency: float,
+    max_range: float,
+    bins: int,
+    bearings: NDArray[np.float64],
+    height: float,
+    tilt: float,
+) -> Rendered:
+    """(beams, bins) of a coherent forward-looking fan ``height`` above a relief, ``tilt`` down."""
+    c = 1500.0
+    width = math.radians(0.6 * 1.2e6 / frequency)  # the Oculus preset's beam-width scaling
+    echo = EchoConfig(
+        beam_width=width,
+        pattern=BeamPattern.PISTON,
+        min_range=0.0,
+        max_range=max_range,
+        n_bins=bins,
+        frequency=frequency,
+        absorption=Absorption.AUTO,
+        source_level=SOURCE_LEVEL,
+    )
+    fan = FanConfig(
+        beams=bearings.size,
+        min_angle=float(bearings[0]),
+        max_angle=float(bearings[-1]),
+        vertical_width=math.radians(20.0),
+        rays_horizontal=2,
+        rays_vertical=256,
+    )
+    elements = math.ceil(0.886 / (0.5 * 2.0 * math.sin(0.5 * width)))
+    bandwidth = c / (2.0 * max_range / bins)
+    coherent = CoherentConfig.of(
+        pulse=Pulse(PulseKind.CHIRP, 50e-6, bandwidth), array=LineArray(elements, 0.5), noise=NOISE
+    )
+    pose = transform_from_xyz_rpy([0.0, 0.0, height], [0.0, tilt, 0.0])
+    sonar = MultibeamSonar(echo, fan, pose, coherent=coherent)
+    rng = np.random.default_rng(SEED)
+    relief = relief_triangles(rng, 4.0, grid=161)
+    flat = EntityState('floor', origin=transform_from_xyz_rpy((0, 0, 0), (0, 0, 0)))
+    world = _world('realism_fan', [Entity('floor', _scaled(relief, 0.02), SEABED_MU)], [flat])
+    ping = sonar.ping(Raycaster(world))
+    return Rendered((np.asarray(ping.profiles),), np.asarray(ping.bin_edges))
+
+
+def _scaled(surface: object, relief: float) -> object:
+    """``surface`` (Triangles) with its heights scaled to at most ``relief`` m."""
+    from nps_sonar_py.scene import Triangles
+
+    assert isinstance(surface, Triangles)
+    vertices = np.array(surface.vertices, dtype=np.float64)
+    vertices[:, 2] *= relief / max(float(np.max(np.abs(vertices[:, 2]))), 1e-9)
+    return Triangles(vertices, np.asarray(surface.triangles))

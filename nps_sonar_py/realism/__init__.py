@@ -1,0 +1,1 @@
+"""Measures of how real a sonar image looks (``metrics``), for ``benchmarks/realism.py``."""
