@@ -97,22 +97,22 @@ Value = Callable[[View], Image | float]
 Distance = Callable[[View, View], float]
 
 VALUES: dict[str, Value] = {
-    'speckle index by range band': lambda v: speckle_by_band(v.seabed, 4),
-    'grain along range [samples]': lambda v: grain_length(v.seabed, 1),
-    'grain across [lines]': lambda v: grain_length(v.seabed, 0),
-    'water to seabed [dB]': lambda v: contrast_db(v.water, v.seabed, v.floor),
+    'speckle_index_by_band': lambda v: speckle_by_band(v.seabed, 4),
+    'grain_along_range_samples': lambda v: grain_length(v.seabed, 1),
+    'grain_across_lines': lambda v: grain_length(v.seabed, 0),
+    'water_to_seabed_db': lambda v: contrast_db(v.water, v.seabed, v.floor),
 }
 DISTANCES: dict[str, Distance] = {
-    'level histogram JS [bit]': lambda a, b: jensen_shannon(
+    'level_histogram_js_bit': lambda a, b: jensen_shannon(
         level_histogram(a.seabed), level_histogram(b.seabed)
     ),
-    'level histogram EMD [dB]': lambda a, b: earth_movers(
+    'level_histogram_emd_db': lambda a, b: earth_movers(
         level_histogram(a.seabed), level_histogram(b.seabed), LEVEL_BINS
     ),
-    'texture LBP JS [bit]': lambda a, b: jensen_shannon(
+    'texture_lbp_js_bit': lambda a, b: jensen_shannon(
         lbp_histogram(a.seabed), lbp_histogram(b.seabed)
     ),
-    'level profile over range [dB rms]': lambda a, b: _rms(
+    'level_profile_rms_db': lambda a, b: _rms(
         level_profile_db(a.seabed, 8) - level_profile_db(b.seabed, 8)
     ),
 }
@@ -127,16 +127,13 @@ def compare(real: View, sim: View, pairs: list[tuple[View, View]]) -> list[Row]:
         rows.append(Row(name, _text(here), _text(there), spread, _rms(there - here)))
     for name, distance in DISTANCES.items():
         spread = max(distance(a, b) for a, b in pairs)
-        rows.append(
-            Row(name, f'{spread:.3f}', f'{distance(sim, real):.3f}', spread, distance(sim, real))
-        )
+        apart = distance(sim, real)
+        rows.append(Row(name, '-', f'{apart:.3f}', spread, apart))
     if real.shadow is not None:
         here = contrast_db(real.shadow, real.seabed, real.floor)
         there = contrast_db(sim.shadow, sim.seabed, sim.floor) if sim.shadow is not None else 0.0
         rows.append(
-            Row(
-                'shadow to seabed [dB]', f'{here:.2f}', f'{there:.2f}', math.nan, abs(there - here)
-            )
+            Row('shadow_to_seabed_db', f'{here:.2f}', f'{there:.2f}', math.nan, abs(there - here))
         )
     return rows
 
@@ -334,9 +331,10 @@ def main() -> int:
         return 1
     rows = [(f'sidescan.{r.name}', r) for r in sidescan_rows]
     rows += [(f'oculus.{r.name}', r) for r in oculus_rows]
-    print(f'{"measure":48} {"real-real":>22} {"sim":>22} {"ratio":>7}')
+    print('measure | real | spread (real-real) | sim | ratio (sim-real / real-real)')
     for name, row in rows:
-        print(f'{name:48} {row.real:>22} {row.sim:>22} {row.ratio:7.2f}')
+        spread = 'none' if math.isnan(row.spread) else f'{row.spread:.3f}'
+        print(f'{name} | {row.real} | {spread} | {row.sim} | {row.ratio:.2f}')
     print(f'picture: {draw(options.out, {"sidescan": sidescan_images, "oculus": oculus_images})}')
     within = sum(row.ratio <= 1.0 for _, row in rows)
     worst_name, worst = max(rows, key=lambda item: item[1].ratio)

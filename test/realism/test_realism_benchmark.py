@@ -1,0 +1,91 @@
+"""``benchmarks/realism.py`` run as a user runs it, on the real records (issue 34).
+
+Its real-against-real figures are checked, roughly, against the yardstick measured
+independently on the same records (their README): side-scan speckle index 0.50-1.41, grain
+0.8 samples along range and 0.7 pings across, water column 31-40 dB and the wreck's shadow
+24 dB under the seabed; the Oculus ping's speckle index 0.39, grain 1.0 bin and 2.2 beams,
+water column 21 dB under the seabed band.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from real_records import real_file
+
+from nps_sonar_py.formats.oculus import read_oculus
+from nps_sonar_py.formats.xtf import read_sidescan
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+LAST = re.compile(r'^realism: within=(\d+)/(\d+) worst=(\S+) ratio=(\d+\.\d\d|inf)$')
+#: Real-against-real values the README's yardstick allows, roughly: (low, high).
+YARDSTICK = {
+    'sidescan.speckle_index_by_band': (0.4, 2.0),
+    'sidescan.grain_along_range_samples': (0.6, 1.0),
+    'sidescan.grain_across_lines': (0.5, 0.9),
+    'sidescan.water_to_seabed_db': (-45.0, -25.0),
+    'sidescan.shadow_to_seabed_db': (-32.0, -18.0),
+    'oculus.speckle_index_by_band': (0.2, 0.6),
+    'oculus.grain_along_range_samples': (0.7, 1.3),
+    'oculus.grain_across_lines': (1.4, 3.0),
+    'oculus.water_to_seabed_db': (-30.0, -10.0),
+}
+
+
+@pytest.fixture(scope='module')
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The benchmark's output and its ``--out`` folder."""
+    real = real_file('sidescan/scotsman-iver2.xtf').parents[1]
+    real_file('fls/one_ping_8bit.raw')
+    out = tmp_path_factory.mktemp('realism')
+    script = REPOSITORY / 'benchmarks' / 'realism.py'
+    result = subprocess.run(
+        [sys.executable, str(script), '--real', str(real), '--out', str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout, out
+
+
+def test_the_last_line_and_the_chains(run: tuple[str, Path]) -> None:
+    output, _ = run
+    lines = output.strip().splitlines()
+    match = LAST.match(lines[-1])
+    assert match, lines[-1]
+    within, total = int(match[1]), int(match[2])
+    assert 0 <= within <= total == 17
+    assert output.count('chain assumed:') == 2  # one per record
+
+
+def test_real_against_real_matches_the_yardstick(run: tuple[str, Path]) -> None:
+    output, _ = run
+    rows = {}
+    for line in output.splitlines():
+        fields = line.split(' | ')
+        if len(fields) == 5:
+            rows[fields[0]] = fields[1]
+    for name, (low, high) in YARDSTICK.items():
+        values = [float(v) for v in rows[name].split()]
+        assert all(low <= v <= high for v in values), (name, values)
+
+
+def test_the_simulated_records_are_in_the_real_formats(run: tuple[str, Path]) -> None:
+    _, out = run
+    sidescan = read_sidescan(out / 'sim-scotsman-iver2.xtf')
+    assert sidescan.port.shape == (460, 1024)
+    assert sidescan.frequency == 600e3
+    ping = read_oculus(out / 'sim-one_ping_8bit.raw')[0]
+    assert ping.image.shape == (703, 256)
+    assert ping.image.dtype == np.uint8
+    assert ping.gamma == 127
+    linear = np.load(out / 'sim-one_ping_linear.npy')
+    assert linear.shape == (703, 256)
+    assert (out / 'realism.png').stat().st_size > 10_000
