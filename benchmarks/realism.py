@@ -227,8 +227,10 @@ def _waterfall(channels: dict[str, Image]) -> Image:
     return np.hstack((channels['port'][:, ::-1], channels['starboard']))
 
 
-def run_oculus(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]]:
-    """The Oculus ping against its simulation; rows and the images to draw."""
+def run_oculus(
+    real_dir: Path, out: Path
+) -> tuple[list[Row], dict[str, Image], tuple[Image, Image]]:
+    """The Oculus ping against its simulation: rows, the images to draw, their fan's axes."""
     ping = read_oculus(real_dir / OCULUS)[0]
     ranges, beams = ping.image.shape
     chain = display_chain(
@@ -276,34 +278,41 @@ def run_oculus(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]]:
     np.save(out / 'sim-one_ping_linear.npy', image.linear.T)
     sim_views = fan_views(tuned.decode(image.codes), tuned)
     rows = compare(views.whole, sim_views.whole, views.pairs)
-    return rows, {'record': real.T, 'simulation': tuned.decode(image.codes).T}
+    shown = {'record': real.T, 'simulation': tuned.decode(image.codes).T}
+    return rows, shown, (image.ranges, ping.bearings)
 
 
-def draw(out: Path, images: dict[str, dict[str, Image]]) -> Path:
-    """Each record beside its simulation in dB, sources and licences under them."""
+def draw(out: Path, images: dict[str, dict[str, Image]], fan: tuple[Image, Image]) -> Path:
+    """Each record beside its simulation in dB, sources and licences under them.
+
+    ``fan``: the forward-looking image's row ranges (m) and beam bearings (rad), to draw it
+    as the fan it is.
+    """
     import matplotlib
 
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(2, 2, figsize=(12, 9))
+    ranges, bearings = fan
+    x = np.outer(ranges, np.sin(bearings))
+    y = np.outer(ranges, np.cos(bearings))
+    figure, axes = plt.subplots(2, 2, figsize=(11, 9))
     for row, (name, pair) in enumerate(images.items()):
         for column, (title, image) in enumerate(pair.items()):
             level = 10.0 * np.log10(np.maximum(image, 1e-12))
-            top = np.percentile(level, 99.5)
-            axes[row, column].imshow(
-                level,
-                cmap='copper',
-                vmin=top - 40,
-                vmax=top,
-                aspect='auto',
-                origin='upper' if name == 'sidescan' else 'lower',
-            )
-            axes[row, column].set_title(f'{name}: {title}')
-            axes[row, column].axis('off')
+            top = float(np.percentile(level, 99.5))
+            shade = {'cmap': 'copper', 'vmin': top - 40.0, 'vmax': top}
+            axis = axes[row, column]
+            if name == 'oculus':
+                axis.pcolormesh(x, y, level, shading='auto', **shade)
+                axis.set_aspect('equal')
+            else:
+                axis.imshow(level, aspect='auto', **shade)
+            axis.set_title(f'{name}: {title}')
+            axis.axis('off')
         axes[row, 0].text(
             0.0,
-            -0.06,
+            -0.04,
             f'record: {SOURCES[name]}',
             transform=axes[row, 0].transAxes,
             fontsize=8,
@@ -311,7 +320,7 @@ def draw(out: Path, images: dict[str, dict[str, Image]]) -> Path:
         )
     figure.tight_layout()
     path = out / 'realism.png'
-    figure.savefig(path, dpi=80)
+    figure.savefig(path, dpi=60)
     plt.close(figure)
     return path
 
@@ -325,7 +334,7 @@ def main() -> int:
     options.out.mkdir(parents=True, exist_ok=True)
     try:
         sidescan_rows, sidescan_images = run_sidescan(options.real, options.out)
-        oculus_rows, oculus_images = run_oculus(options.real, options.out)
+        oculus_rows, oculus_images, fan = run_oculus(options.real, options.out)
     except (NpsSonarError, OSError) as error:
         print(f'realism: {error}', file=sys.stderr)
         return 1
@@ -335,7 +344,8 @@ def main() -> int:
     for name, row in rows:
         spread = 'none' if math.isnan(row.spread) else f'{row.spread:.3f}'
         print(f'{name} | {row.real} | {spread} | {row.sim} | {row.ratio:.2f}')
-    print(f'picture: {draw(options.out, {"sidescan": sidescan_images, "oculus": oculus_images})}')
+    picture = draw(options.out, {'sidescan': sidescan_images, 'oculus': oculus_images}, fan)
+    print(f'picture: {picture}')
     within = sum(row.ratio <= 1.0 for _, row in rows)
     worst_name, worst = max(rows, key=lambda item: item[1].ratio)
     print(f'realism: within={within}/{len(rows)} worst={worst_name} ratio={worst.ratio:.2f}')
