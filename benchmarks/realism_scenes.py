@@ -102,6 +102,7 @@ def render_sidescan(
         frequency=frequency,
         absorption=Absorption.AUTO,
         source_level=SOURCE_LEVEL,
+        seed=SEED,
     )
     bandwidth = c / (2.0 * slant_range / bins)
     coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, bandwidth), noise=NOISE)
@@ -143,6 +144,7 @@ def render_fan(
         frequency=frequency,
         absorption=Absorption.AUTO,
         source_level=SOURCE_LEVEL,
+        seed=SEED,
     )
     fan = FanConfig(
         beams=bearings.size,
