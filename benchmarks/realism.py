@@ -1,10 +1,10 @@
 """How real the package's images are: each real record against its simulation (issue 34).
 
-For each real record in ``--real`` (default ``../shared/real`` beside the repository; never
-copied into it) the benchmark reads the record in its own format, configures the package's
-sonar to the record's geometry (frequency, range, samples, beams, altitude and speed from the
-file's navigation), renders it over a seabed of the kind the record shows
-(``realism_scenes.py``), puts it through the device's display chain
+For each real record in ``--real`` (default: the folder ``shared/real`` beside the
+repository; never copied into it) the benchmark reads the record in its own format,
+configures the package's sonar to the record's geometry (frequency, range, samples,
+beams, altitude and speed from the file's navigation), renders it over a seabed of the
+kind the record shows (``realism_scenes.py``), puts it through the device's display chain
 (``nps_sonar_py.echo.display_presets``), writes the simulated record in the real one's format
 into ``--out`` with a picture of both, and prints each measure (``nps_sonar_py.realism.metrics``,
 ``docs/realism.md``) real against real (the spread: side-scan port against starboard and first

@@ -1,4 +1,4 @@
-"""The real sonar records the tests read: ``<repository>/../shared/real`` (never copied here).
+"""The real sonar records the tests read: ``shared/real`` beside the repository (never copied).
 
 CI has them there; elsewhere a test that needs one is skipped, with the reason, only when the
 environment variable ``CI`` is unset: under CI a missing record fails.
@@ -20,6 +20,6 @@ def real_file(relative: str) -> Path:
     path = REAL / relative
     if not path.is_file():
         if os.environ.get('CI'):
-            pytest.fail(f'{path} is missing: CI must have the real records in ../shared/real')
+            pytest.fail(f'{path} is missing: CI must have the real records beside the repository')
         pytest.skip(f'{path}: the real records are not beside this checkout (CI has them)')
     return path
