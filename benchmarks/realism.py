@@ -19,6 +19,7 @@ Run: ``scripts/run python benchmarks/realism.py [--real DIR] [--out DIR]``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 from collections.abc import Callable
@@ -149,13 +150,7 @@ def calibrated(chain: DisplayChain, intensity: Image, edges: Image, codes: Image
     lit = np.median(gained[:, chain.samples // 2 :])
     target = float(np.median(codes[:, chain.samples // 2 :])) / chain.full_scale
     reference = float(lit) / target ** (1.0 / chain.gamma)
-    return DisplayChain(**{**_fields(chain), 'reference': reference})
-
-
-def _fields(chain: DisplayChain) -> dict[str, object]:
-    """The init fields of ``chain``."""
-    names = DisplayChain.__dataclass_fields__
-    return {name: getattr(chain, name) for name, spec in names.items() if spec.init}
+    return dataclasses.replace(chain, reference=reference)
 
 
 def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]]:
