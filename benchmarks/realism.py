@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from realism_scenes import render_fan, render_sidescan
 from realism_views import View, fan_views, sidescan_views
 
+from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display import DisplayChain, resample_bins
 from nps_sonar_py.echo.display_presets import display_chain, oculus_gamma
 from nps_sonar_py.errors import NpsSonarError
@@ -158,7 +159,10 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
     record = read_sidescan(real_dir / SIDESCAN)
     keep = record.altitude > 0.0  # the first ping's fields are zero
     chain = display_chain(
-        'sidescan_600khz_xtf', samples=record.samples, max_range=record.slant_range
+        'sidescan_600khz_xtf',
+        samples=record.samples,
+        max_range=record.slant_range,
+        alpha=francois_garrison(record.frequency),
     )
     print(
         f'side-scan record: {record.sonar_name}, {record.frequency / 1e3:g} kHz, '
@@ -168,7 +172,7 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
     )
     print(
         f'  chain assumed: samples = amplitude (intensity ** {chain.gamma:g}), '
-        f'{chain.tvg.value} + 2 x {chain.alpha:g} dB/m r TVG, uint16 full scale '
+        f'{chain.tvg.value} + 2 x {chain.alpha:.2f} dB/m r TVG, uint16 full scale '
         f'{chain.full_scale}; the metrics read intensity = decode(samples)'
     )
     real = {
@@ -232,6 +236,7 @@ def run_oculus(
         'oculus_m750d_hf',
         samples=ranges,
         max_range=ranges * ping.range_resolution,
+        alpha=francois_garrison(ping.frequency),
         gamma=oculus_gamma(ping.gamma),
     )
     print(
@@ -241,7 +246,7 @@ def run_oculus(
     )
     print(
         f'  chain assumed: 8-bit codes = (intensity) ** ({ping.gamma}/255), {chain.tvg.value} + '
-        f'2 x {chain.alpha:g} dB/m r TVG, full scale 255; intensity = decode(codes)'
+        f'2 x {chain.alpha:.2f} dB/m r TVG, full scale 255; intensity = decode(codes)'
     )
     real = chain.decode(ping.image.T)
     views = fan_views(real, chain)
