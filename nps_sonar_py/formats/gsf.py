@@ -4,12 +4,15 @@
 wheel), so what it writes is what the field's tools read. :func:`read_soundings` gives the
 swath pings of a file as arrays; :func:`write_soundings` writes an echosounder's soundings
 (depth, across and along track per beam, each ping's time, position and heading) as swath
-bathymetry pings, with the scale factors the format stores them at (``PRECISION``).
+bathymetry pings, with the scale factors the format stores them at (``PRECISION``);
+:func:`soundings_of` makes them of the echosounder's pings. A beam without a sounding is
+written as GSF's null depth, 0, and read back as NaN.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +26,9 @@ from gsfpy3_08.gsfRecords import c_gsfRecords
 from numpy.typing import NDArray
 
 from nps_sonar_py.errors import NpsSonarError
+from nps_sonar_py.sensing.echosounder import EchosounderPing
 
-__all__ = ['PRECISION', 'Soundings', 'read_soundings', 'write_soundings']
+__all__ = ['PRECISION', 'Soundings', 'read_soundings', 'soundings_of', 'write_soundings']
 
 #: Resolution the written arrays are stored at, m (depth, across and along track).
 PRECISION = 0.001
@@ -94,9 +98,37 @@ def read_soundings(path: Path) -> Soundings:
         msg = f'{path}: no swath pings, or pings of different beam counts'
         raise NpsSonarError(msg)
     columns = list(zip(*pings, strict=True))
+    depth, across, along = (np.stack(column) for column in columns[:3])
+    null = depth == 0.0  # GSF's null depth: no sounding
     return Soundings(
-        *(np.stack(column) for column in columns[:3]),
+        np.where(null, np.nan, depth),
+        np.where(null, np.nan, across),
+        np.where(null, np.nan, along),
         *(np.array(column, dtype=np.float64) for column in columns[3:]),
+    )
+
+
+def soundings_of(
+    pings: Sequence[EchosounderPing],
+    times: NDArray[np.float64],
+    latitude: NDArray[np.float64],
+    longitude: NDArray[np.float64],
+    heading: NDArray[np.float64],
+) -> Soundings:
+    """The soundings of echosounder ``pings`` (body frame: x forward, y port, z up) for GSF.
+
+    GSF's depth is positive down and its across track positive to starboard: ``-z`` and
+    ``-y`` of each sounding; along track is ``x``. Beams without a sounding are NaN.
+    """
+    points = np.stack([ping.points for ping in pings])
+    return Soundings(
+        depth=-points[..., 2],
+        across_track=-points[..., 1],
+        along_track=points[..., 0],
+        times=np.asarray(times, dtype=np.float64),
+        latitude=np.asarray(latitude, dtype=np.float64),
+        longitude=np.asarray(longitude, dtype=np.float64),
+        heading=np.asarray(heading, dtype=np.float64),
     )
 
 
@@ -145,7 +177,8 @@ def _fill(record: c_gsfRecords, soundings: Soundings, i: int, beams: int) -> lis
         ),
     )
     for name, values, subrecord in subrecords:
-        buffer = (ctypes.c_double * beams)(*np.asarray(values[i], dtype=np.float64))
+        row = np.nan_to_num(np.asarray(values[i], dtype=np.float64), nan=0.0)  # GSF's null
+        buffer = (ctypes.c_double * beams)(*row)
         arrays.append(buffer)
         setattr(ping, name, ctypes.cast(buffer, ctypes.POINTER(ctypes.c_double)))
         status = _libgsf.gsfLoadScaleFactor(

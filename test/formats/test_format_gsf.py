@@ -8,8 +8,22 @@ import numpy as np
 import pytest
 from real_records import real_file
 
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.errors import NpsSonarError
-from nps_sonar_py.formats.gsf import PRECISION, Soundings, read_soundings, write_soundings
+from nps_sonar_py.formats.gsf import (
+    PRECISION,
+    Soundings,
+    read_soundings,
+    soundings_of,
+    write_soundings,
+)
+from nps_sonar_py.scene.raycaster import Raycaster
+from nps_sonar_py.scene.scene_state import SceneState
+from nps_sonar_py.scene.tessellation import Triangles, plane_triangles
+from nps_sonar_py.scene.world import Entity, World
+from nps_sonar_py.sensing.echosounder import Echosounder, SwathConfig
+
+DEPTH = 40.0  # flat seabed under the transducer, m
 
 
 def test_the_real_file_reads_as_its_source_describes_it() -> None:
@@ -48,3 +62,45 @@ def test_not_a_gsf_file_is_named(tmp_path: Path) -> None:
     path.write_bytes(b'not gsf' * 100)
     with pytest.raises(NpsSonarError, match=r'bad\.gsf'):
         read_soundings(path)
+
+
+def test_an_echosounder_ping_is_written_and_read_as_gsf(tmp_path: Path) -> None:
+    plane = plane_triangles([100.0, 100.0])
+    bed = Triangles(plane.vertices + np.array([0.0, 0.0, -DEPTH]), plane.triangles)
+    caster = Raycaster(World('bed', (Entity('bed', bed),), SceneState('bed', 0.0, ())))
+    echo = EchoConfig(
+        beam_width=np.radians(1.0),
+        pattern=BeamPattern.PISTON,
+        absorption=Absorption.NONE,
+        min_range=1.0,
+        max_range=150.0,
+        n_bins=2980,
+        sound_speed=1500.0,
+        frequency=300e3,
+    )
+    swath = SwathConfig(
+        beams=61,
+        max_angle=np.radians(75.0),
+        min_angle=np.radians(-75.0),
+        across_width=np.radians(1.0),
+        along_width=np.radians(1.0),
+        rays_across=31,
+        rays_along=3,
+        pulse_length=240e-6,
+    )
+    ping = Echosounder(echo, swath, np.eye(4)).ping(caster)
+    soundings = soundings_of([ping], np.array([1.7e9]), np.zeros(1), np.zeros(1), np.zeros(1))
+    write_soundings(tmp_path / 'swath.gsf', soundings)
+    back = read_soundings(tmp_path / 'swath.gsf')
+    hit = np.isfinite(soundings.depth[0])
+    assert 0 < hit.sum() < 61  # the outer beams at 75 degrees miss the 100 m plane
+    # GSF's depth is positive down: the flat seabed 40 m under, within the detection's spread
+    np.testing.assert_allclose(back.depth[0, hit], DEPTH, atol=0.5)
+    # across track positive to starboard: the first beam (min_angle, negative: to starboard)
+    # positive, the last (to port) negative, as the body frame's y negated
+    across = back.across_track[0, hit]
+    assert across[0] > 0.0 > across[-1]
+    np.testing.assert_allclose(across, -ping.points[hit, 1], atol=PRECISION)
+    assert np.all(np.isnan(back.depth[0, ~hit]))  # a missing sounding: GSF's null, read as NaN
+    # control: the body frame's z is negative down; unconverted it would be -40
+    assert np.nanmedian(ping.points[:, 2]) == pytest.approx(-DEPTH, abs=0.5)
