@@ -43,6 +43,7 @@ __all__ = [
     'Seabed',
     'gamma_texture',
     'gaussian_field',
+    'model_frequency',
     'named_seabed',
     'rippled_normals',
     'seabed_reflectivity',
@@ -57,6 +58,8 @@ F = NDArray[np.float64]
 RAYLEIGH_SHAPE = 1e4
 #: The smallest shape the texture table holds.
 SMALLEST_SHAPE = 0.05
+#: The frequencies the APL-UW model is stated for, Hz (APL-UW TR 9407).
+APL_UW_LOWEST, APL_UW_HIGHEST = 10e3, 100e3
 #: The incidence cosine under which a ray is taken as grazing the mesh (no division by 0).
 _SMALLEST_COS = 1e-6
 
@@ -85,6 +88,9 @@ class Seabed(Record):
         ripple_height: crest-to-trough height of the ripples, m.
         ripple_direction: direction of the ripples' wave vector (across the crests) in the
             surface entity's frame, rad from its x axis toward y.
+        extrapolate: evaluate the APL-UW model at the sonar's frequency even outside the
+            10-100 kHz it is stated for; by default it is evaluated at the nearest end of that
+            range (:func:`model_frequency`, ``docs/seabed.md``).
     """
 
     members_only = True
@@ -103,6 +109,7 @@ class Seabed(Record):
     ripple_direction: float = setting(
         0.0, 'ripple wave vector direction [rad]', -2.0 * math.pi, 2.0 * math.pi
     )
+    extrapolate: bool = setting(False, 'APL-UW model at any frequency, not held to 10-100 kHz')
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -294,8 +301,24 @@ def seabed_reflectivity(
     return np.asarray(np.where(lit, mu, 0.0))
 
 
+def model_frequency(seabed: Seabed, frequency: float) -> float:
+    """The frequency the APL-UW model is evaluated at for a sonar of ``frequency`` Hz.
+
+    The sonar's, held to the model's stated 10-100 kHz unless ``seabed.extrapolate``.
+
+    >>> model_frequency(Seabed(), 600e3), model_frequency(Seabed(extrapolate=True), 600e3)
+    (100000.0, 600000.0)
+    """
+    if seabed.extrapolate:
+        return float(frequency)
+    return float(min(max(frequency, APL_UW_LOWEST), APL_UW_HIGHEST))
+
+
 def seabed_table(seabed: Seabed, frequency: float, sound_speed: float) -> BackscatterTable | None:
-    """The backscatter table :func:`seabed_reflectivity` needs (None for Lambert), cached."""
+    """The backscatter table :func:`seabed_reflectivity` needs (None for Lambert), cached.
+
+    At :func:`model_frequency` of the sonar's ``frequency`` (Hz); ``sound_speed`` in m/s.
+    """
     if seabed.model is BackscatterModel.LAMBERT:
         return None
-    return backscatter_table(seabed.sediment, frequency, sound_speed)
+    return backscatter_table(seabed.sediment, model_frequency(seabed, frequency), sound_speed)

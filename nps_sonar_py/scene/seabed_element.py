@@ -37,6 +37,7 @@ SEABED_ATTRIBUTES = (
     'texture_shape',
     'texture_seed',
     'ripple_direction',
+    'extrapolate',
     *_NUMBERS,
     *_SEDIMENT_FIELDS,
 )
@@ -82,6 +83,16 @@ def read_seabed(element: Element, file: str | None) -> Seabed:
         if model.strip() not in choices:
             raise_at(SceneError, element, f'model={model!r} must be one of {choices}', file=file)
         changes['model'] = BackscatterModel(model.strip())
+    extrapolate = element.get('extrapolate')
+    if extrapolate is not None:
+        if extrapolate.strip() not in ('true', 'false'):
+            raise_at(
+                SceneError,
+                element,
+                f'extrapolate={extrapolate!r} must be true or false',
+                file=file,
+            )
+        changes['extrapolate'] = extrapolate.strip() == 'true'
     shape = element.get('texture_shape')
     if shape is not None:
         changes['texture_shape'] = tuple(

@@ -93,7 +93,7 @@ def test_a_flat_lambert_seabed_gives_its_coefficient_back() -> None:
 def test_the_law_returns_the_sediments_cross_section() -> None:
     # The echo law multiplies mu by cos(alpha) = sin(theta) and the footprint r**2 dOmega /
     # sin(theta) by sigma: mu sin(theta) must be sigma / sin(theta).
-    seabed = Seabed(SEDIMENTS['silt'])
+    seabed = Seabed(SEDIMENTS['silt'], extrapolate=True)
     table = seabed_table(seabed, 300e3, 1500.0)
     grazing = np.radians([10.0, 30.0, 60.0])
     d, n = _rays(grazing)
@@ -142,3 +142,18 @@ def test_named_seabeds_and_their_refusals() -> None:
         Seabed(texture_shape=(10.0, 1.0, 20.0))
     with pytest.raises(ConfigurationError, match=r'^seabed\.texture_shape must have increasing'):
         Seabed(texture_shape=(30.0, 1.0, 20.0, 2.0))
+
+
+def test_the_model_is_held_to_its_stated_range_unless_told() -> None:
+    held, free = Seabed(SEDIMENTS['sand']), Seabed(SEDIMENTS['sand'], extrapolate=True)
+    grazing = np.radians([10.0, 30.0, 60.0])
+    table = seabed_table(held, 600e3, 1500.0)
+    assert table is not None
+    at_100k = backscatter_cross_section(SEDIMENTS['sand'], grazing, 100e3)
+    assert np.allclose(table.cross_section(grazing), at_100k, rtol=0.02)
+    extrapolated = seabed_table(free, 600e3, 1500.0)
+    assert extrapolated is not None
+    at_600k = backscatter_cross_section(SEDIMENTS['sand'], grazing, 600e3)
+    assert np.allclose(extrapolated.cross_section(grazing), at_600k, rtol=0.02)
+    assert not np.allclose(at_100k, at_600k, rtol=0.2)  # the choice matters there
+    assert seabed_table(Seabed(model=BackscatterModel.LAMBERT), 600e3, 1500.0) is None

@@ -60,7 +60,7 @@ def test_other_surfaces_are_untouched_and_a_world_without_seabeds_is_not_wrapped
 
 
 def test_the_rig_wraps_a_world_with_seabeds_at_the_beams_frequency() -> None:
-    raycaster = _scene('<seabed sediment="silt" texture_shape=""/>')
+    raycaster = _scene('<seabed sediment="silt" texture_shape="" extrapolate="true"/>')
     caster = medium_caster(raycaster, BeamSettings(frequency=300e3, sound_speed=1500.0))
     assert isinstance(caster, SeabedCaster)
     grazing = np.radians([10.0, 30.0, 60.0])
