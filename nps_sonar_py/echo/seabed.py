@@ -164,27 +164,32 @@ def texture_shape(seabed: Seabed, grazing: ArrayLike) -> F:
 
 
 def gaussian_field(points: NDArray[np.float64], patch: float, seed: int) -> F:
-    """(m,) a smooth standard normal field at ``points`` (3, m), fixed to the space.
+    """(m,) a smooth standard normal field at ``points`` (3, m), fixed to the surface.
 
-    Independent standard normals on the nodes of a cubic lattice of edge ``patch`` (each a
-    hash of its node and the seed, ``scatterer_draws``, by Box and Muller) are blended
-    trilinearly, normalised by the root sum of the squared weights: every point's value is
-    exactly standard normal, points a patch or more apart independent.
+    Independent standard normals on the nodes of a square lattice of edge ``patch`` over the
+    surface entity's x-y plane (a seabed's; each node's value a hash of the node and the
+    seed, ``scatterer_draws``, by Box and Muller) are blended bilinearly, normalised by the
+    root sum of the squared weights: every point's value is exactly standard normal, points
+    a patch or more apart independent. ``z`` plays no part (one value through the depth).
     """
-    scaled = np.asarray(points, dtype=np.float64) / patch
+    scaled = np.asarray(points, dtype=np.float64)[:2] * (1.0 / patch)
     base = np.floor(scaled)
-    frac = scaled - base
+    high = scaled - base  # the weights of each axis' far node
+    low = 1.0 - high
+    base += 0.5  # a node's cell, by its centre (scatterer_draws floors it)
+    middle = np.full(scaled.shape[1], 0.5)
     total = np.zeros(scaled.shape[1])
-    weights_squared = np.zeros(scaled.shape[1])
-    for corner in range(8):
-        offset = np.array([(corner >> axis) & 1 for axis in range(3)], dtype=np.float64)
-        weight = np.prod(np.where(offset[:, None] > 0.0, frac, 1.0 - frac), axis=0)
-        node = (base + offset[:, None] + 0.5) * patch  # the node's cell, by its centre
-        power, turns = scatterer_draws(list(node), patch, seed)
-        normal = np.sqrt(2.0 * power.astype(np.float64)) * np.cos(2.0 * math.pi * turns)
-        total += weight * normal
-        weights_squared += weight * weight
-    return np.asarray(total / np.sqrt(weights_squared))
+    for corner in range(4):
+        bits = [(corner >> axis) & 1 for axis in range(2)]
+        node = [base[0] + bits[0], base[1] + bits[1], middle]
+        power, turns = scatterer_draws(node, 1.0, seed)
+        turns *= np.float32(2.0 * math.pi)
+        normal = np.sqrt(power + power) * np.cos(turns)
+        normal *= (high if bits[0] else low)[0]
+        normal *= (high if bits[1] else low)[1]
+        total += normal
+    total /= np.sqrt((low[0] ** 2 + high[0] ** 2) * (low[1] ** 2 + high[1] ** 2))
+    return total
 
 
 @functools.lru_cache(maxsize=1)

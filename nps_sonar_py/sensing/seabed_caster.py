@@ -20,9 +20,12 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo.seabed import Seabed, seabed_reflectivity, seabed_table
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.sensing.refraction import PlacedScene
 
 __all__ = ['SeabedCaster', 'seabed_caster']
+
+_IDENTITY = np.eye(4)
 
 
 class SeabedCaster:
@@ -69,14 +72,16 @@ class SeabedCaster:
             if rows.size == 0:
                 continue
             d = np.asarray(directions[rows], dtype=np.float64)
-            world_points = origins[rows] + np.asarray(hits.ranges)[rows, None] * d
+            points = origins[rows] + np.asarray(hits.ranges)[rows, None] * d
+            normals = np.asarray(hits.normals[rows], dtype=np.float64)
             pose = self._scene.entity_pose(name)  # entity -> world
-            rotation, translation = pose[:3, :3], pose[:3, 3]
-            local = (world_points - translation) @ rotation  # R^T (x - t), row by row
-            normals = np.asarray(hits.normals[rows], dtype=np.float64) @ rotation
+            if not np.array_equal(pose, _IDENTITY):  # into the entity's frame: R^T (x - t)
+                rotation = pose[:3, :3].T
+                points = rotate_rows(points - pose[:3, 3], rotation)
+                normals, d = rotate_rows(normals, rotation), rotate_rows(d, rotation)
             if mu is None:
                 mu = np.array(hits.reflectivity, dtype=np.float64)
-            mu[rows] = seabed_reflectivity(seabed, table, d @ rotation, normals, local.T)
+            mu[rows] = seabed_reflectivity(seabed, table, d, normals, points.T)
         return hits if mu is None else dataclasses.replace(hits, reflectivity=mu)
 
 
