@@ -19,8 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.seabed import Seabed, seabed_reflectivity, seabed_table
-from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.scene.tessellation import rotate_rows
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.refraction import PlacedScene
 
 __all__ = ['SeabedCaster', 'seabed_caster']
