@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from nps_sonar_py.devices.rig import medium_caster
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.devices.settings import BeamSettings
 from nps_sonar_py.echo.sediment import SEDIMENTS, backscatter_cross_section
 from nps_sonar_py.scene import Raycaster, parse_world
 from nps_sonar_py.sensing.seabed_caster import SeabedCaster, seabed_caster
+from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 
 
 def _scene(seabed: str) -> Raycaster:
@@ -111,3 +113,50 @@ def test_the_level_modulates_with_the_ripples_along_their_direction_only(
     # Negative control: the same seabed without ripples is level both ways.
     flat, _ = _level_image(direction, ripples=False)
     assert np.std(flat) < 1e-6 * np.mean(flat)
+
+
+def _sidescan_profile(seabed: str) -> tuple[np.ndarray, np.ndarray]:
+    """A side-scan ping over the floor at 5 m altitude: (bin centres, one channel's profile)."""
+    echo = EchoConfig(
+        pattern=BeamPattern.PISTON,
+        absorption=Absorption.NONE,
+        min_range=0.0,
+        max_range=30.0,
+        n_bins=3000,
+        frequency=300e3,
+        beam_width=math.radians(1.0),
+    )
+    config = SidescanConfig(tilt=math.radians(20.0), vertical_width=math.radians(50.0))
+    pose = np.eye(4)
+    pose[2, 3] = 5.0
+    sonar = SidescanSonar(echo, config, pose)
+    ping = sonar.ping(seabed_caster(_scene(seabed), 300e3, 1500.0))
+    return sonar.model.bin_centres, np.asarray(ping.profiles)[1]
+
+
+@pytest.mark.parametrize('ripples', ['across', 'along', 'none'])
+def test_a_sidescan_image_shows_ripples_across_its_track(ripples: str) -> None:
+    # Ripples across the track (their wave vector along y, the side-scan's look direction)
+    # modulate the profile with their wavelength in ground range; ripples along the track
+    # (wave vector along x) are averaged along the beam and leave the profile as smooth as
+    # a seabed without ripples (the negative control).
+    wave = {'across': 'ripple_direction="1.5707963"', 'along': 'ripple_direction="0"'}
+    extra = (
+        ''
+        if ripples == 'none'
+        else f'ripple_wavelength="0.5" ripple_height="0.03" {wave[ripples]}'
+    )
+    centres, profile = _sidescan_profile(f'<seabed model="lambert" texture_shape="" {extra}/>')
+    ground = np.sqrt(np.maximum(centres**2 - 25.0, 0.0))
+    lit = (ground > 8.0) & (ground < 20.0) & (profile > 0.0)
+    uniform = np.arange(8.0, 20.0, 0.02)
+    level = np.interp(uniform, ground[lit], np.log(profile[lit]))
+    trend = np.polyval(np.polyfit(uniform, level, 3), uniform)
+    wavelength, share = _peak_wavelength(level - trend, 0.02)
+    wiggle = float(np.std(level - trend))
+    if ripples == 'across':
+        assert wavelength == pytest.approx(0.5, rel=0.05)
+        assert share > 0.3
+        assert wiggle > 0.05  # several percent of the level
+    else:
+        assert wiggle < 0.01
