@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from nps_sonar_py.devices.rig import medium_caster
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.devices.settings import BeamSettings
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.sediment import SEDIMENTS, backscatter_cross_section
 from nps_sonar_py.scene import Raycaster, parse_world
 from nps_sonar_py.sensing.seabed_caster import SeabedCaster, seabed_caster
