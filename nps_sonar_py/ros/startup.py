@@ -53,6 +53,7 @@ __all__ = [
     'POLL_PERIOD',
     'OneLineParser',
     'ShutdownRequest',
+    'StartInterrupted',
     'bad_input',
     'catch_signals',
     'init_rclpy',
@@ -90,6 +91,10 @@ class ShutdownRequest:
 
 
 _request: ShutdownRequest | None = None
+
+
+class StartInterrupted(Exception):  # noqa: N818 (not an error: a signal came while waiting)
+    """A signal came while a node waited for its input at start: it stops with status 0."""
 
 
 def catch_signals() -> ShutdownRequest:
@@ -239,6 +244,8 @@ def run_node(factory: Callable[..., Node], *, args: list[str] | None = None) -> 
             node = factory()
         except rcl_error() as error:  # rcl refused a name, a remapping
             return bad_input(error)
+        except StartInterrupted:  # a signal while it waited (for its robot description)
+            return 0
         if request:
             return 0
         executor = SingleThreadedExecutor()
