@@ -127,6 +127,9 @@ class DemoTow(Node):
         if self.moving_since is None and not self.waiting_for():
             self.moving_since = now
             self._at_start = {name: c.count for name, c in self.pings.items()}
+            for counter in self.pings.values():  # the first second's rates: the tow's
+                counter.since_report()
+            self._last_report = now
         was = self.x
         if self.moving_since is not None:
             pinged = min(self.pings[name].count - self._at_start[name] for name in self._names)
