@@ -9,8 +9,8 @@ a publisher of the topic is discovered within ``robot_description_wait`` (1 s) o
 logs one line saying it waits and spins until the description comes, a signal stops the wait
 (:class:`StartInterrupted`, status 0) or the text is refused (the one-line error of a bad
 file, with the topic's name in the file's place). With no publisher discovered by then the
-node keeps its default robot and says so (DDS cannot tell that no publisher exists): a
-description that comes later is not used, and a warning says so.
+node keeps its default robot (a debug line says so; DDS cannot tell that no publisher exists):
+a description that comes later is not used, and a warning says so.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ class RobotTopic:
         assert self.subscription is not None
         if not self.texts and not self._publisher_found():
             self.default = True
-            self.node.get_logger().info(
+            # debug: a node that then stops on bad input says that in its one line alone
+            self.node.get_logger().debug(
                 f'no publisher of {self.name} within robot_description_wait '
                 f'({self.discovery:g} s): using the default robot (give robot_description_file '
                 'or robot_description, or start robot_state_publisher first)'

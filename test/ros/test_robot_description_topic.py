@@ -96,7 +96,7 @@ def test_without_a_publisher_the_default_robot_is_used(receiver) -> None:
     from sensor_msgs.msg import Range
 
     ranges = receiver(Range, '/sonar/range')
-    log = NodeLog(sonar_node())
+    log = NodeLog(sonar_node('--ros-args', '--log-level', 'sonar:=debug'))
     try:
         assert max_range(ranges, log.process) == 7.0
         log.wait_for('no publisher of /robot_description within robot_description_wait (1 s)')
