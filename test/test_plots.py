@@ -476,7 +476,7 @@ def test_the_sweep_title_is_inside_the_picture_clear_of_the_sector(tmp_path: Pat
     grid, edges = fan_scene(azimuths, 90.0, 2.2)
     figure = plots.draw_sweep(tmp_path / 's.png', grid, edges, np.radians(azimuths), title='T')
     renderer = figure.canvas.get_renderer()
-    title = figure._suptitle  # noqa: SLF001 (matplotlib keeps the suptitle there)
+    title = figure._suptitle  # where matplotlib keeps the suptitle
     assert title is not None
     box = title.get_window_extent(renderer)
     assert box.y1 <= figure.bbox.y1
