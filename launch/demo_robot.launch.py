@@ -16,14 +16,14 @@ The node gets no `name=`: a node-name remap would rename every node of the proce
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the shared arguments beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from nps_sonar_launch import given, namespace_argument, use_sim_time_argument
+from nps_sonar_launch_arguments import given, namespace_argument, use_sim_time_argument
 
 #: launch argument -> (node parameter, type); a non-empty argument wins over the params_file.
 OVERRIDES = {

@@ -20,7 +20,7 @@ share directory (`ros2 pkg prefix --share nps_sonar`):
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the shared arguments beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
@@ -33,7 +33,7 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
-from nps_sonar_launch import namespace_argument
+from nps_sonar_launch_arguments import namespace_argument
 
 #: The models of config/worlds/underwater.sdf with a PosePublisher, as entity_frames.
 MOVING_MODELS = 'buoy, ring_buoy'

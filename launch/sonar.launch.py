@@ -9,14 +9,14 @@ The same configuration without launch:
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # nps_sonar_launch beside it
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the shared arguments beside it
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from nps_sonar_launch import given, namespace_argument, use_sim_time_argument
+from nps_sonar_launch_arguments import given, namespace_argument, use_sim_time_argument
 
 
 def generate_launch_description() -> LaunchDescription:

@@ -37,6 +37,8 @@ __all__ = [
     'DEFAULT_DYNAMIC_RANGE',
     'DPI',
     'PROFILE_AZIMUTH',
+    'WATERFALL_ASPECT',
+    'WATERFALL_WIDTH',
     'bin_edges',
     'draw_echogram',
     'draw_image',
@@ -44,7 +46,9 @@ __all__ = [
     'draw_profile',
     'draw_sweep',
     'profile_ping',
+    'readable_waterfall',
     'to_db',
+    'waterfall_scale',
 ]
 
 #: The head angle whose ping is drawn as the profile, rad: the sensor's x axis.
@@ -221,7 +225,9 @@ def draw_sweep(
             'azimuth (deg, 0 = sensor x axis, counter-clockwise); range (m) on the rings'
         )
         ax.grid(alpha=0.4)
-        ax.set_title(f'{title}: {grid.shape[0]} azimuths, {extent}')
+        # a figure title: constrained layout keeps it clear of the polar labels (an axes title
+        # sat on the sector's top label and was cut at the figure's edge)
+        figure.suptitle(f'{title}: {grid.shape[0]} azimuths, {extent}')
         _colour_bar(figure, mesh, ax, source_level)
         return _save(figure, path)
 
@@ -304,6 +310,41 @@ def draw_image(
     matplotlib.image.imsave(
         Path(path), np.repeat(grey[:, :, None], 3, axis=2), format='png', metadata=no_software
     )
+
+
+#: The widest a waterfall picture is drawn, px, and the flattest (width / height) it is left.
+WATERFALL_WIDTH = 1000
+WATERFALL_ASPECT = 2.0
+
+
+def waterfall_scale(rows: int, columns: int) -> tuple[int, int]:
+    """``(row_repeat, column_block)`` that make a waterfall of that shape readable.
+
+    Columns are averaged in blocks of ``column_block`` (at most :data:`WATERFALL_WIDTH` wide:
+    a 2 x 2000-sample ping is 4000 samples); each row is repeated ``row_repeat`` times (at most
+    4) so that the picture is no flatter than :data:`WATERFALL_ASPECT` (200 pings of 4000
+    samples made a 4000 x 200 strip).
+    """
+    block = max(1, math.ceil(columns / WATERFALL_WIDTH))
+    width = math.ceil(columns / block)
+    repeat = min(4, max(1, math.ceil(width / WATERFALL_ASPECT / max(rows, 1))))
+    return repeat, block
+
+
+def readable_waterfall(pixels: ArrayLike) -> NDArray[Any]:
+    """A waterfall's pixels resampled by :func:`waterfall_scale`, in their own dtype.
+
+    Block means of the columns (the last block may be shorter), rounded for integer pixels;
+    NaN-free input assumed (waterfall pixels are 0 where silent).
+    """
+    values = np.asarray(pixels)
+    repeat, block = waterfall_scale(*values.shape)
+    starts = np.arange(0, values.shape[1], block)
+    sums = np.add.reduceat(values.astype(np.float64), starts, axis=1)
+    means = sums / np.diff(np.append(starts, values.shape[1]))
+    if np.issubdtype(values.dtype, np.integer):
+        means = np.rint(means)
+    return np.repeat(means.astype(values.dtype), repeat, axis=0)
 
 
 #: Shadow in the mask pictures (RGB 0..1); the classes take the tab10 colours from the third.

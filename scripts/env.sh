@@ -12,7 +12,8 @@
 #      $NPS_WS/<name>;
 #   5. the colcon build of this package into .ws/<distro> (messages and Python module).
 # Each step is skipped when its stamp says it is done, so a second run starts in seconds.
-# NPS_ROS_DISTRO=kilted (default) or jazzy selects the ROS 2 distribution.
+# NPS_ROS_DISTRO=kilted (default) or jazzy selects the ROS 2 distribution; NPS_PYTHON the
+# Python 3.11 to make the venv with (default python3).
 
 set -euo pipefail
 
@@ -33,8 +34,9 @@ _nps_hash() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
 
 _nps_system_deps() {
   if ! "$NPS_PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
-    _nps_say "needs Python 3.11, for which the ROS 2 wheels are built; $NPS_PYTHON is" \
-      "$("$NPS_PYTHON" --version 2>&1). Set NPS_PYTHON=/path/to/python3.11."
+    _nps_say "needs Python 3.11 (requirements/*.txt are pinned and tested on it); $NPS_PYTHON is" \
+      "$("$NPS_PYTHON" --version 2>/dev/null || echo not found). Get one and name it, e.g. with uv:" \
+      "uv python install 3.11 && NPS_PYTHON=\$(uv python find 3.11) $0 (README, Python 3.11)"
     exit 1
   fi
   local missing=() include

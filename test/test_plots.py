@@ -183,7 +183,7 @@ def test_sweep_across_pi_is_one_sector(tmp_path: Path) -> None:
     (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
     azimuth, _ = strongest_cell(mesh, np.asarray(mesh.get_coordinates())[0, :, 0], edges)
     assert np.mod(math.degrees(azimuth), 360.0) == pytest.approx(195.0)
-    assert '150.0 to 210.0 deg' in ax.get_title()
+    assert '150.0 to 210.0 deg' in figure.get_suptitle()
 
 
 def test_full_circle_sweep(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_full_circle_sweep(tmp_path: Path) -> None:
     figure = plots.draw_sweep(tmp_path / 's.png', grid, edges, np.radians(azimuths))
     ax = figure.axes[0]
     assert ax.get_xlim() == pytest.approx((0.0, 2 * math.pi))
-    assert '360 deg' in ax.get_title()
+    assert '360 deg' in figure.get_suptitle()
     top, bottom = colour(plots.COLOUR_MAP, 1.0), colour(plots.COLOUR_MAP, 0.0)
     np.testing.assert_allclose(pixel(figure, ax, math.radians(100.0), 2.25), top, atol=0.02)
     np.testing.assert_allclose(pixel(figure, ax, math.radians(-80.0), 2.25), bottom, atol=0.02)
@@ -443,3 +443,43 @@ def test_labelled_samples_show_the_masks_and_the_boxes_where_they_are(tmp_path: 
     assert np.allclose(pixel(figure, masks, 30, 12), object_colour, atol=0.05)
     assert len(masks.patches) == 2  # the box and the oriented box
     assert np.allclose(pixel(figure, figure.axes[0], 30, 30), 128 / 255, atol=0.02)
+
+
+def test_a_long_thin_waterfall_is_drawn_readable(tmp_path: Path) -> None:
+    """200 pings of 2 x 2000 samples: 1000 columns, each the mean of 4, rows drawn 3 high."""
+    rng = np.random.default_rng(7)
+    pixels = rng.integers(0, 256, size=(200, 4000), dtype=np.uint8)
+    drawn = plots.readable_waterfall(pixels)
+    assert drawn.dtype == np.uint8
+    assert drawn.shape == (600, 1000)  # 1000 / 600: no flatter than 2 : 1
+    means = pixels.reshape(200, 1000, 4).astype(np.float64).mean(axis=2)
+    np.testing.assert_array_equal(drawn[::3], np.rint(means))
+    np.testing.assert_array_equal(drawn[2::3], drawn[::3])
+    # Negative control: every fourth sample alone (decimation) is not what is drawn.
+    assert not np.array_equal(drawn[::3], pixels[:, ::4])
+    path = tmp_path / 'waterfall.png'
+    plots.draw_image(path, drawn, 'mono8')
+    assert mpl.image.imread(path).shape[:2] == (600, 1000)
+
+
+def test_a_long_waterfall_keeps_its_rows_and_a_narrow_one_its_columns() -> None:
+    assert plots.waterfall_scale(540, 4000) == (1, 4)  # 540 pings: tall enough
+    assert plots.waterfall_scale(10, 1000) == (4, 1)  # at most 4 times as tall
+    assert plots.waterfall_scale(400, 1001) == (1, 2)  # a last, shorter block
+    uneven = plots.readable_waterfall(np.arange(3.0)[None, :].repeat(2000, axis=0)[:, :3])
+    assert uneven.shape == (2000, 3)
+
+
+def test_the_sweep_title_is_inside_the_picture_clear_of_the_sector(tmp_path: Path) -> None:
+    """The multibeam picture's title was cut at the top, over the sector's 30 deg label."""
+    azimuths = np.linspace(30.0, 150.0, 128)
+    grid, edges = fan_scene(azimuths, 90.0, 2.2)
+    figure = plots.draw_sweep(tmp_path / 's.png', grid, edges, np.radians(azimuths), title='T')
+    renderer = figure.canvas.get_renderer()
+    title = figure._suptitle  # where matplotlib keeps the suptitle
+    assert title is not None
+    box = title.get_window_extent(renderer)
+    assert box.y1 <= figure.bbox.y1
+    labels = figure.axes[0].get_tightbbox(renderer)
+    assert labels is not None
+    assert box.y0 >= labels.y1 - 1.0  # above every label of the polar axes

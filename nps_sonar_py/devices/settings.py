@@ -156,6 +156,14 @@ class RobotSettings(Record):
         'URDF of the robot as a string (as robot_state_publisher takes it); wins over '
         'robot_description_file',
     )
+    robot_description_wait: float = setting(
+        1.0,
+        'with neither robot_description_file nor robot_description: how long, s, a publisher of '
+        'the robot_description topic (robot_state_publisher) may take to be discovered; one '
+        'found, the node waits for its description; none: the default robot',
+        0.0,
+        3600.0,
+    )
     scene_file: str = setting(
         '',
         "scene file of the world (models and scene_state); empty: the node's default world (the "

@@ -386,7 +386,9 @@ def _draw_raw(
 ) -> Path:
     """``raw_waterfall<topic>.png``: the filled rows of a raw waterfall, newest at the top.
 
-    Linear (float32) rows in mono8 over ``db_window`` when given (``sensing.images.db_pixels``).
+    Linear (float32) rows in mono8 over ``db_window`` when given (``sensing.images.db_pixels``),
+    resampled to be readable (``plots.readable_waterfall``: at most 1000 columns, each a block
+    mean; rows repeated up to 4 times while the picture is flatter than 2 : 1).
     """
     rows = waterfall.image[: min(waterfall.pings, waterfall.image.shape[0])]
     encoding = waterfall.encoding
@@ -399,5 +401,5 @@ def _draw_raw(
         pixels = rows.astype(np.uint8 if encoding == 'mono8' else np.uint16)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f'raw_waterfall{topic.replace("/", "_")}.png'
-    plots.draw_image(path, pixels, encoding)
+    plots.draw_image(path, plots.readable_waterfall(pixels), encoding)
     return path

@@ -61,6 +61,7 @@ from nps_sonar_py.ros.names import check_topics, device_topics
 from nps_sonar_py.ros.outputs import Output, outputs_for
 from nps_sonar_py.ros.params import Settings, declare_settings, read_settings, supplied_line
 from nps_sonar_py.ros.qos import publisher_qos
+from nps_sonar_py.ros.robot_topic import listen
 from nps_sonar_py.ros.services import RangerServices
 from nps_sonar_py.ros.sim_time import SimTimeWatch
 from nps_sonar_py.ros.tf import TfOutput, check_frames, sensor_frames
@@ -117,14 +118,17 @@ class DeviceNode(Node):
         super().__init__(node_name, **kwargs)
         supplied = declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
         self.settings = read_settings(self, self.records())
+        # discovery of a robot_description publisher goes on while the world loads
+        topic = listen(self, self.settings[RobotSettings]) if robot is None else None
         where = self.settings[RobotSettings].with_defaults(self.DEFAULT_ROBOT, self.DEFAULT_SCENE)
         world_from_root = robot_root_pose(where.robot_pose)
-        robot = load_robot_from(where) if robot is None else robot
         if raycaster is None:
             world = load_world(where.scene_file)
             # entities following /tf get their own scenes up front: a first pose rebuilds nothing
             _, following = tf_entity_frames(self.settings[MotionSettings], world)
             raycaster = Raycaster(world, dynamic=following)
+        if robot is None:
+            robot = (topic.robot() if topic else None) or load_robot_from(where)
         self.raycaster = raycaster
         self.rig = Rig(
             robot,

@@ -3,8 +3,9 @@
 ``ros2 run nps_sonar sonar_monitor [sensor] [--duration SECONDS]``: it listens to
 ``<sensor>/range`` (``sensor_msgs/Range``) and ``<sensor>/sonar_point`` (``SonarPoint``);
 the sensor defaults to ``sonar``. It subscribes with the sensor-data QoS, which receives
-reliable and best-effort publishers alike (REP 2003). ``--duration`` stops it after that
-many seconds, with status 1 if no reading arrived; SIGINT or SIGTERM stops it at any time.
+reliable and best-effort publishers alike (REP 2003). ``--duration`` stops it that
+many seconds after the first reading (the sonar's start-up is not counted), or with status 1
+if no reading came within ``--wait`` seconds (300); SIGINT or SIGTERM stops it at any time.
 A bad argument or topic name is one line on stderr and status 2.
 """
 
@@ -33,6 +34,7 @@ class SonarMonitor(Node):
         self.latest: Range | None = None
         self.echo: SonarPoint | None = None
         self.total = 0
+        self.first: float | None = None  # time.monotonic() of the first reading
         self._window_count = 0
         self._window_start = time.monotonic()
         self.create_subscription(Range, f'{sensor}/range', self._on_range, qos_profile_sensor_data)
@@ -49,6 +51,8 @@ class SonarMonitor(Node):
         )
 
     def _on_range(self, message: Range) -> None:
+        if self.first is None:
+            self.first = time.monotonic()
         self.latest = message
         self.total += 1
         self._window_count += 1
@@ -90,7 +94,9 @@ def main(args: list[str] | None = None) -> int:
         'sensor', nargs='?', default='sonar', help='the sensor name (topic prefix)'
     )
     options = tool_options(parser, args)
-    status, monitor = run_tool(lambda: SonarMonitor(options.sensor), options.duration, args)
+    status, monitor = run_tool(
+        lambda: SonarMonitor(options.sensor), options, args, lambda m: m.first
+    )
     if monitor is None:
         return status
     print(f'received {monitor.total} readings', flush=True)

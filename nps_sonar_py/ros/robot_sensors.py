@@ -44,6 +44,7 @@ from nps_sonar_py.ros.device_node import DeviceNode
 from nps_sonar_py.ros.motion import SceneStart, SharedTf
 from nps_sonar_py.ros.params import declare_settings, read_settings
 from nps_sonar_py.ros.ranger_node import RangerNode
+from nps_sonar_py.ros.robot_topic import listen
 from nps_sonar_py.ros.sonar_node import SonarNode
 from nps_sonar_py.ros.startup import run_node
 from nps_sonar_py.scene import Raycaster, load_world
@@ -93,9 +94,11 @@ class RobotSensors(Node):
             )
         declare_settings(self, HOST_RECORDS, runtime=False)
         settings = read_settings(self, HOST_RECORDS)
+        topic = listen(self, settings[RobotSettings])
         where = settings[RobotSettings].with_defaults(DEMO_ROBOT, DEMO_SCENE)
         robot_root_pose(where.robot_pose)  # a bad robot_pose is refused here, once
-        self.robot = load_robot_from(where)
+        world = load_world(where.scene_file)  # meanwhile a robot_description publisher is found
+        self.robot = (topic.robot() if topic else None) or load_robot_from(where)
         patterns = settings[SelectionSettings].sensors
         chosen = (
             select_sensors(self.robot, patterns) if patterns.strip() else list(self.robot.sensors)
@@ -119,7 +122,6 @@ class RobotSensors(Node):
                     'its name is not a valid ROS node name (letters, digits and _, '
                     'not starting with a digit)',
                 ) from None
-        world = load_world(where.scene_file)
         self.raycaster = Raycaster(world)
         listed = ', '.join(f'{s.name} ({s.type.value})' for s in simulated)
         self.get_logger().info(

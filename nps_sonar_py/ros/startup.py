@@ -53,6 +53,7 @@ __all__ = [
     'POLL_PERIOD',
     'OneLineParser',
     'ShutdownRequest',
+    'StartInterrupted',
     'bad_input',
     'catch_signals',
     'init_rclpy',
@@ -70,6 +71,8 @@ __all__ = [
 EXIT_BAD_INPUT = 2
 #: Longest time the spinning main thread takes to notice a requested shutdown, s.
 POLL_PERIOD = 0.1
+#: How long a tool with ``--duration`` waits for its first reading by default, s.
+WAIT = 300.0
 #: The signals that request shutdown.
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -90,6 +93,10 @@ class ShutdownRequest:
 
 
 _request: ShutdownRequest | None = None
+
+
+class StartInterrupted(Exception):  # noqa: N818 (not an error: a signal came while waiting)
+    """A signal came while a node waited for its input at start: it stops with status 0."""
 
 
 def catch_signals() -> ShutdownRequest:
@@ -239,6 +246,8 @@ def run_node(factory: Callable[..., Node], *, args: list[str] | None = None) -> 
             node = factory()
         except rcl_error() as error:  # rcl refused a name, a remapping
             return bad_input(error)
+        except StartInterrupted:  # a signal while it waited (for its robot description)
+            return 0
         if request:
             return 0
         executor = SingleThreadedExecutor()
@@ -267,7 +276,17 @@ def tool_options(parser: OneLineParser, args: list[str] | None) -> argparse.Name
     import rclpy.utilities
 
     parser.add_argument(
-        '--duration', type=seconds, default=0.0, help='stop after this many seconds (0: never)'
+        '--duration',
+        type=seconds,
+        default=0.0,
+        help='stop this many seconds after the first reading (start-up not counted; 0: never)',
+    )
+    parser.add_argument(
+        '--wait',
+        type=seconds,
+        default=WAIT,
+        help=f'with --duration: stop with status 1 if no reading came in this many seconds '
+        f'(default {WAIT:g})',
     )
     try:
         argv = rclpy.utilities.remove_ros_args(args if args is not None else sys.argv)
@@ -277,10 +296,16 @@ def tool_options(parser: OneLineParser, args: list[str] | None) -> argparse.Name
 
 
 def run_tool(
-    factory: Callable[[], ToolNode], duration: float, args: list[str] | None
+    factory: Callable[[], ToolNode],
+    options: argparse.Namespace,
+    args: list[str] | None,
+    first: Callable[[ToolNode], float | None],
 ) -> tuple[int, ToolNode | None]:
-    """Spin a tool's node (``sonar_monitor``, the demo's tow) ``duration`` s (0: till a signal).
+    """Spin a tool's node (``sonar_monitor``, the demo's tow) till a signal, or ``--duration``.
 
+    ``first(node)``: the ``time.monotonic()`` of its first reading, or None: the duration counts
+    from there (a loaded machine's start-up of the sonars does not eat it), and without a
+    reading for ``--wait`` s it stops (the caller sees no reading and returns status 1).
     Returns ``(0, node)`` once it has spun (destroyed: read its counts), ``(0, None)`` if a
     signal came first, ``(EXIT_BAD_INPUT, None)`` with one line printed for bad ``--ros-args``
     or a name rcl refuses.
@@ -303,13 +328,33 @@ def run_tool(
         except (NameValidationException, rcl_error()) as error:  # not a topic name
             return bad_input(error), None
         executor.add_node(node)
-        spin_until_shutdown(executor, time.monotonic() + duration if duration > 0 else math.inf)
+        _spin_tool(executor, node, options, first)
     finally:
         executor.shutdown()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
     return 0, node
+
+
+def _spin_tool(
+    executor: Executor,
+    node: ToolNode,
+    options: argparse.Namespace,
+    first: Callable[[ToolNode], float | None],
+) -> None:
+    """Spin until a signal, or ``--duration`` s after the first reading, or ``--wait`` without."""
+    if options.duration <= 0:
+        spin_until_shutdown(executor)
+        return
+    request = catch_signals()
+    start = time.monotonic()
+    while not request:
+        since = first(node)
+        deadline = start + options.wait if since is None else since + options.duration
+        if time.monotonic() >= deadline:
+            return
+        spin_until_shutdown(executor, min(deadline, time.monotonic() + POLL_PERIOD))
 
 
 def run_executable(module: str) -> int:

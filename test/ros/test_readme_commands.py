@@ -9,6 +9,7 @@ robot) arrives. The README's ``scripts/demo --coherent`` line runs with a shorte
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import subprocess
@@ -66,9 +67,9 @@ def test_the_readme_line_starts_the_node(receiver, configuration: str) -> None:
     assert len(message.ranges) > 0 if ranger else message.range > 0.0
 
 
-#: The demo's README line is run this long (s): the four nodes start in 8 to 17 s here, so
-#: the side-scans are towed some 20 s (about 100 waterfall lines of the 200).
-SHORT_DURATION = '35'
+#: The demo's README line is run this long (s) after the tow starts (the four nodes' start-up,
+#: 8 to 17 s here, is not counted): some 50 m of tow, about 100 waterfall lines of the 200.
+SHORT_DURATION = '20'
 
 
 def _readme_demo_line(option: str) -> list[str]:
@@ -139,13 +140,21 @@ def test_the_readme_coherent_demo_draws_both_pictures(tmp_path: Path) -> None:
         words, cwd=REPOSITORY, capture_output=True, text=True, timeout=240, check=False
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert 'achieved pings/s: /incoherent/sidescan' in done.stdout
+    assert 'achieved pings/s over the tow: /incoherent/sidescan' in done.stdout
+    # The waterfall is complete: a line every 0.5 m of the tow, none left empty (a side-scan
+    # falling behind slows the tow instead).
+    towed = float(re.search(r'towed ([\d.]+) m in', done.stdout).group(1))
+    assert towed > 10.0, done.stdout[-2000:]
     for name, parameters in (
         ('coherent_fan.png', 'forward_looking_sonar.yaml'),
         ('coherent_sidescan.png', 'sidescan_sonar.yaml'),
     ):
         incoherent, coherent = _halves(tmp_path / 'coherent' / name)
         assert incoherent.shape[0] > 100
+        if name == 'coherent_sidescan.png':  # rows of the tow (last image: one may be missed)
+            for half in (incoherent, coherent):
+                filled = int(half.any(axis=1).sum())
+                assert filled >= int(towed / 0.5) - 3, (name, filled, towed)
         lit = (incoherent > 0) | (coherent > 0)
         assert np.mean(incoherent[lit] != coherent[lit]) > 0.5, name
         db_per_level = _db_per_level(parameters)
@@ -160,7 +169,7 @@ def test_the_readme_coherent_demo_draws_both_pictures(tmp_path: Path) -> None:
 def test_the_demo_exits_1_when_a_sonar_sent_nothing() -> None:
     """The demo's towfish with ``--duration`` (its status is ``scripts/demo``'s): a side-scan
     and a fan that never publish (no node runs them) make status 1, and it says which."""
-    tow = [sys.executable, '-m', 'nps_sonar_py.ros.demo_tow', '--duration', '2']
+    tow = [sys.executable, '-m', 'nps_sonar_py.ros.demo_tow', '--duration', '2', '--wait', '2']
     done = subprocess.run(
         [*tow, '--sidescan', '/absent/sidescan', '--fan', '/absent/fls/image'],
         capture_output=True,
@@ -170,4 +179,5 @@ def test_the_demo_exits_1_when_a_sonar_sent_nothing() -> None:
     )
     assert done.returncode == 1, done.stderr
     assert 'nothing received from /absent/sidescan, /absent/fls/image' in done.stdout
-    assert 'achieved pings/s: /absent/sidescan 0.0, /absent/fls/image 0.0' in done.stdout
+    assert 'not towed: the sonars did not start' in done.stdout
+    assert 'waiting for /absent/sidescan' in done.stdout

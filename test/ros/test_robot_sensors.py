@@ -67,15 +67,15 @@ def launch_defaults() -> dict[str, str]:
     """The default of each argument of launch/demo_robot.launch.py.
 
     Its own ``DeclareLaunchArgument`` calls, and those of the helpers of
-    launch/nps_sonar_launch.py it calls (``namespace_argument()``, ...). A call's source text
-    if the default is not a literal.
+    launch/nps_sonar_launch_arguments.py it calls (``namespace_argument()``, ...). A call's
+    source text if the default is not a literal.
     """
     launch = REPOSITORY / 'launch'
     tree = ast.parse((launch / 'demo_robot.launch.py').read_text())
     defaults = _declared(tree)
     helpers = {
         function.name: _declared(function)
-        for function in ast.parse((launch / 'nps_sonar_launch.py').read_text()).body
+        for function in ast.parse((launch / 'nps_sonar_launch_arguments.py').read_text()).body
         if isinstance(function, ast.FunctionDef)
     }
     for node in ast.walk(tree):

@@ -72,6 +72,7 @@ def test_the_raw_pings_are_recorded_and_not_the_display_waterfall(
     from rosbags.highlevel import AnyReader
     from test_sidescan_node import DB_HIGH, DB_LOW
 
+    from nps_sonar_py.plots import waterfall_scale
     from nps_sonar_py.ros.bag_report import raw_waterfall
     from nps_sonar_py.sensing.images import DbWindow, db_pixels
 
@@ -86,7 +87,11 @@ def test_the_raw_pings_are_recorded_and_not_the_display_waterfall(
     png = matplotlib.image.imread(bag / 'raw_waterfall_sidescan_raw_image.png')
     grey = np.rint(png[..., 0] * 255).astype(np.uint8)
     expected = db_pixels(drawn.image[: drawn.pings], DbWindow(DB_LOW, DB_HIGH, 8))
-    np.testing.assert_array_equal(grey, expected)
+    repeat, block = waterfall_scale(*expected.shape)  # few pings: each row drawn `repeat` high
+    assert block == 1
+    assert grey.shape == (expected.shape[0] * repeat, expected.shape[1])
+    np.testing.assert_array_equal(grey[::repeat], expected)
+    np.testing.assert_array_equal(grey[repeat - 1 :: repeat], expected)
 
 
 @pytest.mark.parametrize('encoding', ['32FC1', 'db'])

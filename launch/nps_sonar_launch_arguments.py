@@ -1,6 +1,7 @@
 """What the launch files of nps_sonar share: their common arguments and how a given one wins.
 
-Not a launch file itself: each ``*.launch.py`` beside it imports it from its own directory
+Not a launch file itself (its name does not end in ``launch.py``, so ``ros2 launch`` does not
+offer it): each ``*.launch.py`` beside it imports it from its own directory
 (``share/nps_sonar/launch`` once installed, ``launch/`` in the source tree), which it puts on
 ``sys.path`` first (``ros2 launch`` loads a launch file by its path, not as a package).
 """
