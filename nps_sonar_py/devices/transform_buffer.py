@@ -165,6 +165,7 @@ class TransformBuffer:
         poses = np.concatenate((batch.translations, rotations), axis=1)
         latest = now_ns + self._window_ns if now_ns > 0 else math.inf
         window, frames, newest = self._window_ns, self._frames, self._newest_ns
+        full = False  # no room made once: none in the rest of the batch (one scan, not one each)
         for child, parent, ns, pose in zip(
             batch.children, batch.parents, stamps.tolist(), poses, strict=True
         ):
@@ -173,7 +174,8 @@ class TransformBuffer:
                 continue
             frame = frames.get(child)
             if frame is None or frame.parent != parent or frame.static != static:
-                if frame is None and len(frames) >= MAX_FRAMES and not self._evict():
+                if frame is None and len(frames) >= MAX_FRAMES and (full or not self._evict()):
+                    full = True
                     dropped.new_frames += 1
                     continue
                 frame = frames[child] = _Frame(parent, static)

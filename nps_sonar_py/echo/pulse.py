@@ -16,6 +16,11 @@ delay ``t0`` gives the compressed pulse ``R(t - t0)``:
 
 The model samples ``R`` on a table of fractional sample offsets once per configuration
 (:func:`kernel_table`), so that each ray's echo is deposited on the sample grid by a lookup.
+The table holds ``PHASES + 1`` rows of ``2 half`` complex64 taps, ``half`` the pulse's half
+length in samples: a long pulse (a chirp of a few hertz, a CW pulse of a second) on a fine
+grid needs millions of taps. Its memory is bounded by ``MAX_PULSE_TABLE_BYTES`` and refused
+in one line beyond (:func:`pulse_table_problem`); it is built a block of delays at a time, so
+building it holds at most ``_BUILD_BYTES`` more.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
 
 __all__ = [
     'CHIRP_SUPPORT',
+    'MAX_PULSE_TABLE_BYTES',
     'KernelTable',
     'Pulse',
     'PulseKind',
@@ -38,6 +45,7 @@ __all__ = [
     'compressed_pulse',
     'kernel_table',
     'pulse_problem',
+    'pulse_table_problem',
     'window',
 ]
 
@@ -47,6 +55,14 @@ _SPECTRUM_SAMPLES = 512
 _CW_SAMPLES = 512
 #: Fractional sample offsets the kernel is tabulated at (per sample).
 PHASES = 64
+#: The memory budget of a pulse's kernel table, 1 MiB: 2016 taps of 65 phases, complex64, a
+#: compressed pulse 2016 samples long. Each return is deposited by one pass per tap, so a
+#: longer pulse would also cost seconds a ping; building the table at the budget takes a few
+#: seconds once.
+MAX_PULSE_TABLE_BYTES = 1 << 20
+#: Most bytes the table's construction holds at once besides it (complex128 terms of a block
+#: of delays: 2048 delays of the 512 spectrum or envelope samples).
+_BUILD_BYTES = 16 << 20
 
 
 class PulseKind(Enum):
@@ -186,12 +202,54 @@ class KernelTable:
     taps: NDArray[np.complex64]
 
 
+def _half(pulse: Pulse, sample_interval: float) -> int:
+    """Taps on each side of the kernel: the pulse's support in samples, at least 1."""
+    return max(1, round(pulse.support / sample_interval))
+
+
+def pulse_table_problem(pulse: Pulse, sample_interval: float) -> str | None:
+    """Why the kernel table of this pulse on this grid is over its memory budget, or ``None``.
+
+    One line naming the setting that makes the pulse long (``bandwidth`` of a chirp,
+    ``pulse_duration`` of a CW pulse), the memory it implies and the budget.
+    """
+    taps = 2.0 * max(1.0, pulse.support / sample_interval)  # before rounding: no overflow
+    needed = (PHASES + 1) * taps * np.dtype(np.complex64).itemsize
+    if needed <= MAX_PULSE_TABLE_BYTES:
+        return None
+    if pulse.kind is PulseKind.CHIRP:
+        what, fix = f'bandwidth: a chirp of {pulse.bandwidth:g} Hz', 'a wider band'
+    else:
+        what, fix = f'pulse_duration: a cw pulse of {pulse.length:g} s', 'a shorter pulse'
+    return (
+        f'{what} spans {taps:.4g} samples of {sample_interval:.3g} s: its pulse table would '
+        f'need {needed / 2**20:.4g} MiB, over the budget of {MAX_PULSE_TABLE_BYTES >> 20} MiB '
+        f'(docs/coherent.md); {fix} or wider range bins'
+    )
+
+
 def kernel_table(pulse: Pulse, sample_interval: float) -> KernelTable:
-    """The compressed pulse on a grid of ``sample_interval`` s (``KernelTable``)."""
-    half = max(1, round(pulse.support / sample_interval))
-    fraction = np.arange(PHASES + 1) / PHASES
-    offset = np.arange(2 * half) - half + 1  # sample minus floor(u)
-    x = offset[None, :] - fraction[:, None]  # sample minus u, in samples
-    taps = compressed_pulse(pulse, x * sample_interval)
-    energy = float(np.mean(np.sum(np.abs(taps[:-1]) ** 2, axis=1)))
-    return KernelTable(half, (taps / math.sqrt(energy)).astype(np.complex64))
+    """The compressed pulse on a grid of ``sample_interval`` s (``KernelTable``).
+
+    Raises:
+        ConfigurationError: the table is over ``MAX_PULSE_TABLE_BYTES``
+            (:func:`pulse_table_problem`), refused before anything is allocated.
+    """
+    problem = pulse_table_problem(pulse, sample_interval)
+    if problem:
+        raise ConfigurationError(problem)
+    half = _half(pulse, sample_interval)
+    width = 2 * half
+    taps = np.empty((PHASES + 1) * width, dtype=np.complex64)
+    energy = 0.0
+    block = _BUILD_BYTES // (16 * max(_SPECTRUM_SAMPLES, _CW_SAMPLES))
+    for start in range(0, taps.size, block):  # blocks of delays: bounded memory, not per tap
+        entry = np.arange(start, min(start + block, taps.size))
+        phase, offset = np.divmod(entry, width)  # offset: sample minus floor(u), + half - 1
+        x = (offset - (half - 1)) - phase / PHASES  # sample minus u, in samples
+        values = compressed_pulse(pulse, x * sample_interval)
+        taps[entry[0] : entry[-1] + 1] = values
+        # the energy over the phases 0 .. PHASES - 1 (the last row repeats the first)
+        energy += float(np.sum(np.abs(values[phase < PHASES]) ** 2))
+    taps /= np.float32(math.sqrt(energy / PHASES))
+    return KernelTable(half, taps.reshape(PHASES + 1, width))

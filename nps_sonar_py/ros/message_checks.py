@@ -30,9 +30,12 @@ overflow stopped the node or made an entity vanish:
   Shorter is a zero quaternion (an unset orientation) plus rounding, whose direction is noise;
   the upper bound is its mirror, and keeps the normalisation's sum of squares far from
   overflow.
-* :data:`MAX_JOINTS` names in a joint state and :data:`MAX_ENTITIES` entities in a scene
-  state, 10 000 each, checked before anything is built from them: a robot or a world has a
-  few dozen; each one costs Python work between two readings.
+* :data:`MAX_JOINTS` names in a joint state (10 000) and :data:`MAX_ENTITIES` entities in a
+  scene state (1 000), checked before anything is built from them: a robot or a world has a
+  few dozen; each one costs Python work between two readings. A scene state is read raw and
+  its count checked in its bytes before rclpy deserialises it (``ros/scene_state_reader.py``):
+  rclpy builds Python objects for every field of every entity, about 20 to 50 us an entity
+  (10 000: 0.2 to 0.5 s, several pings; 1 000: under one ping at 10 Hz).
 * A scene state's ``header.stamp`` must be a valid time: ``sec >= 0`` (``rclpy.time.Time``
   refuses negative seconds, which raised in the callback and stopped the node) and
   ``nanosec < 1e9``.
@@ -99,8 +102,8 @@ __all__ = [
 
 #: Most names in one ``sensor_msgs/JointState``.
 MAX_JOINTS = 10_000
-#: Most entities in one ``nps_sonar/SceneState``.
-MAX_ENTITIES = 10_000
+#: Most entities in one ``nps_sonar/SceneState``: its deserialisation within a ping.
+MAX_ENTITIES = 1_000
 #: Most transforms in one ``tf2_msgs/TFMessage``.
 MAX_TRANSFORMS = 10_000
 

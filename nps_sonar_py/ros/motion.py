@@ -15,7 +15,9 @@
 * Joint positions from ``sensor_msgs/JointState`` on ``joint_states_topic``, each within its
   joint's URDF ``<limit>`` (``Joint.position_problem``; continuous joints have none): a
   message with a position outside them is dropped whole, as a message that fails its check.
-* ``nps_sonar/SceneState`` on ``scene_state_topic``: new poses and twists of entities,
+* ``nps_sonar/SceneState`` on ``scene_state_topic`` (read raw: its entity count checked in
+  its bytes before it is deserialised, ``ros/scene_state_reader.py``): new poses and twists
+  of entities,
   applied whole or not at all: a message naming another scene, an unknown model or another
   parent frame than the scene file's (``scene.scene_state.update_problem``) is dropped whole
   with the same throttled warning as a message that fails its check.
@@ -67,6 +69,7 @@ from nps_sonar_py.ros.message_checks import (
     stamp_problem,
     tf_message_problem,
 )
+from nps_sonar_py.ros.scene_state_reader import read_scene_state
 from nps_sonar_py.ros.tf import STATIC_LISTENER_QOS, TF_QOS
 from nps_sonar_py.ros.tf_reader import MessageError, TfReader
 from nps_sonar_py.scene import WORLD_FRAME, EntityState
@@ -273,6 +276,7 @@ class Motion:
             settings.scene_state_topic,
             scene_state_problem,
             self._on_scene_state,
+            read=read_scene_state,  # raw: the entity count checked before deserialising
         )
 
     def _subscribe(

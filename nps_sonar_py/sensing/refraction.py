@@ -335,7 +335,7 @@ class _Arrival:
         rays, c_ray = hits.ray, c_ref[hits.ray]
         ranges = c_ray * on_arc.time
         if on_arc.from_source.any():
-            ranges = np.where(on_arc.from_source, (c_ray / piece.c_in) * hits.distance, ranges)
+            ranges = np.where(on_arc.from_source, (c_ray / piece.c_in) * on_arc.length, ranges)
         self.ranges[rays] = ranges
         self.time[rays] = on_arc.time
         self.length[rays] = on_arc.length
@@ -397,8 +397,11 @@ def _onto_arc(piece: _Entry, distance: F, normal: F, horizontal: F) -> _OnArc:
         )
     from_source = np.zeros(distance.size, dtype=bool)
     if any_flat:
-        dt = np.where(flat, distance / piece.c_in, dt)
-        ds = np.where(flat, distance, ds)
+        # a straight piece's length to the hit: the chord's start may lie past the piece's
+        # (clipped to the scene's depths), and chord and piece are one line
+        straight = distance + np.hypot(piece.x_start, piece.w_start)
+        dt = np.where(flat, straight / piece.c_in, dt)
+        ds = np.where(flat, straight, ds)
         s2 = np.where(flat, piece.s_in, s2)
         c2 = np.where(flat, piece.c_in, c2)
         # the first straight piece from the source keeps the cast's equivalent range

@@ -75,6 +75,7 @@ from nps_sonar_py.echo.profile_effects import (
 from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
+from nps_sonar_py.sensing.altitude import AltitudeSource, BottomTrack, altimeter
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
@@ -98,6 +99,8 @@ MAX_SIDESCAN_RAYS = 4_000_000
 _MAX_ALONG = 1_000
 #: Most rays per bin.
 _MAX_PER_BIN = 1_000
+#: Most pings a bottom track's median runs over.
+MAX_BOTTOM_TRACK_PINGS = 1_000
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,11 @@ class SidescanConfig(Record):
         max_altitude: highest altitude the placement serves, m, >= min_altitude.
         vertical_pattern: one-way across-track pattern (``BeamPattern`` or its value), about
             ``tilt``; ``SINC`` (default): a line array.
+        altitude: where each ping's altitude (its ground ranges) comes from
+            (``sensing.altitude``): ``BOTTOM_TRACK`` (default), the median seabed level of the
+            last ``bottom_track_pings`` first returns, or ``ALTIMETER``, the vertical distance
+            to the surface straight below.
+        bottom_track_pings: pings the bottom track's median runs over (1: each ping's own).
     """
 
     horizontal_width: float = setting(
@@ -145,6 +153,18 @@ class SidescanConfig(Record):
         30.0, 'highest altitude the ray placement serves [m]', 0.01, 10000.0
     )
     vertical_pattern: BeamPattern = setting(BeamPattern.SINC, 'one-way pattern across track')
+    altitude: AltitudeSource = setting(
+        AltitudeSource.BOTTOM_TRACK,
+        "where each ping's altitude (its ground ranges) comes from: bottom_track (the median "
+        'seabed level of the last bottom_track_pings first returns) or altimeter (the '
+        'vertical distance to the surface straight below)',
+    )
+    bottom_track_pings: int = setting(
+        15,
+        "pings the bottom track's median seabed level runs over (1: each ping's own first return)",
+        1,
+        MAX_BOTTOM_TRACK_PINGS,
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -240,9 +260,11 @@ class SidescanPing:
             ``max_range``, ``echo.n_bins`` bins), relative to the source at 1 m, after the
             imaging options (TVG, speckle). Bins before the first return are 0.
         bin_edges: (n_bins + 1,) slant-range bin edges, m (read-only, shared).
-        altitude: the vertical drop ``r (-d_z)`` from the sensor to the nearest return of
-            either channel (``d`` its world direction): the altitude over a flat seabed
-            whatever the attitude; NaN when nothing returned.
+        altitude: the altitude the ground ranges take, m (``SidescanConfig.altitude``): the
+            bottom track's (the median seabed level under the sonar over the last pings, each
+            the vertical drop ``r (-d_z)`` to the nearest return of either channel, ``d`` its
+            world direction: the altitude over a flat seabed whatever the attitude) or the
+            altimeter's (the vertical distance straight down); NaN when nothing returned yet.
         labels: (2, n_bins) uint16 labels (``echo.labels``) or None.
         hits: (2, n_bins) rays whose echo interval overlaps each bin, counted when first read
             (the node publishes none); only a ping the sonar made has them.
@@ -348,6 +370,7 @@ class SidescanSonar(PosedRays):
             horizontal,
         )
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
+        self.bottom_track = BottomTrack(config.bottom_track_pings)
         self.coherent = None if coherent is None else CoherentModel(coherent, echo)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
@@ -419,8 +442,9 @@ class SidescanSonar(PosedRays):
         entity = None
         if self.label_entities is not None:
             entity = hits.entity.reshape(2, -1)
+        altitude = self._altitude(r.ravel(), caster)
         if self.coherent is not None:
-            return self._coherent_ping(hits, r, cos, entity, extra)
+            return self._coherent_ping(hits, r, cos, entity, extra, altitude)
         echoes = self.model.echoes(
             r,
             cos,
@@ -433,7 +457,6 @@ class SidescanSonar(PosedRays):
         profiles = echoes.intensity
         if self.imaging.enabled:
             profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
-        altitude = self._altitude(r.ravel())
         return SidescanPing(
             profiles, self.model.bin_edges, altitude, echoes.labels, lambda: echoes.hits
         )
@@ -445,6 +468,7 @@ class SidescanSonar(PosedRays):
         cos: NDArray[np.float32],
         entity: NDArray[np.int64] | None,
         extra: ExtraReturns | None,
+        altitude: float,
     ) -> SidescanPing:
         """The ping of the coherent model: its intensities as the profiles.
 
@@ -466,7 +490,6 @@ class SidescanSonar(PosedRays):
             labels, count = echoes.labels, (lambda: echoes.hits)
         else:
             count = lambda: self.model.echoes(r, cos, mu).hits  # noqa: E731
-        altitude = self._altitude(r.ravel())
         return SidescanPing(profiles, self.model.bin_edges, altitude, labels, count, coherent)
 
     def _footprint(self, r: NDArray[np.float32], cos: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -505,14 +528,20 @@ class SidescanSonar(PosedRays):
             f'of the {echo.max_range:g} m window'
         )
 
-    def _altitude(self, r: NDArray[np.float32]) -> float:
-        """Vertical drop to the nearest return, m (``SidescanPing.altitude``); NaN for none."""
-        if r.size == 0:
-            return math.nan
-        i = int(np.argmin(r))
-        if not math.isfinite(r[i]):
-            return math.nan
-        return float(-r[i] * self.directions[i, 2])
+    def _altitude(self, r: NDArray[np.float32], caster: SurfaceCaster) -> float:
+        """The ping's altitude, m (``SidescanPing.altitude``, ``sensing.altitude``); NaN: none.
+
+        Bottom track: the median seabed level of the last pings' vertical drops to their
+        nearest return; altimeter: the distance straight down.
+        """
+        if self.config.altitude is AltitudeSource.ALTIMETER:
+            return altimeter(caster, self.origin)
+        drop = math.nan
+        if r.size:
+            i = int(np.argmin(r))
+            if math.isfinite(r[i]):
+                drop = float(-r[i] * self.directions[i, 2])
+        return self.bottom_track.update(float(self.origin[2]), drop)
 
 
 def sidescan_problem(echo: EchoConfig, config: SidescanConfig) -> str | None:

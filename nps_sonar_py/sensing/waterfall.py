@@ -14,9 +14,9 @@ intensity, float32):
 
 Ground range (:func:`ground_range_profiles`): over a flat bottom at altitude ``h`` a return at
 slant range ``r`` lies at ground range ``g = sqrt(r**2 - h**2)``; ``h`` is the ping's
-altitude, from its first bottom return (``SidescanPing.altitude``). The water column
-(``r < h``) has no ground range and is removed; ground ranges past ``sqrt(max_range**2 -
-h**2)`` are 0. ``docs/sidescan.md``.
+altitude (``SidescanPing.altitude``: a bottom track or an altimeter, ``sensing.altitude``).
+The water column (``r < h``) has no ground range and is removed; ground ranges past
+``sqrt(max_range**2 - h**2)`` are 0. ``docs/sidescan.md``.
 """
 
 from __future__ import annotations
@@ -143,8 +143,7 @@ class WaterfallConfig(Record):
     )
     ground_range: bool = setting(
         False,
-        'waterfall in ground range (flat bottom, altitude from the first return) instead of '
-        'slant range',
+        "waterfall in ground range (flat bottom, the ping's altitude) instead of slant range",
     )
     line_spacing: float = setting(
         0.0,

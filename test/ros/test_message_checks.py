@@ -292,8 +292,8 @@ def test_too_many_entities_are_refused_before_any_is_looked_at() -> None:
     from nps_sonar.msg import EntityState
 
     message = _scene_state()
-    message.entities = [EntityState(model='')] * 10_001  # each would be a bad entity too
-    assert scene_state_problem(message) == 'entities has 10001 entries, more than 10000'
+    message.entities = [EntityState(model='')] * 1_001  # each would be a bad entity too
+    assert scene_state_problem(message) == 'entities has 1001 entries, more than 1000'
 
 
 def test_too_many_transforms_are_refused_before_any_is_looked_at() -> None:

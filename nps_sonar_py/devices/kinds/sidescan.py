@@ -40,6 +40,7 @@ from nps_sonar_py.devices.settings import (
 from nps_sonar_py.echo import BeamPattern, EchoConfig
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, in_setting_names, same_as, setting
+from nps_sonar_py.sensing.altitude import AltitudeSource
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import size_problem
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanPing, SidescanSonar
@@ -103,6 +104,19 @@ class SidescanSettings(Record):
         'sidescan: one-way pattern across track, its -3 dB width sidescan_vertical_beam_width: '
         'uniform, piston, gaussian, sinc or sinc_dave',
     )
+    sidescan_altitude: AltitudeSource = same_as(
+        SidescanConfig,
+        'altitude',
+        "sidescan: where each ping's altitude (the waterfall's ground ranges) comes from: "
+        'bottom_track (the median seabed level of the last sidescan_bottom_track_pings first '
+        'returns, robust to objects) or altimeter (the vertical distance straight down)',
+    )
+    sidescan_bottom_track_pings: int = same_as(
+        SidescanConfig,
+        'bottom_track_pings',
+        "sidescan: pings the bottom track's median seabed level runs over (1: each ping's own "
+        'first return)',
+    )
     waterfall_lines: int = same_as(
         WaterfallConfig, 'lines', 'sidescan: rows of the waterfall image (newest at the top)'
     )
@@ -119,7 +133,7 @@ class SidescanSettings(Record):
     ground_range: bool = same_as(
         WaterfallConfig,
         'ground_range',
-        'sidescan: waterfall in ground range (flat bottom, altitude from the first return) '
+        'sidescan: waterfall in ground range (flat bottom, altitude: sidescan_altitude) '
         'instead of slant range; raw_image stays slant',
     )
     publish_raw_image: bool = setting(
@@ -161,6 +175,8 @@ class SidescanSettings(Record):
             min_altitude=self.sidescan_min_altitude,
             max_altitude=self.sidescan_max_altitude,
             vertical_pattern=self.sidescan_vertical_pattern,
+            altitude=self.sidescan_altitude,
+            bottom_track_pings=self.sidescan_bottom_track_pings,
         )
 
     def waterfall_config(self) -> WaterfallConfig:
@@ -188,6 +204,8 @@ _FAN_NAMES = {
     'min_altitude': 'sidescan_min_altitude',
     'max_altitude': 'sidescan_max_altitude',
     'vertical_pattern': 'sidescan_vertical_pattern',
+    'altitude': 'sidescan_altitude',
+    'bottom_track_pings': 'sidescan_bottom_track_pings',
 }
 
 #: The two beams in Ranger terms, (min_angle, max_angle): starboard and port about body z.

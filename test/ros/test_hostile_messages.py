@@ -1,0 +1,117 @@
+"""A huge message costs the node at most a ping or so, over real DDS (issue 35 item 4).
+
+Before: a ``SceneState`` of 20,000 entities (over ``MAX_ENTITIES``, then 10,000) was dropped with
+the right warning only after rclpy had deserialised it in the node's one thread, which
+stopped the pings for 0.6 to 1.7 s (100,000 entities: 3 to 4 s); three ``/tf`` messages of
+4,000 new frames each (the third past ``MAX_FRAMES``, 10,000) stopped them for 3.6 to 4.7 s,
+the buffer scanning all its frames for stale ones once per frame it could not take. Now the
+entity count is read from the bytes before anything is deserialised
+(``ros/scene_state_reader.py``; ``MAX_ENTITIES`` is now 1,000, whose deserialisation fits in
+a ping: one such message, of empty names, is sent too), and a batch that finds no stale frame
+stops looking.
+
+The side-scan of ``test_sidescan_node`` pings at 10 Hz, each ping stamped with its tick's
+time: a stall is a gap between consecutive stamps. The gaps from five pings before the
+hostile messages to twenty after the node has them (each publisher's messages acknowledged by
+the node) must stay under ``MAX_GAP``: five periods and half a second for a loaded machine's
+scheduling, a third of the shortest stall measured before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from ros_helpers import NODE_START_TIMEOUT, NodeLog, Probe, nanoseconds, running
+from test_sidescan_node import RATE, parameters, reliable, world
+
+pytestmark = pytest.mark.ros
+
+MAX_GAP = 5.0 / RATE + 0.5  # s
+
+
+def scene_state_bytes(entities: int) -> bytes:
+    """A serialized ``SceneState`` of ``entities`` empty entities, made from the bytes of two.
+
+    An empty entity takes 120 bytes after the first (a multiple of 8: the pattern repeats).
+    """
+    from rclpy.serialization import serialize_message
+
+    from nps_sonar import msg as nps_msg
+
+    one, two = (
+        serialize_message(nps_msg.SceneState(entities=[nps_msg.EntityState()] * n)) for n in (1, 2)
+    )
+    stride = two[len(one) :]
+    count_at = len(serialize_message(nps_msg.SceneState())) - 4
+    head = one[:count_at] + entities.to_bytes(4, 'little') + one[count_at + 4 :]
+    assert one[:2] == b'\x00\x01'  # little-endian CDR
+    return head + stride * (entities - 1)
+
+
+def new_frames(start: int, count: int) -> Any:
+    """A ``TFMessage`` of ``count`` transforms of frames never seen, under ``survey``."""
+    from geometry_msgs.msg import TransformStamped
+    from tf2_msgs.msg import TFMessage
+
+    transforms = []
+    for i in range(start, start + count):  # the test's message, not the node's work
+        t = TransformStamped()
+        t.header.frame_id = 'survey'
+        t.child_frame_id = f'hostile_{i}'
+        t.transform.rotation.w = 1.0
+        transforms.append(t)
+    return TFMessage(transforms=transforms)
+
+
+def wait_matched(publisher: Any, node: Any) -> None:
+    import time
+
+    deadline = time.monotonic() + NODE_START_TIMEOUT
+    while publisher.get_subscription_count() < 1:
+        assert time.monotonic() < deadline, 'the node did not subscribe'
+        assert node.poll() is None, node.communicate()[1]
+        time.sleep(0.02)
+
+
+def test_huge_scene_states_and_tf_floods_do_not_stop_the_pings(
+    tmp_path: Path, probe: Probe
+) -> None:
+    from marine_acoustic_msgs.msg import RawSonarImage
+    from rclpy.duration import Duration
+    from tf2_msgs.msg import TFMessage
+
+    from nps_sonar import msg as nps_msg
+    from nps_sonar_py.ros.tf import TF_QOS
+
+    probe.subscribe(RawSonarImage, 'sidescan/raw_image', reliable())
+    scene = probe.node.create_publisher(nps_msg.SceneState, 'scene_state', reliable())
+    tf = probe.node.create_publisher(TFMessage, '/tf', TF_QOS)
+    floods = [new_frames(4000 * k, 4000) for k in range(3)]
+    huge = [scene_state_bytes(n) for n in (20_000, 100_000, 1_000)]
+    # entity_frames: the node listens to /tf (the box follows its frame, which never comes)
+    with running('scanning_sonar_node', parameters(world(tmp_path), entity_frames='box')) as node:
+        log = NodeLog(node)
+        wait_matched(scene, node)
+        wait_matched(tf, node)
+        probe.wait('sidescan/raw_image', 5, node)
+        before = probe.count('sidescan/raw_image')  # the pings before the hostile messages
+        for data in huge:
+            scene.publish(data)
+        for message in floods:
+            tf.publish(message)
+        for publisher in (scene, tf):
+            assert publisher.wait_for_all_acked(Duration(seconds=NODE_START_TIMEOUT))
+        # the first of each topic's warnings (they are throttled per topic)
+        log.wait_for('entities has 20000 entries, more than 1000')
+        log.wait_for('of new frames past 10000 frames')
+        probe.wait('sidescan/raw_image', 20, node)  # twenty more once the node has them
+        with probe.lock:
+            pings = list(probe.received['sidescan/raw_image'])[before - 5 :]
+        assert log.stop() == 0
+    stamps = np.array([nanoseconds(m.header.stamp) for m in pings]) * 1e-9
+    gaps = np.diff(stamps)
+    assert gaps.size >= 25
+    assert gaps.max() < MAX_GAP, f'a gap of {gaps.max():.3f} s between pings'
