@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import fft
 
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
@@ -145,9 +145,9 @@ class BeamFormer:
 
     def form(
         self,
-        ranges: NDArray[np.floating],
-        sines: NDArray[np.floating],
-        amplitudes: NDArray[np.complexfloating],
+        ranges: ArrayLike,
+        sines: ArrayLike,
+        amplitudes: ArrayLike,
         rng: np.random.Generator | None = None,
     ) -> FormedBeams:
         """The beams of echoes at ``ranges`` (m), ``sines`` along the array, ``amplitudes``.
@@ -179,9 +179,9 @@ class BeamFormer:
 
     def _element_spectra(
         self,
-        ranges: NDArray[np.floating],
-        sines: NDArray[np.floating],
-        amplitudes: NDArray[np.complexfloating],
+        ranges: ArrayLike,
+        sines: ArrayLike,
+        amplitudes: ArrayLike,
     ) -> NDArray[np.complex128]:
         """(rows, N) each element's echo spectrum at the kept frequencies, compressed.
 
