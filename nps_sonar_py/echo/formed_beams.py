@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import fft
+from scipy import fft, sparse
 
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
 from nps_sonar_py.echo.gridding import OVERSAMPLING, Kernel
@@ -116,10 +116,15 @@ class BeamFormer:
         w = array.weights()
         self._shade = (w / w.sum()) / kernel.transform(m / self._columns)
         self._c0 = array.spacing * (n // 2 - 0.5 * (n - 1))  # wavelengths: 0, or d / 2 for even N
-        beam = np.asarray(setup.beam_sines, dtype=np.float64) * array.spacing * self._columns
-        self._beam_index, self._beam_weight = kernel.weights(beam)
-        self._beam_index %= self._columns
-        self._beam_phase = np.exp(-2j * math.pi * self._c0 * np.asarray(setup.beam_sines))
+        # Each beam: the kernel's taps at its sine on the grid, times exp(-2 i pi c0 s_b).
+        sines = np.asarray(setup.beam_sines, dtype=np.float64)
+        index, weight = kernel.weights(sines * array.spacing * self._columns)
+        phase = np.exp(-2j * math.pi * self._c0 * sines)
+        beams = np.repeat(np.arange(sines.size), kernel.taps)
+        self._beams = sparse.csr_matrix(
+            ((weight * phase[:, None]).ravel(), (beams, (index % self._columns).ravel())),
+            shape=(sines.size, self._columns),
+        )
 
     def _filters(
         self, rows: NDArray[np.int64]
@@ -169,8 +174,7 @@ class BeamFormer:
         shaded[:, self._element_columns] = series * self._shade
         grid = fft.fft(shaded, axis=1, workers=_WORKERS)  # the beams on the sine grid
         rows = grid[self._pad : self._pad + setup.samples]
-        beams = np.einsum('tbk,bk->bt', rows[:, self._beam_index], self._beam_weight)
-        beams *= self._beam_phase[:, None]
+        beams: NDArray[np.complex128] = np.asarray(self._beams @ rows.T)
         if setup.blank:
             beams[:, setup.ranges() < blanked_range(setup.pulse, setup.sound_speed)] = 0.0
         power = np.abs(beams) ** 2
@@ -204,13 +208,14 @@ class BeamFormer:
         c_index, c_weight = kernel.weights(column)
         c_index %= self._columns
         r_index *= self._columns
-        flat = r_index[:, :, None] + c_index[:, None, :]  # (m, taps, taps) grid cells
-        flat *= 2  # real then imaginary part: one bincount for both
-        parts = np.stack((flat, flat + 1), axis=-1)
-        value = (r_weight * a.astype(np.complex64)[:, None])[:, :, None] * c_weight[:, None, :]
-        size = 2 * self._grid_rows * self._columns
-        deposits = np.bincount(parts.ravel(), value.view(np.float32).ravel(), size)
-        grid = deposits.view(np.complex128).reshape(self._grid_rows, self._columns)
+        flat = (r_index[:, :, None] + c_index[:, None, :]).ravel()  # (m taps**2) grid cells
+        size = self._grid_rows * self._columns
+        parts = []
+        for part in (a.real, a.imag):  # each: the range taps times the part, then the sine taps
+            value = (r_weight * part[:, None])[:, :, None] * c_weight[:, None, :]
+            parts.append(np.bincount(flat, value.ravel(), size))
+        grid = parts[0] + 1j * parts[1]
+        grid = grid.reshape(self._grid_rows, self._columns)
         elements = fft.ifft(grid, axis=1, workers=_WORKERS)[:, self._element_columns]
         elements *= self._column_gain
         spectra: NDArray[np.complex128] = fft.fft(elements, axis=0, workers=_WORKERS)[self._keep]

@@ -59,15 +59,15 @@ class Kernel:
         return out
 
     @cached_property
-    def table(self) -> NDArray[np.float32]:
+    def table(self) -> NDArray[np.float64]:
         """(PHASES + 1, taps) the kernel's taps for fractional offsets ``p / PHASES``."""
         offset = np.arange(self.taps) - (self.taps // 2 - 1)
         fraction = np.arange(PHASES + 1) / PHASES
-        return self(offset[None, :] - fraction[:, None]).astype(np.float32)
+        return self(offset[None, :] - fraction[:, None])
 
     def weights(
         self, position: NDArray[np.float64]
-    ) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """For points at grid ``position`` (m,): (m, taps) grid indices (unwrapped) and weights."""
         floor = np.floor(position)
         phase = np.rint((position - floor) * PHASES).astype(np.intp)
