@@ -41,6 +41,8 @@ from nps_sonar_py.echo.pulse import Pulse
 __all__ = ['BeamFormer', 'BeamSetup', 'FormedBeams', 'form_beams']
 
 _WORKERS = 2
+#: Echoes deposited at a time.
+_CHUNK = 32768
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,9 @@ class BeamFormer:
         self._sig *= scale * self._row_gain
         self._mf *= scale
         w = array.weights()
-        self._shade = (w / w.sum()) / kernel.transform(m / self._columns)
+        self._shade = (setup.rate * w / w.sum() / kernel.transform(m / self._columns)).astype(
+            np.complex64
+        )
         self._c0 = array.spacing * (n // 2 - 0.5 * (n - 1))  # wavelengths: 0, or d / 2 for even N
         # Each beam: the kernel's taps at its sine on the grid, times exp(-2 i pi c0 s_b).
         sines = np.asarray(setup.beam_sines, dtype=np.float64)
@@ -124,6 +128,7 @@ class BeamFormer:
         self._beams = sparse.csr_matrix(
             ((weight * phase[:, None]).ravel(), (beams, (index % self._columns).ravel())),
             shape=(sines.size, self._columns),
+            dtype=np.complex64,
         )
 
     def _filters(
@@ -166,61 +171,82 @@ class BeamFormer:
                 raise ValueError('rng: a noise_density needs a generator for the noise')
             duration = self._rows / setup.rate
             sigma = math.sqrt(setup.noise_density * duration / 2.0)
-            noise = rng.standard_normal((*spectra.shape, 2)).view(np.complex128)[..., 0]
-            spectra += (sigma * self._mf)[:, None] * noise
-        # Back to time at the output rate: sum_k X_k exp(2 i pi k j / rows) df, rows x N.
-        series = fft.ifft(spectra, axis=0, workers=_WORKERS) * setup.rate
-        shaded = np.zeros((self._rows, self._columns), dtype=np.complex128)
+            pairs = rng.standard_normal((*spectra.shape, 2), dtype=np.float32)
+            noise = pairs.view(np.complex64)[..., 0]
+            noise *= (sigma * self._mf)[:, None].astype(np.complex64)
+            spectra += noise
+        # Back to time at the output rate: sum_k X_k exp(2 i pi k j / rows) df, rows x N
+        # (the rate, df rows, is in the shading).
+        series = fft.ifft(spectra, axis=0, workers=_WORKERS)
+        shaded = np.zeros((self._rows, self._columns), dtype=np.complex64)
         shaded[:, self._element_columns] = series * self._shade
         grid = fft.fft(shaded, axis=1, workers=_WORKERS)  # the beams on the sine grid
         rows = grid[self._pad : self._pad + setup.samples]
-        beams: NDArray[np.complex128] = np.asarray(self._beams @ rows.T)
+        beams: NDArray[np.complex64] = np.asarray(self._beams @ rows.T)
         if setup.blank:
             beams[:, setup.ranges() < blanked_range(setup.pulse, setup.sound_speed)] = 0.0
-        power = np.abs(beams) ** 2
-        intensity = power.reshape(len(power), -1, setup.per_bin).sum(axis=2)
-        return FormedBeams(beams.astype(np.complex64), intensity)
+        power = np.square(beams.real)
+        power += np.square(beams.imag)
+        intensity = power.reshape(len(power), -1, setup.per_bin).sum(axis=2, dtype=np.float64)
+        return FormedBeams(beams, intensity)
 
     def _element_spectra(
         self,
         ranges: ArrayLike,
         sines: ArrayLike,
         amplitudes: ArrayLike,
-    ) -> NDArray[np.complex128]:
+    ) -> NDArray[np.complex64]:
         """(rows, N) each element's echo spectrum at the kept frequencies, compressed.
 
-        The echoes are spread on the (range, sine) grid, ``taps**2`` deposits each; an FFT
-        along sine gives the elements (the first ``N`` of its columns), one along range the
-        spectra; each divided by the kernel's transform.
+        The echoes spread on the (range, sine) grid (:meth:`_grid`); an FFT along sine gives
+        the elements (their ``N`` columns), one along range the spectra; each divided by the
+        kernel's transform.
         """
-        setup, kernel = self.setup, self.setup.kernel
+        setup = self.setup
         origin = setup.start - self._pad * setup.interval
         row = (np.asarray(ranges, dtype=np.float64) - origin) / self._grid_step
-        inside = (row > kernel.taps) & (row < self._grid_rows - kernel.taps)
-        row = row[inside]
+        taps = setup.kernel.taps
+        inside = (row > taps) & (row < self._grid_rows - taps)
         sine = np.asarray(sines, dtype=np.float64)[inside]
         # exp(2 i pi d x_n s) = exp(2 i pi c0 s) exp(2 i pi d m_n s).
-        a = np.asarray(amplitudes, dtype=np.complex128)[inside] * np.exp(
-            2j * math.pi * self._c0 * sine
-        )
+        a = np.asarray(amplitudes, dtype=np.complex128)[inside]
+        if self._c0 != 0.0:
+            a = a * np.exp(2j * math.pi * self._c0 * sine)
         column = np.mod(sine * setup.array.spacing * self._columns, self._columns)
-        r_index, r_weight = kernel.weights(row)
-        c_index, c_weight = kernel.weights(column)
-        c_index %= self._columns
-        r_index *= self._columns
-        flat = (r_index[:, :, None] + c_index[:, None, :]).ravel()  # (m taps**2) grid cells
-        size = self._grid_rows * self._columns
-        parts = []
-        for part in (a.real, a.imag):  # each: the range taps times the part, then the sine taps
-            value = (r_weight * part[:, None])[:, :, None] * c_weight[:, None, :]
-            parts.append(np.bincount(flat, value.ravel(), size))
-        grid = parts[0] + 1j * parts[1]
-        grid = grid.reshape(self._grid_rows, self._columns)
+        grid = self._grid(row[inside], column, a)
         elements = fft.ifft(grid, axis=1, workers=_WORKERS)[:, self._element_columns]
         elements *= self._column_gain
-        spectra: NDArray[np.complex128] = fft.fft(elements, axis=0, workers=_WORKERS)[self._keep]
+        spectra: NDArray[np.complex64] = fft.fft(elements, axis=0, workers=_WORKERS)[self._keep]
         spectra *= self._sig[:, None]
         return spectra
+
+    def _grid(
+        self, row: NDArray[np.float64], column: NDArray[np.float64], a: NDArray[np.complex128]
+    ) -> NDArray[np.complex64]:
+        """(grid rows, columns) the echoes spread by the kernel, ``taps**2`` deposits each.
+
+        In chunks of ``_CHUNK`` echoes (the deposits' temporaries stay in cache), each part
+        (real, imaginary) one ``bincount`` over the chunk's cells.
+        """
+        kernel, size = self.setup.kernel, self._grid_rows * self._columns
+        parts = [np.zeros(size), np.zeros(size)] if a.size == 0 else []
+        for start in range(0, a.size, _CHUNK):
+            chunk = slice(start, start + _CHUNK)
+            r_index, r_weight = kernel.weights(row[chunk])
+            c_index, c_weight = kernel.weights(column[chunk])
+            c_index %= self._columns
+            r_index *= self._columns
+            flat = (r_index[:, :, None] + c_index[:, None, :]).ravel()
+            for i, part in enumerate((a.real[chunk], a.imag[chunk])):
+                value = (r_weight * part[:, None])[:, :, None] * c_weight[:, None, :]
+                deposits = np.bincount(flat, value.ravel(), size)
+                if start == 0:
+                    parts.append(deposits)
+                else:
+                    parts[i] += deposits
+        grid = np.empty(size, dtype=np.complex64)  # the FFTs in single precision: 1e-7
+        grid.real, grid.imag = parts
+        return grid.reshape(self._grid_rows, self._columns)
 
 
 def form_beams(
