@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from beam_scenes import C, brute_force, chirp_psf, psf_energy, seabed
 
-from nps_sonar_py.echo.array_response import Shading, SteeredArray
-from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup
+from nps_sonar_py.echo.array_response import Aperture, Shading, SteeredArray
+from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup, form_beams
 from nps_sonar_py.echo.pulse import Pulse, PulseKind
 
 BANDWIDTH = 10e3
@@ -145,3 +145,35 @@ def test_a_still_scene_gives_the_same_ping_bit_for_bit() -> None:
     lit = trend > 0.05 * trend.max()
     one, two = (image[:, lit] / trend[lit] for image in (first.intensity, again.intensity))
     assert abs(np.corrcoef(one.ravel(), two.ravel())[0, 1]) < 0.2
+
+
+def test_form_beams_takes_scatterers_in_the_sensor_frame_with_the_transmit_pattern() -> None:
+    """Positions (x ahead, y along the array): range, sine y / r, phase exp(-4 i pi r / lambda),
+    and the transmit aperture's one-way amplitude, against the brute force given those."""
+    setup = small_setup()
+    rng = np.random.default_rng(9)
+    m = 200
+    r = rng.uniform(4.0, 12.0, m)
+    azimuth, elevation = rng.uniform(-0.5, 0.5, m), rng.uniform(-0.2, 0.2, m)
+    p = r[:, None] * np.stack(
+        [
+            np.cos(elevation) * np.cos(azimuth),
+            np.cos(elevation) * np.sin(azimuth),
+            np.sin(elevation),
+        ],
+        axis=1,
+    )
+    xi = rng.standard_normal(m) + 1j * rng.standard_normal(m)
+    wavelength = C / 400e3
+    transmit = Aperture(math.radians(40.0), math.radians(15.0))
+    formed = form_beams(BeamFormer(setup), p, xi, wavelength, transmit).baseband
+    tx = np.sinc(0.443 / math.sin(math.radians(20.0)) * np.sin(azimuth)) * np.sinc(
+        0.443 / math.sin(math.radians(7.5)) * np.sin(elevation)
+    )
+    echoes = xi * tx * np.exp(-4j * math.pi * r / wavelength)
+    sines = np.cos(elevation) * np.sin(azimuth)
+    reference = brute_force(setup, r, sines, echoes)
+    assert relative_error(formed, reference) < 0.01
+    # Control: without the transmit pattern the echoes are others.
+    plain = brute_force(setup, r, sines, xi * np.exp(-4j * math.pi * r / wavelength))
+    assert relative_error(plain, reference) > 0.1
