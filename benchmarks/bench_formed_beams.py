@@ -12,7 +12,8 @@ It also prints how many fixed scatterers the seabed's lit triangles hold at the 
 density (``fixed_scatterers.default_density``: 20 in a resolution cell at the nearest lit
 range, 20 m) and at 4 a cell. The last line:
 ``formed_hz=<pings/s at 3e5 scatterers> raw_hz=<casts/s> ratio=<form time / cast time>``.
-Times depend on the machine and its load; the ratio is the result.
+Times depend on the machine and its load; the ratio is the result (measured figures and
+where the time goes: docs/beamforming.md#cost).
 Run: ``scripts/run python benchmarks/bench_formed_beams.py [--repeat N]``.
 """
 
