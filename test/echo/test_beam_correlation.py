@@ -128,3 +128,24 @@ def test_neighbouring_beams_correlate_as_the_array_factor_squared() -> None:
         assert float(np.mean(pairs)) == pytest.approx(predicted, abs=0.05)
         # Control: independent beams (one draw per beam) would correlate at 0.
         assert abs(float(np.mean(pairs))) > 0.05
+
+
+def scintillation(per_cell: float, seeds: int = 60) -> float:
+    """Mean over the seabed's samples of ``<I**2> / <I>**2 - 1`` over seeds (each a new bed)."""
+    setup = fan()
+    former = BeamFormer(setup)
+    density = default_density(C / (2 * BANDWIDTH), math.radians(0.4), 5.5, per_cell)
+    images = []
+    for seed in range(seeds):
+        bed = seabed((4.9, 7.6), (-0.6, 0.6), density, seed=seed)
+        baseband = former.form(*seabed_echoes(bed.positions, bed.amplitudes, 0.0)).baseband
+        images.append(np.abs(baseband[5:24, 6:48]) ** 2)  # inside the lit seabed
+    power = np.array(images)
+    return float(np.mean(np.mean(power**2, axis=0) / np.mean(power, axis=0) ** 2 - 1.0))
+
+
+def test_the_default_density_gives_fully_developed_speckle() -> None:
+    """20 scatterers a cell: scintillation index 1 within 0.1; one a cell: about 1 + 1/n."""
+    assert scintillation(20.0) == pytest.approx(1.0, abs=0.1)
+    # Control: one scatterer a cell, the count's spread shows (measured 1.46).
+    assert scintillation(1.0) > 1.25
