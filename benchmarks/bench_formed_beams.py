@@ -9,8 +9,8 @@ timed is ``BeamFormer.form``, for several scatterer counts, interleaved with
 ``RaycastingScene.cast_rays`` of the fan's 58,368 rays (``timing.median_times``).
 
 It also prints how many fixed scatterers the seabed's lit triangles hold at the default
-density (``fixed_scatterers.default_density``: 20 in a resolution cell at the nearest lit
-range, 20 m) and at 4 a cell. The last line:
+density (``fixed_scatterers.default_density``: 4 in a resolution cell at the nearest lit
+range, 20 m) and at 20 a cell. The last line:
 ``formed_hz=<pings/s at 3e5 scatterers> raw_hz=<casts/s> ratio=<form time / cast time>``.
 Times depend on the machine and its load; the ratio is the result (measured figures and
 where the time goes: docs/beamforming.md#cost).
@@ -65,7 +65,7 @@ def main() -> int:
     rays = o3d.core.Tensor(np.hstack((origins, sonar.directions)).astype(np.float32))
     pulse = Pulse(PulseKind.CHIRP, 2e-3, 12e3)
     area = lit_area(scene, rays, world)
-    for per_cell in (20.0, 4.0):
+    for per_cell in (4.0, 20.0):
         rho = default_density(pulse.resolution(C), math.radians(1.0), 20.0, per_cell)
         count = area * rho
         print(

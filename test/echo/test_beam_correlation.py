@@ -68,7 +68,7 @@ def correlation(one: np.ndarray, two: np.ndarray, lit: np.ndarray) -> float:
 
 @pytest.fixture(scope='module')
 def ground() -> tuple[np.ndarray, np.ndarray]:
-    """The seabed's fixed scatterers, 20 to a resolution cell at 5.5 m (the default)."""
+    """The seabed's fixed scatterers, 4 to a resolution cell at 5.5 m (the default)."""
     density = default_density(C / (2 * BANDWIDTH), math.radians(0.4), 5.5)
     bed = seabed((4.9, 7.6), (-0.6, 0.6), density, seed=3)
     return bed.positions, bed.amplitudes
@@ -145,7 +145,7 @@ def scintillation(per_cell: float, seeds: int = 60) -> float:
 
 
 def test_the_default_density_gives_fully_developed_speckle() -> None:
-    """20 scatterers a cell: scintillation index 1 within 0.1; one a cell: about 1 + 1/n."""
-    assert scintillation(20.0) == pytest.approx(1.0, abs=0.1)
-    # Control: one scatterer a cell, the count's spread shows (measured 1.46).
-    assert scintillation(1.0) > 1.25
+    """4 scatterers a cell (the default): scintillation index 1 within 0.05."""
+    assert scintillation(4.0) == pytest.approx(1.0, abs=0.05)
+    # Control: one scatterer a cell, the count's spread shows (measured 1.26).
+    assert scintillation(1.0) > 1.15

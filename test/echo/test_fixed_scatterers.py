@@ -86,7 +86,7 @@ def test_each_echo_has_the_phase_of_its_true_two_way_path() -> None:
     assert np.exp(-2j * math.pi * 5.0 / wavelength) != pytest.approx(expected[0], abs=1e-3)
 
 
-def test_the_default_density_puts_twenty_in_a_cell() -> None:
-    """20 / (c / (2 B) x r w): a 2.5 cm cell of a 1 degree beam at 10 m holds 20."""
+def test_the_default_density_puts_four_in_a_cell() -> None:
+    """4 / (c / (2 B) x r w): a 2.5 cm cell of a 1 degree beam at 10 m holds 4."""
     density = default_density(0.025, math.radians(1.0), 10.0)
-    assert density * 0.025 * 10.0 * math.radians(1.0) == pytest.approx(20.0)
+    assert density * 0.025 * 10.0 * math.radians(1.0) == pytest.approx(4.0)
