@@ -24,7 +24,6 @@ from scipy import fft
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, window
 
 __all__ = [
-    'blank',
     'blanked_range',
     'compress',
     'reference',
@@ -82,15 +81,3 @@ def compress(
 def blanked_range(pulse: Pulse, sound_speed: float) -> float:
     """Range the receiver cannot hear while the sonar transmits, ``c T / 2``, m."""
     return 0.5 * sound_speed * pulse.length
-
-
-def blank(
-    samples: NDArray[np.complexfloating],
-    ranges: NDArray[np.floating],
-    pulse: Pulse,
-    sound_speed: float,
-) -> NDArray[np.complexfloating]:
-    """``samples`` (last axis at ``ranges``, m), every sample nearer than ``c T / 2`` zeroed."""
-    out = np.array(samples, copy=True)
-    out[..., np.asarray(ranges) < blanked_range(pulse, sound_speed)] = 0.0
-    return out
