@@ -213,23 +213,34 @@ class BeamFormer:
         if self._c0 != 0.0:
             a = a * np.exp(2j * math.pi * self._c0 * sine)
         column = np.mod(sine * setup.array.spacing * self._columns, self._columns)
-        grid = self._grid(row[inside], column, a)
-        elements = fft.ifft(grid, axis=1, workers=_WORKERS)[:, self._element_columns]
-        elements *= self._column_gain
+        row = row[inside]
+        # Only the grid rows the echoes reach are spread and transformed (the rest are 0).
+        first = max(0, int(np.floor(row.min())) - taps) if row.size else 0
+        last = min(self._grid_rows, int(np.ceil(row.max())) + taps + 1) if row.size else 1
+        slab = self._grid(row - first, column, a, last - first)
+        elements = np.zeros((self._grid_rows, setup.array.elements), dtype=np.complex64)
+        transformed = fft.ifft(slab, axis=1, workers=_WORKERS)
+        elements[first:last] = transformed[:, self._element_columns] * self._column_gain
         spectra: NDArray[np.complex64] = fft.fft(elements, axis=0, workers=_WORKERS)[self._keep]
         spectra *= self._sig[:, None]
         return spectra
 
     def _grid(
-        self, row: NDArray[np.float64], column: NDArray[np.float64], a: NDArray[np.complex128]
+        self,
+        row: NDArray[np.float64],
+        column: NDArray[np.float64],
+        a: NDArray[np.complex128],
+        rows: int,
     ) -> NDArray[np.complex64]:
-        """(grid rows, columns) the echoes spread by the kernel, ``taps**2`` deposits each.
+        """(rows, columns) the echoes at grid ``row``, ``column`` spread by the kernel.
+
+        ``taps**2`` deposits each; every row index they reach is in ``[0, rows)``.
 
         In chunks of ``_CHUNK`` echoes (the deposits' temporaries stay in cache), each part
         (real, imaginary) one ``bincount`` over the chunk's cells.
         """
-        kernel, size = self.setup.kernel, self._grid_rows * self._columns
-        parts = [np.zeros(size), np.zeros(size)] if a.size == 0 else []
+        kernel, size = self.setup.kernel, rows * self._columns
+        parts: list[NDArray[np.float64]] = [np.zeros(size), np.zeros(size)] if a.size == 0 else []
         for start in range(0, a.size, _CHUNK):
             chunk = slice(start, start + _CHUNK)
             r_index, r_weight = kernel.weights(row[chunk])
@@ -239,14 +250,14 @@ class BeamFormer:
             flat = (r_index[:, :, None] + c_index[:, None, :]).ravel()
             for i, part in enumerate((a.real[chunk], a.imag[chunk])):
                 value = (r_weight * part[:, None])[:, :, None] * c_weight[:, None, :]
-                deposits = np.bincount(flat, value.ravel(), size)
+                deposits = np.asarray(np.bincount(flat, value.ravel(), size), dtype=np.float64)
                 if start == 0:
                     parts.append(deposits)
                 else:
                     parts[i] += deposits
         grid = np.empty(size, dtype=np.complex64)  # the FFTs in single precision: 1e-7
         grid.real, grid.imag = parts
-        return grid.reshape(self._grid_rows, self._columns)
+        return grid.reshape(rows, self._columns)
 
 
 def form_beams(
