@@ -179,3 +179,24 @@ def test_form_beams_takes_scatterers_in_the_sensor_frame_with_the_transmit_patte
     # Control: without the transmit pattern the echoes are others.
     plain = brute_force(setup, r, sines, xi * np.exp(-4j * math.pi * r / wavelength))
     assert relative_error(plain, reference) > 0.1
+
+
+def test_a_diffuse_patch_has_its_side_lobe_floor() -> None:
+    """Beams 10 to 20 degrees off a patch of scatterers (sines within +-0.05) hear it through
+    their side lobes, at the level ``sum |a|**2 |AF|**2`` says (mean over phase codes, 5 %)."""
+    setup = small_setup()
+    m = 64
+    rng = np.random.default_rng(4)
+    ranges, sines = rng.uniform(5.0, 10.0, m), rng.uniform(-0.05, 0.05, m)
+    amplitudes = np.ones(m, dtype=complex)
+    former = BeamFormer(setup)
+    codes = np.exp(2j * math.pi * np.outer(np.arange(m), np.arange(m)) / m)
+    mean = sum(former.form(ranges, sines, amplitudes * code).intensity for code in codes) / m
+    expected = incoherent_image(setup, ranges, sines, np.abs(amplitudes) ** 2)
+    off = np.abs(np.degrees(np.arcsin(setup.beam_sines))) >= 10.0
+    floor, peak = mean[off].sum(axis=1), mean.sum(axis=1).max()
+    assert floor == pytest.approx(expected[off].sum(axis=1), rel=0.05)
+    assert np.all(10 * np.log10(floor / peak) > -45.0)  # a floor, not silence
+    # Control: the rays' beams (a cone of the beam's width) hear nothing there.
+    cone = 0.886 / (setup.array.elements * setup.array.spacing) / 2
+    assert np.all(np.abs(setup.beam_sines[off][:, None] - sines[None, :]) > cone)
