@@ -75,6 +75,18 @@ class BeamSetup:
     blank: bool = True
     kernel: Kernel = field(default_factory=Kernel)
 
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.per_bin < 1 or self.samples % self.per_bin:
+            raise ValueError(
+                f'samples: {self.samples} is not a positive multiple of per_bin {self.per_bin}'
+            )
+        if not (self.interval > 0.0 and self.sound_speed > 0.0):
+            raise ValueError(
+                f'interval: {self.interval} m and sound_speed: {self.sound_speed} m/s must be > 0'
+            )
+        if self.noise_density < 0.0:
+            raise ValueError(f'noise_density: {self.noise_density} (must be >= 0)')
+
     @property
     def rate(self) -> float:
         """Complex sample rate, Hz."""

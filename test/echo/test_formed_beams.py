@@ -200,3 +200,13 @@ def test_a_diffuse_patch_has_its_side_lobe_floor() -> None:
     # Control: the rays' beams (a cone of the beam's width) hear nothing there.
     cone = 0.886 / (setup.array.elements * setup.array.spacing) / 2
     assert np.all(np.abs(setup.beam_sines[off][:, None] - sines[None, :]) > cone)
+
+
+def test_a_bad_setup_is_refused_in_one_line() -> None:
+    base = small_setup()
+    with pytest.raises(ValueError, match='samples: 301 is not a positive multiple of per_bin 2'):
+        BeamSetup(base.array, base.beam_sines, PULSE, C, 3.0, base.interval, 301, per_bin=2)
+    with pytest.raises(ValueError, match='noise_density'):
+        BeamSetup(base.array, base.beam_sines, PULSE, C, 3.0, base.interval, 300, noise_density=-1)
+    # Control: the good setup is accepted.
+    assert BeamSetup(base.array, base.beam_sines, PULSE, C, 3.0, base.interval, 300).samples == 300
