@@ -155,6 +155,18 @@ PRESETS: dict[str, SonarPreset] = {
             max_range=120.0,
             update_rate=40.0,
         ),
+        SonarPreset(
+            name='oculus_m1200d_hf',
+            title='Blueprint Subsea Oculus M1200d, high-frequency mode (2.1 MHz)',
+            frequency=2.1e6,
+            field_of_view=math.radians(60.0),
+            beams=256,
+            vertical_beam_width=math.radians(12.0),
+            horizontal_beam_width=math.radians(0.4),
+            bandwidth=None,
+            max_range=10.0,
+            update_rate=40.0,
+        ),
     )
 }
 

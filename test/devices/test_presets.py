@@ -35,6 +35,9 @@ SHEETS: dict[str, tuple[float, float, int, float, float | None, float | None, fl
     'blueview_p900_130': (900e3, 130.0, 768, 20.0, None, 0.025, 100.0),
     # horizontal: 0.6 deg at 1.2 MHz (liboculus), one aperture: 0.6 * 1.2 / 0.75 deg at 750 kHz
     'oculus_m750d': (750e3, 130.0, 512, 20.0, 0.96, None, 120.0),
+    # liboculus Oculus_2100MHz: 12 x 0.4 deg; Oculus.h: M1200d HF up to 10 m; 256 beams over
+    # -30 to +30 deg, as liboculus's recorded 2.0989 MHz ping was taken
+    'oculus_m1200d_hf': (2.1e6, 60.0, 256, 12.0, 0.4, None, 10.0),
 }
 #: Sound speed of the published range resolutions, m/s.
 C = 1500.0
@@ -79,11 +82,12 @@ def test_each_preset_builds_the_published_geometry(name: str) -> None:
     assert device.frequency <= 1400.0 / (2.0 * max_range)
 
 
-def test_the_line_array_has_the_published_horizontal_beam_width() -> None:
+@pytest.mark.parametrize('name', ['oculus_m750d', 'oculus_m1200d_hf'])
+def test_the_line_array_has_the_published_horizontal_beam_width(name: str) -> None:
     """0.886 lambda / (N d) of the preset's array is the sheet's width, within 5 %."""
-    width = SHEETS['oculus_m750d'][4]
+    width = SHEETS[name][4]
     assert width is not None
-    config = fan({'sonar_preset': 'oculus_m750d'}).sonar.coherent_config
+    config = fan({'sonar_preset': name}).sonar.coherent_config
     assert config is not None
     elements, spacing = config.array_elements, config.array_spacing  # spacing in wavelengths
 
@@ -93,7 +97,7 @@ def test_the_line_array_has_the_published_horizontal_beam_width() -> None:
 
     assert array_width(elements) == pytest.approx(width, rel=0.05)
     assert array_width(round(elements * 0.9)) != pytest.approx(width, rel=0.05)  # control
-    assert fan({'sonar_preset': 'oculus_m750d'}).sonar.echo.beam_width == pytest.approx(
+    assert fan({'sonar_preset': name}).sonar.echo.beam_width == pytest.approx(
         math.radians(width), rel=0.05
     )
 
@@ -123,11 +127,12 @@ def test_the_pulse_has_the_published_range_resolution() -> None:
     assert sonar.echo.max_range / (sonar.echo.n_bins - 1) > finest
 
 
-def test_a_preset_without_a_published_resolution_keeps_the_pulse_default() -> None:
-    given = preset_settings('oculus_m750d')
+@pytest.mark.parametrize('name', ['oculus_m750d', 'oculus_m1200d_hf'])
+def test_a_preset_without_a_published_resolution_keeps_the_pulse_default(name: str) -> None:
+    given = preset_settings(name)
     assert not {'bandwidth', 'range_bins', 'pulse_duration'} & set(given)
     plain = fan({'echo_model': 'coherent', **SECTOR}).sonar.coherent_config
-    preset = fan({'sonar_preset': 'oculus_m750d'}).sonar.coherent_config
+    preset = fan({'sonar_preset': name}).sonar.coherent_config
     assert plain is not None
     assert preset is not None
     assert preset.bandwidth == plain.bandwidth
@@ -165,7 +170,10 @@ def test_an_unknown_preset_is_refused_in_one_line_with_the_choices() -> None:
     with pytest.raises(ConfigurationError) as error:
         fan({'sonar_preset': 'p900'})
     text = str(error.value)
-    assert text == "sonar_preset must be none, blueview_p900_130 or oculus_m750d, got 'p900'"
+    assert text == (
+        'sonar_preset must be none, blueview_p900_130, oculus_m750d or oculus_m1200d_hf, '
+        "got 'p900'"
+    )
 
 
 def test_another_mode_refuses_a_preset_in_one_line() -> None:

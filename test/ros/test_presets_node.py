@@ -82,7 +82,9 @@ def test_a_preset_makes_the_fan_and_cannot_change_while_running(
     assert ping.azimuths[-1] - ping.azimuths[0] == pytest.approx(FIELD_OF_VIEW, abs=1e-5)
     assert ping.frequency == pytest.approx(FREQUENCY)
     assert (ping.min_range, ping.max_range) == pytest.approx((MIN_RANGE, MAX_RANGE))
-    assert described.additional_constraints == 'one of: none, blueview_p900_130, oculus_m750d'
+    assert described.additional_constraints == (
+        'one of: none, blueview_p900_130, oculus_m750d, oculus_m1200d_hf'
+    )
     assert described.read_only
     assert len(results) == 1
     assert not results[0].successful
@@ -114,5 +116,6 @@ def test_an_unknown_preset_stops_the_node_with_one_line(tmp_path: Path) -> None:
     extra = parameter_file(tmp_path, sonar_preset='p900')
     line = exit_line([executable('scanning_sonar_node'), '--ros-args', *extra])
     assert line == (
-        "nps_sonar: sonar_preset must be none, blueview_p900_130 or oculus_m750d, got 'p900'"
+        'nps_sonar: sonar_preset must be none, blueview_p900_130, oculus_m750d or '
+        "oculus_m1200d_hf, got 'p900'"
     )

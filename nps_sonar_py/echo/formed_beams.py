@@ -1,0 +1,301 @@
+"""Beams formed by a line array over fixed scatterers, pulse-compressed, at FFT cost.
+
+Beam ``b`` (steered to the sine ``s_b``) hears, after the matched filter,
+
+    y_b(t) = sum_i a_i AF(s_i - s_b) R(t - 2 r_i / c) + noise,
+
+``a_i`` each scatterer's complex echo (its fixed amplitude, the incoherent model's intensity,
+the transmit pattern and the carrier phase of its true path), ``s_i`` its direction cosine
+along the array, ``R`` the compressed pulse (``matched_filter.py``) and ``AF`` the array's
+response (``array_response.py``). ``AF`` is a sum over the elements, so the sum over the
+scatterers is done once per element and range, as a real array does: the scatterers are
+spread on a grid in (range, sine) and two FFTs give every element's echo spectrum
+``E_n(f) = sum_i a_i exp(2 i pi d x_n s_i - 2 i pi f 2 r_i / c)`` (``gridding.py``). There
+the receiver's noise is added, white and independent per element, before the matched filter;
+the matched filter is a product with the replica's spectrum, and the beams are the shaded
+sum over the elements, evaluated at the beams' sines by an FFT and interpolation. The cost
+is the FFTs of a (range x sine) grid and ``taps**2`` deposits per scatterer, not a sum per
+scatterer per beam (``docs/beamforming.md``).
+
+Scale: a lone scatterer's samples carry the energy ``|a|**2 |AF|**2`` (``sum_j |y_j|**2``),
+so a bin's intensity (the energy of its samples) is in the incoherent model's units and its
+mean over scatterer realisations is the incoherent image with the array's pattern ``|AF|**2``.
+The noise goes through the same scale: the output SNR of a point is ``|a|**2 T / (N0 g)``
+(``g = sum w**2 / (sum w)**2``, the beam's share of the element noise), growing with ``T``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import fft, sparse
+
+from nps_sonar_py.echo.array_response import Aperture, SteeredArray
+from nps_sonar_py.echo.gridding import OVERSAMPLING, Kernel
+from nps_sonar_py.echo.matched_filter import blanked_range, reference, replica
+from nps_sonar_py.echo.pulse import Pulse
+
+__all__ = ['BeamFormer', 'BeamSetup', 'FormedBeams', 'form_beams']
+
+_WORKERS = 2
+#: Echoes deposited at a time.
+_CHUNK = 32768
+
+
+@dataclass(frozen=True)
+class BeamSetup:
+    """What a formed-beams sonar is: its array, beams, pulse and range samples.
+
+    Attributes:
+        array: the receive line array, along the sensor's y axis.
+        beam_sines: (B,) the sines ``s_b`` the beams are steered to.
+        pulse: the transmitted pulse and its matched-filter window.
+        sound_speed: m/s.
+        start: range of sample 0, m.
+        interval: range between samples, m (``c / (2 f_s)``).
+        samples: samples per beam.
+        per_bin: samples per range bin.
+        noise_density: each element's noise spectral density ``N0``, in the echoes' intensity
+            units times seconds (0: no noise).
+        blank: zero what the receiver hears while the sonar transmits (``c T / 2``).
+    """
+
+    array: SteeredArray
+    beam_sines: NDArray[np.float64]
+    pulse: Pulse
+    sound_speed: float
+    start: float
+    interval: float
+    samples: int
+    per_bin: int = 1
+    noise_density: float = 0.0
+    blank: bool = True
+    kernel: Kernel = field(default_factory=Kernel)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.per_bin < 1 or self.samples % self.per_bin:
+            raise ValueError(
+                f'samples: {self.samples} is not a positive multiple of per_bin {self.per_bin}'
+            )
+        if not (self.interval > 0.0 and self.sound_speed > 0.0):
+            raise ValueError(
+                f'interval: {self.interval} m and sound_speed: {self.sound_speed} m/s must be > 0'
+            )
+        if self.noise_density < 0.0:
+            raise ValueError(f'noise_density: {self.noise_density} (must be >= 0)')
+
+    @property
+    def rate(self) -> float:
+        """Complex sample rate, Hz."""
+        return self.sound_speed / (2.0 * self.interval)
+
+    def ranges(self) -> NDArray[np.float64]:
+        """(samples,) range of each sample, m."""
+        return np.multiply(np.arange(self.samples), self.interval, dtype=np.float64) + self.start
+
+
+@dataclass(frozen=True)
+class FormedBeams:
+    """One ping's beams: ``baseband`` (B, samples) complex64, ``intensity`` (B, bins) float64."""
+
+    baseband: NDArray[np.complex64]
+    intensity: NDArray[np.float64]
+
+
+class BeamFormer:
+    """Forms a setup's beams from scatterers' echoes; tables built once (module docstring)."""
+
+    def __init__(self, setup: BeamSetup) -> None:
+        self.setup = setup
+        kernel, array = setup.kernel, setup.array
+        self._pad = math.ceil(setup.pulse.length * setup.rate) + kernel.taps  # samples each side
+        self._rows = fft.next_fast_len(setup.samples + 2 * self._pad)  # output rows, with pads
+        self._grid_rows = OVERSAMPLING * self._rows
+        n = array.elements
+        self._columns = max(8, 1 << math.ceil(math.log2(OVERSAMPLING * n)))  # sine grid
+        self._grid_step = setup.interval / OVERSAMPLING  # range between grid rows, m
+        # Element n sits at d (m_n + c0): m_n = n - N // 2 centred on 0 (the kernel's band).
+        m = np.arange(n) - n // 2
+        self._element_columns = np.mod(m, self._columns)
+        self._column_gain = self._columns / kernel.transform(m / self._columns)
+        rows = np.fft.fftfreq(self._rows, 1.0 / self._rows).astype(np.int64)  # kept bins
+        self._keep = np.mod(rows, self._grid_rows)
+        self._row_gain = 1.0 / kernel.transform(rows / self._grid_rows)
+        self._sig, self._mf, scale = self._filters(rows)
+        self._sig *= scale * self._row_gain
+        self._mf *= scale
+        w = array.weights()
+        self._shade = (setup.rate * w / w.sum() / kernel.transform(m / self._columns)).astype(
+            np.complex64
+        )
+        self._c0 = array.spacing * (n // 2 - 0.5 * (n - 1))  # wavelengths: 0, or d / 2 for even N
+        # Each beam: the kernel's taps at its sine on the grid, times exp(-2 i pi c0 s_b).
+        sines = np.asarray(setup.beam_sines, dtype=np.float64)
+        index, weight = kernel.weights(sines * array.spacing * self._columns)
+        phase = np.exp(-2j * math.pi * self._c0 * sines)
+        beams = np.repeat(np.arange(sines.size), kernel.taps)
+        self._beams = sparse.csr_matrix(
+            ((weight * phase[:, None]).ravel(), (beams, (index % self._columns).ravel())),
+            shape=(sines.size, self._columns),
+            dtype=np.complex64,
+        )
+
+    def _filters(
+        self, rows: NDArray[np.int64]
+    ) -> tuple[NDArray[np.complex128], NDArray[np.complex128], float]:
+        """The echo's compressed spectrum, the noise's filter, and the output scale, at ``rows``.
+
+        At frequency ``f``: the echo ``P(f) conj(H(f)) / f_g`` (``P`` the replica's, ``H`` the
+        matched filter's reference, both sampled at the grid rate ``f_g``), the noise
+        ``conj(H(f))``; times ``1 / sqrt(f_s integral |P H* / f_g|**2 df)`` so that a lone
+        echo's samples at the rate ``f_s`` carry the energy ``|a|**2``.
+        """
+        setup = self.setup
+        rate = OVERSAMPLING * setup.rate
+        p, h = replica(setup.pulse, rate), reference(setup.pulse, rate)
+        t = (np.arange(p.size) - 0.5 * (p.size - 1)) / rate  # centred on the echo's delay
+        f = rows / (self._rows / setup.rate)  # Hz
+        kernel = np.exp(-2j * math.pi * np.multiply.outer(f, t))
+        spectrum_p, spectrum_h = kernel @ p, kernel @ h
+        signal = spectrum_p * np.conj(spectrum_h) / rate
+        df = setup.rate / self._rows
+        energy = setup.rate * float(np.sum(np.abs(signal) ** 2)) * df
+        return signal, np.conj(spectrum_h), 1.0 / math.sqrt(energy)
+
+    def form(
+        self,
+        ranges: ArrayLike,
+        sines: ArrayLike,
+        amplitudes: ArrayLike,
+        rng: np.random.Generator | None = None,
+    ) -> FormedBeams:
+        """The beams of echoes at ``ranges`` (m), ``sines`` along the array, ``amplitudes``.
+
+        ``rng`` draws the element noise (needed when the setup has ``noise_density``).
+        """
+        spectra = self._element_spectra(ranges, sines, amplitudes)
+        setup = self.setup
+        if setup.noise_density > 0.0:
+            if rng is None:
+                raise ValueError('rng: a noise_density needs a generator for the noise')
+            duration = self._rows / setup.rate
+            sigma = math.sqrt(setup.noise_density * duration / 2.0)
+            pairs = rng.standard_normal((*spectra.shape, 2), dtype=np.float32)
+            noise = pairs.view(np.complex64)[..., 0]
+            noise *= (sigma * self._mf)[:, None].astype(np.complex64)
+            spectra += noise
+        # Back to time at the output rate: sum_k X_k exp(2 i pi k j / rows) df, rows x N
+        # (the rate, df rows, is in the shading).
+        series = fft.ifft(spectra, axis=0, workers=_WORKERS)
+        shaded = np.zeros((self._rows, self._columns), dtype=np.complex64)
+        shaded[:, self._element_columns] = series * self._shade
+        grid = fft.fft(shaded, axis=1, workers=_WORKERS)  # the beams on the sine grid
+        rows = grid[self._pad : self._pad + setup.samples]
+        beams: NDArray[np.complex64] = np.asarray(self._beams @ rows.T)
+        if setup.blank:
+            beams[:, setup.ranges() < blanked_range(setup.pulse, setup.sound_speed)] = 0.0
+        power = np.square(beams.real)
+        power += np.square(beams.imag)
+        intensity = power.reshape(len(power), -1, setup.per_bin).sum(axis=2, dtype=np.float64)
+        return FormedBeams(beams, intensity)
+
+    def _element_spectra(
+        self,
+        ranges: ArrayLike,
+        sines: ArrayLike,
+        amplitudes: ArrayLike,
+    ) -> NDArray[np.complex64]:
+        """(rows, N) each element's echo spectrum at the kept frequencies, compressed.
+
+        The echoes spread on the (range, sine) grid (:meth:`_grid`); an FFT along sine gives
+        the elements (their ``N`` columns), one along range the spectra; each divided by the
+        kernel's transform.
+        """
+        setup = self.setup
+        origin = setup.start - self._pad * setup.interval
+        row = (np.asarray(ranges, dtype=np.float64) - origin) / self._grid_step
+        taps = setup.kernel.taps
+        inside = (row > taps) & (row < self._grid_rows - taps)
+        sine = np.asarray(sines, dtype=np.float64)[inside]
+        # exp(2 i pi d x_n s) = exp(2 i pi c0 s) exp(2 i pi d m_n s).
+        a = np.asarray(amplitudes, dtype=np.complex128)[inside]
+        if self._c0 != 0.0:
+            a = a * np.exp(2j * math.pi * self._c0 * sine)
+        column = np.mod(sine * setup.array.spacing * self._columns, self._columns)
+        row = row[inside]
+        # Only the grid rows the echoes reach are spread and transformed (the rest are 0).
+        first = max(0, int(np.floor(row.min())) - taps) if row.size else 0
+        last = min(self._grid_rows, int(np.ceil(row.max())) + taps + 1) if row.size else 1
+        slab = self._grid(row - first, column, a, last - first)
+        elements = np.zeros((self._grid_rows, setup.array.elements), dtype=np.complex64)
+        transformed = fft.ifft(slab, axis=1, workers=_WORKERS)
+        elements[first:last] = transformed[:, self._element_columns] * self._column_gain
+        spectra: NDArray[np.complex64] = fft.fft(elements, axis=0, workers=_WORKERS)[self._keep]
+        spectra *= self._sig[:, None]
+        return spectra
+
+    def _grid(
+        self,
+        row: NDArray[np.float64],
+        column: NDArray[np.float64],
+        a: NDArray[np.complex128],
+        rows: int,
+    ) -> NDArray[np.complex64]:
+        """(rows, columns) the echoes at grid ``row``, ``column`` spread by the kernel.
+
+        ``taps**2`` deposits each; every row index they reach is in ``[0, rows)``.
+
+        In chunks of ``_CHUNK`` echoes (the deposits' temporaries stay in cache), each part
+        (real, imaginary) one ``bincount`` over the chunk's cells.
+        """
+        kernel, size = self.setup.kernel, rows * self._columns
+        parts: list[NDArray[np.float64]] = [np.zeros(size), np.zeros(size)] if a.size == 0 else []
+        for start in range(0, a.size, _CHUNK):
+            chunk = slice(start, start + _CHUNK)
+            r_index, r_weight = kernel.weights(row[chunk])
+            c_index, c_weight = kernel.weights(column[chunk])
+            c_index %= self._columns
+            r_index *= self._columns
+            flat = (r_index[:, :, None] + c_index[:, None, :]).ravel()
+            for i, part in enumerate((a.real[chunk], a.imag[chunk])):
+                value = (r_weight * part[:, None])[:, :, None] * c_weight[:, None, :]
+                deposits = np.asarray(np.bincount(flat, value.ravel(), size), dtype=np.float64)
+                if start == 0:
+                    parts.append(deposits)
+                else:
+                    parts[i] += deposits
+        grid = np.empty(size, dtype=np.complex64)  # the FFTs in single precision: 1e-7
+        grid.real, grid.imag = parts
+        return grid.reshape(rows, self._columns)
+
+
+def form_beams(
+    former: BeamFormer,
+    positions: NDArray[np.floating],
+    amplitudes: NDArray[np.complexfloating],
+    wavelength: float,
+    transmit: Aperture | None = None,
+    rng: np.random.Generator | None = None,
+) -> FormedBeams:
+    """The beams of scatterers at ``positions`` (m, 3) in the sensor frame.
+
+    The frame: x ahead, y along the array (starboard), z down.
+
+    ``amplitudes``: each scatterer's echo without its phase, ``xi sqrt(I)`` (``I`` the
+    incoherent model's intensity of its area); this adds the carrier phase of the two-way path
+    ``2 r`` and the transmit pattern's one-way amplitude at its azimuth and elevation.
+    """
+    p = np.asarray(positions, dtype=np.float64)
+    r = np.linalg.norm(p, axis=1)
+    turns = 2.0 * r / wavelength
+    turns -= np.floor(turns)
+    a = np.asarray(amplitudes, dtype=np.complex128) * np.exp(-2j * math.pi * turns)
+    sines = p[:, 1] / r
+    if transmit is not None:
+        azimuth = np.arctan2(p[:, 1], p[:, 0])
+        elevation = np.arcsin(np.clip(p[:, 2] / r, -1.0, 1.0))
+        a = a * transmit.amplitude(azimuth, elevation)
+    return former.form(r, sines, a, rng)
