@@ -25,12 +25,16 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multipath import THROUGH_A_PROFILE
 from nps_sonar_py.sensing.refraction import PlacedScene, RefractingCaster, scene_bounds
+from nps_sonar_py.sensing.seabed_caster import seabed_caster
 
 __all__ = ['Rig', 'medium_caster']
 
 
 def medium_caster(caster: SurfaceCaster, beam: BeamSettings) -> SurfaceCaster:
     """``caster``, or a :class:`RefractingCaster` around it when ``beam`` gives a profile.
+
+    A world with seabeds is first wrapped in a ``SeabedCaster`` at the beam's frequency and
+    sound speed (``sensing.seabed_caster``: the seabed law's one hook; ``docs/seabed.md``).
 
     A scene's raycaster also gives the box its entities are in, so that only the chords
     that can meet them are cast.
@@ -39,12 +43,14 @@ def medium_caster(caster: SurfaceCaster, beam: BeamSettings) -> SurfaceCaster:
     cannot be used, or one given with multipath (``max_bounces`` > 0).
     """
     profile = beam.water_profile()
+    speed = beam.sound_speed or beam.environment().sound_speed
+    seabed = seabed_caster(caster, beam.frequency, speed)
     if profile is None:
-        return caster
+        return seabed
     if beam.max_bounces > 0:
         raise ConfigurationError(THROUGH_A_PROFILE)
     bounds = scene_bounds(caster) if isinstance(caster, PlacedScene) else None
-    return RefractingCaster(caster, profile, surface_z=beam.sea_surface_z, bounds=bounds)
+    return RefractingCaster(seabed, profile, surface_z=beam.sea_surface_z, bounds=bounds)
 
 
 class Rig:

@@ -50,6 +50,7 @@ from nps_sonar_py.description import (
     parse_robot,
 )
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_coefficient
+from nps_sonar_py.echo.seabed import Seabed
 from nps_sonar_py.errors import SceneError
 from nps_sonar_py.scene.heightmap import parse_heightmap
 from nps_sonar_py.scene.meshes import PackageResolver
@@ -70,6 +71,7 @@ from nps_sonar_py.scene.scene_state import (
     check_children,
     parse_scene_state,
 )
+from nps_sonar_py.scene.seabed_element import read_seabed, seabed_of_name
 from nps_sonar_py.scene.tessellation import (
     DEFAULT_CYLINDER_SEGMENTS,
     DEFAULT_SPHERE_SUBDIVISIONS,
@@ -207,8 +209,8 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
     check_children(
         element,
         file=file,
-        attributes=('name', 'file', 'geometry', 'reflectivity', 'retro'),
-        elements=('robot', 'heightmap'),
+        attributes=('name', 'file', 'geometry', 'reflectivity', 'retro', 'sediment'),
+        elements=('robot', 'heightmap', 'seabed'),
     )
     name = required_attribute(
         element, 'name', SceneError, strip=True, problem=MISSING_ATTRIBUTE, file=file
@@ -223,7 +225,8 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
         )
     reflectivity = _model_number(element, 'reflectivity', file, 0.0, 1.0)
     retro = _model_number(element, 'retro', file, 0.0, math.inf)
-    inline = children(element)
+    seabed = _seabed(element, file)
+    inline = [child for child in children(element) if child.tag != 'seabed']
     model_file = element.get('file')
     if (model_file is None) == (not inline) or len(inline) > 1:
         problem = 'needs either a file attribute or one inline <robot> or <heightmap>,'
@@ -240,6 +243,7 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
             source=str(path),
             retro=np.asarray(as_read),
             maps=maps,
+            seabed=seabed,
         )
     if model_file is not None:
         path = base_dir / model_file
@@ -253,7 +257,20 @@ def _model(element: Element, file: str | None, base_dir: Path, options: ReadOpti
         # Leading newlines keep the robot's line numbers those of the scene file.
         text = '\n' * (inline[0].sourceline - 1) + etree.tostring(inline[0], encoding='unicode')
         robot = parse_robot(text, source=file or '<world>', base_dir=str(base_dir))
-    return _entity(name, robot, replace(options, geometry=geometry), reflectivity, retro)
+    entity = _entity(name, robot, replace(options, geometry=geometry), reflectivity, retro)
+    return entity if seabed is None else replace(entity, seabed=seabed)
+
+
+def _seabed(element: Element, file: str | None) -> Seabed | None:
+    """The ``<model>``'s seabed: its ``sediment`` attribute or its one ``<seabed>``."""
+    found = children(element, 'seabed')
+    name = element.get('sediment')
+    if len(found) > 1 or (found and name is not None):
+        problem = 'gives its seabed twice: one sediment attribute or one <seabed>'
+        raise_at(SceneError, element, problem, file=file)
+    if found:
+        return read_seabed(found[0], file)
+    return None if name is None else seabed_of_name(element, name, file)
 
 
 def parse_world(

@@ -35,7 +35,9 @@ tessellated here (polyline, image). A ``<heightmap>`` is read by
 :mod:`nps_sonar_py.scene.heightmap` (a PNG as Gazebo's, or a ``.npy`` grid in metres). A
 ``<heightmap>`` or ``<mesh>`` may hold an ``<nps:reflectivity_map>`` (namespace
 ``urn:nps_sonar``, declared on ``<sdf>``; Gazebo ignores it), a grayscale PNG giving the
-Lambert coefficient at each hit (:mod:`nps_sonar_py.scene.reflectivity_map`).
+Lambert coefficient at each hit (:mod:`nps_sonar_py.scene.reflectivity_map`). A top-level
+``<model>`` may hold an ``<nps:seabed>``, its sediment, texture and ripples
+(:mod:`nps_sonar_py.scene.seabed_element`, ``docs/seabed.md``).
 
 Bounds, checked before anything is allocated: lengths within ``[0, MAX_POSITION]`` (1e6 m),
 pose positions within ``MAX_POSITION`` and angles within ``MAX_ANGLE`` rad, includes nested
@@ -62,6 +64,7 @@ from lxml import etree
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT, lambert_coefficient
+from nps_sonar_py.echo.seabed import Seabed
 from nps_sonar_py.errors import SceneError, one_line
 from nps_sonar_py.scene.heightmap import heightmap_triangles, read_heights
 from nps_sonar_py.scene.meshes import (
@@ -95,6 +98,7 @@ from nps_sonar_py.scene.scene_state import (
     EntityState,
     SceneState,
 )
+from nps_sonar_py.scene.seabed_element import read_seabed
 from nps_sonar_py.scene.tessellation import (
     DEFAULT_CYLINDER_SEGMENTS,
     DEFAULT_SPHERE_SUBDIVISIONS,
@@ -869,7 +873,24 @@ def _entity(model: _Model, reader: _Reader, source: str | None) -> Entity:
     mu = np.concatenate(found.mus) if found.mus else np.zeros(0)
     retro = np.concatenate(found.retros) if found.retros else np.zeros(0)
     maps = SurfaceMaps.of([(len(p), m) for p, m in zip(found.parts, found.maps, strict=True)])
-    return Entity(model.name, surface, mu, found.links, source, retro, maps)
+    seabed = _seabed(model.element, source)
+    return Entity(model.name, surface, mu, found.links, source, retro, maps, seabed)
+
+
+#: The seabed element's qualified tag.
+SEABED_TAG = f'{{{NAMESPACE}}}seabed'
+
+
+def _seabed(model: Element, source: str | None) -> Seabed | None:
+    """The ``<nps:seabed>`` of a top-level model (``scene.seabed_element``), if any."""
+    found = [c for c in children(model) if etree.QName(c).localname == 'seabed']
+    for child in found:
+        if child.tag != SEABED_TAG:
+            problem = f'<seabed> must be in the namespace {NAMESPACE!r}: declare'
+            _fail(child, f'{problem} xmlns:nps="{NAMESPACE}" on <sdf>, write <nps:seabed>')
+    if len(found) > 1:
+        _fail(found[1], f'more than one <nps:seabed> in {_label(model)}')
+    return read_seabed(found[0], source) if found else None
 
 
 def parse_sdf_world(

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.reflectivity import DEFAULT_LAMBERT
+from nps_sonar_py.echo.seabed import Seabed
 from nps_sonar_py.errors import SceneError
 from nps_sonar_py.scene.reflectivity_map import SurfaceMaps
 from nps_sonar_py.scene.scene_state import (
@@ -53,6 +54,8 @@ class Entity:
         maps: the reflectivity maps of its triangles, or None (none has one): where a map
             covers a triangle, the raycaster takes mu from it instead of ``reflectivity``;
             ``surface.uvs`` place them.
+        seabed: the model's seabed (sediment, texture, ripples; ``docs/seabed.md``), or
+            None: its surfaces keep the Lambert law of ``reflectivity``.
 
     """
 
@@ -63,6 +66,7 @@ class Entity:
     source: str | None = None
     retro: NDArray[np.float64] = field(default_factory=lambda: np.array(0.0))
     maps: SurfaceMaps | None = None
+    seabed: Seabed | None = None
 
     def __post_init__(self) -> None:
         if self.maps is not None and (
