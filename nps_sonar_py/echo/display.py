@@ -210,7 +210,7 @@ class DisplayChain:
     def water_column(
         self, intensity: NDArray[np.float64], bin_edges: NDArray[np.float64]
     ) -> NDArray[np.float64]:
-        """(..., n_bins) mean fill of the simulation's bins: volume reverberation + multipath.
+        """(n_bins,) mean fill of the simulation's bins, for every line: volume + multipath.
 
         Volume: ``s_v Psi dr / r**2 10**(-2 alpha r / 10)`` of each bin (``dr`` its width,
         the water's absorption the one the TVG restores). Multipath: the seabed's mean echo at
