@@ -32,12 +32,21 @@ from numpy.typing import NDArray
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from realism_scenes import render_fan, render_sidescan
+from realism_scenes import (
+    SEED,
+    SIDESCAN_SEABED,
+    SIDESCAN_SEDIMENT,
+    fan_beam_solid_angle,
+    render_fan,
+    render_sidescan,
+    sidescan_beam,
+)
 from realism_views import View, fan_views, sidescan_views
 
 from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display import DisplayChain, resample_bins
 from nps_sonar_py.echo.display_presets import display_chain, oculus_gamma
+from nps_sonar_py.echo.reverberation import fan_solid_angle, surface_bounce
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.formats.oculus import OculusPing, read_oculus, write_oculus
 from nps_sonar_py.formats.xtf import SidescanRecord, read_sidescan, write_sidescan
@@ -158,11 +167,23 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
     """The side-scan record against its simulation; rows and the images to draw."""
     record = read_sidescan(real_dir / SIDESCAN)
     keep = record.altitude > 0.0  # the first ping's fields are zero
+    beam = sidescan_beam()
+    earliest, multipath_db = surface_bounce(
+        float(np.median(record.depth[keep])),
+        float(np.median(record.altitude[keep])),
+        record.slant_range,
+        beam.tilt,
+        beam.vertical_width,
+        beam.vertical_pattern,
+    )
     chain = display_chain(
         'sidescan_600khz_xtf',
         samples=record.samples,
         max_range=record.slant_range,
         alpha=francois_garrison(record.frequency),
+        solid_angle=fan_solid_angle(beam.horizontal_width, beam.vertical_width),
+        multipath_db=multipath_db,
+        multipath_from=earliest,
     )
     print(
         f'side-scan record: {record.sonar_name}, {record.frequency / 1e3:g} kHz, '
@@ -174,6 +195,13 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
         f'  chain assumed: samples = amplitude (intensity ** {chain.gamma:g}), '
         f'{chain.tvg.value} + 2 x {chain.alpha:.2f} dB/m r TVG, uint16 full scale '
         f'{chain.full_scale}; the metrics read intensity = decode(samples)'
+    )
+    print(
+        f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.4f} sr; "
+        f'surface multipath from {earliest:.1f} m (median depth + altitude), '
+        f'loss {chain.multipath_db:.1f} dB; seabed {SIDESCAN_SEDIMENT}, K shape '
+        f'{SIDESCAN_SEABED.texture_shape}, ripples {SIDESCAN_SEABED.ripple_wavelength:g} m x '
+        f'{SIDESCAN_SEABED.ripple_height:g} m'
     )
     real = {
         'port': chain.decode(record.port[keep]),
@@ -197,7 +225,11 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
     tuned = calibrated(
         chain, stacked, rendered.bin_edges, np.concatenate((record.port, record.starboard))
     )
-    codes = [tuned.apply(channel, rendered.bin_edges).codes for channel in rendered.channels]
+    rng = np.random.default_rng(SEED)
+    codes = [
+        tuned.apply(channel, rendered.bin_edges, rng=rng, coherent=True).codes
+        for channel in rendered.channels
+    ]
     write_sidescan(
         out / 'sim-scotsman-iver2.xtf',
         SidescanRecord(
@@ -238,6 +270,7 @@ def run_oculus(
         max_range=ranges * ping.range_resolution,
         alpha=francois_garrison(ping.frequency),
         gamma=oculus_gamma(ping.gamma),
+        solid_angle=fan_beam_solid_angle(ping.frequency),
     )
     print(
         f'Oculus record: {ping.frequency / 1e6:.4f} MHz, {beams} beams over '
@@ -247,6 +280,10 @@ def run_oculus(
     print(
         f'  chain assumed: 8-bit codes = (intensity) ** ({ping.gamma}/255), {chain.tvg.value} + '
         f'2 x {chain.alpha:.2f} dB/m r TVG, full scale 255; intensity = decode(codes)'
+    )
+    print(
+        f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.2e} sr; "
+        'no surface multipath (the record gives no depth)'
     )
     real = chain.decode(ping.image.T)
     views = fan_views(real, chain)
@@ -259,7 +296,9 @@ def run_oculus(
     rendered = render_fan(ping.frequency, chain.max_range, ranges, ping.bearings, height, tilt)
     intensity = rendered.channels[0]
     tuned = calibrated(chain, intensity, rendered.bin_edges, ping.image.T)
-    image = tuned.apply(intensity, rendered.bin_edges)
+    image = tuned.apply(
+        intensity, rendered.bin_edges, rng=np.random.default_rng(SEED), coherent=True
+    )
     write_oculus(
         out / 'sim-one_ping_8bit.raw',
         [

@@ -4,7 +4,10 @@ Each sonar is configured to its record's geometry and rendered through the publi
 APIs (``SidescanSonar``, ``MultibeamSonar`` with the coherent model and its receiver noise),
 over a seabed of the kind the record shows: the benchmarks' seeded random relief
 (``seabeds.py``) 0.3 m high and a wreck-sized box casting a shadow for the side-scan, a
-flat floor for the forward-looking sonar. Intensities are linear; the display chain comes after.
+flat floor for the forward-looking sonar. The side-scan's floor is a seabed
+(``SIDESCAN_SEABED``: medium sand with its K texture, no ripples; ``docs/realism.md``
+says why), cast through ``sensing.seabed_caster`` as the devices do. Intensities are linear;
+the display chain comes after.
 """
 
 from __future__ import annotations
@@ -20,14 +23,26 @@ from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind
+from nps_sonar_py.echo.reverberation import fan_solid_angle
+from nps_sonar_py.echo.seabed import Seabed, named_seabed
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, Triangles, World
 from nps_sonar_py.scene.tessellation import box_triangles
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
+from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
-__all__ = ['SEED', 'Rendered', 'render_fan', 'render_sidescan']
+__all__ = [
+    'SEED',
+    'SIDESCAN_SEABED',
+    'SIDESCAN_SEDIMENT',
+    'Rendered',
+    'fan_beam_solid_angle',
+    'render_fan',
+    'render_sidescan',
+    'sidescan_beam',
+]
 
 SEED = 34
 #: The package's receiver noise at a sonar-equation level (``bench_coherent``'s floor).
@@ -40,8 +55,15 @@ SEABED_MU = 0.002
 #: range steps 11 m/rad, so 2048 rows put about one ray in each 2.8 mm bin (256 rows
 #: leave empty bins between rings of rays).
 RAYS_VERTICAL = 2048
+#: The forward-looking fan's vertical beam width, rad.
+FAN_VERTICAL = math.radians(20.0)
 #: Height of the side-scan's relief, m (a gently undulating sand floor).
 SIDESCAN_RELIEF = 0.3
+#: The side-scan's seabed: medium sand (Jackson and Richardson's row) with the package's
+#: texture of sands; no ripples, since the record shows none (``docs/realism.md``). (The
+#: entity's Lambert ``SEABED_MU`` is then unused: the sediment's law replaces it.)
+SIDESCAN_SEDIMENT = 'sand'
+SIDESCAN_SEABED: Seabed = named_seabed(SIDESCAN_SEDIMENT)
 #: The wreck's box (length along track, width, height), m, and its across-track distance.
 WRECK = ((8.0, 2.5, 2.0), 10.0)
 
@@ -73,10 +95,25 @@ def sidescan_world(track: float, wreck_at: float) -> World:
         'seabed', origin=transform_from_xyz_rpy((0.5 * track, 0, -0.2), (0, 0, 0))
     )
     entities = [
-        Entity('seabed', seabed, SEABED_MU),
+        Entity('seabed', seabed, SEABED_MU, seabed=SIDESCAN_SEABED),
         Entity('wreck', box_triangles(list(size)), 0.01),
     ]
     return _world('realism_sidescan', entities, [centre, box])
+
+
+def sidescan_beam() -> SidescanConfig:
+    """The simulated side-scan's fans: 0.5 degrees along track, the package's default across."""
+    return SidescanConfig(horizontal_width=math.radians(0.5), min_altitude=2.0, max_altitude=12.0)
+
+
+def fan_beam_solid_angle(frequency: float) -> float:
+    """``Psi`` of one beam of the simulated forward-looking fan at ``frequency``, sr."""
+    return fan_solid_angle(_fan_width(frequency), FAN_VERTICAL)
+
+
+def _fan_width(frequency: float) -> float:
+    """The fan's horizontal beam width: the Oculus preset's ``0.6 deg x 1.2 MHz / f``."""
+    return math.radians(0.6 * 1.2e6 / frequency)
 
 
 def render_sidescan(
@@ -106,14 +143,12 @@ def render_sidescan(
     )
     bandwidth = c / (2.0 * slant_range / bins)
     coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, bandwidth), noise=NOISE)
-    config = SidescanConfig(
-        horizontal_width=math.radians(0.5), min_altitude=2.0, max_altitude=12.0
-    )
+    config = sidescan_beam()
     sonar = SidescanSonar(
         echo, config, transform_from_xyz_rpy([0, 0, 10], [0, 0, 0]), coherent=coherent
     )
     world = sidescan_world(float(along[-1]), wreck_at)
-    caster = Raycaster(world)
+    caster = seabed_caster(Raycaster(world), frequency, c)
     port, starboard = [], []
     for x, h in zip(along, altitude, strict=True):
         sonar.set_pose(transform_from_xyz_rpy([float(x), 0.0, float(h)], [0.0, 0.0, 0.0]))
@@ -134,7 +169,7 @@ def render_fan(
 ) -> Rendered:
     """(beams, bins) of a coherent forward-looking fan ``height`` above a relief, ``tilt`` down."""
     c = 1500.0
-    width = math.radians(0.6 * 1.2e6 / frequency)  # the Oculus preset's beam-width scaling
+    width = _fan_width(frequency)
     echo = EchoConfig(
         beam_width=width,
         pattern=BeamPattern.PISTON,
@@ -150,7 +185,7 @@ def render_fan(
         beams=bearings.size,
         min_angle=float(bearings[0]),
         max_angle=float(bearings[-1]),
-        vertical_width=math.radians(20.0),
+        vertical_width=FAN_VERTICAL,
         rays_horizontal=1,
         rays_vertical=RAYS_VERTICAL,
     )

@@ -4,7 +4,11 @@ The echo model gives linear intensity per slant-range bin of the simulation. A r
 stores something else: its own samples (its sample rate, not the simulation's bins), after its
 receiver noise, its gain and time-varied gain (TVG), an optional automatic gain control, a
 compression (a power law, "gamma", or a logarithm) and a quantisation to 8 or 16 bits. A
-forward-looking sonar may show a near-field band of transducer ringing. :class:`DisplayChain`
+forward-looking sonar may show a near-field band of transducer ringing. Before all that, the
+water column adds what a real record holds where the seabed does not echo: volume
+reverberation and a one-bounce surface multipath fill at the sonar equation's levels
+(``echo.reverberation``; the receiver noise is the noise floor, left out on coherent input,
+which already carries it). :class:`DisplayChain`
 holds one device's settings and :meth:`DisplayChain.apply` runs them in that order; the linear
 intensity on the device's samples stays in the result (``docs/realism.md``).
 
@@ -22,6 +26,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.echo.reverberation import SV_COASTAL_DB, volume_reverberation
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = [
@@ -61,7 +66,8 @@ class DisplayImage:
 
     Attributes:
         codes: (..., samples) the device's integers (uint8 or uint16).
-        linear: (..., samples) linear intensity on the device's samples, before noise and gain.
+        linear: (..., samples) linear intensity on the device's samples: the echo and the water
+            column's fill, before receiver noise and gain.
         ranges: (samples,) the samples' centre ranges, m.
     """
 
@@ -93,6 +99,15 @@ class DisplayChain:
             exponentially distributed (Rayleigh amplitude) when a generator is given.
         near_field: e-folding range of a near-field band of ringing, m (0: none).
         near_field_level: the band's gained intensity at range 0.
+        sv_db: the water's volume scattering strength ``Sv``, dB re 1/m (default: coastal
+            water, ``echo.reverberation.SV_COASTAL_DB``).
+        solid_angle: the beam's equivalent two-way solid angle ``Psi``, sr (0: no volume
+            reverberation; ``reverberation.fan_solid_angle`` of a fan beam).
+        multipath_db: loss of the one-bounce surface path against the seabed's direct echo,
+            dB (surface reflection loss plus the beam pattern toward it,
+            ``reverberation.surface_bounce``); inf: no multipath fill.
+        multipath_from: the range from which the one-bounce path arrives, m (the sonar's
+            depth plus its altitude).
     """
 
     name: str
@@ -111,6 +126,10 @@ class DisplayChain:
     noise_floor: float = 0.0
     near_field: float = 0.0
     near_field_level: float = 0.0
+    sv_db: float = SV_COASTAL_DB
+    solid_angle: float = 0.0
+    multipath_db: float = math.inf
+    multipath_from: float = 0.0
     dtype: type[np.unsignedinteger] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -129,6 +148,10 @@ class DisplayChain:
         _check(
             self.near_field_level >= 0.0, 'near_field_level', 'must be >= 0', self.near_field_level
         )
+        _check(-150.0 <= self.sv_db <= 0.0, 'sv_db', 'must be -150 to 0 dB re 1/m', self.sv_db)
+        _check(self.solid_angle >= 0.0, 'solid_angle', 'must be >= 0 sr', self.solid_angle)
+        _check(self.multipath_db >= 0.0, 'multipath_db', 'must be >= 0 dB', self.multipath_db)
+        _check(self.multipath_from >= 0.0, 'multipath_from', 'must be >= 0 m', self.multipath_from)
         dtype = np.uint8 if self.full_scale <= 255 else np.uint16
         object.__setattr__(self, 'dtype', dtype)
 
@@ -150,15 +173,25 @@ class DisplayChain:
         intensity: NDArray[np.float64],
         bin_edges: NDArray[np.float64],
         rng: np.random.Generator | None = None,
+        coherent: bool = False,
     ) -> DisplayImage:
         """The device's image of ``intensity`` (..., n_bins) over slant-range ``bin_edges``.
 
-        ``rng``: draws the receiver noise (exponential intensity of mean ``noise_floor``);
-        without one the noise adds its mean.
+        ``rng``: draws the water column's fill and the receiver noise (exponential intensity
+        of their means); without one they add their means. ``coherent``: the input is the
+        coherent model's, which already carries receiver noise: no ``noise_floor`` is added.
         """
-        linear = resample_bins(intensity, bin_edges, self.samples, self.max_range)
+        values = np.asarray(intensity, dtype=np.float64)
+        fill = self.water_column(values, bin_edges)
+        if np.any(fill > 0.0):
+            values = values + (
+                fill * rng.exponential(1.0, np.broadcast_shapes(values.shape, fill.shape))
+                if rng is not None
+                else fill
+            )
+        linear = resample_bins(values, bin_edges, self.samples, self.max_range)
         noisy = linear
-        if self.noise_floor > 0.0:
+        if self.noise_floor > 0.0 and not coherent:
             noise = (
                 rng.exponential(self.noise_floor, linear.shape)
                 if rng is not None
@@ -173,6 +206,29 @@ class DisplayChain:
                 self.agc_level * self.reference / _moving_mean(gained, self.agc_window)
             )
         return DisplayImage(self.encode(gained), linear, self.ranges)
+
+    def water_column(
+        self, intensity: NDArray[np.float64], bin_edges: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """(n_bins,) mean fill of the simulation's bins, for every line: volume + multipath.
+
+        Volume: ``s_v Psi dr / r**2 10**(-2 alpha r / 10)`` of each bin (``dr`` its width,
+        the water's absorption the one the TVG restores). Multipath: the seabed's mean echo at
+        that range (the mean of ``intensity`` over all its lines) lowered by ``multipath_db``,
+        from ``multipath_from`` on. Both on the echo model's scale (relative to the source).
+        """
+        edges = np.asarray(bin_edges, dtype=np.float64)
+        centres = np.maximum(0.5 * (edges[:-1] + edges[1:]), 0.01)
+        fill = np.zeros(centres.shape)
+        if self.solid_angle > 0.0:
+            fill = fill + volume_reverberation(
+                centres, np.diff(edges), self.sv_db, self.solid_angle, self.alpha
+            )
+        if math.isfinite(self.multipath_db):
+            lines = intensity.reshape(-1, intensity.shape[-1]).mean(axis=0)
+            reach = (centres >= self.multipath_from).astype(np.float64)
+            fill = fill + lines * reach * 10.0 ** (-0.1 * self.multipath_db)
+        return fill
 
     def encode(self, gained: NDArray[np.float64]) -> NDArray[np.unsignedinteger]:
         """Codes of gained intensity: compressed, rounded and clipped to ``[0, full_scale]``."""

@@ -9,9 +9,11 @@ preset for a record's own sample count and range.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from nps_sonar_py.echo.display import Compression, DisplayChain, Tvg
+from nps_sonar_py.echo.reverberation import fan_solid_angle
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = ['DISPLAY_PRESETS', 'display_chain', 'oculus_gamma']
@@ -33,7 +35,8 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
         # down to 40 m): 8-bit codes through the sonar's gamma (setting 127 by default), a
         # 20 log r + 2 alpha r range gain. The device shows a near-field band, but neither
         # its level nor its extent is in its records: off here (``near_field``).
-        # alpha: Francois-Garrison at 1.2 MHz, 10 C, 35 PSU.
+        # alpha: Francois-Garrison at 1.2 MHz, 10 C, 35 PSU. The water column: coastal Sv
+        # (the chain's default) in the device's 0.6 x 12 degree beam (its data sheet).
         DisplayChain(
             name='oculus_m750d_hf',
             samples=703,
@@ -43,10 +46,12 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
             compression=Compression.GAMMA,
             gamma=oculus_gamma(127),
             full_scale=255,
+            solid_angle=fan_solid_angle(math.radians(0.6), math.radians(12.0)),
         ),
         # A generic 600 kHz side-scan recorded to XTF: uint16 samples saturating at 15 bits,
         # amplitude (the square root of intensity), 40 log r + 2 alpha r TVG.
-        # alpha: Francois-Garrison at 600 kHz, 10 C, 35 PSU.
+        # alpha: Francois-Garrison at 600 kHz, 10 C, 35 PSU. The water column: coastal Sv
+        # in a 0.5 x 50 degree beam (the package's side-scan defaults' vertical width).
         DisplayChain(
             name='sidescan_600khz_xtf',
             samples=1024,
@@ -56,6 +61,7 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
             compression=Compression.GAMMA,
             gamma=0.5,
             full_scale=32767,
+            solid_angle=fan_solid_angle(math.radians(0.5), math.radians(50.0)),
         ),
     )
 }

@@ -34,6 +34,7 @@ __all__ = [
     'fan_solid_angle',
     'multipath_fill',
     'shadow_fill',
+    'surface_bounce',
     'volume_reverberation',
 ]
 
@@ -70,7 +71,7 @@ def fan_solid_angle(horizontal_width: float, vertical_width: float) -> float:
 
 def volume_reverberation(
     ranges: ArrayLike,
-    bin_width: float,
+    bin_width: ArrayLike,
     sv_db: float,
     solid_angle: float,
     absorption_db_per_m: float = 0.0,
@@ -79,13 +80,15 @@ def volume_reverberation(
 
     Args:
         ranges: the bins' centres, m, > 0.
-        bin_width: the bins' width ``dr`` (or the pulse's extent ``c tau / 2``), m.
+        bin_width: the bins' width ``dr`` (or the pulse's extent ``c tau / 2``), m: one, or
+            one per bin.
         sv_db: the water's volume scattering strength ``Sv``, dB re 1/m.
         solid_angle: the beam's equivalent two-way solid angle ``Psi``, sr.
         absorption_db_per_m: the one-way absorption ``a``, dB/m.
     """
     r = np.asarray(ranges, dtype=np.float64)
-    spreading = 10.0 ** (sv_db / 10.0) * solid_angle * bin_width / (r * r)
+    width = np.asarray(bin_width, dtype=np.float64)
+    spreading = 10.0 ** (sv_db / 10.0) * solid_angle * width / (r * r)
     return np.asarray(spreading * 10.0 ** (-2.0 * absorption_db_per_m * r / 10.0))
 
 
@@ -99,6 +102,50 @@ def multipath_fill(seabed: ArrayLike, surface_loss_db: float, pattern_db: float)
     """
     factor = 10.0 ** (-(surface_loss_db + pattern_db) / 10.0)
     return np.asarray(np.asarray(seabed, dtype=np.float64) * factor)
+
+
+def surface_bounce(
+    depth: float,
+    altitude: float,
+    max_range: float,
+    tilt: float,
+    vertical_width: float,
+    pattern: BeamPattern,
+    surface_loss_db: float = 0.0,
+) -> tuple[float, float]:
+    """``(earliest range m, loss dB)`` of the seabed's one-bounce echo off the sea surface.
+
+    The path goes up to the surface, down to the seabed and straight back (the other order
+    is the same). Unfolded in the surface, a seabed point at horizontal distance ``x`` is
+    ``2 depth + altitude`` above the sonar on the bounce leg and ``altitude`` below it on the
+    direct one, so the echo arrives at range ``r = (sqrt(x**2 + (2 depth + altitude)**2) +
+    sqrt(x**2 + altitude**2)) / 2``: from ``depth + altitude`` (x = 0) on. Its leg leaves at
+    elevation ``atan((2 depth + altitude) / x)``, lowest (nearest the beam) at the window's
+    end, ``max_range``; there the one-way pattern of a beam tilted ``tilt`` down is
+    ``B(tilt + elevation)``: the loss is ``surface_loss_db - 10 log10 B`` (the direct leg near
+    the axis). A path behind the transducer's face (off axis 90 degrees or more) or later than
+    ``max_range`` is lost: ``inf``. ``surface_loss_db``: 0 for a calm sea (a flat
+    pressure-release surface reflects with ``R = -1``).
+    """
+    up, down = 2.0 * depth + altitude, altitude
+    earliest = depth + altitude
+    if max_range <= earliest:
+        return earliest, math.inf
+    # the x at which the path's range is max_range: r(x) increases, bisect it
+    low, high = 0.0, 2.0 * max_range
+    for _ in range(60):
+        x = 0.5 * (low + high)
+        if 0.5 * (math.hypot(x, up) + math.hypot(x, down)) < max_range:
+            low = x
+        else:
+            high = x
+    off_axis = tilt + math.atan2(up, low)
+    if off_axis >= 0.5 * math.pi:
+        return earliest, math.inf
+    weight = float(beam_intensity(pattern, np.array([off_axis]), vertical_width, 1)[0])
+    if weight <= 0.0:
+        return earliest, math.inf
+    return earliest, surface_loss_db - 10.0 * math.log10(weight)
 
 
 def shadow_fill(noise: float, volume: ArrayLike, multipath: ArrayLike = 0.0) -> F:

@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 from real_records import real_file
 
+from nps_sonar_py.echo.absorption import francois_garrison
+from nps_sonar_py.echo.display_presets import display_chain
 from nps_sonar_py.formats.oculus import read_oculus
 from nps_sonar_py.formats.xtf import read_sidescan
 
@@ -89,3 +91,26 @@ def test_the_simulated_records_are_in_the_real_formats(run: tuple[str, Path]) ->
     linear = np.load(out / 'sim-one_ping_linear.npy')
     assert linear.shape == (703, 256)
     assert (out / 'realism.png').stat().st_size > 10_000
+
+
+def test_the_simulated_water_column_is_volume_reverberation(run: tuple[str, Path]) -> None:
+    # The sonar equation's volume reverberation, RL = SL - 40 log r - 2 a r + Sv +
+    # 10 log(Psi r**2 dr), falls 20 dB a decade of range before the TVG; read back from the
+    # simulated record through the same chain and averaged over its 460 pings, the water
+    # column's level must too. Controls: a point target's 40 dB a decade, and receiver noise
+    # alone (the water column before the display chain carried it), flat.
+    output, out = run
+    assert output.count('water column: Sv') == 2  # one per record
+    record = read_sidescan(out / 'sim-scotsman-iver2.xtf')
+    alpha = francois_garrison(record.frequency)
+    chain = display_chain(
+        'sidescan_600khz_xtf', samples=record.samples, max_range=record.slant_range, alpha=alpha
+    )
+    linear = np.mean(chain.linear_of(record.starboard), axis=0)
+    water = (chain.ranges > 0.5) & (chain.ranges < 2.0)  # before the lowest first return
+    r = chain.ranges[water]
+    level = 10.0 * np.log10(linear[water]) + 2.0 * alpha * r  # the absorption taken out
+    slope = float(np.polyfit(np.log10(r), level, 1)[0])
+    assert slope == pytest.approx(-20.0, abs=2.0)
+    assert abs(slope - -40.0) > 10.0
+    assert abs(slope) > 10.0
