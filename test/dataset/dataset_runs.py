@@ -169,7 +169,8 @@ def ray_head() -> Iterator[RayHead]:
     recorded = Path(base) / 'ray' / 'ray_current_cluster'
     end = time.monotonic() + 120.0
     while not recorded.is_file():  # written just after the message
-        assert head.poll() is None and time.monotonic() < end, 'the head recorded no address'
+        assert head.poll() is None, 'the head ended before it recorded its address'
+        assert time.monotonic() < end, 'the head recorded no address'
         time.sleep(0.05)
     try:
         yield RayHead(f'127.0.0.1:{port}', base)
