@@ -20,7 +20,7 @@ from typing import NoReturn
 from nps_sonar_py.dataset.run import run_dataset
 from nps_sonar_py.dataset.spec import load_spec
 from nps_sonar_py.dataset.validity import check_meshes
-from nps_sonar_py.errors import InputError, NpsSonarError, error_line
+from nps_sonar_py.errors import InputError, NpsSonarError, error_line, one_line
 
 __all__ = ['main']
 
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f'nps_sonar: sonar_dataset: {error_line(error)}', file=sys.stderr)
         return EXIT_FAILED
     except OSError as error:  # writing the dataset failed midway: a full disk, a lost mount
-        where = error.filename or options.out
+        where = one_line(str(error.filename2 or error.filename or options.out))
         reason = error.strerror or error_line(error)
         print(f'nps_sonar: sonar_dataset: {where}: {reason}', file=sys.stderr)
         return EXIT_FAILED
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + received[0]
     print(
         f'sonar_dataset: {summary.made} samples made, {summary.skipped} made before, '
-        f'{summary.failed} failed, in {options.out}',
+        f'{summary.failed} failed, in {one_line(str(options.out))}',
         file=sys.stderr,
     )
     return EXIT_FAILED if summary.failed and not summary.made + summary.skipped else 0

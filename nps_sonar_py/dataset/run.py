@@ -131,8 +131,8 @@ def run_dataset(
     spec cannot be used; ``RunError`` if Ray cannot start; ``OSError`` if writing fails.
     """
     start = time.monotonic()
-    check_sensor(spec)
     check_spec(spec)
+    check_sensor(spec)
     bar = Progress(samples, progress)
     made = failed = 0
     with (
