@@ -102,6 +102,34 @@ def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+#: Most distinct words a drawn value's line of the card names (else it counts them).
+CARD_WORDS = 12
+
+
+def _drawn_line(name: str, values: list[Any]) -> str:
+    """The card's line of one drawn value: its range, or its words and their counts.
+
+    Bounded whatever the sample count: numbers give their min and max (and how many samples
+    have none, e.g. a wavelength of a flat seabed), words their counts, at most
+    :data:`CARD_WORDS` of them.
+    """
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    finite = [v for v in numbers if math.isfinite(v)]
+    if numbers and len(numbers) == len(values):
+        if not finite:
+            return f'| {name} | none | |'
+        absent = len(values) - len(finite)
+        note = f' ({absent} samples without)' if absent else ''
+        return f'| {name} | {min(finite):.6g} | {max(finite):.6g}{note} |'
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[str(value)] = counts.get(str(value), 0) + 1
+    shown = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:CARD_WORDS]
+    words = ', '.join(f'{word} ({count})' for word, count in shown)
+    more = f', and {len(counts) - len(shown)} more' if len(counts) > len(shown) else ''
+    return f'| {name} | {words}{more} | |'
+
+
 def _card(
     spec: Spec, rows: list[dict[str, Any]], records: list[dict[str, Any]], coco: dict[str, Any]
 ) -> str:
@@ -146,17 +174,8 @@ def _card(
         '| value | min | max |',
         '| --- | --- | --- |',
     ]
-    for name in MANIFEST_COLUMNS[2:]:
-        values = [row[name] for row in rows]
-        numbers = [
-            v
-            for v in values
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        ]
-        if numbers and len(numbers) == len(values):
-            lines.append(f'| {name} | {min(numbers):.6g} | {max(numbers):.6g} |')
-        elif name != 'objects':
-            lines.append(f'| {name} | {", ".join(sorted({str(v) for v in values}))} | |')
+    drawn = [name for name in MANIFEST_COLUMNS[2:] if name != 'objects']
+    lines += [_drawn_line(name, [row[name] for row in rows]) for name in drawn]
     failed = [r for r in records if r['status'] != 'ok']
     if failed:
         lines += ['', '## Failed samples', '']

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from pycocotools import mask as mask_utils
 from pycocotools.coco import COCO
 
 from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
+from nps_sonar_py.dataset.assemble import dataset_files
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.sample import line_positions, sample_worlds
 from nps_sonar_py.dataset.sensor import (
@@ -273,3 +275,28 @@ def test_the_coherent_model_changes_the_intensity_not_the_masks(preset: str) -> 
     # coherent image's energy is the incoherent one's, within the scatter of the speckle.
     ratio = float(b.sum() / a.sum())
     assert abs(ratio - 1.0) < 0.15, ratio
+
+
+def test_the_card_sums_up_drawn_values_in_a_line_each_whatever_the_count() -> None:
+    spec = parse_spec(FLS_SPEC)
+    rows = [draw_row(spec, i) for i in range(3000)]
+    records = [
+        {'id': row['id'], 'status': 'ok', 'annotations': [], 'width': 8, 'height': 8}
+        for row in rows
+    ]
+    card = dataset_files(spec, rows, records)['README.md'].decode()
+    lines = {line.split(' | ')[0][2:]: line for line in card.splitlines() if line.startswith('| ')}
+    wavelengths = [row['seabed_wavelength'] for row in rows]
+    finite = [w for w in wavelengths if math.isfinite(w)]
+    assert 0 < len(finite) < len(rows)  # flat and rocky seabeds have none
+    assert lines['seabed_wavelength'] == (
+        f'| seabed_wavelength | {min(finite):.6g} | {max(finite):.6g} '
+        f'({len(rows) - len(finite)} samples without) |'
+    )
+    families = Counter(row['seabed_family'] for row in rows)
+    assert len(families) == 4
+    for family, count in families.items():
+        assert f'{family} ({count})' in lines['seabed_family']
+    # Negative control: a line per distinct value, as the card had, would be thousands long.
+    assert len({str(w) for w in wavelengths}) > 1000
+    assert max(len(line) for line in card.splitlines()) < 400
