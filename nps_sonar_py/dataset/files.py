@@ -1,9 +1,11 @@
 r"""A sample's files as bytes, written the same way everywhere: no time, no host, no order.
 
-PNGs are written by Pillow without a time or text chunk, arrays as ``.npy`` (a header and
-the data), JSON with sorted keys, text with ``\\n`` line ends and fixed decimals. The sample's
-record (``records/<id>.json``) is written last: a sample is complete when its record is there
-(``--resume``). Paths are relative to the dataset's folder (``docs/datasets.md``).
+PNGs are written by Pillow without a time or text chunk, a sample's arrays as one ``.npz``
+(the ``.npy`` of each, deflated, in a zip whose entries have a fixed time and are in name
+order: ``numpy.load`` reads it), JSON with sorted keys, text with ``\\n`` line ends and fixed
+decimals. The sample's record (``records/<id>.json``) is written last: a sample is complete
+when its record is there (``--resume``). Paths are relative to the dataset's folder
+(``docs/datasets.md``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ __all__ = [
     'ELONGATION',
     'json_bytes',
     'npy_bytes',
+    'npz_bytes',
     'png_bytes',
     'record_path',
     'sample_files',
@@ -48,6 +52,22 @@ def npy_bytes(array: NDArray[Any]) -> bytes:
     """``array`` as a ``.npy`` file (C order, little-endian as numpy writes it)."""
     buffer = io.BytesIO()
     np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+#: The time of every entry of a sample's ``.npz`` (zip's earliest): no time in the bytes.
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def npz_bytes(arrays: dict[str, NDArray[Any]]) -> bytes:
+    """``arrays`` as a deflated ``.npz`` (``numpy.load``), the same bytes for the same arrays."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w') as archive:
+        for name in sorted(arrays):
+            entry = zipfile.ZipInfo(f'{name}.npy', date_time=ZIP_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            archive.writestr(entry, npy_bytes(arrays[name]), compresslevel=6)
     return buffer.getvalue()
 
 
@@ -103,8 +123,7 @@ def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -
     boxes, oriented = _yolo(annotations, width, height)
     files[f'labels/{sample_id}.txt'] = boxes.encode()
     files[f'labels_obb/{sample_id}.txt'] = oriented.encode()
-    for name, array in sorted(rendered.arrays.items()):
-        files[f'arrays/{sample_id}/{name}.npy'] = npy_bytes(array)
+    files[f'arrays/{sample_id}.npz'] = npz_bytes(rendered.arrays)
     counts = np.bincount(rendered.semantic.ravel(), minlength=2 + len(classes))
     record = {
         'id': sample_id,
