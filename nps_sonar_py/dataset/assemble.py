@@ -6,7 +6,9 @@ The same bytes however the samples ran.
   ``status`` (``ok`` or ``failed``) and ``error``; written by pyarrow without statistics or
   timestamps.
 * ``coco.json``: the images, the object categories and every box (ids in sample order).
-* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``2 + k``).
+* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``2 + k``) and the splits,
+  ``train.txt``, ``val.txt``, ``test.txt``: the made samples' images by index (:func:`split`),
+  as Ultralytics reads them (no ``path``: the YAML's folder is the dataset's root).
 * ``README.md``: the dataset card: the spec, the counts, per-class statistics.
 """
 
@@ -22,7 +24,7 @@ from nps_sonar_py.dataset.draw import MANIFEST_COLUMNS
 from nps_sonar_py.dataset.files import json_bytes, record_path
 from nps_sonar_py.dataset.spec import Spec
 
-__all__ = ['dataset_files', 'manifest_bytes', 'read_manifest', 'read_records']
+__all__ = ['SPLITS', 'dataset_files', 'manifest_bytes', 'read_manifest', 'read_records', 'split']
 
 
 def read_records(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -143,6 +145,9 @@ def _card(
         'conventions: nps_sonar `docs/datasets.md`; every drawn value of a sample is its row '
         'of `manifest.parquet`.',
         '',
+        'Splits by index (`train.txt`, `val.txt`, `test.txt`, named by `yolo.yaml`): of every '
+        'ten samples, eight train, the ninth val, the tenth test; failed samples in none.',
+        '',
         '## Classes',
         '',
         '| class | semantic id | instances with a box | samples with it | mean box area (px) '
@@ -184,18 +189,38 @@ def _card(
     return '\n'.join(lines)
 
 
+#: The splits, in the order of :func:`split`'s answer.
+SPLITS = ('train', 'val', 'test')
+
+
+def split(index: int) -> str:
+    """The split of sample ``index``: of every ten, eight train, the ninth val, the tenth test.
+
+    By index alone, so a sample keeps its split whatever else is made, resumed or added.
+    """
+    return SPLITS[max(0, index % 10 - 7)]
+
+
+def _yolo_files(spec: Spec, records: list[dict[str, Any]]) -> dict[str, bytes]:
+    """``yolo.yaml`` and the split lists (module docstring)."""
+    lists: dict[str, list[str]] = {name: [] for name in SPLITS}
+    for index, record in enumerate(records):
+        if record['status'] == 'ok':
+            lists[split(index)].append(f'./images/{record["id"]}.png\n')
+    yolo = ''.join(f'{name}: {name}.txt\n' for name in SPLITS) + 'names:\n'
+    yolo += ''.join(f'  {k}: {json.dumps(name)}\n' for k, name in enumerate(spec.classes))
+    files = {f'{name}.txt': ''.join(lines).encode() for name, lines in lists.items()}
+    return {'yolo.yaml': yolo.encode(), **files}
+
+
 def dataset_files(
     spec: Spec, rows: list[dict[str, Any]], records: list[dict[str, Any]]
 ) -> dict[str, bytes]:
     """The dataset-wide files (module docstring) as bytes."""
     coco = _coco(spec, records)
-    names = {k: name for k, name in enumerate(spec.classes)}
-    yolo = 'path: .\ntrain: images\nnames:\n' + ''.join(
-        f'  {k}: {json.dumps(name)}\n' for k, name in names.items()
-    )
     return {
         'manifest.parquet': manifest_bytes(rows, records),
         'coco.json': json_bytes(coco),
-        'yolo.yaml': yolo.encode(),
+        **_yolo_files(spec, records),
         'README.md': _card(spec, rows, records, coco).encode(),
     }

@@ -27,7 +27,17 @@ __all__ = ['DATASET_FILES', 'SPEC_COPY', 'FolderError', 'output_folder']
 #: The spec as the run read it, kept in the output folder (``--resume`` compares it).
 SPEC_COPY = 'spec.yaml'
 #: The files of the whole dataset, written by the driver (``assemble.py``, ``run.py``).
-DATASET_FILES = (SPEC_COPY, 'manifest.parquet', 'coco.json', 'yolo.yaml', 'README.md', 'run.json')
+DATASET_FILES = (
+    SPEC_COPY,
+    'manifest.parquet',
+    'coco.json',
+    'yolo.yaml',
+    'train.txt',
+    'val.txt',
+    'test.txt',
+    'README.md',
+    'run.json',
+)
 
 
 class FolderError(InputError):

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from dataset_runs import FLS_SPEC, REPO
 from pycocotools import mask as mask_utils
 from pycocotools.coco import COCO
@@ -325,3 +326,42 @@ def test_the_card_sums_up_drawn_values_in_a_line_each_whatever_the_count() -> No
     # Negative control: a line per distinct value, as the card had, would be thousands long.
     assert len({str(w) for w in wavelengths}) > 1000
     assert max(len(line) for line in card.splitlines()) < 400
+
+
+def test_the_yolo_splits_list_made_samples_by_index_as_ultralytics_reads_them(
+    tmp_path: Path,
+) -> None:
+    spec = parse_spec(FLS_SPEC)
+    rows = [draw_row(spec, i) for i in range(25)]
+    records = [
+        {'id': row['id'], 'status': 'ok', 'annotations': [], 'width': 8, 'height': 8}
+        for row in rows
+    ]
+    records[18] = {'id': rows[18]['id'], 'status': 'failed', 'error': 'a test'}
+    files = dataset_files(spec, rows, records)
+    yolo = yaml.safe_load(files['yolo.yaml'])
+    assert 'path' not in yolo  # Ultralytics then takes the YAML's folder as the root
+    assert {k: yolo[k] for k in ('train', 'val', 'test')} == {
+        'train': 'train.txt', 'val': 'val.txt', 'test': 'test.txt'
+    }  # fmt: skip
+    assert yolo['names'] == dict(enumerate(spec.classes))
+    listed = {
+        name: files[f'{name}.txt'].decode().splitlines() for name in ('train', 'val', 'test')
+    }
+    expected: dict[str, list[str]] = {'train': [], 'val': [], 'test': []}
+    for i in range(25):
+        if i != 18:  # the failed sample is in no split
+            name = 'val' if i % 10 == 8 else 'test' if i % 10 == 9 else 'train'
+            expected[name].append(f'./images/{i:06d}.png')
+    assert listed == expected
+    assert (len(listed['train']), len(listed['val']), len(listed['test'])) == (21, 1, 2)
+    # Ultralytics: a './' line is relative to the list's folder; its label file is the image
+    # path with /images/ replaced by /labels/.
+    root = tmp_path / 'out'
+    (root / 'images').mkdir(parents=True)
+    (root / 'labels').mkdir()
+    for line in listed['val']:
+        image = Path(line.replace('./', f'{root}/', 1))
+        label = Path(str(image).replace('/images/', '/labels/')).with_suffix('.txt')
+        assert image.parent == root / 'images'
+        assert label == root / 'labels' / f'{image.stem}.txt'
