@@ -28,14 +28,15 @@ __all__ = ['SPLITS', 'dataset_files', 'manifest_bytes', 'read_manifest', 'read_r
 
 
 def read_records(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The record of each row's sample (``status`` ``missing`` if it has none)."""
+    """The record of each row's sample (``status`` ``missing`` if it has none or it is broken)."""
     records = []
     for row in rows:
         path = out / record_path(row['id'])
-        if path.is_file():
-            records.append(json.loads(path.read_text()))
-        else:
-            records.append({'id': row['id'], 'status': 'missing', 'error': 'not made'})
+        try:
+            record = json.loads(path.read_bytes())
+        except (OSError, ValueError):  # none, or truncated, not UTF-8, a folder
+            record = {'id': row['id'], 'status': 'missing', 'error': 'not made'}
+        records.append(record)
     return records
 
 

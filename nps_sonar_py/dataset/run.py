@@ -154,15 +154,23 @@ def run_dataset(
             if stop():
                 break
         bar.tick(final=True)
-        stopped = stop()
-        if not stopped:
-            rows = [draw_row(spec, i) for i in range(samples)]
-            for relative, data in dataset_files(spec, rows, read_records(out, rows)).items():
-                write_atomic(out, relative, data)
+        stopped = stop() or not _write_dataset_files(spec, out, samples, stop)
         seconds = time.monotonic() - start
         summary = RunSummary(made, bar.skipped, failed, stopped, seconds)
         _run_json(out, summary, samples, workers, address)
     return summary
+
+
+def _write_dataset_files(spec: Spec, out: Path, samples: int, stop: Callable[[], bool]) -> bool:
+    """The dataset-wide files from every row and record; False if stopped while drawing."""
+    rows = []
+    for index in range(samples):
+        if stop():
+            return False
+        rows.append(draw_row(spec, index))
+    for relative, data in dataset_files(spec, rows, read_records(out, rows)).items():
+        write_atomic(out, relative, data)
+    return True
 
 
 def _run_json(
