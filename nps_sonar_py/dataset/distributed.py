@@ -37,6 +37,7 @@ __all__ = [
     'CONNECT_SECONDS',
     'LOCAL_RAY_ENVIRONMENT',
     'OBJECT_STORE_BYTES',
+    'START_TRIES',
     'check_address',
     'ray_session',
     'session_outcomes',
@@ -44,6 +45,9 @@ __all__ = [
 
 #: The local object store's size: the files of a few samples at a time.
 OBJECT_STORE_BYTES = 200 * 2**20
+
+#: Starts of a local Ray tried before the run gives up.
+START_TRIES = 2
 
 #: Longest wait for a cluster's head to accept a connection at ``--address``, s.
 CONNECT_SECONDS = 20.0
@@ -121,6 +125,28 @@ def _start(workers: int, address: str | None, temporary: str) -> None:
         )
 
 
+def _start_with_retry(workers: int, address: str | None, temporary: str) -> None:
+    """:func:`_start`, a local Ray tried :data:`START_TRIES` times; ``RunError`` if it fails.
+
+    A local head gives its raylet 30 s to register (Ray's own, fixed): on a loaded machine
+    that may not be enough once, so it is shut down and started again.
+    """
+    import ray
+
+    tries = 1 if address else START_TRIES
+    for attempt in range(1, tries + 1):
+        try:
+            _start(workers, address, temporary)
+            return
+        except RunError:
+            raise
+        except Exception as error:  # Ray's failure to start or connect, as one line
+            ray.shutdown()
+            if attempt == tries:
+                where = f'the Ray cluster at {address}' if address else 'a local Ray'
+                raise RunError(f'could not start {where}: {error_line(error)}') from None
+
+
 @contextmanager
 def ray_session(workers: int, address: str | None) -> Iterator[int]:
     """Ray started (``workers`` CPUs here) or joined (``address``) for the block; its CPUs.
@@ -131,6 +157,8 @@ def ray_session(workers: int, address: str | None) -> Iterator[int]:
         if not address or name == 'RAY_DISABLE_FAILURE_SIGNAL_HANDLER':
             os.environ.setdefault(name, value)
     os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
+    # Ray's requests to its GCS wait 60 s by default: on a loaded machine, longer.
+    os.environ.setdefault('RAY_gcs_server_request_timeout_seconds', '300')
     if not address:
         os.environ.pop('RAY_ADDRESS', None)  # nor do its workers look for another Ray
         _worker_path()
@@ -140,12 +168,7 @@ def ray_session(workers: int, address: str | None) -> Iterator[int]:
     temporary = '' if address else tempfile.mkdtemp(prefix='nps_ray_', dir='/tmp')  # short
     try:
         try:
-            _start(workers, address, temporary)
-        except RunError:
-            raise
-        except Exception as error:  # Ray's failure to start or connect, as one line
-            where = f'the Ray cluster at {address}' if address else 'a local Ray'
-            raise RunError(f'could not start {where}: {error_line(error)}') from None
+            _start_with_retry(workers, address, temporary)
         finally:
             for signum, handler in handlers.items():
                 signal.signal(signum, handler)
