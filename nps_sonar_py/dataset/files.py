@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import zipfile
 from pathlib import Path
@@ -20,9 +21,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.dataset.boxes import instance_boxes
+from nps_sonar_py.dataset.boxes import MIN_PIXELS, instance_boxes
 from nps_sonar_py.dataset.objects import ELONGATED
 from nps_sonar_py.dataset.sample import Rendered
+from nps_sonar_py.transforms import matrix_to_rpy
 
 __all__ = [
     'ELONGATION',
@@ -103,6 +105,32 @@ def _yolo(annotations: list[dict[str, Any]], width: int, height: int) -> tuple[s
     return ''.join(f'{line}\n' for line in boxes), ''.join(f'{line}\n' for line in oriented)
 
 
+def _views(rendered: Rendered, pixels: list[int]) -> list[dict[str, Any]]:
+    """Per object, in order: its pixels in the image, whether it has a box, and where it is.
+
+    ``range`` (m) and ``bearing`` (degrees, to port positive, 0 ahead) of its base's centre
+    from the sensor, and ``pose``: ``[x, y, z, roll, pitch, yaw]`` (m, degrees) in the
+    sensor's frame (x ahead, y to port, z up; the side-scan's at the block's middle).
+    """
+    views = []
+    for k, item in enumerate(rendered.objects):
+        pose = rendered.object_poses[k]
+        x, y, z = (float(v) for v in pose[:3, 3])
+        roll, pitch, yaw = matrix_to_rpy(pose[:3, :3])
+        views.append(
+            {
+                'class': item['class'],
+                'pixels': int(pixels[k]),
+                'visible': int(pixels[k]) >= MIN_PIXELS,
+                'range': round(math.hypot(x, y, z), 4),
+                'bearing': round(math.degrees(math.atan2(y, x)), 4),
+                'pose': [round(v, 4) for v in (x, y, z)]
+                + [round(math.degrees(a), 4) for a in (roll, pitch, yaw)],
+            }
+        )
+    return views
+
+
 def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -> dict[str, bytes]:
     """Every file of a sample, its record last (module docstring)."""
     height, width = rendered.display.shape
@@ -125,6 +153,7 @@ def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -
     files[f'labels_obb/{sample_id}.txt'] = oriented.encode()
     files[f'arrays/{sample_id}.npz'] = npz_bytes(rendered.arrays)
     counts = np.bincount(rendered.semantic.ravel(), minlength=2 + len(classes))
+    seen = np.bincount(rendered.instance.ravel(), minlength=2 + len(rendered.objects))
     record = {
         'id': sample_id,
         'status': 'ok',
@@ -137,6 +166,7 @@ def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -
         },
         'shadow_pixels': int(rendered.shadow.sum()),
         'objects': len(rendered.objects),
+        'object_views': _views(rendered, seen[2:].tolist()),
     }
     files[record_path(sample_id)] = json_bytes(record)
     return files

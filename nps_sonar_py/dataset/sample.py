@@ -66,6 +66,9 @@ class Rendered:
     shadow: NDArray[np.uint8]
     #: The kind and class of each object instance (instance ``2 + k`` is object ``k``).
     objects: list[dict[str, Any]]
+    #: (objects, 4, 4): each object's pose (its base's centre) in the sensor's frame: the
+    #: fan's, or the side-scan's at the block's middle (x = 0, level).
+    object_poses: NDArray[np.float64]
 
 
 class _OccludedSeabed:
@@ -167,7 +170,10 @@ def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> 
         'shadow': shadow.astype(np.uint8),
     }
     display = np.asarray(db_pixels(np.nan_to_num(intensity, nan=0.0), window), dtype=np.uint8)
-    return Rendered(arrays, display, instance, semantic, shadow.astype(np.uint8), objects)
+    sensor = sensor_pose(row, 0.0, pitched=settings.fls)  # the side-scan's middle ping: x = 0
+    inverse = np.linalg.inv(sensor)
+    poses = np.array([inverse @ state.origin for state in scene.states[1:]]).reshape(-1, 4, 4)
+    return Rendered(arrays, display, instance, semantic, shadow.astype(np.uint8), objects, poses)
 
 
 def _truth(

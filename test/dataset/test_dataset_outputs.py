@@ -365,3 +365,35 @@ def test_the_yolo_splits_list_made_samples_by_index_as_ultralytics_reads_them(
         label = Path(str(image).replace('/images/', '/labels/')).with_suffix('.txt')
         assert image.parent == root / 'images'
         assert label == root / 'labels' / f'{image.stem}.txt'
+
+
+def test_each_object_says_whether_it_is_seen_and_where_it_is(
+    fls_reference: Path, sidescan_reference: Path
+) -> None:
+    # The side-scan's box: 15 m to starboard abeam of the middle ping, on a flat seabed at
+    # z = 0 under a sensor 10 m above it (SIDESCAN_SPEC): from the spec, not the code.
+    row = _ok_rows(sidescan_reference)[0]
+    (view,) = _record(sidescan_reference, row['id'])['object_views']
+    assert view['visible']
+    assert view['pixels'] == int((_array(sidescan_reference, row['id'], 'instance') == 2).sum())
+    np.testing.assert_allclose(view['pose'][:3], [0.0, -15.0, -10.0], atol=1e-3)
+    assert view['range'] == pytest.approx(math.hypot(15.0, 10.0), abs=1e-3)
+    assert view['bearing'] == pytest.approx(-90.0, abs=1e-3)  # starboard: negative
+    checked = 0
+    for row in _ok_rows(fls_reference):
+        record = _record(fls_reference, row['id'])
+        instance = _array(fls_reference, row['id'], 'instance')
+        boxed = {a['instance'] for a in record['annotations']}
+        drawn = object_list(row)
+        assert len(record['object_views']) == len(drawn)
+        for k, (view, item) in enumerate(zip(record['object_views'], drawn, strict=True)):
+            assert view['class'] == item['class']
+            assert view['pixels'] == int((instance == 2 + k).sum())
+            assert view['visible'] == (2 + k in boxed)
+            # the fan pitches about its y axis: y to port is the drawn y
+            assert view['pose'][1] == pytest.approx(item['y'], abs=1e-3)
+            x, y, z = view['pose'][:3]
+            assert view['range'] == pytest.approx(math.hypot(x, y, z), abs=1e-3)
+            assert view['bearing'] == pytest.approx(math.degrees(math.atan2(y, x)), abs=1e-3)
+            checked += 1
+    assert checked > 0
