@@ -30,8 +30,10 @@ PICTURES = {  # spec, picture, samples drawn
 
 
 def _sample(files: dict[str, bytes], sample: str) -> dict[str, Any]:
+    arrays = np.load(io.BytesIO(files[f'arrays/{sample}.npz']))
+
     def array(name: str) -> np.ndarray:
-        return np.load(io.BytesIO(files[f'arrays/{sample}/{name}.npy']))
+        return np.asarray(arrays[name])
 
     record = json.loads(files[f'records/{sample}.json'])
     from PIL import Image

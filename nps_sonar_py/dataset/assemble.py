@@ -6,7 +6,9 @@ The same bytes however the samples ran.
   ``status`` (``ok`` or ``failed``) and ``error``; written by pyarrow without statistics or
   timestamps.
 * ``coco.json``: the images, the object categories and every box (ids in sample order).
-* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``2 + k``).
+* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``2 + k``) and the splits,
+  ``train.txt``, ``val.txt``, ``test.txt``: the made samples' images by index (:func:`split`),
+  as Ultralytics reads them (no ``path``: the YAML's folder is the dataset's root).
 * ``README.md``: the dataset card: the spec, the counts, per-class statistics.
 """
 
@@ -22,18 +24,19 @@ from nps_sonar_py.dataset.draw import MANIFEST_COLUMNS
 from nps_sonar_py.dataset.files import json_bytes, record_path
 from nps_sonar_py.dataset.spec import Spec
 
-__all__ = ['dataset_files', 'manifest_bytes', 'read_manifest', 'read_records']
+__all__ = ['SPLITS', 'dataset_files', 'manifest_bytes', 'read_manifest', 'read_records', 'split']
 
 
 def read_records(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The record of each row's sample (``status`` ``missing`` if it has none)."""
+    """The record of each row's sample (``status`` ``missing`` if it has none or it is broken)."""
     records = []
     for row in rows:
         path = out / record_path(row['id'])
-        if path.is_file():
-            records.append(json.loads(path.read_text()))
-        else:
-            records.append({'id': row['id'], 'status': 'missing', 'error': 'not made'})
+        try:
+            record = json.loads(path.read_bytes())
+        except (OSError, ValueError):  # none, or truncated, not UTF-8, a folder
+            record = {'id': row['id'], 'status': 'missing', 'error': 'not made'}
+        records.append(record)
     return records
 
 
@@ -102,6 +105,34 @@ def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+#: Most distinct words a drawn value's line of the card names (else it counts them).
+CARD_WORDS = 12
+
+
+def _drawn_line(name: str, values: list[Any]) -> str:
+    """The card's line of one drawn value: its range, or its words and their counts.
+
+    Bounded whatever the sample count: numbers give their min and max (and how many samples
+    have none, e.g. a wavelength of a flat seabed), words their counts, at most
+    :data:`CARD_WORDS` of them.
+    """
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    finite = [v for v in numbers if math.isfinite(v)]
+    if numbers and len(numbers) == len(values):
+        if not finite:
+            return f'| {name} | none | |'
+        absent = len(values) - len(finite)
+        note = f' ({absent} samples without)' if absent else ''
+        return f'| {name} | {min(finite):.6g} | {max(finite):.6g}{note} |'
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[str(value)] = counts.get(str(value), 0) + 1
+    shown = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:CARD_WORDS]
+    words = ', '.join(f'{word} ({count})' for word, count in shown)
+    more = f', and {len(counts) - len(shown)} more' if len(counts) > len(shown) else ''
+    return f'| {name} | {words}{more} | |'
+
+
 def _card(
     spec: Spec, rows: list[dict[str, Any]], records: list[dict[str, Any]], coco: dict[str, Any]
 ) -> str:
@@ -114,6 +145,9 @@ def _card(
         f'preset `{spec.sensor.preset}`, echo model `{spec.sensor.echo_model}`. Layout and '
         'conventions: nps_sonar `docs/datasets.md`; every drawn value of a sample is its row '
         'of `manifest.parquet`.',
+        '',
+        'Splits by index (`train.txt`, `val.txt`, `test.txt`, named by `yolo.yaml`): of every '
+        'ten samples, eight train, the ninth val, the tenth test; failed samples in none.',
         '',
         '## Classes',
         '',
@@ -146,17 +180,8 @@ def _card(
         '| value | min | max |',
         '| --- | --- | --- |',
     ]
-    for name in MANIFEST_COLUMNS[2:]:
-        values = [row[name] for row in rows]
-        numbers = [
-            v
-            for v in values
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        ]
-        if numbers and len(numbers) == len(values):
-            lines.append(f'| {name} | {min(numbers):.6g} | {max(numbers):.6g} |')
-        elif name != 'objects':
-            lines.append(f'| {name} | {", ".join(sorted({str(v) for v in values}))} | |')
+    drawn = [name for name in MANIFEST_COLUMNS[2:] if name != 'objects']
+    lines += [_drawn_line(name, [row[name] for row in rows]) for name in drawn]
     failed = [r for r in records if r['status'] != 'ok']
     if failed:
         lines += ['', '## Failed samples', '']
@@ -165,18 +190,38 @@ def _card(
     return '\n'.join(lines)
 
 
+#: The splits, in the order of :func:`split`'s answer.
+SPLITS = ('train', 'val', 'test')
+
+
+def split(index: int) -> str:
+    """The split of sample ``index``: of every ten, eight train, the ninth val, the tenth test.
+
+    By index alone, so a sample keeps its split whatever else is made, resumed or added.
+    """
+    return SPLITS[max(0, index % 10 - 7)]
+
+
+def _yolo_files(spec: Spec, records: list[dict[str, Any]]) -> dict[str, bytes]:
+    """``yolo.yaml`` and the split lists (module docstring)."""
+    lists: dict[str, list[str]] = {name: [] for name in SPLITS}
+    for index, record in enumerate(records):
+        if record['status'] == 'ok':
+            lists[split(index)].append(f'./images/{record["id"]}.png\n')
+    yolo = ''.join(f'{name}: {name}.txt\n' for name in SPLITS) + 'names:\n'
+    yolo += ''.join(f'  {k}: {json.dumps(name)}\n' for k, name in enumerate(spec.classes))
+    files = {f'{name}.txt': ''.join(lines).encode() for name, lines in lists.items()}
+    return {'yolo.yaml': yolo.encode(), **files}
+
+
 def dataset_files(
     spec: Spec, rows: list[dict[str, Any]], records: list[dict[str, Any]]
 ) -> dict[str, bytes]:
     """The dataset-wide files (module docstring) as bytes."""
     coco = _coco(spec, records)
-    names = {k: name for k, name in enumerate(spec.classes)}
-    yolo = 'path: .\ntrain: images\nnames:\n' + ''.join(
-        f'  {k}: {json.dumps(name)}\n' for k, name in names.items()
-    )
     return {
         'manifest.parquet': manifest_bytes(rows, records),
         'coco.json': json_bytes(coco),
-        'yolo.yaml': yolo.encode(),
+        **_yolo_files(spec, records),
         'README.md': _card(spec, rows, records, coco).encode(),
     }

@@ -36,9 +36,15 @@ def rle(mask: NDArray[np.bool_]) -> dict[str, Any]:
 
 
 def oriented_box(
-    rows: NDArray[np.intp], cols: NDArray[np.intp]
+    rows: NDArray[np.intp], cols: NDArray[np.intp], shape: tuple[int, int] | None = None
 ) -> tuple[list[float], list[float]]:
-    """``([cx, cy, w, h, angle], corners)`` of the pixels ``(rows, cols)`` (module docstring)."""
+    """``([cx, cy, w, h, angle], corners)`` of the pixels ``(rows, cols)`` (module docstring).
+
+    With ``shape`` (the image's ``(H, W)``) the smallest rectangle that also lies within the
+    image ``[0, W] x [0, H]``: an object cut by the image's edge gets no corner outside it.
+    The axis-aligned rectangle always does (it is among the candidates: a hull of pixel
+    corners has an edge along each axis), so there is always one.
+    """
     corners = np.concatenate(
         [np.stack([cols + dx, rows + dy], axis=-1) for dx in (0, 1) for dy in (0, 1)]
     ).astype(np.float64)
@@ -52,22 +58,32 @@ def oriented_box(
     c, s = np.cos(angles), np.sin(angles)
     u = hull[:, 0, None] * c + hull[:, 1, None] * s  # (points, angles): along each direction
     v = -hull[:, 0, None] * s + hull[:, 1, None] * c
-    spans_u, spans_v = u.max(0) - u.min(0), v.max(0) - v.min(0)
-    best = int(np.argmin(spans_u * spans_v))
+    low_u, high_u, low_v, high_v = u.min(0), u.max(0), v.min(0), v.max(0)
+    # (angles, 4, 2): each candidate's corners, (u, v) back to (x, y)
+    box_u = np.stack([low_u, high_u, high_u, low_u], axis=-1)
+    box_v = np.stack([low_v, low_v, high_v, high_v], axis=-1)
+    box = np.stack(
+        [box_u * c[:, None] - box_v * s[:, None], box_u * s[:, None] + box_v * c[:, None]], -1
+    )
+    area = (high_u - low_u) * (high_v - low_v)
+    if shape is not None:
+        limit = np.array([shape[1], shape[0]], dtype=np.float64)
+        inside = np.all((box >= -1e-9) & (box <= limit + 1e-9), axis=(1, 2))
+        area = np.where(inside, area, np.inf)
+    best = int(np.argmin(area))
     a = float(angles[best])
-    mid_u = 0.5 * (u[:, best].max() + u[:, best].min())
-    mid_v = 0.5 * (v[:, best].max() + v[:, best].min())
-    cx, cy = mid_u * math.cos(a) - mid_v * math.sin(a), mid_u * math.sin(a) + mid_v * math.cos(a)
-    w, h = float(spans_u[best]), float(spans_v[best])
-    if h > w:
+    w, h = float(high_u[best] - low_u[best]), float(high_v[best] - low_v[best])
+    points4 = box[best]
+    cx, cy = (float(value) for value in points4.mean(axis=0))
+    if h > w:  # the long side first: start the corners one later
         w, h, a = h, w, a + math.pi / 2
-    if a > math.pi / 2:
+        points4 = np.roll(points4, -1, axis=0)
+    if a > math.pi / 2:  # the same side, turned half a turn: the corners two on
         a -= math.pi
-    du = np.array([math.cos(a), math.sin(a)]) * w / 2
-    dv = np.array([-math.sin(a), math.cos(a)]) * h / 2
-    centre = np.array([cx, cy])
-    box = [centre - du - dv, centre + du - dv, centre + du + dv, centre - du + dv]
-    flat = [round(float(value), 4) for point in box for value in point]
+        points4 = np.roll(points4, -2, axis=0)
+    if shape is not None:
+        points4 = np.clip(points4, 0.0, [shape[1], shape[0]])  # the 1e-9 left over
+    flat = [round(float(value), 4) + 0.0 for point in points4 for value in point]
     return [round(cx, 4), round(cy, 4), round(w, 4), round(h, 4), round(math.degrees(a), 4)], flat
 
 
@@ -86,7 +102,7 @@ def instance_boxes(instance: NDArray[np.integer], first: int = 2) -> list[dict[s
         if rows.size < MIN_PIXELS:
             continue
         x0, y0 = int(cols.min()), int(rows.min())
-        obb, corners = oriented_box(rows, cols)
+        obb, corners = oriented_box(rows, cols, instance.shape[:2])
         found.append(
             {
                 'instance': int(value),

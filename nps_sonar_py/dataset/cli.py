@@ -1,9 +1,11 @@
 """``sonar_dataset SPEC.yaml OUT --samples N [--workers W] [--address ADDR] [--resume]``.
 
-Bad input (the spec, the arguments, an output folder in use) is one line, ``nps_sonar: ...``,
-and status 2, as the nodes'. SIGINT
-and SIGTERM stop the run after the samples being written (each sample's files are complete or
-it is made again by ``--resume``): status 128 + the signal's number.
+Bad input (the spec, the arguments, an output folder that cannot be used or is in use) is one
+line, ``nps_sonar: ...``, and status 2, as the nodes'. A run that cannot go on (Ray would not
+start, a cluster does not answer, the disk is full) is one line and status 1, as is a run in
+which every sample failed. SIGINT and SIGTERM stop the run after the samples being written
+(each sample's files are complete or it is made again by ``--resume``): status 128 + the
+signal's number.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ from typing import NoReturn
 
 from nps_sonar_py.dataset.run import run_dataset
 from nps_sonar_py.dataset.spec import load_spec
-from nps_sonar_py.errors import NpsSonarError, error_line
+from nps_sonar_py.dataset.validity import check_meshes
+from nps_sonar_py.errors import InputError, NpsSonarError, error_line, one_line
 
 __all__ = ['main']
 
 #: Exit status of bad input, as the nodes'.
 EXIT_BAD_INPUT = 2
+#: Exit status of a run that could not go on, or made no sample.
+EXIT_FAILED = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         '--resume', action='store_true', help='go on with OUT: skip the samples already made'
     )
+    parser.add_argument(
+        '--mesh-folder',
+        type=Path,
+        action='append',
+        default=[],
+        help="a folder besides the spec's from which meshes may be read (repeatable)",
+    )
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
     return parser
 
@@ -82,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, request)
     try:
         spec = load_spec(options.spec)
+        check_meshes(spec, [options.spec.resolve().parent, *options.mesh_folder])
         summary = run_dataset(
             spec,
             options.out,
@@ -92,9 +105,17 @@ def main(argv: list[str] | None = None) -> int:
             progress=None if options.quiet else sys.stderr,
             stop=lambda: bool(received),
         )
-    except NpsSonarError as error:
+    except InputError as error:
         print(f'nps_sonar: {error_line(error)}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    except NpsSonarError as error:
+        print(f'nps_sonar: sonar_dataset: {error_line(error)}', file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:  # writing the dataset failed midway: a full disk, a lost mount
+        where = one_line(str(error.filename2 or error.filename or options.out))
+        reason = error.strerror or error_line(error)
+        print(f'nps_sonar: sonar_dataset: {where}: {reason}', file=sys.stderr)
+        return EXIT_FAILED
     if summary.stopped:
         done = summary.made + summary.failed + summary.skipped
         print(
@@ -105,10 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + received[0]
     print(
         f'sonar_dataset: {summary.made} samples made, {summary.skipped} made before, '
-        f'{summary.failed} failed, in {options.out}',
+        f'{summary.failed} failed, in {one_line(str(options.out))}',
         file=sys.stderr,
     )
-    return 0
+    return EXIT_FAILED if summary.failed and not summary.made + summary.skipped else 0
 
 
 if __name__ == '__main__':

@@ -1,30 +1,36 @@
 r"""A sample's files as bytes, written the same way everywhere: no time, no host, no order.
 
-PNGs are written by Pillow without a time or text chunk, arrays as ``.npy`` (a header and
-the data), JSON with sorted keys, text with ``\\n`` line ends and fixed decimals. The sample's
-record (``records/<id>.json``) is written last: a sample is complete when its record is there
-(``--resume``). Paths are relative to the dataset's folder (``docs/datasets.md``).
+PNGs are written by Pillow without a time or text chunk, a sample's arrays as one ``.npz``
+(the ``.npy`` of each, deflated, in a zip whose entries have a fixed time and are in name
+order: ``numpy.load`` reads it), JSON with sorted keys, text with ``\\n`` line ends and fixed
+decimals. The sample's record (``records/<id>.json``) is written last: a sample is complete
+when its record is there (``--resume``). Paths are relative to the dataset's folder
+(``docs/datasets.md``).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.dataset.boxes import instance_boxes
+from nps_sonar_py.dataset.boxes import MIN_PIXELS, instance_boxes
 from nps_sonar_py.dataset.objects import ELONGATED
 from nps_sonar_py.dataset.sample import Rendered
+from nps_sonar_py.transforms import matrix_to_rpy
 
 __all__ = [
     'ELONGATION',
     'json_bytes',
     'npy_bytes',
+    'npz_bytes',
     'png_bytes',
     'record_path',
     'sample_files',
@@ -48,6 +54,22 @@ def npy_bytes(array: NDArray[Any]) -> bytes:
     """``array`` as a ``.npy`` file (C order, little-endian as numpy writes it)."""
     buffer = io.BytesIO()
     np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+#: The time of every entry of a sample's ``.npz`` (zip's earliest): no time in the bytes.
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def npz_bytes(arrays: dict[str, NDArray[Any]]) -> bytes:
+    """``arrays`` as a deflated ``.npz`` (``numpy.load``), the same bytes for the same arrays."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w') as archive:
+        for name in sorted(arrays):
+            entry = zipfile.ZipInfo(f'{name}.npy', date_time=ZIP_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            archive.writestr(entry, npy_bytes(arrays[name]), compresslevel=6)
     return buffer.getvalue()
 
 
@@ -83,6 +105,32 @@ def _yolo(annotations: list[dict[str, Any]], width: int, height: int) -> tuple[s
     return ''.join(f'{line}\n' for line in boxes), ''.join(f'{line}\n' for line in oriented)
 
 
+def _views(rendered: Rendered, pixels: list[int]) -> list[dict[str, Any]]:
+    """Per object, in order: its pixels in the image, whether it has a box, and where it is.
+
+    ``range`` (m) and ``bearing`` (degrees, to port positive, 0 ahead) of its base's centre
+    from the sensor, and ``pose``: ``[x, y, z, roll, pitch, yaw]`` (m, degrees) in the
+    sensor's frame (x ahead, y to port, z up; the side-scan's at the block's middle).
+    """
+    views = []
+    for k, item in enumerate(rendered.objects):
+        pose = rendered.object_poses[k]
+        x, y, z = (float(v) for v in pose[:3, 3])
+        roll, pitch, yaw = matrix_to_rpy(pose[:3, :3])
+        views.append(
+            {
+                'class': item['class'],
+                'pixels': int(pixels[k]),
+                'visible': int(pixels[k]) >= MIN_PIXELS,
+                'range': round(math.hypot(x, y, z), 4),
+                'bearing': round(math.degrees(math.atan2(y, x)), 4),
+                'pose': [round(v, 4) for v in (x, y, z)]
+                + [round(math.degrees(a), 4) for a in (roll, pitch, yaw)],
+            }
+        )
+    return views
+
+
 def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -> dict[str, bytes]:
     """Every file of a sample, its record last (module docstring)."""
     height, width = rendered.display.shape
@@ -103,9 +151,9 @@ def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -
     boxes, oriented = _yolo(annotations, width, height)
     files[f'labels/{sample_id}.txt'] = boxes.encode()
     files[f'labels_obb/{sample_id}.txt'] = oriented.encode()
-    for name, array in sorted(rendered.arrays.items()):
-        files[f'arrays/{sample_id}/{name}.npy'] = npy_bytes(array)
+    files[f'arrays/{sample_id}.npz'] = npz_bytes(rendered.arrays)
     counts = np.bincount(rendered.semantic.ravel(), minlength=2 + len(classes))
+    seen = np.bincount(rendered.instance.ravel(), minlength=2 + len(rendered.objects))
     record = {
         'id': sample_id,
         'status': 'ok',
@@ -118,6 +166,7 @@ def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -
         },
         'shadow_pixels': int(rendered.shadow.sum()),
         'objects': len(rendered.objects),
+        'object_views': _views(rendered, seen[2:].tolist()),
     }
     files[record_path(sample_id)] = json_bytes(record)
     return files

@@ -13,22 +13,22 @@ import json
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from nps_sonar_py.dataset.assemble import dataset_files, read_records
-from nps_sonar_py.dataset.draw import draw_row
+from nps_sonar_py.dataset.draw import draw_row, sample_id
 from nps_sonar_py.dataset.files import json_bytes, record_path, write_atomic
+from nps_sonar_py.dataset.folder import SPEC_COPY, output_folder
 from nps_sonar_py.dataset.sensor import check_sensor
-from nps_sonar_py.dataset.spec import Spec, SpecError
-from nps_sonar_py.dataset.work import failed_files, local_outcomes
+from nps_sonar_py.dataset.spec import Spec
+from nps_sonar_py.dataset.validity import check_spec
+from nps_sonar_py.dataset.work import Outcome, failed_files, local_outcomes
 
 __all__ = ['RunSummary', 'run_dataset']
-
-#: The spec as the run read it, kept in the output folder (``--resume`` compares it).
-SPEC_COPY = 'spec.yaml'
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,14 @@ class Progress:
 
     def __init__(self, total: int, stream: TextIO | None) -> None:
         self.total, self.stream = total, stream
-        self.done = 0
+        self.done = self.skipped = 0
         self.start = time.monotonic()
         self._shown = 0.0
+
+    def skip(self) -> None:
+        """Count a sample made before (``--resume``)."""
+        self.skipped += 1
+        self.tick()
 
     def tick(self, final: bool = False) -> None:
         """Count a sample (unless ``final``) and redraw, at most every 0.2 s and at the end."""
@@ -68,28 +73,45 @@ class Progress:
         self.stream.flush()
 
 
-def _prepare(spec: Spec, out: Path, resume: bool) -> None:
-    """Check the output folder; keep the spec in it. ``SpecError`` (one line) if unusable."""
-    copy = out / SPEC_COPY
-    if resume:
-        if copy.is_file() and copy.read_text(encoding='utf-8') != spec.text:
-            raise SpecError(
-                f'--resume: {out} was made from another spec ({copy} differs)', file=spec.source
-            )
-    elif out.exists() and any(out.iterdir()):
-        raise SpecError(
-            f'{out} is not empty: give --resume to go on with it, or a new folder',
-            file=spec.source,
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, SPEC_COPY, spec.text.encode())
-
-
 def _made(out: Path, row: dict[str, Any]) -> bool:
+    """Whether the sample of ``row`` was made before: its record says ok (a broken one: no)."""
     path = out / record_path(row['id'])
-    if not path.is_file():
+    try:
+        return bool(json.loads(path.read_bytes()).get('status') == 'ok')
+    except (OSError, ValueError, AttributeError):  # missing, unreadable, truncated, not UTF-8
         return False
-    return bool(json.loads(path.read_text()).get('status') == 'ok')
+
+
+def _todo(
+    spec: Spec, out: Path, samples: int, resume: bool, bar: Progress, stop: Callable[[], bool]
+) -> Iterator[dict[str, Any]]:
+    """The rows of the samples to make, drawn one at a time as the workers take them."""
+    for index in range(samples):
+        if stop():
+            return
+        row = draw_row(spec, index)
+        if resume and _made(out, row):
+            bar.skip()
+            continue
+        yield row
+
+
+@contextmanager
+def _outcomes(
+    spec: Spec,
+    rows: Iterator[dict[str, Any]],
+    workers: int,
+    address: str | None,
+    stop: Callable[[], bool],
+) -> Iterator[Iterator[Outcome]]:
+    """The samples' outcomes in this process, or on a Ray session open for the block."""
+    if workers == 1 and not address:
+        yield local_outcomes(spec, rows, stop)
+        return
+    from nps_sonar_py.dataset.distributed import ray_session, session_outcomes
+
+    with ray_session(workers, address) as cpus:
+        yield session_outcomes(spec, rows, cpus, stop)
 
 
 def run_dataset(
@@ -103,39 +125,52 @@ def run_dataset(
     progress: TextIO | None = None,
     stop: Callable[[], bool] = lambda: False,
 ) -> RunSummary:
-    """Make ``samples`` samples of ``spec`` in ``out`` (module docstring)."""
-    start = time.monotonic()
-    check_sensor(spec)
-    _prepare(spec, out, resume)
-    rows = [draw_row(spec, i) for i in range(samples)]
-    todo = [row for row in rows if not (resume and _made(out, row))]
-    bar = Progress(len(todo), progress)
-    if workers == 1 and not address:
-        outcomes = local_outcomes(spec, todo, stop)
-    else:
-        from nps_sonar_py.dataset.distributed import ray_outcomes
+    """Make ``samples`` samples of ``spec`` in ``out`` (module docstring).
 
-        outcomes = ray_outcomes(spec, todo, workers, address, stop)
+    ``FolderError`` or ``SpecError`` (one line) before anything is written if ``out`` or the
+    spec cannot be used; ``RunError`` if Ray cannot start; ``OSError`` if writing fails.
+    """
+    start = time.monotonic()
+    check_spec(spec)
+    check_sensor(spec)
+    bar = Progress(samples, progress)
     made = failed = 0
-    for outcome in outcomes:
-        row = rows[outcome.index]
-        files = outcome.files if outcome.error is None else failed_files(row, outcome.error)
-        for relative, data in files.items():  # the record is the last
-            write_atomic(out, relative, data)
-        made += outcome.error is None
-        failed += outcome.error is not None
-        bar.tick()
-        if stop():
-            break
-    bar.tick(final=True)
-    stopped = stop()
-    if not stopped:
-        for relative, data in dataset_files(spec, rows, read_records(out, rows)).items():
-            write_atomic(out, relative, data)
-    seconds = time.monotonic() - start
-    summary = RunSummary(made, len(rows) - len(todo), failed, stopped, seconds)
-    _run_json(out, summary, samples, workers, address)
+    with (
+        output_folder(out, resume, spec.text),
+        _outcomes(
+            spec, _todo(spec, out, samples, resume, bar, stop), workers, address, stop
+        ) as outcomes,
+    ):
+        write_atomic(out, SPEC_COPY, spec.text.encode())
+        for outcome in outcomes:
+            files = outcome.files
+            if outcome.error is not None:
+                files = failed_files(sample_id(outcome.index), outcome.error)
+            for relative, data in files.items():  # the record is the last
+                write_atomic(out, relative, data)
+            made += outcome.error is None
+            failed += outcome.error is not None
+            bar.tick()
+            if stop():
+                break
+        bar.tick(final=True)
+        stopped = stop() or not _write_dataset_files(spec, out, samples, stop)
+        seconds = time.monotonic() - start
+        summary = RunSummary(made, bar.skipped, failed, stopped, seconds)
+        _run_json(out, summary, samples, workers, address)
     return summary
+
+
+def _write_dataset_files(spec: Spec, out: Path, samples: int, stop: Callable[[], bool]) -> bool:
+    """The dataset-wide files from every row and record; False if stopped while drawing."""
+    rows = []
+    for index in range(samples):
+        if stop():
+            return False
+        rows.append(draw_row(spec, index))
+    for relative, data in dataset_files(spec, rows, read_records(out, rows)).items():
+        write_atomic(out, relative, data)
+    return True
 
 
 def _run_json(

@@ -66,6 +66,9 @@ class Rendered:
     shadow: NDArray[np.uint8]
     #: The kind and class of each object instance (instance ``2 + k`` is object ``k``).
     objects: list[dict[str, Any]]
+    #: (objects, 4, 4): each object's pose (its base's centre) in the sensor's frame: the
+    #: fan's, or the side-scan's at the block's middle (x = 0, level).
+    object_poses: NDArray[np.float64]
 
 
 class _OccludedSeabed:
@@ -167,7 +170,39 @@ def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> 
         'shadow': shadow.astype(np.uint8),
     }
     display = np.asarray(db_pixels(np.nan_to_num(intensity, nan=0.0), window), dtype=np.uint8)
-    return Rendered(arrays, display, instance, semantic, shadow.astype(np.uint8), objects)
+    sensor = sensor_pose(row, 0.0, pitched=settings.fls)  # the side-scan's middle ping: x = 0
+    inverse = np.linalg.inv(sensor)
+    poses = np.array([inverse @ state.origin for state in scene.states[1:]]).reshape(-1, 4, 4)
+    return Rendered(arrays, display, instance, semantic, shadow.astype(np.uint8), objects, poses)
+
+
+def _truth(
+    settings: SensorSettings,
+    row: dict[str, Any],
+    pose: NDArray[np.float64],
+    minimum: float,
+    entities: int,
+) -> MultibeamSonar | SidescanSonar:
+    """The noise-free incoherent sonar of the masks; labelled when the echo model is coherent."""
+    labelled = entities if settings.coherent else None
+    return make_sonar(settings, row, pose, min_range=minimum, entities=labelled, truth=True)
+
+
+def _labels(
+    settings: SensorSettings,
+    labels: NDArray[np.uint16] | None,
+    truth: MultibeamSonar | SidescanSonar,
+    full: SurfaceCaster,
+) -> NDArray[np.uint16]:
+    """The labels of the noise-free incoherent echo, whatever the echo model.
+
+    The incoherent sonar's own (its labels are of its echo before noise); for the coherent
+    model, whose labels follow its scatterers' phases, those of a ping of the truth sonar.
+    """
+    if settings.coherent:
+        labels = truth.ping(full).labels
+    assert labels is not None
+    return labels
 
 
 Casters = tuple[SurfaceCaster, SurfaceCaster]
@@ -186,12 +221,11 @@ def _fan(
     pose = sensor_pose(row, 0.0, pitched=True)
     minimum = spec.sensor.min_range
     sonar = make_sonar(settings, row, pose, min_range=minimum, entities=len(scene.entities))
-    truth = make_sonar(settings, row, pose, min_range=minimum, entities=None, truth=True)
+    truth = _truth(settings, row, pose, minimum, len(scene.entities))
     assert isinstance(sonar, MultibeamSonar)
     full, alone = casters
     ping = sonar.ping(full)
-    labels = ping.labels
-    assert labels is not None
+    labels = _labels(settings, ping.labels, truth, full)
     profiles = ping.profiles * 10.0 ** (row['gain_db'] / 10.0)
     if len(scene.entities) > 1:
         hidden = truth.ping(_OccludedSeabed(full, alone)).profiles
@@ -226,7 +260,7 @@ def _sidescan(
     xs = line_positions(settings)
     start = sensor_pose(row, 0.0, x=float(xs[0]), pitched=False)
     sonar = make_sonar(settings, row, start, min_range=minimum, entities=len(scene.entities))
-    truth = make_sonar(settings, row, start, min_range=minimum, entities=None, truth=True)
+    truth = _truth(settings, row, start, minimum, len(scene.entities))
     assert isinstance(sonar, SidescanSonar)
     assert isinstance(truth, SidescanSonar)
     per_ping = dataclasses.replace(s.waterfall_config(), line_spacing=0.0)  # moved here
@@ -237,11 +271,10 @@ def _sidescan(
     for line in range(s.waterfall_lines):
         pose = sensor_pose(row, 0.0, x=float(xs[line]), pitched=False)
         sonar.set_pose(pose)
+        truth.set_pose(pose)
         ping = sonar.ping(full)
-        labels = ping.labels
-        assert labels is not None
+        labels = _labels(settings, ping.labels, truth, full)
         if len(scene.entities) > 1:
-            truth.set_pose(pose)
             hidden = truth.ping(_OccludedSeabed(full, alone)).profiles
             shadow = _shadow(truth.ping(alone).profiles, hidden, labels)
         else:

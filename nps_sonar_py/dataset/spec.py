@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from nps_sonar_py.dataset.spec_yaml import load_tree
 from nps_sonar_py.errors import InputError, one_line
 from nps_sonar_py.input_files import file_problem, read_input_file
 from nps_sonar_py.scene.meshes import MAX_MESH_BYTES
@@ -282,13 +281,7 @@ def load_spec(path: str | Path) -> Spec:
 def parse_spec(text: str, *, source: str = '<spec>', base: Path | None = None) -> Spec:
     """The spec in the YAML ``text``; mesh files are relative to ``base`` (the spec's folder)."""
     r = _Reader(source)
-    try:
-        tree = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, 'problem_mark', None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(error, 'problem', None) or 'not valid YAML'
-        raise SpecError(f'not valid YAML: {problem}', file=source, line=line) from None
+    tree = load_tree(text, source, SpecError)
     top = r.mapping(tree, '', _TOP)
     seed = top.get('seed', 0)
     if not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63):
@@ -417,7 +410,7 @@ def _count(r: _Reader, node: Any, path: str) -> tuple[int, int]:
 
 def _object(r: _Reader, node: Any, path: str, base: Path | None) -> ObjectSpec:
     kind = node.get('kind') if isinstance(node, Mapping) else None
-    if kind not in OBJECT_KINDS:
+    if not isinstance(kind, str) or kind not in OBJECT_KINDS:
         raise r.fail(
             f'{path}.kind', f'must be one of {", ".join(OBJECT_KINDS)}, got {_shown(kind)}'
         )

@@ -6,7 +6,7 @@ The same function runs in-process (``--workers 1``) and in a Ray worker
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,12 +14,16 @@ from nps_sonar_py.dataset.files import json_bytes, record_path, sample_files
 from nps_sonar_py.dataset.sample import render_sample
 from nps_sonar_py.dataset.sensor import sensor_settings
 from nps_sonar_py.dataset.spec import Spec
-from nps_sonar_py.errors import error_line
+from nps_sonar_py.errors import NpsSonarError, error_line
 
-__all__ = ['TRIES', 'Outcome', 'failed_files', 'local_outcomes', 'make_sample']
+__all__ = ['TRIES', 'Outcome', 'RunError', 'failed_files', 'local_outcomes', 'make_sample']
 
 #: Tries of a sample before it is recorded as failed.
 TRIES = 2
+
+
+class RunError(NpsSonarError):
+    """A run that cannot go on (Ray would not start, a cluster does not answer): one line."""
 
 
 @dataclass(frozen=True)
@@ -41,14 +45,14 @@ def make_sample(spec: Spec, row: dict[str, Any]) -> Outcome:
         return Outcome(row['sample'], {}, reason)
 
 
-def failed_files(row: dict[str, Any], reason: str) -> dict[str, bytes]:
+def failed_files(sample_id: str, reason: str) -> dict[str, bytes]:
     """The record of a sample that failed every try."""
-    record = {'id': row['id'], 'status': 'failed', 'error': reason}
-    return {record_path(row['id']): json_bytes(record)}
+    record = {'id': sample_id, 'status': 'failed', 'error': reason}
+    return {record_path(sample_id): json_bytes(record)}
 
 
 def local_outcomes(
-    spec: Spec, rows: list[dict[str, Any]], stop: Callable[[], bool]
+    spec: Spec, rows: Iterable[dict[str, Any]], stop: Callable[[], bool]
 ) -> Iterator[Outcome]:
     """The outcome of each row's sample, in this process, in order; each tried ``TRIES`` times."""
     for row in rows:

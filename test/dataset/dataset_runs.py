@@ -1,17 +1,28 @@
-"""Small dataset specs and ``sonar_dataset`` run as a user runs it: a process of its own.
+"""Small dataset specs, ``sonar_dataset`` run as a user runs it, and a Ray of its own.
 
-The command is ``python -m nps_sonar_py.dataset`` with this checkout first on ``PYTHONPATH``
-(what ``lib/nps_sonar/sonar_dataset`` runs, without the ROS workspace), so that Ray's workers,
-which inherit the environment, import the same code.
+The command is the installed executable ``lib/nps_sonar/sonar_dataset`` (what ``scripts/run
+sonar_dataset`` and ``ros2 run`` start: ``python -S`` and the site set-up in its code), with
+this checkout first on ``PYTHONPATH`` so that Ray's workers, which inherit the environment,
+import the same code. :func:`ray_head` is "another Ray on the machine": a head started by
+``ray start --head`` in a temporary folder and on ports of its own, as a user's would be.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from nps_sonar_py.ament import executable
 from nps_sonar_py.dataset.distributed import LOCAL_RAY_ENVIRONMENT
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,20 +103,85 @@ def environment() -> dict[str, str]:
 
 
 def command(*arguments: str | Path) -> list[str]:
-    """``sonar_dataset`` with ``arguments``, as a command line."""
-    return [sys.executable, '-m', 'nps_sonar_py.dataset', *(str(a) for a in arguments)]
+    """The installed ``sonar_dataset`` with ``arguments``, as a command line."""
+    found = executable('sonar_dataset')
+    assert found is not None, 'sonar_dataset is not installed: run scripts/test'
+    return [str(found), *(str(a) for a in arguments)]
 
 
-def run_cli(*arguments: str | Path, timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
-    """Run ``sonar_dataset`` to its end; its result (not checked)."""
+def run_cli(
+    *arguments: str | Path, timeout: float = 600.0, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``sonar_dataset`` to its end (in ``env``, else :func:`environment`); its result."""
     return subprocess.run(
         command(*arguments),
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
-        env=environment(),
+        env=environment() if env is None else env,
     )
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback now."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class RayHead:
+    """A running Ray head: its ``address``; ``tmpdir`` is its ``RAY_TMPDIR`` (its address file
+    is ``tmpdir/ray/ray_current_cluster``, where ``ray.init()`` and ``--address auto`` look)."""
+
+    address: str
+    tmpdir: str
+
+
+@contextmanager
+def ray_head() -> Iterator[RayHead]:
+    """A Ray head node of 2 CPUs on this host (``ray start --head --block``) for the block."""
+    port = free_port()
+    base = tempfile.mkdtemp(prefix='nps_rh_', dir='/tmp')  # short: Ray's socket paths
+    head = subprocess.Popen(
+        [
+            sys.executable, '-m', 'ray.scripts.scripts', 'start', '--head', '--block',
+            f'--port={port}', '--num-cpus=2', '--include-dashboard=false',
+            f'--object-store-memory={200 * 2**20}', '--disable-usage-stats',
+            f'--temp-dir={base}/ray', '--node-ip-address=127.0.0.1',
+            '--min-worker-port=0',
+            '--max-worker-port=0', f'--dashboard-agent-listen-port={free_port()}',
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment(),
+    )  # fmt: skip
+    assert head.stdout is not None
+    lines = []
+    for line in head.stdout:  # the head says when it is up
+        lines.append(line)
+        if 'Ray runtime started' in line:
+            break
+    else:
+        raise AssertionError('ray start --head ended before it started:\n' + ''.join(lines))
+    recorded = Path(base) / 'ray' / 'ray_current_cluster'
+    end = time.monotonic() + 120.0
+    while not recorded.is_file():  # written just after the message
+        assert head.poll() is None, 'the head ended before it recorded its address'
+        assert time.monotonic() < end, 'the head recorded no address'
+        time.sleep(0.05)
+    try:
+        yield RayHead(f'127.0.0.1:{port}', base)
+    finally:
+        head.send_signal(signal.SIGTERM)  # --block: it stops the processes it started
+        try:
+            head.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            head.kill()
+            head.wait()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def dataset_files(out: Path) -> dict[str, bytes]:

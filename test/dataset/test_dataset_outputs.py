@@ -8,15 +8,20 @@ from __future__ import annotations
 import io
 import json
 import math
+import zipfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from dataset_runs import FLS_SPEC
+import pytest
+import yaml
+from dataset_runs import FLS_SPEC, REPO
 from pycocotools import mask as mask_utils
 from pycocotools.coco import COCO
 
 from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
+from nps_sonar_py.dataset.assemble import dataset_files
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.sample import line_positions, sample_worlds
 from nps_sonar_py.dataset.sensor import (
@@ -42,7 +47,8 @@ def _ok_rows(out: Path) -> list[dict[str, Any]]:
 
 
 def _array(out: Path, sample: str, name: str) -> np.ndarray:
-    return np.load(out / 'arrays' / sample / f'{name}.npy')
+    with np.load(out / 'arrays' / f'{sample}.npz') as arrays:
+        return np.asarray(arrays[name])
 
 
 def _record(out: Path, sample: str) -> dict[str, Any]:
@@ -151,6 +157,9 @@ def test_every_box_encloses_its_mask(fls_reference: Path, sidescan_reference: Pa
                 # and no larger than the axis-aligned box
                 assert a['obb'][2] * a['obb'][3] <= w * h + 1e-3
                 checked += 1
+            text = (out / 'labels_obb' / f'{row["id"]}.txt').read_text()
+            values = [float(v) for line in text.splitlines() for v in line.split()[1:]]
+            assert all(0.0 <= v <= 1.0 for v in values), text  # no corner off the image
     assert checked > 0
 
 
@@ -182,7 +191,7 @@ def test_a_sample_remade_from_its_manifest_row_is_the_same_bytes(fls_reference: 
     del row['status'], row['error']
     outcome = make_sample(spec, row)
     assert outcome.error is None
-    assert len(outcome.files) > 10
+    assert len(outcome.files) == 5  # image, two label files, arrays, record
     for relative, data in outcome.files.items():
         assert (fls_reference / relative).read_bytes() == data, relative
 
@@ -232,27 +241,159 @@ def test_the_side_scan_shadow_of_a_box_is_as_long_as_the_geometry_makes_it(
     assert not shadow[:, :samples].any()  # nothing to port
 
 
-def test_the_coherent_model_changes_the_intensity_not_the_masks(tmp_path: Path) -> None:
+@pytest.mark.parametrize('preset', ['fls', 'sidescan'])
+def test_the_coherent_model_changes_the_intensity_not_the_masks(preset: str) -> None:
     quiet = FLS_SPEC.replace('speckle: [false, true]', 'speckle: false').replace(
         'gain_stddev: [0, 0.1]', 'gain_stddev: 0'
     )
+    index = 2
+    if preset == 'sidescan':  # the demo's seabeds and objects, a shorter block (issue 36)
+        demo = (REPO / 'config' / 'datasets' / 'sidescan_demo.yaml').read_text()
+        quiet = demo.replace('waterfall_lines: 256', 'waterfall_lines: 24')
+        quiet = quiet.replace('speckle: true', 'speckle: false')
+        quiet = quiet.replace('  echo_model: incoherent\n', '')
+        index = 1  # its masks differed by 130 pixels when the model labelled them
     incoherent = parse_spec(quiet)
-    coherent = parse_spec(quiet.replace('preset: fls', 'preset: fls\n  echo_model: coherent'))
-    row = draw_row(coherent, 2)
-    assert row == draw_row(incoherent, 2)  # the model is not a drawn value
+    coherent = parse_spec(
+        quiet.replace(f'preset: {preset}', f'preset: {preset}\n  echo_model: coherent')
+    )
+    row = draw_row(coherent, index)
+    assert row == draw_row(incoherent, index)  # the model is not a drawn value
     plain, phased = make_sample(incoherent, row), make_sample(coherent, row)
-    assert plain.error is None
-    assert phased.error is None
+    assert plain.error is None, plain.error
+    assert phased.error is None, phased.error
     assert make_sample(coherent, row).files == phased.files  # seeded: the same bytes again
-    sample = row['id']
-    for name in ('instance', 'semantic', 'shadow', 'instance_polar'):
-        key = f'arrays/{sample}/{name}.npy'
-        assert phased.files[key] == plain.files[key], name  # masks of the noise-free echo
-    key = f'arrays/{sample}/intensity_polar.npy'
-    a, b = (np.load(io.BytesIO(f.files[key])) for f in (plain, phased))
+    key = f'arrays/{row["id"]}.npz'
+    plain_arrays, phased_arrays = (np.load(io.BytesIO(f.files[key])) for f in (plain, phased))
+    masks = ('instance', 'semantic', 'shadow', 'instance_polar' if preset == 'fls' else 'shadow')
+    for name in masks:  # masks of the noise-free echo
+        np.testing.assert_array_equal(phased_arrays[name], plain_arrays[name], err_msg=name)
+    if preset == 'sidescan':  # the waterfall differs (negative control: not one model twice)
+        assert not np.array_equal(plain_arrays['intensity'], phased_arrays['intensity'])
+        return
+    a, b = plain_arrays['intensity_polar'], phased_arrays['intensity_polar']
     assert a.shape == b.shape
     assert not np.array_equal(a, b)
     # The mean over phases of |sum a_i|^2 is sum |a_i|^2: summed over the ping's cells the
     # coherent image's energy is the incoherent one's, within the scatter of the speckle.
     ratio = float(b.sum() / a.sum())
     assert abs(ratio - 1.0) < 0.15, ratio
+
+
+def test_a_samples_arrays_are_one_deflated_npz_the_same_bytes_each_time() -> None:
+    spec = parse_spec(FLS_SPEC)
+    row = draw_row(spec, 0)
+    first, again = make_sample(spec, row), make_sample(spec, row)
+    data = first.files[f'arrays/{row["id"]}.npz']
+    assert data == again.files[f'arrays/{row["id"]}.npz']  # no time in the zip
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entries = archive.infolist()
+        names = [entry.filename for entry in entries]
+        assert names == sorted(names)
+        assert {entry.compress_type for entry in entries} == {zipfile.ZIP_DEFLATED}
+        stored = sum(entry.file_size for entry in entries)
+        packed = sum(entry.compress_size for entry in entries)
+        for entry in entries:  # each entry is the array's .npy, as numpy.save writes it
+            array = np.load(io.BytesIO(archive.read(entry)))
+            buffer = io.BytesIO()
+            np.save(buffer, array)
+            assert buffer.getvalue() == archive.read(entry)
+    assert packed < 0.8 * stored  # the masks compress to little
+    arrays = np.load(io.BytesIO(data))  # numpy reads it as its own .npz
+    assert set(arrays.files) == {name[:-4] for name in names}
+
+
+def test_the_card_sums_up_drawn_values_in_a_line_each_whatever_the_count() -> None:
+    spec = parse_spec(FLS_SPEC)
+    rows = [draw_row(spec, i) for i in range(3000)]
+    records = [
+        {'id': row['id'], 'status': 'ok', 'annotations': [], 'width': 8, 'height': 8}
+        for row in rows
+    ]
+    card = dataset_files(spec, rows, records)['README.md'].decode()
+    lines = {line.split(' | ')[0][2:]: line for line in card.splitlines() if line.startswith('| ')}
+    wavelengths = [row['seabed_wavelength'] for row in rows]
+    finite = [w for w in wavelengths if math.isfinite(w)]
+    assert 0 < len(finite) < len(rows)  # flat and rocky seabeds have none
+    assert lines['seabed_wavelength'] == (
+        f'| seabed_wavelength | {min(finite):.6g} | {max(finite):.6g} '
+        f'({len(rows) - len(finite)} samples without) |'
+    )
+    families = Counter(row['seabed_family'] for row in rows)
+    assert len(families) == 4
+    for family, count in families.items():
+        assert f'{family} ({count})' in lines['seabed_family']
+    # Negative control: a line per distinct value, as the card had, would be thousands long.
+    assert len({str(w) for w in wavelengths}) > 1000
+    assert max(len(line) for line in card.splitlines()) < 400
+
+
+def test_the_yolo_splits_list_made_samples_by_index_as_ultralytics_reads_them(
+    tmp_path: Path,
+) -> None:
+    spec = parse_spec(FLS_SPEC)
+    rows = [draw_row(spec, i) for i in range(25)]
+    records = [
+        {'id': row['id'], 'status': 'ok', 'annotations': [], 'width': 8, 'height': 8}
+        for row in rows
+    ]
+    records[18] = {'id': rows[18]['id'], 'status': 'failed', 'error': 'a test'}
+    files = dataset_files(spec, rows, records)
+    yolo = yaml.safe_load(files['yolo.yaml'])
+    assert 'path' not in yolo  # Ultralytics then takes the YAML's folder as the root
+    assert {k: yolo[k] for k in ('train', 'val', 'test')} == {
+        'train': 'train.txt', 'val': 'val.txt', 'test': 'test.txt'
+    }  # fmt: skip
+    assert yolo['names'] == dict(enumerate(spec.classes))
+    listed = {
+        name: files[f'{name}.txt'].decode().splitlines() for name in ('train', 'val', 'test')
+    }
+    expected: dict[str, list[str]] = {'train': [], 'val': [], 'test': []}
+    for i in range(25):
+        if i != 18:  # the failed sample is in no split
+            name = 'val' if i % 10 == 8 else 'test' if i % 10 == 9 else 'train'
+            expected[name].append(f'./images/{i:06d}.png')
+    assert listed == expected
+    assert (len(listed['train']), len(listed['val']), len(listed['test'])) == (21, 1, 2)
+    # Ultralytics: a './' line is relative to the list's folder; its label file is the image
+    # path with /images/ replaced by /labels/.
+    root = tmp_path / 'out'
+    (root / 'images').mkdir(parents=True)
+    (root / 'labels').mkdir()
+    for line in listed['val']:
+        image = Path(line.replace('./', f'{root}/', 1))
+        label = Path(str(image).replace('/images/', '/labels/')).with_suffix('.txt')
+        assert image.parent == root / 'images'
+        assert label == root / 'labels' / f'{image.stem}.txt'
+
+
+def test_each_object_says_whether_it_is_seen_and_where_it_is(
+    fls_reference: Path, sidescan_reference: Path
+) -> None:
+    # The side-scan's box: 15 m to starboard abeam of the middle ping, on a flat seabed at
+    # z = 0 under a sensor 10 m above it (SIDESCAN_SPEC): from the spec, not the code.
+    row = _ok_rows(sidescan_reference)[0]
+    (view,) = _record(sidescan_reference, row['id'])['object_views']
+    assert view['visible']
+    assert view['pixels'] == int((_array(sidescan_reference, row['id'], 'instance') == 2).sum())
+    np.testing.assert_allclose(view['pose'][:3], [0.0, -15.0, -10.0], atol=1e-3)
+    assert view['range'] == pytest.approx(math.hypot(15.0, 10.0), abs=1e-3)
+    assert view['bearing'] == pytest.approx(-90.0, abs=1e-3)  # starboard: negative
+    checked = 0
+    for row in _ok_rows(fls_reference):
+        record = _record(fls_reference, row['id'])
+        instance = _array(fls_reference, row['id'], 'instance')
+        boxed = {a['instance'] for a in record['annotations']}
+        drawn = object_list(row)
+        assert len(record['object_views']) == len(drawn)
+        for k, (view, item) in enumerate(zip(record['object_views'], drawn, strict=True)):
+            assert view['class'] == item['class']
+            assert view['pixels'] == int((instance == 2 + k).sum())
+            assert view['visible'] == (2 + k in boxed)
+            # the fan pitches about its y axis: y to port is the drawn y
+            assert view['pose'][1] == pytest.approx(item['y'], abs=1e-3)
+            x, y, z = view['pose'][:3]
+            assert view['range'] == pytest.approx(math.hypot(x, y, z), abs=1e-3)
+            assert view['bearing'] == pytest.approx(math.degrees(math.atan2(y, x)), abs=1e-3)
+            checked += 1
+    assert checked > 0

@@ -10,12 +10,10 @@ object store.
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,9 +22,12 @@ import pytest
 from dataset_runs import (
     FLS_SPEC,
     REPO,
+    RayHead,
     command,
     dataset_files,
     environment,
+    free_port,
+    ray_head,
     run_cli,
     write_spec,
 )
@@ -66,68 +67,82 @@ def test_one_worker_runs_in_this_process_without_ray(tmp_path: Path) -> None:
     assert json.loads((tmp_path / 'out' / 'run.json').read_text())['workers'] == 1
 
 
-def test_two_ray_workers_make_the_same_files(fls_reference: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope='module')
+def other_ray() -> Iterator[RayHead]:
+    """Another Ray on this machine, for the module's tests."""
+    with ray_head() as head:
+        yield head
+
+
+def _one_line(result: subprocess.CompletedProcess[str], status: int) -> str:
+    """The one line of a command that must fail with ``status``."""
+    assert result.returncode == status, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('nps_sonar: '), result.stderr
+    return lines[0]
+
+
+def _answers(address: str) -> bool:
+    host, _, port = address.rpartition(':')
+    with socket.socket() as probe:
+        probe.settimeout(30.0)
+        return probe.connect_ex((host, int(port))) == 0
+
+
+def test_two_ray_workers_make_the_same_files_beside_another_ray(
+    fls_reference: Path, other_ray: RayHead, tmp_path: Path
+) -> None:
     out = tmp_path / 'out'
-    result = run_cli(fls_reference.parent / 'spec.yaml', out, '--samples', '6', '--workers', '2')
+    env = {**environment(), 'RAY_ADDRESS': other_ray.address, 'RAY_TMPDIR': other_ray.tmpdir}
+    spec = fls_reference.parent / 'spec.yaml'
+    result = run_cli(spec, out, '--samples', '6', '--workers', '2', env=env)
     assert result.returncode == 0, result.stderr
-    assert 'Started a local Ray instance' in result.stderr  # it did run on Ray
+    assert 'Started a local Ray instance' in result.stderr  # its own, not the other one
+    assert 'Traceback' not in result.stderr
     _same_files(fls_reference, out)
     run = json.loads((out / 'run.json').read_text())
     assert (run['workers'], run['made']) == (2, 6)
+    recorded = Path(other_ray.tmpdir) / 'ray' / 'ray_current_cluster'
+    assert recorded.read_text().strip() == other_ray.address  # the other Ray undisturbed
+    assert _answers(other_ray.address)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return int(probe.getsockname()[1])
+def _dead_address_file(folder: Path) -> dict[str, str]:
+    """An environment whose Ray address file names a Ray that is gone (nothing listens)."""
+    recorded = folder / 'ray' / 'ray_current_cluster'
+    recorded.parent.mkdir(parents=True)
+    recorded.write_text(f'127.0.0.1:{free_port()}\n')
+    env = environment()
+    env.pop('RAY_ADDRESS', None)
+    return {**env, 'RAY_TMPDIR': str(folder)}
 
 
-@pytest.fixture(scope='module')
-def ray_head() -> Iterator[str]:
-    """A Ray head node of 2 CPUs on this host (``ray start --head --block``); its address."""
-    port = _free_port()
-    temporary = tempfile.mkdtemp(prefix='nps_ray_', dir='/tmp')  # short: Ray's socket paths
-    head = subprocess.Popen(
-        [
-            sys.executable, '-m', 'ray.scripts.scripts', 'start', '--head', '--block',
-            f'--port={port}', '--num-cpus=2', '--include-dashboard=false',
-            f'--object-store-memory={200 * 2**20}', '--disable-usage-stats',
-            f'--temp-dir={temporary}', '--node-ip-address=127.0.0.1',
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=environment(),
-    )  # fmt: skip
-    assert head.stdout is not None
-    lines = []
-    for line in head.stdout:  # the head says when it is up
-        lines.append(line)
-        if 'Ray runtime started' in line:
-            break
-    else:
-        pytest.fail('ray start --head ended before it started:\n' + ''.join(lines))
-    try:
-        yield f'127.0.0.1:{port}'
-    finally:
-        head.send_signal(signal.SIGTERM)  # --block: it stops the processes it started
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            head.kill()
-            head.wait()
-        shutil.rmtree(temporary, ignore_errors=True)
+@pytest.mark.parametrize('address', ['dead', 'not-an-address'])
+def test_an_address_where_no_ray_answers_is_one_line_and_leaves_no_folder(
+    tmp_path: Path, address: str
+) -> None:
+    spec = write_spec(tmp_path, FLS_SPEC)
+    env = _dead_address_file(tmp_path / 'tmp')
+    given = f'127.0.0.1:{free_port()}' if address == 'dead' else 'nowhere'
+    out = tmp_path / 'out'
+    result = run_cli(spec, out, '--samples', '2', '--address', given, env=env, timeout=300)
+    line = _one_line(result, 1)
+    assert f'--address {given}: ' in line
+    expected = 'must be host:port' if address == 'not-an-address' else 'no Ray cluster answers'
+    assert expected in line
+    assert not out.exists()  # the same command can be given again
 
 
 def test_a_ray_cluster_joined_by_address_makes_the_same_files(
-    fls_reference: Path, ray_head: str, tmp_path: Path
+    fls_reference: Path, other_ray: RayHead, tmp_path: Path
 ) -> None:
     out = tmp_path / 'out'
     spec = fls_reference.parent / 'spec.yaml'
-    result = run_cli(spec, out, '--samples', '6', '--address', ray_head, '--quiet')
+    result = run_cli(spec, out, '--samples', '6', '--address', other_ray.address, '--quiet')
     assert result.returncode == 0, result.stderr
     _same_files(fls_reference, out)
-    assert json.loads((out / 'run.json').read_text())['address'] == ray_head
+    assert json.loads((out / 'run.json').read_text())['address'] == other_ray.address
 
 
 def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
@@ -191,6 +206,54 @@ def test_a_failed_sample_is_retried_recorded_and_the_run_goes_on(tmp_path: Path)
             assert not (out / 'images' / f'{row["id"]}.png').exists()
     assert 'Failed samples' in (out / 'README.md').read_text()
     assert f'{sum(with_mesh)} failed' in result.stderr
+
+
+def test_sigterm_stops_a_ray_run_as_the_command_says(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, FLS_SPEC)
+    out = tmp_path / 'out'
+    run = subprocess.Popen(
+        command(spec, out, '--samples', '1000', '--quiet', '--workers', '2'),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_dead_address_file(tmp_path / 'tmp'),  # the local Ray must not look for it
+    )
+    _wait_for(out / 'records' / '000000.json', run)
+    run.send_signal(signal.SIGTERM)
+    _, stderr = run.communicate(timeout=DEADLINE)
+    assert run.returncode == 128 + signal.SIGTERM, stderr
+    assert stderr.splitlines()[-1].startswith('sonar_dataset: stopped by a signal'), stderr
+    assert 'Traceback' not in stderr
+    assert 'SIGTERM received' not in stderr  # Ray's C++ stack dump
+    assert len(list((out / 'records').glob('*.json'))) < 1000
+    assert not (out / 'manifest.parquet').exists()
+
+
+def test_ten_million_samples_start_at_once_and_stop_on_sigint(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, FLS_SPEC)
+    out = tmp_path / 'out'
+    run = subprocess.Popen(
+        command(spec, out, '--samples', '10000000', '--quiet'),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+    )
+    _wait_for(out / 'records' / '000000.json', run)  # not after drawing ten million rows
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=DEADLINE)
+    assert run.returncode == 128 + signal.SIGINT, stderr
+    assert 'of 10000000 samples made; --resume goes on' in stderr
+
+
+def test_a_run_in_which_every_sample_failed_exits_1(tmp_path: Path) -> None:
+    (tmp_path / 'broken.obj').write_text('this is not a mesh\n')
+    spec = write_spec(
+        tmp_path,
+        FLS_SPEC.split('objects:')[0]
+        + 'objects:\n  - {kind: mesh, class: debris, count: 1, file: broken.obj, x: [4, 8]}\n',
+    )
+    result = run_cli(spec, tmp_path / 'out', '--samples', '2', '--quiet')
+    assert result.returncode == 1, result.stderr
+    assert '0 samples made, 0 made before, 2 failed' in result.stderr
 
 
 def test_only_the_distributed_runner_imports_ray() -> None:

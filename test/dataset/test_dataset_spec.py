@@ -14,6 +14,7 @@ from dataset_runs import FLS_SPEC, REPO, run_cli, write_spec
 
 from nps_sonar_py.dataset import SpecError, draw_row, load_spec, parse_spec
 from nps_sonar_py.dataset.sensor import check_sensor
+from nps_sonar_py.dataset.validity import check_spec
 
 #: (id, the spec's text with one change, words of the line)
 BAD = {
@@ -127,6 +128,7 @@ def test_the_installed_sonar_dataset_says_it_in_one_line(tmp_path: Path) -> None
 @pytest.mark.parametrize('name', ['fls_demo.yaml', 'sidescan_demo.yaml'])
 def test_the_shipped_specs_load_and_draw(name: str) -> None:
     spec = load_spec(REPO / 'config' / 'datasets' / name)
+    check_spec(spec)  # nothing impossible in them
     check_sensor(spec)
     row = draw_row(spec, 0)
     assert row['id'] == '000000'
