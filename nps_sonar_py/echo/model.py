@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar, cast
 
 import numpy as np
@@ -63,7 +64,7 @@ from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pie
 from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
 from nps_sonar_py.records import refuse
 
-__all__ = ['EchoModel', 'cos_incidence']
+__all__ = ['EchoModel', 'RayLaw', 'cos_incidence']
 
 T = TypeVar('T', bound=np.generic)
 
@@ -74,6 +75,32 @@ _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
 _PROFILE_ESTIMATORS = frozenset(
     {RangeEstimator.INTENSITY_WEIGHTED, RangeEstimator.FIRST_ABOVE_THRESHOLD}
 )
+
+
+@dataclass(frozen=True, eq=False)
+class RayLaw:
+    """Each ray's echo of one ping by the law (``EchoModel.law``), with the rays it came from.
+
+    Attributes:
+        ranges, cos_incidence: (N, n) the rays' ranges (m) and incidence cosines, checked.
+        reflectivity: (N, n) or scalar Lambert coefficients, checked.
+        per_ray: (N, n) each ray's echo by the law, whatever became of the ray (NaN or
+            anything on a miss: the binning drops those).
+        returned: (N, n) the rays that return: a hit inside the cast cone and the specular
+            cut-off, whatever its range.
+    """
+
+    ranges: NDArray[np.floating]
+    cos_incidence: NDArray[np.floating]
+    reflectivity: NDArray[np.floating]
+    per_ray: NDArray[np.floating]
+    returned: NDArray[np.bool_]
+
+    @property
+    def intensities(self) -> NDArray[np.floating]:
+        """(N, n) each returning ray's echo, 0 for the others (the coherent model's input)."""
+        out: NDArray[np.floating] = np.where(self.returned, self.per_ray, 0.0)
+        return out
 
 
 class EchoModel:
@@ -330,14 +357,19 @@ class EchoModel:
         n_entities: int = 0,
         extra: ExtraReturns | None = None,
         spread: NDArray[np.floating] | None = None,
+        *,
+        per_ray: NDArray[np.floating] | None = None,
     ) -> Echoes:
-        """The echoes of (N, n) rays: their deposits, one ``bincount``, the noise, the ranges."""
+        """The echoes of (N, n) rays: their deposits, one ``bincount``, the noise, the ranges.
+
+        ``per_ray``: the rays' echoes by the law (:meth:`law`) when already evaluated.
+        """
         cfg = self.config
         layout = self._layout(r.shape[0])
         # In place where it can be: each temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             if spread is None:
-                d = self._point_deposits(r, cos_in, mu, entity, layout)
+                d = self._point_deposits(r, cos_in, mu, entity, layout, per_ray)
             else:
                 d = self._spread_deposits(r, cos_in, mu, entity, spread, layout)
         flat, weights, labelled = self._with_extra(d, extra)
@@ -479,15 +511,13 @@ class EchoModel:
         flat = np.where(kept, beam * d.stride + d.shift + index, d.dump)
         return flat, np.where(kept, weight, 0.0)
 
-    def ray_intensities(
-        self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike
-    ) -> NDArray[np.floating]:
-        """(N, n) each ray's echo by the model's law (module docstring), 0 where none returns.
+    def law(self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike) -> RayLaw:
+        """Each ray's echo by the model's law (module docstring), evaluated once for a ping.
 
-        The coherent model's input (``echo.coherent``): every ray that hits something inside
-        the cast cone and the specular cut-off, whatever its range (the coherent model
-        windows the echoes itself, as its pulse spreads them). Same arguments as
-        :meth:`echoes` (ranges (N, n), float32 kept); ``extra`` returns are not included.
+        What both echo engines start from (``echo.engine``): the incoherent one bins it
+        (:meth:`binned`), the coherent one gives each returning ray its phase
+        (:attr:`RayLaw.intensities`) and bins it for the ranges, hits and labels. Same
+        arguments as :meth:`echoes` (ranges (N, n), float32 kept).
         """
         r = np.asarray(ranges)
         if r.ndim != 2 or r.shape[1] != self.n_rays:
@@ -496,14 +526,52 @@ class EchoModel:
         r = self._per_ray('ranges', r, r.shape)
         cos = self._per_ray('cos_incidence', cos_incidence, r.shape)
         mu = self._reflectivity(reflectivity, r.shape)
-        factor = self._layout(r.shape[0])
-        weight = factor.factor32 if r.dtype == np.float32 else factor.factor
+        layout = self._layout(r.shape[0])
+        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             returned = r < np.inf
             self._admit(returned, cos)
-            per_ray = self._intensities(r, cos, weight.reshape(r.shape), mu)
-        out: NDArray[np.floating] = np.where(returned, per_ray, 0.0)  # NaN on misses too
-        return out
+            per_ray = self._intensities(r, cos, factor.reshape(r.shape), mu)
+        return RayLaw(r, cos, mu, per_ray, returned)
+
+    def binned(
+        self,
+        law: RayLaw,
+        rng: np.random.Generator | None = None,
+        *,
+        entity: ArrayLike | None = None,
+        n_entities: int = 0,
+        extra: ExtraReturns | None = None,
+    ) -> Echoes:
+        """:meth:`echoes` of ``law``'s rays, each a point return (the law not evaluated again)."""
+        e = None if entity is None else np.asarray(entity)
+        if e is not None and e.shape != law.ranges.shape:
+            msg = f'entity: expected shape {law.ranges.shape}, got {e.shape}'
+            raise ValueError(msg)
+        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
+            msg = 'extra returns (multipath) need Lambert scattering'
+            raise ValueError(msg)
+        return self._echoes(
+            law.ranges,
+            law.cos_incidence,
+            law.reflectivity,
+            rng,
+            e,
+            n_entities,
+            extra,
+            per_ray=law.per_ray,
+        )
+
+    def ray_intensities(
+        self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike
+    ) -> NDArray[np.floating]:
+        """(N, n) each ray's echo by the model's law, 0 where none returns (:meth:`law`).
+
+        Every ray that hits something inside the cast cone and the specular cut-off,
+        whatever its range (the coherent model windows the echoes itself, as its pulse
+        spreads them); ``extra`` returns are not included.
+        """
+        return self.law(ranges, cos_incidence, reflectivity).intensities
 
     def _intensities(
         self,
@@ -576,8 +644,12 @@ class EchoModel:
         mu: NDArray[np.floating],
         entity: NDArray[np.integer] | None,
         layout: Layout,
+        per_ray: NDArray[np.floating] | None = None,
     ) -> Deposits:
-        """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits."""
+        """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits.
+
+        ``per_ray``: the rays' echoes by the law when already evaluated (:meth:`law`).
+        """
         cfg = self.config
         n_beams, n_bins = r.shape[0], cfg.n_bins
         returned, kept = self._returns(r, cos_in)
@@ -585,8 +657,9 @@ class EchoModel:
         # are needed first, then the beam statistics.
         bins = beside(r.size, lambda: self._bins(r, kept, layout))
         beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
-        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
-        per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
+        if per_ray is None:
+            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+            per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             return (*beam_stats(), kept)

@@ -42,7 +42,6 @@ its device at start and after a change (``describe``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -68,6 +67,7 @@ from nps_sonar_py.devices import (
     SweepReading,
     SweepScan,
 )
+from nps_sonar_py.devices.interface import BasebandFrame, BasebandSource
 from nps_sonar_py.devices.kinds import kind_of
 from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
@@ -80,7 +80,6 @@ from nps_sonar_py.devices.settings import (
     ImageSettings,
     SweepImageUpdate,
 )
-from nps_sonar_py.echo.coherent import CoherentPing
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.conversions import (
@@ -773,37 +772,6 @@ class SidescanOutput(_RangerData[SidescanRanger]):
             self.waterfall_image.publish(image_message(image, stamp=stamp, frame_id=self.frame))
 
 
-#: The kinds whose baseband is in ``<frame>_acoustic`` (z forward, x up, y starboard: a beam
-#: at azimuth ``a`` has ``rx_angle -a``); the others' (side-scan, echosounder) is in
-#: ``<frame>_frd`` with the angles of their raw image or detections.
-_ACOUSTIC_BASEBAND = (FanRanger, SweepRanger, SingleBeamSonar)
-#: The kinds that publish a baseband.
-BasebandDevice = FanRanger | SidescanRanger | EchosounderRanger | SweepRanger | SingleBeamSonar
-
-
-def _baseband_beams(
-    device: BasebandDevice, reading: Any
-) -> tuple[CoherentPing | None, Any, float, float]:
-    """A reading's coherent echo, its beams' ``rx_angles`` and the tx and rx widths (rad)."""
-    echo = device.echo
-    if isinstance(device, FanRanger):
-        fan = device.sonar.fan
-        return reading.coherent, -fan.azimuths(), fan.vertical_width, echo.beam_width
-    if isinstance(device, SidescanRanger):
-        config = device.sonar.config
-        across = 0.5 * math.pi - config.tilt
-        angles = np.array([-across, across])
-        return reading.ping.coherent, angles, config.horizontal_width, config.vertical_width
-    if isinstance(device, EchosounderRanger):
-        swath = device.sonar.swath
-        return reading.coherent, -reading.angles, swath.along_width, swath.across_width
-    if isinstance(device, SweepRanger):  # the step's beam at its head angle
-        angle = np.array([-reading.step.angle])
-        return reading.ping.coherent, angle, echo.beam_width, echo.beam_width
-    # A single beam: its axis is the acoustic frame's z.
-    return reading.pings[0].coherent, np.zeros(1), echo.beam_width, echo.beam_width
-
-
 class BasebandOutput:
     """``<device>/baseband``: a coherent ping's complex baseband per beam, each ping.
 
@@ -818,14 +786,14 @@ class BasebandOutput:
     """
 
     def __init__(
-        self, device: BasebandDevice, context: OutputContext, settings: CoherentSettings
+        self, device: BasebandSource, context: OutputContext, settings: CoherentSettings
     ) -> None:
         self.device = device
         self.context = context
         self.raw = None
         if settings.publish_baseband:
             self.raw = context.publisher(RawSonarImage, f'{context.name}/baseband')
-        acoustic = isinstance(device, _ACOUSTIC_BASEBAND)
+        acoustic = device.baseband_frame is BasebandFrame.ACOUSTIC
         self.frame = acoustic_frame(context) if acoustic else frd_frame(context)
 
     def refusal(self) -> str | None:
@@ -844,19 +812,20 @@ class BasebandOutput:
         """The ping's baseband, if it has one."""
         if self.raw is None:
             return
-        coherent, rx_angles, tx, rx = _baseband_beams(self.device, reading)
-        if coherent is None:
+        record = reading.echo
+        if record is None or record.coherent is None:
             return
+        beams = self.device.baseband_beams(reading)
         echo = self.device.echo
         self.raw.publish(
             baseband_image(
                 Header(stamp=stamp, frame_id=self.frame.child),
-                coherent,
-                rx_angles,
+                record.coherent,
+                beams.rx_angles,
                 frequency=echo.frequency,
                 sound_speed=echo.speed_of_sound,
-                tx_beamwidth=tx,
-                rx_beamwidth=rx,
+                tx_beamwidth=beams.tx_width,
+                rx_beamwidth=beams.rx_width,
             )
         )
 

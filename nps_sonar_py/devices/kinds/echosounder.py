@@ -14,7 +14,12 @@ import dataclasses
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import RangerConfig, steps_problem
+from nps_sonar_py.devices.interface import (
+    BasebandBeams,
+    BasebandFrame,
+    RangerConfig,
+    steps_problem,
+)
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
@@ -156,6 +161,14 @@ _SWATH_NAMES = {
 class EchosounderRanger(PingingRanger[Echosounder]):
     """An echosounder as a Ranger device of one element; a reading pings every beam."""
 
+    #: An echosounder's baseband is in the FRD frame, at its detections' angles.
+    baseband_frame = BasebandFrame.FRD
+
+    def baseband_beams(self, reading: EchosounderPing) -> BasebandBeams:
+        """The beams at minus their angles from nadir; tx along track, rx across."""
+        swath = self.sonar.swath
+        return BasebandBeams(-reading.angles, swath.along_width, swath.across_width)
+
     def read(self, caster: SurfaceCaster) -> EchosounderPing:
         """One ping of every beam."""
         return self.sonar.ping(caster)
@@ -192,7 +205,7 @@ class EchosounderRanger(PingingRanger[Echosounder]):
             processing=old.processing,
             surface_z=old.surface_z,
             multipath=old.multipath,
-            coherent=old.coherent_config,
+            coherent=old.coherent,
         )
 
 

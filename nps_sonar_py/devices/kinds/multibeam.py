@@ -15,7 +15,13 @@ import math
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import MAX_RANGE, RangerConfig, steps_problem
+from nps_sonar_py.devices.interface import (
+    MAX_RANGE,
+    BasebandBeams,
+    BasebandFrame,
+    RangerConfig,
+    steps_problem,
+)
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.presets import NO_PRESET, preset_names, preset_settings
@@ -124,6 +130,14 @@ class FanSettings(Record):
 class FanRanger(PingingRanger[MultibeamSonar]):
     """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
 
+    #: A fan's baseband is in the acoustic frame: ``rx_angles`` minus the REP 103 azimuths.
+    baseband_frame = BasebandFrame.ACOUSTIC
+
+    def baseband_beams(self, reading: FanPing) -> BasebandBeams:
+        """The fan's beams, at minus their azimuths; tx the vertical width, rx a beam's."""
+        fan = self.sonar.fan
+        return BasebandBeams(-reading.azimuths, fan.vertical_width, self.echo.beam_width)
+
     def read(self, caster: SurfaceCaster) -> FanPing:
         """One ping of every beam."""
         return self.sonar.ping(caster)
@@ -166,7 +180,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
-            coherent=old.coherent_config,
+            coherent=old.coherent,
         )
 
 

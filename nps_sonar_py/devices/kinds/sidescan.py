@@ -22,7 +22,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import RangerConfig, RangerGeometry
+from nps_sonar_py.devices.interface import (
+    BasebandBeams,
+    BasebandFrame,
+    RangerConfig,
+    RangerGeometry,
+)
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import PingingRanger
@@ -38,6 +43,7 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, in_setting_names, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
@@ -206,6 +212,11 @@ class SidescanReading:
     waterfall: Waterfall | None = None
 
     @property
+    def echo(self) -> EchoRecord | None:
+        """The ping's echo record (``echo.engine``)."""
+        return self.ping.echo
+
+    @property
     def ranges(self) -> NDArray[np.float64]:
         """(2,) per channel (port, starboard) the slant range of its first bin with an echo, m.
 
@@ -267,6 +278,18 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
         echo = self.sonar.echo
         return (0.0 if self.waterfall.ground_range else echo.min_range, echo.max_range)
 
+    #: A side-scan's baseband is in the FRD frame, port then starboard.
+    baseband_frame = BasebandFrame.FRD
+
+    def baseband_beams(self, reading: SidescanReading) -> BasebandBeams:
+        """Port and starboard at their axes' angles across track; tx along, rx across."""
+        del reading  # the two channels do not move
+        config = self.sonar.config
+        across = 0.5 * math.pi - config.tilt
+        return BasebandBeams(
+            np.array([-across, across]), config.horizontal_width, config.vertical_width
+        )
+
     def read(self, caster: SurfaceCaster) -> SidescanReading:
         """One ping of both channels, with the position it was taken at, into the waterfall."""
         position = self.sonar.world_from_body[:3, 3].copy()
@@ -307,7 +330,7 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
-            coherent=old.coherent_config,
+            coherent=old.coherent,
         )
 
 
