@@ -21,11 +21,10 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
-from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
+    IMAGE_OUTPUTS,
     BeamSettings,
     CoherentSettings,
     GeometrySettings,
@@ -252,12 +251,7 @@ KIND = Kind(
     outputs=('echosounder', 'baseband'),
     unused=(
         Unused(
-            FAN_ONLY,
-            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
-            "<sonar>'s window)",
-        ),
-        Unused(
-            FAN_IMAGES,
+            IMAGE_OUTPUTS,
             'it publishes its soundings and detections, not the images of mode multibeam and '
             'sweep',
         ),

@@ -47,12 +47,7 @@ from nps_sonar_py.sensing.multibeam import (
     fan_problem,
 )
 
-__all__ = ['FAN_ONLY', 'KIND', 'FanRanger', 'FanSettings']
-
-
-#: The fan's settings that would change another kind's device: the other scanning kinds refuse
-#: them (a preset sets a fan's sector, carrier and echo model; the window is a fan's).
-FAN_ONLY = ('sonar_preset', 'min_range', 'max_range')
+__all__ = ['KIND', 'FanRanger', 'FanSettings']
 
 
 def _preset_text() -> str:

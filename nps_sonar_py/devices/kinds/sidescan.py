@@ -29,10 +29,11 @@ from nps_sonar_py.devices.interface import (
     RangerGeometry,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
+    IMAGE_OUTPUTS,
+    LINE_ARRAY,
     BeamSettings,
     CoherentSettings,
     GeometrySettings,
@@ -53,10 +54,8 @@ from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 
 __all__ = ['KIND', 'SIDESCAN_ANGLES', 'SidescanRanger', 'SidescanReading', 'SidescanSettings']
 
+
 #: The images of modes multibeam and sweep, which a side-scan or an echosounder never makes.
-FAN_IMAGES = ('publish_image', 'publish_image_polar', 'publish_image_polar_db', 'publish_labels')
-
-
 @dataclass(frozen=True)
 class SidescanSettings(Record):
     """The side-scan sonar (``mode: sidescan``): its port and starboard fans and the waterfall.
@@ -373,12 +372,7 @@ KIND = Kind(
     outputs=('sidescan', 'baseband'),
     unused=(
         Unused(
-            FAN_ONLY,
-            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
-            "<sonar>'s window)",
-        ),
-        Unused(
-            FAN_IMAGES,
+            IMAGE_OUTPUTS,
             'it publishes its raw_image and waterfall, not the images of mode multibeam and sweep',
         ),
         Unused(
@@ -391,7 +385,7 @@ KIND = Kind(
             'sidescan_vertical_beam_width',
         ),
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            LINE_ARRAY,
             "its two channels are not a fan's beams: no line array leaks across them",
         ),
     ),

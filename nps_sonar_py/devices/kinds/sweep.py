@@ -30,7 +30,6 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -331,11 +330,6 @@ KIND = Kind(
     records=(SweepSettings, CoherentSettings),
     outputs=('sweep', 'baseband'),
     unused=(
-        Unused(
-            FAN_ONLY,
-            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
-            "<sonar>'s window)",
-        ),
         Unused(
             ('publish_projected_image',),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
