@@ -82,7 +82,7 @@ def test_mode_sweep_and_multibeam_take_the_setting() -> None:
             ModeSettings(mode=mode),
             ScanningSettings(min_angle=-0.5, max_angle=0.5),
             OutputSettings(),
-            BeamSettings(rays=50),
+            BeamSettings(rays=50) if mode == 'sweep' else BeamSettings(),
             CoherentSettings(echo_model=EchoModelChoice.COHERENT),
         )
         caster = Raycaster(load_world(reference_world_file()))

@@ -235,7 +235,7 @@ def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -
         FanSettings(beams=7) if mode == 'multibeam' else SweepSettings(step=0.1),
         GeometrySettings(),
         OutputSettings(),
-        BeamSettings(rays=20),
+        BeamSettings(rays=20) if mode == 'sweep' else BeamSettings(),
         ImageSettings(publish_image_polar=True, publish_labels=True),
     )
     _, device = build_device(robot, setup, entities=65535)

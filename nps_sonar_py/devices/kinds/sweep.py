@@ -33,6 +33,7 @@ from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
+    LINE_ARRAY,
     BeamSettings,
     CoherentSettings,
     GeometrySettings,
@@ -331,12 +332,14 @@ KIND = Kind(
     outputs=('sweep', 'baseband'),
     unused=(
         Unused(
-            ('publish_projected_image',),
+            ('publish_projected_image', 'projected_image_dtype'),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
         ),
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
-            'its one beam has no line array across beams to leak through',
+            ('tvg', 'cell_speckle', 'side_lobe_db'),
+            'its images are its profiles as they are (those shape the images of modes '
+            'multibeam and sidescan)',
         ),
+        Unused(LINE_ARRAY, 'its one beam has no line array across beams to leak through'),
     ),
 )
