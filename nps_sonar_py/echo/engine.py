@@ -39,6 +39,7 @@ __all__ = [
     'EchoEngine',
     'IncoherentEngine',
     'Returns',
+    'beam_coverage',
     'echo_engine',
     'smooth',
 ]
@@ -182,6 +183,14 @@ class CoherentEngine:
         return EchoRecord(
             baseband.intensity, model.bin_edges, binned, baseband, self.coherent.noise_power
         )
+
+
+def beam_coverage(spacing: float, width: float) -> float:
+    """The beam spacing over a beam's equivalent width, in (0, 1]; 1 for a beam of no width.
+
+    The share of a beam's echo that is its own direction's (``line_array.leakage_matrix``).
+    """
+    return min(spacing / width, 1.0) if width > 0.0 else 1.0
 
 
 def echo_engine(

@@ -280,11 +280,10 @@ class EchoModel:
         cos = self._per_ray('cos_incidence', cos_incidence, shape)
         mu = self._reflectivity(reflectivity, shape)
         e = None if entity is None else np.asarray(entity).reshape(1, -1)
-        mu = mu if mu.ndim == 0 else mu[None]
-        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
-            msg = 'extra returns (multipath) need Lambert scattering'
-            raise ValueError(msg)
-        return self._echoes(r[None], cos[None], mu, rng, e, n_entities, extra).beam(0)
+        row = mu if mu.ndim == 0 else mu[None]
+        return self.echoes(
+            r[None], cos[None], row, rng, entity=e, n_entities=n_entities, extra=extra
+        ).beam(0)
 
     def echoes(
         self,
@@ -341,9 +340,7 @@ class EchoModel:
         if e is not None and e.shape != r.shape:
             msg = f'entity: expected shape {r.shape}, got {e.shape}'
             raise ValueError(msg)
-        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
-            msg = 'extra returns (multipath) need Lambert scattering'
-            raise ValueError(msg)
+        self._check_extra(extra)
         extent = None if spread is None else self._per_ray('spread', spread, r.shape)
         return self._echoes(r, cos, mu, rng, e, n_entities, extra, extent)
 
@@ -548,9 +545,7 @@ class EchoModel:
         if e is not None and e.shape != law.ranges.shape:
             msg = f'entity: expected shape {law.ranges.shape}, got {e.shape}'
             raise ValueError(msg)
-        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
-            msg = 'extra returns (multipath) need Lambert scattering'
-            raise ValueError(msg)
+        self._check_extra(extra)
         return self._echoes(
             law.ranges,
             law.cos_incidence,
@@ -561,6 +556,12 @@ class EchoModel:
             extra,
             per_ray=law.per_ray,
         )
+
+    def _check_extra(self, extra: ExtraReturns | None) -> None:
+        """Refuse extra returns (multipath) unless the scattering is Lambert's."""
+        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
+            msg = 'extra returns (multipath) need Lambert scattering'
+            raise ValueError(msg)
 
     def ray_intensities(
         self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike

@@ -38,7 +38,13 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, ExtraReturns, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import CoherentEngine, IncoherentEngine, Returns, echo_engine
+from nps_sonar_py.echo.engine import (
+    CoherentEngine,
+    IncoherentEngine,
+    Returns,
+    beam_coverage,
+    echo_engine,
+)
 from nps_sonar_py.echo.ray_trace import sounding
 from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
@@ -490,6 +496,6 @@ def _swath_engine(
         config,
         echo=dataclasses.replace(model.config, beam_width=swath.across_width),
         azimuths=swath.angles() if beams > 1 else None,
-        coverage=min(spacing / width, 1.0) if width > 0.0 else 1.0,
+        coverage=beam_coverage(spacing, width),
         pulse_bins=pulse_bins,
     )

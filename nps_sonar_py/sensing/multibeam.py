@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine
+from nps_sonar_py.echo.engine import Returns, beam_coverage, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -259,14 +259,13 @@ class MultibeamSonar(PosedRays):
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
         self.coherent = coherent
-        # The share of a beam's echo that is its own direction's: the spacing over the
-        # equivalent width of its horizontal pattern (``line_array.leakage_matrix``).
+        # A beam's equivalent width: its horizontal pattern's integral.
         width = float(np.sum(horizontal) * d_a)
         self.engine = echo_engine(
             self.model,
             coherent,
             azimuths=self.azimuths if fan.beams > 1 else None,
-            coverage=min(fan.spacing / width, 1.0) if width > 0.0 else 1.0,
+            coverage=beam_coverage(fan.spacing, width),
         )
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
