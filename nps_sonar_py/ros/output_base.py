@@ -7,6 +7,7 @@ marine messages are in (``docs/marine.md``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from builtin_interfaces.msg import Time
@@ -24,9 +25,18 @@ from nps_sonar_py.ros.marine import (
     ACOUSTIC_FROM_BODY,
     FRD_FROM_BODY,
 )
+from nps_sonar_py.ros.params import Settings
 from nps_sonar_py.transforms import matrix_from_quaternion, transform_from
 
-__all__ = ['Output', 'OutputDefaults', 'RangerDataBase', 'acoustic_frame', 'frd_frame']
+__all__ = [
+    'Output',
+    'OutputDefaults',
+    'OutputFactory',
+    'RangerDataBase',
+    'acoustic_frame',
+    'frd_frame',
+    'part',
+]
 
 
 DeviceT = TypeVar('DeviceT', bound=Device[Any])
@@ -109,3 +119,13 @@ def frd_frame(context: OutputContext) -> FrameTransform:
     """``<frame>_frd`` (x forward, y starboard, z down), the raw image's and detections' frame."""
     turn = transform_from(matrix_from_quaternion(*FRD_FROM_BODY), (0.0, 0.0, 0.0))
     return FrameTransform(context.frame, f'{context.frame}_frd', turn)
+
+
+#: Makes an output of a device from the node's context and settings.
+OutputFactory = Callable[[Any, OutputContext, Settings], Output]
+D = TypeVar('D')
+
+
+def part(device: type[D], make: Callable[[D, OutputContext, Settings], Output]) -> OutputFactory:
+    """A row of ``outputs.PARTS``; mypy checks that ``make`` takes a ``device``."""
+    return make  # type: ignore[return-value]

@@ -42,52 +42,30 @@ its device at start and after a change (``describe``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from builtin_interfaces.msg import Time
 
 from nps_sonar_py.devices import (
     Device,
-    EchosounderRanger,
-    FanRanger,
-    ScannerRanger,
-    SidescanRanger,
-    SingleBeamSonar,
-    SonarArray,
-    SweepRanger,
 )
 from nps_sonar_py.devices.kinds import kind_of
-from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
-from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
-from nps_sonar_py.devices.kinds.single_beam import SonarTopicSettings
 from nps_sonar_py.devices.mount import FrameTransform
-from nps_sonar_py.devices.settings import (
-    CoherentSettings,
-    ImageSettings,
-)
 from nps_sonar_py.ros.context import OutputContext
 from nps_sonar_py.ros.output_base import (
     Output,
+    OutputFactory,
     RangerDataBase,
 )
 from nps_sonar_py.ros.params import Settings
 from nps_sonar_py.ros.ranger_outputs import (
-    ArrayOutput,
-    ScanOutput,
-    SingleBeamOutput,
+    RANGER_PARTS,
 )
 from nps_sonar_py.ros.sonar_outputs import (
-    BasebandOutput,
-    EchosounderOutput,
-    FanOutput,
-    SidescanOutput,
-    SweepOutput,
+    SONAR_PARTS,
 )
 
 __all__ = ['PARTS', 'Output', 'OutputFactory', 'RangerDataOutput', 'outputs_for']
-
-D = TypeVar('D')
 
 
 class RangerDataOutput(RangerDataBase[Device[Any]]):
@@ -128,33 +106,12 @@ class _Outputs:
         return list(frames.values())
 
 
-#: Makes an output of a device from the node's context and settings.
-OutputFactory = Callable[[Any, OutputContext, Settings], Output]
-
-
-def _part(device: type[D], make: Callable[[D, OutputContext, Settings], Output]) -> OutputFactory:
-    """A row of :data:`PARTS`; mypy checks that ``make`` takes a ``device``."""
-    return make  # type: ignore[return-value]
-
-
-#: Each output a kind may offer (``Kind.outputs``), by name, with the settings it takes.
+#: Each output a kind may offer (``Kind.outputs``), by name, with the settings it takes: each
+#: module of outputs gives its rows.
 PARTS: dict[str, OutputFactory] = {
     'ranger': lambda d, c, _: RangerDataOutput(d, c),
-    'single_beam': _part(
-        SingleBeamSonar, lambda d, c, s: SingleBeamOutput(d, c, s[SonarTopicSettings])
-    ),
-    'array': _part(SonarArray, lambda d, c, _: ArrayOutput(d, c)),
-    'scanner': _part(ScannerRanger, lambda d, c, _: ScanOutput(d, c)),
-    'sweep': _part(SweepRanger, lambda d, c, s: SweepOutput(d, c, s[ImageSettings])),
-    'multibeam': _part(FanRanger, lambda d, c, s: FanOutput(d, c, s[ImageSettings])),
-    'sidescan': _part(
-        SidescanRanger,
-        lambda d, c, s: SidescanOutput(d, c, s[ImageSettings], s[SidescanSettings]),
-    ),
-    'echosounder': _part(
-        EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])
-    ),
-    'baseband': lambda d, c, s: BasebandOutput(d, c, s[CoherentSettings]),
+    **RANGER_PARTS,
+    **SONAR_PARTS,
 }
 
 

@@ -27,11 +27,13 @@ from nps_sonar_py.ros.conversions import (
 )
 from nps_sonar_py.ros.output_base import (
     OutputDefaults,
+    OutputFactory,
     RangerDataBase,
+    part,
 )
 from nps_sonar_py.sensing.scan import ScanReading
 
-__all__ = ['ArrayOutput', 'ScanOutput', 'SingleBeamOutput']
+__all__ = ['RANGER_PARTS', 'ArrayOutput', 'ScanOutput', 'SingleBeamOutput']
 
 
 class SingleBeamOutput(OutputDefaults):
@@ -169,3 +171,13 @@ class ScanOutput(RangerDataBase[ScannerRanger]):
                 point_cloud(reading.points(), intensities, stamp=stamp, frame_id=self.frame)
             )
         self._ranger_data(reading.ranges, intensities, stamp)
+
+
+#: The ranger node's and the sonar node's rows of ``outputs.PARTS``.
+RANGER_PARTS: dict[str, OutputFactory] = {
+    'single_beam': part(
+        SingleBeamSonar, lambda d, c, s: SingleBeamOutput(d, c, s[SonarTopicSettings])
+    ),
+    'array': part(SonarArray, lambda d, c, _: ArrayOutput(d, c)),
+    'scanner': part(ScannerRanger, lambda d, c, _: ScanOutput(d, c)),
+}

@@ -56,9 +56,11 @@ from nps_sonar_py.ros.marine import (
 )
 from nps_sonar_py.ros.output_base import (
     OutputDefaults,
+    OutputFactory,
     RangerDataBase,
     acoustic_frame,
     frd_frame,
+    part,
 )
 from nps_sonar_py.ros.soundings import sonar_detections, soundings_cloud
 from nps_sonar_py.sensing.echosounder import EchosounderPing
@@ -68,7 +70,14 @@ from nps_sonar_py.sensing.images import (
 )
 from nps_sonar_py.sensing.multibeam import FanPing
 
-__all__ = ['BasebandOutput', 'EchosounderOutput', 'FanOutput', 'SidescanOutput', 'SweepOutput']
+__all__ = [
+    'SONAR_PARTS',
+    'BasebandOutput',
+    'EchosounderOutput',
+    'FanOutput',
+    'SidescanOutput',
+    'SweepOutput',
+]
 
 
 class SweepOutput(RangerDataBase[SweepRanger]):
@@ -390,3 +399,18 @@ class BasebandOutput(OutputDefaults):
                 rx_beamwidth=beams.rx_width,
             )
         )
+
+
+#: The scanning node's rows of ``outputs.PARTS``.
+SONAR_PARTS: dict[str, OutputFactory] = {
+    'sweep': part(SweepRanger, lambda d, c, s: SweepOutput(d, c, s[ImageSettings])),
+    'multibeam': part(FanRanger, lambda d, c, s: FanOutput(d, c, s[ImageSettings])),
+    'sidescan': part(
+        SidescanRanger,
+        lambda d, c, s: SidescanOutput(d, c, s[ImageSettings], s[SidescanSettings]),
+    ),
+    'echosounder': part(
+        EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])
+    ),
+    'baseband': lambda d, c, s: BasebandOutput(d, c, s[CoherentSettings]),
+}
