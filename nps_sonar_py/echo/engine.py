@@ -10,8 +10,10 @@ the engine forms one. No sonar asks which engine it has.
   spread over its footprint where the sonar gives one, then smoothed by the pulse where the
   sonar asks for it (an echosounder's pulse window).
 - ``CoherentEngine``: each returning ray a scatterer with phase (``coherent.py``); its image
-  is the envelope's energy per bin. The rays are point scatterers (the pulse spreads them, not
-  a footprint), so the law it bins for the ranges, hits and labels is the point law too.
+  is the envelope's energy per bin (the pulse spreads each scatterer's echo, not a
+  footprint). The law it bins for the ranges, totals, hits and labels is the incoherent
+  engine's, footprints and all: what the rays return does not depend on how the image is
+  formed, so both engines give the same ranges, totals and labels of a scene.
 
 Both evaluate the law once per ping (``EchoModel.law``). What comes after the echo (the
 imaging options, a device's display chain of gain, TVG and compression) is a stage that takes
@@ -168,7 +170,7 @@ class CoherentEngine:
         return self.coherent.noise_power
 
     def ping(self, returns: Returns) -> EchoRecord:
-        """The baseband of the returning rays; their law binned as point returns when read."""
+        """The baseband of the returning rays; their law binned as the incoherent engine does."""
         model = self.model
         law = model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
         baseband = self.coherent.ping(
@@ -176,8 +178,13 @@ class CoherentEngine:
         )
 
         def binned() -> Echoes:
+            footprint = returns.footprint
             return model.binned(
-                law, entity=returns.entity, n_entities=returns.n_entities, extra=returns.extra
+                law,
+                entity=returns.entity,
+                n_entities=returns.n_entities,
+                extra=returns.extra,
+                spread=None if footprint is None else footprint(),
             )
 
         return EchoRecord(

@@ -363,16 +363,27 @@ class EchoModel:
         """
         cfg = self.config
         layout = self._layout(r.shape[0])
+        # Spread returns are binned the same with labels or without (what is published never
+        # changes what is measured): the labels come from deposits of their own.
+        apart = spread is not None and entity is not None and not cfg.speckle
         # In place where it can be: each temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            if apart and per_ray is None:  # the law once for both sets of deposits
+                factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+                per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
             if spread is None:
                 d = self._point_deposits(r, cos_in, mu, entity, layout, per_ray)
             else:
-                d = self._spread_deposits(r, cos_in, mu, entity, spread, layout)
+                own_entity = None if apart else entity
+                d = self._spread_deposits(r, cos_in, mu, own_entity, spread, layout, per_ray)
         flat, weights, labelled = self._with_extra(d, extra)
         own = d.flat.size  # the rays' deposits; any extra ones after them count as hits
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         intensity, labels = self._binned(d, flat, weights, labelled, n_entities, generator)
+        if apart and spread is not None:
+            labels = self._spread_labels(
+                r, cos_in, mu, entity, spread, layout, per_ray, extra, n_entities
+            )
         totals = intensity.sum(axis=1)
         size = d.dump + DUMP_BINS
 
@@ -409,6 +420,28 @@ class EchoModel:
             labels=labels,
             _count_hits=hits_of,
             _beam_ranges=self._ranges_now_or_when_read(estimate, generator),
+        )
+
+    def _spread_labels(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        entity: NDArray[np.integer] | None,
+        spread: NDArray[np.floating],
+        layout: Layout,
+        per_ray: NDArray[np.floating] | None,
+        extra: ExtraReturns | None,
+        n_entities: int,
+    ) -> NDArray[np.uint16] | None:
+        """The labels of spread returns, from their pieces (the profile is their ramps')."""
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            d = self._spread_deposits(r, cos_in, mu, entity, spread, layout, per_ray)
+        flat, weights, labelled = self._with_extra(d, extra)
+        if labelled is None:
+            return None
+        return dominant_labels(
+            d.cells_of(flat), weights, labelled, d.n_beams, d.n_bins, n_entities
         )
 
     def _with_extra(
@@ -539,13 +572,15 @@ class EchoModel:
         entity: ArrayLike | None = None,
         n_entities: int = 0,
         extra: ExtraReturns | None = None,
+        spread: ArrayLike | None = None,
     ) -> Echoes:
-        """:meth:`echoes` of ``law``'s rays, each a point return (the law not evaluated again)."""
+        """:meth:`echoes` of ``law``'s rays (the law not evaluated again)."""
         e = None if entity is None else np.asarray(entity)
         if e is not None and e.shape != law.ranges.shape:
             msg = f'entity: expected shape {law.ranges.shape}, got {e.shape}'
             raise ValueError(msg)
         self._check_extra(extra)
+        extent = None if spread is None else self._per_ray('spread', spread, law.ranges.shape)
         return self._echoes(
             law.ranges,
             law.cos_incidence,
@@ -554,6 +589,7 @@ class EchoModel:
             e,
             n_entities,
             extra,
+            extent,
             per_ray=law.per_ray,
         )
 
@@ -685,8 +721,11 @@ class EchoModel:
         entity: NDArray[np.integer] | None,
         spread: NDArray[np.floating],
         layout: Layout,
+        every: NDArray[np.floating] | None = None,
     ) -> Deposits:
         """Each live return spread over its interval: two deposits, near bin and next bin.
+
+        ``every``: every ray's echo by the law when already evaluated (:meth:`law`).
 
         In bin units, ``u = e / dr``, the interval ``[a, a + u]`` with ``a = (r - r_min) / dr -
         u / 2``. Up to one bin wide (``_near_shares``): near bin ``k = floor(a)`` (``a ==
@@ -701,7 +740,7 @@ class EchoModel:
         """
         n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
-        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread)
+        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread, every)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
         refined = None if self._cells is None else self._refine(r_live, index, cos_in, live)
         if refined is not None:
@@ -891,6 +930,7 @@ class EchoModel:
         mu: NDArray[np.floating],
         layout: Layout,
         spread: NDArray[np.floating],
+        every: NDArray[np.floating] | None = None,
     ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
@@ -915,8 +955,10 @@ class EchoModel:
         live &= r <= real(cfg.max_range) + reach  # nor inf
         self._admit(live, cos_in)
         index = np.flatnonzero(live)
-        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
         r_live = r.take(index)
+        if every is not None:  # the law already evaluated (``law``)
+            return index, r_live, every.take(index), live
+        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
         per_ray = self._scattered(cos_in, factor, mu, r.dtype).take(index)
         return index, r_live, self._range_loss(per_ray, r_live), live
 

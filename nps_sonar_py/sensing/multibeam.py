@@ -56,6 +56,7 @@ from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, check_record, setting
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
@@ -287,6 +288,11 @@ class MultibeamSonar(PosedRays):
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def image_geometry(self) -> SectorGeometry:
+        """The geometry of a ping's images: the beam axes and the range bins."""
+        fan = self.fan
+        return SectorGeometry.of_beams(fan.beams, float(self.azimuths[0]), fan.spacing, self.echo)
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
         """Place the sensor (``PosedRays.set_pose``) and its rays' elevation tangents."""

@@ -2,9 +2,9 @@
 
 Each engine is held against the pieces it is made of, run by hand in the test: the incoherent
 engine's record is the model's binned echoes (spread over the footprints it is given), the
-coherent engine's is the coherent model run on the rays' law with the law binned as point
-returns. Negative controls: the old way (the binned echoes and then the rays' law again)
-evaluates the law twice; a coherent record is not the incoherent sums.
+coherent engine's is the coherent model run on the rays' law, with the law binned as the
+incoherent engine bins it. Negative controls: the old way (the binned echoes and then the
+rays' law again) evaluates the law twice; a coherent record is not the incoherent sums.
 """
 
 from __future__ import annotations
@@ -89,35 +89,41 @@ def test_the_incoherent_record_is_the_binned_echoes_spread_over_the_footprints()
     assert not np.array_equal(unspread.intensity, record.intensity)
 
 
-def test_the_coherent_record_evaluates_the_law_once_and_ignores_footprints() -> None:
+def test_the_coherent_record_evaluates_the_law_once_and_bins_it_as_the_incoherent() -> None:
     r, cos, directions = rays()
+    spread = np.full(r.shape, 0.35)
     coherent_model, _ = seabed_model()
     engine = CoherentEngine(model(), coherent_model)
-
-    def no_footprint() -> NDArray[np.floating]:
-        raise AssertionError('the coherent engine took a footprint')
-
     CountingModel.calls = 0
-    record = engine.ping(returns(no_footprint))
+    record = engine.ping(returns(lambda: spread))
     hits = record.law.hits  # the law binned, when read
     assert CountingModel.calls == 1
-    # By hand: the coherent model on the rays' law, and the law binned as point returns.
+    # By hand: the coherent model on the rays' law, and the law binned over the footprints.
     by_hand = seabed_model()[0].ping(
         model().ray_intensities(r, cos, 0.3), r, np.zeros(3), directions
     )
-    binned = model().echoes(r, cos, 0.3, entity=np.zeros(r.shape, np.int64), n_entities=1)
+    entity = np.zeros(r.shape, np.int64)
+    binned = model().echoes(r, cos, 0.3, entity=entity, n_entities=1, spread=spread)
     assert record.coherent is not None
     assert np.array_equal(record.intensity, by_hand.intensity)
     assert np.array_equal(record.coherent.baseband, by_hand.baseband)
     assert np.array_equal(hits, binned.hits)
     assert np.array_equal(record.law.totals, binned.totals)
     assert np.array_equal(record.law.ranges, binned.ranges)
-    # Negative controls: the old way evaluated the law twice; the image is not the sums.
+    assert record.law.labels is not None
+    assert binned.labels is not None
+    assert np.array_equal(record.law.labels, binned.labels)
+    # The incoherent engine's law of the same rays is the same: labels do not depend on it.
+    plain = IncoherentEngine(model()).ping(returns(lambda: spread))
+    assert np.array_equal(plain.law.totals, record.law.totals)
+    # Negative controls: the old way evaluated the law twice; the point law is another; the
+    # image is not the sums.
     CountingModel.calls = 0
     old = model()
     old.echoes(r, cos, 0.3)
     old.ray_intensities(r, cos, 0.3)
     assert CountingModel.calls == 2
+    assert not np.array_equal(model().echoes(r, cos, 0.3).hits, hits)
     assert not np.array_equal(record.intensity, binned.intensity)
 
 

@@ -152,10 +152,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
 
     def image_geometry(self) -> SectorGeometry:
         """The geometry of a ping's images: the fan's beam axes and the range bins."""
-        fan = self.sonar.fan
-        return SectorGeometry.of_beams(
-            fan.beams, float(fan.azimuths()[0]), fan.spacing, self.sonar.echo
-        )
+        return self.sonar.image_geometry()
 
     def _angles_problem(self, config: RangerConfig) -> str | None:
         """Beam axes: their spacing sets the beam count, within what a fan may hold."""
