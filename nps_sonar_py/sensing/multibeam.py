@@ -86,28 +86,23 @@ class FanConfig(Record):
             its string value); ``UNIFORM`` (default) is flat.
     """
 
-    beams: int = 64
+    beams: int = setting(64, 'number of beams', 1, MAX_BEAMS)
     min_angle: float = -math.pi / 4
     max_angle: float = math.pi / 4
-    vertical_width: float = math.radians(20.0)
-    rays_horizontal: int = 3
-    rays_vertical: int = 24
+    vertical_width: float = setting(
+        math.radians(20.0), 'vertical extent of a beam [rad]', 1e-6, math.pi
+    )
+    rays_horizontal: int = setting(3, 'ray columns across a beam', 1, 10_000)
+    rays_vertical: int = setting(24, 'ray rows across a beam', 1, 10_000)
     vertical_pattern: BeamPattern = setting(BeamPattern.UNIFORM, 'one-way elevation pattern')
 
     def __post_init__(self) -> None:
+        check_record(self)  # each field's bounds, declared once (the settings' too)
         problem = fan_problem(self.beams, self.min_angle, self.max_angle)
-        vertical = self.vertical_width
-        if problem is None and not (math.isfinite(vertical) and 0.0 < vertical < math.pi):
-            problem = f'vertical_width must be in (0, pi) radians, got {self.vertical_width!r}'
-        for name in ('rays_horizontal', 'rays_vertical'):
-            value = getattr(self, name)
-            if problem is None and not (isinstance(value, int) and value >= 1):
-                problem = f'{name} must be an integer >= 1, got {value!r}'
         if problem is None and self.beams * self.rays_horizontal * self.rays_vertical > 4_000_000:
             problem = 'more than 4000000 rays per ping'
         if problem:
             raise ConfigurationError(problem)
-        check_record(self)
 
     @property
     def spacing(self) -> float:

@@ -11,7 +11,6 @@ come from (:class:`FanSettings`, ``devices/presets.py``), the scanning node's se
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
@@ -36,11 +35,10 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
-from nps_sonar_py.records import Record, choice_text, setting
+from nps_sonar_py.records import Record, choice_text, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import (
-    MAX_BEAMS,
     FanConfig,
     FanPing,
     MultibeamSonar,
@@ -84,14 +82,17 @@ class FanSettings(Record):
         MAX_RANGE,
         zero=True,
     )
-    beams: int = setting(64, 'multibeam: number of beams', 1, MAX_BEAMS)
-    vertical_beam_width: float = setting(
-        math.radians(20.0), 'multibeam: vertical extent of a beam [rad]', 1e-6, math.pi
+    beams: int = same_as(FanConfig, 'beams', 'multibeam: number of beams')
+    vertical_beam_width: float = same_as(
+        FanConfig, 'vertical_width', 'multibeam: vertical extent of a beam [rad]'
     )
-    rays_horizontal: int = setting(3, 'multibeam: ray columns across a beam', 1, 10_000)
-    rays_vertical: int = setting(24, 'multibeam: ray rows across a beam', 1, 10_000)
-    vertical_pattern: BeamPattern = setting(
-        BeamPattern.UNIFORM,
+    rays_horizontal: int = same_as(
+        FanConfig, 'rays_horizontal', 'multibeam: ray columns across a beam'
+    )
+    rays_vertical: int = same_as(FanConfig, 'rays_vertical', 'multibeam: ray rows across a beam')
+    vertical_pattern: BeamPattern = same_as(
+        FanConfig,
+        'vertical_pattern',
         'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
         'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
