@@ -92,8 +92,8 @@ def measure(
     scene = open3d_scene(world)
     origins = np.broadcast_to(sonar.origin, sonar.directions.shape)
     rays = o3d.core.Tensor(np.hstack((origins, sonar.directions)).astype(np.float32))
-    assert sonar.coherent is not None
-    grid = sonar.coherent.grid
+    grid = sonar.engine.grid
+    assert grid is not None
     t = median_times(
         {'open3d': lambda: scene.cast_rays(rays), 'ping': lambda: sonar.ping(raycaster)}, repeat
     )

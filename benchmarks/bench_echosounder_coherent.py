@@ -92,8 +92,8 @@ def main() -> int:
         options.repeat,
     )
     cast = t['open3d']
-    assert coherent_sounder.coherent is not None
-    grid = coherent_sounder.coherent.grid
+    grid = coherent_sounder.engine.grid
+    assert grid is not None
     print(
         f'echosounder: {directions.shape[0]} rays, 256 beams x {plain.echo.n_bins} bins, '
         f'{grid.per_bin} samples a bin: open3d {cast * 1e3:.2f} ms'

@@ -81,11 +81,11 @@ SONARS = (
           _files('scanning_sonar.yaml', 'ranger_scanning_sonar.urdf', '-p', 'mode:=sweep'),
           '/ping360/sonar_point', 1.0 / 0.0108, pings=900),  # a step per 2 x 8 m / c
     Sonar('multibeam', 'scanning_sonar_node', 'scanning_sonar',
-          _files('scanning_sonar.yaml', 'ranger_scanning_sonar.urdf', '-p', 'mode:=multibeam',
+          _files('multibeam_sonar.yaml', 'ranger_scanning_sonar.urdf', '-p', 'mode:=multibeam',
                  '-p', 'min_angle:=-0.7853981633974483', '-p', 'max_angle:=0.7853981633974483'),
           '/ping360/multibeam', 10.0),
     Sonar('multibeam (the demo)', 'scanning_sonar_node', 'scanning_sonar',
-          _files('scanning_sonar.yaml', 'ranger_scanning_sonar.urdf', '-p', 'mode:=multibeam',
+          _files('multibeam_sonar.yaml', 'ranger_scanning_sonar.urdf', '-p', 'mode:=multibeam',
                  '-p', 'beams:=128', '-p', 'min_angle:=0.5236', '-p', 'max_angle:=2.618',
                  '-p', 'update_rate:=5.0', '-p', 'publish_image:=true',
                  '-p', 'image_resolution:=0.02'),

@@ -5,7 +5,7 @@ device chooses the node, the robot and the parameter file:
     ring       ranger_node, config/robots/sonar_ring.urdf, config/ranger_ring.yaml
     sweep      scanning_sonar_node (mode sweep), config/robots/ranger_scanning_sonar.urdf,
                config/scanning_sonar.yaml
-    multibeam  scanning_sonar_node (mode multibeam), the same robot and file
+    multibeam  scanning_sonar_node (mode multibeam), the same robot, config/multibeam_sonar.yaml
     sidescan   scanning_sonar_node (mode sidescan), config/robots/sidescan_sonar.urdf,
                config/sidescan_sonar.yaml, over config/worlds/sidescan_survey.sdf
     echosounder  scanning_sonar_node (mode echosounder), config/robots/echosounder.urdf,
@@ -42,7 +42,7 @@ DEVICES = {
         'scanning_sonar_node',
         'scanning_sonar',
         'ranger_scanning_sonar.urdf',
-        'scanning_sonar.yaml',
+        'multibeam_sonar.yaml',
         {'mode': 'multibeam', 'min_angle': -0.7853981633974483, 'max_angle': 0.7853981633974483},
     ),
     'sidescan': (

@@ -32,7 +32,6 @@ from nps_sonar_py.dataset.objects import object_triangles
 from nps_sonar_py.dataset.seabed import make_seabed
 from nps_sonar_py.dataset.sensor import (
     SensorSettings,
-    fan_geometry,
     make_sonar,
     sample_beam,
     sensor_pose,
@@ -235,7 +234,7 @@ def _fan(
     image = settings.image
     resolution = image.image_resolution or sonar.echo.max_range / 400.0
     imager = CartesianImager(
-        fan_geometry(sonar),
+        sonar.image_geometry(),
         resolution,
         image.image_interpolation.value,
         max_pixels=image.image_max_pixels,

@@ -1,8 +1,11 @@
 """The dataset's sonar: a preset's settings, the spec's changes, the row's draws, as the node.
 
-The settings are the ``scanning_sonar_node`` parameters (README, ``config/*.yaml``), read into
-the same records (``devices/settings.py``) and checked by them, and the sonar is made by the
-records' own builders (``echo_config``, ``fan_config``, ``sidescan_config``, ...), as
+The settings are the ``scanning_sonar_node`` parameters (README, ``config/*.yaml``) of the
+preset's kind: the records of its row of ``devices.kinds.KINDS`` (the fan's or the side-scan's,
+the coherent model's included) and the scanning node's shared ones, read as the node reads them
+(``records.read_records``: a node preset, ``sonar_preset``, gives its defaults; a value given
+wins) and checked by them, and the sonar is made by the records' own builders
+(``echo_config``, ``fan_config``, ``sidescan_config``, ``coherent_config``, ...), as
 ``devices.build_device`` makes it. What a sample draws (range, tilt, TVG, speckle, gain
 noise, the noise seed, the water) is not a setting of the spec: :data:`DRAWN` names them.
 """
@@ -20,12 +23,18 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.dataset.spec import Spec, SpecError
 from nps_sonar_py.description.sensor_specs import SonarSpec
+from nps_sonar_py.devices.kinds import KINDS
 from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
-from nps_sonar_py.devices.settings import BeamSettings, ImageSettings, ScanningSettings
-from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.devices.presets import NO_PRESET, preset_settings
+from nps_sonar_py.devices.settings import (
+    BeamSettings,
+    CoherentSettings,
+    ImageSettings,
+    ScanningSettings,
+)
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
-from nps_sonar_py.sensing.images import SectorGeometry
+from nps_sonar_py.records import read_records
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.sidescan import SidescanSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -35,7 +44,6 @@ __all__ = [
     'PRESET_SETTINGS',
     'SensorSettings',
     'check_sensor',
-    'fan_geometry',
     'make_sonar',
     'sensor_pose',
     'sensor_settings',
@@ -84,14 +92,16 @@ DRAWN = {
     'depth': 'water.sensor_depth',
     'max_bounces': 'water.multipath',
     'sidescan_tilt': 'sensor.tilt',
+    'scatterer_seed': 'the run seed',
+    'echo_model': 'sensor.echo_model',
 }
-#: The records of each preset: the scanning node's shared ones and its kind's own.
-_RECORDS: dict[str, tuple[type[Any], ...]] = {
-    'fls': (ScanningSettings, BeamSettings, ImageSettings, FanSettings),
-    'sidescan': (ScanningSettings, BeamSettings, ImageSettings, SidescanSettings),
-}
+#: The kind of each preset (a row of ``KINDS``).
+_KIND = {'fls': 'multibeam', 'sidescan': 'sidescan'}
+#: The scanning node's shared records a dataset's sonar reads.
+_SHARED: tuple[type[Any], ...] = (ScanningSettings, BeamSettings, ImageSettings)
 #: Settings of those records that make nothing in a dataset (ROS outputs, a sweep's sector).
 _IGNORED = {
+    'publish_baseband',
     'publish_image',
     'publish_image_polar',
     'publish_image_polar_db',
@@ -103,8 +113,7 @@ _IGNORED = {
     'raw_image_dtype',
     'publish_waterfall',
     'image_encoding',
-    # the node's presets of real sonars and its fan's range window (the dataset's range is its own)
-    'sonar_preset',
+    # the fan's range window (the dataset's range is its own)
     'min_range',
     'max_range',
 }
@@ -117,24 +126,38 @@ class SensorSettings:
     """The records of a dataset's sonar (before a sample's draws); ``fls`` or a side-scan."""
 
     fls: bool
-    coherent: bool
     scanning: ScanningSettings
     beam: BeamSettings
     image: ImageSettings
     fan: FanSettings
     sidescan: SidescanSettings
+    echo: CoherentSettings
+
+
+def _records(preset: str) -> tuple[type[Any], ...]:
+    """The records of a preset: the scanning node's shared ones, then its kind's own."""
+    return (*_SHARED, *KINDS[_KIND[preset]].records)
 
 
 def _allowed(preset: str) -> set[str]:
-    names = {f.name for record in _RECORDS[preset] for f in dataclasses.fields(record)}
+    names = {f.name for record in _records(preset) for f in dataclasses.fields(record)}
     return names - _IGNORED - (_NOT_SIDESCAN if preset == 'sidescan' else set())
 
 
-def _record(record: type[Any], values: Mapping[str, Any], spec: Spec) -> Any:
-    """``record`` of ``values`` (its fields among them); ``SpecError`` naming the key."""
-    names = {f.name for f in dataclasses.fields(record)}
+def _node_preset(name: Any, spec: Spec) -> dict[str, Any]:
+    """The settings node preset ``name`` gives (``devices/presets.py``); ``SpecError`` if none."""
     try:
-        return record(**{k: v for k, v in values.items() if k in names})
+        return preset_settings(name)
+    except ConfigurationError as error:
+        raise SpecError(
+            str(error), file=spec.source, element='sensor.settings.sonar_preset'
+        ) from None
+
+
+def _read(preset: str, values: Mapping[str, Any], spec: Spec) -> dict[type[Any], Any]:
+    """The preset's records of ``values``, as the node reads them; ``SpecError`` naming the key."""
+    try:
+        return {type(r): r for r in read_records(_records(preset), values)}
     except ConfigurationError as error:
         key = str(error).split(' ', 1)[0]
         given = spec.sensor.settings
@@ -161,15 +184,22 @@ def sensor_settings(spec: Spec) -> SensorSettings:
                 file=spec.source,
                 element=path,
             )
-    values: dict[str, Any] = {**PRESET_SETTINGS[preset], **spec.sensor.settings}
+    # A node preset named in the settings gives its figures over the dataset preset's.
+    supplied = _node_preset(spec.sensor.settings.get('sonar_preset', NO_PRESET), spec)
+    values: dict[str, Any] = {
+        **{k: v for k, v in PRESET_SETTINGS[preset].items() if k not in supplied},
+        'echo_model': spec.sensor.echo_model,
+        **spec.sensor.settings,
+    }
+    records = _read(preset, values, spec)
     return SensorSettings(
         fls=preset == 'fls',
-        coherent=spec.sensor.echo_model == 'coherent',
-        scanning=_record(ScanningSettings, values, spec),
-        beam=_record(BeamSettings, values, spec),
-        image=_record(ImageSettings, values, spec),
-        fan=_record(FanSettings, values, spec),
-        sidescan=_record(SidescanSettings, values, spec),
+        scanning=records[ScanningSettings],
+        beam=records[BeamSettings],
+        image=records[ImageSettings],
+        fan=records.get(FanSettings, FanSettings()),
+        sidescan=records.get(SidescanSettings, SidescanSettings()),
+        echo=records[CoherentSettings],
     )
 
 
@@ -206,20 +236,6 @@ def sample_beam(
     )
 
 
-def fan_geometry(sonar: MultibeamSonar) -> SectorGeometry:
-    """The image geometry of a fan: its beam axes and range bins (as the node's images)."""
-    fan, echo = sonar.fan, sonar.echo
-    return SectorGeometry(
-        fan.beams,
-        float(fan.azimuths()[0]),
-        fan.spacing,
-        echo.beam_width,
-        echo.min_range,
-        echo.max_range,
-        echo.n_bins,
-    )
-
-
 def make_sonar(
     settings: SensorSettings,
     row: Mapping[str, Any],
@@ -243,10 +259,10 @@ def make_sonar(
     if truth:
         imaging = dataclasses.replace(imaging, cell_speckle=False, side_lobe_db=None)
     multipath = beam.multipath_config()
-    # The coherent model's defaults (docs/coherent.md), its scatterers drawn per sample.
-    coherent = None
-    if settings.coherent and not truth:
-        coherent = CoherentConfig(scatterer_seed=int(row['noise_seed']))
+    # The coherent model's settings (docs/coherent.md), its scatterers drawn per sample.
+    coherent = None if truth else settings.echo.coherent_config()
+    if coherent is not None:
+        coherent = dataclasses.replace(coherent, scatterer_seed=int(row['noise_seed']))
     if settings.fls:
         return MultibeamSonar(
             echo,

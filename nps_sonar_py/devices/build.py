@@ -117,7 +117,7 @@ def build_device(robot: Robot, setup: Setup, *, entities: int = 0) -> Built:
     kind = choose_kind(robot, setup)
     mount, device = kind.build(robot, setup, entities)
     try:
-        kind.check(setup, family_records(setup.family))
+        kind.check(setup, family_records(setup.family), family_kinds(setup.family))
     except ConfigurationError as error:
         raise sensor_error(mount.sensors[0], str(error)) from None
     return mount, device

@@ -26,11 +26,13 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from enum import StrEnum
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.limits import MAX_POSITION
 from nps_sonar_py.sensing.caster import SurfaceCaster
 
@@ -42,6 +44,9 @@ __all__ = [
     'MIN_FREQUENCY',
     'MIN_RESOLUTION',
     'STEPS_TOLERANCE',
+    'BasebandBeams',
+    'BasebandFrame',
+    'BasebandSource',
     'Beam',
     'Device',
     'IndependentReadings',
@@ -335,3 +340,45 @@ def steps_problem(config: RangerConfig) -> tuple[int, str | None]:
             f'({resolution:.6g})',
         )
     return count, None
+
+
+class BasebandFrame(StrEnum):
+    """The frame a kind's baseband is published in (``docs/marine.md``).
+
+    ``acoustic``: ``<frame>_acoustic`` (z forward, x up, y starboard: a beam at azimuth ``a``
+    has ``rx_angle -a``); ``frd``: ``<frame>_frd``, with the angles of the kind's raw image
+    or detections.
+    """
+
+    ACOUSTIC = 'acoustic'
+    FRD = 'frd'
+
+
+@dataclass(frozen=True, eq=False)
+class BasebandBeams:
+    """Where a reading's baseband beams look, as its kind says (``BasebandSource``).
+
+    Attributes:
+        rx_angles: (N,) each beam's receive angle in the baseband's frame, rad.
+        tx_width: the transmit beam width, rad.
+        rx_width: the receive beam width, rad.
+    """
+
+    rx_angles: NDArray[np.float64]
+    tx_width: float
+    rx_width: float
+
+
+class BasebandSource(Protocol):
+    """A device whose readings may carry a baseband (``reading.echo.coherent``)."""
+
+    baseband_frame: BasebandFrame
+
+    @property
+    def echo(self) -> EchoConfig:
+        """Its echo configuration (carrier, sound speed)."""
+        ...
+
+    def baseband_beams(self, reading: Any) -> BasebandBeams:
+        """The reading's beams: their angles and widths."""
+        ...

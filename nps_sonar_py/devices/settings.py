@@ -55,6 +55,8 @@ from nps_sonar_py.sensing.multipath import MAX_BOUNCES, MultipathConfig
 from nps_sonar_py.sensing.scan import IntensityMode
 
 __all__ = [
+    'IMAGE_OUTPUTS',
+    'LINE_ARRAY',
     'BeamSettings',
     'CoherentSettings',
     'EchoModelChoice',
@@ -677,6 +679,16 @@ class BeamSettings(Record):
         )
 
 
+#: The image switches of ``ImageSettings`` only the kinds that image a sector use (fan, sweep):
+#: the others refuse them (``Kind.unused``).
+IMAGE_OUTPUTS = (
+    'publish_image',
+    'publish_image_polar',
+    'publish_image_polar_db',
+    'publish_labels',
+)
+
+
 @dataclass(frozen=True)
 class ImageSettings(Record):
     """The scanning sonar's images: sensor_msgs/Image and the multibeam's ProjectedSonarImage.
@@ -761,6 +773,11 @@ class EchoModelChoice(StrEnum):
 
     INCOHERENT = 'incoherent'
     COHERENT = 'coherent'
+
+
+#: The receive line array's settings of ``CoherentSettings``: a kind without beams across a
+#: fan (one beam, two side-scan channels) refuses them (``Kind.unused``).
+LINE_ARRAY = ('array_elements', 'array_spacing', 'array_window', 'leak_cells')
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.devices.interface import (
     TOLERANCE,
+    BasebandBeams,
+    BasebandFrame,
     Beam,
     IndependentReadings,
     RangerConfig,
@@ -31,7 +33,9 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.engine import Returns, echo_engine
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
@@ -47,11 +51,16 @@ __all__ = ['ArrayReading', 'SingleBeamSonar', 'SonarArray', 'travel_time_problem
 
 @dataclass(frozen=True, eq=False)
 class ArrayReading:
-    """One ping of every element: ``ranges`` (k,) m, REP 117; ``intensities`` (k,) linear."""
+    """One ping of every element: ranges, intensities, each element's ping, the echo record.
+
+    ``ranges`` (k,) m, REP 117; ``intensities`` (k,) linear; ``pings`` each element's
+    ``Ping``; ``echo`` the record of all of them (``echo.engine``).
+    """
 
     ranges: NDArray[np.float64]
     intensities: NDArray[np.float64]
     pings: tuple[Ping, ...]
+    echo: EchoRecord
 
 
 class SonarArray(IndependentReadings):
@@ -66,9 +75,9 @@ class SonarArray(IndependentReadings):
         frequency: pings per second, at most ``c / (2 max_range)``.
         multipath: ghost echoes (``sensing.multipath``), off by default; each element hears
             only its own cone.
-        coherent: run the coherent model (``echo.coherent``) for the profiles and totals
-            instead of the incoherent sums (the ranges and confidence stay the incoherent
-            model's; multipath ghosts are not in it); ``None`` (default): incoherent.
+        coherent: the coherent engine's settings (``echo.engine``) for the profiles and
+            totals (the ranges and confidence are the law's; multipath ghosts are not in
+            it); ``None`` (default): the incoherent engine.
     """
 
     #: Whether a frequency faster than the two-way travel time allows is refused.
@@ -87,7 +96,7 @@ class SonarArray(IndependentReadings):
         coherent: CoherentConfig | None = None,
     ) -> None:
         self.geometry = geometry
-        self.coherent_config = coherent
+        self.coherent = coherent
         self.limits = echo
         self.n_rays = n_rays
         self.multipath = multipath if multipath is not None else MultipathConfig()
@@ -103,8 +112,7 @@ class SonarArray(IndependentReadings):
         self.frequency = frequency
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
-        coherent = self.coherent_config
-        self.coherent = None if coherent is None else CoherentModel(coherent, echo)
+        self.engine = echo_engine(self.model, self.coherent)
         one_way = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self._ray_pattern = np.tile(one_way, self.size)
         #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
@@ -176,29 +184,17 @@ class SonarArray(IndependentReadings):
         self.last_ranges = r
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
         mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
-        echoes = self.model.echoes(r, cos, mu, extra=extra)
-        pings = tuple(echoes.beam(i) for i in range(k))
-        totals = echoes.totals
-        if self.coherent is not None:
-            per_ray = self.model.ray_intensities(r, cos, mu)
-            coherent = self.coherent.ping(per_ray, r, self._origins, self._directions)
-            totals = coherent.intensity.sum(axis=1)
-            pings = tuple(
-                dataclasses.replace(
-                    p,
-                    intensity=coherent.intensity[i],
-                    total=float(totals[i]),
-                    coherent=coherent.beam(i),
-                )
-                for i, p in enumerate(pings)
-            )
-        ranges = echoes.ranges.copy()
+        record = self.engine.ping(
+            Returns(r, cos, mu, self._origins, self._directions, extra=extra)
+        )
+        pings = tuple(record.beam(i) for i in range(k))
+        ranges = record.law.ranges.copy()
         if self.range_resolution > 0.0:
             finite = np.isfinite(ranges)
             ranges[finite] = (
                 np.round(ranges[finite] / self.range_resolution) * self.range_resolution
             )
-        return ArrayReading(ranges, totals, pings)
+        return ArrayReading(ranges, record.totals, pings, record)
 
     def beams(self) -> tuple[Beam, ...]:
         """Each element's cone and its rays' last hits, in the element's frame."""
@@ -261,6 +257,14 @@ class SingleBeamSonar(SonarArray):
     """
 
     refuses_fast_pings = False
+    #: A single beam's baseband is in the acoustic frame: its axis is the frame's z.
+    baseband_frame = BasebandFrame.ACOUSTIC
+
+    def baseband_beams(self, reading: ArrayReading) -> BasebandBeams:
+        """The one beam on the axis; one beam width both ways."""
+        del reading
+        width = self.echo.beam_width
+        return BasebandBeams(np.zeros(1), width, width)
 
     def too_fast(self) -> str | None:
         """Why the rate is faster than a real sonar pings to its maximum range, or ``None``."""

@@ -55,6 +55,7 @@ __all__ = [
     'SampleGrid',
     'coherent_problem',
     'sample_grid',
+    'sample_grid_problem',
 ]
 
 #: Most complex samples per ping, all beams together (about 64 MB of complex64).
@@ -195,25 +196,41 @@ class SampleGrid:
     start: float
 
 
-def sample_grid(config: CoherentConfig, echo: EchoConfig) -> SampleGrid | str:
-    """The sample grid of this configuration (module docstring), or why there is none."""
-    c, dr = echo.speed_of_sound, echo.bin_width
-    bandwidth = config.transmitted.effective_bandwidth
+def sample_grid_problem(config: CoherentConfig, echo: EchoConfig) -> str | None:
+    """Why a given ``sample_rate`` gives no sample grid for these bins and pulse, or ``None``."""
     if config.sample_rate == 0.0:
+        return None
+    dr = echo.bin_width
+    spacing = echo.speed_of_sound / (2.0 * config.sample_rate)
+    bandwidth = config.transmitted.effective_bandwidth
+    if dr < spacing * (1.0 - 1e-9):
+        return (
+            f'n_bins: a bin of {dr:.4g} m is narrower than the sample spacing '
+            f'{spacing:.4g} m of sample_rate {config.sample_rate:g} Hz'
+        )
+    if config.sample_rate < bandwidth * (1.0 - 1e-9):
+        return (
+            f'sample_rate: {config.sample_rate:g} Hz is below the pulse bandwidth '
+            f'{bandwidth:g} Hz (the envelope would alias)'
+        )
+    return None
+
+
+def sample_grid(config: CoherentConfig, echo: EchoConfig) -> SampleGrid:
+    """The sample grid of this configuration (module docstring).
+
+    Raises:
+        ConfigurationError: the reason of :func:`sample_grid_problem`.
+    """
+    problem = sample_grid_problem(config, echo)
+    if problem:
+        raise ConfigurationError(problem)
+    c, dr = echo.speed_of_sound, echo.bin_width
+    if config.sample_rate == 0.0:
+        bandwidth = config.transmitted.effective_bandwidth
         per_bin = max(1, math.ceil(bandwidth * 2.0 * dr / c * (1.0 - 1e-9)))
     else:
-        spacing = c / (2.0 * config.sample_rate)
-        if dr < spacing * (1.0 - 1e-9):
-            return (
-                f'n_bins: a bin of {dr:.4g} m is narrower than the sample spacing '
-                f'{spacing:.4g} m of sample_rate {config.sample_rate:g} Hz'
-            )
-        if config.sample_rate < bandwidth * (1.0 - 1e-9):
-            return (
-                f'sample_rate: {config.sample_rate:g} Hz is below the pulse bandwidth '
-                f'{bandwidth:g} Hz (the envelope would alias)'
-            )
-        per_bin = max(1, round(dr / spacing))
+        per_bin = max(1, round(dr / (c / (2.0 * config.sample_rate))))
     interval = dr / per_bin
     count = per_bin * echo.n_bins
     return SampleGrid(
@@ -228,9 +245,10 @@ def coherent_problem(
     problem = pulse_problem(config.transmitted, echo.frequency)
     if problem:
         return problem
+    problem = sample_grid_problem(config, echo)
+    if problem:
+        return problem
     grid = sample_grid(config, echo)
-    if isinstance(grid, str):
-        return grid
     if grid.count * beams > MAX_SAMPLES:
         return (
             f'{grid.count * beams} complex samples per ping ({beams} beams x {grid.count}) is '
@@ -293,7 +311,6 @@ class CoherentModel:
         if problem:
             raise ConfigurationError(problem)
         grid = sample_grid(config, echo)
-        assert not isinstance(grid, str)  # coherent_problem said so
         self.config, self.echo, self.grid = config, echo, grid
         self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
         # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar, cast
 
 import numpy as np
@@ -63,7 +64,7 @@ from nps_sonar_py.echo.ray_cells import CHORD_WIDTHS, Pieces, RayCells, cell_pie
 from nps_sonar_py.echo.records import Echoes, ExtraReturns, Ping
 from nps_sonar_py.records import refuse
 
-__all__ = ['EchoModel', 'cos_incidence']
+__all__ = ['EchoModel', 'RayLaw', 'cos_incidence']
 
 T = TypeVar('T', bound=np.generic)
 
@@ -74,6 +75,32 @@ _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
 _PROFILE_ESTIMATORS = frozenset(
     {RangeEstimator.INTENSITY_WEIGHTED, RangeEstimator.FIRST_ABOVE_THRESHOLD}
 )
+
+
+@dataclass(frozen=True, eq=False)
+class RayLaw:
+    """Each ray's echo of one ping by the law (``EchoModel.law``), with the rays it came from.
+
+    Attributes:
+        ranges, cos_incidence: (N, n) the rays' ranges (m) and incidence cosines, checked.
+        reflectivity: (N, n) or scalar Lambert coefficients, checked.
+        per_ray: (N, n) each ray's echo by the law, whatever became of the ray (NaN or
+            anything on a miss: the binning drops those).
+        returned: (N, n) the rays that return: a hit inside the cast cone and the specular
+            cut-off, whatever its range.
+    """
+
+    ranges: NDArray[np.floating]
+    cos_incidence: NDArray[np.floating]
+    reflectivity: NDArray[np.floating]
+    per_ray: NDArray[np.floating]
+    returned: NDArray[np.bool_]
+
+    @property
+    def intensities(self) -> NDArray[np.floating]:
+        """(N, n) each returning ray's echo, 0 for the others (the coherent model's input)."""
+        out: NDArray[np.floating] = np.where(self.returned, self.per_ray, 0.0)
+        return out
 
 
 class EchoModel:
@@ -253,11 +280,10 @@ class EchoModel:
         cos = self._per_ray('cos_incidence', cos_incidence, shape)
         mu = self._reflectivity(reflectivity, shape)
         e = None if entity is None else np.asarray(entity).reshape(1, -1)
-        mu = mu if mu.ndim == 0 else mu[None]
-        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
-            msg = 'extra returns (multipath) need Lambert scattering'
-            raise ValueError(msg)
-        return self._echoes(r[None], cos[None], mu, rng, e, n_entities, extra).beam(0)
+        row = mu if mu.ndim == 0 else mu[None]
+        return self.echoes(
+            r[None], cos[None], row, rng, entity=e, n_entities=n_entities, extra=extra
+        ).beam(0)
 
     def echoes(
         self,
@@ -314,9 +340,7 @@ class EchoModel:
         if e is not None and e.shape != r.shape:
             msg = f'entity: expected shape {r.shape}, got {e.shape}'
             raise ValueError(msg)
-        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
-            msg = 'extra returns (multipath) need Lambert scattering'
-            raise ValueError(msg)
+        self._check_extra(extra)
         extent = None if spread is None else self._per_ray('spread', spread, r.shape)
         return self._echoes(r, cos, mu, rng, e, n_entities, extra, extent)
 
@@ -330,20 +354,36 @@ class EchoModel:
         n_entities: int = 0,
         extra: ExtraReturns | None = None,
         spread: NDArray[np.floating] | None = None,
+        *,
+        per_ray: NDArray[np.floating] | None = None,
     ) -> Echoes:
-        """The echoes of (N, n) rays: their deposits, one ``bincount``, the noise, the ranges."""
+        """The echoes of (N, n) rays: their deposits, one ``bincount``, the noise, the ranges.
+
+        ``per_ray``: the rays' echoes by the law (:meth:`law`) when already evaluated.
+        """
         cfg = self.config
         layout = self._layout(r.shape[0])
+        # Spread returns are binned the same with labels or without (what is published never
+        # changes what is measured): the labels come from deposits of their own.
+        apart = spread is not None and entity is not None and not cfg.speckle
         # In place where it can be: each temporary is a pass over memory.
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            if apart and per_ray is None:  # the law once for both sets of deposits
+                factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+                per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
             if spread is None:
-                d = self._point_deposits(r, cos_in, mu, entity, layout)
+                d = self._point_deposits(r, cos_in, mu, entity, layout, per_ray)
             else:
-                d = self._spread_deposits(r, cos_in, mu, entity, spread, layout)
+                own_entity = None if apart else entity
+                d = self._spread_deposits(r, cos_in, mu, own_entity, spread, layout, per_ray)
         flat, weights, labelled = self._with_extra(d, extra)
         own = d.flat.size  # the rays' deposits; any extra ones after them count as hits
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         intensity, labels = self._binned(d, flat, weights, labelled, n_entities, generator)
+        if apart and spread is not None:
+            labels = self._spread_labels(
+                r, cos_in, mu, entity, spread, layout, per_ray, extra, n_entities
+            )
         totals = intensity.sum(axis=1)
         size = d.dump + DUMP_BINS
 
@@ -380,6 +420,28 @@ class EchoModel:
             labels=labels,
             _count_hits=hits_of,
             _beam_ranges=self._ranges_now_or_when_read(estimate, generator),
+        )
+
+    def _spread_labels(
+        self,
+        r: NDArray[np.floating],
+        cos_in: NDArray[np.floating],
+        mu: NDArray[np.floating],
+        entity: NDArray[np.integer] | None,
+        spread: NDArray[np.floating],
+        layout: Layout,
+        per_ray: NDArray[np.floating] | None,
+        extra: ExtraReturns | None,
+        n_entities: int,
+    ) -> NDArray[np.uint16] | None:
+        """The labels of spread returns, from their pieces (the profile is their ramps')."""
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            d = self._spread_deposits(r, cos_in, mu, entity, spread, layout, per_ray)
+        flat, weights, labelled = self._with_extra(d, extra)
+        if labelled is None:
+            return None
+        return dominant_labels(
+            d.cells_of(flat), weights, labelled, d.n_beams, d.n_bins, n_entities
         )
 
     def _with_extra(
@@ -479,15 +541,13 @@ class EchoModel:
         flat = np.where(kept, beam * d.stride + d.shift + index, d.dump)
         return flat, np.where(kept, weight, 0.0)
 
-    def ray_intensities(
-        self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike
-    ) -> NDArray[np.floating]:
-        """(N, n) each ray's echo by the model's law (module docstring), 0 where none returns.
+    def law(self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike) -> RayLaw:
+        """Each ray's echo by the model's law (module docstring), evaluated once for a ping.
 
-        The coherent model's input (``echo.coherent``): every ray that hits something inside
-        the cast cone and the specular cut-off, whatever its range (the coherent model
-        windows the echoes itself, as its pulse spreads them). Same arguments as
-        :meth:`echoes` (ranges (N, n), float32 kept); ``extra`` returns are not included.
+        What both echo engines start from (``echo.engine``): the incoherent one bins it
+        (:meth:`binned`), the coherent one gives each returning ray its phase
+        (:attr:`RayLaw.intensities`) and bins it for the ranges, hits and labels. Same
+        arguments as :meth:`echoes` (ranges (N, n), float32 kept).
         """
         r = np.asarray(ranges)
         if r.ndim != 2 or r.shape[1] != self.n_rays:
@@ -496,14 +556,59 @@ class EchoModel:
         r = self._per_ray('ranges', r, r.shape)
         cos = self._per_ray('cos_incidence', cos_incidence, r.shape)
         mu = self._reflectivity(reflectivity, r.shape)
-        factor = self._layout(r.shape[0])
-        weight = factor.factor32 if r.dtype == np.float32 else factor.factor
+        layout = self._layout(r.shape[0])
+        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
         with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
             returned = r < np.inf
             self._admit(returned, cos)
-            per_ray = self._intensities(r, cos, weight.reshape(r.shape), mu)
-        out: NDArray[np.floating] = np.where(returned, per_ray, 0.0)  # NaN on misses too
-        return out
+            per_ray = self._intensities(r, cos, factor.reshape(r.shape), mu)
+        return RayLaw(r, cos, mu, per_ray, returned)
+
+    def binned(
+        self,
+        law: RayLaw,
+        rng: np.random.Generator | None = None,
+        *,
+        entity: ArrayLike | None = None,
+        n_entities: int = 0,
+        extra: ExtraReturns | None = None,
+        spread: ArrayLike | None = None,
+    ) -> Echoes:
+        """:meth:`echoes` of ``law``'s rays (the law not evaluated again)."""
+        e = None if entity is None else np.asarray(entity)
+        if e is not None and e.shape != law.ranges.shape:
+            msg = f'entity: expected shape {law.ranges.shape}, got {e.shape}'
+            raise ValueError(msg)
+        self._check_extra(extra)
+        extent = None if spread is None else self._per_ray('spread', spread, law.ranges.shape)
+        return self._echoes(
+            law.ranges,
+            law.cos_incidence,
+            law.reflectivity,
+            rng,
+            e,
+            n_entities,
+            extra,
+            extent,
+            per_ray=law.per_ray,
+        )
+
+    def _check_extra(self, extra: ExtraReturns | None) -> None:
+        """Refuse extra returns (multipath) unless the scattering is Lambert's."""
+        if extra is not None and self.config.scattering is not Scattering.LAMBERT:
+            msg = 'extra returns (multipath) need Lambert scattering'
+            raise ValueError(msg)
+
+    def ray_intensities(
+        self, ranges: ArrayLike, cos_incidence: ArrayLike, reflectivity: ArrayLike
+    ) -> NDArray[np.floating]:
+        """(N, n) each ray's echo by the model's law, 0 where none returns (:meth:`law`).
+
+        Every ray that hits something inside the cast cone and the specular cut-off,
+        whatever its range (the coherent model windows the echoes itself, as its pulse
+        spreads them); ``extra`` returns are not included.
+        """
+        return self.law(ranges, cos_incidence, reflectivity).intensities
 
     def _intensities(
         self,
@@ -576,8 +681,12 @@ class EchoModel:
         mu: NDArray[np.floating],
         entity: NDArray[np.integer] | None,
         layout: Layout,
+        per_ray: NDArray[np.floating] | None = None,
     ) -> Deposits:
-        """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits."""
+        """Every ray in its bin (``_bins``), the dropped ones in dump bins: ``N n`` deposits.
+
+        ``per_ray``: the rays' echoes by the law when already evaluated (:meth:`law`).
+        """
         cfg = self.config
         n_beams, n_bins = r.shape[0], cfg.n_bins
         returned, kept = self._returns(r, cos_in)
@@ -585,8 +694,9 @@ class EchoModel:
         # are needed first, then the beam statistics.
         bins = beside(r.size, lambda: self._bins(r, kept, layout))
         beam_stats = beside(r.size, lambda: self._beam_stats(r, returned, kept))
-        factor = layout.factor32 if r.dtype == np.float32 else layout.factor
-        per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
+        if per_ray is None:
+            factor = layout.factor32 if r.dtype == np.float32 else layout.factor
+            per_ray = self._intensities(r, cos_in, factor.reshape(r.shape), mu)
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             return (*beam_stats(), kept)
@@ -611,8 +721,11 @@ class EchoModel:
         entity: NDArray[np.integer] | None,
         spread: NDArray[np.floating],
         layout: Layout,
+        every: NDArray[np.floating] | None = None,
     ) -> Deposits:
         """Each live return spread over its interval: two deposits, near bin and next bin.
+
+        ``every``: every ray's echo by the law when already evaluated (:meth:`law`).
 
         In bin units, ``u = e / dr``, the interval ``[a, a + u]`` with ``a = (r - r_min) / dr -
         u / 2``. Up to one bin wide (``_near_shares``): near bin ``k = floor(a)`` (``a ==
@@ -627,7 +740,7 @@ class EchoModel:
         """
         n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
-        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread)
+        index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread, every)
         u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
         refined = None if self._cells is None else self._refine(r_live, index, cos_in, live)
         if refined is not None:
@@ -817,6 +930,7 @@ class EchoModel:
         mu: NDArray[np.floating],
         layout: Layout,
         spread: NDArray[np.floating],
+        every: NDArray[np.floating] | None = None,
     ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
@@ -841,8 +955,10 @@ class EchoModel:
         live &= r <= real(cfg.max_range) + reach  # nor inf
         self._admit(live, cos_in)
         index = np.flatnonzero(live)
-        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
         r_live = r.take(index)
+        if every is not None:  # the law already evaluated (``law``)
+            return index, r_live, every.take(index), live
+        factor = (layout.factor32 if r.dtype == np.float32 else layout.factor).reshape(r.shape)
         per_ray = self._scattered(cos_in, factor, mu, r.dtype).take(index)
         return index, r_live, self._range_loss(per_ray, r_live), live
 

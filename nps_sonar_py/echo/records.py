@@ -1,7 +1,9 @@
-"""What the echo model returns (``Ping``, ``Echoes``) and the returns it takes beside the rays.
+"""What the echo returns (``EchoRecord``, ``Ping``, ``Echoes``) and what it takes beside the rays.
 
-``Ping`` is the echo of one beam, ``Echoes`` that of many beams at once, ``ExtraReturns`` the
-returns some rays add beside their own (multipath ghosts).
+``EchoRecord`` is what an echo engine (``echo.engine``) gives a sonar for one ping, whichever
+the engine; ``Echoes`` is the incoherent law binned over many beams at once (the record's
+``law``), ``Ping`` the echo of one beam, ``ExtraReturns`` the returns some rays add beside
+their own (multipath ghosts).
 
 The units and conventions are those of ``echo.model`` (intensities relative to the source at
 1 m, ranges in metres, REP 117 for the scalar range).
@@ -19,7 +21,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo.coherent import CoherentPing
 
-__all__ = ['Echoes', 'ExtraReturns', 'Ping']
+__all__ = ['EchoRecord', 'Echoes', 'ExtraReturns', 'Ping']
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,6 @@ class Ping:
         source_level: SL in dB that ``level`` and ``total_level`` add.
         labels: (n_bins,) uint16 label of each bin (``echo.labels``: 1 + the index of the
             dominant entity, 0 for none) when the ping was given the rays' entities, else None.
-        coherent: the coherent echo of the beam (``echo.coherent``: one beam's baseband and
-            intensities, which are then ``intensity``) when the sonar runs the coherent
-            model; ``None`` with the incoherent model.
     """
 
     intensity: NDArray[np.float64]
@@ -56,7 +55,6 @@ class Ping:
     confidence: float
     source_level: float
     labels: NDArray[np.uint16] | None = None
-    coherent: CoherentPing | None = None
 
     @property
     def level(self) -> NDArray[np.float64]:
@@ -172,3 +170,64 @@ class ExtraReturns:
 
     def __len__(self) -> int:
         return int(self.range.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class EchoRecord:
+    """The echo of one ping of ``N`` beams, as either engine gives it (``echo.engine``).
+
+    One record whichever the engine: a sonar reads its image from ``intensity``, its ranges,
+    hits, labels and confidence from ``law`` (the rays' law binned, each ray a point return
+    or spread over its footprint by the incoherent engine), and the complex baseband from
+    ``coherent`` when the engine forms one. Stages after the echo (the imaging options today;
+    a device's display chain: gain, TVG, compression) take the record and leave it as it is.
+
+    Attributes:
+        intensity: (N, n_bins) float64 the image per beam and range bin, linear, relative to
+            the source at 1 m: the incoherent engine's sums, or the coherent engine's
+            envelope energy.
+        bin_edges: (n_bins + 1,) float64 bin edges, m (read-only, shared).
+        coherent: the coherent engine's ping (``CoherentPing``: the complex baseband per
+            beam and its sample grid); ``None`` from the incoherent engine.
+        noise_power: the receiver's mean noise power per bin in ``intensity``, linear
+            (0: no noise floor).
+    """
+
+    intensity: NDArray[np.float64]
+    bin_edges: NDArray[np.float64]
+    _law: Callable[[], Echoes] = field(repr=False)
+    coherent: CoherentPing | None = None
+    noise_power: float = 0.0
+
+    @functools.cached_property
+    def law(self) -> Echoes:
+        """The rays' law binned (``Echoes``): ranges, totals, hits, labels, confidence.
+
+        Worked out when first read where the engine can defer it (a side-scan without
+        labels reads none of it).
+        """
+        return self._law()
+
+    @functools.cached_property
+    def totals(self) -> NDArray[np.float64]:
+        """(N,) each beam's image total, ``intensity.sum(axis=1)``."""
+        totals: NDArray[np.float64] = self.intensity.sum(axis=1)
+        return totals
+
+    def __len__(self) -> int:
+        return int(self.intensity.shape[0])
+
+    def beam(self, j: int) -> Ping:
+        """Beam ``j``'s ``Ping``: the image's row and total, the law's range, hits and labels."""
+        law = self.law
+        return Ping(
+            intensity=self.intensity[j],
+            hits=law.hits[j],
+            bin_edges=law.bin_edges,
+            bin_centres=law.bin_centres,
+            total=float(self.totals[j]),
+            range=float(law.ranges[j]),
+            confidence=float(law.confidence[j]),
+            source_level=law.source_level,
+            labels=None if law.labels is None else law.labels[j],
+        )

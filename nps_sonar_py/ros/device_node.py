@@ -35,6 +35,8 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+import numpy as np
+from numpy.typing import NDArray
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -118,6 +120,34 @@ class DeviceNode(Node):
         super().__init__(node_name, **kwargs)
         supplied = declare_settings(self, self.records(), runtime=self.RECONFIGURABLE)
         self.settings = read_settings(self, self.records())
+        robot, world_from_root = self._make_rig(robot, raycaster)
+        output = self.settings[OutputSettings]
+        self._make_outputs(output)
+        self._make_motion(robot, world_from_root, scene_start, shared_tf, root_tf)
+        self._marker_period = 1.0 / output.marker_rate if output.marker_rate > 0.0 else None
+        self._next_marker = float('-inf')
+        if self._marker_period is not None:
+            for beam in self.rig.device.beams():
+                self.output_publishers(Marker, f'{beam.frame}/markers')
+        self._pending: tuple[Settings, Any] | None = None
+        self._t0: int | None = None
+        self._next = 0
+        self.timer: Any = None
+        self._restart()
+        self.sim_time = SimTimeWatch(self, on_jump=self._restart)  # /clock: a wait, a jump
+        if self.RECONFIGURABLE:
+            self.add_on_set_parameters_callback(self._on_set_parameters)
+        if supplied:
+            self.get_logger().info(supplied_line(self, self.records(), supplied))
+        self.get_logger().info(self.describe())
+
+    def _make_rig(
+        self, robot: Robot | None, raycaster: Raycaster | None
+    ) -> tuple[Robot, NDArray[np.float64]]:
+        """The robot, the world and the rig of the settings, the topics checked.
+
+        Returns the robot and its root's pose in the world.
+        """
         # discovery of a robot_description publisher goes on while the world loads
         topic = listen(self, self.settings[RobotSettings]) if robot is None else None
         where = self.settings[RobotSettings].with_defaults(self.DEFAULT_ROBOT, self.DEFAULT_SCENE)
@@ -145,7 +175,10 @@ class DeviceNode(Node):
                 (beam.frame for beam in self.rig.device.beams()),
             ),
         )
-        output = self.settings[OutputSettings]
+        return robot, world_from_root
+
+    def _make_outputs(self, output: OutputSettings) -> None:
+        """The publishers, the Ranger services, the outputs and the diagnostics."""
         self.output_publishers = Publishers(
             self, publisher_qos(output.qos_reliability, output.qos_depth)
         )
@@ -173,7 +206,17 @@ class DeviceNode(Node):
             self.create_timer(
                 1.0 / diagnostics_rate, lambda: self.diagnostics.publish(self.get_clock().now())
             )
-        motion = self.settings[MotionSettings]
+
+    def _make_motion(
+        self,
+        robot: Robot,
+        world_from_root: NDArray[np.float64],
+        scene_start: SceneStart | None,
+        shared_tf: SharedTf | None,
+        root_tf: bool,
+    ) -> None:
+        """The robot's motion and the frames out on /tf and /tf_static, checked."""
+        output, motion = self.settings[OutputSettings], self.settings[MotionSettings]
         self.motion = Motion(
             self,
             motion,
@@ -181,7 +224,7 @@ class DeviceNode(Node):
             root_link=robot.root_link,
             start=scene_start,
             shared_tf=shared_tf,
-            world=raycaster.world,
+            world=self.raycaster.world,
             joints=robot.joints,
         )
         frames = sensor_frames(self.rig.mount, self.rig.device.geometry) + self.outputs.frames()
@@ -192,22 +235,6 @@ class DeviceNode(Node):
             static=output.publish_tf_static,
             root=root_tf and output.publish_tf and motion.pose_source in MESSAGE_POSE_SOURCES,
         )
-        self._marker_period = 1.0 / output.marker_rate if output.marker_rate > 0.0 else None
-        self._next_marker = float('-inf')
-        if self._marker_period is not None:
-            for beam in self.rig.device.beams():
-                self.output_publishers(Marker, f'{beam.frame}/markers')
-        self._pending: tuple[Settings, Any] | None = None
-        self._t0: int | None = None
-        self._next = 0
-        self.timer: Any = None
-        self._restart()
-        self.sim_time = SimTimeWatch(self, on_jump=self._restart)  # /clock: a wait, a jump
-        if self.RECONFIGURABLE:
-            self.add_on_set_parameters_callback(self._on_set_parameters)
-        if supplied:
-            self.get_logger().info(supplied_line(self, self.records(), supplied))
-        self.get_logger().info(self.describe())
 
     def setup(self, settings: Settings) -> Setup:
         """The device's setup from the node's settings: its family's records."""

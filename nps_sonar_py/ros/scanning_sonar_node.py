@@ -1,7 +1,8 @@
 """The scanning sonar node: a mechanically scanned sonar (sweep), a multibeam fan or a side-scan.
 
 Run: ``ros2 run nps_sonar scanning_sonar_node --ros-args --params-file
-config/scanning_sonar.yaml``.
+config/scanning_sonar.yaml`` (mode sweep; ``config/multibeam_sonar.yaml``, mode multibeam; each
+mode's file sets only its mode's parameters).
 
 The sonar is a ``<sensor type="sonar">`` of the robot (``sensor``; empty: the first); its
 cone gives the beam width unless ``beam_width`` is set, and the acoustic parameters the

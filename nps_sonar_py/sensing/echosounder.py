@@ -37,8 +37,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, ExtraReturns, beam_intensity
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.engine import (
+    CoherentEngine,
+    IncoherentEngine,
+    Returns,
+    beam_coverage,
+    echo_engine,
+)
 from nps_sonar_py.echo.ray_trace import sounding
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
@@ -228,16 +236,6 @@ def detect_bottom(
     )
 
 
-def smooth(profiles: F, m: int) -> F:
-    """Each row's moving sum over a centred window of ``2 m + 1`` bins, over its width."""
-    if m <= 0:
-        return profiles
-    padded = np.pad(profiles, ((0, 0), (m + 1, m)))
-    total = np.cumsum(padded, axis=1)
-    window: F = (total[:, 2 * m + 1 :] - total[:, : -2 * m - 1]) / (2 * m + 1)
-    return np.maximum(window, 0.0)  # cumulative sums leave rounding below zero
-
-
 @dataclass(frozen=True, eq=False)
 class EchosounderPing:
     """The detections and soundings of one ping, beam by beam (beam ``j`` at ``angles[j]``).
@@ -253,8 +251,8 @@ class EchosounderPing:
         profiles: (N, n_bins) each beam's echo after the pulse window, linear.
         bin_edges: (n_bins + 1,) m.
         sound_speed: the reference speed ``c_ref`` of the two-way times, m/s.
-        coherent: the coherent echo (``echo.coherent``: every beam's baseband; its
-            intensities are ``profiles``) with the coherent model, else ``None``.
+        echo: the ping's echo record (``echo.engine``: every beam's baseband with the
+            coherent engine; its intensities are ``profiles``).
     """
 
     angles: F
@@ -266,7 +264,7 @@ class EchosounderPing:
     profiles: F
     bin_edges: F
     sound_speed: float
-    coherent: CoherentPing | None = None
+    echo: EchoRecord | None = None
 
     @property
     def detected(self) -> NDArray[np.bool_]:
@@ -296,11 +294,11 @@ class Echosounder(PosedRays):
             it arrives from, with that beam's one-way pattern there (0 outside its cast); the
             axis rays carry none. The detection takes the first strong return
             (:func:`detect_bottom`), so a ghost after the seabed echo does not move it.
-        coherent: run the coherent model (``echo.coherent``) for the profiles instead of the
-            incoherent sums and the pulse window: the swath's beams are the receive line
-            array's (``CoherentConfig.array_elements``), steered to the beam angles, its
-            -3 dB width held to ``across_width``; multipath ghosts are not in its profiles.
-            ``None`` (default): incoherent.
+        coherent: the coherent engine's settings (``echo.engine``) for the profiles
+            instead of the incoherent sums and the pulse window: the swath's beams are the
+            receive line array's (``CoherentConfig.array_elements``), steered to the beam
+            angles, its -3 dB width held to ``across_width``; multipath ghosts are not in its
+            profiles. ``None`` (default): the incoherent engine.
 
     Raises:
         ConfigurationError: multipath with specular scattering; a pulse, sampling or array
@@ -343,10 +341,10 @@ class Echosounder(PosedRays):
         self.pulse_bins = round(echo.speed_of_sound * swath.pulse_length / 4.0 / echo.bin_width)
         self.angles = swath.angles()
         self.angles.flags.writeable = False
-        self.coherent_config = coherent
-        self.coherent = None
-        if coherent is not None:
-            self.coherent = _swath_coherent(coherent, echo, swath, float(np.sum(w_across)))
+        self.coherent = coherent
+        self.engine = _swath_engine(
+            self.model, coherent, swath, float(np.sum(w_across)), self.pulse_bins
+        )
         a = (self.angles[:, None, None] + phi[None, None, :]) * np.ones((1, nl, 1))
         p = np.broadcast_to(psi[None, :, None], a.shape)
         grid = np.stack((np.sin(p), np.cos(p) * np.sin(a), -np.cos(p) * np.cos(a)), axis=-1)
@@ -399,13 +397,14 @@ class Echosounder(PosedRays):
         hits, cut, extra = self._cast(caster, self.rays_per_beam, ghost_rays=split)
         ranges = np.asarray(cut, dtype=np.float64)
         c_ref = float(hits.reference_speed(self.echo.speed_of_sound)[0])
-        profiles, coherent = self._profiles(hits, ranges[:split].reshape(n, -1), extra)
+        record = self._echo(hits, ranges[:split].reshape(n, -1), extra)
+        profiles = record.intensity
         found = detect_bottom(
             profiles,
             self.model.bin_centres,
             self.swath.threshold_db,
             self.swath.min_bins,
-            0.0 if self.coherent is None else self.coherent.noise_power,
+            record.noise_power,
         )
         quality = found.quality
         if self.swath.detection is Detection.AXIS:
@@ -430,26 +429,21 @@ class Echosounder(PosedRays):
             profiles,
             self.model.bin_edges,
             c_ref,
-            coherent,
+            record,
         )
 
-    def _profiles(
-        self, hits: RayHits, ranges: F, extra: ExtraReturns | None
-    ) -> tuple[F, CoherentPing | None]:
-        """(N, n_bins) each beam's profile, and the coherent echo it comes from (or ``None``).
+    def _echo(self, hits: RayHits, ranges: F, extra: ExtraReturns | None) -> EchoRecord:
+        """The engine's echo of every beam.
 
-        Incoherent: the model's sums (with the ghosts) smoothed by the pulse window. Coherent:
-        the energy per bin of each beam's envelope (its pulse spreads the echo; no window).
+        The incoherent sums (with the ghosts) smoothed by the pulse window, or the coherent
+        envelope's energy per bin (its pulse spreads it).
         """
         count = ranges.size
         cos = np.asarray(hits.cos_incidence)[:count].reshape(ranges.shape)
         mu = np.asarray(hits.reflectivity)[:count].reshape(ranges.shape)
-        if self.coherent is None:
-            echoes = self.model.echoes(ranges, cos, mu, extra=extra)
-            return smooth(echoes.intensity, self.pulse_bins), None
-        per_ray = self.model.ray_intensities(ranges, cos, mu)
-        coherent = self.coherent.ping(per_ray, ranges, self.origin, self.directions[:count])
-        return coherent.intensity, coherent
+        return self.engine.ping(
+            Returns(ranges, cos, mu, self.origin, self.directions[:count], extra=extra)
+        )
 
     def _soundings(self, bending: Bending | None, time: F, c_ref: float) -> F:
         """(N, 3) world soundings from two-way times along the beam axes' world directions.
@@ -479,22 +473,29 @@ class Echosounder(PosedRays):
         return world
 
 
-def _swath_coherent(
-    config: CoherentConfig, echo: EchoConfig, swath: SwathConfig, across_sum: float
-) -> CoherentModel:
-    """The coherent model of a swath: its beams a fan across track of a receive line array.
+def _swath_engine(
+    model: EchoModel,
+    config: CoherentConfig | None,
+    swath: SwathConfig,
+    across_sum: float,
+    pulse_bins: int,
+) -> IncoherentEngine | CoherentEngine:
+    """The echo engine of a swath; a coherent one's beams a fan across track of a line array.
 
     The array is steered to the beam angles from nadir and its -3 dB width is held to
     ``across_width`` (the echo configuration's ``beam_width`` is the fan's width there);
     ``across_sum``: the sum of the rays' across-track pattern weights, so that the beams'
-    equivalent width is ``across_sum across_width / rays_across`` (``line_array``).
+    equivalent width is ``across_sum across_width / rays_across`` (``line_array``). The
+    incoherent engine smooths by the pulse window of ``pulse_bins``.
     """
     beams = swath.beams
     spacing = (swath.max_angle - swath.min_angle) / (beams - 1) if beams > 1 else 0.0
     width = across_sum * swath.across_width / swath.rays_across
-    return CoherentModel(
+    return echo_engine(
+        model,
         config,
-        dataclasses.replace(echo, beam_width=swath.across_width),
+        echo=dataclasses.replace(model.config, beam_width=swath.across_width),
         azimuths=swath.angles() if beams > 1 else None,
-        coverage=min(spacing / width, 1.0) if width > 0.0 else 1.0,
+        coverage=beam_coverage(spacing, width),
+        pulse_bins=pulse_bins,
     )

@@ -42,7 +42,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.engine import Returns, beam_coverage, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -51,9 +52,11 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_gain,
     tvg_problem,
 )
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, check_record, setting
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
@@ -83,28 +86,23 @@ class FanConfig(Record):
             its string value); ``UNIFORM`` (default) is flat.
     """
 
-    beams: int = 64
+    beams: int = setting(64, 'number of beams', 1, MAX_BEAMS)
     min_angle: float = -math.pi / 4
     max_angle: float = math.pi / 4
-    vertical_width: float = math.radians(20.0)
-    rays_horizontal: int = 3
-    rays_vertical: int = 24
+    vertical_width: float = setting(
+        math.radians(20.0), 'vertical extent of a beam [rad]', 1e-6, math.pi
+    )
+    rays_horizontal: int = setting(3, 'ray columns across a beam', 1, 10_000)
+    rays_vertical: int = setting(24, 'ray rows across a beam', 1, 10_000)
     vertical_pattern: BeamPattern = setting(BeamPattern.UNIFORM, 'one-way elevation pattern')
 
     def __post_init__(self) -> None:
+        check_record(self)  # each field's bounds, declared once (the settings' too)
         problem = fan_problem(self.beams, self.min_angle, self.max_angle)
-        vertical = self.vertical_width
-        if problem is None and not (math.isfinite(vertical) and 0.0 < vertical < math.pi):
-            problem = f'vertical_width must be in (0, pi) radians, got {self.vertical_width!r}'
-        for name in ('rays_horizontal', 'rays_vertical'):
-            value = getattr(self, name)
-            if problem is None and not (isinstance(value, int) and value >= 1):
-                problem = f'{name} must be an integer >= 1, got {value!r}'
         if problem is None and self.beams * self.rays_horizontal * self.rays_vertical > 4_000_000:
             problem = 'more than 4000000 rays per ping'
         if problem:
             raise ConfigurationError(problem)
-        check_record(self)
 
     @property
     def spacing(self) -> float:
@@ -175,9 +173,8 @@ class FanPing:
         labels: (N, n_bins) uint16 label per beam and bin (``echo.labels``: 1 + the index of
             the entity whose echo dominates, 0 for none), from the echo before the imaging
             options; None unless the sonar was built with ``label_entities``.
-        coherent: the coherent echo (``echo.coherent``: its baseband per beam) when the sonar
-            runs the coherent model, whose intensities are then ``profiles`` (before the
-            imaging options); ``None`` with the incoherent model.
+        echo: the ping's echo record (``echo.engine``), before the imaging options: its
+            ``coherent`` baseband with the coherent engine.
     """
 
     azimuths: NDArray[np.float64]
@@ -188,7 +185,7 @@ class FanPing:
     hits: NDArray[np.int64]
     bin_edges: NDArray[np.float64]
     labels: NDArray[np.uint16] | None = None
-    coherent: CoherentPing | None = None
+    echo: EchoRecord | None = None
 
 
 class MultibeamSonar(PosedRays):
@@ -203,10 +200,11 @@ class MultibeamSonar(PosedRays):
             then carries ``labels``; ``None`` (default): no labels.
         multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
             the beam whose axis is nearest in azimuth to the direction it arrives from.
-        coherent: run the coherent model (``echo.coherent``) for the profiles instead of the
-            incoherent sums; ``None`` (default): incoherent. The ranges, totals, confidence,
-            hits and labels stay the incoherent model's; multipath ghosts are not in the
-            coherent profiles.
+        coherent: the coherent engine's settings (``echo.engine``); ``None`` (default): the
+            incoherent engine. The ranges, totals, confidence, hits and labels are the law's
+            (each return spread over its footprint by the incoherent engine, a point
+            scatterer for the coherent one); multipath ghosts are not in the coherent
+            profiles.
 
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
@@ -256,18 +254,15 @@ class MultibeamSonar(PosedRays):
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
-        self.coherent_config = coherent
-        self.coherent = None
-        if coherent is not None:
-            # The share of a beam's echo that is its own direction's: the spacing over the
-            # equivalent width of its horizontal pattern (``line_array.leakage_matrix``).
-            width = float(np.sum(horizontal) * d_a)
-            self.coherent = CoherentModel(
-                coherent,
-                echo,
-                azimuths=self.azimuths if fan.beams > 1 else None,
-                coverage=min(fan.spacing / width, 1.0) if width > 0.0 else 1.0,
-            )
+        self.coherent = coherent
+        # A beam's equivalent width: its horizontal pattern's integral.
+        width = float(np.sum(horizontal) * d_a)
+        self.engine = echo_engine(
+            self.model,
+            coherent,
+            azimuths=self.azimuths if fan.beams > 1 else None,
+            coverage=beam_coverage(fan.spacing, width),
+        )
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
             tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
@@ -288,6 +283,11 @@ class MultibeamSonar(PosedRays):
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def image_geometry(self) -> SectorGeometry:
+        """The geometry of a ping's images: the beam axes and the range bins."""
+        fan = self.fan
+        return SectorGeometry.of_beams(fan.beams, float(self.azimuths[0]), fan.spacing, self.echo)
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
         """Place the sensor (``PosedRays.set_pose``) and its rays' elevation tangents."""
@@ -349,51 +349,41 @@ class MultibeamSonar(PosedRays):
         return beam, self._one_way(beam, body)
 
     def ping(self, caster: SurfaceCaster) -> FanPing:
-        """Cast every beam's rays at once and run the echo model over all beams in one pass.
+        """Cast every beam's rays at once; the engine's echo of all beams in one pass.
 
-        The incoherent model spreads each return over its footprint (:meth:`_footprint`).
-        With the coherent model the profiles are its own, and the incoherent echoes that
-        give the ranges and hits are binned without footprints, as the side-scan's are,
-        unless labels are asked for: those are the incoherent fan's, whichever the model.
+        Each return's footprint (:meth:`_footprint`) is offered to the engine, which spreads
+        the return over it if its physics does (the incoherent engine) whatever is
+        published.
         """
         hits, ranges, extra = self._cast(caster, self.rays_per_beam)
         shape = (self.fan.beams, self.rays_per_beam)
         labelled = self.label_entities is not None
         r = ranges.reshape(shape)
-        spread = self.coherent is None or labelled
-        echoes = self.model.echoes(
-            r,
-            np.asarray(hits.cos_incidence).reshape(shape),
-            np.asarray(hits.reflectivity).reshape(shape),  # NaN on misses: dropped
-            entity=hits.entity.reshape(shape) if labelled else None,
-            n_entities=self.label_entities or 0,
-            extra=extra,
-            spread=self._footprint(r, hits, shape) if spread else None,
-        )
-        profiles = echoes.intensity
-        coherent = None
-        if self.coherent is not None:
-            coherent = self.coherent.ping(
-                self.model.ray_intensities(
-                    ranges.reshape(shape),
-                    np.asarray(hits.cos_incidence).reshape(shape),
-                    np.asarray(hits.reflectivity).reshape(shape),
-                ),
-                ranges.reshape(shape),
+        record = self.engine.ping(
+            Returns(
+                r,
+                np.asarray(hits.cos_incidence).reshape(shape),
+                np.asarray(hits.reflectivity).reshape(shape),  # NaN on misses: dropped
                 self.origin,
                 self.directions,
+                entity=hits.entity.reshape(shape) if labelled else None,
+                n_entities=self.label_entities or 0,
+                extra=extra,
+                footprint=lambda: self._footprint(r, hits, shape),
             )
-            profiles = coherent.intensity
+        )
+        law = record.law  # before the imaging options: both draw from the model's generator
+        profiles = record.intensity
         if self.imaging.enabled:
             profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
         return FanPing(
             self.azimuths,
-            echoes.ranges,
-            echoes.totals,
-            echoes.confidence,
+            law.ranges,
+            law.totals,
+            law.confidence,
             profiles,
-            echoes.hits,
+            law.hits,
             self.model.bin_edges,
-            echoes.labels,
-            coherent,
+            law.labels,
+            record,
         )

@@ -62,8 +62,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, ExtraReturns, beam_intensity
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
+from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.engine import Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -73,10 +74,11 @@ from nps_sonar_py.echo.profile_effects import (
     tvg_problem,
 )
 from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.altitude import AltitudeSource, BottomTrack, altimeter
-from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
@@ -268,9 +270,8 @@ class SidescanPing:
         labels: (2, n_bins) uint16 labels (``echo.labels``) or None.
         hits: (2, n_bins) rays whose echo interval overlaps each bin, counted when first read
             (the node publishes none); only a ping the sonar made has them.
-        coherent: the coherent echo (``echo.coherent``: port and starboard basebands) when
-            the sonar runs the coherent model, whose intensities are then ``profiles``
-            (before the imaging options); ``None`` with the incoherent model.
+        echo: the ping's echo record (``echo.engine``), before the imaging options: its
+            ``coherent`` baseband (port and starboard) with the coherent engine.
     """
 
     profiles: NDArray[np.float64]
@@ -278,7 +279,7 @@ class SidescanPing:
     altitude: float
     labels: NDArray[np.uint16] | None = None
     _count_hits: Callable[[], NDArray[np.int64]] | None = field(default=None, repr=False)
-    coherent: CoherentPing | None = None
+    echo: EchoRecord | None = None
 
     @property
     def hits(self) -> NDArray[np.int64]:
@@ -302,10 +303,10 @@ class SidescanSonar(PosedRays):
         multipath: ghost echoes (``sensing.multipath``), off by default. A ghost is heard in
             the channel on whose side (body y) it arrives, with that fan's one-way pattern;
             ghosts are binned whole, not spread over a footprint as the direct echoes are.
-        coherent: run the coherent model (``echo.coherent``) for the profiles instead of the
-            incoherent sums (each ray a point scatterer, the pulse spreading it; no line
-            array across the two channels); ``None`` (default): incoherent. Multipath ghosts
-            are not in the coherent profiles.
+        coherent: the coherent engine's settings (``echo.engine``: each ray a point
+            scatterer, the pulse spreading it; no line array across the two channels);
+            ``None`` (default): the incoherent engine. Multipath ghosts are not in the
+            coherent profiles.
 
     Raises:
         ConfigurationError: more than ``MAX_SIDESCAN_BINS`` bins or ``MAX_SIDESCAN_RAYS``
@@ -360,7 +361,7 @@ class SidescanSonar(PosedRays):
         off_axis = np.broadcast_to(np.abs(along)[None, :], (nd, na)).ravel()
         n = nd * na
         self.rays_per_channel = n
-        self.coherent_config = coherent
+        self.coherent = coherent
         cells = fan_cells(
             rows,
             columns,
@@ -371,7 +372,7 @@ class SidescanSonar(PosedRays):
         )
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
         self.bottom_track = BottomTrack(config.bottom_track_pings)
-        self.coherent = None if coherent is None else CoherentModel(coherent, echo)
+        self.engine = echo_engine(self.model, coherent)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
         self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
@@ -443,54 +444,26 @@ class SidescanSonar(PosedRays):
         if self.label_entities is not None:
             entity = hits.entity.reshape(2, -1)
         altitude = self._altitude(r.ravel(), caster)
-        if self.coherent is not None:
-            return self._coherent_ping(hits, r, cos, entity, extra, altitude)
-        echoes = self.model.echoes(
-            r,
-            cos,
-            np.asarray(hits.reflectivity).reshape(2, -1),
-            entity=entity,
-            n_entities=self.label_entities or 0,
-            extra=extra,
-            spread=self._footprint(r, cos),
-        )
-        profiles = echoes.intensity
-        if self.imaging.enabled:
-            profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
-        return SidescanPing(
-            profiles, self.model.bin_edges, altitude, echoes.labels, lambda: echoes.hits
-        )
-
-    def _coherent_ping(
-        self,
-        hits: RayHits,
-        r: NDArray[np.float32],
-        cos: NDArray[np.float32],
-        entity: NDArray[np.int64] | None,
-        extra: ExtraReturns | None,
-        altitude: float,
-    ) -> SidescanPing:
-        """The ping of the coherent model: its intensities as the profiles.
-
-        The labels and hit counts are the incoherent model's (binned without footprints).
-        """
-        assert self.coherent is not None
-        mu = np.asarray(hits.reflectivity).reshape(2, -1)
-        coherent = self.coherent.ping(
-            self.model.ray_intensities(r, cos, mu), r, self.origin, self.directions
-        )
-        profiles = coherent.intensity
-        if self.imaging.enabled:
-            profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
-        labels, count = None, None
-        if entity is not None or extra is not None:
-            echoes = self.model.echoes(
-                r, cos, mu, entity=entity, n_entities=self.label_entities or 0, extra=extra
+        record = self.engine.ping(
+            Returns(
+                r,
+                cos,
+                np.asarray(hits.reflectivity).reshape(2, -1),
+                self.origin,
+                self.directions,
+                entity=entity,
+                n_entities=self.label_entities or 0,
+                extra=extra,
+                footprint=lambda: self._footprint(r, cos),
             )
-            labels, count = echoes.labels, (lambda: echoes.hits)
-        else:
-            count = lambda: self.model.echoes(r, cos, mu).hits  # noqa: E731
-        return SidescanPing(profiles, self.model.bin_edges, altitude, labels, count, coherent)
+        )
+        profiles = record.intensity
+        if self.imaging.enabled:
+            profiles = apply_imaging(profiles, self.imaging, self._gain, self.model.rng)
+        labels = None if entity is None else record.law.labels  # after: as the law defers
+        return SidescanPing(
+            profiles, self.model.bin_edges, altitude, labels, lambda: record.law.hits, record
+        )
 
     def _footprint(self, r: NDArray[np.float32], cos: NDArray[np.float32]) -> NDArray[np.float32]:
         """(2, n) slant extent of each return, ``e = r tan(alpha) d_delta``, m (module docstring).

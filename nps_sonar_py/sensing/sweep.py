@@ -21,7 +21,6 @@ at each turn).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -29,10 +28,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.engine import Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
@@ -154,10 +155,9 @@ class ScanningSonar:
         label_entities: the length of the label table (the world's entities): every ping
             then carries ``labels`` (``echo.labels``); ``None`` (default): no labels.
         multipath: ghost echoes (``sensing.multipath``), off by default.
-        coherent: run the coherent model (``echo.coherent``) for each ping's profile instead
-            of the incoherent sums (its total too; the range, confidence, hits and labels stay
-            the incoherent model's; multipath ghosts are not in it); ``None`` (default):
-            incoherent.
+        coherent: the coherent engine's settings (``echo.engine``) for each ping's profile
+            (its total too; the range, confidence, hits and labels are the law's; multipath
+            ghosts are not in it); ``None`` (default): the incoherent engine.
 
     Raises:
         ConfigurationError: the step period is shorter than the two-way travel time; labels
@@ -188,8 +188,8 @@ class ScanningSonar:
         self.label_entities = label_entities
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
-        self.coherent_config = coherent
-        self.coherent = None if coherent is None else CoherentModel(coherent, echo)
+        self.coherent = coherent
+        self.engine = echo_engine(self.model, coherent)
         self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
@@ -243,6 +243,10 @@ class ScanningSonar:
 
     def ping(self, caster: SurfaceCaster, angle: float) -> Ping:
         """The echo of one ping with the head at ``angle`` rad (with ``labels`` if built so)."""
+        return self.record(caster, angle).beam(0)
+
+    def record(self, caster: SurfaceCaster, angle: float) -> EchoRecord:
+        """The engine's echo record of one ping with the head at ``angle`` rad (one beam)."""
         directions = self.directions(angle)
         hits = caster.cast(self.origin, directions)
         ranges, extra = hits.ranges, None
@@ -260,38 +264,22 @@ class ScanningSonar:
                 n_way=self.echo.n_way,
                 max_range=self.echo.max_range,
             )
-        if self.label_entities is None:
-            ping = self.model.ping(ranges, hits.cos_incidence, hits.reflectivity, extra=extra)
-        else:
-            ping = self.model.ping(
-                ranges,
-                hits.cos_incidence,
-                hits.reflectivity,
-                entity=hits.entity,
-                n_entities=self.label_entities,
+        labelled = self.label_entities is not None
+        return self.engine.ping(
+            Returns(
+                np.asarray(ranges).reshape(1, -1),
+                np.asarray(hits.cos_incidence).reshape(1, -1),
+                _beam_row(hits.reflectivity),
+                self.origin,
+                directions,
+                entity=np.asarray(hits.entity).reshape(1, -1) if labelled else None,
+                n_entities=self.label_entities or 0,
                 extra=extra,
             )
-        if self.coherent is None:
-            return ping
-        return self._coherent_ping(ping, hits, np.asarray(ranges), directions)
+        )
 
-    def _coherent_ping(
-        self,
-        ping: Ping,
-        hits: RayHits,
-        ranges: NDArray[np.floating],
-        directions: NDArray[np.float64],
-    ) -> Ping:
-        """``ping`` with the coherent model's profile, total and baseband (``echo.coherent``)."""
-        assert self.coherent is not None
-        r = ranges.reshape(1, -1)
-        per_ray = self.model.ray_intensities(
-            r,
-            np.asarray(hits.cos_incidence).reshape(1, -1),
-            np.asarray(hits.reflectivity).reshape(1, -1),
-        )
-        coherent = self.coherent.ping(per_ray, r, self.origin, directions)
-        profile = coherent.intensity[0]
-        return dataclasses.replace(
-            ping, intensity=profile, total=float(profile.sum()), coherent=coherent
-        )
+
+def _beam_row(values: NDArray[np.floating] | float) -> NDArray[np.floating]:
+    """A ray array as one beam's row (a scalar stays a scalar)."""
+    array = np.asarray(values)
+    return array if array.ndim == 0 else array.reshape(1, -1)

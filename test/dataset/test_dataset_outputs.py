@@ -25,7 +25,6 @@ from nps_sonar_py.dataset.assemble import dataset_files
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.sample import line_positions, sample_worlds
 from nps_sonar_py.dataset.sensor import (
-    fan_geometry,
     make_sonar,
     sample_beam,
     sensor_pose,
@@ -80,7 +79,7 @@ def test_masks_are_the_label_images_of_the_same_ping(fls_reference: Path) -> Non
         labels = sonar.ping(medium_caster(Raycaster(scene), sample_beam(settings, row))).labels
         assert labels is not None
         resolution = settings.image.image_resolution
-        imager = CartesianImager(fan_geometry(sonar), resolution, 'nearest', max_pixels=10**7)
+        imager = CartesianImager(sonar.image_geometry(), resolution, 'nearest', max_pixels=10**7)
         instance = _array(fls_reference, sample, 'instance')
         np.testing.assert_array_equal(
             _array(fls_reference, sample, 'instance_polar'), polar_labels(labels)

@@ -55,10 +55,6 @@ BAD = {
         FLS_SPEC.replace('beams: 24,', 'beamz: 24,'),
         'spec.yaml: sensor.settings.beamz: not a setting of the fls preset',
     ),
-    'node-preset': (
-        FLS_SPEC.replace('beams: 24,', 'beams: 24, sonar_preset: oculus_m750d,'),
-        'spec.yaml: sensor.settings.sonar_preset: not a setting of the fls preset',
-    ),
     'coherent-with-speckle': (
         FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent'),
         'spec.yaml: processing.speckle: the coherent model makes its own speckle',
@@ -88,6 +84,21 @@ def test_a_bad_spec_is_one_line_naming_its_key(tmp_path: Path, text: str, words:
     line = str(caught.value)
     assert '\n' not in line
     assert words in line, line
+
+
+def test_a_spec_may_name_a_node_preset_and_set_the_coherent_settings(tmp_path: Path) -> None:
+    """The dataset reads the node's records (issue 32): a node preset gives its figures, a
+    value given wins, and the coherent model's settings are the spec's to set."""
+    text = FLS_SPEC.replace(
+        'beams: 24,', 'beams: 24, sonar_preset: oculus_m750d, bandwidth: 20000.0,'
+    )
+    settings = check_sensor(load_spec(write_spec(tmp_path, text)))
+    assert settings.beam.frequency == 750e3  # the preset's (docs/presets.md)
+    assert settings.fan.beams == 24  # given: wins over the preset
+    assert settings.echo.bandwidth == 2e4
+    plain = check_sensor(load_spec(write_spec(tmp_path, FLS_SPEC)))
+    assert plain.beam.frequency != 750e3  # control: without the preset, the fls preset's
+    assert plain.echo.bandwidth != 2e4
 
 
 @pytest.mark.parametrize('case', ['unknown-key', 'missing-mesh'])

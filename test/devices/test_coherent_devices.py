@@ -49,7 +49,7 @@ def test_single_beam_coherent_profile_keeps_the_energy_and_stays_still() -> None
         settings = CoherentSettings(echo_model=EchoModelChoice.COHERENT, scatterer_seed=seed)
         rig = single_beam_rig(settings)
         assert isinstance(rig.device, SingleBeamSonar)
-        assert rig.device.coherent is not None
+        assert rig.device.engine.grid is not None
         totals.append(float(rig.read().intensities[0]))
     mean, error = float(np.mean(totals)), float(np.std(totals)) / math.sqrt(len(totals))
     assert mean == pytest.approx(float(plain.intensities[0]), abs=4.0 * error)
@@ -63,7 +63,7 @@ def test_single_beam_coherent_profile_keeps_the_energy_and_stays_still() -> None
 def test_incoherent_is_the_default_and_builds_no_coherent_model() -> None:
     rig = single_beam_rig(CoherentSettings())
     assert isinstance(rig.device, SingleBeamSonar)
-    assert rig.device.coherent is None
+    assert rig.device.engine.grid is None
 
 
 def test_a_setting_the_kind_ignores_is_refused_in_one_line() -> None:
@@ -82,14 +82,14 @@ def test_mode_sweep_and_multibeam_take_the_setting() -> None:
             ModeSettings(mode=mode),
             ScanningSettings(min_angle=-0.5, max_angle=0.5),
             OutputSettings(),
-            BeamSettings(rays=50),
+            BeamSettings(rays=50) if mode == 'sweep' else BeamSettings(),
             CoherentSettings(echo_model=EchoModelChoice.COHERENT),
         )
         caster = Raycaster(load_world(reference_world_file()))
         robot = load_robot_from(RobotSettings())
         rig = Rig(robot, setup, caster, ORIGIN)
         sonar = rig.device.sonar  # type: ignore[attr-defined]
-        assert sonar.coherent is not None, mode
+        assert sonar.engine.grid is not None, mode
 
 
 def test_an_echosounder_with_the_coherent_model_refuses_its_pulse_window() -> None:

@@ -232,11 +232,10 @@ def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -
         SensorSettings(),
         ModeSettings(mode),
         ScanningSettings(min_angle=-0.3, max_angle=0.3),
-        FanSettings(beams=7),
-        SweepSettings(step=0.1),
+        FanSettings(beams=7) if mode == 'multibeam' else SweepSettings(step=0.1),
         GeometrySettings(),
         OutputSettings(),
-        BeamSettings(rays=20),
+        BeamSettings(rays=20) if mode == 'sweep' else BeamSettings(),
         ImageSettings(publish_image_polar=True, publish_labels=True),
     )
     _, device = build_device(robot, setup, entities=65535)
@@ -363,9 +362,8 @@ def test_a_setting_a_kind_does_not_use_is_refused_in_one_line(
     mode: str, record: type[Any], name: str, value: object, default: str
 ) -> None:
     """Accepted and never used, it would mislead: each kind refuses its family's others."""
-    kind = 'multibeam' if mode == 'sweep' else mode
-    robot = robot_of(kind)
-    setup = setup_of(kind).replaced(ModeSettings(mode), record(**{name: value}))
+    robot = robot_of(mode)
+    setup = setup_of(mode).replaced(ModeSettings(mode), record(**{name: value}))
     with pytest.raises(DescriptionError) as refused:
         build_device(robot, setup)
     line = str(refused.value)
@@ -387,9 +385,8 @@ def test_the_kind_that_uses_a_setting_takes_it(
     mode: str, record: type[Any], name: str, value: object
 ) -> None:
     """The negative control of the refusals above: the same setting where it is used."""
-    kind = 'multibeam'  # its robot; sweep and multibeam share it
-    setup = setup_of(kind).replaced(ModeSettings(mode), record(**{name: value}))
-    _, device = build_device(robot_of(kind), setup)
+    setup = setup_of(mode).replaced(ModeSettings(mode), record(**{name: value}))
+    _, device = build_device(robot_of(mode), setup)
     assert type(device).__name__ == {'multibeam': 'FanRanger', 'sweep': 'SweepRanger'}[mode]
 
 

@@ -77,7 +77,7 @@ def test_each_preset_builds_the_published_geometry(name: str) -> None:
     assert sonar.echo.frequency == frequency
     assert sonar.echo.max_range == max_range
     assert device.limits[1] == max_range
-    assert sonar.coherent is not None  # echo_model coherent
+    assert sonar.engine.grid is not None  # echo_model coherent
     # The ping rate: at most what the two-way time allows in the slowest sea water.
     assert device.frequency <= 1400.0 / (2.0 * max_range)
 
@@ -87,7 +87,7 @@ def test_the_line_array_has_the_published_horizontal_beam_width(name: str) -> No
     """0.886 lambda / (N d) of the preset's array is the sheet's width, within 5 %."""
     width = SHEETS[name][4]
     assert width is not None
-    config = fan({'sonar_preset': name}).sonar.coherent_config
+    config = fan({'sonar_preset': name}).sonar.coherent
     assert config is not None
     elements, spacing = config.array_elements, config.array_spacing  # spacing in wavelengths
 
@@ -107,7 +107,7 @@ def test_a_preset_without_a_published_beam_width_sets_none() -> None:
     assert SHEETS['blueview_p900_130'][4] is None
     given = preset_settings('blueview_p900_130')
     assert not {'beam_width', 'array_elements', 'array_spacing'} & set(given)
-    config = fan({'sonar_preset': 'blueview_p900_130'}).sonar.coherent_config
+    config = fan({'sonar_preset': 'blueview_p900_130'}).sonar.coherent
     assert config is not None
     assert config.array_elements == 0
 
@@ -117,7 +117,7 @@ def test_the_pulse_has_the_published_range_resolution() -> None:
     resolution = SHEETS['blueview_p900_130'][5]
     assert resolution is not None
     sonar = fan({'sonar_preset': 'blueview_p900_130'}).sonar
-    config = sonar.coherent_config
+    config = sonar.coherent
     assert config is not None
     assert C / (2.0 * config.bandwidth) == pytest.approx(resolution, rel=0.01)
     assert C / (2.0 * 2.0 * config.bandwidth) != pytest.approx(resolution, rel=0.01)  # control
@@ -131,8 +131,8 @@ def test_the_pulse_has_the_published_range_resolution() -> None:
 def test_a_preset_without_a_published_resolution_keeps_the_pulse_default(name: str) -> None:
     given = preset_settings(name)
     assert not {'bandwidth', 'range_bins', 'pulse_duration'} & set(given)
-    plain = fan({'echo_model': 'coherent', **SECTOR}).sonar.coherent_config
-    preset = fan({'sonar_preset': name}).sonar.coherent_config
+    plain = fan({'echo_model': 'coherent', **SECTOR}).sonar.coherent
+    preset = fan({'sonar_preset': name}).sonar.coherent
     assert plain is not None
     assert preset is not None
     assert preset.bandwidth == plain.bandwidth
@@ -145,7 +145,7 @@ def test_each_preset_pings(name: str) -> None:
     rig = Rig(robot_of('multibeam'), setup({'sonar_preset': name}), caster, ORIGIN)
     reading = rig.read()
     assert reading.ranges.shape == (SHEETS[name][2],)
-    assert reading.coherent is not None
+    assert reading.echo.coherent is not None
 
 
 def test_settings_given_win_over_the_preset() -> None:
@@ -157,7 +157,7 @@ def test_settings_given_win_over_the_preset() -> None:
     plain = fan(SECTOR).sonar
     assert plain.fan.beams == 64
     assert plain.echo.frequency != 750e3
-    assert plain.coherent is None
+    assert plain.engine.grid is None
 
 
 def test_every_setting_a_preset_gives_is_a_scanning_parameter() -> None:

@@ -405,6 +405,7 @@ def test_bad_input_exits_with_one_line(
         ('ranger.yaml', 'ranger'),
         ('ranger_ring.yaml', 'ranger'),
         ('scanning_sonar.yaml', 'scanning'),
+        ('multibeam_sonar.yaml', 'scanning'),
         ('sidescan_sonar.yaml', 'scanning'),
     ],
 )

@@ -50,12 +50,12 @@ def test_sidescan_static_pings_are_identical_and_carry_their_baseband(tmp_path: 
     caster = Raycaster(load_world(seabed_world(tmp_path)))
     sonar = sidescan_sonar(0)
     first, again = sonar.ping(caster), sonar.ping(caster)
-    assert first.coherent is not None
-    assert again.coherent is not None
+    assert first.echo.coherent is not None
+    assert again.echo.coherent is not None
     assert np.array_equal(first.profiles, again.profiles)
-    assert np.array_equal(first.coherent.baseband, again.coherent.baseband)
-    assert first.coherent.baseband.shape == (2, first.coherent.grid.count)
-    assert np.array_equal(first.profiles, first.coherent.intensity)
+    assert np.array_equal(first.echo.coherent.baseband, again.echo.coherent.baseband)
+    assert first.echo.coherent.baseband.shape == (2, first.echo.coherent.grid.count)
+    assert np.array_equal(first.profiles, first.echo.coherent.intensity)
     sonar.set_pose(transform_from_xyz_rpy([1.0, 0.0, 10.0], [0.0, 0.0, 0.0]))
     moved = sonar.ping(caster)
     assert not np.array_equal(first.profiles, moved.profiles)
@@ -67,11 +67,11 @@ def test_fan_coherent_profiles_and_refusals(tmp_path: Path) -> None:
     array = beam_array(math.radians(2.0))
     coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, 15e3), array=array)
     ping = fan_sonar(coherent).ping(caster)
-    assert ping.coherent is not None
-    assert np.array_equal(ping.profiles, ping.coherent.intensity)
-    assert ping.coherent.baseband.shape == (64, ping.coherent.grid.count)
+    assert ping.echo.coherent is not None
+    assert np.array_equal(ping.profiles, ping.echo.coherent.intensity)
+    assert ping.echo.coherent.baseband.shape == (64, ping.echo.coherent.grid.count)
     plain = fan_sonar(None).ping(caster)
-    assert plain.coherent is None
+    assert plain.echo.coherent is None
     lit = plain.profiles > 0.0
     ratio = float(ping.profiles[lit].sum() / plain.profiles[lit].sum())
     assert ratio == pytest.approx(1.0, abs=0.15)  # one realisation: energy about kept

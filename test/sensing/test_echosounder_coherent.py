@@ -90,9 +90,9 @@ def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
     assert float(np.mean(wrong)) > 4.0
     # Each ping is speckled there: a bin's 4 samples, 1 / B apart, are 4 independent looks
     # of an exponential intensity, so the bins scatter about their mean with the index 1 / 4.
-    model = energy_sounder(0).coherent
-    assert model is not None
-    assert model.grid.per_bin == 4
+    grid = energy_sounder(0).engine.grid
+    assert grid is not None
+    assert grid.per_bin == 4
     index = float(np.var(pings[0][inside] / bins_mean))
     assert index == pytest.approx(0.25, abs=0.08)
     assert float(np.var(reference[inside] / bins_mean)) < 0.05  # control: the sums are smooth
@@ -101,13 +101,13 @@ def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
 def test_a_static_scene_gives_identical_pings(bed: Raycaster) -> None:
     sounder = Echosounder(echo(**FINE), swath(), pose(), coherent=coherent())
     first, again = sounder.ping(bed), sounder.ping(bed)
-    assert first.coherent is not None
-    assert again.coherent is not None
-    assert np.array_equal(first.coherent.baseband, again.coherent.baseband)
+    assert first.echo.coherent is not None
+    assert again.echo.coherent is not None
+    assert np.array_equal(first.echo.coherent.baseband, again.echo.coherent.baseband)
     assert np.array_equal(first.profiles, again.profiles)
     assert np.array_equal(first.two_way_time, again.two_way_time, equal_nan=True)
-    assert np.array_equal(first.profiles, first.coherent.intensity)
-    assert first.coherent.baseband.shape == (61, first.coherent.grid.count)
+    assert np.array_equal(first.profiles, first.echo.coherent.intensity)
+    assert first.echo.coherent.baseband.shape == (61, first.echo.coherent.grid.count)
     # Negative control: another realisation of the scatterers is another ping.
     other = Echosounder(echo(**FINE), swath(), pose(), coherent=coherent(seed=1)).ping(bed)
     assert not np.array_equal(first.profiles, other.profiles)
@@ -154,8 +154,8 @@ def test_with_the_noise_floor_a_beam_that_hears_no_echo_detects_nothing(bed: Ray
     noise = ReceiverNoise(enabled=True)
     loud = echo(source_level=220.0, **FINE)
     sounder = Echosounder(loud, swath(), pose(), coherent=coherent(noise=noise))
-    assert sounder.coherent is not None
-    assert sounder.coherent.noise_power > 0.0
+    assert sounder.engine.grid is not None
+    assert sounder.engine.noise_power > 0.0
     ping = sounder.ping(bed)
     assert ping.detected.all()
     assert read(ping, *footprint_depths(sounder))
@@ -177,14 +177,14 @@ def test_the_swath_is_a_line_array_across_track(bed: Raycaster) -> None:
     arrayed = Echosounder(
         echo(**FINE), swath(), pose(), coherent=coherent(array=LineArray(elements, 0.5))
     ).ping(bed)
-    assert arrayed.coherent is not None
-    assert plain.coherent is not None
+    assert arrayed.echo.coherent is not None
+    assert plain.echo.coherent is not None
     # The nadir echo, strongest, leaks into far beams (where plain has only its own echo, later).
     far = np.abs(arrayed.angles) > math.radians(40.0)
-    grid = plain.coherent.grid
+    grid = plain.echo.coherent.grid
     early = grid.start + np.arange(grid.count) * grid.interval < D + 1.0
-    assert np.abs(plain.coherent.baseband[far][:, early]).max() == 0.0
-    assert np.abs(arrayed.coherent.baseband[far][:, early]).max() > 0.0
+    assert np.abs(plain.echo.coherent.baseband[far][:, early]).max() == 0.0
+    assert np.abs(arrayed.echo.coherent.baseband[far][:, early]).max() > 0.0
     with pytest.raises(ConfigurationError, match='across_track_width') as error:
         Echosounder(
             echo(), swath(), pose(), coherent=coherent(array=LineArray(elements // 2, 0.5))

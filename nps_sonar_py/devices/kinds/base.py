@@ -133,9 +133,29 @@ class Kind:
     sensor: SensorType = SensorType.SONAR
     unused: tuple[Unused, ...] = ()
 
-    def check(self, setup: Setup, family_records: tuple[type[Record], ...]) -> None:
-        """Refuse (``ConfigurationError``, one line) a setting of ``setup`` this kind ignores."""
-        for unused in self.unused:
+    def check(
+        self,
+        setup: Setup,
+        family_records: tuple[type[Record], ...],
+        family: tuple[Kind, ...] = (),
+    ) -> None:
+        """Refuse (``ConfigurationError``, one line) a setting of ``setup`` this kind ignores.
+
+        Its family's shared settings it names in ``unused``, and every setting of the records
+        that are another kind's of ``family`` alone (a new kind's are refused by the others
+        with no edit to them).
+        """
+        for unused in (*self._others(family), *self.unused):
             problem = unused.problem(self.name, setup, family_records)
             if problem:
                 raise ConfigurationError(problem)
+
+    def _others(self, family: tuple[Kind, ...]) -> list[Unused]:
+        """The settings of the records only other kinds of ``family`` have, by kind."""
+        rows = []
+        for other in family:
+            own = [r for r in other.records if r not in self.records]
+            names = tuple(s.name for r in own for s in specs(r))
+            if other is not self and names:
+                rows.append(Unused(names, f"they are mode {other.name}'s settings"))
+        return rows

@@ -14,13 +14,17 @@ import dataclasses
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import RangerConfig, steps_problem
+from nps_sonar_py.devices.interface import (
+    BasebandBeams,
+    BasebandFrame,
+    RangerConfig,
+    steps_problem,
+)
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
-from nps_sonar_py.devices.kinds.sidescan import FAN_IMAGES
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
+    IMAGE_OUTPUTS,
     BeamSettings,
     CoherentSettings,
     GeometrySettings,
@@ -156,6 +160,14 @@ _SWATH_NAMES = {
 class EchosounderRanger(PingingRanger[Echosounder]):
     """An echosounder as a Ranger device of one element; a reading pings every beam."""
 
+    #: An echosounder's baseband is in the FRD frame, at its detections' angles.
+    baseband_frame = BasebandFrame.FRD
+
+    def baseband_beams(self, reading: EchosounderPing) -> BasebandBeams:
+        """The beams at minus their angles from nadir; tx along track, rx across."""
+        swath = self.sonar.swath
+        return BasebandBeams(-reading.angles, swath.along_width, swath.across_width)
+
     def read(self, caster: SurfaceCaster) -> EchosounderPing:
         """One ping of every beam."""
         return self.sonar.ping(caster)
@@ -192,7 +204,7 @@ class EchosounderRanger(PingingRanger[Echosounder]):
             processing=old.processing,
             surface_z=old.surface_z,
             multipath=old.multipath,
-            coherent=old.coherent_config,
+            coherent=old.coherent,
         )
 
 
@@ -239,12 +251,7 @@ KIND = Kind(
     outputs=('echosounder', 'baseband'),
     unused=(
         Unused(
-            FAN_ONLY,
-            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
-            "<sonar>'s window)",
-        ),
-        Unused(
-            FAN_IMAGES,
+            IMAGE_OUTPUTS,
             'it publishes its soundings and detections, not the images of mode multibeam and '
             'sweep',
         ),

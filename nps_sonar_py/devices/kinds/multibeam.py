@@ -11,11 +11,16 @@ come from (:class:`FanSettings`, ``devices/presets.py``), the scanning node's se
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import MAX_RANGE, RangerConfig, steps_problem
+from nps_sonar_py.devices.interface import (
+    MAX_RANGE,
+    BasebandBeams,
+    BasebandFrame,
+    RangerConfig,
+    steps_problem,
+)
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.presets import NO_PRESET, preset_names, preset_settings
@@ -30,23 +35,17 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
-from nps_sonar_py.records import Record, choice_text, setting
+from nps_sonar_py.records import Record, choice_text, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import (
-    MAX_BEAMS,
     FanConfig,
     FanPing,
     MultibeamSonar,
     fan_problem,
 )
 
-__all__ = ['FAN_ONLY', 'KIND', 'FanRanger', 'FanSettings']
-
-
-#: The fan's settings that would change another kind's device: the other scanning kinds refuse
-#: them (a preset sets a fan's sector, carrier and echo model; the window is a fan's).
-FAN_ONLY = ('sonar_preset', 'min_range', 'max_range')
+__all__ = ['KIND', 'FanRanger', 'FanSettings']
 
 
 def _preset_text() -> str:
@@ -83,14 +82,17 @@ class FanSettings(Record):
         MAX_RANGE,
         zero=True,
     )
-    beams: int = setting(64, 'multibeam: number of beams', 1, MAX_BEAMS)
-    vertical_beam_width: float = setting(
-        math.radians(20.0), 'multibeam: vertical extent of a beam [rad]', 1e-6, math.pi
+    beams: int = same_as(FanConfig, 'beams', 'multibeam: number of beams')
+    vertical_beam_width: float = same_as(
+        FanConfig, 'vertical_width', 'multibeam: vertical extent of a beam [rad]'
     )
-    rays_horizontal: int = setting(3, 'multibeam: ray columns across a beam', 1, 10_000)
-    rays_vertical: int = setting(24, 'multibeam: ray rows across a beam', 1, 10_000)
-    vertical_pattern: BeamPattern = setting(
-        BeamPattern.UNIFORM,
+    rays_horizontal: int = same_as(
+        FanConfig, 'rays_horizontal', 'multibeam: ray columns across a beam'
+    )
+    rays_vertical: int = same_as(FanConfig, 'rays_vertical', 'multibeam: ray rows across a beam')
+    vertical_pattern: BeamPattern = same_as(
+        FanConfig,
+        'vertical_pattern',
         'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
         'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
@@ -124,6 +126,14 @@ class FanSettings(Record):
 class FanRanger(PingingRanger[MultibeamSonar]):
     """A multibeam sonar as a Ranger device of one element; a reading pings every beam."""
 
+    #: A fan's baseband is in the acoustic frame: ``rx_angles`` minus the REP 103 azimuths.
+    baseband_frame = BasebandFrame.ACOUSTIC
+
+    def baseband_beams(self, reading: FanPing) -> BasebandBeams:
+        """The fan's beams, at minus their azimuths; tx the vertical width, rx a beam's."""
+        fan = self.sonar.fan
+        return BasebandBeams(-reading.azimuths, fan.vertical_width, self.echo.beam_width)
+
     def read(self, caster: SurfaceCaster) -> FanPing:
         """One ping of every beam."""
         return self.sonar.ping(caster)
@@ -143,10 +153,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
 
     def image_geometry(self) -> SectorGeometry:
         """The geometry of a ping's images: the fan's beam axes and the range bins."""
-        fan = self.sonar.fan
-        return SectorGeometry.of_beams(
-            fan.beams, float(fan.azimuths()[0]), fan.spacing, self.sonar.echo
-        )
+        return self.sonar.image_geometry()
 
     def _angles_problem(self, config: RangerConfig) -> str | None:
         """Beam axes: their spacing sets the beam count, within what a fan may hold."""
@@ -166,7 +173,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
-            coherent=old.coherent_config,
+            coherent=old.coherent,
         )
 
 

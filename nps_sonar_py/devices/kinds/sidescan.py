@@ -22,12 +22,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.interface import RangerConfig, RangerGeometry
+from nps_sonar_py.devices.interface import (
+    BasebandBeams,
+    BasebandFrame,
+    RangerConfig,
+    RangerGeometry,
+)
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
+    IMAGE_OUTPUTS,
+    LINE_ARRAY,
     BeamSettings,
     CoherentSettings,
     GeometrySettings,
@@ -38,6 +44,7 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, in_setting_names, same_as, setting
 from nps_sonar_py.sensing.altitude import AltitudeSource
@@ -48,10 +55,8 @@ from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
 
 __all__ = ['KIND', 'SIDESCAN_ANGLES', 'SidescanRanger', 'SidescanReading', 'SidescanSettings']
 
+
 #: The images of modes multibeam and sweep, which a side-scan or an echosounder never makes.
-FAN_IMAGES = ('publish_image', 'publish_image_polar', 'publish_image_polar_db', 'publish_labels')
-
-
 @dataclass(frozen=True)
 class SidescanSettings(Record):
     """The side-scan sonar (``mode: sidescan``): its port and starboard fans and the waterfall.
@@ -224,6 +229,11 @@ class SidescanReading:
     waterfall: Waterfall | None = None
 
     @property
+    def echo(self) -> EchoRecord | None:
+        """The ping's echo record (``echo.engine``)."""
+        return self.ping.echo
+
+    @property
     def ranges(self) -> NDArray[np.float64]:
         """(2,) per channel (port, starboard) the slant range of its first bin with an echo, m.
 
@@ -285,6 +295,18 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
         echo = self.sonar.echo
         return (0.0 if self.waterfall.ground_range else echo.min_range, echo.max_range)
 
+    #: A side-scan's baseband is in the FRD frame, port then starboard.
+    baseband_frame = BasebandFrame.FRD
+
+    def baseband_beams(self, reading: SidescanReading) -> BasebandBeams:
+        """Port and starboard at their axes' angles across track; tx along, rx across."""
+        del reading  # the two channels do not move
+        config = self.sonar.config
+        across = 0.5 * math.pi - config.tilt
+        return BasebandBeams(
+            np.array([-across, across]), config.horizontal_width, config.vertical_width
+        )
+
     def read(self, caster: SurfaceCaster) -> SidescanReading:
         """One ping of both channels, with the position it was taken at, into the waterfall."""
         position = self.sonar.world_from_body[:3, 3].copy()
@@ -325,7 +347,7 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
             imaging=old.imaging,
             label_entities=old.label_entities,
             multipath=old.multipath,
-            coherent=old.coherent_config,
+            coherent=old.coherent,
         )
 
 
@@ -368,12 +390,7 @@ KIND = Kind(
     outputs=('sidescan', 'baseband'),
     unused=(
         Unused(
-            FAN_ONLY,
-            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
-            "<sonar>'s window)",
-        ),
-        Unused(
-            FAN_IMAGES,
+            IMAGE_OUTPUTS,
             'it publishes its raw_image and waterfall, not the images of mode multibeam and sweep',
         ),
         Unused(
@@ -386,7 +403,7 @@ KIND = Kind(
             'sidescan_vertical_beam_width',
         ),
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            LINE_ARRAY,
             "its two channels are not a fan's beams: no line array leaks across them",
         ),
     ),

@@ -15,6 +15,7 @@ from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
+    LINE_ARRAY,
     BeamSettings,
     CoherentSettings,
     OutputSettings,
@@ -74,7 +75,7 @@ KIND = Kind(
     outputs=('single_beam', 'baseband'),
     unused=(
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
+            LINE_ARRAY,
             'its one beam has no line array across beams to leak through',
         ),
     ),

@@ -20,6 +20,8 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.interface import (
+    BasebandBeams,
+    BasebandFrame,
     Beam,
     RangerConfig,
     RangerGeometry,
@@ -28,10 +30,10 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.kinds.multibeam import FAN_ONLY
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
+    LINE_ARRAY,
     BeamSettings,
     CoherentSettings,
     GeometrySettings,
@@ -40,6 +42,7 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import EchoConfig, Ping
+from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
@@ -89,11 +92,16 @@ class SweepScan:
 
 @dataclass(frozen=True, eq=False)
 class SweepReading:
-    """One step: where the head was, its ping, and the sweep it finished (``None`` mid-sweep)."""
+    """One step: where the head was, its ping, the sweep it finished, its echo record.
+
+    ``sweep`` is ``None`` mid-sweep; ``echo`` is the ping's record (``echo.engine``: its
+    baseband with the coherent engine).
+    """
 
     step: SweepStep
     ping: Ping
     sweep: SweepScan | None
+    echo: EchoRecord
 
 
 class SweepImage:
@@ -196,12 +204,21 @@ class SweepRanger:
         self._intensities = np.zeros(n)
         self._filled = 0
 
+    #: A sweep's baseband is in the acoustic frame, its one beam at the head angle.
+    baseband_frame = BasebandFrame.ACOUSTIC
+
+    def baseband_beams(self, reading: SweepReading) -> BasebandBeams:
+        """The step's beam at minus its head angle; one beam width both ways."""
+        width = self.echo.beam_width
+        return BasebandBeams(np.array([-reading.step.angle]), width, width)
+
     def read(self, caster: SurfaceCaster) -> SweepReading:
         """Ping at the next step's head angle; at the end of a sweep, the sweep too."""
         sonar = self.sonar
         step = sonar.step(self._next)
         self._next += 1
-        ping = sonar.ping(caster, step.angle)
+        echo = sonar.record(caster, step.angle)
+        ping = echo.beam(0)
         if step.position == 0:
             self._ranges = np.full(sonar.steps_per_sweep, np.nan)
             self._intensities = np.zeros(sonar.steps_per_sweep)
@@ -220,7 +237,7 @@ class SweepRanger:
                 sonar.step_period,
                 sonar.sweep_period,
             )
-        return SweepReading(step, ping, sweep)
+        return SweepReading(step, ping, sweep, echo)
 
     def image_geometry(self) -> SectorGeometry:
         """The geometry of a sweep's images: its head angles and the range bins."""
@@ -273,7 +290,7 @@ class SweepRanger:
                 n_rays=len(self.sonar.pattern),
                 label_entities=self.sonar.label_entities,
                 multipath=self.sonar.multipath,
-                coherent=self.sonar.coherent_config,
+                coherent=self.sonar.coherent,
             )
         except (ConfigurationError, ValueError) as error:
             return str(error)
@@ -315,17 +332,14 @@ KIND = Kind(
     outputs=('sweep', 'baseband'),
     unused=(
         Unused(
-            FAN_ONLY,
-            "presets and the fan's range window are mode multibeam's (this mode takes the URDF "
-            "<sonar>'s window)",
-        ),
-        Unused(
-            ('publish_projected_image',),
+            ('publish_projected_image', 'projected_image_dtype'),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
         ),
         Unused(
-            ('array_elements', 'array_spacing', 'array_window', 'leak_cells'),
-            'its one beam has no line array across beams to leak through',
+            ('tvg', 'cell_speckle', 'side_lobe_db'),
+            'its images are its profiles as they are (those shape the images of modes '
+            'multibeam and sidescan)',
         ),
+        Unused(LINE_ARRAY, 'its one beam has no line array across beams to leak through'),
     ),
 )

@@ -1,0 +1,232 @@
+"""One echo protocol, two engines: what every sonar calls once per ping.
+
+A sonar casts its rays, puts what the cast gave into one ``Returns`` and hands it to its
+engine, chosen once when the sonar is built (:func:`echo_engine`, from its settings); the
+engine gives back one ``EchoRecord`` (``echo.records``): the image per beam and bin, the
+rays' law binned (ranges, totals, hits, labels, confidence), and the complex baseband when
+the engine forms one. No sonar asks which engine it has.
+
+- ``IncoherentEngine``: the rays' intensities summed per bin (``model.py``), each return
+  spread over its footprint where the sonar gives one, then smoothed by the pulse where the
+  sonar asks for it (an echosounder's pulse window).
+- ``CoherentEngine``: each returning ray a scatterer with phase (``coherent.py``); its image
+  is the envelope's energy per bin (the pulse spreads each scatterer's echo, not a
+  footprint). The law it bins for the ranges, totals, hits and labels is the incoherent
+  engine's, footprints and all: what the rays return does not depend on how the image is
+  formed, so both engines give the same ranges, totals and labels of a scene.
+
+Both evaluate the law once per ping (``EchoModel.law``). What comes after the echo (the
+imaging options, a device's display chain of gain, TVG and compression) is a stage that takes
+the record; what comes before it (a cast wider than the beams, the surfaces' fixed
+scatterers, a receive array forming the beams) enters through ``Returns`` and the engine's
+construction, not through the sonars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
+from nps_sonar_py.echo.config import EchoConfig
+from nps_sonar_py.echo.model import EchoModel
+from nps_sonar_py.echo.records import Echoes, EchoRecord, ExtraReturns
+
+__all__ = [
+    'CoherentEngine',
+    'EchoEngine',
+    'IncoherentEngine',
+    'Returns',
+    'beam_coverage',
+    'echo_engine',
+    'smooth',
+]
+
+F = NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
+class Returns:
+    """What one ping's cast gives the echo: ``N`` beams of the model's ``n`` rays each.
+
+    Attributes:
+        ranges: (N, n) hit distance of each ray, m; inf on a miss.
+        cos_incidence: (N, n) cosine of each hit's incidence.
+        reflectivity: (N, n) or scalar Lambert coefficient of each hit (NaN on misses).
+        origin: (3,) or (N n, 3) ray origins in the world, m.
+        directions: (N n, 3) unit ray directions in the world.
+        entity: (N, n) entity index of each hit, -1 on a miss, when labels are asked for.
+        n_entities: the length of the label table ``entity`` indexes.
+        extra: returns some rays add beside their own (multipath ghosts).
+        footprint: the (N, n) slant extent of each return over its ray's cell, m, worked
+            out when an engine spreads the returns (``EchoModel.echoes(spread=)``); ``None``
+            for a sonar whose rays have no footprint.
+    """
+
+    ranges: NDArray[np.floating]
+    cos_incidence: NDArray[np.floating]
+    reflectivity: ArrayLike
+    origin: NDArray[np.floating]
+    directions: NDArray[np.floating]
+    entity: NDArray[np.integer] | None = None
+    n_entities: int = 0
+    extra: ExtraReturns | None = None
+    footprint: Callable[[], NDArray[np.floating]] | None = None
+
+
+class EchoEngine(Protocol):
+    """The echo of a sonar's pings, one record per ping (module docstring)."""
+
+    model: EchoModel
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """The baseband's sample grid, ``None`` when the engine forms no baseband."""
+        ...
+
+    @property
+    def noise_power(self) -> float:
+        """The receiver's mean noise power per bin, linear (0: none)."""
+        ...
+
+    def ping(self, returns: Returns) -> EchoRecord:
+        """The echo of one ping."""
+        ...
+
+
+def smooth(profiles: F, m: int) -> F:
+    """Each row's moving sum over a centred window of ``2 m + 1`` bins, over its width."""
+    if m <= 0:
+        return profiles
+    padded = np.pad(profiles, ((0, 0), (m + 1, m)))
+    total = np.cumsum(padded, axis=1)
+    window: F = (total[:, 2 * m + 1 :] - total[:, : -2 * m - 1]) / (2 * m + 1)
+    return np.maximum(window, 0.0)  # cumulative sums leave rounding below zero
+
+
+class IncoherentEngine:
+    """The rays' intensities summed per beam and bin (``EchoModel``).
+
+    Args:
+        model: the law and the bins.
+        pulse_bins: half-width in bins of the pulse window the image is smoothed by
+            (``smooth``); 0: none.
+    """
+
+    def __init__(self, model: EchoModel, *, pulse_bins: int = 0) -> None:
+        self.model = model
+        self.pulse_bins = pulse_bins
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """No baseband."""
+        return None
+
+    @property
+    def noise_power(self) -> float:
+        """No noise floor."""
+        return 0.0
+
+    def ping(self, returns: Returns) -> EchoRecord:
+        """The rays binned, each spread over its footprint where the sonar gives one."""
+        footprint = returns.footprint
+        echoes = self.model.echoes(
+            returns.ranges,
+            returns.cos_incidence,
+            returns.reflectivity,
+            entity=returns.entity,
+            n_entities=returns.n_entities,
+            extra=returns.extra,
+            spread=None if footprint is None else footprint(),
+        )
+        image = smooth(echoes.intensity, self.pulse_bins)
+        return EchoRecord(image, echoes.bin_edges, lambda: echoes)
+
+
+class CoherentEngine:
+    """Each returning ray a scatterer with phase, its beams' complex baseband (``CoherentModel``).
+
+    Args:
+        model: the law and the bins (its law is the scatterers' intensities).
+        coherent: the coherent model of the same beams.
+    """
+
+    def __init__(self, model: EchoModel, coherent: CoherentModel) -> None:
+        self.model = model
+        self.coherent = coherent
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """The baseband's sample grid."""
+        return self.coherent.grid
+
+    @property
+    def noise_power(self) -> float:
+        """The receiver's noise power per bin (``CoherentModel.noise_power``)."""
+        return self.coherent.noise_power
+
+    def ping(self, returns: Returns) -> EchoRecord:
+        """The baseband of the returning rays; their law binned as the incoherent engine does."""
+        model = self.model
+        law = model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
+        baseband = self.coherent.ping(
+            law.intensities, law.ranges, returns.origin, returns.directions
+        )
+
+        def binned() -> Echoes:
+            footprint = returns.footprint
+            return model.binned(
+                law,
+                entity=returns.entity,
+                n_entities=returns.n_entities,
+                extra=returns.extra,
+                spread=None if footprint is None else footprint(),
+            )
+
+        return EchoRecord(
+            baseband.intensity, model.bin_edges, binned, baseband, self.coherent.noise_power
+        )
+
+
+def beam_coverage(spacing: float, width: float) -> float:
+    """The beam spacing over a beam's equivalent width, in (0, 1]; 1 for a beam of no width.
+
+    The share of a beam's echo that is its own direction's (``line_array.leakage_matrix``).
+    """
+    return min(spacing / width, 1.0) if width > 0.0 else 1.0
+
+
+def echo_engine(
+    model: EchoModel,
+    coherent: CoherentConfig | None,
+    *,
+    echo: EchoConfig | None = None,
+    azimuths: ArrayLike | None = None,
+    coverage: float = 1.0,
+    pulse_bins: int = 0,
+) -> IncoherentEngine | CoherentEngine:
+    """The engine of a sonar's settings: coherent when it has coherent settings, else incoherent.
+
+    Args:
+        model: the sonar's echo model (its rays, law and bins).
+        coherent: the coherent settings, ``None`` for the incoherent engine.
+        echo: the coherent model's echo configuration when not the model's (an
+            echosounder's beams are as wide as the swath's across-track width).
+        azimuths: the beams' axes, rad, for a receive array's leakage across beams
+            (``CoherentModel``); ``None``: no leakage.
+        coverage: the beam spacing over a beam's equivalent width, in (0, 1].
+        pulse_bins: the incoherent engine's pulse window, half-width in bins.
+
+    Raises:
+        ConfigurationError: a pulse, sampling or array the coherent model refuses.
+    """
+    if coherent is None:
+        return IncoherentEngine(model, pulse_bins=pulse_bins)
+    config = echo if echo is not None else model.config
+    return CoherentEngine(
+        model, CoherentModel(coherent, config, azimuths=azimuths, coverage=coverage)
+    )

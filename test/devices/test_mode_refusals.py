@@ -1,0 +1,114 @@
+"""Every mode refuses every setting that is another mode's own, in one line, from ``KINDS``.
+
+For each pair of scanning kinds, a field of the second's own record set to another value in
+the first's mode is refused, naming the mode and the kind it belongs to; the same setting in
+its own mode is taken (the negative control). A throwaway kind with a record of its own is
+refused by the others with no edit to them: the refusals come from the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from device_kinds import robot_of, setup_of
+
+from nps_sonar_py.devices import build_device
+from nps_sonar_py.devices.kinds import KINDS, Family, Kind, ModeSettings, family_kinds
+from nps_sonar_py.devices.kinds import family_records as records_of
+from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.records import Record, setting, specs
+
+SCANNING = [kind.name for kind in family_kinds(Family.SCANNING)]
+
+
+def other_value(spec: Any) -> Any:
+    """A valid value of ``spec`` that is not its default."""
+    default = spec.default
+    if isinstance(default, bool):
+        return not default
+    if spec.choices:
+        choices = spec.choices() if callable(spec.choices) else spec.choices
+        return next(c for c in choices if c != default)
+    if isinstance(default, int):
+        return default + 1 if spec.high is None or default < spec.high else default - 1
+    if isinstance(default, float):
+        low = spec.low if spec.low is not None else 0.0
+        high = spec.high if spec.high is not None else 2.0 * default + 1.0
+        return 0.5 * (max(default, low) + high) if default < high else 0.5 * (low + default)
+    return None
+
+
+def own_fields(kind: Kind) -> list[tuple[type[Record], Any]]:
+    """The fields of the records only ``kind`` of its family has, with a value to set."""
+    others = [r for k in family_kinds(kind.family) if k is not kind for r in k.records]
+    found = []
+    for record in kind.records:
+        if record in others:
+            continue
+        for spec in specs(record):
+            if other_value(spec) is not None:
+                found.append((record, spec))
+    return found
+
+
+@pytest.mark.parametrize('owner', SCANNING)
+@pytest.mark.parametrize('mode', SCANNING)
+def test_a_mode_refuses_another_modes_own_settings(mode: str, owner: str) -> None:
+    if mode == owner:
+        pytest.skip('a mode takes its own settings (the control below)')
+    kind = KINDS[owner]
+    fields = own_fields(kind)
+    assert fields, owner
+    for record, spec in fields[:3]:
+        value = other_value(spec)
+        try:
+            changed = dataclasses.replace(record(), **{spec.name: value})
+        except ConfigurationError:
+            continue  # a value its own record refuses (a relation with another field)
+        setup = setup_of(mode).replaced(ModeSettings(mode), changed)
+        with pytest.raises(DescriptionError) as refused:
+            build_device(robot_of(mode), setup)
+        line = str(refused.value)
+        assert '\n' not in line
+        assert f'mode {mode} does not use {spec.name}' in line, line
+        assert f"mode {owner}'s settings" in line, line
+
+
+def test_a_mode_takes_its_own_settings() -> None:
+    """The negative control: a setting refused elsewhere, in its own mode."""
+    fan = setup_of('multibeam')
+    record = KINDS['multibeam'].records[0]
+    setup = fan.replaced(dataclasses.replace(fan[record], beams=9))
+    _, device = build_device(robot_of('multibeam'), setup)
+    assert device.sonar.fan.beams == 9  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ThrowawaySettings(Record):
+    """A throwaway kind's own setting."""
+
+    ping_colour: int = setting(0, 'throwaway: a setting of its own', 0, 10)
+
+
+def test_a_new_kinds_settings_are_refused_by_the_others_with_no_edit() -> None:
+    throwaway = Kind(
+        'throwaway',
+        Family.SCANNING,
+        'a throwaway kind',
+        object,
+        lambda robot, setup, entities: (None, None),  # type: ignore[arg-type,return-value]
+        records=(ThrowawaySettings,),
+    )
+    family = (*family_kinds(Family.SCANNING), throwaway)
+    records = (*records_of(Family.SCANNING), ThrowawaySettings)
+    setup = setup_of('multibeam').replaced(ThrowawaySettings(ping_colour=3))
+    with pytest.raises(ConfigurationError) as refused:
+        KINDS['multibeam'].check(setup, records, family)
+    assert str(refused.value) == (
+        "mode multibeam does not use ping_colour: they are mode throwaway's settings; "
+        'set ping_colour 0'
+    )
+    KINDS['multibeam'].check(setup_of('multibeam'), records, family)  # its default: taken
