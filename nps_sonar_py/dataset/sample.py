@@ -38,6 +38,7 @@ from nps_sonar_py.dataset.sensor import (
 )
 from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.devices.rig import medium_caster
+from nps_sonar_py.devices.settings import EchoModelChoice
 from nps_sonar_py.scene import Entity, EntityState, SceneState, World
 from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
@@ -183,7 +184,7 @@ def _truth(
     entities: int,
 ) -> MultibeamSonar | SidescanSonar:
     """The noise-free incoherent sonar of the masks; labelled when the echo model is coherent."""
-    labelled = entities if settings.coherent else None
+    labelled = entities if settings.echo.echo_model is not EchoModelChoice.INCOHERENT else None
     return make_sonar(settings, row, pose, min_range=minimum, entities=labelled, truth=True)
 
 
@@ -198,7 +199,7 @@ def _labels(
     The incoherent sonar's own (its labels are of its echo before noise); for the coherent
     model, whose labels follow its scatterers' phases, those of a ping of the truth sonar.
     """
-    if settings.coherent:
+    if settings.echo.echo_model is not EchoModelChoice.INCOHERENT:
         labels = truth.ping(full).labels
     assert labels is not None
     return labels
