@@ -80,5 +80,23 @@ def test_bad_messages_are_named(tmp_path: Path) -> None:
     with pytest.raises(NpsSonarError, match='not an Oculus message'):
         read_oculus(bad)
     bad.write_bytes(bytes(data[:100_000]))
+    with pytest.raises(NpsSonarError, match='cut off'):
+        read_oculus(bad)
+    # An image size that does not match the ranges and beams (the message is complete).
+    wrong = bytearray(data)
+    wrong[16 + 37 + 61 : 16 + 37 + 65] = (12345).to_bytes(4, 'little')  # imageSize
+    bad.write_bytes(bytes(wrong))
     with pytest.raises(NpsSonarError, match='does not hold 703 x 256'):
         read_oculus(bad)
+
+
+@pytest.mark.parametrize('cut', [10, 16, 100, 180, 2047, 182_016 + 10, 273_031, -1])
+def test_a_truncated_real_file_is_one_clear_error(tmp_path: Path, cut: int) -> None:
+    data = real_file('fls/three_pings_8bit.raw').read_bytes()
+    bad = tmp_path / 'cut.raw'
+    bad.write_bytes(data[:cut])
+    with pytest.raises(NpsSonarError, match=r'^\S*cut\.raw: [^\n]+$'):
+        read_oculus(bad)
+    # Negative control: cut at a message boundary, the file is whole pings and reads.
+    bad.write_bytes(data[:182_016])
+    assert len(read_oculus(bad)) == 1
