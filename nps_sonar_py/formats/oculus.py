@@ -72,7 +72,11 @@ class OculusPing:
 
 def read_oculus(path: Path) -> list[OculusPing]:
     """Every simple ping result in file ``path``; ``NpsSonarError`` names a bad message."""
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        msg = f'{path}: not a readable Oculus file ({error.strerror})'
+        raise NpsSonarError(msg) from error
     pings = []
     start = 0
     while start < len(data):

@@ -100,3 +100,9 @@ def test_a_truncated_real_file_is_one_clear_error(tmp_path: Path, cut: int) -> N
     # Negative control: cut at a message boundary, the file is whole pings and reads.
     bad.write_bytes(data[:182_016])
     assert len(read_oculus(bad)) == 1
+
+
+def test_a_missing_file_or_a_folder_is_one_clear_error(tmp_path: Path) -> None:
+    for path in (tmp_path / 'missing.raw', tmp_path):
+        with pytest.raises(NpsSonarError, match=r'^\S+: not a readable Oculus file \(.+\)$'):
+            read_oculus(path)
