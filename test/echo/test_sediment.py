@@ -132,3 +132,19 @@ def test_fine_sand_follows_its_reference_curve_at_every_angle() -> None:
     wrong = 10.0 * np.log10(backscatter_cross_section(SAND, np.radians(theta[every]), 300e3))
     assert np.abs(wrong - total[every]).max() > 0.5
     assert np.abs(reflection_loss_db(SAND, np.radians(theta)) - loss).max() > 0.05
+
+
+def test_coarse_sand_as_a_fluid_is_off_its_elastic_curve_only_at_low_grazing() -> None:
+    """docs/seabed.md: the reference's coarse sand has shear; the fluid row misses by 1.4 dB."""
+    theta = _curve('coarse_sand', 'theta_g', 'thetg')
+    total = _curve('coarse_sand', 'ss_tot', 'sstot')
+    coarse = SEDIMENTS['coarse_sand']
+    steep, low = (theta >= 30.0) & (theta < 90.0), (theta >= 5.0) & (theta < 30.0)
+    ours = 10.0 * np.log10(backscatter_cross_section(coarse, np.radians(theta), 300e3))
+    assert np.abs(ours - total)[steep].max() < 0.2
+    assert np.abs(ours - total)[low].max() < 1.5
+    loss = _curve('coarse_sand', 'ref_loss', 'refloss')
+    assert np.abs(reflection_loss_db(coarse, np.radians(theta)) - loss).max() < 0.2
+    # Negative control: medium sand's row is rejected where coarse sand's is held to 0.2 dB.
+    wrong = 10.0 * np.log10(backscatter_cross_section(SAND, np.radians(theta), 300e3))
+    assert np.abs(wrong - total)[steep].max() > 0.2
