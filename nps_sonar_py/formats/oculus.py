@@ -99,7 +99,8 @@ def read_oculus(path: Path) -> list[OculusPing]:
             if payload < _FIRE.size + _RESULT.size:
                 msg = f'{path}: byte {start}: payload of {payload} bytes is too short for a ping'
                 raise NpsSonarError(msg)
-            pings.append(_ping(data, start, f'{path}: byte {start}'))
+            end = start + _HEADER.size + payload
+            pings.append(_ping(memoryview(data)[:end], start, f'{path}: byte {start}'))
         start += _HEADER.size + payload
     if not pings:
         msg = f'{path}: no Oculus simple ping result'
@@ -107,8 +108,8 @@ def read_oculus(path: Path) -> list[OculusPing]:
     return pings
 
 
-def _ping(data: bytes, start: int, where: str) -> OculusPing:
-    """The ping result whose message starts at ``start``."""
+def _ping(data: bytes | memoryview, start: int, where: str) -> OculusPing:
+    """The ping result whose message starts at ``start`` (``data`` ends with the message)."""
     _, _, _, gamma, flags, fire_range, gain, _, _ = _FIRE.unpack_from(data, start + _HEADER.size)
     result = _RESULT.unpack_from(data, start + _HEADER.size + _FIRE.size)
     ping_id, _, frequency, _, _, sound, _, size_code, resolution, ranges, beams = result[:11]

@@ -106,3 +106,19 @@ def test_a_missing_file_or_a_folder_is_one_clear_error(tmp_path: Path) -> None:
     for path in (tmp_path / 'missing.raw', tmp_path):
         with pytest.raises(NpsSonarError, match=r'^\S+: not a readable Oculus file \(.+\)$'):
             read_oculus(path)
+
+
+def test_an_image_past_its_message_is_refused(tmp_path: Path) -> None:
+    """The first of three pings pointing its image 2000 bytes on: into the second message."""
+    data = bytearray(real_file('fls/three_pings_8bit.raw').read_bytes())
+    at = 16 + 37 + 57  # imageOffset in the first message's result
+    offset = int.from_bytes(data[at : at + 4], 'little')
+    data[at : at + 4] = (offset + 2000).to_bytes(4, 'little')
+    bad = tmp_path / 'past.raw'
+    bad.write_bytes(bytes(data))
+    with pytest.raises(NpsSonarError, match=r'byte 0: image of 179968 bytes does not hold'):
+        read_oculus(bad)
+    # Negative control: the offset unchanged, the three pings read.
+    data[at : at + 4] = offset.to_bytes(4, 'little')
+    bad.write_bytes(bytes(data))
+    assert len(read_oculus(bad)) == 3
