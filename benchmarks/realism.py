@@ -163,6 +163,30 @@ def calibrated(chain: DisplayChain, intensity: Image, edges: Image, codes: Image
     return dataclasses.replace(chain, reference=reference)
 
 
+def _describe_sidescan(
+    record: SidescanRecord, keep: NDArray[np.bool_], chain: DisplayChain, earliest: float
+) -> None:
+    """Print the side-scan record, the display chain assumed and the simulated water column."""
+    print(
+        f'side-scan record: {record.sonar_name}, {record.frequency / 1e3:g} kHz, '
+        f'{record.samples} samples a side to {record.slant_range:.2f} m, {keep.sum()} pings, '
+        f'altitude {record.altitude[keep].min():.1f}-{record.altitude[keep].max():.1f} m, '
+        f"speed {np.median(record.speed[keep]):.2f} m/s (the file's knots)"
+    )
+    print(
+        f'  chain assumed: samples = amplitude (intensity ** {chain.gamma:g}), '
+        f'{chain.tvg.value} + 2 x {chain.alpha:.2f} dB/m r TVG, uint16 full scale '
+        f'{chain.full_scale}; the metrics read intensity = decode(samples)'
+    )
+    print(
+        f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.4f} sr; "
+        f'surface multipath from {earliest:.1f} m (median depth + altitude), '
+        f'loss {chain.multipath_db:.1f} dB; seabed {SIDESCAN_SEDIMENT}, K shape '
+        f'{SIDESCAN_SEABED.texture_shape}, ripples {SIDESCAN_SEABED.ripple_wavelength:g} m x '
+        f'{SIDESCAN_SEABED.ripple_height:g} m'
+    )
+
+
 def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]]:
     """The side-scan record against its simulation; rows and the images to draw."""
     record = read_sidescan(real_dir / SIDESCAN)
@@ -185,24 +209,7 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
         multipath_db=multipath_db,
         multipath_from=earliest,
     )
-    print(
-        f'side-scan record: {record.sonar_name}, {record.frequency / 1e3:g} kHz, '
-        f'{record.samples} samples a side to {record.slant_range:.2f} m, {keep.sum()} pings, '
-        f'altitude {record.altitude[keep].min():.1f}-{record.altitude[keep].max():.1f} m, '
-        f"speed {np.median(record.speed[keep]):.2f} m/s (the file's knots)"
-    )
-    print(
-        f'  chain assumed: samples = amplitude (intensity ** {chain.gamma:g}), '
-        f'{chain.tvg.value} + 2 x {chain.alpha:.2f} dB/m r TVG, uint16 full scale '
-        f'{chain.full_scale}; the metrics read intensity = decode(samples)'
-    )
-    print(
-        f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.4f} sr; "
-        f'surface multipath from {earliest:.1f} m (median depth + altitude), '
-        f'loss {chain.multipath_db:.1f} dB; seabed {SIDESCAN_SEDIMENT}, K shape '
-        f'{SIDESCAN_SEABED.texture_shape}, ripples {SIDESCAN_SEABED.ripple_wavelength:g} m x '
-        f'{SIDESCAN_SEABED.ripple_height:g} m'
-    )
+    _describe_sidescan(record, keep, chain, earliest)
     real = {
         'port': chain.decode(record.port[keep]),
         'starboard': chain.decode(record.starboard[keep]),

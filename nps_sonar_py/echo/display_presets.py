@@ -72,4 +72,9 @@ def display_chain(name: str, **changes: Any) -> DisplayChain:
     if name not in DISPLAY_PRESETS:
         msg = f'display chain {name!r} is not a preset (presets: {", ".join(DISPLAY_PRESETS)})'
         raise ConfigurationError(msg)
+    known = {f.name for f in dataclasses.fields(DisplayChain) if f.init}
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        msg = f'display chain {name!r} has no setting {", ".join(unknown)}'
+        raise ConfigurationError(msg)
     return dataclasses.replace(DISPLAY_PRESETS[name], **changes)

@@ -16,10 +16,12 @@ The physics, in the package's words, is ``docs/seabed.md``; in short, for a graz
   density fluctuations, spectrum ``w3 / (K**2 + q0**2)**(gamma3 / 2)``), held under
   ``sigma_0 = 0.1`` as the model does. Lengths in metres, wavenumbers in rad/m.
 
-Above 100 kHz (the model's stated range is 10-100 kHz) the same formulas are evaluated at
-the sonar's frequency: the power-law spectra are extrapolated to the shorter Bragg
-wavelengths, ``delta`` is held (attenuation linear in frequency). ``docs/seabed.md`` says
-what that means at 600 kHz and 2.1 MHz.
+The functions here evaluate the formulas at the frequency they are given, also above the
+model's stated 10-100 kHz (the power-law spectra then extrapolated to the shorter Bragg
+wavelengths, ``delta`` held: attenuation linear in frequency). The sensors do not ask for
+that by default: ``echo.seabed.model_frequency`` holds the sonar's frequency to 10-100 kHz
+unless the seabed sets ``extrapolate``; ``docs/seabed.md`` says why and what extrapolation
+means at 600 kHz and 2.1 MHz.
 """
 
 from __future__ import annotations

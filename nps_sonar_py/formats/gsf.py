@@ -17,11 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from gsfpy import open_gsf
-from gsfpy.enums import FileMode, RecordType
-from gsfpy3_08 import GsfException
+from gsfpy3_08 import GsfException, open_gsf
 from gsfpy3_08.bindings import _libgsf
-from gsfpy3_08.enums import ScaledSwathBathySubRecord
+from gsfpy3_08.enums import FileMode, RecordType, ScaledSwathBathySubRecord
 from gsfpy3_08.gsfRecords import c_gsfRecords
 from numpy.typing import NDArray
 

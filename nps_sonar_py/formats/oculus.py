@@ -72,19 +72,35 @@ class OculusPing:
 
 def read_oculus(path: Path) -> list[OculusPing]:
     """Every simple ping result in file ``path``; ``NpsSonarError`` names a bad message."""
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        msg = f'{path}: not a readable Oculus file ({error.strerror})'
+        raise NpsSonarError(msg) from error
     pings = []
     start = 0
-    while start + _HEADER.size <= len(data):
+    while start < len(data):
+        if start + _HEADER.size > len(data):
+            msg = f'{path}: byte {start}: {len(data) - start} stray bytes after the last message'
+            raise NpsSonarError(msg)
         oculus_id, _, _, msg_id, version, payload, _ = _HEADER.unpack_from(data, start)
         if oculus_id != _OCULUS_ID:
             msg = f'{path}: byte {start}: not an Oculus message (id {oculus_id:#06x})'
+            raise NpsSonarError(msg)
+        if start + _HEADER.size + payload > len(data):
+            msg = (
+                f'{path}: byte {start}: message of {payload} payload bytes is cut off (truncated)'
+            )
             raise NpsSonarError(msg)
         if msg_id == _PING_RESULT:
             if version > 1:
                 msg = f'{path}: byte {start}: SimplePingResult version {version} is not supported'
                 raise NpsSonarError(msg)
-            pings.append(_ping(data, start, f'{path}: byte {start}'))
+            if payload < _FIRE.size + _RESULT.size:
+                msg = f'{path}: byte {start}: payload of {payload} bytes is too short for a ping'
+                raise NpsSonarError(msg)
+            end = start + _HEADER.size + payload
+            pings.append(_ping(memoryview(data)[:end], start, f'{path}: byte {start}'))
         start += _HEADER.size + payload
     if not pings:
         msg = f'{path}: no Oculus simple ping result'
@@ -92,8 +108,8 @@ def read_oculus(path: Path) -> list[OculusPing]:
     return pings
 
 
-def _ping(data: bytes, start: int, where: str) -> OculusPing:
-    """The ping result whose message starts at ``start``."""
+def _ping(data: bytes | memoryview, start: int, where: str) -> OculusPing:
+    """The ping result whose message starts at ``start`` (``data`` ends with the message)."""
     _, _, _, gamma, flags, fire_range, gain, _, _ = _FIRE.unpack_from(data, start + _HEADER.size)
     result = _RESULT.unpack_from(data, start + _HEADER.size + _FIRE.size)
     ping_id, _, frequency, _, _, sound, _, size_code, resolution, ranges, beams = result[:11]
@@ -103,10 +119,11 @@ def _ping(data: bytes, start: int, where: str) -> OculusPing:
         raise NpsSonarError(msg)
     width = _SAMPLE_BYTES[size_code]
     row_bytes = beams * width + (4 if flags & _ROW_GAIN else 0)
-    if image_size != ranges * row_bytes or start + offset + image_size > len(data):
+    bearing_at = start + _HEADER.size + _FIRE.size + _RESULT.size
+    outside = bearing_at + 2 * beams > len(data) or start + offset + image_size > len(data)
+    if image_size != ranges * row_bytes or outside:
         msg = f'{where}: image of {image_size} bytes does not hold {ranges} x {beams} samples'
         raise NpsSonarError(msg)
-    bearing_at = start + _HEADER.size + _FIRE.size + _RESULT.size
     centi = np.frombuffer(data, '<i2', beams, bearing_at)
     raw = np.frombuffer(data, np.uint8, image_size, start + offset).reshape(ranges, row_bytes)
     gains = None

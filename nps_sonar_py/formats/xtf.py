@@ -9,6 +9,7 @@ field's other readers read back (``docs/realism.md``).
 from __future__ import annotations
 
 import ctypes
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +67,9 @@ def read_sidescan(path: Path) -> SidescanRecord:
     """The side-scan record of XTF file ``path``; ``NpsSonarError`` names what is missing."""
     try:
         header, packets = pyxtf.xtf_read(str(path), types=[pyxtf.XTFHeaderType.sonar])
-    except (OSError, RuntimeError, ValueError) as error:
+    except (OSError, RuntimeError, ValueError, IndexError, KeyError, struct.error) as error:
+        # pyxtf raises IndexError on a corrupt channel number (a channel its header lacks);
+        # KeyError and struct.error guard other damaged fields.
         msg = f'{path}: not a readable XTF file ({error})'
         raise NpsSonarError(msg) from error
     pings = packets.get(pyxtf.XTFHeaderType.sonar, [])

@@ -150,6 +150,12 @@ def test_presets_and_bad_settings() -> None:
     assert oculus_gamma(255) == 1.0
     with pytest.raises(ConfigurationError, match='not a preset'):
         display_chain('klein')
+    with pytest.raises(
+        ConfigurationError, match=r"^display chain 'oculus_m750d_hf' has no setting"
+    ):
+        display_chain('oculus_m750d_hf', sampels=703)  # a misspelt setting: no TypeError
+    with pytest.raises(ConfigurationError, match='no setting dtype'):
+        display_chain('oculus_m750d_hf', dtype=np.uint16)  # derived, not a setting
     with pytest.raises(ConfigurationError, match='samples must be >= 1'):
         DisplayChain('x', 0, 1.0)
     with pytest.raises(ConfigurationError, match='db_window'):

@@ -24,8 +24,12 @@ BANDWIDTH = 10e3
 RATE = 4.0 * BANDWIDTH
 
 
-def output_snr_db(length: float, rng: np.random.Generator, n0: float = 1.0) -> float:
+def output_snr_db(
+    length: float, rng: np.random.Generator, n0: float = 1.0, noise_after: bool = False
+) -> float:
     """Peak power of a unit echo over the mean noise power, after the matched filter.
+
+    ``noise_after``: the control's wrong model, the noise added after the filter, unfiltered.
 
     The received series: the replica (unit amplitude) plus white complex noise of spectral
     density ``n0`` (variance ``n0 RATE`` per sample), both before the filter.
@@ -37,7 +41,8 @@ def output_snr_db(length: float, rng: np.random.Generator, n0: float = 1.0) -> f
     echo[1000 : 1000 + p.size] = p
     peak = float(np.max(np.abs(compress(echo, pulse, RATE)) ** 2))
     noise = rng.standard_normal((size, 2)) @ np.array([1.0, 1j]) * math.sqrt(n0 * RATE / 2.0)
-    power = float(np.mean(np.abs(compress(noise, pulse, RATE)[p.size : -p.size]) ** 2))
+    filtered = noise if noise_after else compress(noise, pulse, RATE)
+    power = float(np.mean(np.abs(filtered[p.size : -p.size]) ** 2))
     return 10.0 * math.log10(peak / power)
 
 
@@ -47,9 +52,10 @@ def test_a_four_times_longer_chirp_gains_6_db() -> None:
     short, long = output_snr_db(1e-3, rng), output_snr_db(4e-3, rng)
     assert long - short == pytest.approx(6.02, abs=0.3)
     assert short == pytest.approx(10.0 * math.log10(1e-3 / 1.0), abs=0.3)  # |a|**2 T / N0
-    # Control: a model that sets the noise after the filter at a fixed power (the pulse
-    # normalised to unit energy, as before) would give both the same SNR: 0 dB, not 6.
-    assert abs(long - short) > 0.3
+    # Control: a wrong model whose noise enters after the filter (unfiltered, at the input's
+    # power) gains nothing from the longer chirp, and the same check rejects it.
+    wrong = output_snr_db(4e-3, rng, noise_after=True) - output_snr_db(1e-3, rng, noise_after=True)
+    assert wrong != pytest.approx(6.02, abs=0.3)
 
 
 def test_the_compressed_pulse_is_not_cut_while_above_minus_40_db() -> None:

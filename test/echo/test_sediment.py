@@ -1,18 +1,17 @@
 """Seabed physics per sediment against closed forms and the APL-UW / Jackson reference curves.
 
 Each check has a negative control: a deliberately wrong model the same check rejects. The
-reference curves are the MATLAB files of the real-records folder (``<repo>/../shared/real``,
-which CI has); a test that cannot find them is skipped only outside CI.
+reference curves are the MATLAB files of the real records (``real_records``: CI has them; a
+test that cannot find them is skipped only outside CI).
 """
 
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
+from real_records import real_file
 from scipy.io import loadmat
 
 from nps_sonar_py.echo.sediment import (
@@ -29,18 +28,12 @@ from nps_sonar_py.echo.sediment import (
 )
 from nps_sonar_py.errors import ConfigurationError
 
-REAL = Path(__file__).resolve().parents[2].parent / 'shared' / 'real'
-CURVES = REAL / 'backscatter' / 'jackson2' / '300k'
 SAND, SILT = SEDIMENTS['medium_sand'], SEDIMENTS['silt']
 
 
 def _curve(sediment: str, name: str, key: str) -> np.ndarray:
-    folder = CURVES / sediment
-    if not folder.is_dir():
-        if os.environ.get('CI'):
-            pytest.fail(f'reference curves not found at {folder} (CI must have them)')
-        pytest.skip(f'reference curves not found at {folder} (outside CI)')
-    return np.asarray(loadmat(str(folder / f'{name}.mat'))[key], dtype=np.float64).ravel()
+    path = real_file(f'backscatter/jackson2/300k/{sediment}/{name}.mat')
+    return np.asarray(loadmat(str(path))[key], dtype=np.float64).ravel()
 
 
 def test_lambert_check_values_and_a_wrong_law() -> None:
@@ -123,3 +116,35 @@ def test_the_table_falls_as_sin_to_the_fourth_below_its_first_angle() -> None:
         float(table.cross_section(first)) * (math.sin(first / 2) / math.sin(first)) ** 4
     )
     assert low[1] == 0.0
+
+
+def test_fine_sand_follows_its_reference_curve_at_every_angle() -> None:
+    """The third fluid row the files hold: 10-89 degrees within 0.5 dB, loss within 0.05 dB."""
+    theta = _curve('fine_sand', 'theta_g', 'thetg')
+    total = _curve('fine_sand', 'ss_tot', 'sstot')
+    every = (theta >= 10.0) & (theta < 90.0)
+    fine = SEDIMENTS['fine_sand']
+    ours = 10.0 * np.log10(backscatter_cross_section(fine, np.radians(theta[every]), 300e3))
+    assert np.abs(ours - total[every]).max() < 0.5
+    loss = _curve('fine_sand', 'ref_loss', 'refloss')
+    assert np.abs(reflection_loss_db(fine, np.radians(theta)) - loss).max() < 0.05
+    # Negative control: medium sand's row, a neighbouring sediment, is rejected by both checks.
+    wrong = 10.0 * np.log10(backscatter_cross_section(SAND, np.radians(theta[every]), 300e3))
+    assert np.abs(wrong - total[every]).max() > 0.5
+    assert np.abs(reflection_loss_db(SAND, np.radians(theta)) - loss).max() > 0.05
+
+
+def test_coarse_sand_as_a_fluid_is_off_its_elastic_curve_only_at_low_grazing() -> None:
+    """docs/seabed.md: the reference's coarse sand has shear; the fluid row misses by 1.4 dB."""
+    theta = _curve('coarse_sand', 'theta_g', 'thetg')
+    total = _curve('coarse_sand', 'ss_tot', 'sstot')
+    coarse = SEDIMENTS['coarse_sand']
+    steep, low = (theta >= 30.0) & (theta < 90.0), (theta >= 5.0) & (theta < 30.0)
+    ours = 10.0 * np.log10(backscatter_cross_section(coarse, np.radians(theta), 300e3))
+    assert np.abs(ours - total)[steep].max() < 0.2
+    assert np.abs(ours - total)[low].max() < 1.5
+    loss = _curve('coarse_sand', 'ref_loss', 'refloss')
+    assert np.abs(reflection_loss_db(coarse, np.radians(theta)) - loss).max() < 0.2
+    # Negative control: medium sand's row is rejected where coarse sand's is held to 0.2 dB.
+    wrong = 10.0 * np.log10(backscatter_cross_section(SAND, np.radians(theta), 300e3))
+    assert np.abs(wrong - total)[steep].max() > 0.2

@@ -104,3 +104,14 @@ def test_an_echosounder_ping_is_written_and_read_as_gsf(tmp_path: Path) -> None:
     assert np.all(np.isnan(back.depth[0, ~hit]))  # a missing sounding: GSF's null, read as NaN
     # control: the body frame's z is negative down; unconverted it would be -40
     assert np.nanmedian(ping.points[:, 2]) == pytest.approx(-DEPTH, abs=0.5)
+
+
+@pytest.mark.parametrize('cut', [0, 10, 100, 2047, 82_653])
+def test_a_truncated_real_file_is_one_clear_error(tmp_path: Path, cut: int) -> None:
+    data = real_file('multibeam/GSF3_08_test_file.gsf').read_bytes()
+    path = tmp_path / 'cut.gsf'
+    path.write_bytes(data[:cut])
+    with pytest.raises(NpsSonarError, match=r'^\S*cut\.gsf: [^\n]+$'):
+        read_soundings(path)
+    # Negative control: the whole file reads.
+    assert read_soundings(real_file('multibeam/GSF3_08_test_file.gsf')).depth.shape == (8, 432)

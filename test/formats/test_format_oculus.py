@@ -80,5 +80,45 @@ def test_bad_messages_are_named(tmp_path: Path) -> None:
     with pytest.raises(NpsSonarError, match='not an Oculus message'):
         read_oculus(bad)
     bad.write_bytes(bytes(data[:100_000]))
+    with pytest.raises(NpsSonarError, match='cut off'):
+        read_oculus(bad)
+    # An image size that does not match the ranges and beams (the message is complete).
+    wrong = bytearray(data)
+    wrong[16 + 37 + 61 : 16 + 37 + 65] = (12345).to_bytes(4, 'little')  # imageSize
+    bad.write_bytes(bytes(wrong))
     with pytest.raises(NpsSonarError, match='does not hold 703 x 256'):
         read_oculus(bad)
+
+
+@pytest.mark.parametrize('cut', [10, 16, 100, 180, 2047, 182_016 + 10, 273_031, -1])
+def test_a_truncated_real_file_is_one_clear_error(tmp_path: Path, cut: int) -> None:
+    data = real_file('fls/three_pings_8bit.raw').read_bytes()
+    bad = tmp_path / 'cut.raw'
+    bad.write_bytes(data[:cut])
+    with pytest.raises(NpsSonarError, match=r'^\S*cut\.raw: [^\n]+$'):
+        read_oculus(bad)
+    # Negative control: cut at a message boundary, the file is whole pings and reads.
+    bad.write_bytes(data[:182_016])
+    assert len(read_oculus(bad)) == 1
+
+
+def test_a_missing_file_or_a_folder_is_one_clear_error(tmp_path: Path) -> None:
+    for path in (tmp_path / 'missing.raw', tmp_path):
+        with pytest.raises(NpsSonarError, match=r'^\S+: not a readable Oculus file \(.+\)$'):
+            read_oculus(path)
+
+
+def test_an_image_past_its_message_is_refused(tmp_path: Path) -> None:
+    """The first of three pings pointing its image 2000 bytes on: into the second message."""
+    data = bytearray(real_file('fls/three_pings_8bit.raw').read_bytes())
+    at = 16 + 37 + 57  # imageOffset in the first message's result
+    offset = int.from_bytes(data[at : at + 4], 'little')
+    data[at : at + 4] = (offset + 2000).to_bytes(4, 'little')
+    bad = tmp_path / 'past.raw'
+    bad.write_bytes(bytes(data))
+    with pytest.raises(NpsSonarError, match=r'byte 0: image of 179968 bytes does not hold'):
+        read_oculus(bad)
+    # Negative control: the offset unchanged, the three pings read.
+    data[at : at + 4] = offset.to_bytes(4, 'little')
+    bad.write_bytes(bytes(data))
+    assert len(read_oculus(bad)) == 3

@@ -76,3 +76,23 @@ def test_not_an_xtf_file_is_named(tmp_path: Path) -> None:
     path.write_bytes(b'\x00' * 2048)
     with pytest.raises(NpsSonarError, match=r'bad\.xtf'):
         read_sidescan(path)
+
+
+@pytest.mark.parametrize('cut', [0, 10, 1000, 2047, 2100, 688_768, 1_033_159, -1])
+def test_a_truncated_real_record_is_one_clear_error(tmp_path: Path, cut: int) -> None:
+    data = real_file('sidescan/scotsman-iver2.xtf').read_bytes()
+    path = tmp_path / 'cut.xtf'
+    path.write_bytes(data[:cut])
+    with pytest.raises(NpsSonarError, match=r'^\S*cut\.xtf: [^\n]+$'):
+        read_sidescan(path)
+
+
+def test_a_corrupt_packet_is_one_clear_error(tmp_path: Path) -> None:
+    data = bytearray(real_file('sidescan/scotsman-iver2.xtf').read_bytes())
+    data[200:260] = b'\xff' * 60  # a channel header's fields: pyxtf itself raises IndexError
+    path = tmp_path / 'corrupt.xtf'
+    path.write_bytes(bytes(data))
+    with pytest.raises(NpsSonarError, match=r'^\S*corrupt\.xtf: [^\n]+$'):
+        read_sidescan(path)
+    # Negative control: the same bytes unchanged read (the error comes from the corruption).
+    assert read_sidescan(real_file('sidescan/scotsman-iver2.xtf')).port.shape[0] > 0
