@@ -14,7 +14,7 @@ density (``fixed_scatterers.default_density``: 4 in a resolution cell at the nea
 range, 20 m) and at 20 a cell. The last line:
 ``formed_hz=<pings/s at the default density's count> raw_hz=<casts/s> ratio=<form / cast>``.
 Times depend on the machine and its load; the ratio is the result (measured figures and
-where the time goes: docs/beamforming.md#cost).
+where the time goes: docs/beamforming.md#speed).
 Run: ``scripts/run python benchmarks/bench_formed_beams.py [--repeat N]``.
 """
 
