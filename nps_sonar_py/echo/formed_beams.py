@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import fft, sparse
 
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
-from nps_sonar_py.echo.gridding import OVERSAMPLING, Kernel
+from nps_sonar_py.echo.gridding import OVERSAMPLING, PHASES, Kernel
 from nps_sonar_py.echo.matched_filter import blanked_range, reference, replica
 from nps_sonar_py.echo.pulse import Pulse
 
@@ -132,6 +132,14 @@ class BeamFormer:
             np.complex64
         )
         self._c0 = array.spacing * (n // 2 - 0.5 * (n - 1))  # wavelengths: 0, or d / 2 for even N
+        # The deposits: the kernel's table in single precision; an echo whose first taps are
+        # at (row r, padded column c) reaches r * width + c + pattern, the padded grid being
+        # ``left`` columns wider on the left than the sine period (taps - 1 in all).
+        self._table = kernel.table.astype(np.float32)
+        self._left = kernel.taps // 2 - 1
+        width = self._columns + kernel.taps - 1
+        offsets = np.arange(kernel.taps)
+        self._pattern = ((offsets[:, None] - self._left) * width + offsets[None, :]).ravel()
         # Each beam: the kernel's taps at its sine on the grid, times exp(-2 i pi c0 s_b).
         sines = np.asarray(setup.beam_sines, dtype=np.float64)
         index, weight = kernel.weights(sines * array.spacing * self._columns)
@@ -215,21 +223,13 @@ class BeamFormer:
         kernel's transform.
         """
         setup = self.setup
-        origin = setup.start - self._pad * setup.interval
-        row = (np.asarray(ranges, dtype=np.float64) - origin) / self._grid_step
+        row, column, a = self._echo_cells(ranges, sines, amplitudes)
         taps = setup.kernel.taps
-        inside = (row > taps) & (row < self._grid_rows - taps)
-        sine = np.asarray(sines, dtype=np.float64)[inside]
-        # exp(2 i pi d x_n s) = exp(2 i pi c0 s) exp(2 i pi d m_n s).
-        a = np.asarray(amplitudes, dtype=np.complex128)[inside]
-        if self._c0 != 0.0:
-            a = a * np.exp(2j * math.pi * self._c0 * sine)
-        column = np.mod(sine * setup.array.spacing * self._columns, self._columns)
-        row = row[inside]
         # Only the grid rows the echoes reach are spread and transformed (the rest are 0).
         first = max(0, int(np.floor(row.min())) - taps) if row.size else 0
         last = min(self._grid_rows, int(np.ceil(row.max())) + taps + 1) if row.size else 1
-        slab = self._grid(row - first, column, a, last - first)
+        row -= first
+        slab = self._grid(row, column, a, last - first)
         elements = np.zeros((self._grid_rows, setup.array.elements), dtype=np.complex64)
         transformed = fft.ifft(slab, axis=1, workers=_WORKERS)
         elements[first:last] = transformed[:, self._element_columns] * self._column_gain
@@ -237,39 +237,84 @@ class BeamFormer:
         spectra *= self._sig[:, None]
         return spectra
 
+    def _echo_cells(
+        self, ranges: ArrayLike, sines: ArrayLike, amplitudes: ArrayLike
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.complex64]]:
+        """The echoes the grid holds: grid row, sine column, amplitude.
+
+        The column in ``[0, columns)``; the amplitude times ``exp(2 i pi c0 s)``, in single
+        precision (a phase error of 1e-7).
+        """
+        setup = self.setup
+        row = np.asarray(ranges, dtype=np.float64) - (setup.start - self._pad * setup.interval)
+        row /= self._grid_step
+        sine = np.asarray(sines, dtype=np.float64)
+        a = np.asarray(amplitudes).astype(np.complex64)
+        taps = setup.kernel.taps
+        if row.size and not (row.min() > taps and row.max() < self._grid_rows - taps):
+            inside = (row > taps) & (row < self._grid_rows - taps)
+            row, sine, a = row[inside], sine[inside], a[inside]
+        # exp(2 i pi d x_n s) = exp(2 i pi c0 s) exp(2 i pi d m_n s).
+        if self._c0 != 0.0:
+            a *= _unit_phasor(sine.astype(np.float32) * np.float32(2.0 * math.pi * self._c0))
+        column = sine * (setup.array.spacing * self._columns)
+        column -= self._columns * np.floor(column / self._columns)  # np.mod, three times faster
+        # A tiny negative sine's column rounds to ``columns``: just under it instead (1e-13).
+        np.minimum(column, np.nextafter(self._columns, 0.0), out=column)
+        return row, column, a
+
     def _grid(
         self,
         row: NDArray[np.float64],
         column: NDArray[np.float64],
-        a: NDArray[np.complex128],
+        a: NDArray[np.complex64],
         rows: int,
     ) -> NDArray[np.complex64]:
         """(rows, columns) the echoes at grid ``row``, ``column`` spread by the kernel.
 
-        ``taps**2`` deposits each; every row index they reach is in ``[0, rows)``.
-
-        In chunks of ``_CHUNK`` echoes (the deposits' temporaries stay in cache), each part
-        (real, imaginary) one ``bincount`` over the chunk's cells.
+        ``taps**2`` deposits each; every row index they reach is in ``[0, rows)``. The grid
+        has ``taps - 1`` columns more, so that no index wraps; they are folded back onto the
+        sine period after. In chunks of ``_CHUNK`` echoes (the deposits' temporaries stay in
+        cache), each one complex ``np.add.at`` (numpy's fast path: a third of the time of a
+        ``bincount`` per part; it holds the GIL, so threads would not share it).
         """
-        kernel, size = self.setup.kernel, rows * self._columns
-        parts: list[NDArray[np.float64]] = [np.zeros(size), np.zeros(size)] if a.size == 0 else []
+        taps, left = self.setup.kernel.taps, self._left
+        width = self._columns + taps - 1
+        padded = np.zeros(rows * width, dtype=np.complex64)
         for start in range(0, a.size, _CHUNK):
             chunk = slice(start, start + _CHUNK)
-            r_index, r_weight = kernel.weights(row[chunk])
-            c_index, c_weight = kernel.weights(column[chunk])
-            c_index %= self._columns
-            r_index *= self._columns
-            flat = (r_index[:, :, None] + c_index[:, None, :]).ravel()
-            for i, part in enumerate((a.real[chunk], a.imag[chunk])):
-                value = (r_weight * part[:, None])[:, :, None] * c_weight[:, None, :]
-                deposits = np.asarray(np.bincount(flat, value.ravel(), size), dtype=np.float64)
-                if start == 0:
-                    parts.append(deposits)
-                else:
-                    parts[i] += deposits
-        grid = np.empty(size, dtype=np.complex64)  # the FFTs in single precision: 1e-7
-        grid.real, grid.imag = parts
-        return grid.reshape(rows, self._columns)
+            r_first, r_weight = self._taps(row[chunk])
+            c_first, c_weight = self._taps(column[chunk])
+            r_first *= width
+            r_first += c_first
+            flat = np.add(r_first[:, None], self._pattern)  # left is in the pattern
+            spread = (r_weight * a[chunk, None])[:, :, None] * c_weight[:, None, :]
+            np.add.at(padded, flat.ravel(), spread.ravel())
+        wide = padded.reshape(rows, width)
+        grid = wide[:, left : left + self._columns].copy()
+        grid[:, self._columns - left :] += wide[:, :left]
+        grid[:, : taps - 1 - left] += wide[:, left + self._columns :]
+        return grid
+
+    def _taps(self, position: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+        """For points at grid ``position``: the first tap's index and the taps' weights.
+
+        As ``Kernel.weights`` (the same table), the index without its offset ``taps/2 - 1``.
+        """
+        floor = np.floor(position)
+        phase = np.rint((position - floor) * PHASES).astype(np.intp)
+        return floor.astype(np.intp), self._table[phase]
+
+
+def _unit_phasor(phase: NDArray[np.floating]) -> NDArray[np.complexfloating]:
+    """``exp(i phase)`` by ``cos`` and ``sin`` (five times faster than numpy's complex ``exp``).
+
+    Single precision for a float32 ``phase``, double for a float64 one.
+    """
+    out = np.empty(phase.shape, dtype=np.result_type(phase.dtype, np.complex64))
+    out.real = np.cos(phase)
+    out.imag = np.sin(phase)
+    return out
 
 
 def form_beams(
@@ -292,7 +337,7 @@ def form_beams(
     r = np.linalg.norm(p, axis=1)
     turns = 2.0 * r / wavelength
     turns -= np.floor(turns)
-    a = np.asarray(amplitudes, dtype=np.complex128) * np.exp(-2j * math.pi * turns)
+    a = np.asarray(amplitudes, dtype=np.complex128) * _unit_phasor(-2.0 * math.pi * turns)
     sines = p[:, 1] / r
     if transmit is not None:
         azimuth = np.arctan2(p[:, 1], p[:, 0])
