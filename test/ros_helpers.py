@@ -413,6 +413,22 @@ class NodeLog:
             time.sleep(0.02)
         pytest.fail(f'no line with {words} on stderr in {timeout} s:\n{self.text()}')
 
+    def count(self, *words: str) -> int:
+        """How many lines so far hold all ``words``."""
+        with self.lock:
+            return sum(all(w in ln for w in words) for ln in self.lines)
+
+    def wait_for_count(self, count: int, *words: str, timeout: float = 20.0) -> None:
+        """Wait until ``count`` lines hold all ``words``."""
+        end = time.monotonic() + timeout
+        while self.count(*words) < count:
+            if time.monotonic() > end:
+                pytest.fail(
+                    f'not {count} lines with {words} on stderr in {timeout} s:\n{self.text()}'
+                )
+            assert self.process.poll() is None, f'the node exited:\n{self.text()}'
+            time.sleep(0.02)
+
     def stop(self) -> int:
         """Stop the node with SIGINT; its exit status, once its stderr is read to the end."""
         self.process.send_signal(signal.SIGINT)
@@ -422,3 +438,21 @@ class NodeLog:
             if stream is not None:
                 stream.close()
         return status
+
+
+#: What a device node on sim time logs, once, ``CLOCK_WAIT`` s (wall) after it started, when
+#: no ``/clock`` came (``ros/sim_time.py``).
+CLOCK_WAITING = 'waiting for /clock: use_sim_time is true and no clock has come'
+
+
+def waited_for_clock(log: NodeLog, nodes: int = 1) -> None:
+    """Wait until ``nodes`` device nodes of the process said they waited for ``/clock``.
+
+    The event a check of "nothing is published before ``/clock``" waits on: each node's own
+    word that ``CLOCK_WAIT`` seconds of its steady clock passed with its timers running and no
+    clock. A fixed sleep proves nothing on a loaded machine, where the node may not have run
+    at all in it.
+    """
+    from nps_sonar_py.ros.sim_time import CLOCK_WAIT
+
+    log.wait_for_count(nodes, CLOCK_WAITING, timeout=CLOCK_WAIT + NODE_START_TIMEOUT)

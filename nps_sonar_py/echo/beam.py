@@ -31,7 +31,6 @@ from enum import Enum
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import j1
 
 __all__ = [
     'DAVE_SINC_FACTOR',
@@ -125,6 +124,10 @@ def beam_intensity(
     elif pattern is BeamPattern.GAUSSIAN:
         one_way = np.exp(-_FOUR_LN2 * (psi / beam_width) ** 2)
     elif pattern is BeamPattern.PISTON:
+        # here, not at the top: scipy.special costs a node 0.2 s to import, and one that
+        # stops on a bad input never draws a beam
+        from scipy.special import j1
+
         x = piston_ka(beam_width) * np.sin(psi)
         safe = np.where(x == 0.0, 1.0, x)
         one_way = np.where(x == 0.0, 1.0, (2.0 * j1(safe) / safe) ** 2)

@@ -33,7 +33,7 @@ are its parameters with those of every node), any settings records of its own
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,7 +67,10 @@ from nps_sonar_py.ros.robot_topic import listen
 from nps_sonar_py.ros.services import RangerServices
 from nps_sonar_py.ros.sim_time import SimTimeWatch
 from nps_sonar_py.ros.tf import TfOutput, check_frames, sensor_frames
-from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.scene import load_world
+
+if TYPE_CHECKING:
+    from nps_sonar_py.scene.raycaster import Raycaster
 
 __all__ = ['COMMON_RECORDS', 'MIN_TICK', 'DeviceNode']
 
@@ -153,6 +156,10 @@ class DeviceNode(Node):
         where = self.settings[RobotSettings].with_defaults(self.DEFAULT_ROBOT, self.DEFAULT_SCENE)
         world_from_root = robot_root_pose(where.robot_pose)
         if raycaster is None:
+            # Open3D is imported here, once the settings and robot are good: a node stopped by
+            # a bad input exits without its second of import (scene/__init__.py)
+            from nps_sonar_py.scene.raycaster import Raycaster
+
             world = load_world(where.scene_file)
             # entities following /tf get their own scenes up front: a first pose rebuilds nothing
             _, following = tf_entity_frames(self.settings[MotionSettings], world)

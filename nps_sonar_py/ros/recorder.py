@@ -53,7 +53,6 @@ from rosbags.typesys.store import Typestore
 
 from nps_sonar_py.ament import find_installed
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError, error_line
-from nps_sonar_py.ros.bag_report import Report, SideBySide, draw_report, make_typestore
 from nps_sonar_py.ros.startup import (
     OneLineParser,
     bad_input,
@@ -68,6 +67,8 @@ if TYPE_CHECKING:
     from rclpy.context import Context
     from rclpy.node import Node
     from rclpy.topic_endpoint_info import TopicEndpointInfo
+
+    from nps_sonar_py.ros.bag_report import Report, SideBySide
 
 __all__ = [
     'BAG_VERSION',
@@ -196,6 +197,9 @@ class BagRecorder:
     ) -> None:
         import rclpy
         from rclpy.clock import Clock, ClockType
+
+        # The report's module (matplotlib and all) only once the arguments are good.
+        from nps_sonar_py.ros.bag_report import make_typestore
 
         self.path = Path(path)
         self.typestore = make_typestore()
@@ -433,6 +437,10 @@ def _db_window(options: argparse.Namespace) -> tuple[float, float] | None:
 
 def _side_by_side(options: argparse.Namespace) -> tuple[SideBySide, ...]:
     """``--side-by-side`` as SideBySide; ConfigurationError for a NAME that is no file name."""
+    if not options.side_by_side:
+        return ()
+    from nps_sonar_py.ros.bag_report import SideBySide
+
     pairs = tuple(SideBySide(*words) for words in options.side_by_side)
     for pair in pairs:
         if not pair.name or pair.name in {'.', '..'} or '/' in pair.name:
@@ -442,6 +450,8 @@ def _side_by_side(options: argparse.Namespace) -> tuple[SideBySide, ...]:
 
 def _draw(options: argparse.Namespace) -> Report:
     """The report of the bag ``options.output``: ``--db-window``, ``--side-by-side``."""
+    from nps_sonar_py.ros.bag_report import draw_report
+
     return draw_report(
         options.output, db_window=_db_window(options), side_by_side=_side_by_side(options)
     )

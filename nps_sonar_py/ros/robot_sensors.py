@@ -47,7 +47,7 @@ from nps_sonar_py.ros.ranger_node import RangerNode
 from nps_sonar_py.ros.robot_topic import listen
 from nps_sonar_py.ros.sonar_node import SonarNode
 from nps_sonar_py.ros.startup import run_node
-from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.scene import load_world
 
 __all__ = [
     'DEMO_ROBOT',
@@ -122,6 +122,8 @@ class RobotSensors(Node):
                     'its name is not a valid ROS node name (letters, digits and _, '
                     'not starting with a digit)',
                 ) from None
+        from nps_sonar_py.scene.raycaster import Raycaster  # Open3D: once the input is good
+
         self.raycaster = Raycaster(world)
         listed = ', '.join(f'{s.name} ({s.type.value})' for s in simulated)
         self.get_logger().info(

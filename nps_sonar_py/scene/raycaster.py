@@ -36,14 +36,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import open3d as o3d  # the one core module allowed to import it (pyproject.toml, banned-api)
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
 from nps_sonar_py.scene.hits import RayHits
+from nps_sonar_py.scene.open3d_import import without_dash
 from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.scene.world import Entity, World
+
+with without_dash():  # its web viewer's imports cost each node a second (open3d_import.py)
+    import open3d as o3d  # the one core module allowed to import it (pyproject.toml, banned-api)
 
 __all__ = ['PATTERNS', 'Raycaster', 'check_rays']
 

@@ -215,13 +215,16 @@ def _snr(config: CoherentConfig, echo: EchoConfig, intensity: np.ndarray, r: flo
     """SNR in dB of one scatterer at ``r`` m: its pulse's energy over a bin's noise.
 
     Averaged over 300 pings, each with another realisation of the scatterer (its ``|xi|**2``
-    is one exponential draw per scene) and of the noise.
+    is one exponential draw per speckle cell) and of the noise (the model's generator moves
+    on). One model makes them all (its noise table is built once): ping k is sent from 1 m
+    further along y, square to the ray, so the ranges stay and the hit is in another cell.
     """
     target = round((r - echo.min_range) / echo.bin_width - 0.5)
     signal, floor = 0.0, 0.0
-    for seed in range(300):
-        model = CoherentModel(dataclasses.replace(config, scatterer_seed=seed), echo)
-        image = model.ping(intensity, np.array([[r]]), np.zeros(3), X).intensity[0]
+    model = CoherentModel(config, echo)
+    for k in range(300):
+        origin = np.array([0.0, float(k), 0.0])
+        image = model.ping(intensity, np.array([[r]]), origin, X).intensity[0]
         noise = float(image[:100].mean())  # bins far from the target: noise alone
         signal += float(image[target - 3 : target + 4].sum()) - 7 * noise
         floor += noise

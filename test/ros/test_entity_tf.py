@@ -101,7 +101,15 @@ def test_a_model_follows_its_gazebo_pose_over_sim_time(
     tf, _, clock = _tf_publishers(probe)
     now = [99.0]
     stop, sent = threading.Event(), threading.Event()
-    ticker = _ticker(clock, now, stop, until=102.5, hold_at=99.5, release=sent)
+    ticker = _ticker(
+        clock,
+        now,
+        stop,
+        until=102.5,
+        hold_at=99.5,
+        release=sent,
+        paced_by=(probe, 'sonar/range'),
+    )
     parameters = {**_parameters(tmp_path, 'target'), 'pose_source': pose_source}
     with running('sonar_node', parameters) as node:
         log = NodeLog(node)

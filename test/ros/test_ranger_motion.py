@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +35,16 @@ from ranger_scenes import (
     wall_scene,
 )
 from ranger_scenes import WALL_BETA as BETA
-from ros_helpers import Probe, first_such, nanoseconds, publishing, running, wait_for_graph
+from ros_helpers import (
+    NodeLog,
+    Probe,
+    first_such,
+    nanoseconds,
+    publishing,
+    running,
+    wait_for_graph,
+    waited_for_clock,
+)
 
 from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.sensing.cone import cone_pattern
@@ -191,7 +199,7 @@ def test_sweep_on_sim_time_moved_by_a_pose(tmp_path: Path, probe: Probe) -> None
     with running('scanning_sonar_node', parameters) as node:
         # No /clock yet: nothing is published (once the topic is discovered, a ping would come).
         wait_for_graph(probe, node, publishers=('head/sonar_point',), subscribers=('/clock',))
-        time.sleep(1.5)
+        waited_for_clock(NodeLog(node))  # CLOCK_WAIT s of the node's steady clock
         assert probe.count('head/sonar_point') == 0
         with (
             publishing(probe, PoseStamped, 'pose', lambda: closer),

@@ -34,7 +34,16 @@ from ranger_scenes import (
     scanner_robot,
 )
 from ranger_scenes import RING_BETA as BETA
-from ros_helpers import Probe, executable, exit_line, nanoseconds, ros_args, running, stamped_after
+from ros_helpers import (
+    Probe,
+    executable,
+    exit_line,
+    first_such,
+    nanoseconds,
+    ros_args,
+    running,
+    stamped_after,
+)
 
 from nps_sonar_py.devices import ring_poses
 from nps_sonar_py.transforms import rpy_to_matrix, transform_from_xyz_rpy
@@ -239,6 +248,7 @@ def test_ring_as_one_sonar_with_element_poses(tmp_path: Path, probe: Probe) -> N
 
 
 def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe) -> None:
+    from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import LaserScan
 
     from nps_sonar import srv
@@ -246,11 +256,13 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
 
     probe.subscribe(LaserScan, 'laser/scan')
     probe.subscribe(RangerData, 'laser/ranger')
+    probe.subscribe(DiagnosticArray, '/diagnostics')
     with running(
         'ranger_node',
         {
             'robot_description_file': scanner_robot(tmp_path, PLANAR, rate=40.0),
             'scene_file': BOX_ROOM,
+            'diagnostics_rate': 10.0,
         },
     ) as node:
         probe.wait('laser/scan', 1, node)
@@ -326,8 +338,19 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert probe.call(srv.SetRangerPower, 'laser/power', power=False).success
         # Scans read before the answer may still be on their way: none may be stamped between
         # the answer and the request to power on, 10 scan periods later or more.
+        # The request to power on goes once the node's own status, on its clock, says it has
+        # been off for 10 scan periods (0.5 s at 20 Hz): a loaded machine may run no tick in a
+        # fixed wait, this proves they ran.
         off = time.time_ns()
-        time.sleep(0.5)
+        first_such(
+            probe,
+            '/diagnostics',
+            node,
+            lambda m: (
+                m.status[0].message == 'powered off'
+                and nanoseconds(m.header.stamp) > off + 500_000_000
+            ),
+        )
         on = time.time_ns()
         assert probe.call(srv.SetRangerPower, 'laser/power', power=True).success
         scan = stamped_after(probe, 'laser/scan', node, on)[0]

@@ -25,6 +25,8 @@ import pytest
 import yaml
 from ranger_scenes import FLOAT32, room_hits
 from ros_helpers import (
+    NODE_START_TIMEOUT,
+    NodeLog,
     Probe,
     executable,
     exit_line,
@@ -33,6 +35,7 @@ from ros_helpers import (
     publishing,
     running,
     wait_for_graph,
+    waited_for_clock,
 )
 
 from nps_sonar_py.ament import package_share
@@ -228,7 +231,8 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
         # No /clock yet: nothing is published (once the topics are discovered, readings would
         # come).
         wait_for_graph(probe, node, publishers=tuple(topics.values()), subscribers=('/clock',))
-        time.sleep(1.0)
+        log = NodeLog(node)
+        waited_for_clock(log, nodes=len(topics))  # each sensor node, CLOCK_WAIT s
         assert sum(probe.count(t) for t in topics.values()) == 0
         best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
         with (
@@ -246,7 +250,7 @@ def test_namespace_sim_time_and_odometry_move_every_sensor(probe: Probe) -> None
             )
         with lock:
             last = sim[0]
-        stop(node)
+        assert log.stop() == 0, log.text()
     check_readings(moved, sonar, front, rear)
     for message in (sonar, front, rear):  # stamped in simulated time
         assert 100 * 10**9 < nanoseconds(message.header.stamp) <= last
@@ -336,8 +340,12 @@ def test_one_world_one_raycaster_in_process(
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(host)
         assert set(executor.get_nodes()) == {host, *children.values()}
-        end = time.monotonic() + 0.5
-        while time.monotonic() < end:
+        # Until each has read twice (a fixed spin may see no reading on a loaded machine).
+        end = time.monotonic() + NODE_START_TIMEOUT
+        while min(n.diagnostics.rates.count for n in children.values()) < 2:
+            assert time.monotonic() < end, {
+                n: c.diagnostics.rates.count for n, c in children.items()
+            }
             executor.spin_once(timeout_sec=0.05)
         executor.shutdown()
     finally:

@@ -17,12 +17,14 @@ import pytest
 from reference_scene import FACETING, PAN_ROBOT, SONAR, cylinder_hits, world_directions
 from ros_helpers import (
     NODE_START_TIMEOUT,
+    NodeLog,
     Receiver,
     first_such,
     messages_after,
     publishing,
     running,
     wait_for_graph,
+    waited_for_clock,
 )
 
 pytestmark = pytest.mark.ros
@@ -83,7 +85,7 @@ def test_sim_time_stamps_and_pings_on_clock(receiver) -> None:
         # Up: the node subscribes to /clock and offers /sonar/range. With no /clock yet its
         # time is not initialised: it must publish nothing.
         wait_for_graph(r, node, publishers=('/sonar/range',), subscribers=('/clock',))
-        time.sleep(0.5)  # ten ping periods at 20 Hz
+        waited_for_clock(NodeLog(node))  # CLOCK_WAIT s: a hundred ping periods at 20 Hz
         assert r.messages == []
         published: list[float] = []
 

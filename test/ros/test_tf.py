@@ -604,11 +604,23 @@ def _ticker(
     until: float = math.inf,
     hold_at: float = math.inf,
     release: threading.Event | None = None,
+    paced_by: tuple[Probe, str] | None = None,
 ) -> threading.Thread:
     """A thread stepping sim time ``now[0]`` by 0.05 s every 30 ms on ``/clock`` until ``stop``.
 
     It stops at ``until``, and from ``hold_at`` on waits for ``release`` before each step.
+    ``paced_by=(probe, topic)``: from the first reading on ``topic`` on, each step also waits
+    until the node has read at the step before (a message stamped there), so that a node a
+    loaded machine slows down still reads at every step of the clock instead of falling behind
+    it.
     """
+
+    def caught_up(probe: Probe, topic: str, seconds: float) -> bool:
+        with probe.lock:
+            got = probe.received[topic]
+            if not got:
+                return True  # not reading yet: nothing to keep pace with
+            return nanoseconds(got[-1].header.stamp) >= round((seconds - 0.05) * 1e9) - 10**6
 
     def tick() -> None:
         while not stop.is_set() and now[0] < until:
@@ -617,6 +629,12 @@ def _ticker(
             now[0] = round(now[0] + 0.05, 2)
             clock.publish(_clock(now[0]))
             stop.wait(0.03)
+            if paced_by is not None:
+                end = time.monotonic() + NODE_START_TIMEOUT  # then on: the checks will tell
+                while not (stop.is_set() or caught_up(*paced_by, now[0])):
+                    if time.monotonic() > end:
+                        break
+                    stop.wait(0.005)
 
     return threading.Thread(target=tick, daemon=True)
 
@@ -636,7 +654,15 @@ def test_pose_source_tf_interpolates_warns_and_keeps_the_last_good_pose(probe: P
     stop, sent = threading.Event(), threading.Event()
 
     # the readings from 99.55 s on come after the transforms
-    ticker = _ticker(clock, now, stop, until=103.0, hold_at=99.5, release=sent)
+    ticker = _ticker(
+        clock,
+        now,
+        stop,
+        until=103.0,
+        hold_at=99.5,
+        release=sent,
+        paced_by=(probe, 'sonar/range'),
+    )
     with running('sonar_node', TF_IN_SIM_TIME) as node:
         log = NodeLog(node)
         _wait_matched(probe, tf, node)
