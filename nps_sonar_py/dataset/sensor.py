@@ -32,6 +32,7 @@ from nps_sonar_py.devices.settings import (
     CoherentSettings,
     ImageSettings,
     ScanningSettings,
+    renamed_problem,
 )
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
 from nps_sonar_py.records import read_records
@@ -178,6 +179,8 @@ def sensor_settings(spec: Spec) -> SensorSettings:
             raise SpecError(
                 f'is drawn per sample: set it in {DRAWN[key]}', file=spec.source, element=path
             )
+        if renamed := renamed_problem(key):
+            raise SpecError(renamed, file=spec.source, element=path)
         if key not in allowed:
             raise SpecError(
                 f'not a setting of the {preset} preset (docs/datasets.md)',

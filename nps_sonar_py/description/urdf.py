@@ -400,12 +400,10 @@ def _reject_misplaced(root: Element) -> None:
             fail(el, 'a <sensor> belongs in <robot> or in <gazebo reference="link">')
 
 
-def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
-    if root.tag != 'robot':
-        fail(root, f'root element is <{local_name(root)}>, expected <robot>')
-    _reject_misplaced(root)
-    name = required_attribute(root, 'name', DescriptionError, element=describe(root))
-
+def _read_links(
+    root: Element,
+) -> tuple[dict[str, Element], dict[str, tuple[tuple[Shape, ...], tuple[Shape, ...]]]]:
+    """The ``<link>`` elements by name and their (visual, collision) shapes; names unique."""
     link_els: dict[str, Element] = {}
     shapes: dict[str, tuple[tuple[Shape, ...], tuple[Shape, ...]]] = {}
     for el in children(root, 'link'):
@@ -422,7 +420,13 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
         )
     if not link_els:
         fail(root, 'no <link>')
+    return link_els, shapes
 
+
+def _read_joints(
+    root: Element, link_els: dict[str, Element]
+) -> tuple[dict[str, Element], dict[str, Joint]]:
+    """The ``<joint>`` elements and joints by name; names unique."""
     joint_els: dict[str, Element] = {}
     joints: dict[str, Joint] = {}
     for el in children(root, 'joint'):
@@ -432,8 +436,31 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
             fail(el, f'joint {joint.name!r} defined twice (first on line {first})')
         joint_els[joint.name] = el
         joints[joint.name] = joint
-    root_link = _check_tree(root, link_els, joint_els, joints)
+    return joint_els, joints
 
+
+def _read_surface(
+    el: Element, link_els: dict[str, Element], surfaces: dict[str, tuple[Surface, Element]]
+) -> None:
+    """Add the link surface a ``<gazebo>`` element gives (if any) to ``surfaces``."""
+    reference = el.get('reference')
+    surface = parse_surface(el)
+    if surface == Surface():
+        return
+    if reference is None or reference not in link_els:
+        what = 'no reference' if reference is None else f'unknown link {reference!r}'
+        problem = f'laser_retro or nps_sonar for {what}'
+        fail(el, f'{problem}; they belong to <gazebo reference="link">')
+    if reference in surfaces:
+        first = surfaces[reference][1].sourceline
+        fail(el, f'link surface given twice (first on line {first})')
+    surfaces[reference] = (surface, el)
+
+
+def _read_sensors_and_surfaces(
+    root: Element, link_els: dict[str, Element]
+) -> tuple[dict[str, tuple[Surface, Element]], list[tuple[Sensor, Element]], list[UnreadSensor]]:
+    """The link surfaces, the sensors read and those not read, in document order."""
     surfaces: dict[str, tuple[Surface, Element]] = {}
     sensors: list[tuple[Sensor, Element]] = []
     unread: list[UnreadSensor] = []
@@ -442,23 +469,19 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
         if el.tag == 'sensor':
             sensors.append((parse_sensor(el, link_names), el))
         elif el.tag == 'gazebo':
-            reference = el.get('reference')
-            surface = parse_surface(el)
-            if surface != Surface():
-                if reference is None or reference not in link_els:
-                    what = 'no reference' if reference is None else f'unknown link {reference!r}'
-                    problem = f'laser_retro or nps_sonar for {what}'
-                    fail(el, f'{problem}; they belong to <gazebo reference="link">')
-                if reference in surfaces:
-                    first = surfaces[reference][1].sourceline
-                    fail(el, f'link surface given twice (first on line {first})')
-                surfaces[reference] = (surface, el)
+            _read_surface(el, link_els, surfaces)
             for sensor_el in children(el, 'sensor'):
-                found = parse_gazebo_sensor(sensor_el, reference, link_names)
+                found = parse_gazebo_sensor(sensor_el, el.get('reference'), link_names)
                 if isinstance(found, Sensor):
                     sensors.append((found, sensor_el))
                 else:
                     unread.append(found)
+    _check_unique_sensors(sensors)
+    return surfaces, sensors, unread
+
+
+def _check_unique_sensors(sensors: list[tuple[Sensor, Element]]) -> None:
+    """Fail on the second sensor of a name."""
     seen: dict[str, Sensor] = {}
     for sensor, el in sensors:
         if sensor.name in seen:
@@ -468,6 +491,13 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
             )
         seen[sensor.name] = sensor
 
+
+def _build_links(
+    link_els: dict[str, Element],
+    shapes: dict[str, tuple[tuple[Shape, ...], tuple[Shape, ...]]],
+    surfaces: dict[str, tuple[Surface, Element]],
+) -> dict[str, Link]:
+    """The links, their shapes falling back to the link's surface."""
     links = {}
     for link_name, el in link_els.items():
         surface = surfaces.get(link_name, (Surface(), el))[0]
@@ -481,10 +511,22 @@ def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
             source=source_of(el),
             line=el.sourceline,
         )
+    return links
+
+
+def _read_robot(root: Element, *, source: str, base_dir: str | None) -> Robot:
+    if root.tag != 'robot':
+        fail(root, f'root element is <{local_name(root)}>, expected <robot>')
+    _reject_misplaced(root)
+    name = required_attribute(root, 'name', DescriptionError, element=describe(root))
+    link_els, shapes = _read_links(root)
+    joint_els, joints = _read_joints(root, link_els)
+    root_link = _check_tree(root, link_els, joint_els, joints)
+    surfaces, sensors, unread = _read_sensors_and_surfaces(root, link_els)
     return Robot(
         name=name,
         root_link=root_link,
-        links=links,
+        links=_build_links(link_els, shapes, surfaces),
         joints=joints,
         sensors=tuple(sensor for sensor, _ in sensors),
         source=source,

@@ -57,6 +57,7 @@ from nps_sonar_py.sensing.scan import IntensityMode
 __all__ = [
     'IMAGE_OUTPUTS',
     'LINE_ARRAY',
+    'RENAMED',
     'BeamSettings',
     'CoherentSettings',
     'EchoModelChoice',
@@ -76,6 +77,7 @@ __all__ = [
     'SelectionSettings',
     'SensorSettings',
     'SweepImageUpdate',
+    'renamed_problem',
 ]
 
 #: A right angle, rad.
@@ -775,6 +777,18 @@ class EchoModelChoice(StrEnum):
     COHERENT = 'coherent'
 
 
+#: Settings renamed: old name -> new. A node or dataset spec given an old name refuses it with
+#: its new one (``renamed_problem``), so that an old parameter file is not ignored in silence.
+RENAMED = {'pulse_length': 'pulse_duration'}
+
+
+def renamed_problem(name: str) -> str | None:
+    """Why the setting ``name`` is refused if it is an old name (``RENAMED``), else ``None``."""
+    if name not in RENAMED:
+        return None
+    return f'{name} is now called {RENAMED[name]}: give it under that name'
+
+
 #: The receive line array's settings of ``CoherentSettings``: a kind without beams across a
 #: fan (one beam, two side-scan channels) refuses them (``Kind.unused``).
 LINE_ARRAY = ('array_elements', 'array_spacing', 'array_window', 'leak_cells')
@@ -785,9 +799,9 @@ class CoherentSettings(Record):
     """The echo model of the sonars (every imaging kind, the single beam) and its settings.
 
     :meth:`coherent_config` builds the core's ``CoherentConfig``; the bounds are its own
-    (``same_as``). Names: ``pulse_duration`` -> ``pulse_length`` (an echosounder's
-    ``pulse_length`` is another setting of the same node), ``receiver_noise`` -> ``noise``
-    (``range_noise_*`` are the scalar range's).
+    (``same_as``). ``pulse_duration`` is the transmitted pulse's length whatever the model:
+    the echosounder's incoherent profile window reads it too (``SwathConfig``). Names:
+    ``receiver_noise`` -> ``noise`` (``range_noise_*`` are the scalar range's).
     """
 
     echo_model: EchoModelChoice = setting(
@@ -796,7 +810,12 @@ class CoherentSettings(Record):
         'pulse, line array, noise: docs/coherent.md)',
     )
     pulse: PulseKind = same_as(CoherentConfig, 'pulse', 'coherent: the pulse, chirp or cw')
-    pulse_duration: float = same_as(CoherentConfig, 'pulse_length', 'coherent: pulse length [s]')
+    pulse_duration: float = same_as(
+        CoherentConfig,
+        'pulse_duration',
+        "the transmitted pulse's length [s]: the coherent pulse; mode echosounder's incoherent "
+        'profile window c tau / 2',
+    )
     bandwidth: float = same_as(
         CoherentConfig, 'bandwidth', 'coherent: swept bandwidth of a chirp [Hz]'
     )
@@ -864,7 +883,7 @@ class CoherentSettings(Record):
             return None
         return CoherentConfig(
             pulse=self.pulse,
-            pulse_length=self.pulse_duration,
+            pulse_duration=self.pulse_duration,
             bandwidth=self.bandwidth,
             pulse_window=self.pulse_window,
             sample_rate=self.sample_rate,

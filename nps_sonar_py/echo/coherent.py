@@ -74,7 +74,8 @@ class CoherentConfig(Record):
     give them back.
 
     Attributes:
-        pulse, pulse_length, bandwidth, pulse_window: the pulse (``pulse.Pulse``).
+        pulse, pulse_duration, bandwidth, pulse_window: the pulse (``pulse.Pulse``;
+            ``pulse_duration`` its ``length``, the transmitted pulse's length in seconds).
         sample_rate: complex baseband samples per second, Hz; 0 picks the rate from the
             pulse and the bins (module docstring).
         speckle_cell: edge of the cells hit points are quantised to for their scatterer,
@@ -90,7 +91,7 @@ class CoherentConfig(Record):
     """
 
     pulse: PulseKind = same_as(Pulse, 'kind', 'coherent: the pulse, chirp (linear FM) or cw')
-    pulse_length: float = same_as(Pulse, 'length', 'coherent: pulse length [s]')
+    pulse_duration: float = same_as(Pulse, 'length', 'coherent: pulse length [s]')
     bandwidth: float = same_as(Pulse, 'bandwidth', 'coherent: swept bandwidth of a chirp [Hz]')
     pulse_window: PulseWindow = same_as(
         Pulse, 'window', 'coherent: matched-filter window, none, hann, hamming or tukey'
@@ -144,7 +145,7 @@ class CoherentConfig(Record):
         noise = noise or ReceiverNoise()
         parts: dict[str, Any] = {
             'pulse': pulse.kind,
-            'pulse_length': pulse.length,
+            'pulse_duration': pulse.length,
             'bandwidth': pulse.bandwidth,
             'pulse_window': pulse.window,
             'noise': noise.enabled,
@@ -162,7 +163,7 @@ class CoherentConfig(Record):
     @property
     def transmitted(self) -> Pulse:
         """The pulse."""
-        return Pulse(self.pulse, self.pulse_length, self.bandwidth, self.pulse_window)
+        return Pulse(self.pulse, self.pulse_duration, self.bandwidth, self.pulse_window)
 
     @property
     def receive_array(self) -> LineArray | None:

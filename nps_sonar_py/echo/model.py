@@ -763,11 +763,7 @@ class EchoModel:
         )
         labelled = None if entity is None else np.tile(entity.take(index.take(point)), 2)
         if pieces is not None:
-            # A piece outside the window goes to a guard bin, dropped with it.
-            bins = np.minimum(np.maximum(pieces.bin, -1), n_bins)
-            beam = index.take(pieces.owner) // self.n_rays
-            np.add(layout.guarded.take(beam), bins, out=flat[2 * m :])
-            np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[2 * m :])
+            self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
             if labelled is not None and entity is not None:
                 labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
         ramps = None
@@ -795,6 +791,25 @@ class EchoModel:
             stats=stats,
             ramps=ramps,
         )
+
+    def _piece_deposits(
+        self,
+        pieces: Pieces,
+        index: NDArray[np.intp],
+        per_ray: NDArray[np.floating],
+        layout: Layout,
+        out: tuple[NDArray[np.intp], NDArray[np.float64]],
+        start: int,
+    ) -> None:
+        """Write the pieces' bins and weights into ``out`` (flat, weights) from ``start``.
+
+        A piece outside the window goes to a guard bin, dropped with it.
+        """
+        flat, weights = out
+        bins = np.minimum(np.maximum(pieces.bin, -1), self.config.n_bins)
+        beam = index.take(pieces.owner) // self.n_rays
+        np.add(layout.guarded.take(beam), bins, out=flat[start:])
+        np.multiply(per_ray.take(pieces.owner), pieces.fraction, out=weights[start:])
 
     def _own_deposits(
         self,

@@ -115,6 +115,50 @@ def draw_report(
     """
     bag_path = Path(bag_path)
     out = Path(out_dir) if out_dir is not None else bag_path
+    bag = _read_bag(bag_path, topic)
+    drawn: dict[str, Any] = {
+        'multibeam_topic': bag.fan_topic,
+        'multibeam': _draw_multibeam(out, bag.fan),
+    }
+    images = bag.images
+    drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
+    drawn['images'] += tuple(
+        _draw_raw(out, t, w, db_window) for t, w in bag.raws.items() if w.pings
+    )
+    drawn['images'] += tuple(_draw_side_by_side(out, pair, images) for pair in side_by_side)
+    if bag.chosen is None:
+        return Report(topic, 0, None, None, None, **drawn)
+    with_profiles = [p for p in bag.pings if len(p.profile)]
+    if not with_profiles:
+        return Report(bag.chosen, len(bag.pings), None, None, None, **drawn)
+    out.mkdir(parents=True, exist_ok=True)
+    profile_png = _draw_profile(out, bag.chosen, with_profiles)
+    sweep_png, kind = _draw_sweep(out, bag.chosen, with_profiles)
+    return Report(bag.chosen, len(bag.pings), profile_png, sweep_png, kind, **drawn)
+
+
+class _BagContents(NamedTuple):
+    """What ``draw_report`` draws, read from a bag.
+
+    Attributes:
+        chosen: the ``SonarPoint`` topic drawn, or None (none in the bag).
+        pings: its messages, in bag order.
+        fan_topic: the ``MultibeamPing`` topic with the most messages, or None.
+        fan: its last message, or None.
+        images: the last ``Image`` of each image topic.
+        raws: the raw waterfall of each ``RawSonarImage`` topic.
+    """
+
+    chosen: str | None
+    pings: list[Any]
+    fan_topic: str | None
+    fan: Any
+    images: dict[str, Any]
+    raws: dict[str, Any]
+
+
+def _read_bag(bag_path: Path, topic: str | None) -> _BagContents:
+    """The messages ``draw_report`` draws (its docstring says which)."""
     with AnyReader([bag_path], default_typestore=make_typestore()) as reader:
         candidates = [
             c for c in reader.connections if c.msgtype == SONAR_POINT and topic in {None, c.topic}
@@ -135,29 +179,28 @@ def draw_report(
             for c in reader.connections
             if c.msgtype == RAW_SONAR_IMAGE
         }
-    drawn: dict[str, Any] = {'multibeam_topic': fan_topic}
-    if fan is not None and len(fan.profiles):
-        out.mkdir(parents=True, exist_ok=True)
-        drawn['multibeam'] = out / 'multibeam.png'
-        plots.draw_sweep(
-            drawn['multibeam'],
-            np.asarray(fan.profiles).reshape(fan.beam_count, fan.bin_count),
-            plots.bin_edges(fan.min_range, fan.max_range, fan.bin_count),
-            np.asarray(fan.azimuths, dtype=np.float64),
-            source_level=float(fan.source_level),
-            title='Last multibeam ping',
-        )
-    drawn['images'] = tuple(_draw_image(out, t, m) for t, m in images.items() if m is not None)
-    drawn['images'] += tuple(_draw_raw(out, t, w, db_window) for t, w in raws.items() if w.pings)
-    drawn['images'] += tuple(_draw_side_by_side(out, pair, images) for pair in side_by_side)
-    if chosen is None:
-        return Report(topic, 0, None, None, None, **drawn)
-    with_profiles = [p for p in pings if len(p.profile)]
-    if not with_profiles:
-        return Report(chosen, len(pings), None, None, None, **drawn)
-    last = with_profiles[-1]
-    edges = plots.bin_edges(last.min_range, last.max_range, len(last.profile))
+    return _BagContents(chosen, pings, fan_topic, fan, images, raws)
+
+
+def _draw_multibeam(out: Path, fan: Any) -> Path | None:
+    """``multibeam.png``: the last multibeam ping ``fan`` as a fan, or None without one."""
+    if fan is None or not len(fan.profiles):
+        return None
     out.mkdir(parents=True, exist_ok=True)
+    path = out / 'multibeam.png'
+    plots.draw_sweep(
+        path,
+        np.asarray(fan.profiles).reshape(fan.beam_count, fan.bin_count),
+        plots.bin_edges(fan.min_range, fan.max_range, fan.bin_count),
+        np.asarray(fan.azimuths, dtype=np.float64),
+        source_level=float(fan.source_level),
+        title='Last multibeam ping',
+    )
+    return path
+
+
+def _draw_profile(out: Path, chosen: str, with_profiles: list[Any]) -> Path:
+    """``profile.png``: the last ping nearest azimuth 0 (``plots.profile_ping``)."""
     profile_png = out / 'profile.png'
     shown = with_profiles[plots.profile_ping([p.azimuth for p in with_profiles])]
     degrees = round(math.degrees(shown.azimuth), 1) + 0.0  # + 0.0: 0.0, never -0.0
@@ -169,13 +212,19 @@ def draw_report(
         source_level=float(shown.source_level),
         title=f'Intensity profile on {chosen}, azimuth {degrees} deg',
     )
+    return profile_png
+
+
+def _draw_sweep(out: Path, chosen: str, with_profiles: list[Any]) -> tuple[Path, str]:
+    """``sweep.png`` of the pings with the last ping's bins, and its kind (``Report``)."""
+    last = with_profiles[-1]
+    edges = plots.bin_edges(last.min_range, last.max_range, len(last.profile))
     layout = (last.min_range, last.max_range, len(last.profile))
     same = [p for p in with_profiles if (p.min_range, p.max_range, len(p.profile)) == layout]
     grid = np.stack([p.profile for p in same])
     azimuths = np.array([p.azimuth for p in same], dtype=np.float64)
     sweep_png = out / 'sweep.png'
     if np.ptp(azimuths) > 1e-6:
-        kind = 'fan'
         plots.draw_sweep(
             sweep_png,
             grid,
@@ -184,20 +233,19 @@ def draw_report(
             source_level=float(last.source_level),
             title=f'Sweep on {chosen}',
         )
-    else:
-        kind = 'echogram'
-        times = np.array([p.header.stamp.sec + 1e-9 * p.header.stamp.nanosec for p in same])
-        order = np.argsort(times, kind='stable')
-        keep = order[np.concatenate(([True], np.diff(times[order]) > 0.0))]  # one ping per stamp
-        plots.draw_echogram(
-            sweep_png,
-            grid[keep],
-            edges,
-            times[keep],
-            source_level=float(last.source_level),
-            title=f'Echogram on {chosen}',
-        )
-    return Report(chosen, len(pings), profile_png, sweep_png, kind, **drawn)
+        return sweep_png, 'fan'
+    times = np.array([p.header.stamp.sec + 1e-9 * p.header.stamp.nanosec for p in same])
+    order = np.argsort(times, kind='stable')
+    keep = order[np.concatenate(([True], np.diff(times[order]) > 0.0))]  # one ping per stamp
+    plots.draw_echogram(
+        sweep_png,
+        grid[keep],
+        edges,
+        times[keep],
+        source_level=float(last.source_level),
+        title=f'Echogram on {chosen}',
+    )
+    return sweep_png, 'echogram'
 
 
 def _last(reader: AnyReader, connections: list[Connection]) -> Any:

@@ -19,6 +19,8 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from nps_sonar_py.devices.settings import RENAMED, renamed_problem
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import SettingSpec, specs, supplied_defaults
 from nps_sonar_py.ros.overrides import refuse_hidden_override
 
@@ -97,7 +99,20 @@ def declare_settings(node: Node, records: Iterable[type[Any]], *, runtime: bool)
     for spec in every:
         if spec.supplies is None:
             _declare(node, spec, supplied.get(spec.name, spec.plain_default), runtime=runtime)
+    _refuse_renamed(node)
     return supplied
+
+
+def _refuse_renamed(node: Node) -> None:
+    """``ConfigurationError`` (one line, the new name) for a value given under an old name."""
+    for old in RENAMED:
+        if node.has_parameter(old):
+            continue
+        given = node.declare_parameter(old, None, ParameterDescriptor(dynamic_typing=True))
+        node.undeclare_parameter(old)
+        problem = renamed_problem(old)
+        if given.value is not None and problem:
+            raise ConfigurationError(problem)
 
 
 def _declare(node: Node, spec: SettingSpec, default: Any, *, runtime: bool) -> None:

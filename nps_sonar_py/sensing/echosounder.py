@@ -118,8 +118,9 @@ class SwathConfig(Record):
         threshold_db: the detection keeps the bins within this many dB of the peak, < 0.
         min_bins: fewer bins in a detection make it ``Quality.LOW``.
         detection: ``Detection`` (or its string value).
-        pulse_length: the transmitted pulse, s: each profile is smoothed by a centred
-            window of ``2 m + 1`` bins, ``m = round(c pulse_length / 4 / bin_width)`` (the
+        pulse_duration: the transmitted pulse's length, s: each incoherent profile is
+            smoothed by a centred window of ``2 m + 1`` bins,
+            ``m = round(c pulse_duration / 4 / bin_width)`` (the
             pulse's range resolution ``c tau / 2``), as a matched filter spreads an echo.
     """
 
@@ -158,7 +159,7 @@ class SwathConfig(Record):
         Detection.AMPLITUDE,
         'amplitude (weighted centre of the first strong return) or axis (its hit)',
     )
-    pulse_length: float = setting(
+    pulse_duration: float = setting(
         100e-6, 'pulse length [s]: the profile window c tau / 2', 0.0, 0.1
     )
 
@@ -338,7 +339,7 @@ class Echosounder(PosedRays):
             echo, np.zeros(na * nl), solid.ravel(), pattern=np.clip(weight, 0.0, 1.0)
         )
         self.rays_per_beam = na * nl
-        self.pulse_bins = round(echo.speed_of_sound * swath.pulse_length / 4.0 / echo.bin_width)
+        self.pulse_bins = round(echo.speed_of_sound * swath.pulse_duration / 4.0 / echo.bin_width)
         self.angles = swath.angles()
         self.angles.flags.writeable = False
         self.coherent = coherent

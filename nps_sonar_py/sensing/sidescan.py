@@ -177,21 +177,27 @@ class SidescanConfig(Record):
             )
 
 
-def _fan_limits(echo: EchoConfig, config: SidescanConfig) -> tuple[float, float] | str:
-    """Depressions ``(delta_top, delta_end)`` of the fan, rad, or why there is no fan."""
+def _fan_limits(echo: EchoConfig, config: SidescanConfig) -> tuple[float, float]:
+    """Depressions ``(delta_top, delta_end)`` of the fan, rad.
+
+    Raises:
+        ConfigurationError: there is no fan (why, in one line).
+    """
     if config.min_altitude >= echo.max_range:
-        return (
+        msg = (
             f'min_altitude ({config.min_altitude:g} m) must be < max_range ({echo.max_range:g} m)'
         )
+        raise ConfigurationError(msg)
     top = min(config.tilt + 0.5 * config.vertical_width, 0.5 * math.pi)
     end = max(
         config.tilt - 0.5 * config.vertical_width, math.asin(config.min_altitude / echo.max_range)
     )
     if not end < top:
-        return (
+        msg = (
             f'the fan (depressions up to {math.degrees(top):.3g} deg) never reaches the seabed '
             f'within max_range above min_altitude (needs > {math.degrees(end):.3g} deg)'
         )
+        raise ConfigurationError(msg)
     return top, end
 
 
@@ -226,12 +232,13 @@ class _RowPlan:
         return out
 
 
-def _row_plan(echo: EchoConfig, config: SidescanConfig) -> _RowPlan | str:
-    """The fan and its row counts (module docstring), or why there is no fan."""
-    limits = _fan_limits(echo, config)
-    if isinstance(limits, str):
-        return limits
-    top, end = limits
+def _row_plan(echo: EchoConfig, config: SidescanConfig) -> _RowPlan:
+    """The fan and its row counts (module docstring).
+
+    Raises:
+        ConfigurationError: there is no fan (``_fan_limits``).
+    """
+    top, end = _fan_limits(echo, config)
     k, dr = config.rays_per_bin, echo.bin_width
     # The depression where the csc spacing at max_altitude meets the log spacing.
     star = math.asin(min(config.max_altitude / echo.max_range, 1.0))
@@ -247,10 +254,7 @@ def sidescan_rows(echo: EchoConfig, config: SidescanConfig) -> int:
     Raises:
         ConfigurationError: the fan never reaches the seabed within ``max_range``.
     """
-    plan = _row_plan(echo, config)
-    if isinstance(plan, str):
-        raise ConfigurationError(plan)
-    return plan.rows
+    return _row_plan(echo, config).rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -338,9 +342,7 @@ class SidescanSonar(PosedRays):
         echo = dataclasses.replace(echo, beam_width=config.horizontal_width)
         self.echo = echo
         self.config = config
-        plan = _row_plan(echo, config)
-        assert not isinstance(plan, str)  # sidescan_problem said so
-        rows = plan.edges()
+        rows = _row_plan(echo, config).edges()
         self.row_edges = rows
         rows.flags.writeable = False
         half = echo.cast_half_angle
@@ -521,9 +523,10 @@ def sidescan_problem(echo: EchoConfig, config: SidescanConfig) -> str | None:
     """Why this side-scan cannot be built (bins, rays, a fan that sees no seabed), or ``None``."""
     if echo.n_bins > MAX_SIDESCAN_BINS:
         return f'n_bins must be <= {MAX_SIDESCAN_BINS} per channel, got {echo.n_bins}'
-    plan = _row_plan(echo, config)
-    if isinstance(plan, str):
-        return plan
+    try:
+        plan = _row_plan(echo, config)
+    except ConfigurationError as error:
+        return str(error)
     rays = 2 * config.rays_along * plan.rows
     if rays > MAX_SIDESCAN_RAYS:
         return (

@@ -55,6 +55,10 @@ BAD = {
         FLS_SPEC.replace('beams: 24,', 'beamz: 24,'),
         'spec.yaml: sensor.settings.beamz: not a setting of the fls preset',
     ),
+    'old-name': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, pulse_length: 0.001,'),
+        'spec.yaml: sensor.settings.pulse_length: pulse_length is now called pulse_duration',
+    ),
     'coherent-with-speckle': (
         FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent'),
         'spec.yaml: processing.speckle: the coherent model makes its own speckle',

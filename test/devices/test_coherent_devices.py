@@ -26,7 +26,7 @@ from nps_sonar_py.devices.settings import (
     ScanningSettings,
     SensorSettings,
 )
-from nps_sonar_py.errors import ConfigurationError, DescriptionError
+from nps_sonar_py.errors import DescriptionError
 from nps_sonar_py.scene import Raycaster, load_world
 
 ORIGIN = robot_root_pose([0.0] * 6)
@@ -92,22 +92,42 @@ def test_mode_sweep_and_multibeam_take_the_setting() -> None:
         assert sonar.engine.grid is not None, mode
 
 
-def test_an_echosounder_with_the_coherent_model_refuses_its_pulse_window() -> None:
-    """The coherent pulse spreads the echo: the echosounder's pulse_length window is refused."""
-    from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
+def test_an_echosounder_reads_one_pulse_duration_whatever_the_model() -> None:
+    """pulse_duration is the coherent pulse's length and the incoherent window's pulse."""
+    from nps_sonar_py.echo.engine import IncoherentEngine
 
-    setup = Setup(
-        Family.SCANNING,
-        SensorSettings(),
-        ModeSettings(mode='echosounder'),
-        OutputSettings(),
-        CoherentSettings(echo_model=EchoModelChoice.COHERENT),
-        EchosounderSettings(pulse_length=2e-4),
-    )
-    caster = Raycaster(load_world(reference_world_file()))
-    with pytest.raises(ConfigurationError, match='does not use pulse_length') as error:
-        Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
-    assert '\n' not in str(error.value)
-    # Negative control: the incoherent model keeps its window.
-    plain = setup.replaced(CoherentSettings())
-    assert Rig(load_robot_from(RobotSettings()), plain, caster, ORIGIN).device is not None
+    def rig(settings: CoherentSettings) -> Rig:
+        setup = Setup(
+            Family.SCANNING,
+            SensorSettings(),
+            ModeSettings(mode='echosounder'),
+            OutputSettings(),
+            settings,
+        )
+        caster = Raycaster(load_world(reference_world_file()))
+        return Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
+
+    tau = 2e-4
+    coherent = rig(CoherentSettings(echo_model=EchoModelChoice.COHERENT, pulse_duration=tau))
+    sonar = coherent.device.sonar  # type: ignore[attr-defined]
+    # The coherent pulse is tau long and spreads the echo itself: no incoherent window.
+    assert sonar.coherent.transmitted.length == tau
+    assert not isinstance(sonar.engine, IncoherentEngine)
+    plain = rig(CoherentSettings(pulse_duration=tau)).device.sonar  # type: ignore[attr-defined]
+    # The incoherent window: 2 m + 1 bins, m = c tau / 4 per bin width (docs/echosounder.md).
+    m = round(plain.echo.speed_of_sound * tau / 4.0 / plain.echo.bin_width)
+    assert plain.pulse_bins == m
+    assert isinstance(plain.engine, IncoherentEngine)
+    # Negative control: the default pulse (1 ms) makes another window.
+    default = rig(CoherentSettings()).device.sonar  # type: ignore[attr-defined]
+    assert default.pulse_bins != m
+
+
+def test_the_old_name_of_pulse_duration_is_refused_with_its_new_one() -> None:
+    from nps_sonar_py.devices.settings import renamed_problem
+
+    problem = renamed_problem('pulse_length')
+    assert problem is not None
+    assert 'pulse_duration' in problem
+    assert '\n' not in problem
+    assert renamed_problem('pulse_duration') is None  # control: the new name is a setting

@@ -86,7 +86,7 @@ def test_an_echosounder_ping_is_written_and_read_as_gsf(tmp_path: Path) -> None:
         along_width=np.radians(1.0),
         rays_across=31,
         rays_along=3,
-        pulse_length=240e-6,
+        pulse_duration=240e-6,
     )
     ping = Echosounder(echo, swath, np.eye(4)).ping(caster)
     soundings = soundings_of([ping], np.array([1.7e9]), np.zeros(1), np.zeros(1), np.zeros(1))

@@ -175,7 +175,6 @@ def test_an_echosounder_publishes_every_beam(tmp_path: Path, probe: Probe) -> No
         robot,
         world,
         detection_time='amplitude',
-        pulse_length=1e-4,  # the default: the coherent pulse spreads the echo
         bandwidth=15e3,
         sample_rate=C / (2.0 * 0.025),  # two samples a bin
         echo_model='coherent',

@@ -58,7 +58,7 @@ def parameters(robot: str, world: str, **more: Any) -> dict[str, Any]:
         'absorption': 'none',
         'sound_speed': C,
         'range_bins': 590,
-        'pulse_length': 2e-4,
+        'pulse_duration': 2e-4,
         **more,
     }
 
@@ -227,8 +227,10 @@ def test_bad_settings_stop_the_node_with_one_line(tmp_path: Path) -> None:
             {'sound_speed_profile': [0.0, 1520.0, 200.0, 1490.0], 'max_bounces': 1},
             'max_bounces > 0 cannot be combined with a sound-speed profile',
         ),
+        # An old parameter file's name: refused with its new one, not ignored in silence.
+        ({'pulse_length': 2e-4}, 'pulse_length is now called pulse_duration'),
     ],
-    ids=['choice', 'unused', 'multipath-through-a-profile'],
+    ids=['choice', 'unused', 'multipath-through-a-profile', 'old-name'],
 )
 def test_a_bad_choice_or_an_unused_setting_stops_the_node_with_one_line(
     tmp_path: Path, more: dict[str, object], words: str

@@ -67,7 +67,7 @@ def swath(**kwargs: object) -> SwathConfig:
         'along_width': WIDTH,
         'rays_across': 31,
         'rays_along': 3,
-        'pulse_length': 240e-6,  # c tau / 4 = 0.09 m: m = 2, a window of 5 bins
+        'pulse_duration': 240e-6,  # c tau / 4 = 0.09 m: m = 2, a window of 5 bins
     }
     settings.update(kwargs)
     return SwathConfig(**settings)  # type: ignore[arg-type]
@@ -236,7 +236,7 @@ def test_a_constant_processing_speed_bends_the_outer_beams_as_the_closed_form(
         ('across_width', 0.0),
         ('threshold_db', 0.0),
         ('rays_along', 0),
-        ('pulse_length', -1.0),
+        ('pulse_duration', -1.0),
         ('detection', 'peak'),
     ],
 )

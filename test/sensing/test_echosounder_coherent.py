@@ -57,7 +57,7 @@ def energy_sounder(seed: int | None) -> Echosounder:
         across_width=2.0 * WIDTH,
         rays_across=401,
         rays_along=3,
-        pulse_length=0.0,  # the incoherent reference: the model's own sums, no window
+        pulse_duration=0.0,  # the incoherent reference: the model's own sums, no window
     )
     wide = None if seed is None else coherent(seed, bandwidth=60e3)
     return Echosounder(echo(), sw, pose(), coherent=wide)

@@ -68,9 +68,6 @@ class EchosounderSettings(Record):
     rays_along_track: int = same_as(
         SwathConfig, 'rays_along', 'echosounder: ray rows along a beam'
     )
-    pulse_length: float = same_as(
-        SwathConfig, 'pulse_length', 'echosounder: pulse length [s]: the profile window c tau / 2'
-    )
     detection_threshold_db: float = same_as(
         SwathConfig,
         'threshold_db',
@@ -103,17 +100,18 @@ class EchosounderSettings(Record):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        in_setting_names(self.swath_config, _SWATH_NAMES)
+        in_setting_names(lambda: self.swath_config(SwathConfig().pulse_duration), _SWATH_NAMES)
 
-    def swath_config(self) -> SwathConfig:
-        """The core's swath; ``ConfigurationError`` if impossible.
+    def swath_config(self, pulse_duration: float) -> SwathConfig:
+        """The core's swath, its window ``pulse_duration`` s long; ``ConfigurationError`` if bad.
 
         Names: the scanning node's parameters share one namespace with the multibeam's
         (``beams``, ``min_angle``, ``max_angle``, ``rays_horizontal``, ...) and the detector's
         with the echo model's (``threshold_db``), so they say whose they are; ``SwathConfig``
         holds one swath and its detector, and drops that (``_SWATH_NAMES``: ``swath_beams`` ->
         ``beams``, ``across_track_width`` -> ``across_width``, ``detection_time`` ->
-        ``detection``, ...); ``pulse_length`` is the core's.
+        ``detection``, ...). The pulse is ``CoherentSettings.pulse_duration``, one setting whatever
+        the echo model.
         """
         return SwathConfig(
             beams=self.swath_beams,
@@ -126,7 +124,7 @@ class EchosounderSettings(Record):
             threshold_db=self.detection_threshold_db,
             min_bins=self.detection_min_bins,
             detection=self.detection_time,
-            pulse_length=self.pulse_length,
+            pulse_duration=pulse_duration,
         )
 
     def processing_profile(self) -> SoundSpeedProfile | None:
@@ -213,20 +211,16 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
     beam, settings = setup[BeamSettings], setup[EchosounderSettings]
-    coherent = setup[CoherentSettings].coherent_config()
-    default_pulse = EchosounderSettings().pulse_length
-    if coherent is not None and settings.pulse_length != default_pulse:
-        raise ConfigurationError(
-            'mode echosounder with echo_model coherent does not use pulse_length: the coherent '
-            f'pulse (pulse, pulse_duration, bandwidth) spreads the echo; set pulse_length '
-            f'{default_pulse:g}'
-        )
+    # One pulse_duration: the incoherent model's profile window, the coherent model's pulse
+    # (which spreads the echo itself: its engine applies no window).
+    pulse = setup[CoherentSettings]
+    coherent = pulse.coherent_config()
 
     def make() -> EchosounderRanger:
         echo = beam.echo_config(sensor.sonar)
         sonar = Echosounder(
             echo,
-            settings.swath_config(),
+            settings.swath_config(pulse.pulse_duration),
             geometry.pose,
             processing=settings.processing_profile(),
             surface_z=beam.sea_surface_z,
