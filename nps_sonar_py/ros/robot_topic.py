@@ -91,8 +91,7 @@ class RobotTopic:
             )
 
     def _publisher_found(self) -> bool:
-        """Whether a publisher of the topic is discovered (or its description came) within
-        ``discovery`` s of listening.
+        """Whether a publisher (or its description) comes within ``discovery`` s of listening.
 
         The executor waits for the description itself (a transient-local publisher's arrives
         soon after discovery) in slices of at most :data:`POLL_PERIOD`, between which the
