@@ -18,6 +18,8 @@ import itertools
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.errors import ConfigurationError
+
 __all__ = [
     'LEVEL_BINS',
     'contrast_db',
@@ -55,8 +57,15 @@ def speckle_by_band(image: Image, bands: int, patch: tuple[int, int] = PATCH) ->
 
 
 def level_histogram(image: Image) -> Image:
-    """Normalised histogram over :data:`LEVEL_BINS` of ``10 log10(I / mean I)`` (I > 0)."""
+    """Normalised histogram over :data:`LEVEL_BINS` of ``10 log10(I / mean I)`` (I > 0).
+
+    An image without a positive value has no level: :class:`ConfigurationError`.
+    """
     values = image[image > 0.0]
+    if values.size == 0:
+        raise ConfigurationError(
+            f'level histogram: an image of shape {image.shape} has no positive intensity'
+        )
     level = 10.0 * np.log10(values / values.mean())
     counts, _ = np.histogram(np.clip(level, LEVEL_BINS[0], LEVEL_BINS[-1]), LEVEL_BINS)
     histogram: Image = counts / max(counts.sum(), 1)
@@ -64,7 +73,13 @@ def level_histogram(image: Image) -> Image:
 
 
 def jensen_shannon(p: Image, q: Image) -> float:
-    """Jensen-Shannon divergence of two histograms, bits (0 equal, 1 disjoint)."""
+    """Jensen-Shannon divergence of two histograms, bits (0 equal, 1 disjoint).
+
+    An empty histogram (no positive count) has no distribution: :class:`ConfigurationError`.
+    """
+    for name, h in (('first', p), ('second', q)):
+        if not np.sum(h) > 0.0:
+            raise ConfigurationError(f'Jensen-Shannon divergence: the {name} histogram is empty')
     p = p / p.sum()
     q = q / q.sum()
     m = 0.5 * (p + q)

@@ -16,6 +16,8 @@ a description that comes later is not used, and a warning says so.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from rclpy.executors import SingleThreadedExecutor
@@ -89,11 +91,19 @@ class RobotTopic:
             )
 
     def _publisher_found(self) -> bool:
-        """Whether a publisher of the topic is discovered within ``discovery`` s of listening."""
-        while not self.node.count_publishers(self.name):
-            if time.monotonic() - self.since >= self.discovery or catch_signals():
-                return False
-            time.sleep(0.02)
+        """Whether a publisher (or its description) comes within ``discovery`` s of listening.
+
+        The executor waits for the description itself (a transient-local publisher's arrives
+        soon after discovery) in slices of at most :data:`POLL_PERIOD`, between which the
+        graph is looked at.
+        """
+        request = catch_signals()
+        with _spinning(self.node) as executor:
+            while not self.texts and not self.node.count_publishers(self.name):
+                left = self.discovery - (time.monotonic() - self.since)
+                if left <= 0.0 or request:
+                    return False
+                executor.spin_once(timeout_sec=min(left, POLL_PERIOD))
         return True
 
     def _wait(self) -> None:
@@ -101,16 +111,23 @@ class RobotTopic:
             f"waiting for the robot description on {self.name} (robot_state_publisher's)"
         )
         request = catch_signals()
-        executor = SingleThreadedExecutor(context=self.node.context)
-        executor.add_node(self.node)
-        try:
+        with _spinning(self.node) as executor:
             while not self.texts and not request:
                 executor.spin_once(timeout_sec=POLL_PERIOD)
-        finally:
-            executor.remove_node(self.node)
-            executor.shutdown()
         if request:
             raise StartInterrupted
+
+
+@contextmanager
+def _spinning(node: Node) -> Iterator[SingleThreadedExecutor]:
+    """An executor of ``node`` alone, for the node's start-up before its own executor runs."""
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    try:
+        yield executor
+    finally:
+        executor.remove_node(node)
+        executor.shutdown()
 
 
 def listen(node: Node, settings: RobotSettings) -> RobotTopic | None:

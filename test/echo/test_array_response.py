@@ -57,16 +57,19 @@ def swept_response(array: SteeredArray, beam_deg: float, angles_deg: np.ndarray)
     return beam[window].max(axis=1)
 
 
-def measured_width(array: SteeredArray, steer: float) -> float:
-    """-3 dB width in degrees of the beam at ``steer`` degrees, from a swept target."""
+def sweep_angles(array: SteeredArray, steer: float) -> np.ndarray:
+    """121 angles, degrees, over 1.2 times the expected -3 dB width each side of ``steer``."""
     half = (
         1.2
         * math.degrees(0.886 / (array.elements * array.spacing))
         / math.cos(math.radians(steer))
     )
-    angles = steer + np.linspace(-half, half, 121)
-    power = swept_response(array, steer, angles)
-    power /= power.max()
+    return steer + np.linspace(-half, half, 121)
+
+
+def half_power_width(angles: np.ndarray, power: np.ndarray) -> float:
+    """-3 dB width in degrees of a beam's ``power`` swept over ``angles``."""
+    power = power / power.max()
     above = np.flatnonzero(power >= 0.5)
     lo, hi = above[0], above[-1]
     left = np.interp(0.5, [power[lo - 1], power[lo]], [angles[lo - 1], angles[lo]])
@@ -74,30 +77,45 @@ def measured_width(array: SteeredArray, steer: float) -> float:
     return float(right - left)
 
 
+def measured_width(array: SteeredArray, steer: float) -> float:
+    """-3 dB width in degrees of the beam at ``steer`` degrees, from a swept target."""
+    angles = sweep_angles(array, steer)
+    return half_power_width(angles, swept_response(array, steer, angles))
+
+
 def test_the_width_widens_as_one_over_cos_of_the_steering() -> None:
     """Broadside 0.886 lambda / (N d); at 50 degrees that over cos 50, within 3 %."""
     array = SteeredArray(64, 0.5)
     ahead = measured_width(array, 0.0)
     assert ahead == pytest.approx(math.degrees(2 * math.asin(0.886 / (64 * 0.5) / 2)), rel=0.03)
-    steered = measured_width(array, 50.0)
-    assert steered / ahead == pytest.approx(1.0 / math.cos(math.radians(50.0)), rel=0.03)
-    # Control: beams of fixed angular width (rays in a cone) do not widen.
-    assert pytest.approx(1.0 / math.cos(math.radians(50.0)), rel=0.03) != 1.0
+    widening = pytest.approx(1.0 / math.cos(math.radians(50.0)), rel=0.03)
+    assert measured_width(array, 50.0) / ahead == widening
+    # Control: a beam of fixed angular width (rays in a cone), the broadside beam turned to
+    # 50 degrees, through the same sweep and measure: it does not widen, and is rejected.
+    angles = sweep_angles(array, 50.0)
+    turned = half_power_width(angles, swept_response(array, 0.0, angles - 50.0))
+    assert turned / ahead != widening
+
+
+def first_null_response(array: SteeredArray) -> np.ndarray:
+    """The broadside beam's power at u = 0, 0.6, 0.9 and 1 times the first null of N 0.5."""
+    null = 1.0 / (64 * 0.5)
+    angles = np.degrees(np.arcsin(np.array([0.0, 0.6 * null, 0.9 * null, null])))
+    power = swept_response(array, 0.0, angles)
+    return power / power[0]
 
 
 def test_the_main_lobe_runs_to_its_first_null() -> None:
     """Beyond the -3 dB half width the beam still hears, down to 0 at u = 1 / (N d)."""
-    array = SteeredArray(64, 0.5)
-    null = 1.0 / (64 * 0.5)
-    angles = np.degrees(np.arcsin(np.array([0.0, 0.6 * null, 0.9 * null, null])))
-    power = swept_response(array, 0.0, angles)
-    power /= power[0]
     expected = np.sinc(np.array([0.6, 0.9])) ** 2  # |sin(N pi d u) / (N sin(pi d u))|**2
+    power = first_null_response(SteeredArray(64, 0.5))
     assert power[1:3] == pytest.approx(expected, rel=0.05)
     assert power[3] < 1e-3
-    # Control: a cast cone of +-width/2 (0.886 / (N d) / 2 in u) hears nothing at 0.6 null.
-    assert 0.6 * null > 0.886 * null / 2
-    assert power[1] > 0.1
+    # Control: the array with the wrong spacing (a quarter wavelength: its null twice as far)
+    # through the same sweep is rejected on both counts.
+    wrong = first_null_response(SteeredArray(64, 0.25))
+    assert wrong[1:3] != pytest.approx(expected, rel=0.05)
+    assert wrong[3] > 0.1
 
 
 def test_an_unshaded_array_first_side_lobe_is_13_26_db_for_a_point() -> None:

@@ -102,3 +102,20 @@ def test_level_profile_and_contrast() -> None:
     assert contrast_db(np.full(5, 0.01), np.ones(5), 1e-9) == pytest.approx(-20.0)
     # the floor: nothing shows darker than the chain's least code
     assert contrast_db(np.zeros(5), np.ones(5), 1e-4) == pytest.approx(-40.0)
+
+
+def test_an_empty_image_or_histogram_is_a_named_error() -> None:
+    """No positive intensity, or an empty histogram: a one-line ConfigurationError, not NaN."""
+    from nps_sonar_py.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match='no positive intensity'):
+        level_histogram(np.zeros((8, 8)))
+    empty = np.zeros(LEVEL_BINS.size - 1)
+    full = level_histogram(np.ones((8, 8)))
+    with pytest.raises(ConfigurationError, match='second histogram is empty'):
+        jensen_shannon(full, empty)
+    with pytest.raises(ConfigurationError, match='first histogram is empty'):
+        jensen_shannon(empty, full)
+    # control: one positive pixel is enough, and a histogram of itself is at distance 0
+    assert jensen_shannon(full, level_histogram(np.eye(8))) >= 0.0
+    assert jensen_shannon(full, full) == 0.0
