@@ -221,6 +221,7 @@ KIND = Kind(
     outputs=('multibeam', 'baseband'),
     sonar=sonar,
     unused=(
+        Unused(('rays',), 'its rays per beam are rays_horizontal x rays_vertical'),
         Unused(
             ('sweep_image_update',),
             "its images are of each ping (sweep_image_update is mode sweep's)",

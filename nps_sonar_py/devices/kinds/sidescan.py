@@ -399,6 +399,10 @@ KIND = Kind(
     sonar=sonar,
     unused=(
         Unused(
+            ('rays',),
+            'its rays per channel are set by sidescan_rays_along and sidescan_rays_per_bin',
+        ),
+        Unused(
             IMAGE_OUTPUTS,
             'it publishes its raw_image and waterfall, not the images of mode multibeam and sweep',
         ),
