@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dataset_runs import FLS_SPEC, REPO, run_cli, write_spec
+from dataset_runs import FLS_SPEC, REPO, SIDESCAN_SPEC, run_cli, write_spec
 
 from nps_sonar_py.dataset import SpecError, draw_row, load_spec, parse_spec
 from nps_sonar_py.dataset.sensor import check_sensor, make_sonar
@@ -87,6 +87,10 @@ BAD = {
     'a-node-output': (
         FLS_SPEC.replace('beams: 24,', 'beams: 24, publish_image: true,'),
         'spec.yaml: sensor.settings.publish_image: not a setting of the fls preset',
+    ),
+    'a-sector-in-a-side-scan': (
+        SIDESCAN_SPEC.replace('settings: {', 'settings: {max_angle: 0.5, '),
+        'spec.yaml: sensor.settings.max_angle: mode sidescan does not use max_angle',
     ),
     'the-range-window': (
         FLS_SPEC.replace('beams: 24,', 'beams: 24, max_range: 20.0,'),

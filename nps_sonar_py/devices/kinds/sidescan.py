@@ -399,6 +399,11 @@ KIND = Kind(
     sonar=sonar,
     unused=(
         Unused(
+            ('min_angle', 'max_angle'),
+            'its two channels look to starboard and port, across track (their spread is '
+            'sidescan_vertical_beam_width)',
+        ),
+        Unused(
             ('rays',),
             'its rays per channel are set by sidescan_rays_along and sidescan_rays_per_bin',
         ),
