@@ -1,13 +1,15 @@
-"""The dataset's sonar: a preset's settings, the spec's changes, the row's draws, as the node.
+"""The dataset's sonar: a preset's kind, built by that kind's own builder, as the node builds it.
 
-The settings are the ``scanning_sonar_node`` parameters (README, ``config/*.yaml``) of the
-preset's kind: the records of its row of ``devices.kinds.KINDS`` (the fan's or the side-scan's,
-the coherent model's included) and the scanning node's shared ones, read as the node reads them
+A preset renders a row of ``devices.kinds.KINDS`` (``fls``: ``multibeam``, ``sidescan``). Its
+settings are the ``scanning_sonar_node`` parameters of that kind: the scanning node's shared
+records and the kind's own (the coherent model's included), read as the node reads them
 (``records.read_records``: a node preset, ``sonar_preset``, gives its defaults; a value given
-wins) and checked by them, and the sonar is made by the records' own builders
-(``echo_config``, ``fan_config``, ``sidescan_config``, ``coherent_config``, ...), as
-``devices.build_device`` makes it. What a sample draws (range, tilt, TVG, speckle, gain
-noise, the noise seed, the water) is not a setting of the spec: :data:`DRAWN` names them.
+wins) and checked by them and by ``Kind.check`` (another mode's setting is refused). A spec
+may set any of them but what the dataset sets itself: :data:`DRAWN` (what a sample draws or
+the spec gives elsewhere: range, tilt, TVG, speckle, noise, seeds, water) and :data:`OUTPUTS`
+(the node's publishing switches). Each sample's sonar is made by the kind's ``sonar``
+builder (the one ``devices.build_device`` puts on a robot) from those records with the
+sample's draws, its range window and its pose.
 """
 
 from __future__ import annotations
@@ -23,25 +25,39 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.dataset.spec import Spec, SpecError
 from nps_sonar_py.description.sensor_specs import SonarSpec
-from nps_sonar_py.devices.kinds import KINDS
+from nps_sonar_py.devices.kinds import (
+    FAMILY_RECORDS,
+    KINDS,
+    Family,
+    Kind,
+    ModeSettings,
+    Setup,
+    family_kinds,
+    family_records,
+)
 from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
 from nps_sonar_py.devices.presets import NO_PRESET, preset_settings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     CoherentSettings,
+    EchoModelChoice,
+    GeometrySettings,
     ImageSettings,
+    OutputSettings,
     ScanningSettings,
     renamed_problem,
 )
+from nps_sonar_py.devices.settings import SensorSettings as MountSettings
 from nps_sonar_py.errors import ConfigurationError, NpsSonarError
-from nps_sonar_py.records import read_records
+from nps_sonar_py.records import read_records, specs
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.sensing.sidescan import SidescanSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 __all__ = [
     'DRAWN',
+    'OUTPUTS',
     'PRESET_SETTINGS',
     'SensorSettings',
     'check_sensor',
@@ -80,7 +96,8 @@ PRESET_SETTINGS: dict[str, dict[str, Any]] = {
     },
 }
 
-#: Settings each sample draws, which the spec's ``sensor.settings`` may not set, and why.
+#: What a dataset sets itself, per sample or once, which the spec's ``sensor.settings`` may
+#: not set: each setting and where the spec gives it instead.
 DRAWN = {
     'mode': 'sensor.preset',
     'tvg': 'processing.tvg',
@@ -95,54 +112,83 @@ DRAWN = {
     'sidescan_tilt': 'sensor.tilt',
     'scatterer_seed': 'the run seed',
     'echo_model': 'sensor.echo_model',
+    'min_range': 'sensor.min_range',
+    'max_range': 'sensor.range',
 }
-#: The kind of each preset (a row of ``KINDS``).
-_KIND = {'fls': 'multibeam', 'sidescan': 'sidescan'}
-#: The scanning node's shared records a dataset's sonar reads.
-_SHARED: tuple[type[Any], ...] = (ScanningSettings, BeamSettings, ImageSettings)
-#: Settings of those records that make nothing in a dataset (ROS outputs, a sweep's sector).
-_IGNORED = {
+#: The node's output switches and formats: a dataset writes its own files (docs/datasets.md).
+OUTPUTS = (
     'publish_baseband',
     'publish_image',
     'publish_image_polar',
     'publish_image_polar_db',
     'publish_labels',
     'publish_projected_image',
-    'projected_image_dtype',
-    'sweep_image_update',
     'publish_raw_image',
-    'raw_image_dtype',
     'publish_waterfall',
+    'projected_image_dtype',
+    'raw_image_dtype',
     'image_encoding',
-    # the fan's range window (the dataset's range is its own)
-    'min_range',
-    'max_range',
-}
-#: Settings a side-scan does not have (its fans are across track).
-_NOT_SIDESCAN = {'min_angle', 'max_angle'}
+)
+#: The kind (a row of ``KINDS``) each preset renders.
+_KIND = {'fls': 'multibeam', 'sidescan': 'sidescan'}
+#: The records of a scanning node a dataset does not read: it has no robot, no mount, no rate
+#: and writes its own files (each sample's pose is ``sensor_pose``'s).
+_NOT_READ = (MountSettings, ModeSettings, GeometrySettings, OutputSettings)
 
 
 @dataclass(frozen=True)
 class SensorSettings:
-    """The records of a dataset's sonar (before a sample's draws); ``fls`` or a side-scan."""
+    """A dataset's sonar before a sample's draws: its kind and the node's records of it."""
 
-    fls: bool
-    scanning: ScanningSettings
-    beam: BeamSettings
-    image: ImageSettings
-    fan: FanSettings
-    sidescan: SidescanSettings
-    echo: CoherentSettings
+    kind: Kind
+    setup: Setup
+
+    @property
+    def fls(self) -> bool:
+        """Whether the sonar is the forward-looking fan (else a side-scan)."""
+        return self.kind.name == 'multibeam'
+
+    @property
+    def scanning(self) -> ScanningSettings:
+        """The sector and image shaping."""
+        return self.setup[ScanningSettings]
+
+    @property
+    def beam(self) -> BeamSettings:
+        """The echo's settings."""
+        return self.setup[BeamSettings]
+
+    @property
+    def image(self) -> ImageSettings:
+        """The images' settings."""
+        return self.setup[ImageSettings]
+
+    @property
+    def fan(self) -> FanSettings:
+        """The fan's beams (defaults for a side-scan)."""
+        return self.setup[FanSettings]
+
+    @property
+    def sidescan(self) -> SidescanSettings:
+        """The side-scan's channels (defaults for a fan)."""
+        return self.setup[SidescanSettings]
+
+    @property
+    def echo(self) -> CoherentSettings:
+        """The echo model's settings."""
+        return self.setup[CoherentSettings]
 
 
-def _records(preset: str) -> tuple[type[Any], ...]:
-    """The records of a preset: the scanning node's shared ones, then its kind's own."""
-    return (*_SHARED, *KINDS[_KIND[preset]].records)
+def _records(kind: Kind) -> tuple[type[Any], ...]:
+    """The records a dataset reads: the scanning node's shared ones it uses, then the kind's."""
+    shared = FAMILY_RECORDS[Family.SCANNING]
+    return (*(r for r in shared if r not in _NOT_READ), *kind.records)
 
 
-def _allowed(preset: str) -> set[str]:
-    names = {f.name for record in _records(preset) for f in dataclasses.fields(record)}
-    return names - _IGNORED - (_NOT_SIDESCAN if preset == 'sidescan' else set())
+def _allowed(kind: Kind) -> set[str]:
+    """The settings a spec may set: its records' minus what the dataset sets itself."""
+    names = {s.name for record in _records(kind) for s in specs(record)}
+    return names - set(DRAWN) - set(OUTPUTS)
 
 
 def _node_preset(name: Any, spec: Spec) -> dict[str, Any]:
@@ -155,24 +201,34 @@ def _node_preset(name: Any, spec: Spec) -> dict[str, Any]:
         ) from None
 
 
-def _read(preset: str, values: Mapping[str, Any], spec: Spec) -> dict[type[Any], Any]:
-    """The preset's records of ``values``, as the node reads them; ``SpecError`` naming the key."""
+def _failed(error: ConfigurationError, spec: Spec) -> SpecError:
+    """``error`` at the setting it names first, if the spec gives it, else ``sensor.settings``.
+
+    A record's line starts with the setting; a kind's refusal names it after ``does not use``.
+    """
+    given = spec.sensor.settings
+    words = str(error).split(':', 1)[0].replace(',', ' ').split()
+    key = next((w for w in words if w in given), '')
+    element = f'sensor.settings.{key}' if key else 'sensor.settings'
+    return SpecError(str(error), file=spec.source, element=element)
+
+
+def _setup(kind: Kind, values: Mapping[str, Any], spec: Spec) -> Setup:
+    """The kind's records of ``values``, read and checked as the node's; ``SpecError`` if not."""
     try:
-        return {type(r): r for r in read_records(_records(preset), values)}
+        setup = Setup(Family.SCANNING, *read_records(_records(kind), values))
+        family = family_kinds(Family.SCANNING)
+        kind.check(setup, family_records(Family.SCANNING), family)
     except ConfigurationError as error:
-        key = str(error).split(' ', 1)[0]
-        given = spec.sensor.settings
-        raise SpecError(
-            str(error),
-            file=spec.source,
-            element=f'sensor.settings.{key}' if key in given else 'sensor.settings',
-        ) from None
+        raise _failed(error, spec) from None
+    return setup
 
 
 def sensor_settings(spec: Spec) -> SensorSettings:
     """The preset's settings with the spec's changes, checked; ``SpecError`` naming the key."""
     preset = spec.sensor.preset
-    allowed = _allowed(preset)
+    kind = KINDS[_KIND[preset]]
+    allowed = _allowed(kind)
     for key in spec.sensor.settings:
         path = f'sensor.settings.{key}'
         if key in DRAWN:
@@ -193,17 +249,11 @@ def sensor_settings(spec: Spec) -> SensorSettings:
         **{k: v for k, v in PRESET_SETTINGS[preset].items() if k not in supplied},
         'echo_model': spec.sensor.echo_model,
         **spec.sensor.settings,
+        # the range window is the sample's (sensor.min_range, sensor.range), not a preset's
+        'min_range': 0.0,
+        'max_range': 0.0,
     }
-    records = _read(preset, values, spec)
-    return SensorSettings(
-        fls=preset == 'fls',
-        scanning=records[ScanningSettings],
-        beam=records[BeamSettings],
-        image=records[ImageSettings],
-        fan=records.get(FanSettings, FanSettings()),
-        sidescan=records.get(SidescanSettings, SidescanSettings()),
-        echo=records[CoherentSettings],
-    )
+    return SensorSettings(kind, _setup(kind, values, spec))
 
 
 def _profile(row: Mapping[str, Any], bottom: float) -> tuple[float, ...]:
@@ -248,45 +298,26 @@ def make_sonar(
     entities: int | None,
     truth: bool = False,
 ) -> MultibeamSonar | SidescanSonar:
-    """The sample's sonar at ``pose`` (``ConfigurationError`` for settings it cannot have).
+    """The sample's sonar at ``pose``, by its kind's builder (``ConfigurationError`` if none).
 
     ``entities``: the label table's length (labels on); ``truth``: the noise-free sonar of
-    the shadow masks (no speckle, gain noise, imaging or multipath).
+    the shadow masks (no speckle, gain noise, imaging, multipath or coherent model).
     """
-    beam = sample_beam(settings, row, truth=truth)
-    spec = SonarSpec(min=min_range, max=float(row['range']), radius=1.0)
-    echo = beam.echo_config(spec)
     tvg: Any = 'none' if truth else row['tvg']  # the record checks it into a Tvg
-    scanning = dataclasses.replace(settings.scanning, tvg=tvg)  # checked again: an enum
-    imaging = scanning.imaging_config()
+    scanning = dataclasses.replace(settings.scanning, tvg=tvg)
+    echo = dataclasses.replace(settings.echo, scatterer_seed=int(row['noise_seed']))
     if truth:
-        imaging = dataclasses.replace(imaging, cell_speckle=False, side_lobe_db=None)
-    multipath = beam.multipath_config()
-    # The coherent model's settings (docs/coherent.md), its scatterers drawn per sample.
-    coherent = None if truth else settings.echo.coherent_config()
-    if coherent is not None:
-        coherent = dataclasses.replace(coherent, scatterer_seed=int(row['noise_seed']))
-    if settings.fls:
-        return MultibeamSonar(
-            echo,
-            settings.fan.fan_config(scanning),
-            pose,
-            imaging=imaging,
-            label_entities=entities,
-            multipath=multipath,
-            coherent=coherent,
-        )
-    tilt = math.radians(row['tilt'])
-    sidescan = dataclasses.replace(settings.sidescan, sidescan_tilt=tilt)
-    return SidescanSonar(
-        echo,
-        sidescan.sidescan_config(),
-        pose,
-        imaging=imaging,
-        label_entities=entities,
-        multipath=multipath,
-        coherent=coherent,
-    )
+        scanning = dataclasses.replace(scanning, cell_speckle=False, side_lobe_db=0.0)
+        echo = dataclasses.replace(echo, echo_model=EchoModelChoice.INCOHERENT)
+    setup = settings.setup.replaced(sample_beam(settings, row, truth=truth), scanning, echo)
+    if not settings.fls:  # a side-scan flies level, its fans tilted (sensor_pose)
+        tilt = math.radians(row['tilt'])
+        setup = setup.replaced(dataclasses.replace(settings.sidescan, sidescan_tilt=tilt))
+    window = SonarSpec(min=min_range, max=float(row['range']), radius=1.0)
+    build = settings.kind.sonar
+    assert build is not None  # every preset's kind has one (_KIND)
+    made: MultibeamSonar | SidescanSonar = build(setup, window, pose, entities)
+    return made
 
 
 def check_sensor(spec: Spec) -> SensorSettings:

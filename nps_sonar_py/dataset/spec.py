@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nps_sonar_py.dataset.spec_yaml import load_tree
+from nps_sonar_py.devices.settings import EchoModelChoice
 from nps_sonar_py.errors import InputError, one_line
 from nps_sonar_py.input_files import file_problem, read_input_file
 from nps_sonar_py.scene.meshes import MAX_MESH_BYTES
@@ -39,7 +40,7 @@ __all__ = [
 #: The sensor presets (``dataset/sensor.py`` holds their settings).
 PRESETS = ('fls', 'sidescan')
 #: The echo models a spec may name (``docs/coherent.md`` for ``coherent``).
-ECHO_MODELS = ('incoherent', 'coherent')
+ECHO_MODELS = tuple(m.value for m in EchoModelChoice)
 #: The seabed families (``dataset/seabed.py``).
 SEABED_FAMILIES = ('flat', 'ripples', 'sand_waves', 'rocky')
 #: The object kinds of the library (``dataset/objects.py``) and the sizes each one draws.
@@ -86,7 +87,7 @@ class SensorSpec:
     """
 
     preset: str
-    echo_model: str
+    echo_model: EchoModelChoice
     settings: Mapping[str, Any]
     min_range: float
     range: Draw
@@ -288,7 +289,7 @@ def parse_spec(text: str, *, source: str = '<spec>', base: Path | None = None) -
         raise r.fail('seed', f'must be an integer in [0, 2**63), got {_shown(seed)}')
     processing = r.mapping(top.get('processing'), 'processing', _PROCESSING)
     sensor = _sensor(r, top.get('sensor'))
-    coherent = sensor.echo_model == 'coherent'
+    coherent = sensor.echo_model is EchoModelChoice.COHERENT
     objects = top.get('objects') or []
     if not isinstance(objects, list):
         raise r.fail('objects', f'must be a list, got {_shown(objects)}')
@@ -325,16 +326,22 @@ def _speckle(r: _Reader, node: Any, coherent: bool) -> Draw:
     return speckle
 
 
+def _echo_model(r: _Reader, model: Any) -> EchoModelChoice:
+    """``model`` as the settings record's choice (``CoherentSettings.echo_model``)."""
+    try:
+        return EchoModelChoice(model)
+    except (ValueError, TypeError):
+        raise r.fail(
+            'sensor.echo_model', f'must be {" or ".join(ECHO_MODELS)}, got {_shown(model)}'
+        ) from None
+
+
 def _sensor(r: _Reader, node: Any) -> SensorSpec:
     s = r.mapping(node, 'sensor', _SENSOR)
     preset = s.get('preset', 'fls')
     if preset not in PRESETS:
         raise r.fail('sensor.preset', f'must be {" or ".join(PRESETS)}, got {_shown(preset)}')
-    model = s.get('echo_model', 'incoherent')
-    if model not in ECHO_MODELS:
-        raise r.fail(
-            'sensor.echo_model', f'must be {" or ".join(ECHO_MODELS)}, got {_shown(model)}'
-        )
+    model = _echo_model(r, s.get('echo_model', EchoModelChoice.INCOHERENT.value))
     settings = s.get('settings') or {}
     if not isinstance(settings, Mapping) or not all(isinstance(k, str) for k in settings):
         raise r.fail('sensor.settings', f'must be a mapping of settings, got {_shown(settings)}')

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
-from dataset_runs import FLS_SPEC, REPO, run_cli, write_spec
+from dataset_runs import FLS_SPEC, REPO, SIDESCAN_SPEC, run_cli, write_spec
 
 from nps_sonar_py.dataset import SpecError, draw_row, load_spec, parse_spec
-from nps_sonar_py.dataset.sensor import check_sensor
+from nps_sonar_py.dataset.sensor import check_sensor, make_sonar
 from nps_sonar_py.dataset.validity import check_spec
+from nps_sonar_py.sensing.multibeam import MultibeamSonar
 
 #: (id, the spec's text with one change, words of the line)
 BAD = {
@@ -77,6 +79,23 @@ BAD = {
         "got '30log'",
     ),
     'not-yaml': (FLS_SPEC.replace('seed: 28', 'seed: [28'), 'spec.yaml:'),
+    'another-modes-setting': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, sweep_image_update: step,'),
+        'spec.yaml: sensor.settings.sweep_image_update: mode multibeam does not use '
+        'sweep_image_update',
+    ),
+    'a-node-output': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, publish_image: true,'),
+        'spec.yaml: sensor.settings.publish_image: not a setting of the fls preset',
+    ),
+    'a-sector-in-a-side-scan': (
+        SIDESCAN_SPEC.replace('settings: {', 'settings: {max_angle: 0.5, '),
+        'spec.yaml: sensor.settings.max_angle: mode sidescan does not use max_angle',
+    ),
+    'the-range-window': (
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, max_range: 20.0,'),
+        'spec.yaml: sensor.settings.max_range: is drawn per sample: set it in sensor.range',
+    ),
 }
 
 
@@ -103,6 +122,26 @@ def test_a_spec_may_name_a_node_preset_and_set_the_coherent_settings(tmp_path: P
     plain = check_sensor(load_spec(write_spec(tmp_path, FLS_SPEC)))
     assert plain.beam.frequency != 750e3  # control: without the preset, the fls preset's
     assert plain.echo.bandwidth != 2e4
+
+
+def test_the_sonar_is_built_by_its_kinds_builder_with_a_coherent_array(tmp_path: Path) -> None:
+    """A coherent setting of the kind (the receive array) reaches the sample's sonar, built by
+    the kind's builder (``KINDS['multibeam'].sonar``, issue 32: one composition root), with
+    the sample's scatterer seed; control: the noise-free sonar of the masks is incoherent."""
+    text = FLS_SPEC.replace('preset: fls', 'preset: fls\n  echo_model: coherent').replace(
+        'beams: 24,', 'beams: 24, array_elements: 128,'
+    )
+    text = text.replace('speckle: [false, true]', 'speckle: false')
+    spec = load_spec(write_spec(tmp_path, text))
+    settings = check_sensor(spec)
+    row = draw_row(spec, 0)
+    sonar = make_sonar(settings, row, np.eye(4), min_range=0.5, entities=None)
+    assert isinstance(sonar, MultibeamSonar)
+    assert sonar.coherent is not None
+    assert sonar.coherent.array_elements == 128
+    assert sonar.coherent.scatterer_seed == row['noise_seed']  # the sample's, not the spec's
+    truth = make_sonar(settings, row, np.eye(4), min_range=0.5, entities=None, truth=True)
+    assert truth.coherent is None  # control: the masks' sonar is incoherent
 
 
 @pytest.mark.parametrize('case', ['unknown-key', 'missing-mesh'])

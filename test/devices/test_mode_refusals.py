@@ -18,6 +18,7 @@ from device_kinds import robot_of, setup_of
 from nps_sonar_py.devices import build_device
 from nps_sonar_py.devices.kinds import KINDS, Family, Kind, ModeSettings, family_kinds
 from nps_sonar_py.devices.kinds import family_records as records_of
+from nps_sonar_py.devices.settings import BeamSettings, OutputSettings, ScanningSettings
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.records import Record, setting, specs
 
@@ -111,3 +112,30 @@ def test_a_new_kinds_settings_are_refused_by_the_others_with_no_edit() -> None:
         'set ping_colour 0'
     )
     KINDS['multibeam'].check(setup_of('multibeam'), records, family)  # its default: taken
+
+
+#: A shared setting each mode does not use (issue 32 item 4), and a mode that uses it.
+SHARED_UNUSED = [
+    ('multibeam', BeamSettings, 'rays', 'sweep'),
+    ('sidescan', BeamSettings, 'rays', 'sweep'),
+    ('echosounder', BeamSettings, 'rays', 'sweep'),
+    ('sweep', OutputSettings, 'update_rate', 'multibeam'),
+    ('sidescan', ScanningSettings, 'max_angle', 'multibeam'),
+]
+
+
+@pytest.mark.parametrize(('mode', 'record', 'name', 'user'), SHARED_UNUSED)
+def test_a_mode_refuses_a_shared_setting_it_does_not_use(
+    mode: str, record: type[Any], name: str, user: str
+) -> None:
+    """``rays`` (one cone's) in the modes that cast their own rays per beam, ``update_rate`` in
+    the sweep (it steps every step_period), the sector in the side-scan (two fixed channels):
+    refused in one line; taken where used (the control)."""
+    value = 0.5 if name == 'max_angle' else 7
+    setup = setup_of(mode, record, **{name: value})
+    with pytest.raises(DescriptionError) as refused:
+        build_device(robot_of(mode), setup)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert f'mode {mode} does not use {name}' in line, line
+    build_device(robot_of(user), setup_of(user, record, **{name: value}))  # its user takes it

@@ -38,13 +38,20 @@ def _fields(config: Any) -> tuple[float, ...]:
 def _nodes(tmp_path: Path) -> dict[str, tuple[str, dict[str, Any], str, str]]:
     """Each case: node executable, parameters, device name, the topic and type it publishes."""
     robot, world = wall_scene(tmp_path)
-    head = {'robot_description_file': robot, 'scene_file': world, 'rays': 20}
+    head = {'robot_description_file': robot, 'scene_file': world}
     return {
         'sonar': ('sonar_node', {'rays': 20}, 'sonar', 'Range'),
         'ranger': ('ranger_node', {}, 'laser', 'LaserScan'),
         'sweep': (
             'scanning_sonar_node',
-            {**head, 'min_angle': -0.2, 'max_angle': 0.2, 'step': 0.1, 'step_period': 0.02},
+            {
+                **head,
+                'rays': 20,  # mode sweep's cone; a fan's rays are rays_horizontal x rays_vertical
+                'min_angle': -0.2,
+                'max_angle': 0.2,
+                'step': 0.1,
+                'step_period': 0.02,
+            },
             'head',
             'SonarPoint',
         ),

@@ -96,8 +96,9 @@ def _node(kind: str, tmp_path: Path) -> tuple[str, dict[str, Any], Any, str]:
     if kind == 'sonar':
         return 'sonar_node', ONE_RAY, Range, 'sonar/range'
     robot, world = wall_scene(tmp_path)
+    sweep = {k: v for k, v in ONE_RAY.items() if k != 'update_rate'}  # it steps at step_period
     parameters = {
-        **ONE_RAY,
+        **sweep,
         'rays': 10,
         'robot_description_file': robot,
         'scene_file': world,

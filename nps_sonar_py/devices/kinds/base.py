@@ -15,13 +15,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from nps_sonar_py.description import Robot, SensorType
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.description import Robot, SensorType, SonarSpec
 from nps_sonar_py.devices.interface import Device
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, plain, specs
 
-__all__ = ['Built', 'Family', 'Kind', 'Setup', 'Unused']
+__all__ = ['Built', 'Family', 'Kind', 'Setup', 'SonarBuilder', 'Unused']
 
 R = TypeVar('R')
 #: What a builder returns: the device on its mount.
@@ -75,6 +78,11 @@ class Setup:
         return f'Setup({self.family.value}, {", ".join(map(repr, self._records.values()))})'
 
 
+#: A kind's core sonar from its settings, a range window (a URDF ``<sonar>``'s or a dataset
+#: sample's), a pose (world <- sensor) and the label table's length (``None``: no labels).
+SonarBuilder = Callable[[Setup, SonarSpec, NDArray[np.float64], int | None], Any]
+
+
 @dataclass(frozen=True)
 class Unused:
     """Settings of its family's records a kind does not use, and what it does instead.
@@ -121,6 +129,9 @@ class Kind:
         outputs: the outputs it offers, by name (``ros/outputs.py`` ``PARTS``), in order.
         sensor: the ``<sensor>`` type it is made of (a ranger node picks its kind by it).
         unused: its family's settings it does not use (refused when set).
+        sonar: its core sonar without a robot (``SonarBuilder``), which ``build`` puts on
+            its mount and a dataset renders with (``dataset/sensor.py``); ``None`` for a
+            kind no dataset renders.
     """
 
     name: str
@@ -132,6 +143,7 @@ class Kind:
     outputs: tuple[str, ...] = ()
     sensor: SensorType = SensorType.SONAR
     unused: tuple[Unused, ...] = ()
+    sonar: SonarBuilder | None = None
 
     def check(
         self,

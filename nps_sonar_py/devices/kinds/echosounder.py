@@ -244,6 +244,7 @@ KIND = Kind(
     records=(EchosounderSettings, CoherentSettings),
     outputs=('echosounder', 'baseband'),
     unused=(
+        Unused(('rays',), 'its rays per beam are rays_across_track x rays_along_track'),
         Unused(
             IMAGE_OUTPUTS,
             'it publishes its soundings and detections, not the images of mode multibeam and '

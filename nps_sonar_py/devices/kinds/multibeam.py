@@ -13,7 +13,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from nps_sonar_py.description import Robot
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.description import Robot, SonarSpec
 from nps_sonar_py.devices.interface import (
     MAX_RANGE,
     BasebandBeams,
@@ -177,26 +180,33 @@ class FanRanger(PingingRanger[MultibeamSonar]):
         )
 
 
+def sonar(
+    setup: Setup, window: SonarSpec, pose: NDArray[np.float64], labels: int | None
+) -> MultibeamSonar:
+    """The fan of ``setup`` at ``pose``, in ``window``'s range unless ``FanSettings`` sets it."""
+    beam, sector = setup[BeamSettings], setup[ScanningSettings]
+    return MultibeamSonar(
+        setup[FanSettings].range_window(beam.echo_config(window)),
+        setup[FanSettings].fan_config(sector),
+        pose,
+        imaging=sector.imaging_config(),
+        label_entities=labels,
+        multipath=beam.multipath_config(),
+        coherent=setup[CoherentSettings].coherent_config(),
+    )
+
+
 def build(robot: Robot, setup: Setup, entities: int) -> Built:
     """The fan across the sector (``entities``: the label table's length, with labels)."""
     sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
-    beam, sector = setup[BeamSettings], setup[ScanningSettings]
     labels = entities if setup[ImageSettings].publish_labels else None
 
     def make() -> FanRanger:
-        echo = setup[FanSettings].range_window(beam.echo_config(sensor.sonar))
-        sonar = MultibeamSonar(
-            echo,
-            setup[FanSettings].fan_config(sector),
-            geometry.pose,
-            imaging=sector.imaging_config(),
-            label_entities=labels,
-            multipath=beam.multipath_config(),
-            coherent=setup[CoherentSettings].coherent_config(),
-        )
+        fan = sonar(setup, sensor.sonar, geometry.pose, labels)
+        echo = fan.echo
         rate = reading_rate(setup[OutputSettings], sensor)
-        return FanRanger(sonar, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
+        return FanRanger(fan, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
 
     return mount, located(sensor, make)
 
@@ -209,7 +219,9 @@ KIND = Kind(
     build=build,
     records=(FanSettings, CoherentSettings),
     outputs=('multibeam', 'baseband'),
+    sonar=sonar,
     unused=(
+        Unused(('rays',), 'its rays per beam are rays_horizontal x rays_vertical'),
         Unused(
             ('sweep_image_update',),
             "its images are of each ping (sweep_image_update is mode sweep's)",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.description import Robot
+from nps_sonar_py.description import Robot, SonarSpec
 from nps_sonar_py.devices.interface import (
     BasebandBeams,
     BasebandFrame,
@@ -351,29 +351,37 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
         )
 
 
+def sonar(
+    setup: Setup, window: SonarSpec, pose: NDArray[np.float64], labels: int | None
+) -> SidescanSonar:
+    """Both channels' fans of ``setup`` at ``pose``, in ``window``'s range."""
+    beam = setup[BeamSettings]
+    return SidescanSonar(
+        beam.echo_config(window),
+        setup[SidescanSettings].sidescan_config(),
+        pose,
+        imaging=setup[ScanningSettings].imaging_config(),
+        label_entities=labels,
+        multipath=beam.multipath_config(),
+        coherent=setup[CoherentSettings].coherent_config(),
+    )
+
+
 def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     """Both channels' fans, pinging at the node's rate."""
     sensor, mount = scanning_sonar_mount(robot, setup[SensorSettings], setup[GeometrySettings])
     geometry = mount.geometry({})
-    beam, settings = setup[BeamSettings], setup[SidescanSettings]
 
     def make() -> SidescanRanger:
-        echo = beam.echo_config(sensor.sonar)
-        sonar = SidescanSonar(
-            echo,
-            settings.sidescan_config(),
-            geometry.pose,
-            imaging=setup[ScanningSettings].imaging_config(),
-            multipath=beam.multipath_config(),
-            coherent=setup[CoherentSettings].coherent_config(),
-        )
+        channels = sonar(setup, sensor.sonar, geometry.pose, None)
+        echo = channels.echo
         rate = reading_rate(setup[OutputSettings], sensor)
         return SidescanRanger(
-            sonar,
+            channels,
             geometry,
             frequency=rate,
             limits=(echo.min_range, echo.max_range),
-            waterfall=settings.waterfall_config(),
+            waterfall=setup[SidescanSettings].waterfall_config(),
             max_pixels=setup[ImageSettings].image_max_pixels,
         )
 
@@ -388,7 +396,17 @@ KIND = Kind(
     build=build,
     records=(SidescanSettings, CoherentSettings),
     outputs=('sidescan', 'baseband'),
+    sonar=sonar,
     unused=(
+        Unused(
+            ('min_angle', 'max_angle'),
+            'its two channels look to starboard and port, across track (their spread is '
+            'sidescan_vertical_beam_width)',
+        ),
+        Unused(
+            ('rays',),
+            'its rays per channel are set by sidescan_rays_along and sidescan_rays_per_bin',
+        ),
         Unused(
             IMAGE_OUTPUTS,
             'it publishes its raw_image and waterfall, not the images of mode multibeam and sweep',

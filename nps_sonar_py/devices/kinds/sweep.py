@@ -331,6 +331,7 @@ KIND = Kind(
     records=(SweepSettings, CoherentSettings),
     outputs=('sweep', 'baseband'),
     unused=(
+        Unused(('update_rate',), 'its head steps once every step_period'),
         Unused(
             ('publish_projected_image', 'projected_image_dtype'),
             'it publishes no ProjectedSonarImage (mode multibeam does)',
