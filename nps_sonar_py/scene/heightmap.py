@@ -30,6 +30,12 @@ samples give ``2 (R - 1) (C - 1)`` triangles, triangle ``2 k`` and ``2 k + 1`` i
 ``k = i (C - 1) + j``. The surface is open (no sides or bottom), so a ray from below meets it
 too. Gazebo's bilinear ``<sampling>`` is not applied: the triangles go through the samples.
 
+A heightmap samples a smooth surface, so it is smooth-shaded: each vertex carries the normal
+of the surface there, ``(-dh/dx, -dh/dy, 1)`` normalised, the slopes by central differences
+of the grid (one-sided at its edges, ``numpy.gradient``), and the raycaster interpolates
+them over a hit's triangle (``Triangles.vertex_normals``) instead of taking the face normal,
+whose steps from cell to cell would show as stripes near grazing.
+
 A ``reflectivity_map="mu.png"`` attribute puts a grayscale PNG over the same extent
 (:mod:`nps_sonar_py.scene.reflectivity_map`); the vertices then carry texture coordinates,
 their normalised x and y (``heightmap_triangles(..., uvs=True)``).
@@ -132,7 +138,24 @@ def heightmap_triangles(
         grid[:, :, 0] = np.linspace(0.0, 1.0, cols)[np.newaxis, :]
         grid[:, :, 1] = np.linspace(1.0, 0.0, rows)[:, np.newaxis]
         texture = grid.reshape(-1, 2)
-    return Triangles(vertices.reshape(-1, 3), triangles.reshape(-1, 3), texture)
+    return Triangles(
+        vertices.reshape(-1, 3), triangles.reshape(-1, 3), texture, _vertex_normals(h, sx, sy)
+    )
+
+
+def _vertex_normals(h: NDArray[np.float64], sx: float, sy: float) -> NDArray[np.float64]:
+    """(R C, 3) unit normals of the grid's surface at its samples, from central differences.
+
+    Rows run along -y, so their spacing in y is negative.
+    """
+    rows, cols = h.shape
+    dh_dy, dh_dx = np.gradient(h, -sy / (rows - 1), sx / (cols - 1))
+    normals = np.empty((rows, cols, 3))
+    np.negative(dh_dx, out=normals[:, :, 0])
+    np.negative(dh_dy, out=normals[:, :, 1])
+    normals[:, :, 2] = 1.0
+    normals /= np.linalg.norm(normals, axis=2, keepdims=True)
+    return normals.reshape(-1, 3)
 
 
 def _check_shape(shape: tuple[int, ...]) -> None:

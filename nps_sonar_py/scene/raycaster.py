@@ -25,6 +25,12 @@ value checks, no conversion, no copy. It is for rays made per cast (multipath's 
 visibility rays, a refracted fan's segments), whose checking and packing would otherwise cost
 a pass each; the hits are exactly :meth:`Raycaster.cast`'s on the same float32 values.
 
+Smooth shading. An entity whose surface carries vertex normals (a heightmap's,
+``Triangles.vertex_normals``) gets, at each hit, the normalised barycentric interpolation of
+its triangle's vertex normals instead of the face normal Open3D returns; other entities keep
+the face normal, bit for bit. The normals are transformed into the scene's frame once, when
+it is built.
+
 Precision: Open3D works in float32, so world coordinates of ~10 m carry ~1 um of rounding;
 moving entities are cast in their own frame, which keeps their coordinates small.
 """
@@ -42,7 +48,7 @@ from nps_sonar_py.background import beside
 from nps_sonar_py.scene.hits import RayHits
 from nps_sonar_py.scene.open3d_import import without_dash
 from nps_sonar_py.scene.scene_state import EntityState
-from nps_sonar_py.scene.tessellation import rotate_rows
+from nps_sonar_py.scene.tessellation import Triangles, rotate_rows
 from nps_sonar_py.scene.world import Entity, World
 
 with without_dash():  # its web viewer's imports cost each node a second (open3d_import.py)
@@ -122,6 +128,44 @@ class _Pattern:
     rays: _Rays
 
 
+@dataclass(frozen=True, eq=False)
+class _Smooth:
+    """An entity's vertex normals, in its scene's frame, and its triangles' vertex indices."""
+
+    triangles: NDArray[np.int64]
+    normals: NDArray[np.float64]
+
+    @staticmethod
+    def of(surface: Triangles) -> _Smooth | None:
+        """The smooth shading of a surface with vertex normals, None for a flat-shaded one."""
+        if surface.vertex_normals is None:
+            return None
+        return _Smooth(surface.triangles, surface.vertex_normals)
+
+    def shade(
+        self,
+        normals: NDArray[np.float32],
+        triangle: NDArray[np.integer],
+        barycentric: NDArray[np.float32],
+    ) -> NDArray[np.float32]:
+        """Hit normals with the interpolated vertex normals where the triangle has them.
+
+        ``normals`` are the face normals of hits on ``triangle`` at barycentric coordinates
+        (a, b): the vertex normals weigh ``1 - a - b``, ``a``, ``b``. A triangle whose vertices
+        have zero normals (a flat-shaded part of the entity) keeps its face normal.
+        """
+        corners = self.normals[self.triangles[triangle]]  # (n, 3 vertices, 3)
+        ab = barycentric.astype(np.float64)
+        weights = np.column_stack([1.0 - ab[:, 0] - ab[:, 1], ab[:, 0], ab[:, 1]])
+        smooth = np.einsum('ij,ijk->ik', weights, corners)
+        length = np.sqrt(np.einsum('ij,ij->i', smooth, smooth))
+        flat = length == 0.0
+        unit = smooth / np.where(flat, 1.0, length)[:, np.newaxis]
+        out: NDArray[np.float32] = unit.astype(np.float32)
+        out[flat] = normals[flat]
+        return out
+
+
 def _abs_dot(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
     """``|a_i . b_i|`` of (n, 3) rows: columns summed, twice as fast as einsum on float32."""
     p = a * b
@@ -187,6 +231,7 @@ class _Moving:
     centre: NDArray[np.float64]
     radius: float
     entity: Entity
+    smooth: _Smooth | None
 
 
 class Raycaster:
@@ -355,7 +400,7 @@ class Raycaster:
         if self._static is not None and n:
             # Open3D gives t = inf, a zero normal and INVALID_ID on a miss.
             t, geometry, primitive, found, barycentric = _cast(self._static, rays.tensor)
-            if not self._moving:  # the normals are final: their cosines can start now
+            if not self._moving and not self._static_smooth:  # final normals: cosines now
                 cosines = beside(n, lambda: _abs_dot(rays.directions32, found))
             ranges, normals = t.copy(), found.copy()  # copies out of Open3D's memory, float32
             # INVALID_ID (the largest uint32) becomes the last row of the tables: a miss.
@@ -371,6 +416,8 @@ class Raycaster:
                 look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
+            if self._static_smooth:  # only scenes with heightmaps pay for smooth shading
+                self._shade_static(normals, geometry, primitive, barycentric())
         else:
             ranges = np.full(n, np.inf, dtype=np.float32)
             normals = np.zeros((n, 3), dtype=np.float32)
@@ -401,9 +448,12 @@ class Raycaster:
             closer = t < ranges[rows]
             rows = rows[closer]
             ranges[rows] = t[closer]
-            normals[rows] = rotate_rows(normal[closer].astype(np.float64), rotation)
-            entity[rows] = moving.index
             triangle = primitive[closer].astype(np.int64)
+            normal = normal[closer]
+            if moving.smooth is not None:
+                normal = moving.smooth.shade(normal, triangle, barycentric()[closer])
+            normals[rows] = rotate_rows(normal.astype(np.float64), rotation)
+            entity[rows] = moving.index
             mu[rows] = moving.reflectivity[triangle]
             retro[rows] = moving.retro[triangle]
             maps = moving.entity.maps
@@ -466,6 +516,21 @@ class Raycaster:
             on_map, mapped = entity.maps.lookup(entity.surface, triangle, ab)
             mu[rows[on_map]] = mapped
 
+    def _shade_static(
+        self,
+        normals: NDArray[np.float32],
+        geometry: NDArray[np.uint32],
+        primitive: NDArray[np.uint32],
+        barycentric: NDArray[np.float32],
+    ) -> None:
+        """Smooth-shade ``normals`` where a static hit is on a heightmap (one pass per entity)."""
+        for g, smooth in self._static_smooth:
+            rows = np.flatnonzero(geometry == g)
+            if rows.size:
+                normals[rows] = smooth.shade(
+                    normals[rows], primitive[rows].astype(np.intp), barycentric[rows]
+                )
+
     def _with_descendants(self, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
         mask = mask.copy()
         for i in self._world.order:  # parents come first
@@ -503,10 +568,24 @@ class Raycaster:
         self._mu_table = _per_entity(mus)
         self._retro_table = _per_entity(retros)
         self._static: o3d.t.geometry.RaycastingScene | None = None
+        self._static_smooth: list[tuple[int, _Smooth]] = []
         if not members:
             return
-        surfaces = (world.entities[i].surface.transformed(self._poses[i]) for i in members)
-        self._static = _scene((s.vertices, s.triangles) for s in surfaces)
+        self._static = _scene(self._static_parts(members))
+
+    def _static_parts(
+        self, members: list[int]
+    ) -> Iterable[tuple[NDArray[np.float64], NDArray[np.int64]]]:
+        """The static entities' triangles in the world frame, one at a time (peak memory).
+
+        Records (geometry id, smooth shading in the world frame) of the smooth-shaded ones.
+        """
+        for g, i in enumerate(members):
+            surface = self._world.entities[i].surface.transformed(self._poses[i])
+            smooth = _Smooth.of(surface)
+            if smooth is not None:
+                self._static_smooth.append((g, smooth))
+            yield surface.vertices, surface.triangles
 
     def _add_moving(self, indices: Iterable[int]) -> None:
         """Give each of these entities (those with triangles) a scene of its own, in its frame."""
@@ -519,8 +598,9 @@ class Raycaster:
             # Padded so that float32 rounding inside Open3D cannot put a triangle outside it.
             radius = float(np.max(np.linalg.norm(vertices - centre, axis=1))) * (1.0 + 1e-6) + 1e-6
             scene = _scene([(vertices, entity.surface.triangles)])
+            smooth = _Smooth.of(entity.surface)
             moving = _Moving(
-                int(i), scene, entity.reflectivity, entity.retro, centre, radius, entity
+                int(i), scene, entity.reflectivity, entity.retro, centre, radius, entity, smooth
             )
             self._moving.append(moving)
 

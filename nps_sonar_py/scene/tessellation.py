@@ -96,12 +96,16 @@ class Triangles:
         uvs: (m, 2) float32 texture coordinates of the vertices (u right, v up, as OpenGL),
             or None: a mesh file's, or a heightmap's normalised x and y; they place a
             reflectivity map (:mod:`nps_sonar_py.scene.reflectivity_map`).
+        vertex_normals: (m, 3) float64 unit normals of the vertices of a sampled smooth
+            surface (a heightmap's), zero rows for flat-shaded vertices, or None (all flat):
+            the raycaster interpolates them over a hit's triangle (smooth shading).
 
     """
 
     vertices: NDArray[np.float64]
     triangles: NDArray[np.int64]
     uvs: NDArray[np.float32] | None = None
+    vertex_normals: NDArray[np.float64] | None = None
 
     def __len__(self) -> int:
         return int(self.triangles.shape[0])
@@ -115,7 +119,10 @@ class Triangles:
         m = np.asarray(b_from_a, dtype=np.float64)
         vertices = rotate_rows(self.vertices, m[:3, :3]) + m[:3, 3]
         triangles = self.triangles if np.linalg.det(m[:3, :3]) >= 0.0 else self.triangles[:, ::-1]
-        return Triangles(vertices, np.ascontiguousarray(triangles), self.uvs)
+        normals = None
+        if self.vertex_normals is not None:  # normals go by the inverse transpose, kept unit
+            normals = _unit_rows(self.vertex_normals @ np.linalg.inv(m[:3, :3]))
+        return Triangles(vertices, np.ascontiguousarray(triangles), self.uvs, normals)
 
     def scaled(self, scale: ArrayLike) -> Triangles:
         """Scale each axis by ``scale`` (3,), as URDF's ``<mesh scale>``."""
@@ -144,11 +151,27 @@ class Triangles:
                     for p in parts
                 ]
             )
+        normals = None
+        if any(p.vertex_normals is not None for p in parts):  # flat parts get zero rows
+            normals = np.concatenate(
+                [
+                    np.zeros_like(p.vertices) if p.vertex_normals is None else p.vertex_normals
+                    for p in parts
+                ]
+            )
         return Triangles(
             np.concatenate([p.vertices for p in parts]),
             np.concatenate([p.triangles + o for p, o in zip(parts, offsets, strict=True)]),
             uvs,
+            normals,
         )
+
+
+def _unit_rows(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rows scaled to unit length; zero rows stay zero."""
+    length = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: NDArray[np.float64] = vectors / np.where(length > 0.0, length, 1.0)
+    return unit
 
 
 def _size(name: str, value: float) -> float:
