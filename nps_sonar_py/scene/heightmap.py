@@ -76,7 +76,8 @@ __all__ = [
 HEIGHTMAP_FORMATS = ('.npy', '.png')
 
 #: Most samples of a grid: 4097 x 4097 (16.8e6, Gazebo's largest usual terrain, 2^12 + 1).
-#: Its triangles take about 1.2 GB as float64/int64 arrays, and as much again in Open3D.
+#: Its triangles take about 1.2 GB as float64/int64 arrays (1.6 GB with the vertex normals),
+#: and as much again in Open3D.
 MAX_HEIGHTMAP_SAMPLES = 4097 * 4097
 
 #: Largest heightmap file read, bytes: 256 MiB, room for the largest grid as float64 (134 MB).

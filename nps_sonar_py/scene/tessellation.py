@@ -120,7 +120,9 @@ class Triangles:
         vertices = rotate_rows(self.vertices, m[:3, :3]) + m[:3, 3]
         triangles = self.triangles if np.linalg.det(m[:3, :3]) >= 0.0 else self.triangles[:, ::-1]
         normals = None
-        if self.vertex_normals is not None:  # normals go by the inverse transpose, kept unit
+        if self.vertex_normals is not None and np.array_equal(m[:3, :3], np.eye(3)):
+            normals = self.vertex_normals  # a translation: shared, not copied (a big seabed's)
+        elif self.vertex_normals is not None:  # by the inverse transpose, kept unit
             normals = _unit_rows(self.vertex_normals @ np.linalg.inv(m[:3, :3]))
         return Triangles(vertices, np.ascontiguousarray(triangles), self.uvs, normals)
 
