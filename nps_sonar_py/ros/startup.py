@@ -3,7 +3,7 @@
 A node whose configuration cannot be used exits with status 2 and prints one line,
 ``nps_sonar: <file>:<line>: <element>: <problem>`` (or rclpy's complaint about an argument, a
 parameter file or a name, made one line). SIGINT and SIGTERM, any number of them at any moment,
-shut it down cleanly with status 0.
+shut it down cleanly with status 0, within ``STOP_GRACE`` s (``ros/stop_deadline.py``).
 
 How: :func:`catch_signals` replaces Python's and rclpy's handlers (``rclpy.init`` is told to
 install none) by one that only *requests* shutdown: it records the first signal and does
@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 from nps_sonar_py.errors import NpsSonarError, error_line
 from nps_sonar_py.ros.heap import keep_heap
 from nps_sonar_py.ros.interfaces import missing_interface
+from nps_sonar_py.ros.stop_deadline import exit_if_stuck
 
 if TYPE_CHECKING:
     from rclpy.executors import Executor
@@ -82,6 +83,8 @@ class ShutdownRequest:
 
     def __init__(self) -> None:
         self.signal: int | None = None
+        #: Called in the handler at the first signal.
+        self.on_signal: Callable[[], None] | None = None
 
     def __bool__(self) -> bool:
         return self.signal is not None
@@ -90,6 +93,8 @@ class ShutdownRequest:
         """The signal handler: records the first signal; any later one changes nothing."""
         if self.signal is None:
             self.signal = signum
+            if self.on_signal is not None:
+                self.on_signal()
 
 
 _request: ShutdownRequest | None = None
@@ -229,6 +234,7 @@ def run_node(factory: Callable[..., Node], *, args: list[str] | None = None) -> 
     request = catch_signals()
     if request:  # a signal before ROS started: there is nothing to stop
         return 0
+    request.on_signal = exit_if_stuck()
     keep_heap()
     import rclpy
     from rclpy.executors import SingleThreadedExecutor

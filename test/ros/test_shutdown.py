@@ -34,6 +34,7 @@ import signal
 import subprocess
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,6 +176,8 @@ def problems(what: str, status: int | None, err: str) -> str | None:
     """What went wrong in a run that should have stopped cleanly, or None."""
     found = [word for word in FORBIDDEN if word in err]
     if status == 0 and not found:
+        if 'still running' in err:  # the stop deadline ended it (ros/stop_deadline.py): say so
+            warnings.warn(f'{what}: {err[err.index("nps_sonar: still running") :]}', stacklevel=1)
         return None
     ended = 'did not exit in time' if status is None else f'exited with {status}'
     said = f', printed {found}' if found else ''
