@@ -61,6 +61,7 @@ from nps_sonar_py.realism.metrics import (
     level_profile_db,
     speckle_by_band,
 )
+from nps_sonar_py.realism.range_law import RangeLaw, nearest_tvg, range_law
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 SIDESCAN = Path('sidescan/scotsman-iver2.xtf')
@@ -164,7 +165,11 @@ def calibrated(chain: DisplayChain, intensity: Image, edges: Image, codes: Image
 
 
 def _describe_sidescan(
-    record: SidescanRecord, keep: NDArray[np.bool_], chain: DisplayChain, earliest: float
+    record: SidescanRecord,
+    keep: NDArray[np.bool_],
+    chain: DisplayChain,
+    earliest: float,
+    law: RangeLaw,
 ) -> None:
     """Print the side-scan record, the display chain assumed and the simulated water column."""
     print(
@@ -177,6 +182,11 @@ def _describe_sidescan(
         f'  chain assumed: samples = amplitude (intensity ** {chain.gamma:g}), '
         f'{chain.tvg.value} + 2 x {chain.alpha:.2f} dB/m r TVG, uint16 full scale '
         f'{chain.full_scale}; the metrics read intensity = decode(samples)'
+    )
+    print(
+        f"  TVG law read from the record's seabed (range and grazing factors): n = "
+        f'{law.exponent:.1f} (fit residual {law.residual_db:.1f} dB), nearest device law '
+        f'{chain.tvg.value}'
     )
     print(
         f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.4f} sr; "
@@ -209,11 +219,18 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
         multipath_db=multipath_db,
         multipath_from=earliest,
     )
-    _describe_sidescan(record, keep, chain, earliest)
     real = {
         'port': chain.decode(record.port[keep]),
         'starboard': chain.decode(record.starboard[keep]),
     }
+    spacing = record.slant_range / record.samples
+    law = range_law(
+        np.concatenate((real['port'], real['starboard'])),
+        (np.arange(record.samples) + 0.5) * spacing,
+        np.concatenate((record.altitude[keep], record.altitude[keep])),
+    )
+    chain = dataclasses.replace(chain, tvg=nearest_tvg(law.exponent))
+    _describe_sidescan(record, keep, chain, earliest, law)
     dt = np.diff(record.times[keep], prepend=record.times[keep][0])
     along = np.cumsum(record.speed[keep] * dt)
     views = sidescan_views(real, record.altitude[keep], record.slant_range / record.samples, chain)

@@ -49,14 +49,16 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
             solid_angle=fan_solid_angle(math.radians(0.6), math.radians(12.0)),
         ),
         # A generic 600 kHz side-scan recorded to XTF: uint16 samples saturating at 15 bits,
-        # amplitude (the square root of intensity), 40 log r + 2 alpha r TVG.
+        # amplitude (the square root of intensity), 20 log r + 2 alpha r TVG: the law read
+        # from the seabed of the one such record the package has (``realism.range_law``,
+        # n = 24; docs/realism.md), not 40 log r.
         # alpha: Francois-Garrison at 600 kHz, 10 C, 35 PSU. The water column: coastal Sv
         # in a 0.5 x 50 degree beam (the package's side-scan defaults' vertical width).
         DisplayChain(
             name='sidescan_600khz_xtf',
             samples=1024,
             max_range=30.0,
-            tvg=Tvg.SPREAD_40,
+            tvg=Tvg.SPREAD_20,
             alpha=0.16,
             compression=Compression.GAMMA,
             gamma=0.5,

@@ -13,8 +13,9 @@ depend on the ray counts. Each channel's axis is ``a = 0``, ``delta = tilt``.
 * Along track: ``rays_along`` columns across the cast width ``2 * cast_half_angle`` of the
   echo model run with ``beam_width = horizontal_width`` (``echo.cast_limit`` applies to it;
   ``echo.beam_width`` itself is not used), pattern ``echo.pattern``.
-* Across track: depressions from ``delta_top = min(tilt + vertical_width / 2, pi / 2)`` (the
-  fan stops at nadir: rays past it would look to the other side) up to
+* Across track: depressions from ``delta_top = min(tilt + vertical_width / 2, pi / 2)``, or
+  ``pi / 2`` with ``cast_to_nadir`` (the fan stops at nadir: rays past it would look to the
+  other side) up to
   ``delta_end = max(tilt - vertical_width / 2, asin(min_altitude / max_range))`` (a shallower
   ray reaches the seabed beyond ``max_range`` whenever the sensor flies above
   ``min_altitude``; above that line nothing is seen), pattern ``vertical_pattern`` of width
@@ -124,6 +125,9 @@ class SidescanConfig(Record):
         max_altitude: highest altitude the placement serves, m, >= min_altitude.
         vertical_pattern: one-way across-track pattern (``BeamPattern`` or its value), about
             ``tilt``; ``SINC`` (default): a line array.
+        cast_to_nadir: cast the across-track fan down to nadir, the rays past the pattern's
+            -3 dB edge weighted by the pattern: a real transducer hears the seabed under it
+            through its pattern's skirt (``docs/sidescan.md``). Off: the fan stops at the edge.
         altitude: where each ping's altitude (its ground ranges) comes from
             (``sensing.altitude``): ``BOTTOM_TRACK`` (default), the median seabed level of the
             last ``bottom_track_pings`` first returns, or ``ALTIMETER``, the vertical distance
@@ -155,6 +159,11 @@ class SidescanConfig(Record):
         30.0, 'highest altitude the ray placement serves [m]', 0.01, 10000.0
     )
     vertical_pattern: BeamPattern = setting(BeamPattern.SINC, 'one-way pattern across track')
+    cast_to_nadir: bool = setting(
+        False,
+        "cast the across-track fan down to nadir, weighted by the pattern's skirt past its "
+        '-3 dB edge (off: the fan stops at the edge)',
+    )
     altitude: AltitudeSource = setting(
         AltitudeSource.BOTTOM_TRACK,
         "where each ping's altitude (its ground ranges) comes from: bottom_track (the median "
@@ -188,7 +197,8 @@ def _fan_limits(echo: EchoConfig, config: SidescanConfig) -> tuple[float, float]
             f'min_altitude ({config.min_altitude:g} m) must be < max_range ({echo.max_range:g} m)'
         )
         raise ConfigurationError(msg)
-    top = min(config.tilt + 0.5 * config.vertical_width, 0.5 * math.pi)
+    edge = math.inf if config.cast_to_nadir else config.tilt + 0.5 * config.vertical_width
+    top = min(edge, 0.5 * math.pi)
     end = max(
         config.tilt - 0.5 * config.vertical_width, math.asin(config.min_altitude / echo.max_range)
     )

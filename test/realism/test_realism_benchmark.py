@@ -22,6 +22,7 @@ from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display_presets import display_chain
 from nps_sonar_py.formats.oculus import read_oculus
 from nps_sonar_py.formats.xtf import read_sidescan
+from nps_sonar_py.realism.range_law import range_law
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 LAST = re.compile(r'^realism: within=(\d+)/(\d+) worst=(\S+) ratio=(\d+\.\d\d|inf)$')
@@ -114,3 +115,24 @@ def test_the_simulated_water_column_is_volume_reverberation(run: tuple[str, Path
     assert slope == pytest.approx(-20.0, abs=2.0)
     assert abs(slope - -40.0) > 10.0
     assert abs(slope) > 10.0
+
+
+def test_the_tvg_law_is_read_from_the_record_and_back_from_the_simulation(
+    run: tuple[str, Path],
+) -> None:
+    # The benchmark reads the record's TVG law from its seabed (realism.range_law); the
+    # simulation is stored with that law, and the same fit on the simulated record, where
+    # the law is known, must find it again through the seabed's grazing law, the vertical
+    # pattern and the texture. Control: the 40 log r the preset once assumed is far off.
+    output, out = run
+    found = re.search(r'TVG law read from .*: n = (\d+\.\d)', output)
+    assert found, output
+    assert 15.0 <= float(found[1]) <= 30.0
+    assert 'nearest device law 20log' in output
+    record = read_sidescan(out / 'sim-scotsman-iver2.xtf')
+    chain = display_chain('sidescan_600khz_xtf', samples=record.samples)
+    intensity = np.concatenate((chain.decode(record.port), chain.decode(record.starboard)))
+    ranges = (np.arange(record.samples) + 0.5) * record.slant_range / record.samples
+    law = range_law(intensity, ranges, np.concatenate((record.altitude, record.altitude)))
+    assert law.exponent == pytest.approx(20.0, abs=3.0)
+    assert abs(law.exponent - 40.0) > 10.0

@@ -22,6 +22,7 @@ than its foot).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -101,6 +102,8 @@ def ping_at(caster: Raycaster, h: float, config: SidescanConfig, **kwargs: objec
 
 
 def steepest(config: SidescanConfig) -> float:
+    if config.cast_to_nadir:
+        return 0.5 * math.pi
     return min(config.tilt + 0.5 * config.vertical_width, 0.5 * math.pi)
 
 
@@ -191,6 +194,30 @@ def test_a_beam_over_nadir_returns_first_at_the_altitude(flat: Raycaster) -> Non
     full = slice(k + 4, far)
     error = ping.profiles[0, full] / expected[full] - 1.0
     assert np.max(np.abs(error)) < 0.01
+
+
+def test_a_fan_cast_to_nadir_hears_the_seabed_through_its_skirt(flat: Raycaster) -> None:
+    # the same beam that misses nadir above, cast to nadir: the seabed under the sonar is
+    # heard through the line array's pattern past its -3 dB edge (35 degrees), from h on
+    h = 8.0
+    config = SidescanConfig(
+        tilt=math.radians(15.0), vertical_width=math.radians(40.0), cast_to_nadir=True
+    )
+    ping = ping_at(flat, h, config)
+    k = math.floor(h / DR)
+    edge = math.floor(h / math.sin(math.radians(35.0)) / DR)
+    for channel in (0, 1):
+        assert not ping.profiles[channel, :k].any()
+        assert np.all(ping.profiles[channel, k + 1 : edge] > 0.0)
+    expected = expected_profile(h, config, echo())
+    far = math.floor(h / math.sin(math.radians(5.0)) / DR)
+    full = np.arange(k + 4, min(far, N_BINS))
+    full = full[expected[full] > 1e-3 * expected.max()]  # not the pattern's null (50.5 deg off)
+    error = ping.profiles[0, full] / expected[full] - 1.0
+    assert np.max(np.abs(error)) < 0.01  # the integral with the pattern over the skirt
+    # control: the fan stopped at its edge hears nothing there
+    cut = ping_at(flat, h, dataclasses.replace(config, cast_to_nadir=False))
+    assert not cut.profiles[0, k + 1 : edge - 1].any()
 
 
 def test_a_box_echoes_at_its_foot_and_shadows_to_the_similar_triangle(boxed: Raycaster) -> None:
