@@ -5,7 +5,9 @@ are read-only parameters in this node) the change is refused with it and the nod
 with its last good settings. The side-scan of ``test_sidescan_node`` with the
 coherent model: a CW pulse of 20 ms spans 303 samples on its 500 bins of 9.9 cm (one sample
 per bin, ``2 dr / c`` = 132 us), a table of 155 KiB; on 20,000 bins it would span 12,121
-samples, 6 MiB, over the 1 MiB budget (``echo/pulse.py``, ``docs/coherent.md``).
+samples, 6 MiB, over the 1 MiB budget (``echo/pulse.py``, ``docs/coherent.md``). A fan
+whose settings need more than the device budget (``limits.MAX_DEVICE_BYTES``, 2 GiB) stops
+the node with the line naming them and the memory, before anything is allocated.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from ros_helpers import Probe, executable, exit_line, ros_args, running
+from test_presets_node import ROBOT
 from test_sidescan_node import BINS, MAX_RANGE, MIN_RANGE, parameters, reliable, world
 
 pytestmark = pytest.mark.ros
@@ -52,3 +55,14 @@ def test_a_pulse_over_its_memory_budget_is_refused_at_start_and_at_run_time(
         kept = probe.call(srv.GetRangerConfig, 'sidescan/get_config').config
     assert kept.range_resolution == pytest.approx(good)  # the last good settings
     assert all(m.samples_per_beam == BINS for m in after)
+
+
+def test_a_fan_over_the_device_budget_stops_the_node_with_one_line() -> None:
+    settings = {'robot_description_file': ROBOT, 'mode': 'multibeam', 'beams': 20_000}
+    line = exit_line(
+        [executable('scanning_sonar_node'), *ros_args({**settings, 'range_bins': 5_000})]
+    )
+    # 20,000 x 5,000 cells of 32 bytes (devices/kinds/base.py CELL_BYTES): 2.98 GiB
+    assert line.startswith('nps_sonar: beams 20000 x range_bins 5000: '), line
+    assert "a ping's profiles would need 2.98 GiB" in line, line
+    assert 'over the budget of 2 GiB per device' in line, line

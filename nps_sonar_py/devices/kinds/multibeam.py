@@ -24,7 +24,16 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     steps_problem,
 )
-from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import (
+    Built,
+    Family,
+    Kind,
+    Setup,
+    Size,
+    Unused,
+    echo_sizes,
+    image_size,
+)
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.presets import NO_PRESET, preset_names, preset_settings
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -211,6 +220,25 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """A ping's rays and cells and an image at its largest (``Kind.sizes``)."""
+    fan = setup[FanSettings]
+    rays = fan.beams * fan.rays_horizontal * fan.rays_vertical
+    names = (
+        f'beams {fan.beams} x rays_horizontal {fan.rays_horizontal} x rays_vertical '
+        f'{fan.rays_vertical}'
+    )
+    return (
+        *echo_sizes(
+            (f'beams {fan.beams}', fan.beams),
+            (names, rays),
+            setup[BeamSettings].range_bins,
+            coherent=setup[CoherentSettings].is_coherent,
+        ),
+        image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
 KIND = Kind(
     name='multibeam',
     family=Family.SCANNING,
@@ -220,6 +248,7 @@ KIND = Kind(
     records=(FanSettings, CoherentSettings),
     outputs=('multibeam', 'baseband'),
     sonar=sonar,
+    sizes=sizes,
     unused=(
         Unused(('rays',), 'its rays per beam are rays_horizontal x rays_vertical'),
         Unused(

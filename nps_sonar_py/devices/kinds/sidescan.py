@@ -28,7 +28,17 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     RangerGeometry,
 )
-from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import (
+    PIXEL_BYTES,
+    Built,
+    Family,
+    Kind,
+    Setup,
+    Size,
+    Unused,
+    cell_size,
+    image_size,
+)
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -388,6 +398,28 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """Its two channels' cells, its waterfall and an image at its largest (``Kind.sizes``).
+
+    Its rays follow from its geometry (``sidescan_rows``), bounded by ``MAX_SIDESCAN_RAYS``.
+    """
+    side = setup[SidescanSettings]
+    lines, samples = side.waterfall_lines, side.waterfall_samples
+    waterfall = Size(
+        f'waterfall_lines {lines} x waterfall_samples {samples}',
+        'the waterfall',
+        lines * 2 * samples,
+        PIXEL_BYTES,
+    )
+    bins = setup[BeamSettings].range_bins
+    coherent = setup[CoherentSettings].is_coherent
+    return (
+        cell_size(('2 channels', 2), bins, coherent),
+        waterfall,
+        image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
 KIND = Kind(
     name='sidescan',
     family=Family.SCANNING,
@@ -397,6 +429,7 @@ KIND = Kind(
     records=(SidescanSettings, CoherentSettings),
     outputs=('sidescan', 'baseband'),
     sonar=sonar,
+    sizes=sizes,
     unused=(
         Unused(
             ('min_angle', 'max_angle'),

@@ -29,7 +29,16 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
     window_problem,
 )
-from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import (
+    Built,
+    Family,
+    Kind,
+    Setup,
+    Size,
+    Unused,
+    echo_sizes,
+    image_size,
+)
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -322,6 +331,20 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """A step's rays and cells and an image at its largest (``Kind.sizes``)."""
+    beam = setup[BeamSettings]
+    return (
+        *echo_sizes(
+            ('a step', 1),
+            (f'rays {beam.rays}', beam.rays),
+            beam.range_bins,
+            coherent=setup[CoherentSettings].is_coherent,
+        ),
+        image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
 KIND = Kind(
     name='sweep',
     family=Family.SCANNING,
@@ -330,6 +353,7 @@ KIND = Kind(
     build=build,
     records=(SweepSettings, CoherentSettings),
     outputs=('sweep', 'baseband'),
+    sizes=sizes,
     unused=(
         Unused(('update_rate',), 'its head steps once every step_period'),
         Unused(
