@@ -17,15 +17,15 @@ import pytest
 from device_kinds import build, setup_of
 
 from nps_sonar_py.devices import KINDS
-from nps_sonar_py.devices.kinds.base import (
+from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
+from nps_sonar_py.devices.kinds.multibeam import FanSettings
+from nps_sonar_py.devices.memory import (
     CELL_BYTES,
     COHERENT_CELL_BYTES,
     PIXEL_BYTES,
     RAY_BYTES,
     memory_text,
 )
-from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
-from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     CoherentSettings,
@@ -129,3 +129,34 @@ def test_every_kind_of_device_is_within_the_budget_at_its_defaults() -> None:
         assert build(kind) is not None
     assert memory_text(3 * 2**30) == '3 GiB'
     assert memory_text(512 * 2**20) == '512 MiB'
+
+
+def test_a_ranger_request_over_the_budget_is_refused_and_the_fan_keeps_its_config() -> None:
+    fan = build('multibeam')
+    good = fan.ranger_config()
+    span = good.max_range - good.min_range
+    # 601 beams (0.001 rad apart over 0.6 rad) of 10^6 bins: 6.01e8 cells of 32 bytes
+    over = dataclasses.replace(good, angular_resolution=0.001, range_resolution=span / 1e6)
+    reason = fan.reconfigure(over)
+    assert reason is not None
+    assert '\n' not in reason
+    assert reason.startswith(f'range_resolution {span / 1e6:g} m (1000000 bins) x 601 beams: ')
+    assert f"a ping's profiles would need {memory_text(601 * 10**6 * CELL_BYTES)}" in reason
+    assert fan.ranger_config() == good  # the last good configuration
+    # the control: the same bins on the fan's own 7 beams fit (7e6 cells, 214 MiB)
+    assert fan.reconfigure(dataclasses.replace(good, range_resolution=span / 1e6)) is None
+
+
+def test_an_array_is_held_to_the_budget_for_all_its_elements() -> None:
+    n = len(build('array').geometry.element_frames)  # the robot's sonars the array selects
+    assert n >= 2
+    rays = 2_000_000  # BeamSettings' bound: one element alone needs 977 MiB of rays
+    needed = n * rays * RAY_BYTES
+    assert rays * RAY_BYTES < MAX_DEVICE_BYTES < needed
+    with pytest.raises(ConfigurationError) as refused:
+        build('array', setup_with('array', [(BeamSettings, {'rays': rays})], False))
+    line = str(refused.value)
+    assert line.startswith(f'rays {rays} x {n} elements: '), line
+    assert f"a ping's rays would need {memory_text(needed)} " in line, line
+    # the control: the single beam takes the same rays (one element, within the budget)
+    KINDS['single_beam'].budget(setup_with('sonar', [(BeamSettings, {'rays': rays})], False))

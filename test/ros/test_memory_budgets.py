@@ -57,12 +57,42 @@ def test_a_pulse_over_its_memory_budget_is_refused_at_start_and_at_run_time(
     assert all(m.samples_per_beam == BINS for m in after)
 
 
-def test_a_fan_over_the_device_budget_stops_the_node_with_one_line() -> None:
-    settings = {'robot_description_file': ROBOT, 'mode': 'multibeam', 'beams': 20_000}
+def test_a_fan_over_the_device_budget_is_refused_at_start_and_at_run_time(probe: Probe) -> None:
+    from nps_sonar import srv
+    from nps_sonar.msg import MultibeamPing
+
+    settings = {
+        'robot_description_file': ROBOT,
+        'mode': 'multibeam',
+        'min_angle': -0.3,
+        'max_angle': 0.3,
+        'rays_vertical': 2,
+    }
     line = exit_line(
-        [executable('scanning_sonar_node'), *ros_args({**settings, 'range_bins': 5_000})]
+        [
+            executable('scanning_sonar_node'),
+            *ros_args({**settings, 'beams': 20_000, 'range_bins': 5_000}),
+        ]
     )
-    # 20,000 x 5,000 cells of 32 bytes (devices/kinds/base.py CELL_BYTES): 2.98 GiB
+    # 20,000 x 5,000 cells of 32 bytes (devices/memory.py CELL_BYTES): 2.98 GiB
     assert line.startswith('nps_sonar: beams 20000 x range_bins 5000: '), line
     assert "a ping's profiles would need 2.98 GiB" in line, line
     assert 'over the budget of 2 GiB per device' in line, line
+    probe.subscribe(MultibeamPing, 'ping360/multibeam', reliable())
+    with running('scanning_sonar_node', settings) as node:
+        first = probe.wait('ping360/multibeam', 1, node)[-1]
+        good = probe.call(srv.GetRangerConfig, 'ping360/get_config').config
+        asked = probe.call(srv.GetRangerConfig, 'ping360/get_config').config
+        # 601 beams of 10^6 bins: 6.01e8 cells of 32 bytes, 17.9 GiB
+        asked.angular_resolution = (asked.max_angle - asked.min_angle) / 600
+        asked.range_resolution = (asked.max_range - asked.min_range) / 1e6
+        refused = probe.call(srv.SetRangerConfig, 'ping360/set_config', config=asked)
+        assert not refused.success
+        assert '(1000000 bins) x 601 beams: ' in refused.reason, refused.reason
+        assert "a ping's profiles would need 17.9 GiB" in refused.reason, refused.reason
+        assert '\n' not in refused.reason
+        count = probe.count('ping360/multibeam')
+        after = probe.wait('ping360/multibeam', count + 3, node)[count:]
+        kept = probe.call(srv.GetRangerConfig, 'ping360/get_config').config
+    assert kept.range_resolution == pytest.approx(good.range_resolution)  # last good settings
+    assert all(len(m.azimuths) == len(first.azimuths) for m in after)

@@ -20,29 +20,12 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot, SensorType, SonarSpec
 from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.memory import Size, budget_problem
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.limits import MAX_DEVICE_BYTES
 from nps_sonar_py.records import Record, plain, specs
 
-__all__ = [
-    'CELL_BYTES',
-    'COHERENT_CELL_BYTES',
-    'PIXEL_BYTES',
-    'RAY_BYTES',
-    'Built',
-    'Family',
-    'Kind',
-    'Setup',
-    'Size',
-    'SonarBuilder',
-    'Unused',
-    'budget_problem',
-    'cell_size',
-    'echo_sizes',
-    'image_size',
-    'memory_text',
-]
+__all__ = ['Built', 'Family', 'Kind', 'Setup', 'SonarBuilder', 'Unused']
 
 R = TypeVar('R')
 #: What a builder returns: the device on its mount.
@@ -122,86 +105,6 @@ class Unused:
         resets = ', '.join(f'{n} {_text(defaults[n])}' for n in asked)
         names = ' and '.join([', '.join(asked[:-1]), asked[-1]] if len(asked) > 1 else asked)
         return f'mode {kind} does not use {names}: {self.why}; set {resets}'
-
-
-#: Bytes one ray costs from its cast to its echo, at the peak of a ping: its direction and
-#: origin, Open3D's hit (distance, normal, ids), the per-ray echo's float32 and float64 passes.
-#: Measured with tracemalloc on a fan of 46,080 rays: 173 bytes at build, 266 in a read, plus
-#: Open3D's own buffers (about 60); rounded up.
-RAY_BYTES = 512
-#: Bytes one (beam, bin) cell of a ping costs: its profile (float64), its deposits, its range
-#: statistics, the message's float32 and the labels' uint16. Measured: 19.3 bytes in a read of
-#: a fan of 640 x 10,000 cells, before the message; rounded up.
-CELL_BYTES = 32
-#: Bytes a cell costs with the coherent model (its complex baseband, scatterers and matched
-#: filter, at one sample per bin). Measured: 89 bytes (51 at build, 34 in a read) on 64 x
-#: 10,000 cells; rounded up. More samples per bin (``sample_rate``) cost more, up to
-#: ``echo.coherent.MAX_SAMPLES`` a beam.
-COHERENT_CELL_BYTES = 128
-#: Bytes one pixel of an image costs while it is drawn and published (its float64 grid, the
-#: index of its cell and the message's pixel).
-PIXEL_BYTES = 16
-
-
-@dataclass(frozen=True)
-class Size:
-    """One allocation a kind's settings size: ``count`` elements of ``each`` bytes.
-
-    ``settings``: the settings that size it with their values, as the refusal names them
-    (``'beams 512 x range_bins 20000'``); ``what``: what is allocated.
-    """
-
-    settings: str
-    what: str
-    count: float
-    each: int
-
-    @property
-    def bytes(self) -> float:
-        """The memory it takes, bytes."""
-        return self.count * self.each
-
-
-def echo_sizes(
-    beams: tuple[str, int], rays: tuple[str, int], bins: int, *, coherent: bool
-) -> tuple[Size, ...]:
-    """A ping's rays and its (beam, bin) cells: ``beams`` and ``rays`` as (setting text, count).
-
-    ``rays``' count is every ray of a ping; ``bins``: ``range_bins``.
-    """
-    return (Size(rays[0], "a ping's rays", rays[1], RAY_BYTES), cell_size(beams, bins, coherent))
-
-
-def cell_size(beams: tuple[str, int], bins: int, coherent: bool) -> Size:
-    """A ping's (beam, bin) cells: ``beams`` as (setting text, count), ``bins``: ``range_bins``."""
-    text, n = beams
-    model = 'coherent ' if coherent else ''
-    each = COHERENT_CELL_BYTES if coherent else CELL_BYTES
-    return Size(f'{text} x range_bins {bins}', f"a ping's {model}profiles", n * bins, each)
-
-
-def image_size(pixels: int) -> Size:
-    """An image at its largest, ``image_max_pixels``."""
-    return Size(f'image_max_pixels {pixels}', 'an image at its largest', pixels, PIXEL_BYTES)
-
-
-def budget_problem(sizes: Iterable[Size]) -> str | None:
-    """Why these allocations are over ``MAX_DEVICE_BYTES``, naming the biggest, or ``None``."""
-    sizes = tuple(sizes)
-    total = sum(s.bytes for s in sizes)
-    if total <= MAX_DEVICE_BYTES:
-        return None
-    worst = max(sizes, key=lambda s: s.bytes)
-    return (
-        f'{worst.settings}: {worst.what} would need {memory_text(worst.bytes)} '
-        f'({memory_text(total)} in all), over the budget of {memory_text(MAX_DEVICE_BYTES)} '
-        'per device (docs/ros-conventions.md, Memory)'
-    )
-
-
-def memory_text(n: float) -> str:
-    """``n`` bytes in words: ``'3.05 GiB'``, ``'512 MiB'``."""
-    return f'{n / 2**30:.3g} GiB' if n >= 2**30 else f'{n / 2**20:.3g} MiB'
 
 
 def _text(value: Any) -> str:

@@ -20,15 +20,8 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     steps_problem,
 )
-from nps_sonar_py.devices.kinds.base import (
-    Built,
-    Family,
-    Kind,
-    Setup,
-    Size,
-    Unused,
-    echo_sizes,
-)
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import Size, echo_sizes
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (

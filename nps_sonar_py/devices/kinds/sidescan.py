@@ -28,17 +28,8 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     RangerGeometry,
 )
-from nps_sonar_py.devices.kinds.base import (
-    PIXEL_BYTES,
-    Built,
-    Family,
-    Kind,
-    Setup,
-    Size,
-    Unused,
-    cell_size,
-    image_size,
-)
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import PIXEL_BYTES, Size, cell_size, image_size
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -347,6 +338,10 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
             )
         return None
 
+    def _beams_of(self, config: RangerConfig) -> int:
+        """Its two channels, whatever the request (its angles are fixed)."""
+        return 2
+
     def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> SidescanSonar:
         """The same fans with the new range window and bins."""
         old = self.sonar
@@ -414,7 +409,7 @@ def sizes(setup: Setup) -> tuple[Size, ...]:
     bins = setup[BeamSettings].range_bins
     coherent = setup[CoherentSettings].is_coherent
     return (
-        cell_size(('2 channels', 2), bins, coherent),
+        cell_size(f'2 channels x range_bins {bins}', 2 * bins, coherent),
         waterfall,
         image_size(setup[ImageSettings].image_max_pixels),
     )

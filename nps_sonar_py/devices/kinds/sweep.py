@@ -29,16 +29,8 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
     window_problem,
 )
-from nps_sonar_py.devices.kinds.base import (
-    Built,
-    Family,
-    Kind,
-    Setup,
-    Size,
-    Unused,
-    echo_sizes,
-    image_size,
-)
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import Size, echo_sizes, image_size
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
