@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from nps_sonar_py.limits import MAX_DEVICE_BYTES
 
 __all__ = [
+    'BEAM_PAIR_BYTES',
     'CELL_BYTES',
     'COHERENT_CELL_BYTES',
+    'LEAK_BYTES',
     'PIXEL_BYTES',
     'RAY_BYTES',
     'Size',
@@ -25,6 +27,7 @@ __all__ = [
     'cell_size',
     'echo_sizes',
     'image_size',
+    'line_array_sizes',
     'memory_text',
 ]
 
@@ -42,6 +45,12 @@ CELL_BYTES = 32
 #: 10,000 cells; rounded up. More samples per bin (``sample_rate``) cost more, up to
 #: ``echo.coherent.MAX_SAMPLES`` a beam.
 COHERENT_CELL_BYTES = 128
+#: Bytes a pair of beams costs in a fan's receive line array (``array_elements``): its
+#: leakage matrix, built once. Measured: 65.6 bytes a pair at 1000 beams; rounded up.
+BEAM_PAIR_BYTES = 80
+#: Bytes one of a ping's strongest cells costs a beam as it leaks across the fan
+#: (``leak_cells``): what every beam hears of it and where. Measured: 35 bytes; rounded up.
+LEAK_BYTES = 48
 #: Bytes one pixel of an image costs while it is drawn and published (its float64 grid, the
 #: index of its cell and the message's pixel).
 PIXEL_BYTES = 16
@@ -88,6 +97,27 @@ def cell_size(names: str, cells: int, coherent: bool) -> Size:
 def image_size(pixels: int) -> Size:
     """An image at its largest, ``image_max_pixels``."""
     return Size(f'image_max_pixels {pixels}', 'an image at its largest', pixels, PIXEL_BYTES)
+
+
+def line_array_sizes(beams: int, bins: int, elements: int, leak_cells: int) -> tuple[Size, ...]:
+    """A coherent fan's receive line array: its leakage matrix and a ping's leaking cells."""
+    if elements == 0:
+        return ()
+    leaking = min(leak_cells, beams * bins)  # at most every cell of a ping
+    return (
+        Size(
+            f'beams {beams} with array_elements {elements}',
+            "the line array's leakage matrix",
+            beams * beams,
+            BEAM_PAIR_BYTES,
+        ),
+        Size(
+            f'leak_cells {leak_cells} x beams {beams}',
+            "the leakage of a ping's strongest cells",
+            leaking * beams,
+            LEAK_BYTES,
+        ),
+    )
 
 
 def budget_problem(sizes: Iterable[Size]) -> str | None:

@@ -20,8 +20,10 @@ from nps_sonar_py.devices import KINDS
 from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.memory import (
+    BEAM_PAIR_BYTES,
     CELL_BYTES,
     COHERENT_CELL_BYTES,
+    LEAK_BYTES,
     PIXEL_BYTES,
     RAY_BYTES,
     memory_text,
@@ -34,8 +36,6 @@ from nps_sonar_py.devices.settings import (
 )
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.limits import MAX_DEVICE_BYTES
-
-COHERENT = CoherentSettings(echo_model=EchoModelChoice.COHERENT)
 
 #: (kind, records' changes, the setting text the line names, the bytes it needs).
 OVER: list[tuple[str, list[tuple[type[Any], dict[str, Any]]], str, float]] = [
@@ -53,9 +53,39 @@ OVER: list[tuple[str, list[tuple[type[Any], dict[str, Any]]], str, float]] = [
     ),
     (
         'multibeam',
-        [(FanSettings, {'beams': 512}), (BeamSettings, {'range_bins': 40_000})],
+        [
+            (FanSettings, {'beams': 512}),
+            (BeamSettings, {'range_bins': 40_000}),
+            (CoherentSettings, {'echo_model': EchoModelChoice.COHERENT}),
+        ],
         'beams 512 x range_bins 40000',
         512 * 40_000 * COHERENT_CELL_BYTES,
+    ),
+    (
+        'multibeam',
+        [
+            (FanSettings, {'beams': 6000}),
+            (CoherentSettings, {'echo_model': EchoModelChoice.COHERENT, 'array_elements': 64}),
+        ],
+        'beams 6000 with array_elements 64',
+        6000 * 6000 * BEAM_PAIR_BYTES,
+    ),
+    (
+        'multibeam',
+        [
+            (FanSettings, {'beams': 512}),
+            (BeamSettings, {'range_bins': 2000}),
+            (
+                CoherentSettings,
+                {
+                    'echo_model': EchoModelChoice.COHERENT,
+                    'array_elements': 64,
+                    'leak_cells': 10**6,
+                },
+            ),
+        ],
+        'leak_cells 1000000 x beams 512',
+        10**6 * 512 * LEAK_BYTES,
     ),
     (
         'echosounder',
@@ -78,21 +108,20 @@ OVER: list[tuple[str, list[tuple[type[Any], dict[str, Any]]], str, float]] = [
 ]
 
 
-def setup_with(kind: str, changes: list[tuple[type[Any], dict[str, Any]]], coherent: bool) -> Any:
-    """The setup of ``kind`` with ``changes`` to its records (and the coherent model)."""
+def setup_with(kind: str, changes: list[tuple[type[Any], dict[str, Any]]]) -> Any:
+    """The setup of ``kind`` with ``changes`` to its records."""
     setup = setup_of(kind)
     for record, values in changes:
         setup = setup.replaced(dataclasses.replace(setup[record], **values))
-    return setup.replaced(COHERENT) if coherent else setup
+    return setup
 
 
 @pytest.mark.parametrize(('kind', 'changes', 'named', 'needed'), OVER, ids=lambda v: str(v)[:40])
 def test_a_setting_over_the_memory_budget_is_refused_in_one_line(
     kind: str, changes: list[tuple[type[Any], dict[str, Any]]], named: str, needed: float
 ) -> None:
-    coherent = 'range_bins 40000' in named
     assert needed > MAX_DEVICE_BYTES  # the case is over the budget by the documented costs
-    setup = setup_with(kind, changes, coherent)
+    setup = setup_with(kind, changes)
     with pytest.raises(ConfigurationError) as refused:
         build(kind, setup)
     line = str(refused.value)
@@ -106,19 +135,22 @@ def test_a_setting_over_the_memory_budget_is_refused_in_one_line(
 def test_the_same_settings_scaled_within_the_budget_pass(
     kind: str, changes: list[tuple[type[Any], dict[str, Any]]], named: str, needed: float
 ) -> None:
-    coherent = 'range_bins 40000' in named
     # the largest factor brought under the budget: the budget's check passes (nothing built)
     factor = needed / MAX_DEVICE_BYTES * 2.0
     smaller = []
     for record, values in changes:
-        (name, value), *rest = sorted(values.items(), key=lambda item: -item[1])
-        smaller.append((record, {name: max(1, int(value / factor)), **dict(rest)}))
-    KINDS[kind].budget(setup_with(kind, smaller, coherent))
+        counts = {k: v for k, v in values.items() if type(v) is int}
+        if not counts:  # the model's choice, kept
+            smaller.append((record, values))
+            continue
+        name = max(counts, key=counts.__getitem__)  # the record's largest count, made smaller
+        smaller.append((record, {**values, name: max(1, int(values[name] / factor))}))
+    KINDS[kind].budget(setup_with(kind, smaller))
 
 
 def test_a_rule_blind_to_the_cells_would_let_a_huge_fan_through() -> None:
     """The negative control: without its cells, the fan of 20000 x 5000 would pass."""
-    setup = setup_with('multibeam', OVER[0][1], False)
+    setup = setup_with('multibeam', OVER[0][1])
     sizes = KINDS['multibeam'].sizes(setup)
     without_cells = sum(s.bytes for s in sizes if 'profiles' not in s.what)
     assert without_cells <= MAX_DEVICE_BYTES < sum(s.bytes for s in sizes)
@@ -154,9 +186,9 @@ def test_an_array_is_held_to_the_budget_for_all_its_elements() -> None:
     needed = n * rays * RAY_BYTES
     assert rays * RAY_BYTES < MAX_DEVICE_BYTES < needed
     with pytest.raises(ConfigurationError) as refused:
-        build('array', setup_with('array', [(BeamSettings, {'rays': rays})], False))
+        build('array', setup_with('array', [(BeamSettings, {'rays': rays})]))
     line = str(refused.value)
     assert line.startswith(f'rays {rays} x {n} elements: '), line
     assert f"a ping's rays would need {memory_text(needed)} " in line, line
     # the control: the single beam takes the same rays (one element, within the budget)
-    KINDS['single_beam'].budget(setup_with('sonar', [(BeamSettings, {'rays': rays})], False))
+    KINDS['single_beam'].budget(setup_with('sonar', [(BeamSettings, {'rays': rays})]))
