@@ -19,6 +19,7 @@ from device_kinds import build, setup_of
 from nps_sonar_py.devices import KINDS
 from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.multibeam import FanSettings
+from nps_sonar_py.devices.kinds.sweep import SweepSettings
 from nps_sonar_py.devices.memory import (
     BEAM_PAIR_BYTES,
     CELL_BYTES,
@@ -92,6 +93,12 @@ OVER: list[tuple[str, list[tuple[type[Any], dict[str, Any]]], str, float]] = [
         [(EchosounderSettings, {'swath_beams': 1024}), (BeamSettings, {'range_bins': 90_000})],
         'swath_beams 1024 x range_bins 90000',
         1024 * 90_000 * CELL_BYTES,
+    ),
+    (
+        'sweep',
+        [(SweepSettings, {'step': 1e-4}), (BeamSettings, {'range_bins': 20_000})],
+        'step 0.0001 rad (6001 steps) x range_bins 20000',
+        6001 * 20_000 * CELL_BYTES,
     ),
     (
         'sweep',
