@@ -165,13 +165,12 @@ class Kind:
 
         Its family's shared settings it names in ``unused``, and every setting of the records
         that are another kind's of ``family`` alone (a new kind's are refused by the others
-        with no edit to them); then settings over the memory budget (:meth:`budget`).
+        with no edit to them).
         """
         for unused in (*self._others(family), *self.unused):
             problem = unused.problem(self.name, setup, family_records)
             if problem:
                 raise ConfigurationError(problem)
-        self.budget(setup)
 
     def _others(self, family: tuple[Kind, ...]) -> list[Unused]:
         """The settings of the records only other kinds of ``family`` have, by kind."""
