@@ -59,7 +59,7 @@ MAX_RATE = 1e6
 
 #: The memory a device's settings may imply, bytes: 2 GiB, the arrays sized by its settings
 #: (rays, profiles, baseband, images, the waterfall) summed with the measured bytes each
-#: element costs (``devices/kinds/base.py``, ``Size``). A setting that would need more is
-#: refused in one line naming it and the memory, before anything is allocated; the biggest
-#: configuration of a real sonar needs a few hundred MiB (docs/ros-conventions.md, Memory).
+#: element costs (``devices/memory.py``). A setting that would need more is refused in one
+#: line naming it and the memory, before anything is allocated; the presets of real sonars
+#: need 84 to 489 MiB (docs/ros-conventions.md, Memory).
 MAX_DEVICE_BYTES = 2 << 30
