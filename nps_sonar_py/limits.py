@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     'MAX_ANGLE',
     'MAX_ANGULAR',
+    'MAX_DEVICE_BYTES',
     'MAX_JOINT_POSITION',
     'MAX_LINEAR',
     'MAX_POSITION',
@@ -55,3 +56,10 @@ MAX_QUATERNION_NORM = 1e6
 #: finite int64 (1e-12 Hz overflowed it, 1e12 Hz made it 0). A device may accept less.
 MIN_RATE = 1e-6
 MAX_RATE = 1e6
+
+#: The memory a device's settings may imply, bytes: 2 GiB, the arrays sized by its settings
+#: (rays, profiles, baseband, images, the waterfall) summed with the measured bytes each
+#: element costs (``devices/memory.py``). A setting that would need more is refused in one
+#: line naming it and the memory, before anything is allocated; the presets of real sonars
+#: need 84 to 489 MiB (docs/ros-conventions.md, Memory).
+MAX_DEVICE_BYTES = 2 << 30

@@ -18,7 +18,6 @@ KNOWN = {
     ('benchmarks/bench_ranger.py', 'main'): 115,
     ('benchmarks/soak.py', 'main'): 95,
     ('launch/gazebo_sonar.launch.py', 'generate_launch_description'): 89,
-    ('nps_sonar_py/ros/device_node.py', '__init__'): 105,
 }
 
 

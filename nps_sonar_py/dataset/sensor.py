@@ -219,6 +219,7 @@ def _setup(kind: Kind, values: Mapping[str, Any], spec: Spec) -> Setup:
         setup = Setup(Family.SCANNING, *read_records(_records(kind), values))
         family = family_kinds(Family.SCANNING)
         kind.check(setup, family_records(Family.SCANNING), family)
+        kind.budget(setup)
     except ConfigurationError as error:
         raise _failed(error, spec) from None
     return setup

@@ -115,6 +115,7 @@ def build_device(robot: Robot, setup: Setup, *, entities: int = 0) -> Built:
     (settings that contradict each other).
     """
     kind = choose_kind(robot, setup)
+    kind.budget(setup)  # before anything is allocated
     mount, device = kind.build(robot, setup, entities)
     try:
         kind.check(setup, family_records(setup.family), family_kinds(setup.family))

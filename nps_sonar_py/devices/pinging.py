@@ -30,8 +30,10 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
     window_problem,
 )
+from nps_sonar_py.devices.memory import Size, budget_problem, cell_size
 from nps_sonar_py.devices.sonar import travel_time_problem
 from nps_sonar_py.echo import EchoConfig
+from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = [
@@ -53,6 +55,9 @@ class PingedSonar(Protocol):
 
     @property
     def echo(self) -> EchoConfig: ...  # noqa: D102
+
+    @property
+    def coherent(self) -> CoherentConfig | None: ...  # noqa: D102
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None: ...  # noqa: D102
 
@@ -103,8 +108,8 @@ class PingingRanger(IndependentReadings, Generic[SonarT]):
 
         In order: the bounds of every device and the range window (``limits``), the device's
         angles (``_angles_problem``), the bin count (``echo_with_ranges``), the ping rate
-        (``ping_rate_problem``), then the sonar itself (``_rebuilt``). A refusal changes
-        nothing.
+        (``ping_rate_problem``), the memory its cells need (``devices/memory.py``), then the
+        sonar itself (``_rebuilt``). A refusal changes nothing.
         """
         problem = config_problem(config) or window_problem(config, None, self.limits)
         problem = problem or self._angles_problem(config)
@@ -113,6 +118,7 @@ class PingingRanger(IndependentReadings, Generic[SonarT]):
         try:
             echo = echo_with_ranges(self.sonar.echo, config)
             problem = ping_rate_problem(echo, config.frequency)
+            problem = problem or budget_problem(self._request_sizes(echo, config))
             if problem:
                 return problem
             sonar = self._rebuilt(echo, config)
@@ -125,6 +131,18 @@ class PingingRanger(IndependentReadings, Generic[SonarT]):
     def _angles_problem(self, config: RangerConfig) -> str | None:
         """Why the device cannot take the angles of ``config`` (within the bounds), or ``None``."""
         raise NotImplementedError
+
+    def _beams_of(self, config: RangerConfig) -> int:
+        """The beams of a ping of ``config``: one per axis (a fan's, a swath's)."""
+        return beam_axes(config).beams
+
+    def _request_sizes(self, echo: EchoConfig, config: RangerConfig) -> tuple[Size, ...]:
+        """What a ping of ``config`` allocates by the request's size: its (beam, bin) cells."""
+        beams = self._beams_of(config)
+        names = (
+            f'range_resolution {config.range_resolution:g} m ({echo.n_bins} bins) x {beams} beams'
+        )
+        return (cell_size(names, beams * echo.n_bins, self.sonar.coherent is not None),)
 
     def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> SonarT:
         """The sonar of ``echo`` and the angles of ``config``, the rest as ``self.sonar``'s.

@@ -877,6 +877,11 @@ class CoherentSettings(Record):
         '(RawSonarImage, float32 pairs, docs/coherent.md)',
     )
 
+    @property
+    def is_coherent(self) -> bool:
+        """Whether the coherent model makes the profiles."""
+        return self.echo_model is not EchoModelChoice.INCOHERENT
+
     def coherent_config(self) -> CoherentConfig | None:
         """The core's ``CoherentConfig``, or ``None`` for the incoherent model."""
         if self.echo_model is EchoModelChoice.INCOHERENT:

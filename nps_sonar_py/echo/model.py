@@ -380,10 +380,10 @@ class EchoModel:
         own = d.flat.size  # the rays' deposits; any extra ones after them count as hits
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
         intensity, labels = self._binned(d, flat, weights, labelled, n_entities, generator)
-        if apart and spread is not None:
-            labels = self._spread_labels(
-                r, cos_in, mu, entity, spread, layout, per_ray, extra, n_entities
-            )
+        if apart and spread is not None:  # the labels of the spread returns, from their pieces
+            with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+                by_entity = self._spread_deposits(r, cos_in, mu, entity, spread, layout, per_ray)
+            labels = self._labels(by_entity, *self._with_extra(by_entity, extra), n_entities)
         totals = intensity.sum(axis=1)
         size = d.dump + DUMP_BINS
 
@@ -422,22 +422,15 @@ class EchoModel:
             _beam_ranges=self._ranges_now_or_when_read(estimate, generator),
         )
 
-    def _spread_labels(
-        self,
-        r: NDArray[np.floating],
-        cos_in: NDArray[np.floating],
-        mu: NDArray[np.floating],
-        entity: NDArray[np.integer] | None,
-        spread: NDArray[np.floating],
-        layout: Layout,
-        per_ray: NDArray[np.floating] | None,
-        extra: ExtraReturns | None,
+    @staticmethod
+    def _labels(
+        d: Deposits,
+        flat: NDArray[np.intp],
+        weights: NDArray[np.floating],
+        labelled: NDArray[np.integer] | None,
         n_entities: int,
     ) -> NDArray[np.uint16] | None:
-        """The labels of spread returns, from their pieces (the profile is their ramps')."""
-        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            d = self._spread_deposits(r, cos_in, mu, entity, spread, layout, per_ray)
-        flat, weights, labelled = self._with_extra(d, extra)
+        """The entity dominating each (beam, bin) cell of the deposits; None without entities."""
         if labelled is None:
             return None
         return dominant_labels(
@@ -480,9 +473,7 @@ class EchoModel:
         else:
             # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
             weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
-            if labelled is not None:
-                cells = d.cells_of(flat)
-                labels = dominant_labels(cells, weights, labelled, d.n_beams, d.n_bins, n_entities)
+            labels = self._labels(d, flat, weights, labelled, n_entities)
             if cfg.speckle:
                 kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
                 weighted = coherent_speckle(weights[kept_index], flat[kept_index], size, generator)

@@ -124,17 +124,7 @@ class Echoes:
 
     def beam(self, j: int) -> Ping:
         """The ``Ping`` of beam ``j``."""
-        return Ping(
-            intensity=self.intensity[j],
-            hits=self.hits[j],
-            bin_edges=self.bin_edges,
-            bin_centres=self.bin_centres,
-            total=float(self.totals[j]),
-            range=float(self.ranges[j]),
-            confidence=float(self.confidence[j]),
-            source_level=self.source_level,
-            labels=None if self.labels is None else self.labels[j],
-        )
+        return _beam_ping(self, j, self.intensity[j], float(self.totals[j]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,15 +209,19 @@ class EchoRecord:
 
     def beam(self, j: int) -> Ping:
         """Beam ``j``'s ``Ping``: the image's row and total, the law's range, hits and labels."""
-        law = self.law
-        return Ping(
-            intensity=self.intensity[j],
-            hits=law.hits[j],
-            bin_edges=law.bin_edges,
-            bin_centres=law.bin_centres,
-            total=float(self.totals[j]),
-            range=float(law.ranges[j]),
-            confidence=float(law.confidence[j]),
-            source_level=law.source_level,
-            labels=None if law.labels is None else law.labels[j],
-        )
+        return _beam_ping(self.law, j, self.intensity[j], float(self.totals[j]))
+
+
+def _beam_ping(law: Echoes, j: int, intensity: NDArray[np.float64], total: float) -> Ping:
+    """Beam ``j``'s ``Ping`` of ``intensity`` and ``total``, with ``law``'s range, hits, labels."""
+    return Ping(
+        intensity=intensity,
+        hits=law.hits[j],
+        bin_edges=law.bin_edges,
+        bin_centres=law.bin_centres,
+        total=total,
+        range=float(law.ranges[j]),
+        confidence=float(law.confidence[j]),
+        source_level=law.source_level,
+        labels=None if law.labels is None else law.labels[j],
+    )

@@ -117,9 +117,10 @@ class FanConfig(Record):
 
 
 def fan_problem(beams: int, min_angle: float, max_angle: float) -> str | None:
-    """Why these beam axes are impossible, or ``None``."""
-    if not (isinstance(beams, int) and 1 <= beams <= MAX_BEAMS):
-        return f'beams must be an integer in [1, {MAX_BEAMS}], got {beams!r}'
+    """Why these beam axes are impossible, or ``None``.
+
+    The beam count's own bounds are ``FanConfig.beams``' (declared once, checked by its record).
+    """
     if not (math.isfinite(min_angle) and math.isfinite(max_angle)):
         return f'min_angle and max_angle must be finite, got {min_angle!r} and {max_angle!r}'
     if max_angle < min_angle:

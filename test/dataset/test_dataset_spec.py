@@ -92,6 +92,16 @@ BAD = {
         SIDESCAN_SPEC.replace('settings: {', 'settings: {max_angle: 0.5, '),
         'spec.yaml: sensor.settings.max_angle: mode sidescan does not use max_angle',
     ),
+    'image-over-the-memory-budget': (  # 2e8 pixels of 16 bytes (devices/memory.py)
+        FLS_SPEC.replace('beams: 24,', 'beams: 24, image_max_pixels: 200000000,'),
+        'spec.yaml: sensor.settings.image_max_pixels: image_max_pixels 200000000: an image at '
+        'its largest would need 2.98 GiB',
+    ),
+    'fan-over-the-memory-budget': (  # 20000 x 5000 cells of 32 bytes
+        FLS_SPEC.replace('beams: 24, range_bins: 64', 'beams: 20000, range_bins: 5000'),
+        "spec.yaml: sensor.settings.beams: beams 20000 x range_bins 5000: a ping's profiles "
+        'would need 2.98 GiB',
+    ),
     'the-range-window': (
         FLS_SPEC.replace('beams: 24,', 'beams: 24, max_range: 20.0,'),
         'spec.yaml: sensor.settings.max_range: is drawn per sample: set it in sensor.range',

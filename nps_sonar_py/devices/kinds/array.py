@@ -12,6 +12,7 @@ import numpy as np
 
 from nps_sonar_py.description import Robot, Sensor, SensorType
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup
+from nps_sonar_py.devices.memory import budget_problem, echo_sizes
 from nps_sonar_py.devices.mount import ArrayMount, RobotMount, SensorMount
 from nps_sonar_py.devices.sensors import (
     element_poses_from_flat,
@@ -71,6 +72,17 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
         frames = tuple(s.name for s in sensors)
         mount = ArrayMount(robot, sensors, name, name, frames, size)
     geometry = mount.geometry({})
+    n = len(geometry.element_frames)  # its elements, known from the robot: held to the budget here
+    problem = budget_problem(
+        echo_sizes(
+            (f'{n} elements', n),
+            (f'rays {beam.rays} x {n} elements', beam.rays * n),
+            beam.range_bins,
+            coherent=False,
+        )
+    )
+    if problem:
+        raise ConfigurationError(problem)
     device = located(
         first,
         lambda: SonarArray(

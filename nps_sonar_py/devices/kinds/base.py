@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot, SensorType, SonarSpec
 from nps_sonar_py.devices.interface import Device
+from nps_sonar_py.devices.memory import Size, budget_problem
 from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, plain, specs
@@ -132,6 +133,8 @@ class Kind:
         sonar: its core sonar without a robot (``SonarBuilder``), which ``build`` puts on
             its mount and a dataset renders with (``dataset/sensor.py``); ``None`` for a
             kind no dataset renders.
+        sizes: the allocations its settings size (``Size``), held to ``MAX_DEVICE_BYTES``
+            before it is built (:meth:`budget`).
     """
 
     name: str
@@ -144,6 +147,13 @@ class Kind:
     sensor: SensorType = SensorType.SONAR
     unused: tuple[Unused, ...] = ()
     sonar: SonarBuilder | None = None
+    sizes: Callable[[Setup], tuple[Size, ...]] = lambda _: ()
+
+    def budget(self, setup: Setup) -> None:
+        """Refuse (``ConfigurationError``, one line) settings whose memory is over the budget."""
+        problem = budget_problem(self.sizes(setup))
+        if problem:
+            raise ConfigurationError(problem)
 
     def check(
         self,

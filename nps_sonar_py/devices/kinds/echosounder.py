@@ -21,6 +21,7 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import Size, echo_sizes
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -235,6 +236,21 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """A ping's rays and cells (``Kind.sizes``)."""
+    swath = setup[EchosounderSettings]
+    beams, across, along = swath.swath_beams, swath.rays_across_track, swath.rays_along_track
+    return echo_sizes(
+        (f'swath_beams {beams}', beams),
+        (
+            f'swath_beams {beams} x rays_across_track {across} x rays_along_track {along}',
+            beams * across * along,
+        ),
+        setup[BeamSettings].range_bins,
+        coherent=setup[CoherentSettings].is_coherent,
+    )
+
+
 KIND = Kind(
     name='echosounder',
     family=Family.SCANNING,
@@ -243,6 +259,7 @@ KIND = Kind(
     build=build,
     records=(EchosounderSettings, CoherentSettings),
     outputs=('echosounder', 'baseband'),
+    sizes=sizes,
     unused=(
         Unused(('rays',), 'its rays per beam are rays_across_track x rays_along_track'),
         Unused(

@@ -25,6 +25,7 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import Size, echo_sizes, image_size, line_array_sizes
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.presets import NO_PRESET, preset_names, preset_settings
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -211,6 +212,28 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """A ping's rays and cells, its line array's leakage, an image at its largest."""
+    fan, coherent = setup[FanSettings], setup[CoherentSettings]
+    bins = setup[BeamSettings].range_bins
+    rays = fan.beams * fan.rays_horizontal * fan.rays_vertical
+    elements = coherent.array_elements if coherent.is_coherent else 0
+    names = (
+        f'beams {fan.beams} x rays_horizontal {fan.rays_horizontal} x rays_vertical '
+        f'{fan.rays_vertical}'
+    )
+    return (
+        *echo_sizes(
+            (f'beams {fan.beams}', fan.beams),
+            (names, rays),
+            bins,
+            coherent=coherent.is_coherent,
+        ),
+        *line_array_sizes(fan.beams, bins, elements, coherent.leak_cells),
+        image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
 KIND = Kind(
     name='multibeam',
     family=Family.SCANNING,
@@ -220,6 +243,7 @@ KIND = Kind(
     records=(FanSettings, CoherentSettings),
     outputs=('multibeam', 'baseband'),
     sonar=sonar,
+    sizes=sizes,
     unused=(
         Unused(('rays',), 'its rays per beam are rays_horizontal x rays_vertical'),
         Unused(

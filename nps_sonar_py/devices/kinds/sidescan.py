@@ -29,6 +29,7 @@ from nps_sonar_py.devices.interface import (
     RangerGeometry,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import PIXEL_BYTES, Size, cell_size, image_size
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -337,6 +338,10 @@ class SidescanRanger(PingingRanger[SidescanSonar]):
             )
         return None
 
+    def _beams_of(self, config: RangerConfig) -> int:
+        """Its two channels, whatever the request (its angles are fixed)."""
+        return 2
+
     def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> SidescanSonar:
         """The same fans with the new range window and bins."""
         old = self.sonar
@@ -388,6 +393,28 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """Its two channels' cells, its waterfall and an image at its largest (``Kind.sizes``).
+
+    Its rays follow from its geometry (``sidescan_rows``), bounded by ``MAX_SIDESCAN_RAYS``.
+    """
+    side = setup[SidescanSettings]
+    lines, samples = side.waterfall_lines, side.waterfall_samples
+    waterfall = Size(
+        f'waterfall_lines {lines} x waterfall_samples {samples}',
+        'the waterfall',
+        lines * 2 * samples,
+        PIXEL_BYTES,
+    )
+    bins = setup[BeamSettings].range_bins
+    coherent = setup[CoherentSettings].is_coherent
+    return (
+        cell_size(f'2 channels x range_bins {bins}', 2 * bins, coherent),
+        waterfall,
+        image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
 KIND = Kind(
     name='sidescan',
     family=Family.SCANNING,
@@ -397,6 +424,7 @@ KIND = Kind(
     records=(SidescanSettings, CoherentSettings),
     outputs=('sidescan', 'baseband'),
     sonar=sonar,
+    sizes=sizes,
     unused=(
         Unused(
             ('min_angle', 'max_angle'),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import Size, echo_sizes
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
     LINE_ARRAY,
@@ -65,6 +66,17 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
     return mount, device
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """A ping's rays and bins (``Kind.sizes``)."""
+    beam = setup[BeamSettings]
+    return echo_sizes(
+        ('a beam', 1),
+        (f'rays {beam.rays}', beam.rays),
+        beam.range_bins,
+        coherent=setup[CoherentSettings].is_coherent,
+    )
+
+
 KIND = Kind(
     name='single_beam',
     family=Family.SONAR,
@@ -73,6 +85,7 @@ KIND = Kind(
     build=build,
     records=(SonarTopicSettings, CoherentSettings),
     outputs=('single_beam', 'baseband'),
+    sizes=sizes,
     unused=(
         Unused(
             LINE_ARRAY,

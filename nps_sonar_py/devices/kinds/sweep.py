@@ -30,6 +30,7 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import CELL_BYTES, Size, echo_sizes, image_size
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
 from nps_sonar_py.devices.settings import (
@@ -322,6 +323,31 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
     return mount, located(sensor, make)
 
 
+def sizes(setup: Setup) -> tuple[Size, ...]:
+    """A step's rays and cells, a sweep's profiles (its images') and an image at its largest."""
+    beam, sweep = setup[BeamSettings], setup[SweepSettings]
+    try:
+        steps = sweep.sweep_config(setup[ScanningSettings]).head_angles().size
+    except ConfigurationError:  # the builder refuses it, at its sensor
+        steps = 1
+    bins = beam.range_bins
+    return (
+        *echo_sizes(
+            ('a step', 1),
+            (f'rays {beam.rays}', beam.rays),
+            bins,
+            coherent=setup[CoherentSettings].is_coherent,
+        ),
+        Size(
+            f'step {sweep.step:g} rad ({steps} steps) x range_bins {bins}',
+            "a sweep's profiles, kept for its images",
+            steps * bins,
+            CELL_BYTES,
+        ),
+        image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
 KIND = Kind(
     name='sweep',
     family=Family.SCANNING,
@@ -330,6 +356,7 @@ KIND = Kind(
     build=build,
     records=(SweepSettings, CoherentSettings),
     outputs=('sweep', 'baseband'),
+    sizes=sizes,
     unused=(
         Unused(('update_rate',), 'its head steps once every step_period'),
         Unused(
