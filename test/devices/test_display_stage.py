@@ -28,6 +28,7 @@ from nps_sonar_py.devices.presets import PRESETS, preset_settings
 from nps_sonar_py.devices.settings import BeamSettings
 from nps_sonar_py.echo.display_presets import DISPLAY_PRESETS
 from nps_sonar_py.errors import ConfigurationError
+from nps_sonar_py.records import read_records
 from nps_sonar_py.scene import Raycaster, World, load_world
 
 OCULUS, XTF = 'oculus_m750d_hf', 'sidescan_600khz_xtf'
@@ -130,6 +131,12 @@ def test_a_kind_without_a_chain_refuses_display() -> None:
 
 def test_the_oculus_preset_supplies_its_chain() -> None:
     assert preset_settings('oculus_m1200d_hf')['display'] == OCULUS
+    records = family_records(Family.SCANNING)
+    chosen = read_records(records, {'mode': 'multibeam', 'sonar_preset': 'oculus_m1200d_hf'})
+    assert next(r for r in chosen if isinstance(r, DisplaySettings)).display == OCULUS
+    given = {'mode': 'multibeam', 'sonar_preset': 'oculus_m1200d_hf', 'display': NO_DISPLAY}
+    chosen = read_records(records, given)  # a value given wins over the preset
+    assert next(r for r in chosen if isinstance(r, DisplaySettings)).display == NO_DISPLAY
     for preset in PRESETS.values():
         assert preset.display is None or preset.display in DISPLAY_PRESETS
     # Negative control: a preset without a chain supplies none (the default, none).
