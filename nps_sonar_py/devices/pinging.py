@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.devices.display import DisplayStage
 from nps_sonar_py.devices.interface import (
     IndependentReadings,
     RangerConfig,
@@ -34,6 +35,7 @@ from nps_sonar_py.devices.memory import Size, budget_problem, cell_size
 from nps_sonar_py.devices.sonar import travel_time_problem
 from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.display import DisplayImage
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = [
@@ -68,6 +70,9 @@ SonarT = TypeVar('SonarT', bound=PingedSonar)
 class PingingRanger(IndependentReadings, Generic[SonarT]):
     """A device of one element whose reading is one ping of ``sonar`` at ``frequency`` Hz.
 
+    ``display``: the display chain after its echo (``devices/display.py``), set by the
+    builder of a kind that has one; ``None``: none (:meth:`displayed` gives no image).
+
     Raises:
         ConfigurationError: ``frequency`` outside the devices' bounds, or faster than the
             two-way travel time to ``max_range`` (``ping_rate_problem``).
@@ -88,6 +93,7 @@ class PingingRanger(IndependentReadings, Generic[SonarT]):
         self.geometry = geometry
         self.frequency = frequency
         self.limits = limits or (sonar.echo.min_range, sonar.echo.max_range)
+        self.display: DisplayStage | None = None
 
     @property
     def echo(self) -> EchoConfig:
@@ -98,6 +104,15 @@ class PingingRanger(IndependentReadings, Generic[SonarT]):
     def period(self) -> float:
         """Seconds between pings."""
         return 1.0 / self.frequency
+
+    def displayed(self, reading: Any) -> DisplayImage | None:
+        """The device's stored image of ``reading`` (its display chain's), or ``None``.
+
+        ``None`` without a display chain, or for a reading without an echo record.
+        """
+        if self.display is None or getattr(reading, 'echo', None) is None:
+            return None
+        return self.display.image(reading, self.echo)
 
     def set_pose(self, world_from_device: NDArray[np.float64]) -> None:
         """Place the sonar: the pose of its x-forward body frame."""

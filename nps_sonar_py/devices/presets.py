@@ -61,6 +61,8 @@ class SonarPreset:
         bandwidth: swept bandwidth of the pulse, Hz (range resolution ``c / (2 B)``).
         max_range: farthest range, m.
         update_rate: fastest ping rate, Hz.
+        display: the display chain of the device's stored image (``echo/display_presets.py``,
+            ``devices/display.py``); ``None``: none.
     """
 
     name: str
@@ -73,6 +75,7 @@ class SonarPreset:
     bandwidth: float | None
     max_range: float
     update_rate: float
+    display: str | None = None
 
     @property
     def array_elements(self) -> int | None:
@@ -119,6 +122,8 @@ class SonarPreset:
         if self.bandwidth is not None:
             values['bandwidth'] = self.bandwidth
             values['range_bins'] = self.range_bins(self.bandwidth)
+        if self.display is not None:
+            values['display'] = self.display
         elements = self.array_elements
         if elements is not None:
             values['beam_width'] = self.horizontal_beam_width
@@ -166,6 +171,7 @@ PRESETS: dict[str, SonarPreset] = {
             bandwidth=None,
             max_range=10.0,
             update_rate=40.0,
+            display='oculus_m750d_hf',
         ),
     )
 }

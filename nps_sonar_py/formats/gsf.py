@@ -26,7 +26,14 @@ from numpy.typing import NDArray
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.sensing.echosounder import EchosounderPing
 
-__all__ = ['PRECISION', 'Soundings', 'read_soundings', 'soundings_of', 'write_soundings']
+__all__ = [
+    'PRECISION',
+    'Soundings',
+    'read_soundings',
+    'soundings_of',
+    'soundings_of_points',
+    'write_soundings',
+]
 
 #: Resolution the written arrays are stored at, m (depth, across and along track).
 PRECISION = 0.001
@@ -115,10 +122,24 @@ def soundings_of(
 ) -> Soundings:
     """The soundings of echosounder ``pings`` (body frame: x forward, y port, z up) for GSF.
 
-    GSF's depth is positive down and its across track positive to starboard: ``-z`` and
-    ``-y`` of each sounding; along track is ``x``. Beams without a sounding are NaN.
+    Beams without a sounding are NaN (``soundings_of_points``).
     """
     points = np.stack([ping.points for ping in pings])
+    return soundings_of_points(points, times, latitude, longitude, heading)
+
+
+def soundings_of_points(
+    points: NDArray[np.float64],
+    times: NDArray[np.float64],
+    latitude: NDArray[np.float64],
+    longitude: NDArray[np.float64],
+    heading: NDArray[np.float64],
+) -> Soundings:
+    """GSF soundings of (pings, beams, 3) points in the body frame (x forward, y port, z up).
+
+    GSF's depth is positive down and its across track positive to starboard: ``-z`` and
+    ``-y`` of each sounding; along track is ``x``. NaN points stay NaN (no sounding).
+    """
     return Soundings(
         depth=-points[..., 2],
         across_track=-points[..., 1],

@@ -29,6 +29,9 @@ beam 0 port, 1 starboard, slant-range samples; ``publish_raw_image``) in the fra
 ``<frame>_frd`` (x forward, y starboard, z down), and ``<device>/waterfall``
 (``sensor_msgs/Image``, ``publish_waterfall``) each time the waterfall gains a line
 (``sensing/waterfall.py`` gives the pixel conventions).
+With a display chain (``display``, ``devices/display.py``; ``publish_display``) a fan also
+publishes ``<device>/display_image`` and a side-scan ``<device>/display_line``: the device's
+own codes (mono8 or mono16) beside the linear images (``ros/display_output.py``, docs/display.md).
 An echosounder's ``<device>/detections`` (``SonarDetections``) are in ``<frame>_frd`` too.
 Every kind but the ranger node's arrays and scanners publishes, with the coherent model and
 ``publish_baseband``, ``<device>/baseband`` per ping (a sweep: per step), last

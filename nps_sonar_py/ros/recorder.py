@@ -1,7 +1,8 @@
 """Record what a sonar publishes to a ROS 2 bag in MCAP, then draw its pictures (``bag_report``).
 
 ``ros2 run nps_sonar sonar_record OUTPUT_DIR [--topics TOPIC[:TYPE] ...] [--sidescan SENSOR
-[--waterfall]] [--side-by-side NAME LEFT RIGHT] [--duration S]`` writes the bag directory
+[--waterfall] [--xtf]] [--oculus SENSOR] [--gsf SENSOR] [--side-by-side NAME LEFT RIGHT]
+[--duration S]`` writes the bag directory
 ``OUTPUT_DIR`` (``metadata.yaml`` and
 ``<name>.mcap``, the layout of ``ros2 bag record -s mcap -o OUTPUT_DIR``) with rosbags, then
 draws the pictures of ``ros/bag_report.py`` next to the ``.mcap``: ``profile.png`` and
@@ -14,6 +15,10 @@ The defaults record ``/sonar/range``, ``/sonar/scan`` and ``/sonar/sonar_point``
 its ``RangerData``, from which the report draws the waterfall), leaving out its display
 ``waterfall`` image, which republishes every line at each new one, unless ``--waterfall``. It
 stops after ``--duration`` seconds or on SIGINT/SIGTERM, closing the bag cleanly.
+``--xtf`` (with ``--sidescan``), ``--oculus SENSOR`` (a fan) and ``--gsf SENSOR`` (an
+echosounder) also record what the field's files need and write them next to the ``.mcap``:
+``sidescan.xtf``, ``oculus.raw`` and ``soundings.gsf`` (``ros/bag_formats.py``; the nodes'
+display chains make the device-encoded images, ``docs/display.md``).
 
 As ``ros2 bag record`` does, a topic is subscribed once a publisher of it is seen: with the
 publisher's type when ``TYPE`` is left out, reliable only if every publisher is, and with the
@@ -68,6 +73,7 @@ if TYPE_CHECKING:
     from rclpy.node import Node
     from rclpy.topic_endpoint_info import TopicEndpointInfo
 
+    from nps_sonar_py.ros.bag_formats import FormatExports
     from nps_sonar_py.ros.bag_report import Report, SideBySide
 
 __all__ = [
@@ -377,6 +383,23 @@ def _parser() -> argparse.ArgumentParser:
         'every new line: 0.4 MB a line at the demo settings)',
     )
     parser.add_argument(
+        '--xtf',
+        action='store_true',
+        help='with --sidescan: record its display_line too (it needs display set on the node) '
+        'and write OUTPUT/sidescan.xtf',
+    )
+    parser.add_argument(
+        '--oculus',
+        metavar='SENSOR',
+        help="record the fan SENSOR's display_image and multibeam and write OUTPUT/oculus.raw "
+        '(Oculus simple ping results)',
+    )
+    parser.add_argument(
+        '--gsf',
+        metavar='SENSOR',
+        help="record the echosounder SENSOR's soundings and write OUTPUT/soundings.gsf",
+    )
+    parser.add_argument(
         '--db-window',
         nargs=2,
         type=float,
@@ -457,19 +480,43 @@ def _draw(options: argparse.Namespace) -> Report:
     )
 
 
+def _exports(options: argparse.Namespace) -> FormatExports:
+    """The field's files the options ask for (``--xtf``, ``--oculus``, ``--gsf``)."""
+    from nps_sonar_py.ros.bag_formats import FormatExports
+
+    if options.xtf and not options.sidescan:
+        raise ConfigurationError('--xtf writes the side-scan of --sidescan SENSOR: give it')
+    sidescan = options.sidescan if options.xtf else None
+    return FormatExports(sidescan=sidescan, oculus=options.oculus, gsf=options.gsf)
+
+
 def _topic_specs(options: argparse.Namespace) -> list[TopicSpec]:
-    """The topics the options ask for: ``--topics``, ``--sidescan``'s, else DEFAULT_TOPICS."""
+    """The topics asked for: ``--topics``, ``--sidescan``'s, the exports', else DEFAULT_TOPICS."""
+    from nps_sonar_py.ros.bag_formats import format_topics
+
     if options.waterfall and not options.sidescan:
         raise ConfigurationError('--waterfall records the waterfall of --sidescan SENSOR: give it')
+    exported = [f'{topic}:{kind}' for topic, kind in format_topics(_exports(options))]
     topics = options.topics
     if topics is None:
-        topics = [] if options.sidescan else list(DEFAULT_TOPICS)
+        topics = [] if options.sidescan or exported else list(DEFAULT_TOPICS)
     specs = [parse_topic(t) for t in topics]
-    if options.sidescan:
-        known = {s.topic for s in specs}
-        sidescan = sidescan_topics(options.sidescan, waterfall=options.waterfall)
-        specs += [s for s in sidescan if s.topic not in known]
+    extra = (
+        sidescan_topics(options.sidescan, waterfall=options.waterfall) if options.sidescan else []
+    )
+    extra += [parse_topic(t) for t in exported]
+    for spec in extra:
+        if spec.topic not in {s.topic for s in specs}:
+            specs.append(spec)
     return specs
+
+
+def _write_exports(options: argparse.Namespace) -> None:
+    """Write the field's files the options ask for into the bag; print each one."""
+    from nps_sonar_py.ros.bag_formats import write_formats
+
+    for path in write_formats(options.output, _exports(options)):
+        print(f'wrote {path}', flush=True)
 
 
 def main(args: list[str] | None = None) -> int:
@@ -479,6 +526,7 @@ def main(args: list[str] | None = None) -> int:
     if options.redraw:
         try:
             _print_report(_draw(options))
+            _write_exports(options)
         except (AnyReaderError, ReaderError, FileNotFoundError) as error:
             return bad_input(f'{options.output}: {error}')
         except NpsSonarError as error:
@@ -528,6 +576,7 @@ def main(args: list[str] | None = None) -> int:
     print(f'wrote {options.output} ({sum(counts.values())} messages)', flush=True)
     try:
         _print_report(_draw(options))
+        _write_exports(options)
     except NpsSonarError as error:  # e.g. a --side-by-side topic that sent nothing
         return bad_input(error)
     return 0 if sum(counts.values()) or options.duration <= 0 else 1

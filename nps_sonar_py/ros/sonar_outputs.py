@@ -27,6 +27,7 @@ from nps_sonar_py.devices import (
     SweepReading,
     SweepScan,
 )
+from nps_sonar_py.devices.display import DisplaySettings
 from nps_sonar_py.devices.interface import BasebandFrame, BasebandSource
 from nps_sonar_py.devices.kinds.echosounder import EchosounderSettings
 from nps_sonar_py.devices.kinds.sidescan import SidescanSettings
@@ -45,6 +46,7 @@ from nps_sonar_py.ros.conversions import (
     multibeam_message,
     sonar_point_message,
 )
+from nps_sonar_py.ros.display_output import DisplayOutput
 from nps_sonar_py.ros.image_outputs import (
     ProjectedImage,
     SonarImages,
@@ -413,4 +415,5 @@ SONAR_PARTS: dict[str, OutputFactory] = {
         EchosounderRanger, lambda d, c, s: EchosounderOutput(d, c, s[EchosounderSettings])
     ),
     'baseband': lambda d, c, s: BasebandOutput(d, c, s[CoherentSettings]),
+    'display': lambda d, c, s: DisplayOutput(d, c, s[DisplaySettings]),
 }

@@ -4,8 +4,10 @@ Each pinging kind is built as a node builds it (``device_kinds``) with each engi
 once in the reference tank (a side-scan over a flat seabed): its reading has ``echo``, an
 ``EchoRecord``, with a baseband only from the coherent engine. Then every output switch of
 the kind's node (``publish_*``, the RangerData intensities) is turned on and off in turn:
-the ranges, profiles and totals are bit-identical. Negative control: a setting that is
-physics (the range bins) does change them.
+the ranges, profiles and totals are bit-identical. So is a display chain after the echo
+(``display``, each preset, its codes made as a node makes them to publish them): the device's
+stored image is drawn from what was measured, never into it. Negative control: a setting that
+is physics (the range bins) does change them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from device_kinds import robot_of, setup_of
 from flat_seabed import flat_seabed
 
 from nps_sonar_py.devices import Rig, Setup, reference_world_file, robot_root_pose
+from nps_sonar_py.devices.display import DisplaySettings
 from nps_sonar_py.devices.kinds import family_records
 from nps_sonar_py.devices.settings import BeamSettings, CoherentSettings, EchoModelChoice
+from nps_sonar_py.echo.display_presets import DISPLAY_PRESETS
 from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError, DescriptionError
 from nps_sonar_py.records import specs
@@ -46,12 +50,21 @@ def tank() -> World:
 
 
 def reading_of(kind: str, setup: Setup, folder: Path) -> Any:
+    """One reading, and its display chain's codes made as a node makes them to publish."""
     if kind == 'sidescan':
         rig = Rig(robot_of(kind), setup, flat_seabed(folder, 0.3), TOWED, entities=1)
     else:
         caster, entities = Raycaster(tank()), len(tank().entities)
         rig = Rig(robot_of(kind), setup, caster, POSE, entities=entities)
-    return rig.read()
+    reading = rig.read()
+    displayed = getattr(rig.device, 'displayed', None)
+    if displayed is not None and displayed(reading) is not None:
+        shown.append(kind)
+    return reading
+
+
+#: The kinds whose display chain made codes (appended by ``reading_of``).
+shown: list[str] = []
 
 
 def measured(reading: Any) -> dict[str, np.ndarray]:
@@ -73,13 +86,19 @@ def measured(reading: Any) -> dict[str, np.ndarray]:
     return found
 
 
-def switches(setup: Setup) -> list[tuple[type[Any], str, bool]]:
-    """Every output switch of the node's records: (record, name, its default)."""
-    found = []
+def switches(setup: Setup) -> list[tuple[type[Any], dict[str, Any]]]:
+    """Every output switch of the node's records, flipped: (record, its new values).
+
+    Each ``publish_*`` and ``intensities`` turned from its default, and each display chain
+    (``display``: every preset) with its image published.
+    """
+    found: list[tuple[type[Any], dict[str, Any]]] = []
     for record in family_records(setup.family):
         for spec in specs(record):
             if spec.name.startswith('publish_') or spec.name == 'intensities':
-                found.append((record, spec.name, bool(spec.default)))
+                found.append((record, {spec.name: not spec.default}))
+    if DisplaySettings in family_records(setup.family):
+        found += [(DisplaySettings, {'display': name}) for name in DISPLAY_PRESETS]
     return found
 
 
@@ -105,8 +124,9 @@ def test_no_output_switch_changes_what_is_measured(kind: str, engine: str, tmp_p
     base = measured(reading_of(kind, setup, tmp_path))
     assert base['hits'].sum() > 0  # it hears the tank
     flipped = 0
-    for record, name, default in switches(setup):
-        values = {name: not default}
+    shown.clear()
+    for record, values in switches(setup):
+        name = next(iter(values))
         if name == 'publish_labels':  # labels pair with an image: both on
             values['publish_image'] = True
         changed = setup.replaced(dataclasses.replace(setup[record], **values))
@@ -115,9 +135,10 @@ def test_no_output_switch_changes_what_is_measured(kind: str, engine: str, tmp_p
         except (ConfigurationError, DescriptionError):
             continue  # a switch this kind does not use is refused, not built
         flipped += 1
-        for what, values in base.items():
-            assert np.array_equal(values, other[what], equal_nan=True), (name, what)
+        for what, found in base.items():
+            assert np.array_equal(found, other[what], equal_nan=True), (name, what)
     assert flipped >= 2
+    assert (kind in shown) == (kind in ('multibeam', 'sidescan'))  # their chains ran
     # Negative control: the range bins are physics, and change what is measured.
     bins = setup[BeamSettings].range_bins or 100
     finer = setup.replaced(dataclasses.replace(setup[BeamSettings], range_bins=2 * bins))

@@ -136,6 +136,26 @@ CASES = {
         ['{tmp}/bag', '--duration', 'nan'],
         f"sonar_record: argument --duration: {NOT_SECONDS}, got 'nan'",
     ),
+    'sonar_record-xtf-without-sidescan': (
+        'sonar_record',
+        ['{tmp}/bag', '--xtf'],
+        '--xtf writes the side-scan of --sidescan SENSOR: give it',
+    ),
+    'sonar_record-oculus-without-sensor': (
+        'sonar_record',
+        ['{tmp}/bag', '--oculus', '/'],
+        "--oculus '/': expected a sensor name, e.g. /sonar",
+    ),
+    'scanning_sonar_node-unknown-display': (
+        'scanning_sonar_node',
+        ['--ros-args', '-p', 'mode:=multibeam', '-p', 'display:=oculus'],
+        "display must be none, oculus_m750d_hf or sidescan_600khz_xtf, got 'oculus'",
+    ),
+    'scanning_sonar_node-display-in-mode-sweep': (
+        'scanning_sonar_node',
+        ['--ros-args', '-p', 'mode:=sweep', '-p', 'display:=oculus_m750d_hf'],
+        'mode sweep does not use display',
+    ),
     'sonar_monitor-invalid-topic': (
         'sonar_monitor',
         [BAD_TOPIC],

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot, SonarSpec
+from nps_sonar_py.devices.display import DisplaySettings, display_stage
 from nps_sonar_py.devices.interface import (
     MAX_RANGE,
     BasebandBeams,
@@ -207,7 +208,9 @@ def build(robot: Robot, setup: Setup, entities: int) -> Built:
         fan = sonar(setup, sensor.sonar, geometry.pose, labels)
         echo = fan.echo
         rate = reading_rate(setup[OutputSettings], sensor)
-        return FanRanger(fan, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
+        ranger = FanRanger(fan, geometry, frequency=rate, limits=(echo.min_range, echo.max_range))
+        ranger.display = display_stage(setup)
+        return ranger
 
     return mount, located(sensor, make)
 
@@ -240,8 +243,8 @@ KIND = Kind(
     summary='a fan of beams per ping',
     device=FanRanger,
     build=build,
-    records=(FanSettings, CoherentSettings),
-    outputs=('multibeam', 'baseband'),
+    records=(FanSettings, CoherentSettings, DisplaySettings),
+    outputs=('multibeam', 'display', 'baseband'),
     sonar=sonar,
     sizes=sizes,
     unused=(

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.description import Robot, SonarSpec
+from nps_sonar_py.devices.display import DisplaySettings, display_stage
 from nps_sonar_py.devices.interface import (
     BasebandBeams,
     BasebandFrame,
@@ -381,7 +382,7 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
         channels = sonar(setup, sensor.sonar, geometry.pose, None)
         echo = channels.echo
         rate = reading_rate(setup[OutputSettings], sensor)
-        return SidescanRanger(
+        ranger = SidescanRanger(
             channels,
             geometry,
             frequency=rate,
@@ -389,6 +390,8 @@ def build(robot: Robot, setup: Setup, _entities: int) -> Built:
             waterfall=setup[SidescanSettings].waterfall_config(),
             max_pixels=setup[ImageSettings].image_max_pixels,
         )
+        ranger.display = display_stage(setup)
+        return ranger
 
     return mount, located(sensor, make)
 
@@ -421,8 +424,8 @@ KIND = Kind(
     summary='port and starboard fans and a waterfall',
     device=SidescanRanger,
     build=build,
-    records=(SidescanSettings, CoherentSettings),
-    outputs=('sidescan', 'baseband'),
+    records=(SidescanSettings, CoherentSettings, DisplaySettings),
+    outputs=('sidescan', 'display', 'baseband'),
     sonar=sonar,
     sizes=sizes,
     unused=(
