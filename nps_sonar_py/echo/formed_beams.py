@@ -27,12 +27,14 @@ The noise goes through the same scale: the output SNR of a point is ``|a|**2 T /
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import fft, sparse
 
+from nps_sonar_py.background import beside
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
 from nps_sonar_py.echo.gridding import OVERSAMPLING, PHASES, Kernel
 from nps_sonar_py.echo.matched_filter import blanked_range, reference, replica
@@ -190,15 +192,13 @@ class BeamFormer:
 
         ``rng`` draws the element noise (needed when the setup has ``noise_density``).
         """
-        spectra = self._element_spectra(ranges, sines, amplitudes)
         setup = self.setup
-        if setup.noise_density > 0.0:
-            if rng is None:
-                raise ValueError('rng: a noise_density needs a generator for the noise')
+        draw = self._noise_draw(rng)
+        spectra = self._element_spectra(ranges, sines, amplitudes)
+        if draw is not None:
             duration = self._rows / setup.rate
             sigma = math.sqrt(setup.noise_density * duration / 2.0)
-            pairs = rng.standard_normal((*spectra.shape, 2), dtype=np.float32)
-            noise = pairs.view(np.complex64)[..., 0]
+            noise = draw().view(np.complex64)[..., 0]
             noise *= (sigma * self._mf)[:, None].astype(np.complex64)
             spectra += noise
         # Back to time at the output rate: sum_k X_k exp(2 i pi k j / rows) df, rows x N
@@ -215,6 +215,22 @@ class BeamFormer:
         power += np.square(beams.imag)
         intensity = power.reshape(len(power), -1, setup.per_bin).sum(axis=2, dtype=np.float64)
         return FormedBeams(beams, intensity)
+
+    def _noise_draw(
+        self, rng: np.random.Generator | None
+    ) -> Callable[[], NDArray[np.float32]] | None:
+        """The element noise's normal pairs (rows, N, 2), drawn beside the caller's work.
+
+        None without ``noise_density``. The draws release the GIL: on a second core they
+        cost the ping nothing (``background.beside``); the generator is used by nothing else
+        meanwhile, so the ping is the same as drawn in line.
+        """
+        if self.setup.noise_density <= 0.0:
+            return None
+        if rng is None:
+            raise ValueError('rng: a noise_density needs a generator for the noise')
+        shape = (self._rows, self.setup.array.elements, 2)
+        return beside(math.prod(shape), lambda: rng.standard_normal(shape, dtype=np.float32))
 
     def _element_spectra(
         self,
@@ -349,13 +365,14 @@ def form_beams(
     ``2 r`` and the transmit pattern's one-way amplitude at its azimuth and elevation.
     """
     p = np.asarray(positions, dtype=np.float64)
-    r = np.linalg.norm(p, axis=1)
-    turns = 2.0 * r / wavelength
-    turns -= np.floor(turns)
-    a = np.asarray(amplitudes, dtype=np.complex128) * _unit_phasor(-2.0 * math.pi * turns)
+    r = np.sqrt(np.einsum('ij,ij->i', p, p))
+    turns = r * (2.0 / wavelength)
+    turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
+    a = np.asarray(amplitudes).astype(np.complex64)
+    a *= _unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
     sines = p[:, 1] / r
     if transmit is not None:
         azimuth = np.arctan2(p[:, 1], p[:, 0])
         elevation = np.arcsin(np.clip(p[:, 2] / r, -1.0, 1.0))
-        a = a * transmit.amplitude(azimuth, elevation)
+        a *= transmit.amplitude(azimuth, elevation).astype(np.float32)
     return former.form(r, sines, a, rng)
