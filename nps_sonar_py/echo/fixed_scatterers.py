@@ -188,4 +188,4 @@ def two_way(
     path = out_path + back
     turns = path / wavelength
     turns -= np.floor(turns)
-    return path, unit_phasor(-2.0 * math.pi * turns)
+    return path, unit_phasor(-2.0 * math.pi * turns).astype(np.complex128, copy=False)

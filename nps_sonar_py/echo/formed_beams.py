@@ -160,6 +160,13 @@ class BeamFormer:
             dtype=np.complex64,
         )
 
+    @property
+    def span(self) -> tuple[float, float]:
+        """Nearest and farthest range (m) of an echo the grid holds; the others are dropped."""
+        setup, taps = self.setup, self.setup.kernel.taps
+        origin = setup.start - self._pad * setup.interval
+        return origin + taps * self._grid_step, origin + (self._grid_rows - taps) * self._grid_step
+
     def _filters(
         self, rows: NDArray[np.int64]
     ) -> tuple[NDArray[np.complex128], NDArray[np.complex128], float]:
@@ -353,16 +360,24 @@ def form_beams(
     ``amplitudes``: each scatterer's echo without its phase, ``xi sqrt(I)`` (``I`` the
     incoherent model's intensity of its area); this adds the carrier phase of the two-way path
     ``2 r`` and the transmit pattern's one-way amplitude at its azimuth and elevation.
+    Scatterers out of the grid's ranges (``BeamFormer.span``) are dropped first.
     """
-    p = np.asarray(positions, dtype=np.float64)
-    r = np.sqrt(np.einsum('ij,ij->i', p, p))
+    x, y, z = np.asarray(positions, dtype=np.float64).T
+    r = np.sqrt(x * x + y * y + z * z)
+    a = np.asarray(amplitudes)
+    near, far = former.span
+    if r.size and not (r.min() > near and r.max() < far):  # culled before their phases
+        keep = (r > near) & (r < far)
+        r, y, a = r[keep], y[keep], a[keep]
+        if transmit is not None:
+            x, z = x[keep], z[keep]
     turns = r * (2.0 / wavelength)
     turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
-    a = np.asarray(amplitudes).astype(np.complex64)
+    a = a.astype(np.complex64)
     a *= unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
-    sines = p[:, 1] / r
+    sines = y / r
     if transmit is not None:
-        azimuth = np.arctan2(p[:, 1], p[:, 0])
-        elevation = np.arcsin(np.clip(p[:, 2] / r, -1.0, 1.0))
+        azimuth = np.arctan2(y, x)
+        elevation = np.arcsin(np.clip(z / r, -1.0, 1.0))
         a *= transmit.amplitude(azimuth, elevation).astype(np.float32)
     return former.form(r, sines, a, rng)
