@@ -15,9 +15,14 @@ scene of the same triangles, interleaved (``timing.median_times``):
 A coherent ping is the whole ``ping`` of the sonar: its cast (``Raycaster.cast``), the
 incoherent model's ranges, confidence and hits, and the coherent profiles. It prints each
 median time, the rate and the ratio ``ping / cast``; the targets are a ratio of at most 2.5
-for both and at least 30 fan pings/s on 2 cores. The last line is the fan's
-``coherent_hz=<pings/s> raw_hz=<casts/s> ratio=<ping time / cast time>``. Times depend on the
-machine and its load; the ratio is the result.
+for both and at least 30 fan pings/s on 2 cores; then the fan's
+``coherent_hz=<pings/s> raw_hz=<casts/s> ratio=<ping time / cast time>``.
+
+Then the fan's beams formed by a line array (issue 33, ``bench_formed_beams.formed_fan``):
+the fixed scatterers of the lit seabed at the default density through ``form_beams``, beside
+the raw cast; targets at least 30 pings/s on 2 cores and a ratio of at most 5. The last line
+is its ``formed_hz=<pings/s> raw_hz=<casts/s> ratio=<form_beams time / cast time>``. Times
+depend on the machine and its load; the ratio is the result.
 Run: ``scripts/run python benchmarks/bench_coherent.py [--repeat N]``.
 """
 
@@ -34,7 +39,8 @@ import open3d as o3d  # the baseline is Open3D alone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_fan import fan_sonar, fan_world
+from bench_fan import fan_sonar, fan_world, open3d_scene
+from bench_formed_beams import formed_fan
 from bench_sidescan import sidescan, sidescan_world
 from timing import median_times
 
@@ -49,18 +55,6 @@ from nps_sonar_py.sensing.sidescan import SidescanSonar
 
 #: A noise floor some 30 dB under the seabed's echo at mid range.
 NOISE = ReceiverNoise(enabled=True, spectrum_level=40.0, directivity_index=30.0)
-
-
-def open3d_scene(world: World) -> o3d.t.geometry.RaycastingScene:
-    """The world's triangles, posed, in a prebuilt Open3D scene."""
-    scene = o3d.t.geometry.RaycastingScene()
-    for entity, pose in zip(world.entities, world.poses(), strict=True):
-        moved = entity.surface.transformed(pose)
-        scene.add_triangles(
-            o3d.core.Tensor(moved.vertices.astype(np.float32)),
-            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
-        )
-    return scene
 
 
 def coherent_fan() -> MultibeamSonar:
@@ -108,7 +102,7 @@ def measure(
 
 
 def main() -> int:
-    """Print the side-scan's and the fan's figures, the fan's last."""
+    """Print the side-scan's and the fan's figures, the fan's formed beams last."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--repeat', type=int, default=30)
     options = parser.parse_args()
@@ -116,6 +110,7 @@ def main() -> int:
     measure('side-scan', sidescan_world(), coherent_sidescan(), options.repeat)
     ping, cast = measure('fan', fan_world(), coherent_fan(), options.repeat)
     print(f'coherent_hz={1.0 / ping:.1f} raw_hz={1.0 / cast:.1f} ratio={ping / cast:.2f}')
+    formed_fan(options.repeat)
     return 0
 
 

@@ -95,6 +95,18 @@ def fan_sonar() -> MultibeamSonar:
     return MultibeamSonar(echo, fan, pose)
 
 
+def open3d_scene(world: World) -> o3d.t.geometry.RaycastingScene:
+    """The world's triangles, posed, in a prebuilt Open3D scene."""
+    scene = o3d.t.geometry.RaycastingScene()
+    for entity, pose in zip(world.entities, world.poses(), strict=True):
+        moved = entity.surface.transformed(pose)
+        scene.add_triangles(
+            o3d.core.Tensor(moved.vertices.astype(np.float32)),
+            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
+        )
+    return scene
+
+
 def message_maker(sonar: MultibeamSonar) -> tuple[str, Callable[[FanPing], object]]:
     """The node's ``MultibeamPing`` builder, or its array fields alone without rclpy."""
     try:
@@ -137,13 +149,7 @@ def main() -> int:
 
     world = fan_world()
     raycaster = Raycaster(world)
-    scene = o3d.t.geometry.RaycastingScene()
-    for entity, pose in zip(world.entities, world.poses(), strict=True):
-        moved = entity.surface.transformed(pose)
-        scene.add_triangles(
-            o3d.core.Tensor(moved.vertices.astype(np.float32)),
-            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
-        )
+    scene = open3d_scene(world)
     sonar = fan_sonar()
     n_rays = sonar.directions.shape[0]
     origins = np.broadcast_to(sonar.origin, sonar.directions.shape)

@@ -40,6 +40,7 @@ __all__ = [
     'default_density',
     'surface_scatterers',
     'two_way',
+    'unit_phasor',
 ]
 
 #: Scatterers in a nominal resolution cell at the reference range, by default.
@@ -133,18 +134,45 @@ def surface_scatterers(
     owner = np.repeat(np.arange(len(v)), counts)
     starts = np.cumsum(counts) - counts
     index = np.arange(owner.size, dtype=np.int64) - np.repeat(starts, counts)
-    key = _keys(tri_ids[owner], index, seed)
+    key = _keys(np.take(tri_ids, owner), index, seed)
     # An R2 low-discrepancy sequence (Roberts 2018) from each triangle's own random start,
     # folded onto the triangle: evenly spread, so that a cell's count hardly varies.
     start_a, start_b = _uniforms(_keys(tri_ids, np.full(len(v), -2, dtype=np.int64), seed), _PLACE)
-    a = np.mod(start_a[owner] + index * _R2[0], 1.0)
-    b = np.mod(start_b[owner] + index * _R2[1], 1.0)
+    a, b = _fraction(start_a, owner, index, _R2[0]), _fraction(start_b, owner, index, _R2[1])
     fold = a + b > 1.0
-    a[fold], b[fold] = 1.0 - a[fold], 1.0 - b[fold]
-    points = v[owner, 0] + a[:, None] * edge1[owner] + b[:, None] * edge2[owner]
+    np.subtract(1.0, a, out=a, where=fold)
+    np.subtract(1.0, b, out=b, where=fold)
+    # Coordinate by coordinate, each a contiguous row: (3, m), then its (m, 3) view.
+    corner = np.take(np.ascontiguousarray(v[:, 0].T), owner, axis=1)
+    corner += a * np.take(np.ascontiguousarray(edge1.T), owner, axis=1)
+    corner += b * np.take(np.ascontiguousarray(edge2.T), owner, axis=1)
+    points = np.ascontiguousarray(corner.T)
     u1, u2 = _uniforms(key, _PHASE)
-    xi = np.sqrt(-np.log(u1)) * np.exp(2j * math.pi * u2)
-    return Scatterers(points, xi, tri_ids[owner], 1.0 / density)
+    # The phase in single precision (its draw has 32 bits; cos and sin ten times faster).
+    xi = unit_phasor(np.multiply(u2, 2.0 * math.pi, dtype=np.float32)).astype(np.complex128)
+    xi *= np.sqrt(-np.log(u1))
+    return Scatterers(points, xi, np.take(tri_ids, owner), 1.0 / density)
+
+
+def _fraction(
+    start: NDArray[np.float64], owner: NDArray[np.intp], index: NDArray[np.int64], step: float
+) -> NDArray[np.float64]:
+    """``(start[owner] + index * step) mod 1`` (all positive: ``x - floor(x)``, exact)."""
+    x = np.take(start, owner)
+    x += index * step
+    x -= np.floor(x)
+    return x
+
+
+def unit_phasor(phase: NDArray[np.floating]) -> NDArray[np.complexfloating]:
+    """``exp(i phase)`` by ``cos`` and ``sin`` (five times faster than numpy's complex ``exp``).
+
+    Single precision for a float32 ``phase``, double for a float64 one.
+    """
+    out = np.empty(phase.shape, dtype=np.result_type(phase.dtype, np.complex64))
+    out.real = np.cos(phase)
+    out.imag = np.sin(phase)
+    return out
 
 
 def two_way(
@@ -160,4 +188,4 @@ def two_way(
     path = out_path + back
     turns = path / wavelength
     turns -= np.floor(turns)
-    return path, np.exp(-2j * math.pi * turns)
+    return path, unit_phasor(-2.0 * math.pi * turns).astype(np.complex128, copy=False)

@@ -27,13 +27,16 @@ The noise goes through the same scale: the output SNR of a point is ``|a|**2 T /
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import fft, sparse
 
+from nps_sonar_py.background import beside
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
+from nps_sonar_py.echo.fixed_scatterers import unit_phasor
 from nps_sonar_py.echo.gridding import OVERSAMPLING, PHASES, Kernel
 from nps_sonar_py.echo.matched_filter import blanked_range, reference, replica
 from nps_sonar_py.echo.pulse import Pulse
@@ -43,6 +46,9 @@ __all__ = ['BeamFormer', 'BeamSetup', 'FormedBeams', 'form_beams']
 _WORKERS = 2
 #: Echoes deposited at a time.
 _CHUNK = 32768
+#: A grid position in table steps: ``>> _SHIFT`` its cell, ``& _FRACTION`` its table row.
+_SHIFT = PHASES.bit_length() - 1
+_FRACTION = PHASES - 1
 
 
 @dataclass(frozen=True)
@@ -132,14 +138,17 @@ class BeamFormer:
             np.complex64
         )
         self._c0 = array.spacing * (n // 2 - 0.5 * (n - 1))  # wavelengths: 0, or d / 2 for even N
-        # The deposits: the kernel's table in single precision; an echo whose first taps are
-        # at (row r, padded column c) reaches r * width + c + pattern, the padded grid being
+        # The deposits: the kernel's table (taps, PHASES) in single precision, each weight
+        # twice (real and imaginary parts of a complex64: one gather gives the weights of an
+        # amplitude's two parts). Tap pair (t, u) of an echo whose first tap is at (row r,
+        # padded column c) lands at r * width + c + t * width + u, the padded grid being
         # ``left`` columns wider on the left than the sine period (taps - 1 in all).
-        self._table = kernel.table.astype(np.float32)
+        table = kernel.table[:PHASES].T.astype(np.float32)
+        self._doubled = (table + 1j * table).astype(np.complex64)
         self._left = kernel.taps // 2 - 1
         width = self._columns + kernel.taps - 1
         offsets = np.arange(kernel.taps)
-        self._pattern = ((offsets[:, None] - self._left) * width + offsets[None, :]).ravel()
+        self._offsets = [int(x) for x in (offsets[:, None] * width + offsets[None, :]).ravel()]
         # Each beam: the kernel's taps at its sine on the grid, times exp(-2 i pi c0 s_b).
         sines = np.asarray(setup.beam_sines, dtype=np.float64)
         index, weight = kernel.weights(sines * array.spacing * self._columns)
@@ -150,6 +159,13 @@ class BeamFormer:
             shape=(sines.size, self._columns),
             dtype=np.complex64,
         )
+
+    @property
+    def span(self) -> tuple[float, float]:
+        """Nearest and farthest range (m) of an echo the grid holds; the others are dropped."""
+        setup, taps = self.setup, self.setup.kernel.taps
+        origin = setup.start - self._pad * setup.interval
+        return origin + taps * self._grid_step, origin + (self._grid_rows - taps) * self._grid_step
 
     def _filters(
         self, rows: NDArray[np.int64]
@@ -184,15 +200,13 @@ class BeamFormer:
 
         ``rng`` draws the element noise (needed when the setup has ``noise_density``).
         """
-        spectra = self._element_spectra(ranges, sines, amplitudes)
         setup = self.setup
-        if setup.noise_density > 0.0:
-            if rng is None:
-                raise ValueError('rng: a noise_density needs a generator for the noise')
+        draw = self._noise_draw(rng)
+        spectra = self._element_spectra(ranges, sines, amplitudes)
+        if draw is not None:
             duration = self._rows / setup.rate
             sigma = math.sqrt(setup.noise_density * duration / 2.0)
-            pairs = rng.standard_normal((*spectra.shape, 2), dtype=np.float32)
-            noise = pairs.view(np.complex64)[..., 0]
+            noise = draw().view(np.complex64)[..., 0]
             noise *= (sigma * self._mf)[:, None].astype(np.complex64)
             spectra += noise
         # Back to time at the output rate: sum_k X_k exp(2 i pi k j / rows) df, rows x N
@@ -210,6 +224,22 @@ class BeamFormer:
         intensity = power.reshape(len(power), -1, setup.per_bin).sum(axis=2, dtype=np.float64)
         return FormedBeams(beams, intensity)
 
+    def _noise_draw(
+        self, rng: np.random.Generator | None
+    ) -> Callable[[], NDArray[np.float32]] | None:
+        """The element noise's normal pairs (rows, N, 2), drawn beside the caller's work.
+
+        None without ``noise_density``. The draws release the GIL: on a second core they
+        cost the ping nothing (``background.beside``); the generator is used by nothing else
+        meanwhile, so the ping is the same as drawn in line.
+        """
+        if self.setup.noise_density <= 0.0:
+            return None
+        if rng is None:
+            raise ValueError('rng: a noise_density needs a generator for the noise')
+        shape = (self._rows, self.setup.array.elements, 2)
+        return beside(math.prod(shape), lambda: rng.standard_normal(shape, dtype=np.float32))
+
     def _element_spectra(
         self,
         ranges: ArrayLike,
@@ -224,12 +254,10 @@ class BeamFormer:
         """
         setup = self.setup
         row, column, a = self._echo_cells(ranges, sines, amplitudes)
-        taps = setup.kernel.taps
-        # Only the grid rows the echoes reach are spread and transformed (the rest are 0).
-        first = max(0, int(np.floor(row.min())) - taps) if row.size else 0
-        last = min(self._grid_rows, int(np.ceil(row.max())) + taps + 1) if row.size else 1
-        row -= first
-        slab = self._grid(row, column, a, last - first)
+        # Only the grid rows the echoes' taps reach are spread and transformed (the rest are 0).
+        first = int(row.min()) >> _SHIFT if row.size else 0
+        last = (int(row.max()) >> _SHIFT) + setup.kernel.taps if row.size else 1
+        slab = self._grid(row, column, a, first, last - first)
         elements = np.zeros((self._grid_rows, setup.array.elements), dtype=np.complex64)
         transformed = fft.ifft(slab, axis=1, workers=_WORKERS)
         elements[first:last] = transformed[:, self._element_columns] * self._column_gain
@@ -239,82 +267,82 @@ class BeamFormer:
 
     def _echo_cells(
         self, ranges: ArrayLike, sines: ArrayLike, amplitudes: ArrayLike
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.complex64]]:
-        """The echoes the grid holds: grid row, sine column, amplitude.
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.complex64]]:
+        """The echoes the grid holds: first tap's row and column, in ``1 / PHASES`` of a cell.
 
-        The column in ``[0, columns)``; the amplitude times ``exp(2 i pi c0 s)``, in single
-        precision (a phase error of 1e-7).
+        ``position >> _SHIFT`` is the first tap's grid row (or padded column), ``position &
+        _FRACTION`` the kernel table's row (the fraction of a cell, rounded). The columns wrap
+        onto the sine period. The amplitude times ``exp(2 i pi c0 s)``, in single precision (a
+        phase error of 1e-7).
         """
         setup = self.setup
-        row = np.asarray(ranges, dtype=np.float64) - (setup.start - self._pad * setup.interval)
-        row /= self._grid_step
+        taps, left = setup.kernel.taps, self._left
+        # Grid row ``(r - origin) / step``, less ``left`` (the first tap), in table steps,
+        # + 0.5 so that the truncation rounds (all positive inside).
+        origin = setup.start - self._pad * setup.interval
+        row = np.multiply(ranges, PHASES / self._grid_step, dtype=np.float64)
+        row += PHASES * (-origin / self._grid_step - left) + 0.5
         sine = np.asarray(sines, dtype=np.float64)
         a = np.asarray(amplitudes).astype(np.complex64)
-        taps = setup.kernel.taps
-        if row.size and not (row.min() > taps and row.max() < self._grid_rows - taps):
-            inside = (row > taps) & (row < self._grid_rows - taps)
+        low, high = PHASES * (taps - left) + 0.5, PHASES * (self._grid_rows - taps - left) + 0.5
+        if row.size and not (row.min() > low and row.max() < high):
+            inside = (row > low) & (row < high)
             row, sine, a = row[inside], sine[inside], a[inside]
         # exp(2 i pi d x_n s) = exp(2 i pi c0 s) exp(2 i pi d m_n s).
         if self._c0 != 0.0:
-            a *= _unit_phasor(sine.astype(np.float32) * np.float32(2.0 * math.pi * self._c0))
-        column = sine * (setup.array.spacing * self._columns)
-        column -= self._columns * np.floor(column / self._columns)  # np.mod, three times faster
-        # A tiny negative sine's column rounds to ``columns``: just under it instead (1e-13).
-        np.minimum(column, np.nextafter(self._columns, 0.0), out=column)
-        return row, column, a
+            a *= unit_phasor(sine.astype(np.float32) * np.float32(2.0 * math.pi * self._c0))
+        # The column ``s d columns``, shifted by whole periods to be positive, then wrapped.
+        period = self._columns * PHASES
+        column = np.multiply(sine, setup.array.spacing * period, dtype=np.float64)
+        column += period * math.ceil(setup.array.spacing + 1.0) + 0.5
+        wrapped = column.astype(np.intp)
+        wrapped &= period - 1  # columns and PHASES are powers of two
+        return row.astype(np.intp), wrapped, a
 
     def _grid(
         self,
-        row: NDArray[np.float64],
-        column: NDArray[np.float64],
+        row: NDArray[np.intp],
+        column: NDArray[np.intp],
         a: NDArray[np.complex64],
+        first: int,
         rows: int,
     ) -> NDArray[np.complex64]:
-        """(rows, columns) the echoes at grid ``row``, ``column`` spread by the kernel.
+        """(rows, columns) the echoes at ``row``, ``column`` (:meth:`_echo_cells`) spread.
 
-        ``taps**2`` deposits each; every row index they reach is in ``[0, rows)``. The grid
-        has ``taps - 1`` columns more, so that no index wraps; they are folded back onto the
-        sine period after. In chunks of ``_CHUNK`` echoes (the deposits' temporaries stay in
-        cache), each one complex ``np.add.at`` (numpy's fast path: a third of the time of a
-        ``bincount`` per part; it holds the GIL, so threads would not share it).
+        Grid rows ``first`` to ``first + rows``. ``taps**2`` deposits each. The grid has
+        ``taps - 1`` columns more, so that no index wraps; they are folded back onto the sine
+        period after. In chunks of ``_CHUNK`` echoes (the temporaries stay in cache): each
+        tap pair's weighted amplitudes (float32 products, the complex amplitude's two parts
+        times a table that holds each weight twice) added at the echoes' first cells in a
+        view of the grid shifted by the pair's offset, one ``np.add.at`` (numpy's fast path;
+        it holds the GIL, so threads would not share it).
         """
         taps, left = self.setup.kernel.taps, self._left
         width = self._columns + taps - 1
         padded = np.zeros(rows * width, dtype=np.complex64)
+        views = [padded[offset:] for offset in self._offsets]
+        parts = a.view(np.float32)
+        spread = np.empty(2 * min(a.size, _CHUNK), dtype=np.float32)
         for start in range(0, a.size, _CHUNK):
             chunk = slice(start, start + _CHUNK)
-            r_first, r_weight = self._taps(row[chunk])
-            c_first, c_weight = self._taps(column[chunk])
-            r_first *= width
-            r_first += c_first
-            flat = np.add(r_first[:, None], self._pattern)  # left is in the pattern
-            spread = (r_weight * a[chunk, None])[:, :, None] * c_weight[:, None, :]
-            np.add.at(padded, flat.ravel(), spread.ravel())
+            cell = row[chunk] >> _SHIFT
+            cell -= first
+            cell *= width
+            cell += column[chunk] >> _SHIFT
+            size = 2 * cell.size
+            by_row = np.take(self._doubled, row[chunk] & _FRACTION, axis=1).view(np.float32)
+            by_row *= parts[2 * start : 2 * start + size]
+            by_column = np.take(self._doubled, column[chunk] & _FRACTION, axis=1).view(np.float32)
+            out = spread[:size]
+            for t in range(taps):
+                for u in range(taps):
+                    np.multiply(by_row[t], by_column[u], out=out)
+                    np.add.at(views[t * taps + u], cell, out.view(np.complex64))
         wide = padded.reshape(rows, width)
         grid = wide[:, left : left + self._columns].copy()
         grid[:, self._columns - left :] += wide[:, :left]
         grid[:, : taps - 1 - left] += wide[:, left + self._columns :]
         return grid
-
-    def _taps(self, position: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
-        """For points at grid ``position``: the first tap's index and the taps' weights.
-
-        As ``Kernel.weights`` (the same table), the index without its offset ``taps/2 - 1``.
-        """
-        floor = np.floor(position)
-        phase = np.rint((position - floor) * PHASES).astype(np.intp)
-        return floor.astype(np.intp), self._table[phase]
-
-
-def _unit_phasor(phase: NDArray[np.floating]) -> NDArray[np.complexfloating]:
-    """``exp(i phase)`` by ``cos`` and ``sin`` (five times faster than numpy's complex ``exp``).
-
-    Single precision for a float32 ``phase``, double for a float64 one.
-    """
-    out = np.empty(phase.shape, dtype=np.result_type(phase.dtype, np.complex64))
-    out.real = np.cos(phase)
-    out.imag = np.sin(phase)
-    return out
 
 
 def form_beams(
@@ -332,15 +360,24 @@ def form_beams(
     ``amplitudes``: each scatterer's echo without its phase, ``xi sqrt(I)`` (``I`` the
     incoherent model's intensity of its area); this adds the carrier phase of the two-way path
     ``2 r`` and the transmit pattern's one-way amplitude at its azimuth and elevation.
+    Scatterers out of the grid's ranges (``BeamFormer.span``) are dropped first.
     """
-    p = np.asarray(positions, dtype=np.float64)
-    r = np.linalg.norm(p, axis=1)
-    turns = 2.0 * r / wavelength
-    turns -= np.floor(turns)
-    a = np.asarray(amplitudes, dtype=np.complex128) * _unit_phasor(-2.0 * math.pi * turns)
-    sines = p[:, 1] / r
+    x, y, z = np.asarray(positions, dtype=np.float64).T
+    r = np.sqrt(x * x + y * y + z * z)
+    a = np.asarray(amplitudes)
+    near, far = former.span
+    if r.size and not (r.min() > near and r.max() < far):  # culled before their phases
+        keep = (r > near) & (r < far)
+        r, y, a = r[keep], y[keep], a[keep]
+        if transmit is not None:
+            x, z = x[keep], z[keep]
+    turns = r * (2.0 / wavelength)
+    turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
+    a = a.astype(np.complex64)
+    a *= unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
+    sines = y / r
     if transmit is not None:
-        azimuth = np.arctan2(p[:, 1], p[:, 0])
-        elevation = np.arcsin(np.clip(p[:, 2] / r, -1.0, 1.0))
-        a = a * transmit.amplitude(azimuth, elevation)
+        azimuth = np.arctan2(y, x)
+        elevation = np.arcsin(np.clip(z / r, -1.0, 1.0))
+        a *= transmit.amplitude(azimuth, elevation).astype(np.float32)
     return former.form(r, sines, a, rng)

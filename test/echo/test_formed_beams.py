@@ -181,6 +181,26 @@ def test_form_beams_takes_scatterers_in_the_sensor_frame_with_the_transmit_patte
     assert relative_error(plain, reference) > 0.1
 
 
+def test_scatterers_out_of_the_grids_ranges_are_dropped_before_their_phases() -> None:
+    """``form_beams`` culls what the grid cannot hold (``BeamFormer.span``) first: scatterers
+    nearer or farther added to a set leave its ping the same bit for bit."""
+    former = BeamFormer(small_setup())
+    near, far = former.span
+    rng = np.random.default_rng(4)
+    inside = rng.uniform(4.0, 12.0, 300)[:, None] * np.array([1.0, 0.1, 0.05])
+    outside = np.array([[0.5 * near, 0.0, 0.0], [far + 1.0, 0.5, 0.0], [3.0 * far, -1.0, 1.0]])
+    xi = rng.standard_normal(303) + 1j * rng.standard_normal(303)
+    transmit = Aperture(math.radians(40.0), math.radians(15.0))
+    for aperture in (None, transmit):
+        alone = form_beams(former, inside, xi[:300], 0.004, aperture)
+        mixed = form_beams(former, np.vstack((inside, outside)), xi, 0.004, aperture)
+        assert np.array_equal(alone.baseband, mixed.baseband)
+    # Control: one more scatterer inside the span is heard.
+    one_more = np.vstack((inside, [[0.5 * (near + far), 0.0, 0.0]]))
+    heard = form_beams(former, one_more, xi[:301], 0.004)
+    assert not np.array_equal(heard.baseband, form_beams(former, inside, xi[:300], 0.004).baseband)
+
+
 def test_a_diffuse_patch_has_its_side_lobe_floor() -> None:
     """Beams 10 to 20 degrees off a patch of scatterers (sines within +-0.05) hear it through
     their side lobes, at the level ``sum |a|**2 |AF|**2`` says (mean over phase codes, 5 %)."""
