@@ -50,6 +50,14 @@ OBJECT_KINDS: dict[str, dict[str, tuple[float, float]]] = {
     'mine': {'radius': (0.25, 0.5), 'length': (1.0, 2.5)},
     'tyre': {'radius': (0.4, 0.8), 'tube': (0.12, 0.25)},
     'wreck': {'length': (8.0, 15.0), 'beam': (2.5, 4.5), 'height': (1.5, 3.0)},
+    # dataset/shapes.py; ``blades`` a count (rounded), ``shape`` picks a fragment
+    'drum': {'radius': (0.28, 0.3), 'height': (0.85, 0.9)},
+    'chain': {'link': (0.1, 0.3), 'length': (2.0, 8.0)},
+    'cage': {'length': (0.6, 1.2), 'width': (0.4, 0.8), 'height': (0.3, 0.6), 'bar': (0.01, 0.03)},
+    'crab_trap': {'radius': (0.35, 0.5), 'height': (0.25, 0.4), 'bar': (0.008, 0.015)},
+    'propeller': {'diameter': (0.6, 2.0), 'blades': (3.0, 5.0)},
+    'effigy': {'length': (1.5, 1.9)},
+    'debris': {'length': (0.1, 0.8), 'width': (0.05, 0.5), 'height': (0.02, 0.2), 'shape': (0, 1)},
     'mesh': {'scale': (1.0, 1.0)},
 }
 #: Sound-speed profile families (``dataset/water.py``).
