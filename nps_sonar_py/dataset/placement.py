@@ -16,8 +16,9 @@ the origin heading +x, ``dataset/sequence.py``):
   whose slant range is within the range, and a place along the block.
 
 Each bound is kept :data:`MARGIN` of its span inside, so that a centre drawn at the edge of
-the view stays in it over relief. Objects of a cluster are scattered evenly over a disc of
-``spread`` m about the place drawn.
+the view stays in it over relief. An object off the seabed is placed in the view at its
+height (its ``elevation``). Objects of a cluster are scattered evenly over a disc of ``spread``
+m about the place drawn (pieces at the view's edge may fall out of it).
 """
 
 from __future__ import annotations
@@ -127,6 +128,17 @@ def _sized(spec: ObjectSpec, rng: np.random.Generator) -> dict[str, Any]:
     return item
 
 
+def _placed(
+    entry: ObjectSpec, view: View, row: dict[str, Any], xy: tuple[float, float], height: float
+) -> dict[str, float]:
+    """The place of an object whose base is ``height`` m above the seabed: ``x``, ``y``."""
+    x, y = xy
+    if entry.place == 'view':  # the view of a seabed at the object's height
+        lifted = {**row, 'altitude': max(float(row['altitude']) - height, 0.1)}
+        x, y = (_fan_place if view.fls else _sidescan_place)(view, lifted, x, y)
+    return {'x': x, 'y': y}
+
+
 def draw_objects(
     spec: Spec, row: dict[str, Any], rng: np.random.Generator, view: View
 ) -> list[dict[str, Any]]:
@@ -135,17 +147,19 @@ def draw_objects(
     for entry in spec.objects:
         low, high = entry.count
         for _ in range(int(rng.integers(low, high + 1))):
-            x, y = value(entry.x, rng), value(entry.y, rng)
-            if entry.place == 'view':
-                place = _fan_place if view.fls else _sidescan_place
-                x, y = place(view, row, x, y)
+            xy = (value(entry.x, rng), value(entry.y, rng))
             if entry.pieces[1] == 0:
-                drawn.append({**_sized(entry, rng), 'x': x, 'y': y})
+                item = _sized(entry, rng)
+                drawn.append({**item, **_placed(entry, view, row, xy, item['elevation'])})
                 continue
             pieces = int(rng.integers(entry.pieces[0], entry.pieces[1] + 1))
             spread = value(entry.spread, rng)
+            centre = _placed(entry, view, row, xy, 0.0)
             for _ in range(pieces):
                 r, angle = spread * math.sqrt(float(rng.random())), 2 * math.pi * rng.random()
-                offset = {'x': x + r * math.cos(angle), 'y': y + r * math.sin(angle)}
+                offset = {
+                    'x': centre['x'] + r * math.cos(angle),
+                    'y': centre['y'] + r * math.sin(angle),
+                }
                 drawn.append({**_sized(entry, rng), **offset})
     return drawn

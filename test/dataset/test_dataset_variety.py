@@ -143,7 +143,8 @@ def test_the_varied_settings_stay_within_their_ranges_and_are_used() -> None:
     }
     for name, (low, high) in bounds.items():
         values = np.array([row[name] for row in rows], dtype=np.float64)
-        assert values.min() >= low and values.max() <= high, name
+        assert values.min() >= low, name
+        assert values.max() <= high, name
         assert np.ptp(values) > 0.8 * (high - low), name  # spread over the range
     for name in ('beams', 'range_bins'):  # counts: whole numbers, both ends drawn
         values = [row[name] for row in rows]
@@ -219,7 +220,7 @@ def test_a_bad_variety_key_is_one_line_naming_it(change: tuple[str, str], words:
 
 def test_a_sidescan_approach_is_refused() -> None:
     text = (REPO / 'config' / 'datasets' / 'sidescan_demo.yaml').read_text()
-    with pytest.raises(SpecError, match='sequence.kind: a side-scan sequence is a track'):
+    with pytest.raises(SpecError, match=r'sequence\.kind: a side-scan sequence is a track'):
         parse_spec(text + 'sequence: {length: 2, kind: approach}\n', source='s.yaml')
 
 
@@ -297,9 +298,11 @@ def test_a_sequence_moves_the_sensor_through_one_scene(kind: str) -> None:
             bearing = math.atan2(0.0, 7.0)
             expected = (k * 0.5 * math.cos(bearing), k * 0.5 * math.sin(bearing), 0.0)
         assert (row['sensor_x'], row['sensor_y'], row['sensor_yaw']) == pytest.approx(expected)
-        assert {n: v for n, v in row.items() if n not in own} == pytest.approx(scene, nan_ok=True)
+        drawn = {n: v for n, v in row.items() if n not in own}
+        assert drawn == pytest.approx(scene, nan_ok=True)
     assert len({row['noise_seed'] for row in first}) == 4  # each ping its own noise
-    assert rows[4]['sequence'] == 1 and rows[4]['objects'] != rows[0]['objects']
+    assert rows[4]['sequence'] == 1
+    assert rows[4]['objects'] != rows[0]['objects']
     # Negative control: a track of another step is told apart.
     assert rows[1]['sensor_x'] - rows[0]['sensor_x'] != pytest.approx(0.6)
 
@@ -350,8 +353,22 @@ def test_the_same_seed_makes_the_same_bytes_with_every_variety() -> None:
     check_sensor(spec)
     first = make_sample(spec, draw_row(spec, 1))
     again = make_sample(parse_spec(spec.text, source='spec.yaml'), draw_row(spec, 1))
-    assert first.error is None and first.files == again.files
+    assert first.error is None
+    assert first.files == again.files
     other = parse_spec(spec.text.replace('seed: 28', 'seed: 27'), source='spec.yaml')
     assert make_sample(other, draw_row(other, 1)).files != first.files
     kinds = [o['kind'] for o in json.loads(draw_row(spec, 1)['objects'])]
     assert {'drum', 'debris', 'chain'} <= set(kinds)
+
+
+def test_the_card_reports_the_fraction_of_objects_seen(fls_reference: Path) -> None:
+    views = [
+        view
+        for record in sorted((fls_reference / 'records').glob('*.json'))
+        for view in json.loads(record.read_text())['object_views']
+    ]
+    seen = sum(view['pixels'] >= 4 for view in views)
+    card = (fls_reference / 'README.md').read_text()
+    line = f'{seen} of {len(views)} drawn ({100 * seen / len(views):.1f} %)'
+    assert line in card
+    assert f'{seen + 1} of {len(views)} drawn' not in card  # negative control
