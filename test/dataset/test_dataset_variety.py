@@ -26,6 +26,7 @@ from nps_sonar_py.dataset.sample import render_sample, sample_worlds
 from nps_sonar_py.dataset.sensor import check_sensor
 from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.dataset.work import make_sample
+from nps_sonar_py.devices.presets import PRESETS
 
 #: The fan preset's view (docs/datasets.md): 130 degrees wide, 20 degrees tall.
 FAN_HALF_WIDTH, FAN_HALF_HEIGHT = math.radians(65.0), math.radians(10.0)
@@ -372,3 +373,18 @@ def test_the_card_reports_the_fraction_of_objects_seen(fls_reference: Path) -> N
     line = f'{seen} of {len(views)} drawn ({100 * seen / len(views):.1f} %)'
     assert line in card
     assert f'{seen + 1} of {len(views)} drawn' not in card  # negative control
+
+
+@pytest.mark.parametrize('name', sorted(PRESETS))
+def test_every_node_preset_makes_a_dataset_sonar(name: str) -> None:
+    text = FLS_SPEC.replace('beams: 24, range_bins: 64,', f'sonar_preset: {name},')
+    spec = parse_spec(text, source='spec.yaml')
+    settings = check_sensor(spec)
+    preset = PRESETS[name]
+    assert settings.fan.beams == preset.beams
+    assert settings.beam.frequency == preset.frequency
+    assert settings.scanning.max_angle == pytest.approx(preset.field_of_view / 2)
+    row = draw_row(spec, 0)
+    assert (row['beams'], row['frequency']) == (preset.beams, preset.frequency)
+    plain = check_sensor(parse_spec(FLS_SPEC, source='spec.yaml'))
+    assert plain.fan.beams != preset.beams  # negative control: the spec's own 24
