@@ -18,7 +18,7 @@ import numpy as np
 
 from nps_sonar_py.dataset.placement import draw_objects, view_of
 from nps_sonar_py.dataset.placement import value as _value
-from nps_sonar_py.dataset.sensor import cached_settings, drawn_settings
+from nps_sonar_py.dataset.sensor import block_length, cached_settings, drawn_settings
 from nps_sonar_py.dataset.sequence import POSE_COLUMNS, place_row
 from nps_sonar_py.dataset.spec import VARIED, Spec
 
@@ -102,7 +102,7 @@ def draw_row(spec: Spec, index: int) -> dict[str, Any]:
     settings = cached_settings(spec)
     objects = draw_objects(spec, row, rng, view_of(spec, settings))
     row.update(drawn_settings(spec, settings, {name: float(rng.random()) for name in VARIED}))
-    row.update(place_row(spec, settings, index, objects))
+    row.update(place_row(spec, block_length(settings), index, objects))
     if spec.sequence.length > 1:  # the scene's the sequence's, the noise each ping's own
         noise = np.random.default_rng(np.random.SeedSequence([spec.seed, sequence, ping]))
         row['noise_seed'] = _seed(noise)

@@ -32,6 +32,7 @@ from nps_sonar_py.dataset.objects import object_triangles
 from nps_sonar_py.dataset.seabed import make_seabed, scoured
 from nps_sonar_py.dataset.sensor import (
     SensorSettings,
+    block_length,
     make_sonar,
     sample_beam,
     sample_settings,
@@ -114,7 +115,7 @@ def _extent(
     """
     x0, x1, y0, y1 = _footprint(settings, row)
     corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-    places = sequence_places(spec, settings, object_list(row))
+    places = sequence_places(spec, block_length(settings), object_list(row))
     yaw = np.radians(places[:, 2])[:, None]
     xs = places[:, :1] + corners[:, 0] * np.cos(yaw) - corners[:, 1] * np.sin(yaw)
     ys = places[:, 1:2] + corners[:, 0] * np.sin(yaw) + corners[:, 1] * np.cos(yaw)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.dataset.sequence import check_track
 from nps_sonar_py.dataset.spec import VARIED, Spec, SpecError
 from nps_sonar_py.description.sensor_specs import SonarSpec
 from nps_sonar_py.devices.kinds import (
@@ -60,6 +61,7 @@ __all__ = [
     'OUTPUTS',
     'PRESET_SETTINGS',
     'SensorSettings',
+    'block_length',
     'cached_settings',
     'check_sensor',
     'drawn_settings',
@@ -270,6 +272,14 @@ def cached_settings(spec: Spec) -> SensorSettings:
     return _CACHED[0][1]
 
 
+def block_length(settings: SensorSettings) -> float:
+    """A side-scan block's length along the track, m (0 for a fan): a sequence's step."""
+    if settings.fls:
+        return 0.0
+    s = settings.sidescan
+    return float(s.waterfall_lines * (s.waterfall_line_spacing or 0.25))
+
+
 def _base_values(settings: SensorSettings) -> dict[str, float]:
     """The values of the settings a spec may draw (``spec.VARIED``) before any draw."""
     return {
@@ -386,7 +396,8 @@ def check_sensor(spec: Spec) -> SensorSettings:
     """The sensor's settings, and a sonar built once at the ranges' ends: one line if not.
 
     A setting that only the built sonar refuses (a TVG over its limit at the far range, a
-    side-scan that sees no seabed) is found before any sample runs.
+    side-scan that sees no seabed) is found before any sample runs; so is a sequence's track
+    too long for one seabed.
     """
     base = sensor_settings(spec)
     s = spec.sensor
@@ -416,6 +427,7 @@ def check_sensor(spec: Spec) -> SensorSettings:
                 make_sonar(settings, row, np.eye(4), min_range=s.min_range, entities=2)
         except NpsSonarError as error:
             raise SpecError(str(error), file=spec.source, element='sensor') from None
+    check_track(spec, block_length(base))
     return base
 
 

@@ -21,30 +21,52 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.dataset.sensor import SensorSettings
-from nps_sonar_py.dataset.spec import Spec
+from nps_sonar_py.dataset.spec import Spec, SpecError
 
-__all__ = ['POSE_COLUMNS', 'place_row', 'sequence_places', 'sequence_step']
+__all__ = [
+    'MAX_TRACK',
+    'POSE_COLUMNS',
+    'check_track',
+    'place_row',
+    'sequence_places',
+    'sequence_step',
+]
 
 #: The manifest's columns of a sample's place in its sequence.
 POSE_COLUMNS = ('sequence', 'ping', 'sensor_x', 'sensor_y', 'sensor_yaw')
+#: The longest track of a sequence, m: its seabed is one grid under every ping.
+MAX_TRACK = 200.0
 
 
-def sequence_step(spec: Spec, settings: SensorSettings) -> float:
-    """Metres between pings: the spec's, or (0) a side-scan's block length."""
-    step = spec.sequence.step
-    if step == 0.0 and not settings.fls:
-        s = settings.sidescan
-        step = s.waterfall_lines * (s.waterfall_line_spacing or 0.25)
-    return step
+def sequence_step(spec: Spec, block: float) -> float:
+    """Metres between pings: the spec's, or (0) ``block``, a side-scan block's length."""
+    return spec.sequence.step or block
+
+
+def check_track(spec: Spec, block: float) -> None:
+    """Refuse a sequence whose track is longer than :data:`MAX_TRACK` (one line).
+
+    ``block``: a side-scan block's length along the track, m (0 for a fan).
+    """
+    track = (spec.sequence.length - 1) * sequence_step(spec, block)
+    if track > MAX_TRACK:
+        raise SpecError(
+            f'a track of {track:.4g} m, longer than {MAX_TRACK:g} m (its seabed is one grid): '
+            'fewer or shorter steps',
+            file=spec.source,
+            element='sequence',
+        )
 
 
 def sequence_places(
-    spec: Spec, settings: SensorSettings, objects: list[dict[str, Any]]
+    spec: Spec, block: float, objects: list[dict[str, Any]]
 ) -> NDArray[np.float64]:
-    """(L, 3): each ping's ``x``, ``y`` (m) and heading (degrees) in the scene's frame."""
+    """(L, 3): each ping's ``x``, ``y`` (m) and heading (degrees) in the scene's frame.
+
+    ``block``: a side-scan block's length along the track, m (0 for a fan).
+    """
     q = spec.sequence
-    step = sequence_step(spec, settings)
+    step = sequence_step(spec, block)
     k = np.arange(q.length, dtype=np.float64)
     if q.kind == 'approach':
         bearing = math.atan2(objects[0]['y'], objects[0]['x']) if objects else 0.0
@@ -58,11 +80,11 @@ def sequence_places(
 
 
 def place_row(
-    spec: Spec, settings: SensorSettings, index: int, objects: list[dict[str, Any]]
+    spec: Spec, block: float, index: int, objects: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """The :data:`POSE_COLUMNS` of sample ``index``."""
+    """The :data:`POSE_COLUMNS` of sample ``index`` (``block``: as :func:`sequence_places`)."""
     sequence, ping = divmod(index, spec.sequence.length)
-    x, y, yaw = sequence_places(spec, settings, objects)[ping]
+    x, y, yaw = sequence_places(spec, block, objects)[ping]
     return {
         'sequence': sequence,
         'ping': ping,

@@ -388,3 +388,10 @@ def test_every_node_preset_makes_a_dataset_sonar(name: str) -> None:
     assert (row['beams'], row['frequency']) == (preset.beams, preset.frequency)
     plain = check_sensor(parse_spec(FLS_SPEC, source='spec.yaml'))
     assert plain.fan.beams != preset.beams  # negative control: the spec's own 24
+
+
+def test_a_track_too_long_for_one_seabed_is_refused() -> None:
+    spec = parse_spec(FLS_SPEC + 'sequence: {length: 202, step: 1}\n', source='spec.yaml')
+    with pytest.raises(SpecError, match=r'^spec\.yaml: sequence: a track of 201 m, longer than'):
+        check_sensor(spec)
+    check_sensor(parse_spec(FLS_SPEC + 'sequence: {length: 201, step: 1}\n', source='spec.yaml'))
