@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from dataset_runs import FLS_SPEC, REPO
+from dataset_runs import FLS_SPEC, REPO, run_cli, write_spec
 
 from nps_sonar_py.dataset import SpecError, draw_row, load_spec, parse_spec
+from nps_sonar_py.dataset.assemble import read_manifest
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.sample import render_sample, sample_worlds
 from nps_sonar_py.dataset.sensor import check_sensor
@@ -395,3 +396,24 @@ def test_a_track_too_long_for_one_seabed_is_refused() -> None:
     with pytest.raises(SpecError, match=r'^spec\.yaml: sequence: a track of 201 m, longer than'):
         check_sensor(spec)
     check_sensor(parse_spec(FLS_SPEC + 'sequence: {length: 201, step: 1}\n', source='spec.yaml'))
+
+
+def test_the_command_writes_each_pings_place_and_its_objects_seen_from_there(
+    tmp_path: Path,
+) -> None:
+    text = SCENE_SPEC + 'sequence: {length: 2, step: 1.0, kind: approach}\n'
+    out = tmp_path / 'out'
+    result = run_cli(write_spec(tmp_path, text), out, '--samples', '2', '--quiet')
+    assert result.returncode == 0, result.stderr
+    rows = read_manifest(out / 'manifest.parquet')
+    assert [(r['sequence'], r['ping']) for r in rows] == [(0, 0), (0, 1)]
+    assert [r['sensor_x'] for r in rows] == pytest.approx([0.0, 1.0])  # towards the box at (7, 0)
+    ranges = []
+    for row in rows:
+        record = json.loads((out / 'records' / f'{row["id"]}.json').read_text())
+        box = record['object_views'][0]
+        ranges.append(box['range'])
+        # The box's base centre, in the scour pit 0.3 m deep, from this ping's sensor.
+        expected = math.hypot(7.0 - row['sensor_x'], row['sensor_y'], 3.0 + 0.3)
+        assert box['range'] == pytest.approx(expected, abs=0.02)
+    assert ranges[0] - ranges[1] > 0.5  # the approach closes in
