@@ -417,3 +417,24 @@ def test_the_command_writes_each_pings_place_and_its_objects_seen_from_there(
         expected = math.hypot(7.0 - row['sensor_x'], row['sensor_y'], 3.0 + 0.3)
         assert box['range'] == pytest.approx(expected, abs=0.02)
     assert ranges[0] - ranges[1] > 0.5  # the approach closes in
+
+
+def _visible(spec: Spec, samples: int) -> float:
+    """The fraction of objects (debris pieces aside) with at least 4 pixels in the image."""
+    settings = check_sensor(spec)
+    shown = []
+    for index in range(samples):
+        rendered = render_sample(spec, settings, draw_row(spec, index))
+        pixels = np.bincount(rendered.instance.ravel(), minlength=2 + len(rendered.objects))
+        shown += [
+            p >= 4
+            for o, p in zip(rendered.objects, pixels[2:], strict=True)
+            if o['kind'] != 'debris'
+        ]
+    return float(np.mean(shown))
+
+
+def test_the_fan_demos_objects_show_in_its_images() -> None:
+    path = REPO / 'config' / 'datasets' / 'fls_demo.yaml'
+    assert _visible(load_spec(path), 8) >= 0.9
+    assert _visible(_with_objects(path, OLD_FAN_OBJECTS), 8) < 0.9  # negative control
