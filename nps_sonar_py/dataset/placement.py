@@ -13,7 +13,8 @@ the origin heading +x, ``dataset/sequence.py``):
   ray of elevation ``e`` meets the seabed at ``s = altitude / (-d_z)``;
 * a side-scan: a side (port or starboard), a ground range across the track whose depression
   angle is within the fans' (``sidescan_tilt`` +- half ``sidescan_vertical_beam_width``) and
-  whose slant range is within the range, and a place along the block.
+  whose slant range is within the range, and a place along the block (in a sequence, along
+  the blocks of the whole track).
 
 Each bound is kept :data:`MARGIN` of its span inside, so that a centre drawn at the edge of
 the view stays in it over relief. An object off the seabed is placed in the view at its
@@ -29,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from nps_sonar_py.dataset.sensor import SensorSettings
+from nps_sonar_py.dataset.sensor import SensorSettings, block_length
+from nps_sonar_py.dataset.sequence import sequence_step
 from nps_sonar_py.dataset.spec import Draw, ObjectSpec, Spec
 
 __all__ = ['MARGIN', 'View', 'draw_objects', 'value', 'view_of']
@@ -58,6 +60,8 @@ def view_of(spec: Spec, settings: SensorSettings) -> View:
                     spec.sensor.min_range, 0.0)  # fmt: skip
     ss = settings.sidescan
     half = 0.5 * (ss.waterfall_lines - 1) * (ss.waterfall_line_spacing or 0.25)
+    if spec.sequence.kind == 'track':  # the blocks of the whole track
+        half += 0.5 * (spec.sequence.length - 1) * sequence_step(spec, block_length(settings))
     return View(False, 0.0, 0.0, ss.sidescan_vertical_beam_width, spec.sensor.min_range, half)
 
 

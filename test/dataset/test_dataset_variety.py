@@ -438,3 +438,23 @@ def test_the_fan_demos_objects_show_in_its_images() -> None:
     path = REPO / 'config' / 'datasets' / 'fls_demo.yaml'
     assert _visible(load_spec(path), 8) >= 0.9
     assert _visible(_with_objects(path, OLD_FAN_OBJECTS), 8) < 0.9  # negative control
+
+
+def test_a_sidescan_tracks_objects_are_along_its_blocks() -> None:
+    path = REPO / 'config' / 'datasets' / 'sidescan_demo.yaml'
+    text = path.read_text() + 'sequence: {length: 3}\n'  # blocks of 256 x 0.1 m end to end
+    spec = parse_spec(text, source=path.name)
+    settings = check_sensor(spec)
+    rows = [draw_row(spec, i) for i in range(0, 3 * 40, 3)]  # the first ping of 40 sequences
+    along = np.array([o['x'] for row in rows for o in object_list(row)])
+    block = 256 * 0.1
+    assert np.abs(along).max() <= 1.5 * block  # within the three blocks' track
+    assert np.abs(along).max() > 0.5 * block  # past the middle one (negative: one block)
+    seen = [
+        _sidescan_sees({**row, 'sensor_x': 0.0}, c - np.array([x, 0, 0]), settings)
+        for row in rows
+        for c in _centres(row)
+        for x in (-block, 0.0, block)
+        if abs(c[0] - x) <= block / 2
+    ]
+    assert np.mean(seen) >= 0.95  # each in the swath of the block it lies along
