@@ -41,7 +41,7 @@ from nps_sonar_py.scene import (
 )
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
-__all__ = ['SHAPES', 'chain_length', 'fitted', 'grid_triangles', 'torus_triangles']
+__all__ = ['SHAPES', 'fitted', 'grid_triangles', 'torus_triangles']
 
 _SEGMENTS = 32
 
@@ -107,12 +107,6 @@ def chain(item: dict[str, Any]) -> Triangles:
         for k in range(links)
     ]
     return Triangles.concatenate(parts)
-
-
-def chain_length(link: float, length: float) -> float:
-    """The length of a chain of ``link``-sized links asked to be ``length`` long (whole links)."""
-    pitch = 1.55 * link / 2.3
-    return (max(1, math.floor((length - link) / pitch) + 1) - 1) * pitch + link
 
 
 def cage(item: dict[str, Any]) -> Triangles:
