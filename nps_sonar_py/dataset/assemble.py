@@ -164,6 +164,13 @@ def _card(
             f'| {category["name"]} | {category["id"]} | {len(boxes)} | {samples} '
             f'| {mean:.1f} | {elongated} |'
         )
+    views = [view for record in records for view in record.get('object_views', [])]
+    seen = sum(view['visible'] for view in views)
+    lines += [
+        '',
+        f'Objects seen (a box: at least 4 pixels in the image): {seen} of {len(views)} drawn '
+        f'({100 * seen / max(len(views), 1):.1f} %).',
+    ]
     pixels: dict[str, int] = {}
     for record in records:
         for name, count in record.get('semantic_pixels', {}).items():

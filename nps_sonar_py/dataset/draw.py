@@ -1,7 +1,8 @@
 """Every drawn value of a sample, from the run's seed and the sample's index alone.
 
-Sample ``i`` draws from ``numpy.random.default_rng(SeedSequence([seed, i]))``, in a fixed
-order, every value whether it is used or not: a sample's values depend on nothing but the
+Sample ``i`` draws from ``numpy.random.default_rng(SeedSequence([seed, i]))`` (in a sequence
+of ``L`` pings: ``[seed, i div L]``, ``dataset/sequence.py``), in a fixed order, every value
+whether it is used or not: a sample's values depend on nothing but the
 spec, the seed and ``i``, never on the worker count or the order the samples run in. The
 values are one flat row (:func:`draw_row`): the manifest's row, from which the sample is
 made (``dataset/sample.py``) and remade.
@@ -15,7 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from nps_sonar_py.dataset.spec import Draw, ObjectSpec, Spec
+from nps_sonar_py.dataset.placement import draw_objects, view_of
+from nps_sonar_py.dataset.placement import value as _value
+from nps_sonar_py.dataset.sensor import block_length, cached_settings, drawn_settings
+from nps_sonar_py.dataset.sequence import POSE_COLUMNS, place_row
+from nps_sonar_py.dataset.spec import VARIED, Spec
 
 __all__ = ['MANIFEST_COLUMNS', 'draw_row', 'object_list', 'sample_id']
 
@@ -51,6 +56,8 @@ MANIFEST_COLUMNS = (
     'thermocline_drop',
     'sensor_depth',
     'multipath',
+    *VARIED,
+    *POSE_COLUMNS,
     'objects',
 )
 
@@ -60,36 +67,15 @@ def sample_id(index: int) -> str:
     return f'{index:06d}'
 
 
-def _value(draw: Draw, rng: np.random.Generator) -> Any:
-    """One value of ``draw``; always one number of ``rng`` consumed, fixed or not."""
-    u = float(rng.random())
-    if draw.choices:
-        return draw.choices[min(int(u * len(draw.choices)), len(draw.choices) - 1)]
-    return draw.low + (draw.high - draw.low) * u
-
-
 def _seed(rng: np.random.Generator) -> int:
     """A seed in ``[0, 2**31 - 1]`` (the echo model's ``seed`` setting's range)."""
     return int(rng.integers(0, 2**31 - 1))
 
 
-def _objects(specs: tuple[ObjectSpec, ...], rng: np.random.Generator) -> list[dict[str, Any]]:
-    drawn = []
-    for spec in specs:
-        low, high = spec.count
-        count = int(rng.integers(low, high + 1))
-        for _ in range(count):
-            item: dict[str, Any] = {'kind': spec.kind, 'class': spec.label, 'file': spec.file}
-            item.update({name: _value(d, rng) for name, d in spec.sizes.items()})
-            for name in ('burial', 'x', 'y', 'yaw', 'reflectivity'):
-                item[name] = _value(getattr(spec, name), rng)
-            drawn.append(item)
-    return drawn
-
-
 def draw_row(spec: Spec, index: int) -> dict[str, Any]:
     """The drawn values of sample ``index`` (the columns of :data:`MANIFEST_COLUMNS`)."""
-    rng = np.random.default_rng(np.random.SeedSequence([spec.seed, index]))
+    sequence, ping = divmod(index, spec.sequence.length)
+    rng = np.random.default_rng(np.random.SeedSequence([spec.seed, sequence]))
     s, w, b = spec.sensor, spec.water, spec.seabed
     row: dict[str, Any] = {'sample': index, 'id': sample_id(index)}
     for name in ('range', 'altitude', 'tilt', 'heading'):
@@ -113,11 +99,18 @@ def draw_row(spec: Spec, index: int) -> dict[str, Any]:
         row[name] = _value(getattr(w, name), rng)
     row['sensor_depth'] = _value(w.sensor_depth, rng)
     row['multipath'] = bool(_value(w.multipath, rng))
-    row['objects'] = json.dumps(_objects(spec.objects, rng), sort_keys=True)
+    settings = cached_settings(spec)
+    objects = draw_objects(spec, row, rng, view_of(spec, settings))
+    row.update(drawn_settings(spec, settings, {name: float(rng.random()) for name in VARIED}))
+    row.update(place_row(spec, block_length(settings), index, objects))
+    if spec.sequence.length > 1:  # the scene's the sequence's, the noise each ping's own
+        noise = np.random.default_rng(np.random.SeedSequence([spec.seed, sequence, ping]))
+        row['noise_seed'] = _seed(noise)
+    row['objects'] = json.dumps(objects, sort_keys=True)
     return row
 
 
 def object_list(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """The objects of a row, as drawn (kind, class, sizes, burial, x, y, yaw, reflectivity)."""
+    """The objects of a row, as drawn (kind, class, sizes, place, pose, elevation, scour, ...)."""
     objects: list[dict[str, Any]] = json.loads(row['objects'])
     return objects

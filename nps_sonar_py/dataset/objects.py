@@ -1,4 +1,7 @@
-"""The object library: boxes, pipes and mines (cylinders), a tyre, a wreck and mesh files.
+"""The object library: the package's shapes and mesh files, each on its base.
+
+Boxes, pipes and mines (cylinders), a tyre, a wreck, mesh files, and the kinds of
+``dataset/shapes.py`` (drums, chains, cages, crab traps, propellers, an effigy, debris).
 
 Each object is built in its own frame: x along its length, z up, the base at z = 0 and the
 footprint centred on the origin, so that burial sinks it by a fraction of its height and yaw
@@ -12,8 +15,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from nps_sonar_py.dataset.shapes import SHAPES, grid_triangles, torus_triangles
 from nps_sonar_py.scene import Triangles, box_triangles, cylinder_triangles, read_mesh
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
@@ -21,37 +24,7 @@ __all__ = ['ELONGATED', 'object_triangles', 'torus_triangles', 'wreck_triangles'
 
 #: Kinds whose boxes are oriented (long and thin: a box around them at 45 degrees is mostly
 #: empty).
-ELONGATED = frozenset({'pipe', 'mine', 'wreck'})
-
-_SEGMENTS = 32
-
-
-def _grid_triangles(rows: int, cols: int, closed_cols: bool) -> NDArray[np.int64]:
-    """Two triangles per cell of a (rows, cols) vertex grid; columns wrap if ``closed_cols``."""
-    i, j = np.meshgrid(
-        np.arange(rows - 1), np.arange(cols if closed_cols else cols - 1), indexing='ij'
-    )
-    j1 = (j + 1) % cols
-    a, b, c, d = i * cols + j, (i + 1) * cols + j, (i + 1) * cols + j1, i * cols + j1
-    first = np.stack([a, b, c], axis=-1).reshape(-1, 3)
-    second = np.stack([a, c, d], axis=-1).reshape(-1, 3)
-    return np.concatenate([first, second]).astype(np.int64)
-
-
-def torus_triangles(radius: float, tube: float, segments: int = _SEGMENTS) -> Triangles:
-    """A torus about +z (a tyre lying flat): ``radius`` to the tube's axis, ``tube`` its radius."""
-    around_z = np.linspace(0.0, 2.0 * math.pi, segments, endpoint=False)
-    around_tube = np.linspace(0.0, 2.0 * math.pi, max(8, segments // 2), endpoint=False)
-    tube_angle, z_angle = np.meshgrid(around_tube, around_z, indexing='ij')  # (rows, columns)
-    ring = radius + tube * np.cos(tube_angle)
-    vertices = np.stack(
-        [ring * np.cos(z_angle), ring * np.sin(z_angle), tube * np.sin(tube_angle)], axis=-1
-    )
-    rows, cols = tube_angle.shape
-    triangles = _grid_triangles(rows + 1, cols, closed_cols=True)
-    # Close the tube: row `rows` is row 0 again.
-    triangles = np.where(triangles >= rows * cols, triangles - rows * cols, triangles)
-    return Triangles(vertices.reshape(-1, 3), triangles)
+ELONGATED = frozenset({'pipe', 'mine', 'wreck', 'chain'})
 
 
 def wreck_triangles(length: float, beam: float, height: float) -> Triangles:
@@ -73,7 +46,7 @@ def wreck_triangles(length: float, beam: float, height: float) -> Triangles:
         ],
         axis=-1,
     )
-    hull = Triangles(vertices, _grid_triangles(stations, angles.size, closed_cols=False))
+    hull = Triangles(vertices, grid_triangles(stations, angles.size, closed_cols=False))
     # Deck: a strip between the port and starboard deck edges; transom: a fan at the stern.
     port, starboard = vertices[:: angles.size], vertices[angles.size - 1 :: angles.size]
     deck_vertices = np.concatenate([port, starboard])
@@ -127,6 +100,8 @@ def object_triangles(item: dict[str, Any]) -> Triangles:
         mesh = torus_triangles(item['radius'], item['tube'])
     elif kind == 'wreck':
         mesh = wreck_triangles(item['length'], item['beam'], item['height'])
+    elif kind in SHAPES:
+        mesh = SHAPES[kind](item)
     else:  # mesh: a file, checked when the spec was read; SceneError if it cannot be read
         mesh = read_mesh(item['file']).scaled([item['scale']] * 3)
     return _on_base(mesh)

@@ -29,13 +29,16 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.objects import object_triangles
-from nps_sonar_py.dataset.seabed import make_seabed
+from nps_sonar_py.dataset.seabed import make_seabed, scoured
 from nps_sonar_py.dataset.sensor import (
     SensorSettings,
+    block_length,
     make_sonar,
     sample_beam,
+    sample_settings,
     sensor_pose,
 )
+from nps_sonar_py.dataset.sequence import sequence_places
 from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.devices.rig import medium_caster
 from nps_sonar_py.devices.settings import EchoModelChoice
@@ -89,8 +92,8 @@ class _OccludedSeabed:
         return self.cast(block[:, :3].astype(np.float64), block[:, 3:].astype(np.float64))
 
 
-def _extent(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float, float, float]:
-    """The seabed's extent (x0, x1, y0, y1), m: the sensor's footprint and a margin."""
+def _footprint(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float, float, float]:
+    """The box (x0, x1, y0, y1), m, around what one ping (a side-scan: a block) sees."""
     far = float(row['range']) + 2.0
     if settings.fls:
         s = settings.scanning
@@ -101,6 +104,22 @@ def _extent(settings: SensorSettings, row: dict[str, Any]) -> tuple[float, float
         return (low, far, -side + far * math.sin(centre), side + far * math.sin(centre))
     track = float(np.max(line_positions(settings))) + 3.0
     return (-track, track, -far, far)
+
+
+def _extent(
+    spec: Spec, settings: SensorSettings, row: dict[str, Any]
+) -> tuple[float, float, float, float]:
+    """The seabed's extent (x0, x1, y0, y1), m: the footprints of every ping of the sequence.
+
+    The same for every ping of a sequence (its seabed is then the same).
+    """
+    x0, x1, y0, y1 = _footprint(settings, row)
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    places = sequence_places(spec, block_length(settings), object_list(row))
+    yaw = np.radians(places[:, 2])[:, None]
+    xs = places[:, :1] + corners[:, 0] * np.cos(yaw) - corners[:, 1] * np.sin(yaw)
+    ys = places[:, 1:2] + corners[:, 0] * np.sin(yaw) + corners[:, 1] * np.cos(yaw)
+    return (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
 
 
 def line_positions(settings: SensorSettings) -> NDArray[np.float64]:
@@ -118,16 +137,25 @@ def line_positions(settings: SensorSettings) -> NDArray[np.float64]:
 def sample_worlds(
     spec: Spec, settings: SensorSettings, row: dict[str, Any]
 ) -> tuple[World, World, NDArray[np.uint8]]:
-    """The scene, the seabed alone, and the semantic class of each label (0 none, 1 seabed)."""
-    seabed = make_seabed(row, _extent(settings, row), spec.seabed.cell)
+    """The scene, the seabed alone, and the semantic class of each label (0 none, 1 seabed).
+
+    An object's base rests on the seabed at its centre (scoured, if it has a scour), sunk by
+    ``burial`` of its height, raised by ``elevation``.
+    """
     objects = object_list(row)
+    surfaces = [object_triangles(item) for item in objects]
+    seabed = scoured(
+        make_seabed(row, _extent(spec, settings, row), spec.seabed.cell),
+        [_scour(item, surface) for item, surface in zip(objects, surfaces, strict=True)
+         if item.get('scour_depth', 0.0) > 0.0],
+    )  # fmt: skip
     ground = seabed.entity()
     entities, states = [ground], [EntityState(ground.name)]
     classes = [0, 1]
-    for k, item in enumerate(objects):
-        surface = object_triangles(item)
+    for k, (item, surface) in enumerate(zip(objects, surfaces, strict=True)):
         height = float(surface.vertices[:, 2].max())
         z = seabed.height_at(item['x'], item['y']) - item['burial'] * height
+        z += item.get('elevation', 0.0)
         name = f'object_{k}'
         entities.append(Entity(name, surface, item['reflectivity']))
         pose = transform_from_xyz_rpy([item['x'], item['y'], z], [0, 0, math.radians(item['yaw'])])
@@ -136,6 +164,13 @@ def sample_worlds(
     scene = World('sample', tuple(entities), SceneState('sample', 0.0, tuple(states)))
     alone = World('seabed', (ground,), SceneState('seabed', 0.0, (EntityState(ground.name),)))
     return scene, alone, np.array(classes, dtype=np.uint8)
+
+
+def _scour(item: dict[str, Any], surface: Any) -> tuple[float, ...]:
+    """The scour pit of ``item`` for ``seabed.scoured``: its place, yaw, footprint and sizes."""
+    half = 0.5 * (surface.vertices.max(axis=0) - surface.vertices.min(axis=0))
+    yaw = math.radians(item['yaw'])
+    return (item['x'], item['y'], yaw, half[0], half[1], item['scour_depth'], item['scour_width'])
 
 
 def _shadow(
@@ -149,6 +184,7 @@ def _shadow(
 
 def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> Rendered:
     """The sample of ``row`` (``ConfigurationError``/``SceneError`` if it cannot be made)."""
+    settings = sample_settings(settings, row)
     objects = object_list(row)
     scene, alone, classes = sample_worlds(spec, settings, row)
     beam = sample_beam(settings, row)

@@ -21,7 +21,7 @@ from scipy.ndimage import gaussian_filter, map_coordinates
 
 from nps_sonar_py.scene import Entity, heightmap_triangles
 
-__all__ = ['Seabed', 'make_seabed']
+__all__ = ['Seabed', 'make_seabed', 'scoured']
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,3 +128,27 @@ def make_seabed(
     heights = _heights(row['seabed_family'], row, x, y, cell, rng)
     mu = _patches(row, heights.shape, cell, rng)
     return Seabed(heights, x0, x1, y0, y1, mu)
+
+
+def scoured(seabed: Seabed, scours: list[tuple[float, ...]]) -> Seabed:
+    """``seabed`` with a scour pit under and around each object of ``scours``.
+
+    Each is ``(x, y, yaw, half_length, half_width, depth, width)`` (m, rad). A pit is
+    ``depth (1 - q)**2`` deep where ``q = (u / (half_length + width))**2 + (v / (half_width +
+    width))**2 < 1`` in the object's frame (``u`` along its length): ``depth`` under its
+    centre, 0 with a level slope at ``width`` m beyond its footprint. Overlapping pits take the
+    deeper.
+    """
+    if not scours:
+        return seabed
+    rows, cols = seabed.heights.shape
+    x, y = np.meshgrid(
+        np.linspace(seabed.x0, seabed.x1, cols), np.linspace(seabed.y1, seabed.y0, rows)
+    )
+    pit = np.zeros(seabed.heights.shape)
+    for cx, cy, yaw, half_length, half_width, depth, width in scours:
+        u = (x - cx) * math.cos(yaw) + (y - cy) * math.sin(yaw)
+        v = -(x - cx) * math.sin(yaw) + (y - cy) * math.cos(yaw)
+        q = (u / (half_length + width)) ** 2 + (v / (half_width + width)) ** 2
+        pit = np.maximum(pit, depth * np.clip(1.0 - q, 0.0, 1.0) ** 2)
+    return Seabed(seabed.heights - pit, seabed.x0, seabed.x1, seabed.y0, seabed.y1, seabed.mu)

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.dataset.spec import Spec, SpecError
+from nps_sonar_py.dataset.sequence import check_track
+from nps_sonar_py.dataset.spec import VARIED, Spec, SpecError
 from nps_sonar_py.description.sensor_specs import SonarSpec
 from nps_sonar_py.devices.kinds import (
     FAMILY_RECORDS,
@@ -60,8 +61,12 @@ __all__ = [
     'OUTPUTS',
     'PRESET_SETTINGS',
     'SensorSettings',
+    'block_length',
+    'cached_settings',
     'check_sensor',
+    'drawn_settings',
     'make_sonar',
+    'sample_settings',
     'sensor_pose',
     'sensor_settings',
 ]
@@ -257,6 +262,73 @@ def sensor_settings(spec: Spec) -> SensorSettings:
     return SensorSettings(kind, _setup(kind, values, spec))
 
 
+#: The settings of the last spec :func:`cached_settings` was asked about (one spec a run).
+_CACHED: list[tuple[Spec, SensorSettings]] = []
+
+
+def cached_settings(spec: Spec) -> SensorSettings:
+    """:func:`sensor_settings` of ``spec``, read once for the same spec object (drawing rows)."""
+    if not _CACHED or _CACHED[0][0] is not spec:
+        _CACHED[:] = [(spec, sensor_settings(spec))]
+    return _CACHED[0][1]
+
+
+def block_length(settings: SensorSettings) -> float:
+    """A side-scan block's length along the track, m (0 for a fan): a sequence's step."""
+    if settings.fls:
+        return 0.0
+    s = settings.sidescan
+    return float(s.waterfall_lines * (s.waterfall_line_spacing or 0.25))
+
+
+def _base_values(settings: SensorSettings) -> dict[str, float]:
+    """The values of the settings a spec may draw (``spec.VARIED``) before any draw."""
+    return {
+        'frequency': settings.beam.frequency,
+        'beams': settings.fan.beams if settings.fls else 0,
+        'range_bins': settings.beam.range_bins,
+        'image_db_min': settings.image.image_db_min,
+        'image_db_max': settings.image.image_db_max,
+    }
+
+
+def drawn_settings(
+    spec: Spec, settings: SensorSettings, uniforms: Mapping[str, float]
+) -> dict[str, Any]:
+    """The sample's values of the varied settings from one uniform number each in ``[0, 1)``.
+
+    A setting not drawn keeps its value (a side-scan's ``beams``: 0); a count is uniform over
+    the integers of ``[low, high]``.
+    """
+    values: dict[str, Any] = _base_values(settings)
+    for name, draw in spec.sensor.vary.items():
+        u = uniforms[name]
+        if VARIED[name][2]:
+            first, last = math.ceil(draw.low), math.floor(draw.high)
+            values[name] = min(first + int(u * (last - first + 1)), last)
+        else:
+            values[name] = draw.low + (draw.high - draw.low) * u
+    return values
+
+
+def sample_settings(settings: SensorSettings, row: Mapping[str, Any]) -> SensorSettings:
+    """``settings`` with the sample's frequency, beams, range bins and display window."""
+    if 'frequency' not in row:  # a row drawn before these were drawn: the spec's own
+        return settings
+    beam = dataclasses.replace(
+        settings.beam, frequency=float(row['frequency']), range_bins=int(row['range_bins'])
+    )
+    image = dataclasses.replace(
+        settings.image,
+        image_db_min=float(row['image_db_min']),
+        image_db_max=float(row['image_db_max']),
+    )
+    setup = settings.setup.replaced(beam, image)
+    if settings.fls:
+        setup = setup.replaced(dataclasses.replace(settings.fan, beams=int(row['beams'])))
+    return SensorSettings(settings.kind, setup)
+
+
 def _profile(row: Mapping[str, Any], bottom: float) -> tuple[float, ...]:
     """Flat ``depth, speed`` pairs of the row's sound-speed profile down past ``bottom`` m.
 
@@ -325,11 +397,14 @@ def check_sensor(spec: Spec) -> SensorSettings:
     """The sensor's settings, and a sonar built once at the ranges' ends: one line if not.
 
     A setting that only the built sonar refuses (a TVG over its limit at the far range, a
-    side-scan that sees no seabed) is found before any sample runs.
+    side-scan that sees no seabed) is found before any sample runs; so is a sequence's track
+    too long for one seabed.
     """
-    settings = sensor_settings(spec)
+    base = sensor_settings(spec)
     s = spec.sensor
-    for far in {s.range.low, s.range.high}:
+    for far, corner in ((s.range.low, 0.0), (s.range.high, 1.0 - 1e-12)):
+        drawn = drawn_settings(spec, base, dict.fromkeys(s.vary, corner))
+        settings = sample_settings(base, drawn)
         row = {
             'range': far,
             'altitude': s.altitude.low,
@@ -353,15 +428,24 @@ def check_sensor(spec: Spec) -> SensorSettings:
                 make_sonar(settings, row, np.eye(4), min_range=s.min_range, entities=2)
         except NpsSonarError as error:
             raise SpecError(str(error), file=spec.source, element='sensor') from None
-    return settings
+    check_track(spec, block_length(base))
+    return base
 
 
 def sensor_pose(
     row: Mapping[str, Any], ground: float, *, x: float = 0.0, pitched: bool
 ) -> NDArray[np.float64]:
-    """World <- sensor: ``altitude`` above ``ground`` at ``(x, 0)``; ``pitched`` down by the tilt.
+    """World <- sensor: ``altitude`` above ``ground``, ``x`` m ahead of the sample's place.
 
-    A side-scan flies level (its fans are tilted by ``sidescan_tilt``).
+    The place: ``sensor_x``, ``sensor_y`` (m) heading ``sensor_yaw`` (degrees from +x; all 0
+    but in a sequence, ``dataset/sequence.py``); ``pitched`` down by the tilt. A side-scan
+    flies level (its fans are tilted by ``sidescan_tilt``).
     """
     pitch = math.radians(row['tilt']) if pitched else 0.0
-    return transform_from_xyz_rpy([x, 0.0, ground + row['altitude']], [0.0, pitch, 0.0])
+    yaw = math.radians(row.get('sensor_yaw', 0.0))
+    centre = (
+        row.get('sensor_x', 0.0) + x * math.cos(yaw),
+        row.get('sensor_y', 0.0) + x * math.sin(yaw),
+        ground + row['altitude'],
+    )
+    return transform_from_xyz_rpy(list(centre), [0.0, pitch, yaw])

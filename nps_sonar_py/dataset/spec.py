@@ -30,6 +30,7 @@ __all__ = [
     'ReflectivitySpec',
     'SeabedSpec',
     'SensorSpec',
+    'SequenceSpec',
     'Spec',
     'SpecError',
     'WaterSpec',
@@ -50,8 +51,29 @@ OBJECT_KINDS: dict[str, dict[str, tuple[float, float]]] = {
     'mine': {'radius': (0.25, 0.5), 'length': (1.0, 2.5)},
     'tyre': {'radius': (0.4, 0.8), 'tube': (0.12, 0.25)},
     'wreck': {'length': (8.0, 15.0), 'beam': (2.5, 4.5), 'height': (1.5, 3.0)},
+    # dataset/shapes.py; ``blades`` a count (rounded), ``shape`` picks a fragment
+    'drum': {'radius': (0.28, 0.3), 'height': (0.85, 0.9)},
+    'chain': {'link': (0.1, 0.3), 'length': (2.0, 8.0)},
+    'cage': {'length': (0.6, 1.2), 'width': (0.4, 0.8), 'height': (0.3, 0.6), 'bar': (0.01, 0.03)},
+    'crab_trap': {'radius': (0.35, 0.5), 'height': (0.25, 0.4), 'bar': (0.008, 0.015)},
+    'propeller': {'diameter': (0.6, 2.0), 'blades': (3.0, 5.0)},
+    'effigy': {'length': (1.5, 1.9)},
+    'debris': {'length': (0.1, 0.8), 'width': (0.05, 0.5), 'height': (0.02, 0.2), 'shape': (0, 1)},
     'mesh': {'scale': (1.0, 1.0)},
 }
+#: Settings a spec may draw per sample (``sensor.vary``): each one's bounds, and whether it is
+#: a count (drawn uniformly, then rounded to the nearest integer).
+VARIED: dict[str, tuple[float, float, bool]] = {
+    'frequency': (1e3, 1e7, False),
+    'beams': (1, 4096, True),
+    'range_bins': (2, 8192, True),
+    'image_db_min': (-300.0, 100.0, False),
+    'image_db_max': (-300.0, 100.0, False),
+}
+#: How objects are placed: in the sensor's view (``dataset/placement.py``) or at ``x``, ``y``.
+PLACES = ('view', 'xy')
+#: The kinds of sequence: pings along a straight track, or towards the first object.
+SEQUENCES = ('track', 'approach')
 #: Sound-speed profile families (``dataset/water.py``).
 PROFILES = ('isovelocity', 'gradient', 'thermocline')
 
@@ -94,6 +116,8 @@ class SensorSpec:
     altitude: Draw
     tilt: Draw
     heading: Draw
+    #: The settings drawn per sample (:data:`VARIED`), by name.
+    vary: Mapping[str, Draw] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -122,8 +146,13 @@ class SeabedSpec:
 class ObjectSpec:
     """Objects of one kind: how many, their sizes, burial, place and pose, drawn per sample.
 
-    ``x``, ``y``: position in the sensor's frame on the seabed (x ahead along the heading,
-    y to port), m; ``yaw``, degrees; ``burial``: the fraction of the height below the seabed.
+    ``place``: ``view`` (somewhere the sonar sees, ``dataset/placement.py``; ``x``, ``y`` are
+    then two uniform numbers that pick the place) or ``xy``: ``x``, ``y`` the position in the
+    sensor's frame on the seabed (x ahead along the heading, y to port), m; ``yaw``, degrees;
+    ``burial``: the fraction of the height below the seabed; ``elevation``: the base's height
+    above the seabed, m (moored or floating); ``pieces`` > 0: each object drawn is a cluster
+    of that many pieces within ``spread`` m of its place; ``scour_depth``, ``scour_width``: a
+    depression of the seabed under and ``scour_width`` m around the object.
     """
 
     kind: str
@@ -136,6 +165,21 @@ class ObjectSpec:
     yaw: Draw
     reflectivity: Draw
     file: str = ''
+    place: str = 'xy'
+    elevation: Draw = Draw()
+    pieces: tuple[int, int] = (0, 0)
+    spread: Draw = Draw()
+    scour_depth: Draw = Draw()
+    scour_width: Draw = Draw()
+
+
+@dataclass(frozen=True)
+class SequenceSpec:
+    """Consecutive samples of one scene: ``length`` pings ``step`` m apart, along ``kind``."""
+
+    length: int = 1
+    step: float = 0.0
+    kind: str = 'track'
 
 
 @dataclass(frozen=True)
@@ -166,6 +210,7 @@ class Spec:
     gain_stddev: Draw
     source: str
     text: str
+    sequence: SequenceSpec = SequenceSpec()
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -255,8 +300,18 @@ def _shown(value: Any) -> str:
     return one_line(repr(value), 80)
 
 
-_TOP = ('seed', 'sensor', 'seabed', 'objects', 'water', 'processing')
-_SENSOR = ('preset', 'echo_model', 'settings', 'min_range', 'range', 'altitude', 'tilt', 'heading')
+_TOP = ('seed', 'sensor', 'seabed', 'objects', 'water', 'processing', 'sequence')
+_SENSOR = (
+    'preset',
+    'echo_model',
+    'settings',
+    'vary',
+    'min_range',
+    'range',
+    'altitude',
+    'tilt',
+    'heading',
+)
 _PROCESSING = ('gain_db', 'tvg', 'speckle', 'gain_stddev')
 _FAMILY_PARAMETERS: dict[str, dict[str, tuple[float, float]]] = {
     'flat': {'roughness': (0.0, 0.02)},
@@ -264,7 +319,21 @@ _FAMILY_PARAMETERS: dict[str, dict[str, tuple[float, float]]] = {
     'sand_waves': {'wavelength': (10.0, 25.0), 'height': (0.3, 1.0)},
     'rocky': {'height': (0.3, 1.2), 'scale': (1.5, 4.0)},
 }
-_OBJECT_COMMON = ('kind', 'class', 'count', 'burial', 'x', 'y', 'yaw', 'reflectivity', 'file')
+_OBJECT_COMMON = (
+    'kind',
+    'class',
+    'count',
+    'place',
+    'x',
+    'y',
+    'yaw',
+    'burial',
+    'elevation',
+    'cluster',
+    'scour',
+    'reflectivity',
+    'file',
+)
 _WATER = tuple(WaterSpec.__dataclass_fields__)
 
 
@@ -312,6 +381,7 @@ def parse_spec(text: str, *, source: str = '<spec>', base: Path | None = None) -
         ),
         source=source,
         text=text,
+        sequence=_sequence(r, top.get('sequence'), sensor.preset),
     )
 
 
@@ -346,6 +416,7 @@ def _sensor(r: _Reader, node: Any) -> SensorSpec:
     if not isinstance(settings, Mapping) or not all(isinstance(k, str) for k in settings):
         raise r.fail('sensor.settings', f'must be a mapping of settings, got {_shown(settings)}')
     fls = preset == 'fls'
+    vary = _vary(r, s.get('vary'), fls, settings)
     return SensorSpec(
         preset=preset,
         echo_model=model,
@@ -363,7 +434,54 @@ def _sensor(r: _Reader, node: Any) -> SensorSpec:
         ),
         tilt=r.draw(s.get('tilt'), 'sensor.tilt', Draw(20.0, 20.0), 0.0, 89.0),
         heading=r.draw(s.get('heading'), 'sensor.heading', Draw(0.0, 360.0), -360.0, 720.0),
+        vary=vary,
     )
+
+
+def _vary(r: _Reader, node: Any, fls: bool, settings: Mapping[str, Any]) -> dict[str, Draw]:
+    """The settings drawn per sample (:data:`VARIED`): ``[low, high]`` each."""
+    given = r.mapping(node, 'sensor.vary', tuple(VARIED))
+    drawn: dict[str, Draw] = {}
+    for name, value in given.items():
+        low, high, count = VARIED[name]
+        path = f'sensor.vary.{name}'
+        drawn[name] = r.draw(value, path, Draw(), low, high)
+        if count and not all(float(v).is_integer() for v in (drawn[name].low, drawn[name].high)):
+            raise r.fail(path, f'a count: must be whole numbers, got {_shown(value)}')
+        if name in settings:
+            raise r.fail(path, f'drawn here and set in sensor.settings.{name}: keep one')
+    if not fls and 'beams' in drawn:
+        raise r.fail('sensor.vary.beams', 'a side-scan has no beams to draw (an fls setting)')
+    db_min, db_max = drawn.get('image_db_min'), drawn.get('image_db_max')
+    if db_min is not None and db_max is not None and db_min.high >= db_max.low:
+        raise r.fail(
+            'sensor.vary.image_db_max',
+            f'must stay above image_db_min (up to {db_min.high:g}), got from {db_max.low:g}',
+        )
+    return drawn
+
+
+def _sequence(r: _Reader, node: Any, preset: str) -> SequenceSpec:
+    """Consecutive pings of one scene (``sequence``): its length, step and kind."""
+    q = r.mapping(node, 'sequence', ('length', 'kind', 'step', 'speed', 'interval'))
+    length = q.get('length', 1)
+    if not (isinstance(length, int) and not isinstance(length, bool) and 1 <= length <= 10_000):
+        raise r.fail('sequence.length', f'must be an integer in [1, 10000], got {_shown(length)}')
+    kind = q.get('kind', 'track')
+    if kind not in SEQUENCES:
+        raise r.fail('sequence.kind', f'must be track or approach, got {_shown(kind)}')
+    if preset == 'sidescan' and kind == 'approach':
+        raise r.fail('sequence.kind', 'a side-scan sequence is a track (block after block)')
+    if 'step' in q and 'speed' in q:
+        raise r.fail('sequence', 'give step, or speed and interval, not both')
+    if 'interval' in q and 'speed' not in q:
+        raise r.fail('sequence.interval', 'goes with speed (step = speed x interval)')
+    if 'speed' in q:
+        speed = r.number(q['speed'], 'sequence.speed', 0.0, 0.0, 100.0)
+        step = speed * r.number(q.get('interval'), 'sequence.interval', 0.1, 1e-3, 3600.0)
+    else:  # a side-scan's default: the block's own length (0)
+        step = r.number(q.get('step'), 'sequence.step', 1.0 if preset == 'fls' else 0.0, 0, 1e3)
+    return SequenceSpec(length=length, step=step, kind=kind)
 
 
 def _seabed(r: _Reader, node: Any) -> SeabedSpec:
@@ -415,6 +533,49 @@ def _count(r: _Reader, node: Any, path: str) -> tuple[int, int]:
     return (values[0], values[1])
 
 
+def _place(r: _Reader, o: Mapping[str, Any], path: str) -> tuple[str, Draw, Draw]:
+    """``place`` and the ``x``, ``y`` draws: two uniform numbers when placed in view."""
+    given = 'x' in o or 'y' in o
+    place = o.get('place', 'xy' if given else 'view')
+    if place not in PLACES:
+        raise r.fail(f'{path}.place', f'must be view or xy, got {_shown(place)}')
+    if place == 'view':
+        if given:
+            raise r.fail(f'{path}.place', 'view places the object itself: drop x and y')
+        return place, Draw(0.0, 1.0), Draw(0.0, 1.0)
+    x = r.draw(o.get('x'), f'{path}.x', Draw(5.0, 25.0), -1e3, 1e3)
+    return place, x, r.draw(o.get('y'), f'{path}.y', Draw(-8.0, 8.0), -1e3, 1e3)
+
+
+def _extras(r: _Reader, o: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """Elevation, clusters and scour of an object entry (:class:`ObjectSpec`)."""
+    elevation = r.draw(o.get('elevation'), f'{path}.elevation', Draw(), 0.0, 1e3)
+    if elevation.high > 0.0 and 'burial' in o:
+        raise r.fail(f'{path}.burial', 'an object off the seabed (elevation) is not buried')
+    cluster = r.mapping(o.get('cluster'), f'{path}.cluster', ('pieces', 'spread'))
+    scour = r.mapping(o.get('scour'), f'{path}.scour', ('depth', 'width'))
+    if scour and elevation.high > 0.0:
+        raise r.fail(f'{path}.scour', 'an object off the seabed (elevation) digs no scour')
+    pieces = (0, 0)
+    if cluster:
+        pieces = _count(r, cluster.get('pieces', [5, 15]), f'{path}.cluster.pieces')
+        if pieces[0] < 1:
+            raise r.fail(f'{path}.cluster.pieces', f'must be at least 1, got {pieces[0]}')
+    return {
+        'elevation': elevation,
+        'pieces': pieces,
+        'spread': r.draw(
+            cluster.get('spread'), f'{path}.cluster.spread', Draw(1.0, 3.0), 0.0, 100.0
+        ),
+        'scour_depth': r.draw(
+            scour.get('depth'), f'{path}.scour.depth', Draw(0.1, 0.3) if scour else Draw(), 0, 10
+        ),
+        'scour_width': r.draw(
+            scour.get('width'), f'{path}.scour.width', Draw(0.5, 1.5) if scour else Draw(), 0, 100
+        ),
+    }
+
+
 def _object(r: _Reader, node: Any, path: str, base: Path | None) -> ObjectSpec:
     kind = node.get('kind') if isinstance(node, Mapping) else None
     if not isinstance(kind, str) or kind not in OBJECT_KINDS:
@@ -444,17 +605,20 @@ def _object(r: _Reader, node: Any, path: str, base: Path | None) -> ObjectSpec:
         file = str(resolved)
     elif 'file' in o:
         raise r.fail(f'{path}.file', f'only a mesh object has a file, not a {kind}')
+    place, x, y = _place(r, o, path)
     return ObjectSpec(
         kind=kind,
         label=label,
         count=_count(r, o.get('count'), f'{path}.count'),
         sizes={n: r.draw(o.get(n), f'{path}.{n}', Draw(*b), 1e-3, 1e3) for n, b in sizes.items()},
         burial=r.draw(o.get('burial'), f'{path}.burial', Draw(0.0, 0.0), 0.0, 1.0),
-        x=r.draw(o.get('x'), f'{path}.x', Draw(5.0, 25.0), -1e3, 1e3),
-        y=r.draw(o.get('y'), f'{path}.y', Draw(-8.0, 8.0), -1e3, 1e3),
+        x=x,
+        y=y,
         yaw=r.draw(o.get('yaw'), f'{path}.yaw', Draw(0.0, 360.0), -720.0, 720.0),
         reflectivity=r.draw(o.get('reflectivity'), f'{path}.reflectivity', Draw(0.5, 0.9), 0, 1),
         file=file,
+        place=place,
+        **_extras(r, o, path),
     )
 
 

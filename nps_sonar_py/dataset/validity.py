@@ -4,9 +4,9 @@
 * The seabed in view: a slant range never reaches below the sensor farther than its
   altitude, so an altitude at or above a drawn range makes a sample without seabed (a black
   image labelled ok).
-* Objects in view: an object whose every drawn position is farther from the sensor than the
-  longest range (for a fan from ``(x, y)``, for a side-scan across the track from ``y``; with
-  the lowest altitude) is in no sample's image.
+* Objects in view: an object placed at ``x``, ``y`` (``place: xy``) whose every drawn
+  position is farther from the sensor than the longest range (for a fan from ``(x, y)``, for
+  a side-scan across the track from ``y``; with the lowest altitude) is in no sample's image.
 * Mesh files: a mesh outside the spec's folder is read only from a folder the user allows
   (``--mesh-folder``): a spec from elsewhere must not make the command read any file.
 """
@@ -45,6 +45,8 @@ def check_spec(spec: Spec) -> None:
             element='sensor.altitude',
         )
     for index, item in enumerate(spec.objects):
+        if item.place == 'view':  # placed in view by dataset/placement.py
+            continue
         across = _nearest(item.y)
         ground = across if s.preset == 'sidescan' else math.hypot(_nearest(item.x), across)
         slant = math.hypot(ground, s.altitude.low)

@@ -35,7 +35,8 @@ BAD = {
     ),
     'unknown-kind': (
         FLS_SPEC.replace('kind: tyre', 'kind: anchor'),
-        'spec.yaml: objects[3].kind: must be one of box, pipe, mine, tyre, wreck, mesh',
+        'spec.yaml: objects[3].kind: must be one of box, pipe, mine, tyre, wreck, drum, chain, '
+        'cage, crab_trap, propeller, effigy, debris, mesh',
     ),
     'size-of-another-kind': (
         FLS_SPEC.replace('kind: tyre,', 'kind: tyre, beam: 2,'),
