@@ -5,8 +5,9 @@ path that is a file, a FIFO, a device, a symbolic link loop or under a file; a f
 cannot be made or written in; a folder in use by another run (an exclusive ``flock`` on the
 folder, held for the run, released by the kernel when the process ends however it ends); a
 folder that is not empty without ``--resume``; with ``--resume``, a dataset file's path taken
-by a folder or another spec's copy. A folder the run made is removed again when the run fails
-before its first file (Ray would not start, say), so the same command can be given again.
+by a folder or another spec's copy, ``obb/images`` that is not a folder or a link to one. A
+folder the run made is removed again when the run fails before its first file (Ray would not
+start, say), so the same command can be given again.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ def _check(out: Path, resume: bool, spec_text: str) -> None:
         if (path.exists() or path.is_symlink()) and not path.is_file():
             raise FolderError(f'--resume: {name} in it is not a file', file=str(out))
     link = out / IMAGES_LINK
-    if os.path.lexists(link) and not (link.is_symlink() and os.readlink(link) == IMAGES_TARGET):
+    if os.path.lexists(link) and not link.is_dir():  # the link, or a copy of images/
         raise FolderError(
             f'--resume: {IMAGES_LINK} in it is not a link to {IMAGES_TARGET}', file=str(out)
         )

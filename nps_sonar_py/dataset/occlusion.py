@@ -29,7 +29,7 @@ __all__ = ['MAX_POINTS', 'occluded_fractions', 'sensor_eyes', 'surface_points']
 #: Most points spread over one object.
 MAX_POINTS = 8192
 #: Most parts each edge of a triangle is cut into.
-MAX_LEVEL = 8
+MAX_LEVEL = 16
 
 
 def _barycentric(level: int) -> NDArray[np.float64]:
