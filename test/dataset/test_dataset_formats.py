@@ -18,15 +18,18 @@ import yaml
 from dataset_runs import FLS_SPEC
 from PIL import Image
 
-from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec
+from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
 from nps_sonar_py.dataset.files import record_path
 from nps_sonar_py.dataset.occlusion import occluded_fractions
 from nps_sonar_py.dataset.run import _check_written
+from nps_sonar_py.dataset.sample import sample_worlds
+from nps_sonar_py.dataset.sensor import make_sonar, sensor_pose, sensor_settings
 from nps_sonar_py.dataset.spec import SpecError
 from nps_sonar_py.dataset.work import Outcome, RunError, write_sample
 from nps_sonar_py.scene import Entity, EntityState, SceneState, World
 from nps_sonar_py.scene.raycaster import Raycaster
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
+from nps_sonar_py.sensing.images import CartesianImager
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 # --- an Ultralytics reader --------------------------------------------------------------------
@@ -289,3 +292,62 @@ def test_the_occluded_fraction_is_in_each_objects_view(fls_reference: Path) -> N
     assert views
     assert all(0.0 <= view['occluded'] <= 1.0 for view in views)
     assert not math.isnan(sum(view['occluded'] for view in views))
+
+
+def _holds_centre(centre: np.ndarray, pixels: tuple[np.ndarray, np.ndarray], slack: float) -> bool:
+    """Whether ``centre`` (x, y) is within the pixels' (u, v) extent, widened by ``slack``."""
+    u, v = pixels
+    return bool(
+        u.min() - slack <= centre[0] <= u.max() + slack
+        and v.min() - slack <= centre[1] <= v.max() + slack
+    )
+
+
+def _object_in_sensor(scene: World, instance: int, pose: np.ndarray) -> np.ndarray:
+    """(n, 3) the vertices of the object of ``instance``, in the sensor's frame."""
+    entity, state = scene.entities[instance - 1], scene.states[instance - 1]
+    world = entity.surface.vertices @ state.origin[:3, :3].T + state.origin[:3, 3]
+    return np.asarray((world - pose[:3, 3]) @ pose[:3, :3])
+
+
+def test_each_oriented_box_sits_where_its_object_projects_into_the_fan(
+    fls_reference: Path,
+) -> None:
+    """The fan's image puts a point at its slant range ``r`` and azimuth ``b`` (sensor frame,
+    to port positive): ``(r cos b, r sin b)`` m ahead and to port of the sensor's pixel. The
+    object's vertices within the fan's 20 degree height and range, so projected, must hold the
+    oriented box's centre (within a beam's arc and a bin); mirrored port for starboard, not.
+    """
+    spec = load_spec(fls_reference / 'spec.yaml')
+    settings = sensor_settings(spec)
+    rows = {r['id']: r for r in read_manifest(fls_reference / 'manifest.parquet')}
+    m = settings.image.image_resolution
+    checked = mirrored_rejected = 0
+    for sample, row in rows.items():
+        scene, _, _ = sample_worlds(spec, settings, row)
+        pose = sensor_pose(row, 0.0, pitched=True)
+        sonar = make_sonar(settings, row, pose, min_range=spec.sensor.min_range, entities=None)
+        imager = CartesianImager(sonar.image_geometry(), m, 'nearest', max_pixels=10**7)
+        lines = (fls_reference / 'obb' / 'labels' / f'{sample}.txt').read_text().splitlines()
+        for line, a in zip(lines, _record(fls_reference, sample)['annotations'], strict=True):
+            corners = np.array([float(v) for v in line.split()[1:]]).reshape(4, 2)
+            centre = corners.mean(axis=0) * [imager.width, imager.height]
+            local = _object_in_sensor(scene, a['instance'], pose)
+            r = np.linalg.norm(local, axis=1)
+            b = np.arctan2(local[:, 1], local[:, 0])
+            elevation = np.arctan2(local[:, 2], np.hypot(local[:, 0], local[:, 1]))
+            seen = (np.abs(elevation) <= math.radians(10.0)) & (r <= float(row['range']))
+            if not seen.any():
+                continue
+            r, b = r[seen], b[seen]
+            g = sonar.image_geometry()
+            bin_width = (g.max_range - g.min_range) / g.n_bins
+            slack = (float(r.max()) * abs(g.spacing) + bin_width) / m + 1.0
+            v = imager.origin_row - r * np.cos(b) / m + 0.5
+            port = imager.origin_col - r * np.sin(b) / m + 0.5
+            starboard = imager.origin_col + r * np.sin(b) / m + 0.5
+            assert _holds_centre(centre, (port, v), slack), (sample, a['instance'], centre)
+            mirrored_rejected += not _holds_centre(centre, (starboard, v), slack)
+            checked += 1
+    assert checked > 0
+    assert mirrored_rejected > 0  # the negative control: port and starboard swapped
