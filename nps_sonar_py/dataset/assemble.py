@@ -6,7 +6,8 @@ The same bytes however the samples ran.
   ``status`` (``ok`` or ``failed``) and ``error``; written by pyarrow without statistics or
   timestamps.
 * ``coco.json``: the images, the object categories (ids ``1 + k``, contiguous, each with its
-  ``semantic_id`` ``2 + k``) and every box (ids in sample order).
+  ``semantic_id`` ``2 + k``) and every box (ids in sample order), with its object's
+  ``occluded``, ``range``, ``bearing`` and ``pose`` (:data:`VIEW_KEYS`).
 * ``yolo.yaml``: the YOLO class names (class ``k`` is category ``1 + k``) and the splits,
   ``train.txt``, ``val.txt``, ``test.txt``: the made samples' images by index (:func:`split`),
   as Ultralytics reads them (no ``path``: the YAML's folder is the dataset's root).
@@ -67,6 +68,10 @@ def read_manifest(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+#: What a COCO annotation repeats of its object's view in the record.
+VIEW_KEYS = ('occluded', 'range', 'bearing', 'pose')
+
+
 def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
     images: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
@@ -81,9 +86,12 @@ def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
                 'height': record['height'],
             }
         )
+        views = record.get('object_views', [])
         for a in record['annotations']:
+            view = views[a['instance'] - 2] if a['instance'] - 2 < len(views) else {}
             annotations.append(
                 {
+                    **{key: view[key] for key in VIEW_KEYS if key in view},
                     'id': len(annotations) + 1,
                     'image_id': index,
                     'category_id': a['category_id'],

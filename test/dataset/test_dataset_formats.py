@@ -161,6 +161,12 @@ def test_coco_category_ids_run_from_one_and_name_the_semantic_value(fls_referenc
         values = np.unique(arrays['semantic'][arrays['instance'] == a['instance']])
         assert values.tolist() == [semantic_of[a['category_id']]]
         assert values[0] != a['category_id']  # control: the COCO id is not the mask's value
+        view = _record(fls_reference, Path(image['file_name']).stem)['object_views'][
+            a['instance'] - 2
+        ]
+        assert {k: a[k] for k in ('occluded', 'range', 'bearing', 'pose')} == {
+            k: view[k] for k in ('occluded', 'range', 'bearing', 'pose')
+        }
         seen += 1
     assert seen > 0
 
