@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.sensor import sensor_pose
 from nps_sonar_py.scene import SceneState, World
 from nps_sonar_py.scene.raycaster import Raycaster
@@ -105,16 +104,20 @@ def occluded_fractions(
 
 
 def sensor_eyes(
-    row: dict[str, Any], objects: int, lines: NDArray[np.float64] | None
+    row: dict[str, Any], scene: World, lines: NDArray[np.float64] | None
 ) -> NDArray[np.float64]:
     """(objects, 3) each object's eye: the fan's origin, or the side-scan's ping abeam of it.
 
-    ``lines``: the side-scan's ping positions along x (None for a fan).
+    ``lines``: the side-scan's ping positions along its track (None for a fan); an object's
+    ping is the one at its place along the track from the block's middle, within the block.
     """
+    objects = len(scene.entities) - 1
     if lines is None:
-        eye = sensor_pose(row, 0.0, pitched=True)[:3, 3]
-        return np.tile(eye, (objects, 1))
-    xs = [float(np.clip(item['x'], lines[0], lines[-1])) for item in object_list(row)]
+        return np.tile(sensor_pose(row, 0.0, pitched=True)[:3, 3], (objects, 1))
+    middle = sensor_pose(row, 0.0, pitched=False)
+    places = np.array([state.origin[:3, 3] for state in scene.states[1:]]).reshape(-1, 3)
+    along = (places - middle[:3, 3]) @ middle[:3, 0]  # the track is the sensor's x
+    xs = np.clip(along, lines[0], lines[-1])
     return np.array(
-        [sensor_pose(row, 0.0, x=x, pitched=False)[:3, 3] for x in xs], dtype=np.float64
+        [sensor_pose(row, 0.0, x=float(x), pitched=False)[:3, 3] for x in xs], dtype=np.float64
     ).reshape(-1, 3)

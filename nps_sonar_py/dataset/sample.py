@@ -178,7 +178,7 @@ def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> 
     inverse = np.linalg.inv(sensor)
     poses = np.array([inverse @ state.origin for state in scene.states[1:]]).reshape(-1, 4, 4)
     lines = None if settings.fls else line_positions(settings)
-    occluded = occluded_fractions(scene, raycaster, sensor_eyes(row, len(objects), lines))
+    occluded = occluded_fractions(scene, raycaster, sensor_eyes(row, scene, lines))
     return Rendered(
         arrays, display, instance, semantic, shadow.astype(np.uint8), objects, poses, occluded
     )
