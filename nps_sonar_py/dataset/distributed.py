@@ -45,7 +45,8 @@ __all__ = [
     'session_outcomes',
 ]
 
-#: The local object store's size: the files of a few samples at a time.
+#: The local object store's size: it holds the spec and the samples' outcomes (their files go
+#: straight to the output folder), so a small one, little of the machine's shared memory.
 OBJECT_STORE_BYTES = 200 * 2**20
 
 #: Starts of a local Ray tried before the run gives up.
