@@ -383,8 +383,8 @@ def draw_labelled(
 
     Each sample: ``display`` (H, W) uint8, ``semantic`` (0 none, 1 seabed, ``2 + k`` class
     ``k`` of ``classes``), ``shadow`` (0/1), ``boxes`` (each ``bbox`` ``[x, y, w, h]``,
-    ``obb_corners`` ``[x1, y1, .. x4, y4]``, ``category_id``) and ``title``. Axis-aligned
-    boxes dashed white, oriented boxes in the class's colour.
+    ``obb_corners`` ``[x1, y1, .. x4, y4]``, ``category_id``: COCO's, ``1 + k``) and
+    ``title``. Axis-aligned boxes dashed white, oriented boxes in the class's colour.
     """
     from matplotlib.lines import Line2D
     from matplotlib.patches import Polygon, Rectangle
@@ -406,7 +406,7 @@ def draw_labelled(
             )
             row[1].set_title('semantic and shadow masks, boxes', fontsize=9)
             for box in sample['boxes']:
-                colour = palette[(box['category_id'] - 2 + 1) % len(palette)]
+                colour = palette[box['category_id'] % len(palette)]  # COCO's id, 1 + class
                 x, y, w, h = box['bbox']
                 row[1].add_patch(
                     Rectangle(

@@ -424,7 +424,7 @@ def test_labelled_samples_show_the_masks_and_the_boxes_where_they_are(tmp_path: 
     box = {
         'bbox': [20, 10, 20, 4],
         'obb_corners': [20, 10, 40, 10, 40, 14, 20, 14],
-        'category_id': 2,
+        'category_id': 1,  # COCO's: the first class
     }
     sample = {
         'display': display,

@@ -4,9 +4,10 @@ A spec (``spec.py``; its YAML read with bounded work, ``spec_yaml.py``; refused 
 samples could not show what it asks for, ``validity.py``) says what to draw; each sample's
 values are drawn from the run's seed and its index alone (``draw.py``) and make its world
 (``seabed.py``, ``objects.py``), its sonar (``sensor.py``, the node's settings records) and
-its images and masks (``sample.py``); ``boxes.py`` and ``files.py`` turn them into files,
-``work.py`` is the unit of work that runs in-process or on Ray (``distributed.py``, the one
-module that imports Ray), ``run.py`` and ``assemble.py`` write the dataset into a folder
+its images and masks (``sample.py``), how much of each object is hidden (``occlusion.py``);
+``boxes.py`` and ``files.py`` turn them into files, ``work.py`` is the unit of work that
+makes and writes a sample in-process or on Ray (``distributed.py``, the one module that
+imports Ray), ``run.py`` and ``assemble.py`` write the dataset's own files into a folder
 checked and locked by ``folder.py``, ``cli.py`` is ``sonar_dataset``. No rclpy.
 ``docs/datasets.md``.
 """

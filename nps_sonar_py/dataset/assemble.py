@@ -5,10 +5,14 @@ The same bytes however the samples ran.
 * ``manifest.parquet``: one row a sample, every drawn value (``draw.MANIFEST_COLUMNS``), its
   ``status`` (``ok`` or ``failed``) and ``error``; written by pyarrow without statistics or
   timestamps.
-* ``coco.json``: the images, the object categories and every box (ids in sample order).
-* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``2 + k``) and the splits,
+* ``coco.json``: the images, the object categories (ids ``1 + k``, contiguous, each with its
+  ``semantic_id`` ``2 + k``) and every box (ids in sample order), with its object's
+  ``occluded``, ``range``, ``bearing`` and ``pose`` (:data:`VIEW_KEYS`).
+* ``yolo.yaml``: the YOLO class names (class ``k`` is category ``1 + k``) and the splits,
   ``train.txt``, ``val.txt``, ``test.txt``: the made samples' images by index (:func:`split`),
   as Ultralytics reads them (no ``path``: the YAML's folder is the dataset's root).
+  ``yolo_obb.yaml`` the same for the oriented boxes, its splits in ``obb/`` listing
+  ``obb/images`` (a link to ``images``) so that Ultralytics finds ``obb/labels``.
 * ``README.md``: the dataset card: the spec, the counts, per-class statistics.
 """
 
@@ -21,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nps_sonar_py.dataset.draw import MANIFEST_COLUMNS
-from nps_sonar_py.dataset.files import json_bytes, record_path
+from nps_sonar_py.dataset.files import OBB_FOLDER, json_bytes, record_path
 from nps_sonar_py.dataset.spec import Spec
 
 __all__ = ['SPLITS', 'dataset_files', 'manifest_bytes', 'read_manifest', 'read_records', 'split']
@@ -64,6 +68,10 @@ def read_manifest(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+#: What a COCO annotation repeats of its object's view in the record.
+VIEW_KEYS = ('occluded', 'range', 'bearing', 'pose')
+
+
 def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
     images: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
@@ -78,9 +86,12 @@ def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
                 'height': record['height'],
             }
         )
+        views = record.get('object_views', [])
         for a in record['annotations']:
+            view = views[a['instance'] - 2] if a['instance'] - 2 < len(views) else {}
             annotations.append(
                 {
+                    **{key: view[key] for key in VIEW_KEYS if key in view},
                     'id': len(annotations) + 1,
                     'image_id': index,
                     'category_id': a['category_id'],
@@ -94,7 +105,7 @@ def _coco(spec: Spec, records: list[dict[str, Any]]) -> dict[str, Any]:
                 }
             )
     categories = [
-        {'id': 2 + k, 'name': name, 'supercategory': 'object'}
+        {'id': 1 + k, 'name': name, 'semantic_id': 2 + k, 'supercategory': 'object'}
         for k, name in enumerate(spec.classes)
     ]
     return {
@@ -146,14 +157,15 @@ def _card(
         'conventions: nps_sonar `docs/datasets.md`; every drawn value of a sample is its row '
         'of `manifest.parquet`.',
         '',
-        'Splits by index (`train.txt`, `val.txt`, `test.txt`, named by `yolo.yaml`): of every '
-        'ten samples, eight train, the ninth val, the tenth test; failed samples in none.',
+        'Splits by index (`train.txt`, `val.txt`, `test.txt`, named by `yolo.yaml`; the same '
+        'in `obb/`, named by `yolo_obb.yaml`): of every ten samples, eight train, the ninth '
+        'val, the tenth test; failed samples in none.',
         '',
         '## Classes',
         '',
-        '| class | semantic id | instances with a box | samples with it | mean box area (px) '
-        '| elongated |',
-        '| --- | --- | --- | --- | --- | --- |',
+        '| class | COCO id | YOLO class | semantic id | instances with a box | samples with it '
+        '| mean box area (px) | elongated |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ]
     for category in coco['categories']:
         boxes = [a for a in coco['annotations'] if a['category_id'] == category['id']]
@@ -161,8 +173,8 @@ def _card(
         mean = sum(a['area'] for a in boxes) / len(boxes) if boxes else 0.0
         elongated = sum(a['elongated'] for a in boxes)
         lines.append(
-            f'| {category["name"]} | {category["id"]} | {len(boxes)} | {samples} '
-            f'| {mean:.1f} | {elongated} |'
+            f'| {category["name"]} | {category["id"]} | {category["id"] - 1} '
+            f'| {category["semantic_id"]} | {len(boxes)} | {samples} | {mean:.1f} | {elongated} |'
         )
     views = [view for record in records for view in record.get('object_views', [])]
     seen = sum(view['visible'] for view in views)
@@ -210,15 +222,21 @@ def split(index: int) -> str:
 
 
 def _yolo_files(spec: Spec, records: list[dict[str, Any]]) -> dict[str, bytes]:
-    """``yolo.yaml`` and the split lists (module docstring)."""
+    """``yolo.yaml``, ``yolo_obb.yaml`` and their split lists (module docstring)."""
     lists: dict[str, list[str]] = {name: [] for name in SPLITS}
     for index, record in enumerate(records):
         if record['status'] == 'ok':
             lists[split(index)].append(f'./images/{record["id"]}.png\n')
-    yolo = ''.join(f'{name}: {name}.txt\n' for name in SPLITS) + 'names:\n'
-    yolo += ''.join(f'  {k}: {json.dumps(name)}\n' for k, name in enumerate(spec.classes))
-    files = {f'{name}.txt': ''.join(lines).encode() for name, lines in lists.items()}
-    return {'yolo.yaml': yolo.encode(), **files}
+    names = 'names:\n' + ''.join(
+        f'  {k}: {json.dumps(name)}\n' for k, name in enumerate(spec.classes)
+    )
+    files: dict[str, bytes] = {}
+    for yaml_name, folder in (('yolo.yaml', ''), ('yolo_obb.yaml', f'{OBB_FOLDER}/')):
+        splits = ''.join(f'{name}: {folder}{name}.txt\n' for name in SPLITS)
+        files[yaml_name] = (splits + names).encode()
+        for name, lines in lists.items():  # ./ is the list's folder: obb/images is images
+            files[f'{folder}{name}.txt'] = ''.join(lines).encode()
+    return files
 
 
 def dataset_files(

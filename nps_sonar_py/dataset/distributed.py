@@ -1,10 +1,12 @@
 """The samples on Ray: a local Ray of ``workers`` CPUs, or an existing cluster at ``address``.
 
 The one module of the package that imports Ray, and only when a run asks for more than one
-worker or for a cluster. Each sample is one task (``work.make_sample``) that returns its files
-as bytes; the driver writes them, so only the driver needs to reach the output folder. At
-most ``2 x workers`` tasks are in flight. A task whose worker died is run again once by Ray
-(``max_retries``); a sample that failed is submitted again (``work.TRIES`` tries in all).
+worker or for a cluster. Each sample is one task (``work.write_sample``) that writes its files
+into the output folder itself and returns only its outcome, so no sample's bytes pass through
+the driver: on a cluster the folder must be one every node reaches at the same path (a shared
+file system). At most ``2 x workers`` tasks are in flight. A task whose worker died is run
+again once by Ray (``max_retries``); a sample that failed is submitted again (``work.TRIES``
+tries in all).
 A cluster gets this package's code with the job (``runtime_env`` ``py_modules``); its nodes
 need the package's dependencies installed (``docs/datasets.md``).
 
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from nps_sonar_py.dataset.spec import Spec
-from nps_sonar_py.dataset.work import TRIES, Outcome, RunError, make_sample
+from nps_sonar_py.dataset.work import TRIES, Outcome, RunError, write_sample
 from nps_sonar_py.errors import error_line
 
 __all__ = [
@@ -43,7 +45,8 @@ __all__ = [
     'session_outcomes',
 ]
 
-#: The local object store's size: the files of a few samples at a time.
+#: The local object store's size: it holds the spec and the samples' outcomes (their files go
+#: straight to the output folder), so a small one, little of the machine's shared memory.
 OBJECT_STORE_BYTES = 200 * 2**20
 
 #: Starts of a local Ray tried before the run gives up.
@@ -181,12 +184,15 @@ def ray_session(workers: int, address: str | None) -> Iterator[int]:
 
 
 def session_outcomes(
-    spec: Spec, rows: Iterable[dict[str, Any]], cpus: int, stop: Callable[[], bool]
+    spec: Spec, rows: Iterable[dict[str, Any]], out: str, cpus: int, stop: Callable[[], bool]
 ) -> Iterator[Outcome]:
-    """Each row's sample's outcome on the running Ray as they finish, 2 x ``cpus`` in flight."""
+    """Each row's sample written into ``out`` on the running Ray; outcomes as they finish.
+
+    ``2 x cpus`` tasks in flight.
+    """
     import ray
 
-    task = ray.remote(num_cpus=1, max_retries=1)(make_sample)
+    task = ray.remote(num_cpus=1, max_retries=1)(write_sample)
     spec_ref = ray.put(spec)
     fresh = ((row, 1) for row in rows)  # drawn as they are submitted
     retry: list[tuple[dict[str, Any], int]] = []
@@ -196,7 +202,7 @@ def session_outcomes(
             item = retry.pop(0) if retry else next(fresh, None)
             if item is None:
                 break
-            running[task.remote(spec_ref, item[0])] = item
+            running[task.remote(spec_ref, item[0], out)] = item
         if not running:
             return
         done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)

@@ -28,6 +28,7 @@ from nps_sonar_py.transforms import matrix_to_rpy
 
 __all__ = [
     'ELONGATION',
+    'OBB_FOLDER',
     'json_bytes',
     'npy_bytes',
     'npz_bytes',
@@ -39,6 +40,11 @@ __all__ = [
 
 #: An oriented box at least this many times as long as wide marks its object elongated.
 ELONGATION = 2.0
+
+#: The folder of the oriented boxes as Ultralytics' OBB task reads them: ``obb/labels/<id>.txt``
+#: beside ``obb/images``, a link to ``../images`` (its label path is the image's with
+#: ``/images/`` made ``/labels/``).
+OBB_FOLDER = 'obb'
 
 
 def json_bytes(value: Any, *, indent: int | None = None) -> bytes:
@@ -73,12 +79,18 @@ def npz_bytes(arrays: dict[str, NDArray[Any]]) -> bytes:
     return buffer.getvalue()
 
 
-def png_bytes(image: NDArray[np.uint8]) -> bytes:
-    """An 8-bit grayscale PNG of ``image`` (H, W): no time, text or other metadata chunk."""
+def png_bytes(image: NDArray[np.uint8], channels: int = 1) -> bytes:
+    """An 8-bit PNG of ``image`` (H, W): grayscale, or with ``channels`` 3 the gray in R, G, B.
+
+    No time, text or other metadata chunk.
+    """
     from PIL import Image
 
+    pixels = np.ascontiguousarray(image)
+    if channels == 3:
+        pixels = np.ascontiguousarray(np.repeat(pixels[..., None], 3, axis=-1))
     buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(image), mode='L').save(
+    Image.fromarray(pixels, mode='L' if channels == 1 else 'RGB').save(
         buffer, format='PNG', compress_level=6
     )
     return buffer.getvalue()
@@ -90,11 +102,14 @@ def record_path(sample_id: str) -> str:
 
 
 def _yolo(annotations: list[dict[str, Any]], width: int, height: int) -> tuple[str, str]:
-    """YOLO lines (class cx cy w h) and YOLO-OBB lines (class x1 y1 .. x4 y4), normalised."""
+    """YOLO lines (class cx cy w h) and YOLO-OBB lines (class x1 y1 .. x4 y4), normalised.
+
+    YOLO class ``k`` is COCO category ``1 + k``, semantic ``2 + k``.
+    """
     boxes, oriented = [], []
     for a in annotations:
         x, y, w, h = a['bbox']
-        c = a['category_id'] - 2
+        c = a['category_id'] - 1
         boxes.append(
             f'{c} {(x + w / 2) / width:.6f} {(y + h / 2) / height:.6f} '
             f'{w / width:.6f} {h / height:.6f}'
@@ -107,6 +122,8 @@ def _yolo(annotations: list[dict[str, Any]], width: int, height: int) -> tuple[s
 
 def _views(rendered: Rendered, pixels: list[int]) -> list[dict[str, Any]]:
     """Per object, in order: its pixels in the image, whether it has a box, and where it is.
+
+    ``occluded``: the part of it hidden from the sensor (``dataset/occlusion.py``).
 
     ``range`` (m) and ``bearing`` (degrees, to port positive, 0 ahead) of its base's centre
     from the sensor, and ``pose``: ``[x, y, z, roll, pitch, yaw]`` (m, degrees) in the
@@ -122,6 +139,7 @@ def _views(rendered: Rendered, pixels: list[int]) -> list[dict[str, Any]]:
                 'class': item['class'],
                 'pixels': int(pixels[k]),
                 'visible': int(pixels[k]) >= MIN_PIXELS,
+                'occluded': round(float(rendered.occluded[k]), 4),
                 'range': round(math.hypot(x, y, z), 4),
                 'bearing': round(math.degrees(math.atan2(y, x)), 4),
                 'pose': [round(v, 4) for v in (x, y, z)]
@@ -131,26 +149,33 @@ def _views(rendered: Rendered, pixels: list[int]) -> list[dict[str, Any]]:
     return views
 
 
-def sample_files(sample_id: str, rendered: Rendered, classes: tuple[str, ...]) -> dict[str, bytes]:
-    """Every file of a sample, its record last (module docstring)."""
+def sample_files(
+    sample_id: str, rendered: Rendered, classes: tuple[str, ...], channels: int = 1
+) -> dict[str, bytes]:
+    """Every file of a sample, its record last (module docstring).
+
+    The annotations' ``category_id`` is COCO's, ``1 + k`` for class ``k`` (contiguous from 1);
+    ``semantic`` the mask's value, ``2 + k``.
+    """
     height, width = rendered.display.shape
     annotations = []
     for box in instance_boxes(rendered.instance):
         item = rendered.objects[box['instance'] - 2]
-        category = 2 + classes.index(item['class'])
+        category = 1 + classes.index(item['class'])
         w, h = box['obb'][2], box['obb'][3]
         annotations.append(
             {
                 **box,
                 'category_id': category,
+                'semantic': category + 1,
                 'class': item['class'],
                 'elongated': item['kind'] in ELONGATED or w >= ELONGATION * max(h, 1e-9),
             }
         )
-    files = {f'images/{sample_id}.png': png_bytes(rendered.display)}
+    files = {f'images/{sample_id}.png': png_bytes(rendered.display, channels)}
     boxes, oriented = _yolo(annotations, width, height)
     files[f'labels/{sample_id}.txt'] = boxes.encode()
-    files[f'labels_obb/{sample_id}.txt'] = oriented.encode()
+    files[f'{OBB_FOLDER}/labels/{sample_id}.txt'] = oriented.encode()
     files[f'arrays/{sample_id}.npz'] = npz_bytes(rendered.arrays)
     counts = np.bincount(rendered.semantic.ravel(), minlength=2 + len(classes))
     seen = np.bincount(rendered.instance.ravel(), minlength=2 + len(rendered.objects))

@@ -5,8 +5,9 @@ path that is a file, a FIFO, a device, a symbolic link loop or under a file; a f
 cannot be made or written in; a folder in use by another run (an exclusive ``flock`` on the
 folder, held for the run, released by the kernel when the process ends however it ends); a
 folder that is not empty without ``--resume``; with ``--resume``, a dataset file's path taken
-by a folder or another spec's copy. A folder the run made is removed again when the run fails
-before its first file (Ray would not start, say), so the same command can be given again.
+by a folder or another spec's copy, ``obb/images`` that is not a folder or a link to one. A
+folder the run made is removed again when the run fails before its first file (Ray would not
+start, say), so the same command can be given again.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from pathlib import Path
 
 from nps_sonar_py.errors import InputError
 
-__all__ = ['DATASET_FILES', 'SPEC_COPY', 'FolderError', 'output_folder']
+__all__ = [
+    'DATASET_FILES',
+    'IMAGES_LINK',
+    'SPEC_COPY',
+    'FolderError',
+    'link_images',
+    'output_folder',
+]
 
 #: The spec as the run read it, kept in the output folder (``--resume`` compares it).
 SPEC_COPY = 'spec.yaml'
@@ -35,9 +43,16 @@ DATASET_FILES = (
     'train.txt',
     'val.txt',
     'test.txt',
+    'yolo_obb.yaml',
+    'obb/train.txt',
+    'obb/val.txt',
+    'obb/test.txt',
     'README.md',
     'run.json',
 )
+
+#: The link that shows the images to Ultralytics' OBB task beside ``obb/labels``, and its target.
+IMAGES_LINK, IMAGES_TARGET = 'obb/images', '../images'
 
 
 class FolderError(InputError):
@@ -124,6 +139,11 @@ def _check(out: Path, resume: bool, spec_text: str) -> None:
         path = out / name
         if (path.exists() or path.is_symlink()) and not path.is_file():
             raise FolderError(f'--resume: {name} in it is not a file', file=str(out))
+    link = out / IMAGES_LINK
+    if os.path.lexists(link) and not link.is_dir():  # the link, or a copy of images/
+        raise FolderError(
+            f'--resume: {IMAGES_LINK} in it is not a link to {IMAGES_TARGET}', file=str(out)
+        )
     copy = out / SPEC_COPY
     if copy.is_file():
         try:
@@ -136,6 +156,15 @@ def _check(out: Path, resume: bool, spec_text: str) -> None:
             raise FolderError(
                 f'--resume: it was made from another spec ({SPEC_COPY} differs)', file=str(out)
             )
+
+
+def link_images(out: Path) -> None:
+    """Make ``images/`` and the link :data:`IMAGES_LINK` to it, unless they are there."""
+    (out / 'images').mkdir(exist_ok=True)
+    link = out / IMAGES_LINK
+    link.parent.mkdir(exist_ok=True)
+    if not os.path.lexists(link):
+        os.symlink(IMAGES_TARGET, link, target_is_directory=True)
 
 
 @contextmanager

@@ -1,10 +1,13 @@
 """A dataset run: draw every row, make the samples not yet made, write the dataset's files.
 
 ``workers == 1`` and no ``address``: in this process, without importing Ray. Otherwise the
-samples run on Ray (``dataset/distributed.py``). Either way the driver writes every file
-(through a temporary file and a rename), a sample's record last, and the dataset-wide files
-from the records in sample order, so the files are the same bytes however and wherever the
-samples ran; only ``run.json`` (timings, workers, where) differs.
+samples run on Ray (``dataset/distributed.py``). Either way whoever makes a sample writes its
+files into the output folder (through a temporary file and a rename, its record last:
+``work.write_sample``), and the driver writes the dataset-wide files from the records in
+sample order, so the files are the same bytes however and wherever the samples ran; only
+``run.json`` (timings, workers, where) differs. A worker that cannot write (a full disk), or
+whose files the driver does not see (a cluster's folder that is not shared), stops the run
+with one line.
 """
 
 from __future__ import annotations
@@ -22,11 +25,11 @@ from typing import Any, TextIO
 from nps_sonar_py.dataset.assemble import dataset_files, read_records
 from nps_sonar_py.dataset.draw import draw_row, sample_id
 from nps_sonar_py.dataset.files import json_bytes, record_path, write_atomic
-from nps_sonar_py.dataset.folder import SPEC_COPY, output_folder
+from nps_sonar_py.dataset.folder import SPEC_COPY, link_images, output_folder
 from nps_sonar_py.dataset.sensor import check_sensor
 from nps_sonar_py.dataset.spec import Spec
 from nps_sonar_py.dataset.validity import check_spec
-from nps_sonar_py.dataset.work import Outcome, failed_files, local_outcomes
+from nps_sonar_py.dataset.work import Outcome, RunError, failed_files, local_outcomes
 
 __all__ = ['RunSummary', 'run_dataset']
 
@@ -100,18 +103,31 @@ def _todo(
 def _outcomes(
     spec: Spec,
     rows: Iterator[dict[str, Any]],
+    out: Path,
     workers: int,
     address: str | None,
     stop: Callable[[], bool],
 ) -> Iterator[Iterator[Outcome]]:
-    """The samples' outcomes in this process, or on a Ray session open for the block."""
+    """The samples written into ``out`` here, or on a Ray session open for the block."""
+    folder = str(out.resolve())  # the workers' working folder is not the driver's
     if workers == 1 and not address:
-        yield local_outcomes(spec, rows, stop)
+        yield local_outcomes(spec, rows, folder, stop)
         return
     from nps_sonar_py.dataset.distributed import ray_session, session_outcomes
 
     with ray_session(workers, address) as cpus:
-        yield session_outcomes(spec, rows, cpus, stop)
+        yield session_outcomes(spec, rows, folder, cpus, stop)
+
+
+def _check_written(out: Path, outcome: Outcome) -> None:
+    """``RunError`` if a sample's files could not be written, or not where the driver sees them."""
+    if outcome.unwritten:
+        raise RunError(f'cannot write {outcome.unwritten}')
+    if outcome.error is None and not (out / record_path(sample_id(outcome.index))).is_file():
+        raise RunError(
+            f'sample {sample_id(outcome.index)} was written where this driver does not see it: '
+            'on a cluster OUT must be a folder every node reaches at the same path'
+        )
 
 
 def run_dataset(
@@ -138,16 +154,18 @@ def run_dataset(
     with (
         output_folder(out, resume, spec.text),
         _outcomes(
-            spec, _todo(spec, out, samples, resume, bar, stop), workers, address, stop
+            spec, _todo(spec, out, samples, resume, bar, stop), out, workers, address, stop
         ) as outcomes,
     ):
         write_atomic(out, SPEC_COPY, spec.text.encode())
+        link_images(out)
         for outcome in outcomes:
-            files = outcome.files
+            _check_written(out, outcome)
             if outcome.error is not None:
-                files = failed_files(sample_id(outcome.index), outcome.error)
-            for relative, data in files.items():  # the record is the last
-                write_atomic(out, relative, data)
+                for relative, data in failed_files(
+                    sample_id(outcome.index), outcome.error
+                ).items():
+                    write_atomic(out, relative, data)
             made += outcome.error is None
             failed += outcome.error is not None
             bar.tick()

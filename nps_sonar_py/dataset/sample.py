@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.dataset.draw import object_list
 from nps_sonar_py.dataset.objects import object_triangles
+from nps_sonar_py.dataset.occlusion import occluded_fractions, sensor_eyes
 from nps_sonar_py.dataset.seabed import make_seabed, scoured
 from nps_sonar_py.dataset.sensor import (
     SensorSettings,
@@ -72,6 +73,8 @@ class Rendered:
     #: (objects, 4, 4): each object's pose (its base's centre) in the sensor's frame: the
     #: fan's, or the side-scan's at the block's middle (x = 0, level).
     object_poses: NDArray[np.float64]
+    #: (objects,): the part of each object hidden from the sensor (``dataset/occlusion.py``).
+    occluded: NDArray[np.float64]
 
 
 class _OccludedSeabed:
@@ -188,8 +191,9 @@ def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> 
     objects = object_list(row)
     scene, alone, classes = sample_worlds(spec, settings, row)
     beam = sample_beam(settings, row)
+    raycaster = Raycaster(scene)
     casters = (
-        medium_caster(Raycaster(scene), beam),
+        medium_caster(raycaster, beam),
         medium_caster(Raycaster(alone), beam),
     )
     window = DbWindow(settings.image.image_db_min, settings.image.image_db_max, 8)
@@ -209,7 +213,11 @@ def render_sample(spec: Spec, settings: SensorSettings, row: dict[str, Any]) -> 
     sensor = sensor_pose(row, 0.0, pitched=settings.fls)  # the side-scan's middle ping: x = 0
     inverse = np.linalg.inv(sensor)
     poses = np.array([inverse @ state.origin for state in scene.states[1:]]).reshape(-1, 4, 4)
-    return Rendered(arrays, display, instance, semantic, shadow.astype(np.uint8), objects, poses)
+    lines = None if settings.fls else line_positions(settings)
+    occluded = occluded_fractions(scene, raycaster, sensor_eyes(row, scene, lines))
+    return Rendered(
+        arrays, display, instance, semantic, shadow.astype(np.uint8), objects, poses, occluded
+    )
 
 
 def _truth(

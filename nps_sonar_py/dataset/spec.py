@@ -211,6 +211,8 @@ class Spec:
     source: str
     text: str
     sequence: SequenceSpec = SequenceSpec()
+    #: The display PNGs' channels: 1 (grayscale) or 3 (the gray value in each of R, G, B).
+    channels: int = 1
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -300,7 +302,7 @@ def _shown(value: Any) -> str:
     return one_line(repr(value), 80)
 
 
-_TOP = ('seed', 'sensor', 'seabed', 'objects', 'water', 'processing', 'sequence')
+_TOP = ('seed', 'sensor', 'seabed', 'objects', 'water', 'processing', 'sequence', 'output')
 _SENSOR = (
     'preset',
     'echo_model',
@@ -382,7 +384,17 @@ def parse_spec(text: str, *, source: str = '<spec>', base: Path | None = None) -
         source=source,
         text=text,
         sequence=_sequence(r, top.get('sequence'), sensor.preset),
+        channels=_channels(r, top.get('output')),
     )
+
+
+def _channels(r: _Reader, node: Any) -> int:
+    """``output.channels``: 1 or 3."""
+    output = r.mapping(node, 'output', ('channels',))
+    channels = output.get('channels', 1)
+    if channels not in (1, 3) or isinstance(channels, bool):
+        raise r.fail('output.channels', f'must be 1 or 3, got {_shown(channels)}')
+    return int(channels)
 
 
 def _speckle(r: _Reader, node: Any, coherent: bool) -> Draw:

@@ -223,6 +223,13 @@ def _damage(out: Path, how: str) -> None:
         record.write_bytes(record.read_bytes()[:10])
     elif how == 'non-utf8-record':
         record.write_bytes(b'\xff\xfe{')
+    elif how == 'obb-images-a-file':
+        link = out / 'obb' / 'images'
+        if link.is_symlink():
+            link.unlink()
+        else:
+            shutil.rmtree(link)
+        link.write_text('')
     else:
         name = {'manifest-a-folder': 'manifest.parquet', 'spec-a-folder': 'spec.yaml'}[how]
         (out / name).unlink()
@@ -253,6 +260,17 @@ def test_resume_refuses_a_folder_in_a_file_place(
     _damage(out, how)
     line = _one_line(*in_process(made / 'spec.yaml', out, '--samples', '2', '--resume'))
     assert 'in it is not a file' in line
+
+
+def test_resume_refuses_a_file_where_the_obb_images_link_goes(
+    in_process: Run, made: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / 'out'
+    shutil.copytree(made / 'out', out, symlinks=True)
+    assert os.readlink(out / 'obb' / 'images') == '../images'  # as the run made it
+    _damage(out, 'obb-images-a-file')
+    line = _one_line(*in_process(made / 'spec.yaml', out, '--samples', '2', '--resume'))
+    assert 'obb/images in it is not a link to ../images' in line
 
 
 def test_a_full_disk_is_one_line(tmp_path: Path) -> None:

@@ -156,7 +156,7 @@ def test_every_box_encloses_its_mask(fls_reference: Path, sidescan_reference: Pa
                 # and no larger than the axis-aligned box
                 assert a['obb'][2] * a['obb'][3] <= w * h + 1e-3
                 checked += 1
-            text = (out / 'labels_obb' / f'{row["id"]}.txt').read_text()
+            text = (out / 'obb' / 'labels' / f'{row["id"]}.txt').read_text()
             values = [float(v) for line in text.splitlines() for v in line.split()[1:]]
             assert all(0.0 <= v <= 1.0 for v in values), text  # no corner off the image
     assert checked > 0

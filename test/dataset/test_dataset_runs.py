@@ -10,6 +10,7 @@ object store.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -43,6 +44,8 @@ def _same_files(reference: Path, out: Path) -> None:
     assert sorted(got) == sorted(expected)
     differing = [name for name in expected if expected[name] != got[name]]
     assert not differing, differing
+    link = Path('obb', 'images')  # the one link, made by the driver
+    assert os.readlink(out / link) == os.readlink(reference / link) == '../images'
 
 
 def test_one_worker_runs_in_this_process_without_ray(tmp_path: Path) -> None:
