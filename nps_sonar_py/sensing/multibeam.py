@@ -250,7 +250,13 @@ class MultibeamSonar(PosedRays):
         off_axis = np.broadcast_to(np.abs(offsets)[None, :], (nv, nh)).ravel()
         solid_angle = np.broadcast_to(solid[:, None], (nv, nh)).ravel()
         weight = (vertical[:, None] * horizontal[None, :]).ravel()
-        self.model = EchoModel(echo, off_axis, solid_angle, pattern=np.clip(weight, 0.0, 1.0))
+        self.model = EchoModel(
+            echo,
+            off_axis,
+            solid_angle,
+            pattern=np.clip(weight, 0.0, 1.0),
+            cell_height=fan.vertical_width / nv,
+        )
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
