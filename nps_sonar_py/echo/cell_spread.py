@@ -43,7 +43,14 @@ from numpy.typing import NDArray
 from nps_sonar_py.echo.deposits import Ramps
 from nps_sonar_py.echo.ray_cells import Pieces
 
-__all__ = ['NEAR_NORMAL_CELLS', 'WIDEST_SPAN', 'CellGeometry', 'exact_pieces', 'quadratic_ramps']
+__all__ = [
+    'NEAR_NORMAL_CELLS',
+    'WIDEST_SPAN',
+    'CellGeometry',
+    'exact_cells',
+    'exact_pieces',
+    'quadratic_ramps',
+]
 
 #: A cell whose centre lies within this many cells of the surface normal is placed exactly.
 NEAR_NORMAL_CELLS = 4.0
@@ -80,13 +87,12 @@ class CellGeometry:
     def of(
         cls,
         r: NDArray[np.floating],
-        extent: NDArray[np.floating],
+        tangent: NDArray[np.float64],
         height: float,
         attenuation: float,
     ) -> CellGeometry:
-        """The cells of returns at ranges ``r`` with footprints ``extent`` (m, finite, >= 0)."""
+        """The cells of returns at ranges ``r`` whose cells have ``tan(theta0) = tangent``."""
         r64 = r.astype(np.float64)
-        tangent = extent.astype(np.float64) / (r64 * height)
         centre = np.arctan(tangent)
         foot = r64 / np.sqrt(1.0 + tangent * tangent)
         half = 0.5 * height
@@ -107,13 +113,6 @@ class CellGeometry:
             self.far[chosen],
             self.slope[chosen],
         )
-
-    def exact(self) -> NDArray[np.bool_]:
-        """(m,) the cells placed by ``exact_pieces``: near the normal or spanning widely."""
-        chosen: NDArray[np.bool_] = (self.centre < NEAR_NORMAL_CELLS * 2.0 * self.half) | (
-            self.far > (1.0 + WIDEST_SPAN) * self.near
-        )
-        return chosen
 
     def cumulative(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """The weight ``cos**3 (1 + slope (theta - theta0))`` integrated from 0 to ``theta``."""
@@ -149,13 +148,13 @@ def exact_pieces(
     owner = np.repeat(np.arange(first.size), count)
     starts = np.cumsum(count) - count
     bins = first[owner] + (np.arange(owner.size) - starts[owner])
+    low, high = cells.centre - cells.half, cells.centre + cells.half
+    whole = (cells.cumulative(high) - cells.cumulative(low))[owner]
     cell = cells.take(owner)
-    low, high = cell.centre - cell.half, cell.centre + cell.half
     # The share of each cell nearer than each piece's far edge: |theta| <= acos(p / R).
     edge = min_range + (bins + 1.0) / scale
     reach = np.arccos(np.clip(cell.foot / edge, -1.0, 1.0))
-    lo, hi = np.maximum(low, -reach), np.minimum(high, reach)
-    whole = cell.cumulative(high) - cell.cumulative(low)
+    lo, hi = np.maximum(low[owner], -reach), np.minimum(high[owner], reach)
     below = np.where(hi > lo, (cell.cumulative(hi) - cell.cumulative(lo)) / whole, 0.0)
     below[bins >= last[owner]] = 1.0
     fraction = below.copy()
@@ -165,146 +164,156 @@ def exact_pieces(
     return Pieces(owners[owner], bins.astype(np.intp), fraction)
 
 
-def _density(
-    cells: CellGeometry, theta: NDArray[np.float64], attenuation: float
-) -> NDArray[np.float64]:
-    """``q`` (module docstring) at the cell's angle ``theta``, up to a factor."""
-    cosine = np.cos(theta)
-    out: NDArray[np.float64] = (
-        cosine**5 / np.sin(theta) * np.exp(-attenuation * cells.foot / cosine)
-    )
-    return out
+def exact_cells(tangent: NDArray[np.floating], height: float) -> NDArray[np.bool_]:
+    """(m,) the cells placed by ``exact_pieces``, from ``tan(theta0)`` and ``D`` alone.
+
+    Within ``NEAR_NORMAL_CELLS`` cells of the normal, or spanning more than ``WIDEST_SPAN``
+    of their near range: ``R(theta0 + D/2) / R(theta0 - D/2) = (cos h + t sin h) / (cos h -
+    t sin h)`` (``h = D / 2``, ``t = tan(theta0)``) grows with ``t``, so both are bounds on it.
+    """
+    near_normal = math.tan(min(NEAR_NORMAL_CELLS * height, 0.5 * math.pi - 1e-9))
+    widest = WIDEST_SPAN / ((2.0 + WIDEST_SPAN) * math.tan(0.5 * height))
+    chosen: NDArray[np.bool_] = (tangent < near_normal) | (tangent > widest)
+    return chosen
 
 
 def quadratic_ramps(
-    cells: CellGeometry,
+    r: NDArray[np.floating],
+    tangent: NDArray[np.float64],
     echo: NDArray[np.floating],
     beam: NDArray[np.intp],
     n_beams: int,
     *,
-    min_range: float,
-    scale: float,
-    n_bins: int,
+    height: float,
+    window: tuple[float, float, int],
     attenuation: float,
 ) -> Ramps | None:
-    """The cells' echoes (k,) as ``Ramps`` of order 3 (``beam`` (k,) sorted), or None.
+    """The echoes (k,) of cells not ``exact_cells`` as ``Ramps`` of order 3, or None.
 
-    Each echo per bin is the quadratic through ``q`` at the cell's ends and centre, scaled to
-    the echo, over the cell's interval cut to the window. Its cumulative ``P`` at the bin
-    edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to the
-    last edge ``b`` before its end, then the echo ``T``: ``P = Q H_a - (Q - T) H_b``. ``Q``
-    is written by its forward differences at ``a`` (``Q(a + m) = sum A_j C(m, j)``, whole
-    numbers of the beam's unit), so the fourth differences of ``P`` are four deposits at
-    each end and three running sums of them give the bins ``P(k + 1) - P(k)`` exactly.
+    ``r`` (k,) their ranges, ``tangent`` their ``tan(theta0)``, ``beam`` (k,) sorted;
+    ``window``: ``min_range``, bins per metre, ``n_bins``. Each echo per bin is ``q`` to
+    second order about the range, ``q(r) (1 + L1 y + (L1**2 + L2) y**2 / 2)`` with ``L1``,
+    ``L2`` the derivatives of ``ln q`` (``-(5 + 1/t**2) / r - 2 a'`` and ``(5 + (3 + 2/t**2) /
+    t**2) / r**2``), scaled to the echo over the cell's interval ``[r / (cos h + t sin h), r /
+    (cos h - t sin h)]`` (``h = D / 2``) and cut to the window. Its cumulative ``P`` at the
+    bin edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to
+    the last edge ``b`` before its end, then the echo ``T``: ``P = Q H_a - (Q - T) H_b``.
+    ``Q`` is written by its forward differences at ``a`` (``Q(a + m) = sum A_j C(m, j)``,
+    whole numbers of the beam's unit), so the fourth differences of ``P`` are four deposits
+    at each end and three running sums of them give the bins ``P(k + 1) - P(k)`` exactly.
     """
-    x, (c0, c1, c2) = _scaled_quadratics(cells, echo, min_range, scale, attenuation)
-    start, end = np.clip(x[0], 0.0, n_bins), np.clip(x[2], 0.0, n_bins)
-    keep = np.flatnonzero((end > start) & (c0 > 0.0))
+    min_range, scale, n_bins = window
+    r64 = r.astype(np.float64)
+    x0 = (r64 - min_range) * scale
+    inverse = 1.0 / (tangent * tangent)
+    c1 = -((5.0 + inverse) / r64 + attenuation) / scale
+    c2 = 0.5 * (c1 * c1 + (5.0 + (3.0 + 2.0 * inverse) * inverse) / (r64 * r64 * scale * scale))
+    lean = tangent * math.sin(0.5 * height)
+    near = (r64 / (math.cos(0.5 * height) + lean) - r64) * scale  # in bins from the range
+    far = (r64 / (math.cos(0.5 * height) - lean) - r64) * scale
+    c0 = echo.astype(np.float64) / _integral((np.ones_like(r64), c1, c2), near, far)
+    c1 *= c0
+    c2 *= c0
+    start = np.clip(x0 + near, 0.0, n_bins)
+    end = np.clip(x0 + far, 0.0, n_bins)
+    keep = np.flatnonzero(end > start)
     if keep.size == 0:
         return None
-    c0, c1, c2, start, end, centre = (
-        c0[keep],
-        c1[keep],
-        c2[keep],
-        start[keep],
-        end[keep],
-        x[1][keep],
-    )
-    beam = beam[keep]
+    if keep.size < start.size:
+        c0, c1, c2, x0, start, end = (v[keep] for v in (c0, c1, c2, x0, start, end))
+        beam = beam[keep]
     a = np.floor(start) + 1.0
-    points = a + np.arange(4.0)[:, None]  # Q at a, a + 1, a + 2, a + 3
-    q_at = _integral(c0, c1, c2, start - centre, points - centre)
-    total = _integral(c0, c1, c2, start - centre, end - centre)
-    diffs = np.stack([q_at[0], q_at[1] - q_at[0], q_at[2] - 2 * q_at[1] + q_at[0]])
-    diffs = np.concatenate([diffs, [q_at[3] - 3 * q_at[2] + 3 * q_at[1] - q_at[0]]])
-    unit = _units(n_beams, beam, np.abs(q_at[1] - q_at[0]) + np.abs(diffs[2]))
-    scaled = (diffs / unit[beam]).round().astype(np.int64)
-    t_int = (total / unit[beam]).round().astype(np.int64)
-    b = np.maximum(np.ceil(end), a)
-    span = (b - a).astype(np.int64)
-    a0, a1, a2, a3 = scaled
-    pairs = span * (span - 1) // 2
-    triples = pairs * (span - 2) // 3
-    ends = np.stack(
+    y = a - x0
+    ys = start - x0
+    differences = np.stack(
         [
-            a0 + a1 * span + a2 * pairs + a3 * triples - t_int,
-            a1 + a2 * span + a3 * pairs,
-            a2 + a3 * span,
-            a3,
+            _integral((c0, c1, c2), ys, y),
+            c0 + c1 * (y + 0.5) + c2 * (y * y + y + 1.0 / 3.0),
+            c1 + 2.0 * c2 * (y + 1.0),
+            2.0 * c2,
         ]
     )
-    weights = np.concatenate([_fourth(scaled), -_fourth(ends)]).astype(np.float64)
+    total = _integral((c0, c1, c2), ys, end - x0)
+    unit = _units(n_beams, beam, np.abs(differences[1]) + np.abs(differences[2]))
+    per = 1.0 / unit[beam]
+    scaled = np.rint(differences * per).astype(np.int64)
+    t_int = np.rint(total * per).astype(np.int64)
+    b = np.maximum(np.ceil(end), a)
+    return _ramps_of(scaled, t_int, (a, b, start, end), beam, n_bins, unit)
+
+
+def _ramps_of(
+    scaled: NDArray[np.int64],
+    t_int: NDArray[np.int64],
+    places: tuple[NDArray[np.float64], ...],
+    beam: NDArray[np.intp],
+    n_bins: int,
+    unit: NDArray[np.float64],
+) -> Ramps:
+    """The ``Ramps`` of cubics ``Q`` (``quadratic_ramps``) from ``a`` to ``b``, ``T`` after.
+
+    The end's coefficients are ``Q - T``'s forward differences at ``b = a + L``:
+    ``sum_j A_j C(L, j)`` less ``T``, then ``A_1 + A_2 L + A_3 C(L, 2)``, ``A_2 + A_3 L``,
+    ``A_3``.
+    """
+    a, b, start, end = places
+    span = (b - a).astype(np.int64)
+    pairs = span * (span - 1) // 2
+    a0, a1, a2, a3 = scaled
+    ends = np.empty_like(scaled)
+    np.multiply(a3, span, out=ends[2])
+    ends[2] += a2
+    np.multiply(a3, pairs, out=ends[1])
+    ends[1] += a1
+    ends[1] += a2 * span
+    ends[0] = pairs * (span - 2) // 3
+    ends[0] *= a3
+    ends[0] += a2 * pairs
+    ends[0] += a1 * span
+    ends[0] += a0
+    ends[0] -= t_int
+    ends[3] = a3
+    weights = np.empty((8, span.size))
+    _fourth(scaled, weights[:4])
+    _fourth(ends, weights[4:])
+    weights[4:] *= -1.0
     first = np.floor(start).astype(np.intp)
     offset = int(first.min())
     stride = int(b.max()) + 4 - offset
     base = beam * stride - offset
-    steps = np.arange(4)[:, None]
-    cells_at = np.concatenate(
-        [base + a.astype(np.intp) - 1 + steps, base + b.astype(np.intp) - 1 + steps]
-    )
+    cells_at = np.empty((8, span.size), dtype=np.intp)
+    np.add(base, a.astype(np.intp), out=cells_at[0])
+    cells_at[0] -= 1
+    np.add(base, b.astype(np.intp), out=cells_at[4])
+    cells_at[4] -= 1
+    for step in (1, 2, 3):
+        np.add(cells_at[0], step, out=cells_at[step])
+        np.add(cells_at[4], step, out=cells_at[4 + step])
     edges = np.stack([base + first, base + np.ceil(end).astype(np.intp)])
     return Ramps(n_bins, offset, stride, unit, cells_at.ravel(), weights.ravel(), edges, order=3)
 
 
-def _scaled_quadratics(
-    cells: CellGeometry,
-    echo: NDArray[np.floating],
-    min_range: float,
-    scale: float,
-    attenuation: float,
-) -> tuple[NDArray[np.float64], tuple[NDArray[np.float64], ...]]:
-    """(3, k) the cells' near end, range and far end in bins, and their echo per bin.
-
-    The echo per bin is ``c0 + c1 y + c2 y**2``, ``y`` in bins from the range, through ``q``
-    at the three, scaled to integrate to ``echo`` over the cell.
-    """
-    x = np.stack(
-        [
-            (cells.near - min_range) * scale,
-            np.zeros_like(cells.near),
-            (cells.far - min_range) * scale,
-        ]
-    )
-    x[1] = (cells.foot / np.cos(cells.centre) - min_range) * scale
-    angles = np.stack([cells.centre - cells.half, cells.centre, cells.centre + cells.half])
-    q = _density(cells, angles, attenuation)
-    c0, c1, c2 = _quadratic(x, q)
-    full = _integral(c0, c1, c2, x[0] - x[1], x[2] - x[1])
-    norm = echo.astype(np.float64) / full
-    return x, (c0 * norm, c1 * norm, c2 * norm)
-
-
-def _fourth(c: NDArray[np.int64]) -> NDArray[np.int64]:
-    """(4, k) the fourth differences at ``m = 0..3`` of ``sum c_j C(m, j)`` started at 0."""
-    c0, c1, c2, c3 = c
-    return np.stack([c0, c1 - 3 * c0, c2 - 2 * c1 + 3 * c0, c3 - c2 + c1 - c0])
-
-
-def _quadratic(
-    x: NDArray[np.float64], q: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Coefficients of ``c0 + c1 y + c2 y**2`` (``y = x - x[1]``) through the three points."""
-    h0, h2 = x[0] - x[1], x[2] - x[1]
-    d0, d2 = (q[0] - q[1]) / h0, (q[2] - q[1]) / h2
-    c2 = (d2 - d0) / (h2 - h0)
-    c1 = d0 - c2 * h0
-    return q[1], c1, c2
-
-
 def _integral(
-    c0: NDArray[np.float64],
-    c1: NDArray[np.float64],
-    c2: NDArray[np.float64],
+    c: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
     y0: NDArray[np.float64],
     y1: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """``int_{y0}^{y1} c0 + c1 y + c2 y**2 dy``."""
+    c0, c1, c2 = c
+    half, third = 0.5 * c1, c2 / 3.0
+    out: NDArray[np.float64] = y1 * (c0 + y1 * (half + y1 * third)) - y0 * (
+        c0 + y0 * (half + y0 * third)
+    )
+    return out
 
-    def g(y: NDArray[np.float64]) -> NDArray[np.float64]:
-        out: NDArray[np.float64] = y * (c0 + y * (0.5 * c1 + y * (c2 / 3.0)))
-        return out
 
-    return g(y1) - g(y0)
+def _fourth(c: NDArray[np.int64], out: NDArray[np.float64]) -> None:
+    """Into ``out`` (4, k): the fourth differences at ``m = 0..3`` of ``sum c_j C(m, j)``."""
+    c0, c1, c2, c3 = c
+    out[0] = c0
+    np.subtract(c1, 3 * c0, out=out[1], casting='unsafe')
+    np.subtract(c2, 2 * c1 - 3 * c0, out=out[2], casting='unsafe')
+    np.subtract(c3 + c1, c2 + c0, out=out[3], casting='unsafe')
 
 
 def _units(

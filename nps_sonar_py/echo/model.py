@@ -45,7 +45,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
 from nps_sonar_py.echo.beam import beam_intensity
-from nps_sonar_py.echo.cell_spread import CellGeometry, exact_pieces, quadratic_ramps
+from nps_sonar_py.echo.cell_spread import (
+    CellGeometry,
+    exact_cells,
+    exact_pieces,
+    quadratic_ramps,
+)
 from nps_sonar_py.echo.config import (
     EchoConfig,
     RangeEstimator,
@@ -218,6 +223,8 @@ class EchoModel:
         if cell_height is not None and not (math.isfinite(cell_height) and cell_height > 0.0):
             refuse('cell_height', 'must be finite and > 0 rad', cell_height)
         self._cell_height = cell_height
+        # The curved returns' tan(theta0) of the last spread, from _cell_spread to the ramps.
+        self._tangents: NDArray[np.float64] = np.empty(0)
 
     def _layout(self, n_beams: int) -> Layout:
         """The flat layout of ``n_beams`` beams (``Layout``), built once for this ``N``.
@@ -774,7 +781,7 @@ class EchoModel:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
             if labelled is not None and entity is not None:
                 labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
-        live_returns = (r_live, extent, per_ray, index)
+        live_returns = (r_live, per_ray, index)
         ramps = self._either_ramps(n_beams, live_returns, wide_bins, wide, curved)
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
@@ -826,19 +833,17 @@ class EchoModel:
     def _either_ramps(
         self,
         n_beams: int,
-        live: tuple[
-            NDArray[np.floating], NDArray[np.floating], NDArray[np.floating], NDArray[np.intp]
-        ],
+        live: tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.intp]],
         wide_bins: NDArray[np.floating],
         wide: NDArray[np.intp],
         curved: NDArray[np.intp],
     ) -> Ramps | None:
         """The ramps of the wide returns (boxes) or of the curved ones (a fan's cells)."""
-        r_live, extent, per_ray, index = live
+        r_live, per_ray, index = live
         if wide.size:  # ramped
             return self._ramps(n_beams, r_live, per_ray, index, (wide, wide_bins))
         if curved.size:
-            return self._curved_ramps(n_beams, r_live, extent, per_ray, index, curved)
+            return self._curved_ramps(n_beams, r_live, per_ray, index, curved)
         return None
 
     def _cell_spread(
@@ -852,34 +857,37 @@ class EchoModel:
 
         Returns the pieces of those placed exactly and the live indices of those wider than a
         bin left to quadratic ramps (none unless ``ramped``: labels and speckle take the
-        pieces of a box); the others (at most a bin, finite footprints) keep their box.
+        pieces of a box); the others (at most a bin, finite footprints) keep their box. Each
+        cell's ``tan(theta0) = e / (r D)`` is kept for the ramps (``_tangents``).
         """
-        assert self._cell_height is not None
+        height = self._cell_height
+        assert height is not None
         real = u.dtype.type
         finite = np.flatnonzero(np.isfinite(extent) & (extent > real(0.0)))
-        cells = CellGeometry.of(
-            r_live.take(finite), extent.take(finite), self._cell_height, self._attenuation
-        )
-        exact = cells.exact()
+        r = r_live.take(finite)
+        tangent = extent.take(finite).astype(np.float64)
+        tangent /= r
+        tangent /= height
+        exact = exact_cells(tangent, height)
         chosen = np.flatnonzero(exact)
         refined = None
         if chosen.size:
             cfg = self.config
             refined = exact_pieces(
-                cells.take(chosen),
+                CellGeometry.of(r[chosen], tangent[chosen], height, self._attenuation),
                 finite.take(chosen),
                 min_range=cfg.min_range,
                 scale=self._scale,
                 n_bins=cfg.n_bins,
             )
-        curved = finite[~exact & (u.take(finite) > real(1.0))] if ramped else finite[:0]
-        return refined, curved
+        curved = np.flatnonzero(~exact & (u.take(finite) > real(1.0))) if ramped else finite[:0]
+        self._tangents = tangent[curved]
+        return refined, finite[curved]
 
     def _curved_ramps(
         self,
         n_beams: int,
         r_live: NDArray[np.floating],
-        extent: NDArray[np.floating],
         per_ray: NDArray[np.floating],
         index: NDArray[np.intp],
         curved: NDArray[np.intp],
@@ -888,15 +896,13 @@ class EchoModel:
         assert self._cell_height is not None
         cfg = self.config
         return quadratic_ramps(
-            CellGeometry.of(
-                r_live.take(curved), extent.take(curved), self._cell_height, self._attenuation
-            ),
+            r_live.take(curved),
+            self._tangents,
             per_ray.take(curved),
             index.take(curved) // self.n_rays,
             n_beams,
-            min_range=cfg.min_range,
-            scale=self._scale,
-            n_bins=cfg.n_bins,
+            height=self._cell_height,
+            window=(cfg.min_range, self._scale, cfg.n_bins),
             attenuation=self._attenuation,
         )
 
