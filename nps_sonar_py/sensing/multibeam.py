@@ -21,11 +21,11 @@ spans ``vertical_width``: its -3 dB width, as the horizontal one does by default
 
 Footprints: a ray's echo is spread over the slant-range interval its cell covers,
 ``e = r |t . n| / |d . n| d_e`` about its range (``t`` the ray's elevation tangent, ``n`` the
-surface normal, ``d_e`` the cell's height), shared between the bins it overlaps
-(``EchoModel.echoes(spread=)``, as the side-scan does): where the rows land more than a bin
-apart (far along a seabed, ``r tan(alpha) d_e`` over a bin) a whole echo per bin would leave
-every other bin dark, the ring moire of a Cartesian image. Boxes that wide tile each column of
-rays to second order in ``d_e`` over a flat seabed (``docs/echo.md``).
+surface normal, ``d_e`` the cell's height): where the rows land more than a bin apart (far
+along a seabed, ``r tan(alpha) d_e`` over a bin) a whole echo per bin would leave bins dark,
+the ring moire of a Cartesian image. The echo model (``EchoModel(cell_height=d_e)``,
+``echo.cell_spread``) lays each return over its cell's own interval on the plane it hit with
+the echo law's density across it (``docs/echo.md``), not as a flat box about its range.
 
 One ping casts all beams at once and runs the echo model over all of them in one pass
 (``echo.EchoModel.echoes``); the imaging options (``echo.profile_effects``: time-varied gain,
