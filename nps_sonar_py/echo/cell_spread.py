@@ -187,8 +187,8 @@ def quadratic_ramps(
     height: float,
     window: tuple[float, float, int],
     attenuation: float,
-) -> Ramps | None:
-    """The echoes (k,) of cells not ``exact_cells`` as ``Ramps`` of order 3, or None.
+) -> Ramps:
+    """The echoes (k,) of cells not ``exact_cells`` as ``Ramps`` of order 3.
 
     ``r`` (k,) their ranges, ``tangent`` their ``tan(theta0)``, ``beam`` (k,) sorted;
     ``window``: ``min_range``, bins per metre, ``n_bins``. Each echo per bin is ``q`` to
@@ -205,39 +205,47 @@ def quadratic_ramps(
     min_range, scale, n_bins = window
     r64 = r.astype(np.float64)
     x0 = (r64 - min_range) * scale
+    inverse_r = 1.0 / r64
     inverse = 1.0 / (tangent * tangent)
-    c1 = -((5.0 + inverse) / r64 + attenuation) / scale
-    c2 = 0.5 * (c1 * c1 + (5.0 + (3.0 + 2.0 * inverse) * inverse) / (r64 * r64 * scale * scale))
+    c1 = (5.0 + inverse) * inverse_r
+    c1 += attenuation
+    c1 *= -1.0 / scale
+    c2 = (3.0 + 2.0 * inverse) * inverse
+    c2 += 5.0
+    c2 *= inverse_r * inverse_r
+    c2 *= 1.0 / (scale * scale)
+    c2 += c1 * c1
+    c2 *= 0.5
     lean = tangent * math.sin(0.5 * height)
-    near = (r64 / (math.cos(0.5 * height) + lean) - r64) * scale  # in bins from the range
-    far = (r64 / (math.cos(0.5 * height) - lean) - r64) * scale
-    c0 = echo.astype(np.float64) / _integral((np.ones_like(r64), c1, c2), near, far)
+    near = r64 / (math.cos(0.5 * height) + lean)
+    near -= r64
+    near *= scale  # in bins from the range
+    far = r64 / (math.cos(0.5 * height) - lean)
+    far -= r64
+    far *= scale
+    c0 = echo.astype(np.float64) / _integral((1.0, c1, c2), near, far)
     c1 *= c0
     c2 *= c0
-    start = np.clip(x0 + near, 0.0, n_bins)
+    start = np.clip(x0 + near, 0.0, n_bins)  # a return wholly outside adds 0
     end = np.clip(x0 + far, 0.0, n_bins)
-    keep = np.flatnonzero(end > start)
-    if keep.size == 0:
-        return None
-    if keep.size < start.size:
-        c0, c1, c2, x0, start, end = (v[keep] for v in (c0, c1, c2, x0, start, end))
-        beam = beam[keep]
     a = np.floor(start) + 1.0
     y = a - x0
     ys = start - x0
-    differences = np.stack(
-        [
-            _integral((c0, c1, c2), ys, y),
-            c0 + c1 * (y + 0.5) + c2 * (y * y + y + 1.0 / 3.0),
-            c1 + 2.0 * c2 * (y + 1.0),
-            2.0 * c2,
-        ]
-    )
+    differences = np.empty((4, a.size))
+    differences[0] = _integral((c0, c1, c2), ys, y)
+    np.multiply(c2, 2.0, out=differences[3])
+    np.multiply(differences[3], y + 1.0, out=differences[2])
+    differences[2] += c1
+    np.multiply(c2, y * y + y + 1.0 / 3.0, out=differences[1])
+    differences[1] += c0
+    differences[1] += c1 * (y + 0.5)
     total = _integral((c0, c1, c2), ys, end - x0)
     unit = _units(n_beams, beam, np.abs(differences[1]) + np.abs(differences[2]))
     per = 1.0 / unit[beam]
-    scaled = np.rint(differences * per).astype(np.int64)
-    t_int = np.rint(total * per).astype(np.int64)
+    differences *= per
+    scaled = np.rint(differences, out=differences).astype(np.int64)
+    total *= per
+    t_int = np.rint(total, out=total).astype(np.int64)
     b = np.maximum(np.ceil(end), a)
     return _ramps_of(scaled, t_int, (a, b, start, end), beam, n_bins, unit)
 
@@ -294,7 +302,7 @@ def _ramps_of(
 
 
 def _integral(
-    c: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    c: tuple[NDArray[np.float64] | float, NDArray[np.float64], NDArray[np.float64]],
     y0: NDArray[np.float64],
     y1: NDArray[np.float64],
 ) -> NDArray[np.float64]:
