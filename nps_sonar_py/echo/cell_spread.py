@@ -114,12 +114,18 @@ class CellGeometry:
             self.slope[chosen],
         )
 
-    def cumulative(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The weight ``cos**3 (1 + slope (theta - theta0))`` integrated from 0 to ``theta``."""
-        sine = np.sin(theta)
+    def cumulative(
+        self,
+        theta: NDArray[np.float64],
+        trig: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
+    ) -> NDArray[np.float64]:
+        """The weight ``cos**3 (1 + slope (theta - theta0))`` integrated from 0 to ``theta``.
+
+        ``trig``: ``sin`` and ``cos`` of ``theta`` when known.
+        """
+        sine, cosine = (np.sin(theta), np.cos(theta)) if trig is None else trig
         s = sine - sine**3 / 3.0
         # int theta cos^3 = theta S + (2/3) cos + cos^3 / 9 (taken from 0)
-        cosine = np.cos(theta)
         moment = theta * s + (2.0 / 3.0) * cosine + cosine**3 / 9.0 - 7.0 / 9.0
         out: NDArray[np.float64] = (1.0 - self.slope * self.centre) * s + self.slope * moment
         return out
@@ -149,13 +155,21 @@ def exact_pieces(
     starts = np.cumsum(count) - count
     bins = first[owner] + (np.arange(owner.size) - starts[owner])
     low, high = cells.centre - cells.half, cells.centre + cells.half
-    whole = (cells.cumulative(high) - cells.cumulative(low))[owner]
+    at_low, at_high = cells.cumulative(low), cells.cumulative(high)
+    whole = (at_high - at_low)[owner]
     cell = cells.take(owner)
-    # The share of each cell nearer than each piece's far edge: |theta| <= acos(p / R).
-    edge = min_range + (bins + 1.0) / scale
-    reach = np.arccos(np.clip(cell.foot / edge, -1.0, 1.0))
-    lo, hi = np.maximum(low[owner], -reach), np.minimum(high[owner], reach)
-    below = np.where(hi > lo, (cell.cumulative(hi) - cell.cumulative(lo)) / whole, 0.0)
+    # The share of each cell nearer than each piece's far edge: |theta| <= acos(p / R), the
+    # sine and cosine of acos(c) taken without trigonometry.
+    c = np.clip(cell.foot / (min_range + (bins + 1.0) / scale), 0.0, 1.0)
+    reach = np.arccos(c)
+    short = reach < high[owner]
+    upper = np.where(short, cell.cumulative(reach, (np.sqrt(1.0 - c * c), c)), at_high[owner])
+    lower = at_low[owner]
+    holding = np.flatnonzero(low[owner] < 0.0)  # cells holding the normal: cut at -reach
+    if holding.size:
+        lo = np.maximum(low[owner[holding]], -reach[holding])
+        lower[holding] = cells.take(owner[holding]).cumulative(lo)
+    below = np.maximum(upper - lower, 0.0) / whole
     below[bins >= last[owner]] = 1.0
     fraction = below.copy()
     fraction[1:] -= below[:-1]
