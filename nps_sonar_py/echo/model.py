@@ -1063,9 +1063,10 @@ class EchoModel:
     ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
-        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``; NaN and
-        inf: one bin) when that is more: a footprint wider than two bins just past the end
-        of the window still lends the last bins their share.
+        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``, with
+        ``cell_height`` 1.25 times it uncapped; NaN and inf: one bin) when that is more: a
+        footprint wider than two bins just past the end of the window still lends the last
+        bins their share.
 
         Returns their flat index in the (N, n) rays, their range (m) and echo
         (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's scattering
@@ -1076,9 +1077,12 @@ class EchoModel:
         cfg = self.config
         real = r.dtype.type
         bin_width = real(cfg.bin_width)
-        reach = np.minimum(spread, real(WIDEST_BINS) * bin_width, dtype=r.dtype)
+        # A fan's cells are not capped: their far end is up to 1.25 times farther than e / 2.
+        cells = self._cell_height is not None
+        widest = real(np.inf) if cells else real(WIDEST_BINS) * bin_width
+        reach = np.minimum(spread, widest, dtype=r.dtype)
         reach[reach == real(np.inf)] = bin_width  # inf reads as one bin
-        reach *= real(0.5)
+        reach *= real(0.625 if cells else 0.5)
         np.fmax(reach, bin_width, out=reach)  # NaN reads as one bin too
         live = r >= real(cfg.min_range) - reach  # NaN is not live
         live &= r <= real(cfg.max_range) + reach  # nor inf

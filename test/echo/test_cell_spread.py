@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, EchoModel
 from nps_sonar_py.echo.cell_spread import CellGeometry, exact_cells, exact_pieces, quadratic_ramps
 
 MIN_RANGE, BIN, N_BINS = 0.5, 0.1, 400
@@ -89,3 +90,29 @@ def test_exact_pieces_at_nadir_start_at_the_altitude() -> None:
         np.testing.assert_allclose(profile, truth, atol=1e-4)
         if tangent > 0.0:  # the negative control: a box about the range starts before it
             assert r - 0.5 * r * tangent * HEIGHT < foot - 1e-6
+
+
+def test_a_cell_from_past_the_window_lends_its_near_part() -> None:
+    """A cell whose range lies 60 bins past the window's end and whose near end is 20 bins
+    inside it (no cap on the footprint): the last bins hold the brute-force share; the old
+    cap of 64 bins (32 either side) would have dropped the return whole."""
+    config = EchoConfig(
+        beam_width=0.5,
+        pattern=BeamPattern.UNIFORM,
+        n_way=1,
+        absorption=Absorption.NONE,
+        min_range=MIN_RANGE,
+        max_range=MIN_RANGE + N_BINS * BIN,
+        n_bins=N_BINS,
+    )
+    model = EchoModel(config, [0.0], [1.0], pattern=[1.0], cell_height=HEIGHT)
+    r = config.max_range + 60 * BIN
+    # The near end r / (cos h + t sin h) 20 bins inside the window: t from r and that end.
+    half = 0.5 * HEIGHT
+    near = config.max_range - 20 * BIN
+    tangent = (r / near - math.cos(half)) / math.sin(half)
+    assert tangent * HEIGHT * r / BIN > 64  # wider than the old cap
+    echoes = model.echoes([[r]], [[1.0]], [[1.0]], spread=[[r * tangent * HEIGHT]])
+    truth = _brute(r, tangent, 1.0 / r**2, 0.0)
+    assert np.all(echoes.intensity[0, -19:] > 0.0)
+    assert echoes.intensity[0].sum() == pytest.approx(truth.sum(), rel=0.01)
