@@ -20,16 +20,17 @@ cell spans up to 8 % of its range at 10 degrees depression, over which ``q`` cha
 
 Two placements, both of the cell's own interval ``[R(theta0 - D/2), R(theta0 + D/2)]``:
 
-* ``quadratic_ramps``: ``q`` through its values at the interval's ends and at ``r``, a
-  quadratic in range scaled to the ray's echo (within 0.2 % of ``q`` over a cell spanning 12
-  % of its range); its integral over the bins is summed as ``deposits.Ramps`` of order 3.
+* ``quadratic_ramps``: ``q`` to second order about ``r`` (from the derivatives of ``ln q``),
+  scaled to the ray's echo over the interval (its third-order error about ``35 d**3`` for a
+  cell spanning ``2 d`` of its range: 0.2 % at 8 %, 0.8 % at ``WIDEST_SPAN``); its integral
+  over the bins is summed as ``deposits.Ramps`` of order 3.
 * ``exact_pieces``: the returns whose cell lies within ``NEAR_NORMAL_CELLS`` cells of the normal
   (where ``R`` turns: at nadir the cell starts at ``p``, never before it) or spans more than
   ``WIDEST_SPAN`` of its range (towards grazing): the share of the cell nearer than each bin
   edge, ``|theta| <= acos(p / R)``, by the closed form of ``int cos(theta)**3`` and ``int
   theta cos(theta)**3``, the absorption linear across the cell. One piece per bin.
 
-``docs/echo.md#a-fans-cells``.
+``docs/echo.md`` (A fan's cells).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ _FLOAT32_SLACK = 1e-6
 
 @dataclass(frozen=True)
 class CellGeometry:
-    """(m,) float64 cells on the planes they hit (module docstring), in bins from ``min_range``.
+    """(m,) float64 cells on the planes they hit (module docstring), ranges in m.
 
     Attributes:
         foot: ``p``, m.
