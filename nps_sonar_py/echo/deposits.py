@@ -76,14 +76,19 @@ class Ramps:
     read (``coverage``). The cells are ``width`` per beam, the window's bins from ``offset``
     on (the first any ramp touches) to past the last: no pass over the bins no ramp reaches.
 
+    ``order`` 3: the returns of a fan's cells (``echo.cell_spread``), whose echo per bin is
+    quadratic over each interval: the deposits are the fourth differences of its cumulative
+    echo at the bin edges (``cell_spread.quadratic_ramps``), summed three times.
+
     Attributes:
         n_bins: bins of the window.
         offset: the window's bin of each beam's first cell.
         width: cells per beam.
         unit: (N,) each beam's unit of height.
-        cells: (4k,) cells of the differences.
+        cells: (4k,) cells of the differences (8k for order 3).
         weights: (4k,) float64 differences, whole numbers of units.
         edges: (2, k) cells where the overlapped bins start and stop.
+        order: how many running sums make the profile of the differences.
     """
 
     n_bins: int
@@ -93,20 +98,26 @@ class Ramps:
     cells: NDArray[np.intp]
     weights: NDArray[np.float64]
     edges: NDArray[np.intp]
+    order: int = 1
 
-    def _summed(self, cells: NDArray[np.intp], weights: NDArray[np.float64]) -> NDArray[np.int64]:
-        """(N, n_bins) the cumulative sums of ``weights`` at ``cells``, int64, 0 before them."""
+    def _summed(
+        self, cells: NDArray[np.intp], weights: NDArray[np.float64], order: int = 1
+    ) -> NDArray[np.int64]:
+        """(N, n_bins) ``order`` running sums of ``weights`` at ``cells``, int64, 0 before."""
         n_beams, offset = self.unit.size, self.offset
         used = min(self.width, self.n_bins - offset)  # the columns inside the window
         sums = np.bincount(cells, weights, n_beams * self.width).reshape(n_beams, self.width)
         out = np.zeros((n_beams, self.n_bins), dtype=np.int64)
+        window = out[:, offset : offset + used]
         # An int64 running sum of whole numbers: exact (the float64 sums are).
-        np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=out[:, offset : offset + used])
+        np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=window)
+        for _ in range(order - 1):
+            np.cumsum(window, axis=1, out=window)
         return out
 
     def profile(self) -> NDArray[np.float64]:
         """(N, n_bins) the ramps' echoes."""
-        summed = self._summed(self.cells, self.weights)
+        summed = self._summed(self.cells, self.weights, self.order)
         intensity: NDArray[np.float64] = np.multiply(summed, self.unit[:, None])
         return intensity
 

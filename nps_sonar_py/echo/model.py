@@ -45,6 +45,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
 from nps_sonar_py.echo.beam import beam_intensity
+from nps_sonar_py.echo.cell_spread import (
+    CellGeometry,
+    exact_cells,
+    exact_pieces,
+    quadratic_ramps,
+)
 from nps_sonar_py.echo.config import (
     EchoConfig,
     RangeEstimator,
@@ -125,6 +131,9 @@ class EchoModel:
         cells: the angular cell of each ray (``ray_cells.RayCells``, a fan's): a spread
             return near an edge of the fan or the surface's normal is then placed by its
             whole cell, not by a box about its range (:meth:`echoes`).
+        cell_height: the elevation height ``D`` of every ray's cell (a fan's rows), rad: a
+            spread return is then laid over its cell's own interval with the echo law's
+            density across it (``echo.cell_spread``), not evenly over a box about its range.
 
     Raises:
         ConfigurationError: the ray arrays are not (n,) finite arrays of valid values.
@@ -153,6 +162,7 @@ class EchoModel:
         pattern: ArrayLike | None = None,
         rng: np.random.Generator | None = None,
         cells: RayCells | None = None,
+        cell_height: float | None = None,
     ) -> None:
         if not isinstance(config, EchoConfig):
             refuse('config', 'must be an EchoConfig', config)
@@ -210,6 +220,11 @@ class EchoModel:
             near = cells.near_normal_cos(CHORD_WIDTHS)
             refine_above = np.where(cells.edge, -1.0, near).astype(np.float32)
         self._refine_above = refine_above
+        if cell_height is not None and not (math.isfinite(cell_height) and cell_height > 0.0):
+            refuse('cell_height', 'must be finite and > 0 rad', cell_height)
+        self._cell_height = cell_height
+        # The curved returns' tan(theta0) of the last spread, from _cell_spread to the ramps.
+        self._tangents: NDArray[np.float64] = np.empty(0)
 
     def _layout(self, n_beams: int) -> Layout:
         """The flat layout of ``n_beams`` beams (``Layout``), built once for this ``N``.
@@ -723,29 +738,29 @@ class EchoModel:
         n_bins``, a point at ``r_max``, in the last bin), its share ``min((k + 1 - a) / u, 1)``
         (a point interval: 1), the rest in bin ``k + 1``. Wider, or placed by its cell
         (``_refine``): one deposit per bin it covers (``_pieces``), after the others, or,
-        without labels and speckle, a ramp (``_ramps``), in place of its two own. Only the
-        returns whose interval reaches the window are live
-        (about half of a side-scan's rays), taken out by one index. A deposit outside the
-        window (``k`` in ``[-2, n_bins + 1]``) lands in one of a beam's ``GUARD`` guard bins
-        and is dropped with it. A next-bin deposit with no share adds 0, not counted as a hit.
+        without labels and speckle, a ramp (``_ramps``), in place of its two own; with
+        ``cell_height``, by its cell (``_cell_spread``). Only the returns whose interval
+        reaches the window are live, taken out by one index. A deposit outside the window
+        (``k`` in ``[-2, n_bins + 1]``) lands in a guard bin and is dropped with it. A
+        next-bin deposit with no share adds 0, not counted as a hit.
         """
         n_beams, n_bins = r.shape[0], self.config.n_bins
         real = r.dtype.type
         index, r_live, per_ray, live = self._live_returns(r, cos_in, mu, layout, spread, every)
-        u = np.multiply(spread.take(index), real(self._scale), dtype=r.dtype)
-        refined = None if self._cells is None else self._refine(r_live, index, cos_in, live)
-        if refined is not None:
-            u[refined.owner] = real(0.0)  # placed by their cells, not as wide returns
-        wide = np.flatnonzero(u > real(1.0))
-        wide_bins = u.take(wide)
-        if wide.size and not (finite := wide_bins < real(np.inf)).all():
-            wide, wide_bins = wide[finite], wide_bins[finite]  # inf: one bin
+        extent = spread.take(index)
+        u = np.multiply(extent, real(self._scale), dtype=r.dtype)
         # Without labels or speckle, which take each piece as a return, the wide ones ramp.
         ramped = entity is None and not self.config.speckle
+        refined, curved = self._placed(r_live, (index, live, cos_in), extent, u, ramped)
+        wide = np.flatnonzero(u > real(1.0))
+        wide_bins = u.take(wide)
+        if wide.size and not (finite := wide_bins < real(np.inf)).all():  # inf: one bin
+            wide, wide_bins = wide[finite], wide_bins[finite]
         pieces, wide, wide_bins = self._pieces(r_live, refined, wide, wide_bins, ramped)
         # The rest take their two own deposits: the pieces and the ramps stand for theirs.
         own = np.ones(r_live.size, dtype=np.bool_)
         own[wide if pieces is None else np.concatenate((wide, pieces.owner))] = False
+        own[curved] = False
         point = np.flatnonzero(own)
         m = point.size
         n_pieces = 0 if pieces is None else pieces.owner.size
@@ -757,9 +772,8 @@ class EchoModel:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
             if labelled is not None and entity is not None:
                 labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
-        ramps = None
-        if wide.size:  # ramped
-            ramps = self._ramps(n_beams, r_live, per_ray, index, (wide, wide_bins))
+        live_returns = (r_live, per_ray, index)
+        ramps = self._either_ramps(n_beams, live_returns, wide_bins, wide, curved)
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
@@ -781,6 +795,106 @@ class EchoModel:
             shift=GUARD,
             stats=stats,
             ramps=ramps,
+        )
+
+    def _placed(
+        self,
+        r_live: NDArray[np.floating],
+        rays: tuple[NDArray[np.intp], NDArray[np.bool_], NDArray[np.floating]],
+        extent: NDArray[np.floating],
+        u: NDArray[np.floating],
+        ramped: bool,
+    ) -> tuple[Pieces | None, NDArray[np.intp]]:
+        """The live returns placed by their cells and those left to curved ramps.
+
+        ``rays``: the live returns' index, the (N, n) mask of them and every ray's cosine.
+        Their widths ``u`` are set to 0 in place: they are not wide boxes.
+        """
+        index, live, cos_in = rays
+        if self._cell_height is not None:
+            refined, curved = self._cell_spread(r_live, extent, u, ramped)
+        else:
+            refined, curved = self._refine(r_live, index, cos_in, live), index[:0]
+        real = u.dtype.type
+        if refined is not None:
+            u[refined.owner] = real(0.0)
+        u[curved] = real(0.0)
+        return refined, curved
+
+    def _either_ramps(
+        self,
+        n_beams: int,
+        live: tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.intp]],
+        wide_bins: NDArray[np.floating],
+        wide: NDArray[np.intp],
+        curved: NDArray[np.intp],
+    ) -> Ramps | None:
+        """The ramps of the wide returns (boxes) or of the curved ones (a fan's cells)."""
+        r_live, per_ray, index = live
+        if wide.size:  # ramped
+            return self._ramps(n_beams, r_live, per_ray, index, (wide, wide_bins))
+        if curved.size:
+            return self._curved_ramps(n_beams, r_live, per_ray, index, curved)
+        return None
+
+    def _cell_spread(
+        self,
+        r_live: NDArray[np.floating],
+        extent: NDArray[np.floating],
+        u: NDArray[np.floating],
+        ramped: bool,
+    ) -> tuple[Pieces | None, NDArray[np.intp]]:
+        """The live returns placed by their cells (``cell_height``, ``echo.cell_spread``).
+
+        Returns the pieces of those placed exactly and the live indices of those wider than a
+        bin left to quadratic ramps (none unless ``ramped``: labels and speckle take the
+        pieces of a box); the others (at most a bin, finite footprints) keep their box. Each
+        cell's ``tan(theta0) = e / (r D)`` is kept for the ramps (``_tangents``).
+        """
+        height = self._cell_height
+        assert height is not None
+        real = u.dtype.type
+        finite = np.flatnonzero(np.isfinite(extent) & (extent > real(0.0)))
+        r = r_live.take(finite)
+        tangent = extent.take(finite).astype(np.float64)
+        tangent /= r
+        tangent /= height
+        exact = exact_cells(tangent, height)
+        chosen = np.flatnonzero(exact)
+        refined = None
+        if chosen.size:
+            cfg = self.config
+            refined = exact_pieces(
+                CellGeometry.of(r[chosen], tangent[chosen], height, self._attenuation),
+                finite.take(chosen),
+                min_range=cfg.min_range,
+                scale=self._scale,
+                n_bins=cfg.n_bins,
+            )
+        curved = np.flatnonzero(~exact & (u.take(finite) > real(1.0))) if ramped else finite[:0]
+        self._tangents = tangent[curved]
+        return refined, finite[curved]
+
+    def _curved_ramps(
+        self,
+        n_beams: int,
+        r_live: NDArray[np.floating],
+        per_ray: NDArray[np.floating],
+        index: NDArray[np.intp],
+        curved: NDArray[np.intp],
+    ) -> Ramps | None:
+        """The live returns ``curved`` as quadratic ramps over their cells."""
+        assert self._cell_height is not None
+        cfg = self.config
+        return quadratic_ramps(
+            r_live.take(curved),
+            self._tangents,
+            per_ray.take(curved),
+            index.take(curved) // self.n_rays,
+            n_beams,
+            height=self._cell_height,
+            window=(cfg.min_range, self._scale, cfg.n_bins),
+            attenuation=self._attenuation,
         )
 
     def _piece_deposits(
@@ -940,9 +1054,10 @@ class EchoModel:
     ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
-        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``; NaN and
-        inf: one bin) when that is more: a footprint wider than two bins just past the end
-        of the window still lends the last bins their share.
+        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``, with
+        ``cell_height`` 1.25 times it uncapped; NaN and inf: one bin) when that is more: a
+        footprint wider than two bins just past the end of the window still lends the last
+        bins their share.
 
         Returns their flat index in the (N, n) rays, their range (m) and echo
         (``_intensities``), (m,) each, and the (N, n) mask of them. Every ray's scattering
@@ -953,9 +1068,12 @@ class EchoModel:
         cfg = self.config
         real = r.dtype.type
         bin_width = real(cfg.bin_width)
-        reach = np.minimum(spread, real(WIDEST_BINS) * bin_width, dtype=r.dtype)
+        # A fan's cells are not capped: their far end is up to 1.25 times farther than e / 2.
+        cells = self._cell_height is not None
+        widest = real(np.inf) if cells else real(WIDEST_BINS) * bin_width
+        reach = np.minimum(spread, widest, dtype=r.dtype)
         reach[reach == real(np.inf)] = bin_width  # inf reads as one bin
-        reach *= real(0.5)
+        reach *= real(0.625 if cells else 0.5)
         np.fmax(reach, bin_width, out=reach)  # NaN reads as one bin too
         live = r >= real(cfg.min_range) - reach  # NaN is not live
         live &= r <= real(cfg.max_range) + reach  # nor inf
@@ -1031,7 +1149,8 @@ class EchoModel:
         returns' flat index in the (N, n) rays, ``live`` their mask, ``cos_in`` every ray's.
         """
         cells = self._cells
-        assert cells is not None
+        if cells is None:
+            return None
         layout = self._layouts
         assert layout is not None
         special = np.abs(cos_in) >= layout.refine_above.reshape(cos_in.shape)

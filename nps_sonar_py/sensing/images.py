@@ -16,7 +16,9 @@ forward axis up: **up is farther (forward), left is the sensor's left (+y, REP 1
   half a beam spacing (one beam: half its ``beam_width``) of the first and last beam axes;
   outside pixels are NaN (float) or 0 (dB). ``linear`` interpolation: linear in azimuth
   between the two nearest beam axes and in range between the two nearest bin centres
-  (clamped to the first and last beam and bin); ``nearest``: the beam and bin the pixel is in.
+  (clamped to the first and last beam and bin); ``nearest``: the beam and bin the pixel is in,
+  a pixel centre on an edge (within ``EDGE_SLACK`` of a cell, float rounding) taking the
+  farther bin and the beam of larger azimuth (the cell that starts there).
 * dB images: ``level = source_level + 10 log10(I)``,
   ``pixel = round((clip(level, lo, hi) - lo) / (hi - lo) * (2**bits - 1))``; silent bins
   (``I <= 0``) and NaN are 0.
@@ -51,6 +53,9 @@ __all__ = [
 
 #: How a Cartesian pixel takes its value from the beams and bins.
 INTERPOLATIONS = ('linear', 'nearest')
+#: Share of a bin or beam cell within which a nearest pixel's centre is on the cell's edge
+#: (its hypot and arctan2 are a few units of 1e-16 off an edge it lies on).
+EDGE_SLACK = 1e-9
 #: Peak bytes per pixel of a Cartesian image over its life: building its lookup, then making
 #: an image, its dB pixels and the message's copy of them. Measured with tracemalloc on a
 #: 2001 x 2001 disc (pi / 4 of the pixels inside, the most a sector's bounding box holds), every
@@ -309,10 +314,12 @@ class CartesianImager:
         n, bins = g.n_beams, g.n_bins
         if self.interpolation == 'nearest':
             k = (r - g.min_range) / g.bin_width
+            k += EDGE_SLACK  # on an edge: the cell that starts there
             del r
             beam = np.zeros(offset.size, dtype=np.intp)
             if n > 1:
                 offset /= g.spacing
+                offset += EDGE_SLACK
                 beam = np.minimum(offset, n - 1).astype(np.intp)
             del offset
             np.minimum(k, bins - 1, out=k)

@@ -21,11 +21,11 @@ spans ``vertical_width``: its -3 dB width, as the horizontal one does by default
 
 Footprints: a ray's echo is spread over the slant-range interval its cell covers,
 ``e = r |t . n| / |d . n| d_e`` about its range (``t`` the ray's elevation tangent, ``n`` the
-surface normal, ``d_e`` the cell's height), shared between the bins it overlaps
-(``EchoModel.echoes(spread=)``, as the side-scan does): where the rows land more than a bin
-apart (far along a seabed, ``r tan(alpha) d_e`` over a bin) a whole echo per bin would leave
-every other bin dark, the ring moire of a Cartesian image. Boxes that wide tile each column of
-rays to second order in ``d_e`` over a flat seabed (``docs/echo.md``).
+surface normal, ``d_e`` the cell's height): where the rows land more than a bin apart (far
+along a seabed, ``r tan(alpha) d_e`` over a bin) a whole echo per bin would leave bins dark,
+the ring moire of a Cartesian image. The echo model (``EchoModel(cell_height=d_e)``,
+``echo.cell_spread``) lays each return over its cell's own interval on the plane it hit with
+the echo law's density across it (``docs/echo.md``), not as a flat box about its range.
 
 One ping casts all beams at once and runs the echo model over all of them in one pass
 (``echo.EchoModel.echoes``); the imaging options (``echo.profile_effects``: time-varied gain,
@@ -251,7 +251,13 @@ class MultibeamSonar(PosedRays):
         off_axis = np.broadcast_to(np.abs(offsets)[None, :], (nv, nh)).ravel()
         solid_angle = np.broadcast_to(solid[:, None], (nv, nh)).ravel()
         weight = (vertical[:, None] * horizontal[None, :]).ravel()
-        self.model = EchoModel(echo, off_axis, solid_angle, pattern=np.clip(weight, 0.0, 1.0))
+        self.model = EchoModel(
+            echo,
+            off_axis,
+            solid_angle,
+            pattern=np.clip(weight, 0.0, 1.0),
+            cell_height=fan.vertical_width / nv,
+        )
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False

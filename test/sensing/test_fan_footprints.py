@@ -17,13 +17,15 @@ integrates dI by Gauss-Legendre in e between those limits and in a on the pieces
 the azimuths where a limit meets the fan's top or bottom (where the integrand in a has a
 kink), from this closed form alone, not from the sonar's rays.
 
-Far along the seabed the fan's rows land more than a bin apart; binned whole, each ray's
-echo would leave every other bin dark (the ring moire of the Cartesian image). The negative
-control bins the same rays' echoes whole (the model without footprints) and must miss.
+At the fan's default 24 rows a beam the rows land up to 24 bins apart and a cell's echo
+density changes by up to 40 % across it: each return must follow it (``echo.cell_spread``).
+The negative controls spread the same rays' echoes as flat boxes about their ranges (the
+model without ``cell_height``, as before issue 35) and must miss; whole (no footprint) too.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 
@@ -34,13 +36,13 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
 from nps_sonar_py.scene import Raycaster
+from nps_sonar_py.sensing.images import CartesianImager
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 MU = 0.3
-ALTITUDE = 8.0
-#: The README picture's fan: 1 degree beams, 3 columns, 240 rows over 20 degrees.
-FAN = FanConfig(beams=9, min_angle=-math.pi / 4, max_angle=math.pi / 4, rays_vertical=240)
+#: Nine 1 degree beams of the default rays: 3 columns, 24 rows over 20 degrees.
+FAN = FanConfig(beams=9, min_angle=-math.pi / 4, max_angle=math.pi / 4)
 ECHO = EchoConfig(
     beam_width=math.radians(1.0),
     pattern=BeamPattern.PISTON,
@@ -60,7 +62,7 @@ def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
 
 
 def _azimuth_kinks(
-    rotation: NDArray[np.float64], ranges: NDArray[np.float64], top: float
+    rotation: NDArray[np.float64], ranges: NDArray[np.float64], top: float, altitude: float
 ) -> list[NDArray[np.float64]]:
     """Per bin edge ``r``, the azimuths where the range-r line on the seabed meets e = +-top."""
     r20, r21, r22 = rotation[2]
@@ -69,26 +71,28 @@ def _azimuth_kinks(
     for r in ranges:
         for e in (top, -top):
             # A sin e - B(a) cos e = -h / r, B(a) = -size cos(a - angle):
-            c = (-ALTITUDE / r - r22 * math.sin(e)) / (math.cos(e) * size)
+            c = (-altitude / r - r22 * math.sin(e)) / (math.cos(e) * size)
             spread = np.arccos(np.clip(c, -1.0, 1.0))
             kinks += [angle + spread, angle - spread]
     return kinks
 
 
 def reference_profile(
-    rotation: NDArray[np.float64], axis: float, nodes: int = 24
+    pose: NDArray[np.float64], axis: float, nodes: int = 24
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The module docstring's integral over each bin of beam ``axis`` (rad), and its inside.
 
     Inside: the bins that no edge of the fan crosses (their elevation limits need no cut to
-    the fan at any of the beam's azimuths).
+    the fan at any of the beam's azimuths). ``pose``: the sonar's, at altitude ``pose[2, 3]``
+    over z = 0, the seabed's normal outside the fan (one branch of the range in e).
     """
+    rotation, altitude = pose[:3, :3], float(pose[2, 3])
     x, w = np.polynomial.legendre.leggauss(nodes)
     half, top = 0.5 * ECHO.beam_width, 0.5 * FAN.vertical_width  # the casts
     edges = np.linspace(ECHO.min_range, ECHO.max_range, ECHO.n_bins + 1)
     r0, r1 = edges[:-1], edges[1:]
     kinks = [np.full_like(r0, axis - half), np.full_like(r0, axis + half)]
-    kinks += _azimuth_kinks(rotation, np.stack((r0, r1)), top)
+    kinks += _azimuth_kinks(rotation, np.stack((r0, r1)), top, altitude)
     points = np.sort(np.clip(np.stack(kinks, axis=1), axis - half, axis + half), axis=1)
     attenuation = 2.0 * ECHO.effective_absorption * math.log(10.0) / 10.0
     total = np.zeros(r0.size)
@@ -102,7 +106,7 @@ def reference_profile(
         rho, phi = np.hypot(big_a, big_b), np.arctan2(big_b, big_a)
 
         def elevation(r: NDArray[np.float64]) -> NDArray[np.float64]:
-            sine = -ALTITUDE / (r[:, None] * rho)  # noqa: B023
+            sine = -altitude / (r[:, None] * rho)  # noqa: B023
             limit = phi + np.arcsin(np.clip(sine, -1.0, 1.0))  # noqa: B023
             inside[np.any((np.abs(sine) > 1.0) | (np.abs(limit) > top), axis=1)] = False
             return np.clip(limit, -top, top)
@@ -112,7 +116,7 @@ def reference_profile(
         we = 0.5 * (e_hi - e_lo)[..., None] * w
         cos_inc = -(big_a * np.sin(e) - big_b[..., None] * np.cos(e))
         with np.errstate(divide='ignore'):
-            r = ALTITUDE / cos_inc
+            r = altitude / cos_inc
         pattern = beam_intensity(ECHO.pattern, np.abs(a - axis), ECHO.beam_width, ECHO.n_way)
         dI = pattern[..., None] * MU * cos_inc / r**2 * np.exp(-attenuation * r) * np.cos(e)
         total += np.sum(np.where(cos_inc > 0.0, dI, 0.0) * we * wa[..., None], axis=(1, 2))
@@ -129,34 +133,110 @@ def _errors(
     return worst, abs(float(profile.sum() / reference.sum()) - 1.0)
 
 
-@pytest.mark.parametrize(('pitch', 'roll'), [(15.0, 0.0), (15.0, 10.0), (30.0, -5.0)])
-def test_flat_seabed_profile_is_the_integral_over_the_footprint(
-    flat: Raycaster, pitch: float, roll: float
-) -> None:
-    """Each beam's bins inside the fan within 2 %, its sum within 0.5 %; whole echoes miss.
-
-    2 %: each box spreads its echo evenly, while the echo's density changes across the cell
-    (by about ``2 cot(depression) d_e``, 1.4 % at 11.5 degrees): where a cell spans three
-    bins, a sawtooth of a few tenths of a percent with the rows' period remains (1.3 % at
-    worst here). At the fan's edges the azimuthal spread of a cell's ranges (its columns'
-    ranges differ by up to a bin at the fan's sides), which the boxes leave out, moves
-    energy between the edge bins: there only the sum is held.
-    """
-    rpy = [math.radians(roll), math.radians(pitch), 0.0]
-    pose = transform_from_xyz_rpy([0.0, 0.0, ALTITUDE], rpy)
-    sonar = MultibeamSonar(ECHO, FAN, pose)
-    profiles = sonar.ping(flat).profiles
-    references = [reference_profile(pose[:3, :3], axis) for axis in sonar.azimuths]
-    for beam, (reference, inside) in enumerate(references):
-        worst, total = _errors(profiles[beam], reference, inside)
-        assert worst < 0.02, f'beam {beam}'
-        assert total < 0.005, f'beam {beam}'
-    # Negative control: the same rays' echoes binned whole ripple far beyond it.
+def _boxes(sonar: MultibeamSonar, flat: Raycaster) -> NDArray[np.float64]:
+    """The same rays' echoes spread as flat boxes about their ranges (before issue 35)."""
+    boxes = copy.copy(sonar.model)
+    boxes._cell_height = None  # the same model without its cells
     hits = flat.cast(sonar.origin, sonar.directions)
     shape = (FAN.beams, sonar.rays_per_beam)
-    whole = sonar.model.echoes(
-        np.asarray(hits.ranges).reshape(shape),
+    r = np.asarray(hits.ranges).reshape(shape)
+    return boxes.echoes(
+        r,
         np.asarray(hits.cos_incidence).reshape(shape),
         np.asarray(hits.reflectivity).reshape(shape),
+        spread=sonar._footprint(r, hits, shape),
     ).intensity
-    assert max(_errors(whole[b], *ref)[0] for b, ref in enumerate(references)) > 0.3
+
+
+def _pose(pitch: float, roll: float, altitude: float) -> NDArray[np.float64]:
+    return transform_from_xyz_rpy(
+        [0.0, 0.0, altitude], [math.radians(roll), math.radians(pitch), 0.0]
+    )
+
+
+#: A seabed on a bin edge: 76 bins past min_range.
+EDGE_ALTITUDE = ECHO.min_range + 76 * ECHO.bin_width
+POSES = [
+    (20.0, 0.0, 5.0),
+    (15.0, 10.0, 8.0),
+    (30.0, -5.0, 8.0),
+    (80.0, 0.0, 8.0),
+    (80.0, 0.0, EDGE_ALTITUDE),
+]
+
+
+@pytest.mark.parametrize(('pitch', 'roll', 'altitude'), POSES)
+def test_flat_seabed_profile_is_the_integral_over_the_footprint(
+    flat: Raycaster, pitch: float, roll: float, altitude: float
+) -> None:
+    """At the default 24 rows every bin inside the fan within 1 %, each sum within 0.5 %.
+
+    Inside: bins no edge of the fan crosses (where the fan's edge cuts a bin, the cells'
+    azimuthal spread, left out, moves a little energy between the edge bins: there only the
+    sum is held). The flat boxes of the same rays must miss somewhere by more than 1 % where
+    the cells span many bins (pitch 20 and 30 degrees; at 80 they span a few, within 1 % as
+    boxes too: there the control is the nadir test's).
+    """
+    pose = _pose(pitch, roll, altitude)
+    sonar = MultibeamSonar(ECHO, FAN, pose)
+    profiles = sonar.ping(flat).profiles
+    references = [reference_profile(pose, axis) for axis in sonar.azimuths]
+    for beam, (reference, inside) in enumerate(references):
+        worst, total = _errors(profiles[beam], reference, inside)
+        assert worst < 0.01, f'beam {beam}: {worst:.4f}'
+        assert total < 0.005, f'beam {beam}: {total:.4f}'
+    if pitch < 45.0:  # steeper, cells span a few bins, where boxes also hold (nadir's test)
+        boxes = _boxes(sonar, flat)
+        assert max(_errors(boxes[b], *ref)[0] for b, ref in enumerate(references)) > 0.01
+
+
+def test_nadir_on_a_bin_edge_lights_no_bin_before_the_altitude(flat: Raycaster) -> None:
+    """Nadir inside the fan (85 degrees pitch), the altitude on a bin edge: the bin before it
+    holds nothing, the altitude's bin the first echo; flat boxes reach before the altitude."""
+    sonar = MultibeamSonar(ECHO, FAN, _pose(85.0, 0.0, EDGE_ALTITUDE))
+    profiles = sonar.ping(flat).profiles
+    centre = FAN.beams // 2
+    assert np.all(profiles[centre, :76] == 0.0)
+    assert profiles[centre, 76] > 0.0
+    assert _boxes(sonar, flat)[centre, 75] > 0.01 * profiles[centre].max()
+
+
+def _ring_db(
+    profiles: NDArray[np.float64], reference: NDArray[np.float64], held: NDArray[np.bool_]
+) -> tuple[float, float]:
+    """Rms and peak-to-peak (dB) of the Cartesian image of ``profiles`` over the reference's
+    along the centre beam's axis (linear images of the same lookup), at the pixels whose two
+    bins are held."""
+    geometry_profiles = np.zeros((FAN.beams, ECHO.n_bins))
+    imager = CartesianImager(_GEOMETRY, 0.5 * ECHO.bin_width, 'linear', max_pixels=10**8)
+    column = imager.origin_col  # y = 0: the centre beam's axis
+    geometry_profiles[FAN.beams // 2] = profiles
+    image = imager.image(geometry_profiles)[:, column]
+    geometry_profiles[FAN.beams // 2] = reference
+    truth = imager.image(geometry_profiles)[:, column]
+    x = (imager.origin_row - np.arange(imager.height)) * imager.metres_per_pixel
+    v = (x - ECHO.min_range) / ECHO.bin_width - 0.5
+    k0 = np.clip(np.floor(v), 0, ECHO.n_bins - 1).astype(int)
+    k1 = np.clip(k0 + 1, 0, ECHO.n_bins - 1)
+    use = (x >= ECHO.min_range) & (x <= ECHO.max_range)
+    use[use] &= held[k0[use]] & held[k1[use]]
+    ratio = 10.0 * np.log10(image[use] / truth[use])
+    return float(np.sqrt(np.mean((ratio - ratio.mean()) ** 2))), float(np.ptp(ratio))
+
+
+_GEOMETRY = MultibeamSonar(ECHO, FAN, np.eye(4)).image_geometry()
+
+
+def test_cartesian_image_has_no_rings(flat: Raycaster) -> None:
+    """The Cartesian image along the centre beam over the integral's: rms and peak to peak
+    under 0.05 dB (rings at the row spacing were 0.4 dB rms); the flat boxes' ring."""
+    pose = _pose(15.0, 0.0, 8.0)
+    sonar = MultibeamSonar(ECHO, FAN, pose)
+    centre = FAN.beams // 2
+    reference, inside = reference_profile(pose, float(sonar.azimuths[centre]))
+    held = inside & (reference > SIGNIFICANT * reference.max())
+    rms, peak = _ring_db(sonar.ping(flat).profiles[centre], reference, held)
+    assert rms < 0.05, rms
+    assert peak < 0.05, peak
+    _, box_peak = _ring_db(_boxes(sonar, flat)[centre], reference, held)
+    assert box_peak > 0.05, box_peak

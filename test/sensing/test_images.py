@@ -170,6 +170,24 @@ def test_nearest_takes_the_beam_and_bin_a_pixel_is_in(ping: FanPing) -> None:
     assert image[row, col] == np.float32(ping.profiles[beam, k])
 
 
+def test_a_nearest_pixel_on_an_edge_takes_the_cell_that_starts_there() -> None:
+    """Pixels a bin apart on the edge between two beams: each takes the farther bin and the
+    beam of larger azimuth (module docstring); without the edge rule float rounding sends
+    some of them to the nearer bin (the negative control: floor of the rounded values)."""
+    bin_width = 0.1
+    # Two beams at -45 and +45 degrees: their cells meet on the x axis, the pixels' column.
+    g = SectorGeometry(2, -math.pi / 4, math.pi / 2, 0.1, 0.0, 30.0, 300)
+    profiles = np.stack([np.arange(300.0), 1000.0 + np.arange(300.0)])
+    imager = CartesianImager(g, bin_width, 'nearest', max_pixels=10**7)
+    x = (imager.origin_row - np.arange(imager.height)) * bin_width
+    column = imager.image(profiles)[:, imager.origin_col]
+    on = (x > 0.0) & (x < 30.0 - 1e-9)
+    farther = np.rint(x[on] / bin_width)  # the bin that starts at each pixel
+    np.testing.assert_array_equal(column[on], 1000.0 + farther)
+    rounded = np.floor(x[on] / bin_width)  # without the rule: some fall short of their edge
+    assert np.any(rounded != farther)
+
+
 def test_a_full_turn_is_a_disc_with_x_up_and_y_left() -> None:
     # Four beams at 0, 90, 180 and 270 degrees; beam b echoes in bin 10 + b only.
     g = SectorGeometry(4, 0.0, math.pi / 2, 0.1, 0.0, 10.0, 100)
