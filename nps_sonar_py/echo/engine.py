@@ -33,8 +33,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
 from nps_sonar_py.echo.config import EchoConfig
+from nps_sonar_py.echo.formed_engine import FormedEngine, Pattern
 from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.records import Echoes, EchoRecord, ExtraReturns
+from nps_sonar_py.echo.surface_echoes import LitSurfaces
 
 __all__ = [
     'CoherentEngine',
@@ -43,6 +45,7 @@ __all__ = [
     'Returns',
     'beam_coverage',
     'echo_engine',
+    'formed_engine',
     'smooth',
 ]
 
@@ -65,6 +68,9 @@ class Returns:
         footprint: the (N, n) slant extent of each return over its ray's cell, m, worked
             out when an engine spreads the returns (``EchoModel.echoes(spread=)``); ``None``
             for a sonar whose rays have no footprint.
+        lit: the triangles the cast lit and the sensor's pose, for an engine that forms its
+            beams over the surfaces' fixed scatterers (``formed_engine``); ``None`` from a
+            caster that does not know its triangles.
     """
 
     ranges: NDArray[np.floating]
@@ -76,6 +82,7 @@ class Returns:
     n_entities: int = 0
     extra: ExtraReturns | None = None
     footprint: Callable[[], NDArray[np.floating]] | None = None
+    lit: LitSurfaces | None = None
 
 
 class EchoEngine(Protocol):
@@ -148,14 +155,18 @@ class IncoherentEngine:
 
 
 class CoherentEngine:
-    """Each returning ray a scatterer with phase, its beams' complex baseband (``CoherentModel``).
+    """The beams' complex baseband: formed over the fixed scatterers, or each ray a scatterer.
+
+    A fan with a ``FormedEngine`` forms its beams by its array over the fixed scatterers of
+    the surfaces its cast lit (``formed_engine.py``); the other kinds make each returning
+    ray a scatterer with phase (``CoherentModel``).
 
     Args:
         model: the law and the bins (its law is the scatterers' intensities).
-        coherent: the coherent model of the same beams.
+        coherent: the formed fan's engine, or the per-ray coherent model of the same beams.
     """
 
-    def __init__(self, model: EchoModel, coherent: CoherentModel) -> None:
+    def __init__(self, model: EchoModel, coherent: CoherentModel | FormedEngine) -> None:
         self.model = model
         self.coherent = coherent
 
@@ -166,16 +177,13 @@ class CoherentEngine:
 
     @property
     def noise_power(self) -> float:
-        """The receiver's noise power per bin (``CoherentModel.noise_power``)."""
+        """The receiver's noise power per bin."""
         return self.coherent.noise_power
 
     def ping(self, returns: Returns) -> EchoRecord:
-        """The baseband of the returning rays; their law binned as the incoherent engine does."""
+        """The baseband of the ping; the rays' law binned as the incoherent engine does."""
         model = self.model
         law = model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
-        baseband = self.coherent.ping(
-            law.intensities, law.ranges, returns.origin, returns.directions
-        )
 
         def binned() -> Echoes:
             footprint = returns.footprint
@@ -187,9 +195,23 @@ class CoherentEngine:
                 spread=None if footprint is None else footprint(),
             )
 
+        if isinstance(self.coherent, FormedEngine):
+            if returns.lit is None:
+                raise ValueError('lit: a formed fan needs a caster that reports its triangles')
+            return self.coherent.ping(returns.lit, binned)
+        baseband = self.coherent.ping(
+            law.intensities, law.ranges, returns.origin, returns.directions
+        )
         return EchoRecord(
             baseband.intensity, model.bin_edges, binned, baseband, self.coherent.noise_power
         )
+
+
+def formed_engine(engine: IncoherentEngine | CoherentEngine) -> FormedEngine | None:
+    """The formed fan's engine inside ``engine``, or ``None`` (incoherent, or per ray)."""
+    if isinstance(engine, CoherentEngine) and isinstance(engine.coherent, FormedEngine):
+        return engine.coherent
+    return None
 
 
 def beam_coverage(spacing: float, width: float) -> float:
@@ -208,6 +230,7 @@ def echo_engine(
     azimuths: ArrayLike | None = None,
     coverage: float = 1.0,
     pulse_bins: int = 0,
+    pattern: Pattern | None = None,
 ) -> IncoherentEngine | CoherentEngine:
     """The engine of a sonar's settings: coherent when it has coherent settings, else incoherent.
 
@@ -220,6 +243,8 @@ def echo_engine(
             (``CoherentModel``); ``None``: no leakage.
         coverage: the beam spacing over a beam's equivalent width, in (0, 1].
         pulse_bins: the incoherent engine's pulse window, half-width in bins.
+        pattern: a fan's pattern at each scatterer (``formed_engine.Pattern``): its beams
+            are then formed by its array over the fixed scatterers (``azimuths`` needed).
 
     Raises:
         ConfigurationError: a pulse, sampling or array the coherent model refuses.
@@ -227,6 +252,8 @@ def echo_engine(
     if coherent is None:
         return IncoherentEngine(model, pulse_bins=pulse_bins)
     config = echo if echo is not None else model.config
+    if pattern is not None and azimuths is not None:
+        return CoherentEngine(model, FormedEngine(model, coherent, azimuths, pattern))
     return CoherentEngine(
         model, CoherentModel(coherent, config, azimuths=azimuths, coverage=coverage)
     )

@@ -173,6 +173,24 @@ class BeamFormer:
         energy = setup.rate * float(np.sum(np.abs(signal) ** 2)) * df
         return signal, np.conj(spectrum_h), 1.0 / math.sqrt(energy)
 
+    def noise_per_sample(self) -> float:
+        """Mean power of the noise in a beam's sample, ``noise_density`` through the receiver.
+
+        Element noise of density ``N0`` per kept frequency, through the matched filter and
+        the inverse FFT: ``N0 T sum |mf|**2 / rows**2`` an element sample (``T`` the record's
+        duration); the shaded sum over the elements multiplies it by ``sum |shade|**2``
+        (the interpolation onto the beams' sines undoes the kernel's taper in the shading).
+        """
+        setup = self.setup
+        duration = self._rows / setup.rate
+        element = setup.noise_density * duration * float(np.sum(np.abs(self._mf) ** 2))
+        element /= self._rows**2
+        kernel = setup.kernel.transform(
+            (np.arange(setup.array.elements) - setup.array.elements // 2) / self._columns
+        )
+        shade = np.abs(self._shade) * np.abs(kernel)
+        return element * float(np.sum(shade**2))
+
     def form(
         self,
         ranges: ArrayLike,

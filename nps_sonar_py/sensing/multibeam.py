@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, beam_coverage, echo_engine
+from nps_sonar_py.echo.engine import Returns, beam_coverage, echo_engine, formed_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -56,6 +56,7 @@ from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, check_record, setting
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.fan_lighting import FanLighting, edge_azimuths
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
@@ -262,7 +263,21 @@ class MultibeamSonar(PosedRays):
             coherent,
             azimuths=self.azimuths if fan.beams > 1 else None,
             coverage=beam_coverage(fan.spacing, width),
+            pattern=self._scatterer_pattern if fan.beams > 1 else None,
         )
+        # A formed fan's cast reaches past its outer beams to their main lobes' first nulls.
+        self._lighting: FanLighting | None = None
+        formed = formed_engine(self.engine)
+        if formed is not None:
+            lobe = formed.main_lobe_sine()
+            low, high = float(self.azimuths[0]), float(self.azimuths[-1])
+            self._lighting = FanLighting(
+                self.azimuths[:, None] + offsets[None, :],
+                edge_azimuths(low, high, half, d_a, lobe),
+                elevations,
+                d_a,
+                fan.vertical_width / nv,
+            )
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
             tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
@@ -283,6 +298,17 @@ class MultibeamSonar(PosedRays):
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The fan's pattern at scatterers ``body`` (m, 3), the array's aside: the vertical
+        pattern both ways (``n_way``) inside the vertical width, flat across the fan ahead.
+        """
+        fan, echo = self.fan, self.echo
+        r = np.linalg.norm(body, axis=1)
+        elevation = np.abs(np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0)))
+        inside = (elevation <= 0.5 * fan.vertical_width) & (body[:, 0] > 0.0)
+        vertical = beam_intensity(fan.vertical_pattern, elevation, fan.vertical_width, echo.n_way)
+        return np.where(inside, vertical, 0.0)
 
     def image_geometry(self) -> SectorGeometry:
         """The geometry of a ping's images: the beam axes and the range bins."""
@@ -370,6 +396,11 @@ class MultibeamSonar(PosedRays):
                 n_entities=self.label_entities or 0,
                 extra=extra,
                 footprint=lambda: self._footprint(r, hits, shape),
+                lit=None
+                if self._lighting is None
+                else self._lighting.lit(
+                    caster, hits, self.world_from_body, self.directions, self._tangents
+                ),
             )
         )
         law = record.law  # before the imaging options: both draw from the model's generator
