@@ -39,6 +39,7 @@ from nps_sonar_py.echo.records import Echoes, EchoRecord, ExtraReturns
 from nps_sonar_py.echo.surface_echoes import LitSurfaces
 
 __all__ = [
+    'ArrayPatternEngine',
     'CoherentEngine',
     'EchoEngine',
     'IncoherentEngine',
@@ -154,6 +155,67 @@ class IncoherentEngine:
         return EchoRecord(image, echoes.bin_edges, lambda: echoes)
 
 
+class ArrayPatternEngine:
+    """The incoherent image of a fan heard through its receive array's pattern.
+
+    Each column of rays (one azimuth, ``n`` rays down the elevation) is binned alone by
+    ``columns`` (its law with the vertical pattern); beam ``b`` hears column ``c`` with the
+    array's ``|AF(sin a_c - sin a_b)|**2`` (``weights``): every column into every beam,
+    side lobes and all. With a transmit flat across the fan this is the two-way pattern of
+    the formed fan (``formed_engine``), whose mean over scatterer seeds it is
+    (``docs/beamforming.md``). The ranges, totals, hits and labels stay the rays' own law
+    (``model``), as the other engines give them.
+
+    Args:
+        model: the fan's law and bins (its beams' rays).
+        columns: the law and bins of one column of rays.
+        weights: (N, C) each beam's ``|AF|**2`` of each column.
+        to_columns: turns a ping's (N, n) ray array into the (C, n / k) columns' arrays.
+    """
+
+    def __init__(
+        self,
+        model: EchoModel,
+        columns: EchoModel,
+        weights: F,
+        to_columns: Callable[[NDArray[np.generic]], NDArray[np.generic]],
+    ) -> None:
+        self.model, self.columns = model, columns
+        self.weights, self.to_columns = weights, to_columns
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """No baseband."""
+        return None
+
+    @property
+    def noise_power(self) -> float:
+        """No noise floor."""
+        return 0.0
+
+    def ping(self, returns: Returns) -> EchoRecord:
+        """Every column binned, then heard by every beam through the array's pattern."""
+        law = self.model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
+        cols = self.to_columns
+        reflectivity = np.broadcast_to(law.reflectivity, law.ranges.shape)
+        footprint = None if returns.footprint is None else cols(np.asarray(returns.footprint()))
+        column = self.columns.echoes(
+            cols(law.ranges), cols(law.cos_incidence), cols(reflectivity), spread=footprint
+        )
+        image: F = self.weights @ column.intensity
+
+        def binned() -> Echoes:
+            return self.model.binned(
+                law,
+                entity=returns.entity,
+                n_entities=returns.n_entities,
+                extra=returns.extra,
+                spread=None if returns.footprint is None else returns.footprint(),
+            )
+
+        return EchoRecord(image, self.model.bin_edges, binned)
+
+
 class CoherentEngine:
     """The beams' complex baseband: formed over the fixed scatterers, or each ray a scatterer.
 
@@ -207,7 +269,9 @@ class CoherentEngine:
         )
 
 
-def formed_engine(engine: IncoherentEngine | CoherentEngine) -> FormedEngine | None:
+def formed_engine(
+    engine: IncoherentEngine | CoherentEngine | ArrayPatternEngine,
+) -> FormedEngine | None:
     """The formed fan's engine inside ``engine``, or ``None`` (incoherent, or per ray)."""
     if isinstance(engine, CoherentEngine) and isinstance(engine.coherent, FormedEngine):
         return engine.coherent

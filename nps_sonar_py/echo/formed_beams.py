@@ -174,22 +174,26 @@ class BeamFormer:
         return signal, np.conj(spectrum_h), 1.0 / math.sqrt(energy)
 
     def noise_per_sample(self) -> float:
-        """Mean power of the noise in a beam's sample, ``noise_density`` through the receiver.
+        """Mean power of the noise in a beam's sample (over the beams), from ``noise_density``.
 
-        Element noise of density ``N0`` per kept frequency, through the matched filter and
-        the inverse FFT: ``N0 T sum |mf|**2 / rows**2`` an element sample (``T`` the record's
-        duration); the shaded sum over the elements multiplies it by ``sum |shade|**2``
-        (the interpolation onto the beams' sines undoes the kernel's taper in the shading).
+        Element noise of density ``N0`` at each kept frequency, through the matched filter
+        and the inverse FFT: ``N0 T sum |mf|**2 / rows**2`` an element sample (``T`` the
+        record's duration); the beams are a linear map of the elements (the shading, the FFT
+        along them and the interpolation onto the beams' sines), each beam's noise the sum
+        over the elements of its squared weights times that.
         """
         setup = self.setup
         duration = self._rows / setup.rate
         element = setup.noise_density * duration * float(np.sum(np.abs(self._mf) ** 2))
         element /= self._rows**2
-        kernel = setup.kernel.transform(
-            (np.arange(setup.array.elements) - setup.array.elements // 2) / self._columns
+        grid = np.exp(
+            -2j
+            * math.pi
+            * np.outer(np.arange(self._columns), self._element_columns)
+            / self._columns
         )
-        shade = np.abs(self._shade) * np.abs(kernel)
-        return element * float(np.sum(shade**2))
+        weights = np.asarray(self._beams @ grid) * self._shade  # (beams, elements)
+        return float(element * np.mean(np.sum(np.abs(weights) ** 2, axis=1)))
 
     def form(
         self,

@@ -52,8 +52,10 @@ Pattern = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
 def fan_array(config: CoherentConfig, beam_width: float) -> SteeredArray:
-    """The fan's receive array: ``array_elements`` (0: the fewest whose -3 dB width is at most
-    ``beam_width`` at broadside, ``ceil(0.886 / (d w))``) at ``array_spacing``.
+    """The fan's receive array of ``array_elements`` at ``array_spacing``.
+
+    0 elements: the fewest whose -3 dB width is at most ``beam_width`` at broadside,
+    ``ceil(0.886 / (d w))``.
 
     Raises:
         ConfigurationError: an ``array_window`` the array has no shading for.
@@ -71,9 +73,11 @@ def fan_array(config: CoherentConfig, beam_width: float) -> SteeredArray:
 
 
 def formed_density(config: CoherentConfig, echo: EchoConfig, array: SteeredArray) -> float:
-    """Scatterers per m2: ``scatterer_density``, or by default 4 in a resolution cell
-    ``c / (2 B) x r w`` at a quarter of the range window (``fixed_scatterers.default_density``;
-    ``w`` the array's -3 dB width at broadside).
+    """Scatterers per m2: ``scatterer_density``, or the default.
+
+    The default: 4 in a resolution cell ``c / (2 B) x r w`` at a quarter of the range window
+    or its near end if farther (``fixed_scatterers.default_density``; ``w`` the array's -3 dB
+    width at broadside).
     """
     if config.scatterer_density > 0.0:
         return config.scatterer_density
@@ -106,6 +110,14 @@ class FormedEngine:
         self.model, self.config, self.pattern = model, config, pattern
         self._grid = sample_grid(config, echo)
         self.array = fan_array(config, echo.beam_width)
+        width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(self.array)))
+        if config.array_elements and width > 1.1 * echo.beam_width:
+            raise ConfigurationError(
+                f'array_elements: {self.array.elements} elements at {self.array.spacing:g} '
+                f"wavelengths form {math.degrees(width):.3g} deg beams, wider than the beams' "
+                f'{math.degrees(echo.beam_width):.3g} deg (beam_width): the array is too short '
+                'for its beams'
+            )
         span = float(sines.max() - sines.min())
         if span >= 1.0 / self.array.spacing:
             raise ConfigurationError(
@@ -137,9 +149,10 @@ class FormedEngine:
         self._absorption = echo.effective_absorption
 
     def main_lobe_sine(self) -> float:
-        """Half the main lobe's width to its first null, in sine: ``1 / (N d)`` unshaded,
-        ``2 / (N d)`` shaded (Hann, Hamming): how far past the outer beams the cast must
-        reach for every beam to hear its whole main lobe.
+        """Half the main lobe's width to its first null, in sine.
+
+        ``1 / (N d)`` unshaded, ``2 / (N d)`` shaded (Hann, Hamming): how far past the outer
+        beams the cast must reach for every beam to hear its whole main lobe.
         """
         array = self.array
         nulls = 1.0 if array.shading is Shading.NONE else 2.0

@@ -417,12 +417,8 @@ class Raycaster:
                 triangle += self._offset_table[row]
                 mu = self._static_reflectivity[triangle]
                 look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
-            # Each hit's triangle id: its entity's first id plus its index; -1 on a miss.
-            ids = np.where(
-                row < len(self._static_entity),
-                self._first_triangle[self._entity_table[row]] + primitive,
-                -1,
-            )
+            first = self._first_triangle[self._entity_table[row]]  # -1 on a miss:
+            ids = np.where(row < len(self._static_entity), first + primitive, -1)
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
             if self._static_smooth:  # only scenes with heightmaps pay for smooth shading

@@ -25,8 +25,10 @@ __all__ = ['FanLighting', 'edge_azimuths']
 def edge_azimuths(
     low: float, high: float, half: float, step: float, lobe: float
 ) -> NDArray[np.float64]:
-    """Ray columns past the outer beams' casts (``low - half``, ``high + half``, rad) out to
-    their main lobes' first nulls (``lobe`` in sine from the beam's), ``step`` apart.
+    """Ray columns past the outer beams' casts out to their main lobes' first nulls.
+
+    From ``low - half`` and ``high + half`` (rad) outwards, ``step`` apart, to ``lobe`` in
+    sine from the outer beams' axes ``low`` and ``high``.
     """
     far_high = math.asin(min(1.0, math.sin(high) + lobe))
     far_low = math.asin(max(-1.0, math.sin(low) - lobe))
@@ -66,7 +68,6 @@ class FanLighting:
         self._azimuth = azimuth[self._order]
         self.edge_rays = scan_directions(outer, elevations).reshape(-1, 3)
         self.edge_rays.flags.writeable = False
-        self._edge_tangents = scan_directions(outer, elevations + 0.5 * math.pi).reshape(-1, 3)
 
     def lit(
         self,
@@ -74,53 +75,96 @@ class FanLighting:
         hits: RayHits,
         world_from_body: NDArray[np.float64],
         directions: NDArray[np.float64],
-        tangents: NDArray[np.floating],
     ) -> LitSurfaces | None:
-        """What this ping lit: the fan's hits (rays ``directions``, elevation ``tangents``,
-        world frame) and the edge columns', cast now; ``None`` for a caster without triangles.
+        """What this ping lit, or ``None`` for a caster without triangles.
+
+        The fan's ``hits`` (of its rays ``directions``, world frame) and the edge columns',
+        cast now.
         """
         if hits.triangles is None:
             return None
-        rotation, origin = world_from_body[:3, :3], world_from_body[:3, 3]
-        edge_d = self.edge_rays @ rotation.T
-        parts = [(hits, directions, tangents)]
-        if edge_d.size:
-            edge = caster.cast(origin, edge_d)
-            parts.append((edge, edge_d, self._edge_tangents @ rotation.T))
-        ids, mu, points, spacing, depth, tolerance = [], [], [], [], [], []
-        for part, d, t in parts:
-            if part.triangles is None:
-                return None
-            r = np.asarray(part.ranges, dtype=np.float64)
-            normals = np.asarray(part.normals, dtype=np.float64)
-            with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-                cos = np.abs(np.einsum('ij,ij->i', d, normals))
-                height = r * self._row_step * np.abs(np.einsum('ij,ij->i', t, normals)) / cos
-            height = np.nan_to_num(height, nan=0.0, posinf=0.0)
-            ids.append(part.triangles.ids)
-            mu.append(np.asarray(part.reflectivity, dtype=np.float64))
-            points.append(origin + np.where(np.isfinite(r), r, 0.0)[:, None] * d)
-            spacing.append(
-                np.maximum(height, np.where(np.isfinite(r), r, 0.0) * self._column_step)
-            )
-            depth.append(r)
-            tolerance.append(height + r * self._column_step)
+        rotation = world_from_body[:3, :3]
+        parts = [(hits, directions)]
+        if self.edge_rays.size:
+            edge_d = self.edge_rays @ rotation.T
+            parts.append((caster.cast(world_from_body[:3, 3], edge_d), edge_d))  # its own hits
+        origin = world_from_body[:3, 3]
+        found = [self._found(part, origin, d, rotation[:, 2]) for part, d in parts]
+        if any(f is None for f in found):
+            return None
+        ids, mu, points, spacing, depth, tolerance = (
+            np.concatenate([f[k] for f in found if f is not None]) for k in range(6)
+        )
         nv = self._elevations.size
         beams, nh = self._shape
-        fan_depth = depth[0].reshape(beams, nv, nh).transpose(1, 0, 2).reshape(nv, beams * nh)
-        fan_tol = tolerance[0].reshape(beams, nv, nh).transpose(1, 0, 2).reshape(nv, beams * nh)
-        if len(depth) > 1:
-            fan_depth = np.concatenate([fan_depth, depth[1].reshape(nv, -1)], axis=1)
-            fan_tol = np.concatenate([fan_tol, tolerance[1].reshape(nv, -1)], axis=1)
-        limit = (fan_depth + np.nan_to_num(fan_tol, nan=0.0))[:, self._order]
+        fan = beams * nh * nv
+        grid = np.concatenate(
+            [
+                np.arange(fan).reshape(beams, nv, nh).transpose(1, 0, 2).reshape(nv, -1),
+                np.arange(fan, depth.size).reshape(nv, -1),
+            ],
+            axis=1,
+        )[:, self._order]
+        limit = (depth + tolerance)[grid]
         return LitSurfaces(
-            np.concatenate(ids),
-            np.concatenate(mu),
-            np.concatenate(points),
-            np.concatenate(spacing),
+            ids,
+            mu,
+            points,
+            spacing,
             hits.triangles.corners,
             world_from_body,
             lambda body: self._visible(body, limit),
+        )
+
+    def _found(
+        self,
+        hits: RayHits,
+        origin: NDArray[np.float64],
+        d: NDArray[np.float64],
+        up: NDArray[np.float64],
+    ) -> tuple[NDArray[np.generic], ...] | None:
+        """Per ray: triangle id, reflectivity, hit point, spacing, range and its tolerance.
+
+        The spacing: to the neighbouring rays' hits on the surface; the tolerance: the
+        range's change across the ray's cell; ``None`` without triangles.
+
+        A ray ``d`` of the cell ``d_e`` by ``d_a cos e`` (its elevation and azimuth
+        tangents ``t = d x a``, ``a = up x d / |up x d|``) meets a surface of normal ``n`` at
+        ``r``; its neighbours' hits are ``r d_e (t - d (t.n)/(d.n))`` and
+        ``r d_a cos e (a - d (a.n)/(d.n))`` away, at ranges ``r d_e |t.n| / |d.n|`` and
+        ``r d_a cos e |a.n| / |d.n|`` off.
+        """
+        if hits.triangles is None:
+            return None
+        r = np.asarray(hits.ranges, dtype=np.float64)
+        finite = np.where(np.isfinite(r), r, 0.0)
+        n = np.asarray(hits.normals, dtype=np.float64)
+        across = np.cross(up, d)
+        cos_e = np.linalg.norm(across, axis=1)
+        a = across / np.maximum(cos_e, 1e-12)[:, None]
+        t = np.cross(d, a)
+        dn = np.einsum('ij,ij->i', d, n)
+        spacing = np.zeros(r.size)
+        tolerance = np.zeros(r.size)
+        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+            for tangent, step in (
+                (t, self._row_step * finite),
+                (a, self._column_step * finite * cos_e),
+            ):
+                tn = np.einsum('ij,ij->i', tangent, n)
+                move = step[:, None] * (tangent - d * (tn / dn)[:, None])
+                spacing = np.maximum(spacing, np.linalg.norm(move, axis=1))
+                tolerance += step * np.abs(tn / dn)
+        # Grazing rays: their neighbours land far away; hold them to their own range.
+        spacing = np.minimum(np.nan_to_num(spacing, nan=0.0, posinf=np.inf), finite)
+        tolerance = np.nan_to_num(tolerance, nan=0.0, posinf=np.inf)
+        return (
+            hits.triangles.ids,
+            np.asarray(hits.reflectivity, dtype=np.float64),
+            origin + finite[:, None] * d,
+            spacing,
+            r,
+            tolerance,
         )
 
     def _visible(self, body: NDArray[np.float64], limit: NDArray[np.float64]) -> NDArray[np.bool_]:
