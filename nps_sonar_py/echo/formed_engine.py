@@ -148,6 +148,11 @@ class FormedEngine:
         self.rng = np.random.default_rng(echo.seed)
         self._absorption = echo.effective_absorption
 
+    def farthest(self) -> float:
+        """The farthest range an echo reaches the samples from, m: the window and the pulse."""
+        echo = self.model.config
+        return echo.max_range + self.config.pulse_duration * echo.speed_of_sound
+
     def main_lobe_sine(self) -> float:
         """Half the main lobe's width to its first null, in sine.
 

@@ -5,7 +5,9 @@ reflectivity. Each triangle holds its fixed scatterers at the density ``rho``, k
 triangle's id and the seed, the same from ping to ping and pose to pose:
 
 * a triangle of up to ``PATCH_SCATTERERS`` of them holds them all
-  (``fixed_scatterers.surface_scatterers``): spread evenly over it;
+  (``fixed_scatterers.surface_scatterers``): spread evenly over it; it is lit when a ray
+  hits it or a hit on its entity lies within the rays' spacing there (small objects keep
+  their unhit triangles' scatterers);
 * a larger one (a flat box's face) is tiled, in its own plane from its first corner, by
   square patches of ``PATCH_SCATTERERS`` scatterers each, every patch keyed by the
   triangle, its column and row, so that only the patches about the triangle's lit part are
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.spatial import cKDTree
 
 from nps_sonar_py.echo.fixed_scatterers import Scatterers, surface_scatterers
 
@@ -58,6 +61,7 @@ class LitSurfaces:
         points: (n, 3) each ray's hit in the world, m (anything for none).
         spacing: (n,) the distance to the neighbouring rays' hits on the surface, m.
         corners: the (k, 3, 3) world corners of triangles ``ids`` now.
+        siblings: every triangle id of the entities that own triangles ``ids``.
         world_from_sensor: (4, 4) the sensor's pose; its body frame x ahead, y along the
             receive array.
         visible: which of (m, 3) points in the sensor's frame its rays see (none nearer).
@@ -68,6 +72,7 @@ class LitSurfaces:
     points: NDArray[np.float64]
     spacing: NDArray[np.float64]
     corners: Callable[[NDArray[np.int64]], NDArray[np.float64]]
+    siblings: Callable[[NDArray[np.int64]], NDArray[np.int64]]
     world_from_sensor: NDArray[np.float64]
     visible: Callable[[NDArray[np.float64]], NDArray[np.bool_]]
 
@@ -140,11 +145,17 @@ def _scatterers(
     ids, first, counts = np.unique(lit.ids[order], return_index=True, return_counts=True)
     mu = np.asarray(lit.reflectivity, dtype=np.float64)[order[first]]
     corners = lit.corners(ids)
-    area = 0.5 * np.linalg.norm(
-        np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), axis=1
-    )
+    area = _areas(corners)
     large = area * density > PATCH_SCATTERERS
-    parts = [surface_scatterers(corners[~large], density, seed, ids=ids[~large])]
+    near, near_corners, near_mu = _near_triangles(lit, hit, ids, density)
+    parts = [
+        surface_scatterers(
+            np.concatenate([corners[~large], near_corners]),
+            density,
+            seed,
+            ids=np.concatenate([ids[~large], near]),
+        )
+    ]
     for k in np.flatnonzero(large):  # few: the large faces of boxes and planes
         rows = order[first[k] : first[k] + counts[k]]
         parts.append(
@@ -156,7 +167,44 @@ def _scatterers(
         np.concatenate([p.triangles for p in parts]),
         1.0 / density,
     )
-    return field, ids, corners, mu
+    every = np.concatenate([ids, near])
+    order = np.argsort(every, kind='stable')
+    return (
+        field,
+        every[order],
+        np.concatenate([corners, near_corners])[order],
+        np.concatenate([mu, near_mu])[order],
+    )
+
+
+def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(k,) the areas of triangles ``corners`` (k, 3, 3)."""
+    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    area: NDArray[np.float64] = 0.5 * np.linalg.norm(cross, axis=1)
+    return area
+
+
+def _near_triangles(
+    lit: LitSurfaces, hit: NDArray[np.intp], ids: NDArray[np.int64], density: float
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The small triangles no ray hit within the rays' spacing of a hit on their entity.
+
+    Their ids, corners and reflectivity (the nearest hit's): a small object tessellated finer
+    than the rays land apart keeps all its lit scatterers, not only its hit triangles'.
+    """
+    others = np.setdiff1d(lit.siblings(ids), ids, assume_unique=False)
+    empty = (np.zeros(0, np.int64), np.zeros((0, 3, 3)), np.zeros(0))
+    if others.size == 0:
+        return empty
+    corners = lit.corners(others)
+    small = _areas(corners) * density <= PATCH_SCATTERERS
+    others, corners = others[small], corners[small]
+    centre = corners.mean(axis=1)
+    radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
+    distance, nearest = cKDTree(lit.points[hit]).query(centre)
+    near = distance <= lit.spacing[hit][nearest] + radius
+    mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest[near]]
+    return others[near], corners[near], mu
 
 
 def lit_echoes(

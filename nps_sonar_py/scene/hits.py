@@ -56,10 +56,12 @@ class HitTriangles:
     Attributes:
         ids: (n,) int64 id of the triangle each ray hit; -1 on a miss.
         corners: the (k, 3, 3) world corners of triangles ``ids`` (k,), m, at the cast's poses.
+        siblings: every triangle id of the entities that own triangles ``ids``.
     """
 
     ids: NDArray[np.int64]
     corners: Callable[[NDArray[np.int64]], NDArray[np.float64]]
+    siblings: Callable[[NDArray[np.int64]], NDArray[np.int64]]
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy

@@ -470,8 +470,16 @@ class Raycaster:
                 )
                 mu[rows[on_map]] = mapped
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
-        triangles = HitTriangles(ids, self.triangle_corners)
+        triangles = HitTriangles(ids, self.triangle_corners, self.entity_triangles)
         return RayHits(ranges, normals, cos_incidence, mu, look_up, triangles=triangles)
+
+    def entity_triangles(self, ids: ArrayLike) -> NDArray[np.int64]:
+        """Every triangle id of the entities that own triangles ``ids`` (``HitTriangles``)."""
+        first = self._first_triangle
+        entities = np.unique(np.searchsorted(first, np.asarray(ids), side='right') - 1)
+        return np.concatenate(
+            [np.arange(first[i], first[i + 1]) for i in entities] or [np.zeros(0, np.int64)]
+        )
 
     def triangle_corners(self, ids: ArrayLike) -> NDArray[np.float64]:
         """(k, 3, 3) world corners of triangles ``ids`` (``HitTriangles``), at the poses now."""

@@ -49,6 +49,8 @@ class FanLighting:
         elevations: (nv,) the rows' elevations, rad, ``row_step`` apart.
         column_step: the angle between neighbouring columns, rad.
         row_step: the rows' height, rad.
+        farthest: the range past which nothing is heard (the window and the pulse), m: hits
+            beyond it light nothing.
     """
 
     def __init__(
@@ -58,10 +60,12 @@ class FanLighting:
         elevations: NDArray[np.float64],
         column_step: float,
         row_step: float,
+        farthest: float,
     ) -> None:
         self._shape = columns.shape
         self._elevations = elevations
         self._row_step = row_step
+        self._farthest = farthest
         self._column_step = column_step
         azimuth = np.concatenate([columns.ravel(), outer])
         self._order = np.argsort(azimuth, kind='stable')
@@ -112,6 +116,7 @@ class FanLighting:
             points,
             spacing,
             hits.triangles.corners,
+            hits.triangles.siblings,
             world_from_body,
             lambda body: self._visible(body, limit),
         )
@@ -159,7 +164,7 @@ class FanLighting:
         spacing = np.minimum(np.nan_to_num(spacing, nan=0.0, posinf=np.inf), finite)
         tolerance = np.nan_to_num(tolerance, nan=0.0, posinf=np.inf)
         return (
-            hits.triangles.ids,
+            np.where(r <= self._farthest, hits.triangles.ids, -1),
             np.asarray(hits.reflectivity, dtype=np.float64),
             origin + finite[:, None] * d,
             spacing,

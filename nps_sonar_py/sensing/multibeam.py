@@ -316,6 +316,7 @@ class MultibeamSonar(PosedRays):
             elevations,
             d_a,
             self.fan.vertical_width / elevations.size,
+            formed.farthest(),
         )
 
     def _array_engine(
