@@ -201,8 +201,11 @@ def _near_triangles(
     others, corners = others[small], corners[small]
     centre = corners.mean(axis=1)
     radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
-    distance, nearest = cKDTree(lit.points[hit]).query(centre)
-    near = distance <= lit.spacing[hit][nearest] + radius
+    spacing = lit.spacing[hit]
+    reach = float(spacing.max(initial=0.0) + radius.max(initial=0.0))  # none is farther
+    distance, nearest = cKDTree(lit.points[hit]).query(centre, distance_upper_bound=reach)
+    near = np.isfinite(distance)
+    near[near] = distance[near] <= spacing[nearest[near]] + radius[near]
     mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest[near]]
     return others[near], corners[near], mu
 
