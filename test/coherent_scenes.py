@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
+from nps_sonar_py.echo.array_response import SteeredArray
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
@@ -135,7 +136,9 @@ def sidescan_sonar(seed: int) -> SidescanSonar:
     return SidescanSonar(SIDESCAN_ECHO, config, LEVEL, coherent=coherent)
 
 
-def fan_sonar(coherent: CoherentConfig | None) -> MultibeamSonar:
+def fan_sonar(
+    coherent: CoherentConfig | None, array_pattern: SteeredArray | None = None
+) -> MultibeamSonar:
     """64 beams of 2 degrees over 1 rad, 1 to 30 m in 300 bins, pitched 30 degrees down."""
     echo = EchoConfig(
         beam_width=math.radians(2.0),
@@ -146,7 +149,7 @@ def fan_sonar(coherent: CoherentConfig | None) -> MultibeamSonar:
         absorption=Absorption.NONE,
     )
     fan = FanConfig(beams=64, min_angle=-0.5, max_angle=0.5, rays_vertical=12)
-    return MultibeamSonar(echo, fan, PITCHED, coherent=coherent)
+    return MultibeamSonar(echo, fan, PITCHED, coherent=coherent, array_pattern=array_pattern)
 
 
 def sweep_sonar(seed: int | None) -> ScanningSonar:

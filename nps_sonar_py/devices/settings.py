@@ -838,6 +838,12 @@ class CoherentSettings(Record):
     scatterer_seed: int = same_as(
         CoherentConfig, 'scatterer_seed', 'coherent: realisation of the scene scatterers'
     )
+    scatterer_density: float = same_as(
+        CoherentConfig,
+        'scatterer_density',
+        'coherent: fixed scatterers per m2 on the surfaces (all but the echosounder); 0: 4 in a '
+        'resolution cell at a quarter of the range window',
+    )
     array_elements: int = same_as(
         CoherentConfig,
         'array_elements',
@@ -894,6 +900,7 @@ class CoherentSettings(Record):
             sample_rate=self.sample_rate,
             speckle_cell=self.speckle_cell,
             scatterer_seed=self.scatterer_seed,
+            scatterer_density=self.scatterer_density,
             array_elements=self.array_elements,
             array_spacing=self.array_spacing,
             array_window=self.array_window,

@@ -31,18 +31,23 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.echo.array_response import SteeredArray
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
 from nps_sonar_py.echo.config import EchoConfig
+from nps_sonar_py.echo.formed_engine import FormedEngine, Pattern
 from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.records import Echoes, EchoRecord, ExtraReturns
+from nps_sonar_py.echo.surface_echoes import LitSurfaces
 
 __all__ = [
+    'ArrayPatternEngine',
     'CoherentEngine',
     'EchoEngine',
     'IncoherentEngine',
     'Returns',
     'beam_coverage',
     'echo_engine',
+    'formed_engine',
     'smooth',
 ]
 
@@ -65,6 +70,9 @@ class Returns:
         footprint: the (N, n) slant extent of each return over its ray's cell, m, worked
             out when an engine spreads the returns (``EchoModel.echoes(spread=)``); ``None``
             for a sonar whose rays have no footprint.
+        lit: the triangles the cast lit and the sensor's pose, for an engine that forms its
+            beams over the surfaces' fixed scatterers (``formed_engine``), one per sonar of
+            an array of single beams; ``None`` from a caster that does not know its triangles.
     """
 
     ranges: NDArray[np.floating]
@@ -76,6 +84,7 @@ class Returns:
     n_entities: int = 0
     extra: ExtraReturns | None = None
     footprint: Callable[[], NDArray[np.floating]] | None = None
+    lit: LitSurfaces | tuple[LitSurfaces, ...] | None = None
 
 
 class EchoEngine(Protocol):
@@ -147,15 +156,80 @@ class IncoherentEngine:
         return EchoRecord(image, echoes.bin_edges, lambda: echoes)
 
 
+class ArrayPatternEngine:
+    """The incoherent image of a fan heard through its receive array's pattern.
+
+    Each column of rays (one azimuth, ``n`` rays down the elevation) is binned alone by
+    ``columns`` (its law with the vertical pattern); beam ``b`` hears column ``c`` with the
+    array's ``|AF(sin a_c - sin a_b)|**2`` (``weights``): every column into every beam,
+    side lobes and all. With a transmit flat across the fan this is the two-way pattern of
+    the formed fan (``formed_engine``), whose mean over scatterer seeds it is
+    (``docs/beamforming.md``). The ranges, totals, hits and labels stay the rays' own law
+    (``model``), as the other engines give them.
+
+    Args:
+        model: the fan's law and bins (its beams' rays).
+        columns: the law and bins of one column of rays.
+        weights: (N, C) each beam's ``|AF|**2`` of each column.
+        to_columns: turns a ping's (N, n) ray array into the (C, n / k) columns' arrays.
+    """
+
+    def __init__(
+        self,
+        model: EchoModel,
+        columns: EchoModel,
+        weights: F,
+        to_columns: Callable[[NDArray[np.generic]], NDArray[np.generic]],
+    ) -> None:
+        self.model, self.columns = model, columns
+        self.weights, self.to_columns = weights, to_columns
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """No baseband."""
+        return None
+
+    @property
+    def noise_power(self) -> float:
+        """No noise floor."""
+        return 0.0
+
+    def ping(self, returns: Returns) -> EchoRecord:
+        """Every column binned, then heard by every beam through the array's pattern."""
+        law = self.model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
+        cols = self.to_columns
+        reflectivity = np.broadcast_to(law.reflectivity, law.ranges.shape)
+        footprint = None if returns.footprint is None else cols(np.asarray(returns.footprint()))
+        column = self.columns.echoes(
+            cols(law.ranges), cols(law.cos_incidence), cols(reflectivity), spread=footprint
+        )
+        image: F = self.weights @ column.intensity
+
+        def binned() -> Echoes:
+            return self.model.binned(
+                law,
+                entity=returns.entity,
+                n_entities=returns.n_entities,
+                extra=returns.extra,
+                spread=None if returns.footprint is None else returns.footprint(),
+            )
+
+        return EchoRecord(image, self.model.bin_edges, binned)
+
+
 class CoherentEngine:
-    """Each returning ray a scatterer with phase, its beams' complex baseband (``CoherentModel``).
+    """The beams' complex baseband: formed over the fixed scatterers, or each ray a scatterer.
+
+    A fan with a ``FormedEngine`` forms its beams by its array over the fixed scatterers of
+    the surfaces its cast lit (``formed_engine.py``); the other kinds make each returning
+    ray a scatterer with phase (``CoherentModel``).
 
     Args:
         model: the law and the bins (its law is the scatterers' intensities).
-        coherent: the coherent model of the same beams.
+        coherent: the formed fan's engine, or the per-ray coherent model of the same beams.
     """
 
-    def __init__(self, model: EchoModel, coherent: CoherentModel) -> None:
+    def __init__(self, model: EchoModel, coherent: CoherentModel | FormedEngine) -> None:
         self.model = model
         self.coherent = coherent
 
@@ -166,16 +240,13 @@ class CoherentEngine:
 
     @property
     def noise_power(self) -> float:
-        """The receiver's noise power per bin (``CoherentModel.noise_power``)."""
+        """The receiver's noise power per bin."""
         return self.coherent.noise_power
 
     def ping(self, returns: Returns) -> EchoRecord:
-        """The baseband of the returning rays; their law binned as the incoherent engine does."""
+        """The baseband of the ping; the rays' law binned as the incoherent engine does."""
         model = self.model
         law = model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
-        baseband = self.coherent.ping(
-            law.intensities, law.ranges, returns.origin, returns.directions
-        )
 
         def binned() -> Echoes:
             footprint = returns.footprint
@@ -187,9 +258,25 @@ class CoherentEngine:
                 spread=None if footprint is None else footprint(),
             )
 
+        if isinstance(self.coherent, FormedEngine):
+            if returns.lit is None:
+                raise ValueError('lit: a formed fan needs a caster that reports its triangles')
+            return self.coherent.ping(returns.lit, binned)
+        baseband = self.coherent.ping(
+            law.intensities, law.ranges, returns.origin, returns.directions
+        )
         return EchoRecord(
             baseband.intensity, model.bin_edges, binned, baseband, self.coherent.noise_power
         )
+
+
+def formed_engine(
+    engine: IncoherentEngine | CoherentEngine | ArrayPatternEngine,
+) -> FormedEngine | None:
+    """The formed fan's engine inside ``engine``, or ``None`` (incoherent, or per ray)."""
+    if isinstance(engine, CoherentEngine) and isinstance(engine.coherent, FormedEngine):
+        return engine.coherent
+    return None
 
 
 def beam_coverage(spacing: float, width: float) -> float:
@@ -208,6 +295,8 @@ def echo_engine(
     azimuths: ArrayLike | None = None,
     coverage: float = 1.0,
     pulse_bins: int = 0,
+    pattern: Pattern | tuple[Pattern, ...] | None = None,
+    array: SteeredArray | None = None,
 ) -> IncoherentEngine | CoherentEngine:
     """The engine of a sonar's settings: coherent when it has coherent settings, else incoherent.
 
@@ -220,6 +309,10 @@ def echo_engine(
             (``CoherentModel``); ``None``: no leakage.
         coverage: the beam spacing over a beam's equivalent width, in (0, 1].
         pulse_bins: the incoherent engine's pulse window, half-width in bins.
+        pattern: a fan's pattern at each scatterer (``formed_engine.Pattern``): its beams
+            are then formed by its array over the fixed scatterers (``azimuths`` needed).
+        array: that array (``formed_engine.ONE_BEAM`` for a sonar of one beam); ``None``:
+            the fan's from the settings.
 
     Raises:
         ConfigurationError: a pulse, sampling or array the coherent model refuses.
@@ -227,6 +320,8 @@ def echo_engine(
     if coherent is None:
         return IncoherentEngine(model, pulse_bins=pulse_bins)
     config = echo if echo is not None else model.config
+    if pattern is not None and azimuths is not None:
+        return CoherentEngine(model, FormedEngine(model, coherent, azimuths, pattern, array))
     return CoherentEngine(
         model, CoherentModel(coherent, config, azimuths=azimuths, coverage=coverage)
     )

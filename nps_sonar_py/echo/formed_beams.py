@@ -189,6 +189,28 @@ class BeamFormer:
         energy = setup.rate * float(np.sum(np.abs(signal) ** 2)) * df
         return signal, np.conj(spectrum_h), 1.0 / math.sqrt(energy)
 
+    def noise_per_sample(self) -> float:
+        """Mean power of the noise in a beam's sample (over the beams), from ``noise_density``.
+
+        Element noise of density ``N0`` at each kept frequency, through the matched filter
+        and the inverse FFT: ``N0 T sum |mf|**2 / rows**2`` an element sample (``T`` the
+        record's duration); the beams are a linear map of the elements (the shading, the FFT
+        along them and the interpolation onto the beams' sines), each beam's noise the sum
+        over the elements of its squared weights times that.
+        """
+        setup = self.setup
+        duration = self._rows / setup.rate
+        element = setup.noise_density * duration * float(np.sum(np.abs(self._mf) ** 2))
+        element /= self._rows**2
+        grid = np.exp(
+            -2j
+            * math.pi
+            * np.outer(np.arange(self._columns), self._element_columns)
+            / self._columns
+        )
+        weights = np.asarray(self._beams @ grid) * self._shade  # (beams, elements)
+        return float(element * np.mean(np.sum(np.abs(weights) ** 2, axis=1)))
+
     def form(
         self,
         ranges: ArrayLike,

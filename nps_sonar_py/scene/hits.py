@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 
-__all__ = ['Bending', 'RayHits']
+__all__ = ['Bending', 'HitTriangles', 'RayHits']
 
 F = NDArray[np.float64]
 #: The gathers of ``entity`` and ``retro``, made when first read.
@@ -45,6 +45,25 @@ class Bending:
     reference_speed: F
 
 
+@dataclass(frozen=True, eq=False)
+class HitTriangles:
+    """Which triangle of the scene each ray hit, and the corners of any triangle now.
+
+    What the surfaces' fixed scatterers (``echo.fixed_scatterers``) are keyed by: a triangle's
+    id is the same from ping to ping and pose to pose (its entity's first id plus its index
+    in the entity's mesh), and its corners follow the entity when it moves.
+
+    Attributes:
+        ids: (n,) int64 id of the triangle each ray hit; -1 on a miss.
+        corners: the (k, 3, 3) world corners of triangles ``ids`` (k,), m, at the cast's poses.
+        siblings: every triangle id of the entities that own triangles ``ids``.
+    """
+
+    ids: NDArray[np.int64]
+    corners: Callable[[NDArray[np.int64]], NDArray[np.float64]]
+    siblings: Callable[[NDArray[np.int64]], NDArray[np.int64]]
+
+
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy
 class RayHits:
     """The first surface each of ``n`` rays meets, in the world frame: every caster's record.
@@ -69,6 +88,8 @@ class RayHits:
         bending: how the rays were bent (travel times, path lengths, the profile); ``None``
             for straight rays, whose travel time is the range over the water's uniform speed
             (:meth:`travel_time`).
+        triangles: the triangle each ray hit (``HitTriangles``), from a caster that knows
+            its scene's triangles; ``None`` from one that does not (``RayHits.of``).
 
     """
 
@@ -78,6 +99,7 @@ class RayHits:
     reflectivity: NDArray[np.float64]
     _look_up: LookUp = field(repr=False)
     bending: Bending | None = None
+    triangles: HitTriangles | None = None
 
     @staticmethod
     def of(

@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
-from nps_sonar_py.scene.hits import RayHits
+from nps_sonar_py.scene.hits import HitTriangles, RayHits
 from nps_sonar_py.scene.open3d_import import without_dash
 from nps_sonar_py.scene.scene_state import EntityState
 from nps_sonar_py.scene.tessellation import Triangles, rotate_rows
@@ -257,6 +257,9 @@ class Raycaster:
             self._moving_mask[world.index(name)] = True
         self._moving_mask = self._with_descendants(self._moving_mask)
         self._poses = world.poses(self._time)
+        # Entity i's triangles have the ids first_triangle[i] onwards (``HitTriangles``).
+        sizes = [len(entity.surface) for entity in world.entities]
+        self._first_triangle = np.cumsum([0, *sizes]).astype(np.int64)
         # Fixed ray patterns, most recently cast last (``_checked``).
         self._patterns: OrderedDict[int, _Pattern] = OrderedDict()
         self._build_static()
@@ -414,6 +417,8 @@ class Raycaster:
                 triangle += self._offset_table[row]
                 mu = self._static_reflectivity[triangle]
                 look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
+            first = self._first_triangle[self._entity_table[row]]  # -1 on a miss:
+            ids = np.where(row < len(self._static_entity), first + primitive, -1)
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
             if self._static_smooth:  # only scenes with heightmaps pay for smooth shading
@@ -423,6 +428,7 @@ class Raycaster:
             normals = np.zeros((n, 3), dtype=np.float32)
             mu = np.full(n, np.nan)
             look_up = lambda: (np.full(n, -1, dtype=np.int64), np.full(n, np.nan))  # noqa: E731
+            ids = np.full(n, -1, dtype=np.int64)
         if self._moving:  # the moving entities' hits overwrite the static ones'
             entity, retro = look_up()
             look_up = lambda: (entity, retro)  # noqa: E731
@@ -454,6 +460,7 @@ class Raycaster:
                 normal = moving.smooth.shade(normal, triangle, barycentric()[closer])
             normals[rows] = rotate_rows(normal.astype(np.float64), rotation)
             entity[rows] = moving.index
+            ids[rows] = self._first_triangle[moving.index] + triangle
             mu[rows] = moving.reflectivity[triangle]
             retro[rows] = moving.retro[triangle]
             maps = moving.entity.maps
@@ -463,7 +470,29 @@ class Raycaster:
                 )
                 mu[rows[on_map]] = mapped
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
-        return RayHits(ranges, normals, cos_incidence, mu, look_up)
+        triangles = HitTriangles(ids, self.triangle_corners, self.entity_triangles)
+        return RayHits(ranges, normals, cos_incidence, mu, look_up, triangles=triangles)
+
+    def entity_triangles(self, ids: ArrayLike) -> NDArray[np.int64]:
+        """Every triangle id of the entities that own triangles ``ids`` (``HitTriangles``)."""
+        first = self._first_triangle
+        entities = np.unique(np.searchsorted(first, np.asarray(ids), side='right') - 1)
+        return np.concatenate(
+            [np.arange(first[i], first[i + 1]) for i in entities] or [np.zeros(0, np.int64)]
+        )
+
+    def triangle_corners(self, ids: ArrayLike) -> NDArray[np.float64]:
+        """(k, 3, 3) world corners of triangles ``ids`` (``HitTriangles``), at the poses now."""
+        ids = np.asarray(ids, dtype=np.int64)
+        entity = np.searchsorted(self._first_triangle, ids, side='right') - 1
+        corners = np.empty((ids.size, 3, 3))
+        for i in np.unique(entity):
+            rows = np.flatnonzero(entity == i)
+            surface = self._world.entities[i].surface
+            local = surface.vertices[surface.triangles[ids[rows] - self._first_triangle[i]]]
+            pose = self._poses[i]
+            corners[rows] = local @ pose[:3, :3].T + pose[:3, 3]
+        return corners
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:
         """The rays of a cast, checked and converted once per fixed, read-only pattern.

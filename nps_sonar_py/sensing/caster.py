@@ -15,9 +15,9 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.scene.hits import Bending, RayHits
+from nps_sonar_py.scene.hits import Bending, HitTriangles, RayHits
 
-__all__ = ['Bending', 'RayHits', 'SurfaceCaster']
+__all__ = ['Bending', 'HitTriangles', 'RayHits', 'SurfaceCaster']
 
 
 class SurfaceCaster(Protocol):

@@ -42,8 +42,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
+from nps_sonar_py.echo.array_response import SteeredArray
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, beam_coverage, echo_engine
+from nps_sonar_py.echo.engine import (
+    ArrayPatternEngine,
+    CoherentEngine,
+    IncoherentEngine,
+    Returns,
+    echo_engine,
+    formed_engine,
+)
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -56,6 +64,7 @@ from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, check_record, setting
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.fan_lighting import FanLighting, edge_azimuths
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
@@ -206,6 +215,10 @@ class MultibeamSonar(PosedRays):
             (each return spread over its footprint by the incoherent engine, a point
             scatterer for the coherent one); multipath ghosts are not in the coherent
             profiles.
+        array_pattern: the incoherent engine's horizontal pattern: this receive array's
+            ``|AF|**2``, every column of rays heard by every beam (``ArrayPatternEngine``: the
+            formed fan's mean image), in place of the rays' piston pattern; ``None``
+            (default): the rays'. Not with ``coherent``.
 
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
@@ -223,6 +236,7 @@ class MultibeamSonar(PosedRays):
         label_entities: int | None = None,
         multipath: MultipathConfig | None = None,
         coherent: CoherentConfig | None = None,
+        array_pattern: SteeredArray | None = None,
     ) -> None:
         self.echo = echo
         self.fan = fan
@@ -262,14 +276,14 @@ class MultibeamSonar(PosedRays):
         self.azimuths = fan.azimuths()
         self.azimuths.flags.writeable = False
         self.coherent = coherent
-        # A beam's equivalent width: its horizontal pattern's integral.
-        width = float(np.sum(horizontal) * d_a)
-        self.engine = echo_engine(
-            self.model,
-            coherent,
-            azimuths=self.azimuths if fan.beams > 1 else None,
-            coverage=beam_coverage(fan.spacing, width),
+        # More than one beam: formed by the array (coherent); one: a ray cone's.
+        several = self.azimuths if fan.beams > 1 else None
+        self.engine: IncoherentEngine | CoherentEngine | ArrayPatternEngine = echo_engine(
+            self.model, coherent, azimuths=several, pattern=self._scatterer_pattern
         )
+        if array_pattern is not None and coherent is None:
+            self.engine = self._array_engine(array_pattern, offsets, solid, vertical)
+        self._lighting = self._fan_lighting(offsets, elevations, d_a)
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
             tvg_gain(self.imaging.tvg, self.model.bin_centres, echo.effective_absorption)
@@ -290,6 +304,71 @@ class MultibeamSonar(PosedRays):
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def _fan_lighting(
+        self, offsets: NDArray[np.float64], elevations: NDArray[np.float64], d_a: float
+    ) -> FanLighting | None:
+        """A formed fan's lighting (``FanLighting``), ``None`` for the other engines.
+
+        Its cast reaches past its outer beams to their main lobes' first nulls.
+        """
+        formed = formed_engine(self.engine)
+        if formed is None:
+            return None
+        low, high = float(self.azimuths[0]), float(self.azimuths[-1])
+        half = self.echo.cast_half_angle
+        return FanLighting(
+            self.azimuths[:, None] + offsets[None, :],
+            edge_azimuths(low, high, half, d_a, formed.main_lobe_sine()),
+            elevations,
+            d_a,
+            self.fan.vertical_width / elevations.size,
+            formed.farthest(),
+        )
+
+    def _array_engine(
+        self,
+        array: SteeredArray,
+        offsets: NDArray[np.float64],
+        solid: NDArray[np.float64],
+        vertical: NDArray[np.float64],
+    ) -> ArrayPatternEngine:
+        """The incoherent engine with ``array``'s pattern (``ArrayPatternEngine``).
+
+        A column of rays: one azimuth (``offsets`` about each beam's axis), the rows'
+        ``solid`` angles and ``vertical`` pattern; beam ``b`` hears it with
+        ``|AF(sin a_c - sin a_b)|**2``.
+        """
+        nv, nh = solid.size, offsets.size
+        columns = EchoModel(
+            self.echo, np.zeros(nv), solid, pattern=np.clip(vertical, 0.0, 1.0), rng=self.model.rng
+        )
+        azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
+        weights = np.abs(array.steered(np.sin(azimuth)[None, :], np.sin(self.azimuths)[:, None]))
+        beams = self.fan.beams
+
+        def to_columns(rays: NDArray[np.generic]) -> NDArray[np.generic]:
+            by_row = rays.reshape(beams, nv, nh).transpose(0, 2, 1)
+            return np.ascontiguousarray(by_row).reshape(beams * nh, nv)
+
+        # Each column stands for its share of the fan, the beam spacing over nh (its cell
+        # d_a = 2 half / nh when the beams' casts just tile the fan): overlapping casts
+        # would count each direction twice.
+        share = self.fan.spacing / (2.0 * self.echo.cast_half_angle) if beams > 1 else 1.0
+        return ArrayPatternEngine(self.model, columns, share * weights**2, to_columns)
+
+    def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The fan's pattern at scatterers ``body`` (m, 3), the receive array's aside.
+
+        The vertical pattern both ways (``n_way``) inside the vertical width, flat across
+        the fan ahead.
+        """
+        fan, echo = self.fan, self.echo
+        r = np.linalg.norm(body, axis=1)
+        elevation = np.abs(np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0)))
+        inside = (elevation <= 0.5 * fan.vertical_width) & (body[:, 0] > 0.0)
+        vertical = beam_intensity(fan.vertical_pattern, elevation, fan.vertical_width, echo.n_way)
+        return np.where(inside, vertical, 0.0)
 
     def image_geometry(self) -> SectorGeometry:
         """The geometry of a ping's images: the beam axes and the range bins."""
@@ -377,6 +456,9 @@ class MultibeamSonar(PosedRays):
                 n_entities=self.label_entities or 0,
                 extra=extra,
                 footprint=lambda: self._footprint(r, hits, shape),
+                lit=None
+                if self._lighting is None
+                else self._lighting.lit(caster, hits, self.world_from_body, self.directions),
             )
         )
         law = record.law  # before the imaging options: both draw from the model's generator

@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.ray_trace import Pieces, piece_offset, piece_step, pieces
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
-from nps_sonar_py.sensing.caster import Bending, RayHits, SurfaceCaster
+from nps_sonar_py.sensing.caster import Bending, HitTriangles, RayHits, SurfaceCaster
 
 __all__ = ['DEFAULT_SAGITTA', 'PlacedScene', 'RefractingCaster', 'scene_bounds']
 
@@ -169,6 +169,11 @@ class RefractingCaster:
         normals = np.zeros((d.shape[0], 3))
         normals[first.ray] = np.asarray(inner.normals)[first.chord]
         bending = Bending(self.profile, self.surface_z, arrival.time, arrival.length, frame.c_ref)
+        triangles = None
+        if inner.triangles is not None:  # the triangle each bent ray ends on
+            ids = np.full(d.shape[0], -1, dtype=np.int64)
+            ids[first.ray] = inner.triangles.ids[first.chord]
+            triangles = HitTriangles(ids, inner.triangles.corners, inner.triangles.siblings)
         return RayHits(
             arrival.ranges,
             normals,
@@ -176,6 +181,7 @@ class RefractingCaster:
             reflectivity,
             _look_up(inner, d.shape[0], first.ray, first.chord),
             bending,
+            triangles,
         )
 
     def _placed_for(

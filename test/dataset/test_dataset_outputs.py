@@ -273,10 +273,11 @@ def test_the_coherent_model_changes_the_intensity_not_the_masks(preset: str) -> 
     a, b = plain_arrays['intensity_polar'], phased_arrays['intensity_polar']
     assert a.shape == b.shape
     assert not np.array_equal(a, b)
-    # The mean over phases of |sum a_i|^2 is sum |a_i|^2: summed over the ping's cells the
-    # coherent image's energy is the incoherent one's, within the scatter of the speckle.
+    # The coherent fan forms its beams by its array: its energy is the incoherent image's
+    # with the array's one-way pattern across the fan (test_formed_fan.py, over seeds), not
+    # with the rays' two-way piston, whose beams are narrower: more, but the same order.
     ratio = float(b.sum() / a.sum())
-    assert abs(ratio - 1.0) < 0.15, ratio
+    assert 1.0 < ratio < 2.5, ratio
 
 
 def test_a_samples_arrays_are_one_deflated_npz_the_same_bytes_each_time() -> None:

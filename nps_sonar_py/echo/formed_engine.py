@@ -1,0 +1,238 @@
+"""The coherent engine of a fan: its beams formed by a line array over the fixed scatterers.
+
+A forward-looking sonar sends one pulse over its fan; its receive array hears the echoes of
+the scatterers fixed on the surfaces the cast lit (``surface_echoes.py``), each element's
+signal is matched-filtered with the receiver's noise added before the filter, and the beams
+are the shaded sums over the elements (``formed_beams.py``; ``docs/beamforming.md``). The
+rays no longer carry the echo: they find the lit triangles (and, for the ranges, totals and
+labels, stay the law's, binned as the incoherent engine bins them).
+
+Each scatterer's intensity is its area's law times the sonar's own pattern at it (the
+fan's: its vertical pattern both ways, the transmit flat across the fan); the receive
+array's ``|AF|**2`` comes from the beam former, so the mean of the image over scatterer
+seeds is the incoherent image with the two-way pattern ``pattern |AF|**2``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from nps_sonar_py.echo.array_response import Shading, SteeredArray, half_power_sine_width
+from nps_sonar_py.echo.coherent import (
+    CoherentConfig,
+    CoherentPing,
+    SampleGrid,
+    coherent_problem,
+    sample_grid,
+)
+from nps_sonar_py.echo.config import EchoConfig
+from nps_sonar_py.echo.fixed_scatterers import default_density
+from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup, form_beams
+from nps_sonar_py.echo.model import EchoModel
+from nps_sonar_py.echo.pulse import PulseWindow
+from nps_sonar_py.echo.records import Echoes, EchoRecord
+from nps_sonar_py.echo.sonar_equation import noise_intensity
+from nps_sonar_py.echo.surface_echoes import LitEchoes, LitSurfaces, lit_echoes
+from nps_sonar_py.errors import ConfigurationError
+
+__all__ = ['ONE_BEAM', 'FormedEngine', 'Pattern', 'fan_array', 'formed_density']
+
+#: The receive pattern's shadings by the ``array_window`` setting's names.
+_SHADINGS = {
+    PulseWindow.NONE: Shading.NONE,
+    PulseWindow.HANN: Shading.HANN,
+    PulseWindow.HAMMING: Shading.HAMMING,
+}
+#: Pattern of each scatterer (m, 3 in the sensor frame) in [0, 1], the array's aside.
+Pattern = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+
+def fan_array(config: CoherentConfig, beam_width: float) -> SteeredArray:
+    """The fan's receive array of ``array_elements`` at ``array_spacing``.
+
+    0 elements: the fewest whose -3 dB width is at most ``beam_width`` at broadside,
+    ``ceil(0.886 / (d w))``.
+
+    Raises:
+        ConfigurationError: an ``array_window`` the array has no shading for.
+    """
+    shading = _SHADINGS.get(config.array_window)
+    if shading is None:
+        raise ConfigurationError(
+            f'array_window: {config.array_window.value} is no shading of a formed fan '
+            '(none, hann or hamming)'
+        )
+    elements = config.array_elements or max(
+        2, math.ceil(0.886 / (config.array_spacing * beam_width))
+    )
+    return SteeredArray(elements, config.array_spacing, shading)
+
+
+def formed_density(config: CoherentConfig, echo: EchoConfig, width: float) -> float:
+    """Scatterers per m2: ``scatterer_density``, or the default.
+
+    The default: 4 in a resolution cell ``c / (2 B) x r w`` at a quarter of the range window
+    or its near end if farther (``fixed_scatterers.default_density``; ``w`` the beams'
+    -3 dB width, rad: a fan's array's at broadside).
+    """
+    if config.scatterer_density > 0.0:
+        return config.scatterer_density
+    reference = max(echo.min_range, 0.25 * echo.max_range)
+    return default_density(config.transmitted.resolution(echo.speed_of_sound), width, reference)
+
+
+#: The array of a sonar of one beam: two elements a millionth of a wavelength apart, whose
+#: response ``cos(pi d u)`` is 1 within 5e-12 (the beam's pattern is its ``Pattern``).
+ONE_BEAM = SteeredArray(2, 1e-6)
+
+
+class FormedEngine:
+    """Beams formed by a line array over the fixed scatterers of the lit surfaces.
+
+    Args:
+        model: the law and the bins (the ranges, totals, hits and labels).
+        config: the coherent settings (pulse, sampling, array, density, seed, noise).
+        azimuths: (N,) the beams' axes, rad, about the sensor's z (sines along its y).
+        pattern: the sonar's pattern at each scatterer, both ways, the receive array's aside;
+            a tuple: one per sonar of a ping's tuple of ``LitSurfaces`` (a side-scan's two
+            channels).
+        array: the receive array; ``None``: the fan's (:func:`fan_array`). A sonar of one
+            beam whose pattern is all in ``pattern`` gives :data:`ONE_BEAM`.
+
+    Raises:
+        ConfigurationError: a pulse, sampling or array the coherent model refuses.
+    """
+
+    def __init__(
+        self,
+        model: EchoModel,
+        config: CoherentConfig,
+        azimuths: ArrayLike,
+        pattern: Pattern | tuple[Pattern, ...],
+        array: SteeredArray | None = None,
+    ) -> None:
+        echo = model.config
+        sines = np.sin(np.asarray(azimuths, dtype=np.float64))
+        problem = coherent_problem(config, echo, sines.size)
+        if problem:
+            raise ConfigurationError(problem)
+        self.model, self.config, self.pattern = model, config, pattern
+        self._grid = sample_grid(config, echo)
+        self.array = array if array is not None else fan_array(config, echo.beam_width)
+        width = echo.beam_width
+        if array is None:
+            width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(self.array)))
+        if array is None and config.array_elements and width > 1.1 * echo.beam_width:
+            raise ConfigurationError(
+                f'array_elements: {self.array.elements} elements at {self.array.spacing:g} '
+                f"wavelengths form {math.degrees(width):.3g} deg beams, wider than the beams' "
+                f'{math.degrees(echo.beam_width):.3g} deg (beam_width): the array is too short '
+                'for its beams'
+            )
+        span = float(sines.max() - sines.min())
+        if span >= 1.0 / self.array.spacing:
+            raise ConfigurationError(
+                f'array_spacing: {self.array.spacing:g} wavelengths puts a grating lobe inside '
+                f'the fan (needs < {1.0 / span:.3g})'
+            )
+        self.density = formed_density(config, echo, width)
+        pulse = config.transmitted
+        noise = 0.0
+        if config.noise:
+            # The sonar equation's noise over the band, per element before the array's gain.
+            power = noise_intensity(config.receiver_noise, echo.source_level, pulse.bandwidth)
+            noise = power / pulse.effective_bandwidth / self.array.noise_gain()
+        grid = self._grid
+        setup = BeamSetup(
+            self.array,
+            sines,
+            pulse,
+            echo.speed_of_sound,
+            grid.start,
+            grid.interval,
+            grid.count,
+            grid.per_bin,
+            noise_density=noise,
+        )
+        self.former = BeamFormer(setup)
+        self._noise_power = self.former.noise_per_sample() * grid.per_bin
+        self.rng = np.random.default_rng(echo.seed)
+        self._absorption = echo.effective_absorption
+
+    def farthest(self) -> float:
+        """The farthest range an echo reaches the samples from, m: the window and the pulse."""
+        echo = self.model.config
+        return echo.max_range + self.config.pulse_duration * echo.speed_of_sound
+
+    def main_lobe_sine(self) -> float:
+        """Half the main lobe's width to its first null, in sine.
+
+        ``1 / (N d)`` unshaded, ``2 / (N d)`` shaded (Hann, Hamming): how far past the outer
+        beams the cast must reach for every beam to hear its whole main lobe.
+        """
+        array = self.array
+        nulls = 1.0 if array.shading is Shading.NONE else 2.0
+        return nulls / (array.elements * array.spacing)
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """The baseband's sample grid."""
+        return self._grid
+
+    @property
+    def noise_power(self) -> float:
+        """The mean noise power per bin of a beam, linear (0: none)."""
+        return self._noise_power
+
+    def echoes(self, lit: LitSurfaces | tuple[LitSurfaces, ...]) -> CoherentPing:
+        """The formed beams of the scatterers on the lit surfaces.
+
+        A tuple: sonars of the same beams at their own poses (an array of single beams),
+        their beams one after the other.
+        """
+        if isinstance(lit, tuple):
+            patterns = self.pattern if isinstance(self.pattern, tuple) else None
+            heard: dict[int, LitEchoes] = {}  # one lit surface heard by several: made once
+            pings = [
+                self._formed(one, heard, None if patterns is None else patterns[k])
+                for k, one in enumerate(lit)
+            ]
+            return CoherentPing(
+                np.concatenate([p.intensity for p in pings]),
+                np.concatenate([p.baseband for p in pings]),
+                self._grid,
+            )
+        return self._formed(lit, {}, None)
+
+    def _formed(
+        self, lit: LitSurfaces, heard: dict[int, LitEchoes], pattern: Pattern | None
+    ) -> CoherentPing:
+        """The beams of one sonar's lit surfaces, with ``pattern`` (or the engine's)."""
+        if id(lit) not in heard:
+            seed = self.config.scatterer_seed
+            heard[id(lit)] = lit_echoes(lit, self.density, seed, self._absorption)
+        echoes = heard[id(lit)]
+        if pattern is None:
+            assert not isinstance(self.pattern, tuple)
+            pattern = self.pattern
+        weight = pattern(echoes.positions)
+        keep = np.flatnonzero(weight > 0.0)
+        amplitude = echoes.amplitudes[keep] * np.sqrt(weight[keep])
+        echo = self.model.config
+        formed = form_beams(
+            self.former, echoes.positions[keep], amplitude, echo.wavelength, rng=self.rng
+        )
+        return CoherentPing(formed.intensity, formed.baseband, self._grid)
+
+    def ping(
+        self, lit: LitSurfaces | tuple[LitSurfaces, ...], binned: Callable[[], Echoes]
+    ) -> EchoRecord:
+        """The record of one ping: the formed beams, the law binned when read."""
+        coherent = self.echoes(lit)
+        return EchoRecord(
+            coherent.intensity, self.model.bin_edges, binned, coherent, self._noise_power
+        )

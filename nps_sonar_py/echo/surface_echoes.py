@@ -1,0 +1,239 @@
+"""The echoes of the fixed scatterers on the surfaces a ping's cast lit.
+
+The rays of a coherent fan only find surfaces: which triangles are lit, where, and their
+reflectivity. Each triangle holds its fixed scatterers at the density ``rho``, keyed by the
+triangle's id and the seed, the same from ping to ping and pose to pose:
+
+* a triangle of up to ``PATCH_SCATTERERS`` of them holds them all
+  (``fixed_scatterers.surface_scatterers``): spread evenly over it; it is lit when a ray
+  hits it or a hit on its entity lies within the rays' spacing there (small objects keep
+  their unhit triangles' scatterers);
+* a larger one (a flat box's face) is tiled, in its own plane from its first corner, by
+  square patches of ``PATCH_SCATTERERS`` scatterers each, every patch keyed by the
+  triangle, its column and row, so that only the patches about the triangle's lit part are
+  made (those within the rays' spacing of its hits), clipped to the triangle.
+
+Which of them the sonar hears: those in front of what its rays hit (:attr:`LitSurfaces.visible`,
+the cast as a depth map: occlusion and shadows).
+
+A scatterer stands for the area ``A = 1 / rho``; its mean echo is the incoherent law's for
+that area (``model.py``): a ray's ``mu cos(alpha) dOmega / r**2`` with the solid angle
+``dOmega = A cos(alpha) / r**2`` the area subtends, so
+
+    I = mu cos(alpha)**2 A / r**4 exp(-2 a r),
+
+times the sonar's own pattern at the scatterer. Its amplitude is ``xi sqrt(I)``, ``xi`` its
+fixed unit complex Gaussian; the carrier phase of its true path and the receive array are the
+beam former's (``formed_beams.form_beams``; ``docs/beamforming.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.spatial import cKDTree
+
+from nps_sonar_py.echo.fixed_scatterers import Scatterers, surface_scatterers
+
+__all__ = ['PATCH_SCATTERERS', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
+
+#: Scatterers of a patch of a large triangle; a triangle with more is tiled by patches.
+PATCH_SCATTERERS = 256
+#: Most patches about the hits on one triangle in a ping, over 64.
+_MAX_PATCHES = 1 << 20
+#: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
+_DB_TO_NEPER = math.log(10.0) / 10.0
+#: Mixes a patch's (triangle, column, row) into a key no triangle id is likely to share.
+_PATCH_SALT = np.uint64(0xD6E8FEB86659FD93)
+
+
+@dataclass(frozen=True, eq=False)
+class LitSurfaces:
+    """What a ping's cast lit, for the surfaces' fixed scatterers.
+
+    Attributes:
+        ids: (n,) int64 triangle id each ray hit (``scene.hits.HitTriangles``), -1 for none.
+        reflectivity: (n,) each ray's Lambert coefficient (NaN for none).
+        points: (n, 3) each ray's hit in the world, m (anything for none).
+        spacing: (n,) the distance to the neighbouring rays' hits on the surface, m.
+        corners: the (k, 3, 3) world corners of triangles ``ids`` now.
+        siblings: every triangle id of the entities that own triangles ``ids``.
+        world_from_sensor: (4, 4) the sensor's pose; its body frame x ahead, y along the
+            receive array.
+        visible: which of (m, 3) points in the sensor's frame its rays see (none nearer).
+    """
+
+    ids: NDArray[np.int64]
+    reflectivity: NDArray[np.float64]
+    points: NDArray[np.float64]
+    spacing: NDArray[np.float64]
+    corners: Callable[[NDArray[np.int64]], NDArray[np.float64]]
+    siblings: Callable[[NDArray[np.int64]], NDArray[np.int64]]
+    world_from_sensor: NDArray[np.float64]
+    visible: Callable[[NDArray[np.float64]], NDArray[np.bool_]]
+
+
+@dataclass(frozen=True, eq=False)
+class LitEchoes:
+    """The heard scatterers in the sensor's frame: ``positions`` (m, 3) m, ``amplitudes`` (m,)."""
+
+    positions: NDArray[np.float64]
+    amplitudes: NDArray[np.complex128]
+
+
+def _patches(
+    corners: NDArray[np.float64],
+    tri_id: int,
+    points: NDArray[np.float64],
+    widen: NDArray[np.float64],
+    density: float,
+    seed: int,
+) -> Scatterers:
+    """The scatterers of the patches of one large triangle about its lit ``points``.
+
+    The patches: squares of edge ``q`` (``q**2 rho = PATCH_SCATTERERS``) in the triangle's
+    plane, axes along its first edge and across it from its first corner; each square's two
+    triangles keyed by (triangle, column, row, half). Those within each point's ``widen``
+    (m, a square about it) of the ``points``, clipped to the triangle.
+    """
+    q = math.sqrt(PATCH_SCATTERERS / density)
+    origin, e1, e2 = corners[0], corners[1] - corners[0], corners[2] - corners[0]
+    u = e1 / np.linalg.norm(e1)
+    w = e2 - (e2 @ u) * u
+    w /= np.linalg.norm(w)
+    cell = np.floor((points - origin) @ np.stack([u, w], axis=1) / q).astype(np.int64)
+    reach = np.ceil(widen / q).astype(np.int64)  # patches about each point, each way
+    if np.sum((2 * reach + 1) ** 2) > 64 * _MAX_PATCHES:
+        raise ValueError(
+            f'scatterer_density: {density:g} per m2 needs too many patches of '
+            f'{PATCH_SCATTERERS} scatterers on one lit surface; a lower density'
+        )
+    near = []
+    for k in np.unique(reach):  # a few reaches: the points grouped by theirs
+        steps = np.arange(-k, k + 1)
+        square = np.stack(np.meshgrid(steps, steps, indexing='ij'), axis=-1).reshape(-1, 2)
+        near.append((cell[reach == k][:, None, :] + square[None, :, :]).reshape(-1, 2))
+    cells = np.unique(np.concatenate(near), axis=0)
+    i, j = cells[:, 0], cells[:, 1]
+    base = origin + (i[:, None] * q) * u + (j[:, None] * q) * w  # each patch's corner
+    a, b, c = base + q * u, base + q * u + q * w, base + q * w
+    squares = np.stack([np.stack([base, a, b], 1), np.stack([base, b, c], 1)], 1).reshape(-1, 3, 3)
+    with np.errstate(over='ignore'):
+        key = (np.uint64(tri_id) * _PATCH_SALT) ^ (
+            (i.astype(np.uint64) << np.uint64(32)) + (j.astype(np.uint64) & np.uint64(0xFFFFFFFF))
+        )
+        keys = np.stack([key, key ^ np.uint64(1)], 1).ravel().view(np.int64)
+    field = surface_scatterers(squares, density, seed, ids=keys)
+    # Inside the triangle: barycentric coordinates of each point in its plane.
+    gram = np.array([[e1 @ e1, e1 @ e2], [e1 @ e2, e2 @ e2]])
+    ab = np.linalg.solve(gram, ((field.positions - origin) @ np.stack([e1, e2], 1)).T).T
+    inside = (ab[:, 0] >= 0.0) & (ab[:, 1] >= 0.0) & (ab.sum(axis=1) <= 1.0)
+    owner = np.full(int(inside.sum()), tri_id, dtype=np.int64)
+    return Scatterers(field.positions[inside], field.amplitudes[inside], owner, field.area)
+
+
+def _scatterers(
+    lit: LitSurfaces, density: float, seed: int
+) -> tuple[Scatterers, NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The scatterers of the lit triangles, the triangles' ids, corners and reflectivity."""
+    hit = np.flatnonzero(lit.ids >= 0)
+    order = hit[np.argsort(lit.ids[hit], kind='stable')]
+    ids, first, counts = np.unique(lit.ids[order], return_index=True, return_counts=True)
+    mu = np.asarray(lit.reflectivity, dtype=np.float64)[order[first]]
+    corners = lit.corners(ids)
+    area = _areas(corners)
+    large = area * density > PATCH_SCATTERERS
+    near, near_corners, near_mu = _near_triangles(lit, hit, ids, density)
+    parts = [
+        surface_scatterers(
+            np.concatenate([corners[~large], near_corners]),
+            density,
+            seed,
+            ids=np.concatenate([ids[~large], near]),
+        )
+    ]
+    for k in np.flatnonzero(large):  # few: the large faces of boxes and planes
+        rows = order[first[k] : first[k] + counts[k]]
+        parts.append(
+            _patches(corners[k], int(ids[k]), lit.points[rows], lit.spacing[rows], density, seed)
+        )
+    field = Scatterers(
+        np.concatenate([p.positions for p in parts]),
+        np.concatenate([p.amplitudes for p in parts]),
+        np.concatenate([p.triangles for p in parts]),
+        1.0 / density,
+    )
+    every = np.concatenate([ids, near])
+    order = np.argsort(every, kind='stable')
+    return (
+        field,
+        every[order],
+        np.concatenate([corners, near_corners])[order],
+        np.concatenate([mu, near_mu])[order],
+    )
+
+
+def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(k,) the areas of triangles ``corners`` (k, 3, 3)."""
+    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    area: NDArray[np.float64] = 0.5 * np.linalg.norm(cross, axis=1)
+    return area
+
+
+def _near_triangles(
+    lit: LitSurfaces, hit: NDArray[np.intp], ids: NDArray[np.int64], density: float
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The small triangles no ray hit within the rays' spacing of a hit on their entity.
+
+    Their ids, corners and reflectivity (the nearest hit's): a small object tessellated finer
+    than the rays land apart keeps all its lit scatterers, not only its hit triangles'.
+    """
+    others = np.setdiff1d(lit.siblings(ids), ids, assume_unique=False)
+    empty = (np.zeros(0, np.int64), np.zeros((0, 3, 3)), np.zeros(0))
+    if others.size == 0:
+        return empty
+    corners = lit.corners(others)
+    small = _areas(corners) * density <= PATCH_SCATTERERS
+    others, corners = others[small], corners[small]
+    centre = corners.mean(axis=1)
+    radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
+    spacing = lit.spacing[hit]
+    reach = float(spacing.max(initial=0.0) + radius.max(initial=0.0))  # none is farther
+    distance, nearest = cKDTree(lit.points[hit]).query(centre, distance_upper_bound=reach)
+    near = np.isfinite(distance)
+    near[near] = distance[near] <= spacing[nearest[near]] + radius[near]
+    mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest[near]]
+    return others[near], corners[near], mu
+
+
+def lit_echoes(
+    lit: LitSurfaces, density: float, seed: int, absorption_db_per_m: float
+) -> LitEchoes:
+    """The heard scatterers of the lit surfaces and their amplitudes ``xi sqrt(I)``.
+
+    Args:
+        lit: what the cast lit and the sensor's pose.
+        density: scatterers per m2.
+        seed: the scatterers' realisation.
+        absorption_db_per_m: one-way absorption, dB/m.
+    """
+    if not np.any(lit.ids >= 0):
+        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128))
+    field, ids, corners, mu = _scatterers(lit, density, seed)
+    pose = lit.world_from_sensor
+    body = (field.positions - pose[:3, 3]) @ pose[:3, :3]  # R^T (p - o), row by row
+    seen = np.flatnonzero(lit.visible(body))
+    body = body[seen]
+    owner = np.searchsorted(ids, field.triangles[seen])
+    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]) @ pose[:3, :3]
+    with np.errstate(invalid='ignore', divide='ignore'):
+        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    r = np.linalg.norm(body, axis=1)
+    cos_incidence = np.abs(np.einsum('ij,ij->i', body, normal[owner])) / r
+    intensity = mu[owner] * cos_incidence**2 * field.area / r**4
+    intensity *= np.exp(-2.0 * absorption_db_per_m * _DB_TO_NEPER * r)
+    return LitEchoes(body, field.amplitudes[seen] * np.sqrt(intensity))
