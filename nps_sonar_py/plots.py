@@ -347,7 +347,7 @@ def readable_waterfall(pixels: ArrayLike) -> NDArray[Any]:
     return np.repeat(means.astype(values.dtype), repeat, axis=0)
 
 
-#: Shadow in the mask pictures (RGB 0..1); the classes take the tab10 colours from the third.
+#: Shadow in the mask pictures (RGB 0..1); the classes take :func:`_class_colour`.
 _SHADOW_COLOUR = (0.1, 0.25, 0.9)
 _SEABED_GREY = 0.55
 
