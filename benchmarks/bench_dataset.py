@@ -1,9 +1,12 @@
 """Samples per second of ``sonar_dataset``'s two presets at 1 and 2 workers, in one run (issue 28).
 
-The specs are the shipped demos, ``config/datasets/fls_demo.yaml`` (a 128-beam fan, 192 bins,
-98,304 rays a ping, and its Cartesian image) and ``config/datasets/sidescan_demo.yaml`` (a
-256-ping waterfall block of 2 x 400 bins, ground range). Each sample also casts its noise-free
-pings of the seabed alone for the shadow mask. For each preset it times:
+The specs are the shipped demos, ``config/datasets/fls_demo.yaml`` (a fan of 96 to 160 beams
+and 160 to 224 range bins, both drawn per sample with the frequency and the display window, cast
+with 98,304 rays a ping whatever the beams, and its Cartesian image) and
+``config/datasets/sidescan_demo.yaml`` (a 256-ping waterfall block of 2 x 400 bins, ground
+range, its frequency and display window drawn per sample). Each sample also casts its
+noise-free pings of the seabed alone for the shadow mask. The samples are the same in every
+configuration, so the draws change the rates of a run but not its comparison. For each preset it times:
 
 * ``1 worker``: the samples made in this process, one after another (``--workers 1``: no Ray);
 * ``2 workers``: the same samples on a local Ray of 2 CPUs (``--workers 2``), started once for

@@ -347,28 +347,37 @@ def readable_waterfall(pixels: ArrayLike) -> NDArray[Any]:
     return np.repeat(means.astype(values.dtype), repeat, axis=0)
 
 
-#: Shadow in the mask pictures (RGB 0..1); the classes take the tab10 colours from the third.
+#: Shadow in the mask pictures (RGB 0..1); the classes take :func:`_class_colour`.
 _SHADOW_COLOUR = (0.1, 0.25, 0.9)
 _SEABED_GREY = 0.55
 
 
-def _palette() -> list[tuple[float, float, float]]:
-    """The ten colours of matplotlib's ``tab10``, RGB 0..1."""
-    colours = matplotlib.colormaps['tab10'](np.arange(10))
-    return [(float(r), float(g), float(b)) for r, g, b, _ in colours]
+#: ``tab10``'s hues other than its blue (the shadow's) and its grey (the seabed's).
+_CLASS_HUES = (1, 2, 3, 4, 5, 6, 8, 9)
+#: Legend entries a row at most (a dataset's classes and the shadow).
+_LEGEND_COLUMNS = 10
+
+
+def _class_colour(k: int) -> tuple[float, float, float]:
+    """Class ``k``'s colour, RGB 0..1, distinct for 16 classes and from shadow and seabed.
+
+    ``tab20``'s dark shades of :data:`_CLASS_HUES`, then their light shades.
+    """
+    hue, shade = _CLASS_HUES[k % len(_CLASS_HUES)], k // len(_CLASS_HUES) % 2
+    r, g, b, _ = matplotlib.colormaps['tab20'](2 * hue + shade)
+    return float(r), float(g), float(b)
 
 
 def _mask_picture(
     display: NDArray[Any], semantic: NDArray[Any], shadow: NDArray[Any]
 ) -> NDArray[np.float64]:
     """RGB of the masks: nothing black, seabed grey, shadow blue, class ``k`` its colour."""
-    palette = _palette()
     rgb = np.zeros((*np.shape(display), 3))
     rgb[semantic == 1] = _SEABED_GREY
     rgb[np.asarray(shadow) > 0] = _SHADOW_COLOUR
     for value in np.unique(semantic):
         if value >= 2:
-            rgb[semantic == value] = palette[(int(value) - 2 + 1) % len(palette)]
+            rgb[semantic == value] = _class_colour(int(value) - 2)
     return rgb
 
 
@@ -389,7 +398,6 @@ def draw_labelled(
     from matplotlib.lines import Line2D
     from matplotlib.patches import Polygon, Rectangle
 
-    palette = _palette()
     with matplotlib.style.context('default'):
         height, image_width = np.shape(samples[0]['display'])
         row_height = width / 2 * height / image_width + 0.5
@@ -406,7 +414,7 @@ def draw_labelled(
             )
             row[1].set_title('semantic and shadow masks, boxes', fontsize=9)
             for box in sample['boxes']:
-                colour = palette[box['category_id'] % len(palette)]  # COCO's id, 1 + class
+                colour = _class_colour(box['category_id'] - 1)  # COCO's id, 1 + class
                 x, y, w, h = box['bbox']
                 row[1].add_patch(
                     Rectangle(
@@ -422,13 +430,13 @@ def draw_labelled(
                 ax.set_yticks([])
         handles = [Line2D([], [], color=_SHADOW_COLOUR, linewidth=6, label='shadow')]
         handles += [
-            Line2D([], [], color=palette[(k + 1) % len(palette)], linewidth=6, label=name)
+            Line2D([], [], color=_class_colour(k), linewidth=6, label=name)
             for k, name in enumerate(classes)
         ]
         figure.legend(
             handles=handles,
             loc='outside lower center',
-            ncols=len(handles),
+            ncols=math.ceil(len(handles) / math.ceil(len(handles) / _LEGEND_COLUMNS)),
             fontsize=9,
             frameon=False,
         )

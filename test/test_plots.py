@@ -445,6 +445,44 @@ def test_labelled_samples_show_the_masks_and_the_boxes_where_they_are(tmp_path: 
     assert np.allclose(pixel(figure, figure.axes[0], 30, 30), 128 / 255, atol=0.02)
 
 
+def test_the_demo_classes_have_distinct_colours_and_a_legend_that_fits(tmp_path: Path) -> None:
+    classes = (  # the fan demo's
+        'box', 'pipe', 'mine', 'moored_mine', 'tyre', 'wreck', 'drum', 'chain', 'crab_trap',
+        'propeller', 'effigy', 'debris',
+    )  # fmt: skip
+    semantic = np.ones((40, 12 * 6), dtype=np.uint8)
+    for k in range(12):
+        semantic[10:30, 6 * k : 6 * k + 6] = 2 + k  # a stripe of each class
+    shadow = np.zeros_like(semantic)
+    shadow[:5] = 1
+    sample = {
+        'display': np.full(semantic.shape, 128, dtype=np.uint8),
+        'semantic': semantic,
+        'shadow': shadow,
+        'boxes': [],
+        'title': 'thirteen',
+    }
+    figure = plots.draw_labelled(tmp_path / 'classes.png', [sample], classes)
+    masks = figure.axes[1]
+    drawn = [pixel(figure, masks, 6 * k + 2.5, 20) for k in range(12)]
+    drawn += [pixel(figure, masks, 30, 2), pixel(figure, masks, 30, 35)]  # shadow, seabed
+    gaps = [np.abs(a - b).max() for i, a in enumerate(drawn) for b in drawn[i + 1 :]]
+    assert min(gaps) > 0.1  # every class its own colour, none the shadow's or the seabed's
+    # Negative control: tab10 after its blue, as before: box and effigy one colour, propeller
+    # the shadow's blue.
+    old = [mpl.colormaps['tab10']((k + 1) % 10)[:3] for k in range(12)]
+    assert old[0] == old[10] and old[9] == mpl.colormaps['tab10'](0)[:3]
+    legend = figure.legends[0]
+    inside = figure.bbox.x0, figure.bbox.x1
+    extent = legend.get_window_extent()
+    assert inside[0] <= extent.x0 and extent.x1 <= inside[1]
+    # Negative control: the 13 entries in one row are wider than the picture.
+    handles = legend.legend_handles
+    one_row = figure.legend(handles=handles, ncols=len(handles), fontsize=9, frameon=False)
+    figure.draw_without_rendering()
+    assert one_row.get_window_extent().width > figure.bbox.width
+
+
 def test_a_long_thin_waterfall_is_drawn_readable(tmp_path: Path) -> None:
     """200 pings of 2 x 2000 samples: 1000 columns, each the mean of 4, rows drawn 3 high."""
     rng = np.random.default_rng(7)

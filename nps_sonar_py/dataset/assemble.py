@@ -9,7 +9,8 @@ The same bytes however the samples ran.
   ``semantic_id`` ``2 + k``) and every box (ids in sample order), with its object's
   ``occluded``, ``range``, ``bearing`` and ``pose`` (:data:`VIEW_KEYS`).
 * ``yolo.yaml``: the YOLO class names (class ``k`` is category ``1 + k``) and the splits,
-  ``train.txt``, ``val.txt``, ``test.txt``: the made samples' images by index (:func:`split`),
+  ``train.txt``, ``val.txt``, ``test.txt``: the made samples' images by index, or by sequence
+  when the spec has ``sequence`` (:func:`split`),
   as Ultralytics reads them (no ``path``: the YAML's folder is the dataset's root).
   ``yolo_obb.yaml`` the same for the oriented boxes, its splits in ``obb/`` listing
   ``obb/images`` (a link to ``images``) so that Ultralytics finds ``obb/labels``.
@@ -157,9 +158,7 @@ def _card(
         'conventions: nps_sonar `docs/datasets.md`; every drawn value of a sample is its row '
         'of `manifest.parquet`.',
         '',
-        'Splits by index (`train.txt`, `val.txt`, `test.txt`, named by `yolo.yaml`; the same '
-        'in `obb/`, named by `yolo_obb.yaml`): of every ten samples, eight train, the ninth '
-        'val, the tenth test; failed samples in none.',
+        _split_line(spec.sequence.length),
         '',
         '## Classes',
         '',
@@ -213,12 +212,33 @@ def _card(
 SPLITS = ('train', 'val', 'test')
 
 
-def split(index: int) -> str:
-    """The split of sample ``index``: of every ten, eight train, the ninth val, the tenth test.
+def split(index: int, length: int = 1) -> str:
+    """The split of sample ``index`` in sequences of ``length`` pings (1: no sequences).
 
-    By index alone, so a sample keeps its split whatever else is made, resumed or added.
+    Of every ten sequences, eight train, the ninth val, the tenth test; every ping of a
+    sequence in its sequence's split, so that no scene is both trained on and tested (with
+    ``length`` 1: of every ten samples). By index alone, so a sample keeps its split whatever
+    else is made, resumed or added.
     """
-    return SPLITS[max(0, index % 10 - 7)]
+    return SPLITS[max(0, index // length % 10 - 7)]
+
+
+def _split_line(length: int) -> str:
+    """The card's paragraph on the splits (:func:`split`) for sequences of ``length`` pings."""
+    lists = (
+        '(`train.txt`, `val.txt`, `test.txt`, named by `yolo.yaml`; the same in `obb/`, named '
+        'by `yolo_obb.yaml`)'
+    )
+    if length == 1:
+        return (
+            f'Splits by index {lists}: of every ten samples, eight train, the ninth val, the '
+            'tenth test; failed samples in none.'
+        )
+    return (
+        f'Splits by sequence {lists}: of every ten sequences (of {length} pings: sample `i` is '
+        f'of sequence `i div {length}`), eight train, the ninth val, the tenth test; all the '
+        'pings of a sequence in one split, so no scene is in two; failed samples in none.'
+    )
 
 
 def _yolo_files(spec: Spec, records: list[dict[str, Any]]) -> dict[str, bytes]:
@@ -226,7 +246,7 @@ def _yolo_files(spec: Spec, records: list[dict[str, Any]]) -> dict[str, bytes]:
     lists: dict[str, list[str]] = {name: [] for name in SPLITS}
     for index, record in enumerate(records):
         if record['status'] == 'ok':
-            lists[split(index)].append(f'./images/{record["id"]}.png\n')
+            lists[split(index, spec.sequence.length)].append(f'./images/{record["id"]}.png\n')
     names = 'names:\n' + ''.join(
         f'  {k}: {json.dumps(name)}\n' for k, name in enumerate(spec.classes)
     )

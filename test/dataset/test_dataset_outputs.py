@@ -328,17 +328,36 @@ def test_the_card_sums_up_drawn_values_in_a_line_each_whatever_the_count() -> No
     assert max(len(line) for line in card.splitlines()) < 400
 
 
+def _split_lists(spec_text: str, count: int, failed: int) -> dict[str, bytes]:
+    """The dataset-wide files of ``count`` made samples (sample ``failed`` failed)."""
+    spec = parse_spec(spec_text)
+    rows = [draw_row(spec, i) for i in range(count)]
+    records: list[dict[str, Any]] = [
+        {'id': row['id'], 'status': 'ok', 'annotations': [], 'width': 8, 'height': 8}
+        for row in rows
+    ]
+    records[failed] = {'id': rows[failed]['id'], 'status': 'failed', 'error': 'a test'}
+    return dataset_files(spec, rows, records)
+
+
+def _splits_of_sequences(manifest: bytes, listed: dict[str, list[str]]) -> dict[int, set[str]]:
+    """Each sequence's splits, from the manifest's own ``sequence`` column and the lists."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(io.BytesIO(manifest)).to_pydict()
+    sequence_of = dict(zip(table['id'], table['sequence'], strict=True))
+    splits: dict[int, set[str]] = {}
+    for name, lines in listed.items():
+        for line in lines:
+            splits.setdefault(sequence_of[Path(line).stem], set()).add(name)
+    return splits
+
+
 def test_the_yolo_splits_list_made_samples_by_index_as_ultralytics_reads_them(
     tmp_path: Path,
 ) -> None:
     spec = parse_spec(FLS_SPEC)
-    rows = [draw_row(spec, i) for i in range(25)]
-    records = [
-        {'id': row['id'], 'status': 'ok', 'annotations': [], 'width': 8, 'height': 8}
-        for row in rows
-    ]
-    records[18] = {'id': rows[18]['id'], 'status': 'failed', 'error': 'a test'}
-    files = dataset_files(spec, rows, records)
+    files = _split_lists(FLS_SPEC, 25, 18)
     yolo = yaml.safe_load(files['yolo.yaml'])
     assert 'path' not in yolo  # Ultralytics then takes the YAML's folder as the root
     assert {k: yolo[k] for k in ('train', 'val', 'test')} == {
@@ -365,6 +384,36 @@ def test_the_yolo_splits_list_made_samples_by_index_as_ultralytics_reads_them(
         label = Path(str(image).replace('/images/', '/labels/')).with_suffix('.txt')
         assert image.parent == root / 'images'
         assert label == root / 'labels' / f'{image.stem}.txt'
+
+
+def test_the_splits_keep_each_sequence_whole() -> None:
+    length, count = 3, 75  # 25 sequences: 0-7 and 10-17 train, 8 and 18 val, 9 and 19 test
+    files = _split_lists(FLS_SPEC + f'sequence: {{length: {length}, step: 0.5}}\n', count, 40)
+    names = ('train', 'val', 'test')
+    listed = {name: files[f'{name}.txt'].decode().splitlines() for name in names}
+    assert listed == {name: files[f'obb/{name}.txt'].decode().splitlines() for name in names}
+    splits = _splits_of_sequences(files['manifest.parquet'], listed)
+    assert sorted(splits) == list(range(25))  # every sequence listed
+    assert all(len(found) == 1 for found in splits.values()), splits
+    assert {n for n, found in splits.items() if found == {'val'}} == {8, 18}
+    assert {n for n, found in splits.items() if found == {'test'}} == {9, 19}
+    assert sum(map(len, listed.values())) == count - 1  # the failed sample is in none
+    assert '000040' not in ''.join(listed['train'])
+    assert 'Splits by sequence' in files['README.md'].decode()
+    # Negative control: the index rule (of every ten samples) splits sequences across lists.
+    by_index: dict[str, list[str]] = {name: [] for name in names}
+    for i in range(count):
+        by_index[names[max(0, i % 10 - 7)]].append(f'./images/{i:06d}.png')
+    mixed = _splits_of_sequences(files['manifest.parquet'], by_index)
+    assert any(len(found) > 1 for found in mixed.values())
+
+
+def test_a_sequence_of_one_ping_splits_as_no_sequence() -> None:
+    plain = _split_lists(FLS_SPEC, 25, 18)
+    single = _split_lists(FLS_SPEC + 'sequence: {length: 1}\n', 25, 18)
+    for name in ('train.txt', 'val.txt', 'test.txt', 'obb/train.txt', 'yolo.yaml'):
+        assert single[name] == plain[name]
+    assert 'Splits by index' in plain['README.md'].decode()
 
 
 def test_each_object_says_whether_it_is_seen_and_where_it_is(
