@@ -114,9 +114,10 @@ def test_a_side_scan_touching_the_tank_echoes_no_nan(xyz: tuple[float, float, fl
 
     Every ray then starts on the surface it hits: range 0, where the far-field law
     ``1 / r**2`` diverges; with 40 bins (1.24 m, wider than the window's 0.5 m start) a
-    return at 0 is within a bin of the window and enters the binning. The fan hears nothing, and every bin of the echo and of the XTF
-    display chain after it is finite (a NaN in bin 0, or in every bin once a ray cell or a
-    ramp shared it, then spread along the whole displayed line). Negative control: the
+    return at 0 is within a bin of the window and enters the binning. The fan hears
+    nothing, and every bin of the echo and of the XTF display chain after it is finite (a
+    NaN in bin 0, or in every bin once a ray cell or a ramp shared it, then spread along
+    the whole displayed line). Negative control: the
     scene does give zero-range hits at this pose, where the unguarded law is not finite.
     """
     world = load_world(reference_world_file())
