@@ -1,8 +1,9 @@
 """The side-scan as a device: built from settings, its Ranger view, readings and refusals.
 
 A flat seabed z = 0 under the sensor at altitude H, level, x forward: each fan reaches from
-depression ``top = min(tilt + vertical_width / 2, pi / 2)`` outwards, so no echo comes before
-slant range ``H / sin(top)`` (issue 19). A ping waits for the echo from ``max_range``: at most
+depression ``top`` outwards, ``pi / 2`` cast to nadir (``sidescan_cast_to_nadir``, the
+default), else ``min(tilt + vertical_width / 2, pi / 2)``, so no echo comes before slant range
+``H / sin(top)`` (issue 19, issue 34). A ping waits for the echo from ``max_range``: at most
 ``c / (2 max_range)`` pings per second.
 """
 
@@ -81,16 +82,20 @@ def test_the_setup_makes_a_side_scan_with_two_fixed_beams() -> None:
     assert config.range_resolution == pytest.approx((MAX_RANGE - 0.5) / BINS)
 
 
-def test_a_ping_over_a_flat_seabed_starts_at_the_steepest_ray(tmp_path: Path) -> None:
+@pytest.mark.parametrize('nadir', [True, False], ids=['cast-to-nadir', 'cut-at-the-edge'])
+def test_a_ping_over_a_flat_seabed_starts_at_the_steepest_ray(tmp_path: Path, nadir: bool) -> None:
     caster = Raycaster(load_world(seabed(tmp_path)))
-    rig = Rig(robot(), setup(), caster, transform_from_xyz_rpy((3.0, -2.0, H), (0.0, 0.0, 0.0)))
+    pose = transform_from_xyz_rpy((3.0, -2.0, H), (0.0, 0.0, 0.0))
+    rig = Rig(robot(), setup(sidescan_cast_to_nadir=nadir), caster, pose)
     reading = rig.read()
     assert isinstance(reading, SidescanReading)
     np.testing.assert_allclose(reading.position, (3.0, -2.0, H))
     ping = reading.ping
     assert ping.profiles.shape == (2, BINS)
     s = SidescanSettings()
-    first = H / math.sin(min(s.sidescan_tilt + s.sidescan_vertical_beam_width / 2, math.pi / 2))
+    assert s.sidescan_cast_to_nadir  # the default
+    edge = s.sidescan_tilt + s.sidescan_vertical_beam_width / 2
+    first = H / math.sin(math.pi / 2 if nadir else min(edge, math.pi / 2))
     edges = ping.bin_edges
     for channel in ping.profiles:
         lit = np.flatnonzero(channel > 0.0)
