@@ -23,7 +23,6 @@ Without ``display`` no display topic is published (the negative control of the s
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +84,7 @@ def record(
 
 def test_the_side_scan_line_and_its_xtf(tmp_path: Path, probe: Probe) -> None:
     from sensor_msgs.msg import Image
-    from test_sidescan_node import MAX_RANGE, TILT, VERTICAL, H, parameters, world
+    from test_sidescan_node import MAX_RANGE, H, parameters, world
 
     from nps_sonar_py.formats.xtf import read_sidescan
 
