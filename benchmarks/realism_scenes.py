@@ -104,15 +104,10 @@ def sidescan_world(track: float, wreck_at: float) -> World:
 def sidescan_beam() -> SidescanConfig:
     """The simulated side-scan's fans: 0.5 degrees along track, the package's default across.
 
-    Cast to nadir: the line array's pattern past its -3 dB edge lights the seabed under the
-    sonar, as in the record (no gap after the first return).
+    Cast to nadir, the default: the line array's pattern past its -3 dB edge lights the
+    seabed under the sonar, as in the record (no gap after the first return).
     """
-    return SidescanConfig(
-        horizontal_width=math.radians(0.5),
-        min_altitude=2.0,
-        max_altitude=12.0,
-        cast_to_nadir=True,
-    )
+    return SidescanConfig(horizontal_width=math.radians(0.5), min_altitude=2.0, max_altitude=12.0)
 
 
 def fan_beam_solid_angle(frequency: float) -> float:

@@ -541,9 +541,8 @@ class EchoModel:
             index = np.clip((r - cfg.min_range) * self._scale, 0, n_bins - 1)
             index = np.where(kept, index, 0.0).astype(np.intp)
             weight = self._factor[ray] * np.asarray(extra.gain, dtype=np.float64)
-            weight *= np.asarray(extra.reflectivity, dtype=np.float64) * cos / (r * r)
-            if self._attenuation > 0.0:
-                weight *= np.exp(-self._attenuation * r)
+            weight *= np.asarray(extra.reflectivity, dtype=np.float64) * cos
+            self._range_loss(weight, r)  # in place
         flat = np.where(kept, beam * d.stride + d.shift + index, d.dump)
         return flat, np.where(kept, weight, 0.0)
 
@@ -655,10 +654,21 @@ class EchoModel:
     def _range_loss(
         self, per_ray: NDArray[np.floating], r: NDArray[np.floating]
     ) -> NDArray[np.floating]:
-        """``per_ray / r**2 exp(-2 a r)`` in place: spreading and absorption to range ``r``."""
+        """``per_ray / r**2 exp(-2 a r)`` in place: spreading and absorption to range ``r``.
+
+        A return at zero range (``r**2`` below the smallest normal float: the ray starts on
+        the surface it hits, a sonar touching a wall or inside a body) has no echo by the
+        far-field law, which diverges there: 0, not inf (0 / 0, NaN, when its scattering is
+        0), which would poison every bin a footprint or a ramp shares it with. It stays a
+        return for the range (REP 117: nearer than ``min_range`` reads ``-inf``).
+        """
         real = r.dtype.type
         scratch = r * r
-        per_ray /= scratch
+        contact = scratch < real(np.finfo(r.dtype).tiny)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            per_ray /= scratch
+        if contact.any():
+            per_ray[contact] = real(0.0)
         if self._attenuation > 0.0:
             np.multiply(r, real(-self._attenuation), out=scratch)
             per_ray *= np.exp(scratch, out=scratch)

@@ -138,10 +138,10 @@ def _ping_bytes(record: SidescanRecord, i: int, samples: int) -> bytes:
     ping.HeaderType = int(pyxtf.XTFHeaderType.sonar)
     ping.NumChansToFollow = 2
     ping.Year, ping.Month, ping.Day, ping.JulianDay = 2026, 1, 1, 1
-    seconds = float(record.times[i])
-    ping.Hour, rest = divmod(int(seconds), 3600)
+    # Rounded to XTF's 1/100 s first, so that 1.99997 s carries into 2.00, not 1.00.
+    whole, ping.HSeconds = divmod(round(float(record.times[i]) * 100), 100)
+    ping.Hour, rest = divmod(whole, 3600)
     ping.Minute, ping.Second = divmod(rest, 60)
-    ping.HSeconds = round((seconds - int(seconds)) * 100) % 100
     ping.PingNumber = i
     ping.SoundVelocity = 750.0  # XTF: one-way, half the sound speed
     ping.SensorSpeed = float(record.speed[i]) / KNOT

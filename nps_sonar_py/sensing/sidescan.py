@@ -130,7 +130,9 @@ class SidescanConfig(Record):
             ``tilt``; ``SINC`` (default): a line array.
         cast_to_nadir: cast the across-track fan down to nadir, the rays past the pattern's
             -3 dB edge weighted by the pattern: a real transducer hears the seabed under it
-            through its pattern's skirt (``docs/sidescan.md``). Off: the fan stops at the edge.
+            through its pattern's skirt (``docs/sidescan.md``). On by default; off: the fan
+            stops at the edge and the seabed is dark from the altitude ``h`` to
+            ``h / sin(tilt + vertical_width / 2)``, a nadir gap no real side-scan shows.
         altitude: where each ping's altitude (its ground ranges) comes from
             (``sensing.altitude``): ``BOTTOM_TRACK`` (default), the median seabed level of the
             last ``bottom_track_pings`` first returns, or ``ALTIMETER``, the vertical distance
@@ -163,7 +165,7 @@ class SidescanConfig(Record):
     )
     vertical_pattern: BeamPattern = setting(BeamPattern.SINC, 'one-way pattern across track')
     cast_to_nadir: bool = setting(
-        False,
+        True,
         "cast the across-track fan down to nadir, weighted by the pattern's skirt past its "
         '-3 dB edge (off: the fan stops at the edge)',
     )

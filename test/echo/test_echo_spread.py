@@ -257,3 +257,33 @@ def test_one_model_pings_other_beam_counts_and_rays_without_stale_layout() -> No
             expected[:, k] = share * echo(r)
         np.testing.assert_allclose(echoes.intensity, expected, rtol=1e-12, atol=0.0)
         np.testing.assert_array_equal(echoes.hits, (expected > 0.0).astype(np.int64))
+
+
+@pytest.mark.parametrize('min_range', [0.0, 1.0])
+@pytest.mark.parametrize('dtype', [np.float64, np.float32])
+def test_a_return_at_zero_range_has_no_echo_and_poisons_no_bin(
+    min_range: float, dtype: type
+) -> None:
+    """A ray starting on the surface it hits (r = 0: a sonar touching a wall) adds nothing.
+
+    Beside it a wide return, 5 m about 6.3 m (ramped), and a point return at 2.5 m: the
+    profile is theirs alone, worked out by hand, finite in every bin, whatever the contact
+    ray's footprint (0, NaN or wide, the case that once spread NaN along a whole line). The
+    contact ray is still a return for the range: nearer than a window starting at 1 m reads
+    -inf (REP 117). Negative control: the far-field law at zero range is not finite, so a
+    model that applied it there would fail the finiteness check.
+    """
+    m = model(min_range=min_range, max_range=min_range + 10.0)
+    contact = [0.0, 0.0, 0.0, -0.0]
+    r = np.array([[*contact, min_range + 5.3, min_range + 1.5, np.inf, np.inf]], dtype=dtype)
+    spread = np.array([[0.0, math.nan, 5.0, 0.0, 5.0, 0.0, 0.0, 0.0]])
+    echoes = m.echoes(r, np.ones_like(r), MU, spread=spread)
+    assert np.isfinite(echoes.intensity).all()
+    expected = np.zeros(10)
+    expected[2:8] = np.array([0.2, 1.0, 1.0, 1.0, 1.0, 0.8]) / 5.0 * echo(min_range + 5.3)
+    expected[1] += echo(min_range + 1.5)
+    np.testing.assert_allclose(echoes.intensity[0], expected, rtol=1e-5, atol=0.0)
+    assert echoes.ranges[0] == (-math.inf if min_range > 0.0 else 0.0)
+    # Negative control: the far-field law, unguarded, at zero range.
+    with np.errstate(divide='ignore'):
+        assert not np.isfinite(MU * D_OMEGA / np.square(np.zeros(1, dtype=dtype)))

@@ -71,6 +71,35 @@ def test_a_synthetic_record_round_trips(tmp_path: Path) -> None:
     assert back.slant_range == 12.5
 
 
+def test_a_time_just_under_a_second_carries_into_it(tmp_path: Path) -> None:
+    """Times stored in 1/100 s: 1.99997 s is 2.00 s, 59.996 s is 1 min 0.00 s.
+
+    Negative control: the fraction rounded apart from the whole seconds (1 + round(99.997)
+    % 100 / 100) reads 1.00 s, a second early (a recorded bag's ping stamped 1.99997 s).
+    """
+    times = np.array([0.0, 0.995, 1.99997, 59.996, 3599.999])
+    record = read_sidescan(real_file(RECORD))
+    from dataclasses import replace
+
+    n = times.size
+    codes = np.zeros((n, 16), dtype=np.uint16)
+    small = replace(
+        record,
+        port=codes,
+        starboard=codes,
+        altitude=np.ones(n),
+        speed=np.ones(n),
+        depth=np.zeros(n),
+        pitch=np.zeros(n),
+        times=times,
+    )
+    write_sidescan(tmp_path / 'times.xtf', small)
+    back = read_sidescan(tmp_path / 'times.xtf')
+    np.testing.assert_allclose(back.times, times, atol=0.005)
+    apart = np.floor(times) + np.round((times - np.floor(times)) * 100) % 100 / 100
+    assert np.max(np.abs(apart - times)) > 0.5
+
+
 def test_not_an_xtf_file_is_named(tmp_path: Path) -> None:
     path = tmp_path / 'bad.xtf'
     path.write_bytes(b'\x00' * 2048)

@@ -3,7 +3,8 @@
 The sensor flies level at altitude H over a flat seabed z = 0, x forward, y to port. A box of
 height HB lies on the seabed to port, across track over ``[Y0, Y0 + WIDTH]`` and long along
 track. Closed forms (issue 19): the seabed's first echo comes at slant range
-``H / sin(top)``, ``top = min(tilt + vertical_width / 2, pi / 2)``; the box's shadow on the
+``H / sin(top)``, ``top = min(tilt + vertical_width / 2, pi / 2)`` (a uniform pattern hears
+nothing past its edge, cast to nadir or not); the box's shadow on the
 seabed spans ground range ``[Y0 + WIDTH, (Y0 + WIDTH) H / (H - HB)]``, slant range
 ``sqrt(y^2 + H^2)`` of those. So the port channel is silent over the shadow and the starboard
 channel (the bare seabed) is not.

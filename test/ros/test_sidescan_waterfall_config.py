@@ -1,7 +1,7 @@
 """The side-scan waterfall across an accepted SetConfig, over real DDS (docs/sidescan.md).
 
 The sensor hangs still at altitude H over a flat seabed, so every ping reaches the seabed
-(from slant range ``H / sin(tilt + vertical_width / 2)``, under the window's far end) and
+(from slant range ``H``, cast to nadir, under the window's far end) and
 every line has lit samples; with ``waterfall_line_spacing`` 0 each ping adds one line, so a
 waterfall message of ``n`` lines since the waterfall (re)started has exactly ``n`` rows that
 are not all 0 (32FC1, linear: an empty row is exactly 0). A SetConfig that keeps the window

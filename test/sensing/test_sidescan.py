@@ -162,7 +162,10 @@ def test_the_profile_does_not_depend_on_the_ray_count(flat: Raycaster) -> None:
 
 @pytest.mark.parametrize('h', [4.0, 12.0])
 def test_nothing_before_the_steepest_ray_reaches_the_seabed(flat: Raycaster, h: float) -> None:
-    config = SidescanConfig(tilt=math.radians(15.0), vertical_width=math.radians(40.0))
+    """A fan cut at its -3 dB edge (``cast_to_nadir`` off) misses nadir."""
+    config = SidescanConfig(
+        tilt=math.radians(15.0), vertical_width=math.radians(40.0), cast_to_nadir=False
+    )
     ping = ping_at(flat, h, config)
     first = h / math.sin(math.radians(35.0))  # misses nadir: h / sin(tilt + width / 2)
     k = math.floor(first / DR)
@@ -275,7 +278,7 @@ def test_imaging_options_apply_to_both_channels(flat: Raycaster) -> None:
     centres = 0.5 * (ping.bin_edges[:-1] + ping.bin_edges[1:])
     gain = centres**2 * 10.0 ** (0.01 * centres / 5.0)  # 20 log R + 2 alpha R
     np.testing.assert_allclose(ping.profiles, raw.profiles * gain, rtol=1e-9)
-    assert not ping.profiles[:, : math.floor(10.0 / math.sin(math.radians(45.0)) / DR)].any()
+    assert not ping.profiles[:, : math.floor(10.0 / DR)].any()  # nothing before the altitude
 
 
 def test_labels_name_the_box(boxed: Raycaster) -> None:
@@ -347,7 +350,8 @@ def test_bad_configurations_are_refused_in_one_line(
         (echo(max_range=1.5), SidescanConfig(), 'min_altitude (2 m) must be < max_range'),
         (
             echo(),
-            SidescanConfig(tilt=0.01, vertical_width=math.radians(1.0)),  # below asin(2 / 75)
+            # Cut at its edge, below asin(2 / 75); cast to nadir it would reach the seabed.
+            SidescanConfig(tilt=0.01, vertical_width=math.radians(1.0), cast_to_nadir=False),
             'never reaches the seabed',
         ),
         (echo(max_range=5000.0, fixed_absorption=1.0, n_bins=100), SidescanConfig(), 'tvg'),

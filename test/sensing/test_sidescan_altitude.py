@@ -6,7 +6,10 @@ at slant ``sqrt(2) h``, its vertical drop ``h``; with the box in the fan it is t
 drop ``h - BOX_H``. Taken as the altitude, the starboard seabed, whose first return is at
 ground range ``h`` (45 degrees), moves out to ``sqrt(2 h**2 - (h - BOX_H)**2)`` on every line
 crossing the box: a notch (issue 35 item 3). The tow crosses the box along x, a ping every
-0.2 m (2 m/s at 10 Hz).
+0.2 m (2 m/s at 10 Hz). The fans beside the box are cut at their -3 dB edge
+(``cast_to_nadir`` off), so that their steepest ray is the 45 degree one above; cast to nadir
+(the default) the nearest return is straight down, and an object under the track is the case
+that matters (``test_the_bottom_track_ignores_an_object_straight_below``).
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ NOTCHED = math.sqrt(2.0 * H * H - (H - BOX_H) ** 2)
 
 def test_the_nearest_return_alone_makes_a_notch(beside: Raycaster) -> None:
     # negative control: each ping's own first return (the altitude before issue 35)
-    altitudes, firsts = tow(beside, SidescanConfig(bottom_track_pings=1))
+    altitudes, firsts = tow(beside, SidescanConfig(bottom_track_pings=1, cast_to_nadir=False))
     crossing = np.abs(altitudes - (H - BOX_H)) < 1e-3
     assert 3 <= crossing.sum() <= 7  # the lines whose steepest port rays meet the box
     np.testing.assert_allclose(firsts[crossing], NOTCHED, atol=2 * DG)
@@ -104,7 +107,10 @@ def test_the_nearest_return_alone_makes_a_notch(beside: Raycaster) -> None:
 
 @pytest.mark.parametrize(
     'config',
-    [SidescanConfig(), SidescanConfig(altitude=AltitudeSource.ALTIMETER)],
+    [
+        SidescanConfig(cast_to_nadir=False),
+        SidescanConfig(altitude=AltitudeSource.ALTIMETER, cast_to_nadir=False),
+    ],
     ids=['bottom-track', 'altimeter'],
 )
 def test_an_object_in_the_fan_leaves_the_altitude_and_the_seabed(

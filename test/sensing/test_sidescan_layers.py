@@ -140,7 +140,9 @@ def test_the_first_return_and_the_box_are_where_the_ray_tracer_puts_them(
     profile = PROFILES[kind]
     s = sonar(profile, depth)
     ping = s.ping(caster(scene, profile, depth))
-    steepest = min(s.config.tilt + 0.5 * s.config.vertical_width, 0.5 * math.pi)
+    # the fan's steepest ray: straight down, cast to nadir (the default), else its edge
+    edge = math.inf if s.config.cast_to_nadir else s.config.tilt + 0.5 * s.config.vertical_width
+    steepest = min(edge, 0.5 * math.pi)
     first = traced_range(profile, depth, np.array([steepest]), depth + H)[0]
     lit = np.flatnonzero(ping.profiles[0])
     assert ping.labels is not None

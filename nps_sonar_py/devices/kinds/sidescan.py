@@ -111,6 +111,14 @@ class SidescanSettings(Record):
         'sidescan: one-way pattern across track, its -3 dB width sidescan_vertical_beam_width: '
         'uniform, piston, gaussian, sinc or sinc_dave',
     )
+    sidescan_cast_to_nadir: bool = same_as(
+        SidescanConfig,
+        'cast_to_nadir',
+        'sidescan: cast each fan down to nadir, the rays past its -3 dB edge weighted by the '
+        "vertical pattern's skirt (the seabed heard from the altitude on, as real side-scans "
+        'show); false: the fan stops at its edge, dark from the altitude to '
+        'altitude / sin(sidescan_tilt + sidescan_vertical_beam_width / 2)',
+    )
     sidescan_altitude: AltitudeSource = same_as(
         SidescanConfig,
         'altitude',
@@ -182,6 +190,7 @@ class SidescanSettings(Record):
             min_altitude=self.sidescan_min_altitude,
             max_altitude=self.sidescan_max_altitude,
             vertical_pattern=self.sidescan_vertical_pattern,
+            cast_to_nadir=self.sidescan_cast_to_nadir,
             altitude=self.sidescan_altitude,
             bottom_track_pings=self.sidescan_bottom_track_pings,
         )
@@ -211,6 +220,7 @@ _FAN_NAMES = {
     'min_altitude': 'sidescan_min_altitude',
     'max_altitude': 'sidescan_max_altitude',
     'vertical_pattern': 'sidescan_vertical_pattern',
+    'cast_to_nadir': 'sidescan_cast_to_nadir',
     'altitude': 'sidescan_altitude',
     'bottom_track_pings': 'sidescan_bottom_track_pings',
 }
