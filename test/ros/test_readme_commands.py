@@ -138,7 +138,7 @@ def test_the_readme_coherent_demo_draws_both_pictures(tmp_path: Path) -> None:
     words = _with(_readme_demo_line('--coherent'), '--duration', SHORT_DURATION)
     words = _with(words, '--record', str(tmp_path / 'coherent'))
     done = subprocess.run(
-        words, cwd=REPOSITORY, capture_output=True, text=True, timeout=240, check=False
+        words, cwd=REPOSITORY, capture_output=True, text=True, timeout=600, check=False
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert 'achieved pings/s over the tow: /incoherent/sidescan' in done.stdout
