@@ -323,7 +323,7 @@ def test_a_clock_that_rclpy_cannot_hold_is_dropped(receiver: Any) -> None:
     with running('sonar_node', {**ONE_RAY, 'use_sim_time': True}) as node:
         log = NodeLog(node)
         with publishing(r, Clock, '/clock', good, qos=best_effort):
-            r.wait_for(1, timeout=60.0, process=node)
+            r.wait_for(1, process=node)
         with publishing(r, Clock, '/clock', lambda: negative, qos=best_effort):
             log.wait_for('ignored a message on /clock: clock.sec is -5, negative')
             assert node.poll() is None
@@ -332,7 +332,7 @@ def test_a_clock_that_rclpy_cannot_hold_is_dropped(receiver: Any) -> None:
         # stamped before it, but never before the first good clock).
         last_good = sim[0]
         with publishing(r, Clock, '/clock', good, qos=best_effort):
-            after = messages_after(r, 3, timeout=60.0)
+            after = messages_after(r, 3)
         stamps = [m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for m in after]
         assert min(stamps) > 100.0
         assert stamps[-1] >= last_good

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from ranger_scenes import wall_scene
-from ros_helpers import Probe, running
+from ros_helpers import STOP_TIMEOUT, Probe, running
 
 pytestmark = pytest.mark.ros
 
@@ -115,4 +115,4 @@ def test_requests_out_of_bounds_are_refused_and_the_node_keeps_running(
         after = probe.call(srv.GetRangerConfig, f'{device}/get_config').config
         assert _fields(after) == _fields(before)
         node.send_signal(signal.SIGINT)
-        assert node.wait(timeout=15) == 0
+        assert node.wait(timeout=STOP_TIMEOUT) == 0

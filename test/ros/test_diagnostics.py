@@ -75,7 +75,6 @@ def test_a_node_that_cannot_keep_up_warns(probe: Probe) -> None:
             '/diagnostics',
             node,
             lambda m: (s := _sonar_status(m)) is not None and s.level == DiagnosticStatus.WARN,
-            timeout=60.0,
         )
     status = _sonar_status(message)
     assert status.message.startswith('falling behind')

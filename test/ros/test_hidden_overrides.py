@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ros_helpers import Probe, executable, exit_line, running
+from ros_helpers import NODE_START_TIMEOUT, Probe, executable, exit_line, running
 
 from nps_sonar_py.ros.overrides import command_line_parameters, rcl_value
 
@@ -79,7 +79,9 @@ def test_a_wrong_type_is_refused_with_the_file_as_without_it(
     assert exit_line(file_after) == alone  # the order of the two does not matter to rcl either
 
 
-def _parameter(probe: Probe, node_name: str, name: str, timeout: float = 10.0) -> Any:
+def _parameter(
+    probe: Probe, node_name: str, name: str, timeout: float = NODE_START_TIMEOUT
+) -> Any:
     from rclpy.parameter_client import AsyncParameterClient
 
     client = AsyncParameterClient(probe.node, node_name)

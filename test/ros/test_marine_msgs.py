@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ros_helpers import Probe
+from ros_helpers import NODE_START_TIMEOUT, Probe
 
 from nps_sonar_py.ament import find_installed
 
@@ -180,7 +180,7 @@ def test_the_built_stand_in_reports_the_released_hashes_over_dds(probe: Probe) -
     }
     seen = Probe()  # another participant: the hashes come through discovery
     try:
-        end = time.monotonic() + 20.0
+        end = time.monotonic() + NODE_START_TIMEOUT
         infos: dict[str, list[Any]] = {}
         while time.monotonic() < end and len(infos) < len(RELEASED):
             for name in RELEASED:
@@ -188,7 +188,9 @@ def test_the_built_stand_in_reports_the_released_hashes_over_dds(probe: Probe) -
                 if found:
                     infos[name] = found
             time.sleep(0.02)
-        assert set(infos) == set(RELEASED), 'not all publishers discovered in 20 s'
+        assert set(infos) == set(RELEASED), (
+            f'not all publishers discovered in {NODE_START_TIMEOUT} s'
+        )
         for name, released in RELEASED.items():
             (info,) = infos[name]
             assert info.topic_type == f'{PACKAGE}/msg/{name}'

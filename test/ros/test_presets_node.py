@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 from ros_helpers import (
+    NODE_START_TIMEOUT,
     NodeLog,
     Probe,
     executable,
@@ -52,7 +53,7 @@ def parameter_file(tmp_path: Path, **given: Any) -> list[str]:
     return ['--params-file', str(path)]
 
 
-def describe(probe: Probe, node_name: str, name: str, timeout: float = 10.0) -> Any:
+def describe(probe: Probe, node_name: str, name: str, timeout: float = NODE_START_TIMEOUT) -> Any:
     """The ``ParameterDescriptor`` a running node gives of its parameter ``name``."""
     from rclpy.parameter_client import AsyncParameterClient
 

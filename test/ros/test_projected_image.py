@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
 from ros_helpers import (
+    NODE_START_TIMEOUT,
     Probe,
     executable,
     exit_line,
@@ -102,7 +103,7 @@ def rotation_of(q: Any) -> np.ndarray:
     )
 
 
-def first_static(probe: Probe, node: Any, timeout: float = 30.0) -> Any:
+def first_static(probe: Probe, node: Any, timeout: float = NODE_START_TIMEOUT) -> Any:
     """The node's /tf_static message (latched: it may have come before this call)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -22,6 +22,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 import yaml
+from ros_helpers import STOP_TIMEOUT
 from test_device_choices import REPOSITORY, readme_rows
 from test_launch_configurations import _wait_for_topic
 
@@ -42,7 +43,7 @@ def _started(command: str) -> Iterator[subprocess.Popen[str]]:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
             try:
-                process.communicate(timeout=15)
+                process.communicate(timeout=STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.communicate()
@@ -61,8 +62,8 @@ def test_the_readme_line_starts_the_node(receiver, configuration: str) -> None:
     )
     probe = receiver(Clock, '/unused_probe')  # a node to look at the graph with
     with _started(readme_rows()[configuration]) as node:
-        topic = _wait_for_topic(probe, type_name, node, timeout=60.0)
-        message = receiver(message_type, topic).wait_for(1, timeout=30.0, process=node)[-1]
+        topic = _wait_for_topic(probe, type_name, node)
+        message = receiver(message_type, topic).wait_for(1, process=node)[-1]
         assert node.poll() is None
     assert len(message.ranges) > 0 if ranger else message.range > 0.0
 
@@ -137,7 +138,7 @@ def test_the_readme_coherent_demo_draws_both_pictures(tmp_path: Path) -> None:
     words = _with(_readme_demo_line('--coherent'), '--duration', SHORT_DURATION)
     words = _with(words, '--record', str(tmp_path / 'coherent'))
     done = subprocess.run(
-        words, cwd=REPOSITORY, capture_output=True, text=True, timeout=240, check=False
+        words, cwd=REPOSITORY, capture_output=True, text=True, timeout=600, check=False
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert 'achieved pings/s over the tow: /incoherent/sidescan' in done.stdout

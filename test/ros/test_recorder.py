@@ -18,7 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from ros_helpers import Probe, executable, messages_after, running, stamped_after
+from ros_helpers import (
+    NODE_START_TIMEOUT,
+    Probe,
+    executable,
+    messages_after,
+    running,
+    stamped_after,
+)
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import Reader
 
@@ -72,14 +79,14 @@ class RecorderProcess:
         for line in stream:
             lines.append(line)
 
-    def wait_recording(self, topics: list[str], timeout: float = 30.0) -> float:
+    def wait_recording(self, topics: list[str], timeout: float = NODE_START_TIMEOUT) -> float:
         """The monotonic time when the recorder has subscribed to every topic (it logs each one).
 
         Discovery of the publishers can take seconds (DDS announces participants periodically).
         """
         return self._wait_logged([f'recording {topic} (' for topic in topics], timeout)
 
-    def wait_writing(self, topics: list[str], timeout: float = 30.0) -> float:
+    def wait_writing(self, topics: list[str], timeout: float = NODE_START_TIMEOUT) -> float:
         """The monotonic time when the recorder has written a first message of every topic.
 
         Subscribing is not receiving: the publisher matches the new subscription only when DDS

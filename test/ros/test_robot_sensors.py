@@ -26,6 +26,7 @@ import yaml
 from ranger_scenes import FLOAT32, room_hits
 from ros_helpers import (
     NODE_START_TIMEOUT,
+    STOP_TIMEOUT,
     NodeLog,
     Probe,
     executable,
@@ -168,7 +169,7 @@ def subscribe_all(probe: Probe, namespace: str = '') -> dict[str, str]:
 def stop(node: subprocess.Popen[str]) -> str:
     """SIGINT the node; its standard error (the log)."""
     node.send_signal(2)
-    _, err = node.communicate(timeout=15)
+    _, err = node.communicate(timeout=STOP_TIMEOUT)
     assert node.returncode == 0, err
     return err
 

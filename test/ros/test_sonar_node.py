@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from reference_scene import CONE_RADIUS, FACETING, MAX_RANGE, MIN_RANGE, SONAR, cylinder_hits
 from reference_scene import world_directions as sonar_world_directions
-from ros_helpers import executable, exit_line, ros_args, running
+from ros_helpers import STOP_TIMEOUT, executable, exit_line, ros_args, running
 
 pytestmark = pytest.mark.ros
 
@@ -139,7 +139,7 @@ def test_signals_shut_the_node_down_cleanly(receiver, signal_number: int) -> Non
     try:
         r.wait_for(2, process=process)
         process.send_signal(signal_number)
-        out, err = process.communicate(timeout=15)
+        out, err = process.communicate(timeout=STOP_TIMEOUT)
     finally:
         if process.poll() is None:
             process.kill()
