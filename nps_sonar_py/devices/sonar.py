@@ -123,7 +123,7 @@ class SonarArray(IndependentReadings):
         self._lighting = None
         if formed is not None:
             cone = float(np.sum(self.pattern.solid_angle))
-            self._lighting = ConeLighting.of_cone(self.pattern.directions, cone, formed.farthest())
+            self._lighting = ConeLighting(self.pattern.directions, cone, formed.farthest())
         one_way = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self._ray_pattern = np.tile(one_way, self.size)
         #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.

@@ -295,7 +295,7 @@ def echo_engine(
     azimuths: ArrayLike | None = None,
     coverage: float = 1.0,
     pulse_bins: int = 0,
-    pattern: Pattern | tuple[Pattern, ...] | None = None,
+    pattern: Pattern | None = None,
     array: SteeredArray | None = None,
 ) -> IncoherentEngine | CoherentEngine:
     """The engine of a sonar's settings: coherent when it has coherent settings, else incoherent.

@@ -36,7 +36,7 @@ from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.echo.records import Echoes, EchoRecord
 from nps_sonar_py.echo.sonar_equation import noise_intensity
-from nps_sonar_py.echo.surface_echoes import LitEchoes, LitSurfaces, lit_echoes
+from nps_sonar_py.echo.surface_echoes import LitSurfaces, lit_echoes
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = ['ONE_BEAM', 'FormedEngine', 'Pattern', 'fan_array', 'formed_density']
@@ -97,9 +97,7 @@ class FormedEngine:
         model: the law and the bins (the ranges, totals, hits and labels).
         config: the coherent settings (pulse, sampling, array, density, seed, noise).
         azimuths: (N,) the beams' axes, rad, about the sensor's z (sines along its y).
-        pattern: the sonar's pattern at each scatterer, both ways, the receive array's aside;
-            a tuple: one per sonar of a ping's tuple of ``LitSurfaces`` (a side-scan's two
-            channels).
+        pattern: the sonar's pattern at each scatterer, both ways, the receive array's aside.
         array: the receive array; ``None``: the fan's (:func:`fan_array`). A sonar of one
             beam whose pattern is all in ``pattern`` gives :data:`ONE_BEAM`.
 
@@ -112,7 +110,7 @@ class FormedEngine:
         model: EchoModel,
         config: CoherentConfig,
         azimuths: ArrayLike,
-        pattern: Pattern | tuple[Pattern, ...],
+        pattern: Pattern,
         array: SteeredArray | None = None,
     ) -> None:
         echo = model.config
@@ -195,31 +193,14 @@ class FormedEngine:
         their beams one after the other.
         """
         if isinstance(lit, tuple):
-            patterns = self.pattern if isinstance(self.pattern, tuple) else None
-            heard: dict[int, LitEchoes] = {}  # one lit surface heard by several: made once
-            pings = [
-                self._formed(one, heard, None if patterns is None else patterns[k])
-                for k, one in enumerate(lit)
-            ]
+            pings = [self.echoes(one) for one in lit]
             return CoherentPing(
                 np.concatenate([p.intensity for p in pings]),
                 np.concatenate([p.baseband for p in pings]),
                 self._grid,
             )
-        return self._formed(lit, {}, None)
-
-    def _formed(
-        self, lit: LitSurfaces, heard: dict[int, LitEchoes], pattern: Pattern | None
-    ) -> CoherentPing:
-        """The beams of one sonar's lit surfaces, with ``pattern`` (or the engine's)."""
-        if id(lit) not in heard:
-            seed = self.config.scatterer_seed
-            heard[id(lit)] = lit_echoes(lit, self.density, seed, self._absorption)
-        echoes = heard[id(lit)]
-        if pattern is None:
-            assert not isinstance(self.pattern, tuple)
-            pattern = self.pattern
-        weight = pattern(echoes.positions)
+        echoes = lit_echoes(lit, self.density, self.config.scatterer_seed, self._absorption)
+        weight = self.pattern(echoes.positions)
         keep = np.flatnonzero(weight > 0.0)
         amplitude = echoes.amplitudes[keep] * np.sqrt(weight[keep])
         echo = self.model.config

@@ -29,23 +29,18 @@ class ConeLighting:
     """A cone's depth map over its body directions, built once (module docstring).
 
     Args:
-        body_rays: (n, 3) the rays' unit directions in the body frame.
-        step: the rays' angular spacing, rad (the largest, where it differs by direction):
-            ``sqrt(solid_angle / n)`` of a cone (:meth:`of_cone`).
+        body_rays: (n, 3) the cone's unit directions in its body frame.
+        solid_angle: the cone's solid angle, sr: the rays' angular spacing is
+            ``sqrt(solid_angle / n)``.
         farthest: the range past which nothing is heard, m: hits beyond it light nothing.
     """
 
-    def __init__(self, body_rays: NDArray[np.float64], step: float, farthest: float) -> None:
+    def __init__(
+        self, body_rays: NDArray[np.float64], solid_angle: float, farthest: float
+    ) -> None:
         self._tree = cKDTree(body_rays)
-        self._step = step
+        self._step = math.sqrt(solid_angle / len(body_rays))
         self._farthest = farthest
-
-    @classmethod
-    def of_cone(
-        cls, body_rays: NDArray[np.float64], solid_angle: float, farthest: float
-    ) -> ConeLighting:
-        """The lighting of a cone of ``solid_angle`` sr evenly covered by ``body_rays``."""
-        return cls(body_rays, math.sqrt(solid_angle / len(body_rays)), farthest)
 
     def lit(
         self,

@@ -65,8 +65,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine, formed_engine
-from nps_sonar_py.echo.formed_engine import ONE_BEAM
+from nps_sonar_py.echo.engine import Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -77,12 +76,10 @@ from nps_sonar_py.echo.profile_effects import (
 )
 from nps_sonar_py.echo.ray_cells import FanPattern, fan_cells
 from nps_sonar_py.echo.records import EchoRecord
-from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, setting
 from nps_sonar_py.sensing.altitude import AltitudeSource, BottomTrack, altimeter
-from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
-from nps_sonar_py.sensing.cone_lighting import ConeLighting
+from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
@@ -389,6 +386,7 @@ class SidescanSonar(PosedRays):
         )
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
         self.bottom_track = BottomTrack(config.bottom_track_pings)
+        self.engine = echo_engine(self.model, coherent)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
         self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
@@ -406,8 +404,6 @@ class SidescanSonar(PosedRays):
             body[channel, :, :, 2] = -np.cos(a) * np.sin(e)
         self.body_rays = body.reshape(-1, 3)
         self.body_rays.flags.writeable = False
-        # The widest step of the rays: along track or between rows.
-        self._build_engine(coherent, max(2.0 * half / na, float(np.max(d_delta))))
         # Multipath: each ray's one-way pattern at its own direction in its own channel.
         self._ray_pattern = self._one_way(self.body_rays)[1]
         self.set_pose(world_from_body)
@@ -432,44 +428,6 @@ class SidescanSonar(PosedRays):
             echo.pattern, np.where(inside, np.abs(along), 0.0), config.horizontal_width, 1
         ) * beam_intensity(config.vertical_pattern, across, config.vertical_width, 1)
         return channel, np.where(inside, pattern, 0.0)
-
-    def _build_engine(self, coherent: CoherentConfig | None, step: float) -> None:
-        """The echo engine; coherent: each channel one beam over the fixed scatterers.
-
-        Its lighting: the rays' depth map, ``step`` their widest angular spacing, rad.
-        """
-        self.engine = echo_engine(
-            self.model,
-            coherent,
-            azimuths=np.zeros(1),
-            pattern=(self._channel(0), self._channel(1)),
-            array=ONE_BEAM,
-        )
-        formed = formed_engine(self.engine)
-        self._lighting = None
-        if formed is not None:
-            self._lighting = ConeLighting(self.body_rays, step, formed.farthest())
-
-    def _channel(self, channel: int) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-        """Channel ``channel``'s (0 port, 1 starboard) pattern at scatterers, both ways."""
-
-        def pattern(body: NDArray[np.float64]) -> NDArray[np.float64]:
-            r = np.linalg.norm(body, axis=1, keepdims=True)
-            side, one_way = self._one_way(body / r)
-            heard: NDArray[np.float64] = np.where(side == channel, one_way**self.echo.n_way, 0.0)
-            return heard
-
-        return pattern
-
-    def _lit(self, hits: RayHits) -> tuple[LitSurfaces, LitSurfaces] | None:
-        """What both channels lit (the coherent engine's), or ``None``.
-
-        One lit surface, heard by each channel through its own pattern.
-        """
-        if self._lighting is None:
-            return None
-        lit = self._lighting.lit(hits, self.world_from_body, self.directions)
-        return None if lit is None else (lit, lit)
 
     def _hear_body(
         self, ray: NDArray[np.intp], body: NDArray[np.float64]
@@ -511,7 +469,6 @@ class SidescanSonar(PosedRays):
                 n_entities=self.label_entities or 0,
                 extra=extra,
                 footprint=lambda: self._footprint(r, cos),
-                lit=self._lit(hits),
             )
         )
         profiles = record.intensity

@@ -200,7 +200,7 @@ class ScanningSonar:
         self._lighting = None
         if formed is not None:
             cone = float(np.sum(self.pattern.solid_angle))
-            self._lighting = ConeLighting.of_cone(self.pattern.directions, cone, formed.farthest())
+            self._lighting = ConeLighting(self.pattern.directions, cone, formed.farthest())
         self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
