@@ -841,8 +841,8 @@ class CoherentSettings(Record):
     scatterer_density: float = same_as(
         CoherentConfig,
         'scatterer_density',
-        'coherent: fixed scatterers per m2 on the surfaces (fan, sweep, single beam); 0: 4 in a '
-        'resolution cell at a quarter of the range window',
+        'coherent: fixed scatterers per m2 on the surfaces a fan sees; 0: 4 in a resolution '
+        'cell at a quarter of the range window',
     )
     array_elements: int = same_as(
         CoherentConfig,

@@ -82,7 +82,7 @@ class CoherentConfig(Record):
             in wavelengths (a quarter by default: a hit that moves a quarter wavelength
             meets another scatterer).
         scatterer_seed: selects another, independent realisation of the scene's scatterers.
-        scatterer_density: the surfaces' fixed scatterers per m2 (a fan, a sweep, a single beam)
+        scatterer_density: the surfaces' fixed scatterers per m2 of a formed fan
             (``formed_engine.formed_density``); 0: automatic.
         array_elements, array_spacing, array_window: the fan's receive line array
             (``line_array.LineArray``); 0 elements: none (no leakage across beams).
@@ -110,8 +110,8 @@ class CoherentConfig(Record):
     scatterer_seed: int = setting(0, 'coherent: realisation of the scene scatterers', 0, 2**31 - 1)
     scatterer_density: float = setting(
         0.0,
-        'coherent: fixed scatterers per m2 on the surfaces (fan, sweep, single beam); 0: 4 in a '
-        'resolution cell at a quarter of the range window',
+        'coherent: fixed scatterers per m2 on the surfaces a fan sees; 0: 4 in a resolution '
+        'cell at a quarter of the range window',
         1e-6,
         1e9,
         zero=True,
