@@ -34,14 +34,11 @@ from nps_sonar_py.devices.interface import (
 )
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine, formed_engine
-from nps_sonar_py.echo.formed_engine import ONE_BEAM
+from nps_sonar_py.echo.engine import Returns, echo_engine
 from nps_sonar_py.echo.records import EchoRecord
-from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.cone_lighting import ConeLighting
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -115,45 +112,12 @@ class SonarArray(IndependentReadings):
         self.frequency = frequency
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
-        # Coherent: each element one beam over the surfaces' fixed scatterers.
-        self.engine = echo_engine(
-            self.model, self.coherent, azimuths=np.zeros(1), pattern=self._beam, array=ONE_BEAM
-        )
-        formed = formed_engine(self.engine)
-        self._lighting = None
-        if formed is not None:
-            cone = float(np.sum(self.pattern.solid_angle))
-            self._lighting = ConeLighting(self.pattern.directions, cone, formed.farthest())
+        self.engine = echo_engine(self.model, self.coherent)
         one_way = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self._ray_pattern = np.tile(one_way, self.size)
         #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
         self.last_ranges: NDArray[np.floating] = np.full((self.size, self.n_rays), np.inf)
         self.set_pose(self._world_from_device)
-
-    def _beam(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
-        """An element's pattern at scatterers ``body`` (m, 3, its frame).
-
-        Both ways (``n_way``), inside the cast cone.
-        """
-        echo = self.echo
-        r = np.linalg.norm(body, axis=1)
-        off_axis = np.arccos(np.clip(body[:, 0] / r, -1.0, 1.0))
-        pattern = beam_intensity(echo.pattern, off_axis, echo.beam_width, echo.n_way)
-        return np.where(off_axis <= echo.cast_half_angle, pattern, 0.0)
-
-    def _lit(self, hits: RayHits) -> tuple[LitSurfaces, ...] | None:
-        """What each element's cone lit (the coherent engine's), or ``None``."""
-        if self._lighting is None:
-            return None
-        n = self.pattern.directions.shape[0]
-        lit = []
-        for k, pose in enumerate(self.world_from_elements):
-            rows = slice(k * n, (k + 1) * n)
-            one = self._lighting.lit(hits, pose, self._directions[rows], rows)
-            if one is None:
-                return None
-            lit.append(one)
-        return tuple(lit)
 
     def _timing_problem(self, echo: EchoConfig, frequency: float) -> str | None:
         problem = frequency_problem(frequency)
@@ -221,7 +185,7 @@ class SonarArray(IndependentReadings):
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
         mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
         record = self.engine.ping(
-            Returns(r, cos, mu, self._origins, self._directions, extra=extra, lit=self._lit(hits))
+            Returns(r, cos, mu, self._origins, self._directions, extra=extra)
         )
         pings = tuple(record.beam(i) for i in range(k))
         ranges = record.law.ranges.copy()

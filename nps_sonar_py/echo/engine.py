@@ -31,7 +31,6 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.array_response import SteeredArray
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.formed_engine import FormedEngine, Pattern
@@ -71,8 +70,8 @@ class Returns:
             out when an engine spreads the returns (``EchoModel.echoes(spread=)``); ``None``
             for a sonar whose rays have no footprint.
         lit: the triangles the cast lit and the sensor's pose, for an engine that forms its
-            beams over the surfaces' fixed scatterers (``formed_engine``), one per sonar of
-            an array of single beams; ``None`` from a caster that does not know its triangles.
+            beams over the surfaces' fixed scatterers (``formed_engine``); ``None`` from a
+            caster that does not know its triangles.
     """
 
     ranges: NDArray[np.floating]
@@ -84,7 +83,7 @@ class Returns:
     n_entities: int = 0
     extra: ExtraReturns | None = None
     footprint: Callable[[], NDArray[np.floating]] | None = None
-    lit: LitSurfaces | tuple[LitSurfaces, ...] | None = None
+    lit: LitSurfaces | None = None
 
 
 class EchoEngine(Protocol):
@@ -296,7 +295,6 @@ def echo_engine(
     coverage: float = 1.0,
     pulse_bins: int = 0,
     pattern: Pattern | None = None,
-    array: SteeredArray | None = None,
 ) -> IncoherentEngine | CoherentEngine:
     """The engine of a sonar's settings: coherent when it has coherent settings, else incoherent.
 
@@ -311,8 +309,6 @@ def echo_engine(
         pulse_bins: the incoherent engine's pulse window, half-width in bins.
         pattern: a fan's pattern at each scatterer (``formed_engine.Pattern``): its beams
             are then formed by its array over the fixed scatterers (``azimuths`` needed).
-        array: that array (``formed_engine.ONE_BEAM`` for a sonar of one beam); ``None``:
-            the fan's from the settings.
 
     Raises:
         ConfigurationError: a pulse, sampling or array the coherent model refuses.
@@ -321,7 +317,7 @@ def echo_engine(
         return IncoherentEngine(model, pulse_bins=pulse_bins)
     config = echo if echo is not None else model.config
     if pattern is not None and azimuths is not None:
-        return CoherentEngine(model, FormedEngine(model, coherent, azimuths, pattern, array))
+        return CoherentEngine(model, FormedEngine(model, coherent, azimuths, pattern))
     return CoherentEngine(
         model, CoherentModel(coherent, config, azimuths=azimuths, coverage=coverage)
     )

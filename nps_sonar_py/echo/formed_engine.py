@@ -39,7 +39,7 @@ from nps_sonar_py.echo.sonar_equation import noise_intensity
 from nps_sonar_py.echo.surface_echoes import LitSurfaces, lit_echoes
 from nps_sonar_py.errors import ConfigurationError
 
-__all__ = ['ONE_BEAM', 'FormedEngine', 'Pattern', 'fan_array', 'formed_density']
+__all__ = ['FormedEngine', 'Pattern', 'fan_array', 'formed_density']
 
 #: The receive pattern's shadings by the ``array_window`` setting's names.
 _SHADINGS = {
@@ -72,22 +72,18 @@ def fan_array(config: CoherentConfig, beam_width: float) -> SteeredArray:
     return SteeredArray(elements, config.array_spacing, shading)
 
 
-def formed_density(config: CoherentConfig, echo: EchoConfig, width: float) -> float:
+def formed_density(config: CoherentConfig, echo: EchoConfig, array: SteeredArray) -> float:
     """Scatterers per m2: ``scatterer_density``, or the default.
 
     The default: 4 in a resolution cell ``c / (2 B) x r w`` at a quarter of the range window
-    or its near end if farther (``fixed_scatterers.default_density``; ``w`` the beams'
-    -3 dB width, rad: a fan's array's at broadside).
+    or its near end if farther (``fixed_scatterers.default_density``; ``w`` the array's -3 dB
+    width at broadside).
     """
     if config.scatterer_density > 0.0:
         return config.scatterer_density
+    width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(array)))
     reference = max(echo.min_range, 0.25 * echo.max_range)
     return default_density(config.transmitted.resolution(echo.speed_of_sound), width, reference)
-
-
-#: The array of a sonar of one beam: two elements a millionth of a wavelength apart, whose
-#: response ``cos(pi d u)`` is 1 within 5e-12 (the beam's pattern is its ``Pattern``).
-ONE_BEAM = SteeredArray(2, 1e-6)
 
 
 class FormedEngine:
@@ -98,20 +94,13 @@ class FormedEngine:
         config: the coherent settings (pulse, sampling, array, density, seed, noise).
         azimuths: (N,) the beams' axes, rad, about the sensor's z (sines along its y).
         pattern: the sonar's pattern at each scatterer, both ways, the receive array's aside.
-        array: the receive array; ``None``: the fan's (:func:`fan_array`). A sonar of one
-            beam whose pattern is all in ``pattern`` gives :data:`ONE_BEAM`.
 
     Raises:
         ConfigurationError: a pulse, sampling or array the coherent model refuses.
     """
 
     def __init__(
-        self,
-        model: EchoModel,
-        config: CoherentConfig,
-        azimuths: ArrayLike,
-        pattern: Pattern,
-        array: SteeredArray | None = None,
+        self, model: EchoModel, config: CoherentConfig, azimuths: ArrayLike, pattern: Pattern
     ) -> None:
         echo = model.config
         sines = np.sin(np.asarray(azimuths, dtype=np.float64))
@@ -120,11 +109,9 @@ class FormedEngine:
             raise ConfigurationError(problem)
         self.model, self.config, self.pattern = model, config, pattern
         self._grid = sample_grid(config, echo)
-        self.array = array if array is not None else fan_array(config, echo.beam_width)
-        width = echo.beam_width
-        if array is None:
-            width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(self.array)))
-        if array is None and config.array_elements and width > 1.1 * echo.beam_width:
+        self.array = fan_array(config, echo.beam_width)
+        width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(self.array)))
+        if config.array_elements and width > 1.1 * echo.beam_width:
             raise ConfigurationError(
                 f'array_elements: {self.array.elements} elements at {self.array.spacing:g} '
                 f"wavelengths form {math.degrees(width):.3g} deg beams, wider than the beams' "
@@ -137,7 +124,7 @@ class FormedEngine:
                 f'array_spacing: {self.array.spacing:g} wavelengths puts a grating lobe inside '
                 f'the fan (needs < {1.0 / span:.3g})'
             )
-        self.density = formed_density(config, echo, width)
+        self.density = formed_density(config, echo, self.array)
         pulse = config.transmitted
         noise = 0.0
         if config.noise:
@@ -186,19 +173,8 @@ class FormedEngine:
         """The mean noise power per bin of a beam, linear (0: none)."""
         return self._noise_power
 
-    def echoes(self, lit: LitSurfaces | tuple[LitSurfaces, ...]) -> CoherentPing:
-        """The formed beams of the scatterers on the lit surfaces.
-
-        A tuple: sonars of the same beams at their own poses (an array of single beams),
-        their beams one after the other.
-        """
-        if isinstance(lit, tuple):
-            pings = [self.echoes(one) for one in lit]
-            return CoherentPing(
-                np.concatenate([p.intensity for p in pings]),
-                np.concatenate([p.baseband for p in pings]),
-                self._grid,
-            )
+    def echoes(self, lit: LitSurfaces) -> CoherentPing:
+        """The formed beams of the scatterers on the lit surfaces."""
         echoes = lit_echoes(lit, self.density, self.config.scatterer_seed, self._absorption)
         weight = self.pattern(echoes.positions)
         keep = np.flatnonzero(weight > 0.0)
@@ -209,9 +185,7 @@ class FormedEngine:
         )
         return CoherentPing(formed.intensity, formed.baseband, self._grid)
 
-    def ping(
-        self, lit: LitSurfaces | tuple[LitSurfaces, ...], binned: Callable[[], Echoes]
-    ) -> EchoRecord:
+    def ping(self, lit: LitSurfaces, binned: Callable[[], Echoes]) -> EchoRecord:
         """The record of one ping: the formed beams, the law binned when read."""
         coherent = self.echoes(lit)
         return EchoRecord(

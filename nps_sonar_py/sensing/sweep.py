@@ -29,15 +29,12 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine, formed_engine
-from nps_sonar_py.echo.formed_engine import ONE_BEAM
+from nps_sonar_py.echo.engine import Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.records import EchoRecord
-from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
+from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.cone_lighting import ConeLighting
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -192,30 +189,11 @@ class ScanningSonar:
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
         self.coherent = coherent
-        # Coherent: one beam over the surfaces' fixed scatterers, its pattern theirs.
-        self.engine = echo_engine(
-            self.model, coherent, azimuths=np.zeros(1), pattern=self._beam, array=ONE_BEAM
-        )
-        formed = formed_engine(self.engine)
-        self._lighting = None
-        if formed is not None:
-            cone = float(np.sum(self.pattern.solid_angle))
-            self._lighting = ConeLighting(self.pattern.directions, cone, formed.farthest())
+        self.engine = echo_engine(self.model, coherent)
         self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
         self.set_pose(world_from_body)
-
-    def _beam(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The beam's pattern at scatterers ``body`` (m, 3, the head's frame).
-
-        Both ways (``n_way``), inside the cast cone.
-        """
-        echo = self.echo
-        r = np.linalg.norm(body, axis=1)
-        off_axis = np.arccos(np.clip(body[:, 0] / r, -1.0, 1.0))
-        pattern = beam_intensity(echo.pattern, off_axis, echo.beam_width, echo.n_way)
-        return np.where(off_axis <= echo.cast_half_angle, pattern, 0.0)
 
     @property
     def step_period(self) -> float:
@@ -297,19 +275,8 @@ class ScanningSonar:
                 entity=np.asarray(hits.entity).reshape(1, -1) if labelled else None,
                 n_entities=self.label_entities or 0,
                 extra=extra,
-                lit=self._lit(hits, angle, directions),
             )
         )
-
-    def _lit(
-        self, hits: RayHits, angle: float, directions: NDArray[np.float64]
-    ) -> LitSurfaces | None:
-        """What the cone lit with the head at ``angle`` (the coherent engine's), or ``None``."""
-        if self._lighting is None:
-            return None
-        head = self.world_from_body.copy()
-        head[:3, :3] = head[:3, :3] @ rotation_z(angle)
-        return self._lighting.lit(hits, head, directions)
 
 
 def _beam_row(values: NDArray[np.floating] | float) -> NDArray[np.floating]:
