@@ -33,6 +33,7 @@ from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.fixed_scatterers import default_density
 from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup, form_beams
 from nps_sonar_py.echo.model import EchoModel
+from nps_sonar_py.echo.near_triangles import SmallTriangles
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.echo.records import Echoes, EchoRecord
 from nps_sonar_py.echo.sonar_equation import noise_intensity
@@ -162,6 +163,7 @@ class FormedEngine:
         self._noise_power = self.former.noise_per_sample() * grid.per_bin
         self.rng = np.random.default_rng(echo.seed)
         self._absorption = echo.effective_absorption
+        self._small = SmallTriangles()  # the lit entities' small triangles, while still
 
     def farthest(self) -> float:
         """The farthest range an echo reaches the samples from, m: the window and the pulse."""
@@ -214,7 +216,7 @@ class FormedEngine:
         """The beams of one sonar's lit surfaces, with ``pattern`` (or the engine's)."""
         if id(lit) not in heard:
             seed = self.config.scatterer_seed
-            heard[id(lit)] = lit_echoes(lit, self.density, seed, self._absorption)
+            heard[id(lit)] = lit_echoes(lit, self.density, seed, self._absorption, self._small)
         echoes = heard[id(lit)]
         if pattern is None:
             assert not isinstance(self.pattern, tuple)

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial import cKDTree
 
 from nps_sonar_py.echo.fixed_scatterers import Scatterers, surface_scatterers
+from nps_sonar_py.echo.near_triangles import SmallTriangles, areas, near_small
 
 __all__ = ['PATCH_SCATTERERS', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
 
@@ -137,7 +137,7 @@ def _patches(
 
 
 def _scatterers(
-    lit: LitSurfaces, density: float, seed: int
+    lit: LitSurfaces, density: float, seed: int, cache: SmallTriangles | None
 ) -> tuple[Scatterers, NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """The scatterers of the lit triangles, the triangles' ids, corners and reflectivity."""
     hit = np.flatnonzero(lit.ids >= 0)
@@ -145,9 +145,9 @@ def _scatterers(
     ids, first, counts = np.unique(lit.ids[order], return_index=True, return_counts=True)
     mu = np.asarray(lit.reflectivity, dtype=np.float64)[order[first]]
     corners = lit.corners(ids)
-    area = _areas(corners)
+    area = areas(corners)
     large = area * density > PATCH_SCATTERERS
-    near, near_corners, near_mu = _near_triangles(lit, hit, ids, density)
+    near, near_corners, near_mu = _near_triangles(lit, hit, ids, density, cache)
     parts = [
         surface_scatterers(
             np.concatenate([corners[~large], near_corners]),
@@ -177,41 +177,33 @@ def _scatterers(
     )
 
 
-def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(k,) the areas of triangles ``corners`` (k, 3, 3)."""
-    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    area: NDArray[np.float64] = 0.5 * np.linalg.norm(cross, axis=1)
-    return area
-
-
 def _near_triangles(
-    lit: LitSurfaces, hit: NDArray[np.intp], ids: NDArray[np.int64], density: float
+    lit: LitSurfaces,
+    hit: NDArray[np.intp],
+    ids: NDArray[np.int64],
+    density: float,
+    cache: SmallTriangles | None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """The small triangles no ray hit within the rays' spacing of a hit on their entity.
 
     Their ids, corners and reflectivity (the nearest hit's): a small object tessellated finer
     than the rays land apart keeps all its lit scatterers, not only its hit triangles'.
+    ``cache``: keeps the entities' small triangles while they stand still.
     """
-    others = np.setdiff1d(lit.siblings(ids), ids, assume_unique=False)
-    empty = (np.zeros(0, np.int64), np.zeros((0, 3, 3)), np.zeros(0))
-    if others.size == 0:
-        return empty
-    corners = lit.corners(others)
-    small = _areas(corners) * density <= PATCH_SCATTERERS
-    others, corners = others[small], corners[small]
-    centre = corners.mean(axis=1)
-    radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
-    spacing = lit.spacing[hit]
-    reach = float(spacing.max(initial=0.0) + radius.max(initial=0.0))  # none is farther
-    distance, nearest = cKDTree(lit.points[hit]).query(centre, distance_upper_bound=reach)
-    near = np.isfinite(distance)
-    near[near] = distance[near] <= spacing[nearest[near]] + radius[near]
-    mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest[near]]
-    return others[near], corners[near], mu
+    siblings = lit.siblings(ids)
+    corners = lit.corners(siblings)
+    small = (cache or SmallTriangles()).of(siblings, corners, density, PATCH_SCATTERERS)
+    rows, nearest = near_small(small, ids, lit.points[hit], lit.spacing[hit])
+    mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest]
+    return small.ids[rows], small.corners[rows], mu
 
 
 def lit_echoes(
-    lit: LitSurfaces, density: float, seed: int, absorption_db_per_m: float
+    lit: LitSurfaces,
+    density: float,
+    seed: int,
+    absorption_db_per_m: float,
+    cache: SmallTriangles | None = None,
 ) -> LitEchoes:
     """The heard scatterers of the lit surfaces and their amplitudes ``xi sqrt(I)``.
 
@@ -220,10 +212,12 @@ def lit_echoes(
         density: scatterers per m2.
         seed: the scatterers' realisation.
         absorption_db_per_m: one-way absorption, dB/m.
+        cache: the lit entities' small triangles, kept from ping to ping while they stand
+            still (``near_triangles.SmallTriangles``); ``None``: found anew.
     """
     if not np.any(lit.ids >= 0):
         return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128))
-    field, ids, corners, mu = _scatterers(lit, density, seed)
+    field, ids, corners, mu = _scatterers(lit, density, seed, cache)
     pose = lit.world_from_sensor
     body = (field.positions - pose[:3, 3]) @ pose[:3, :3]  # R^T (p - o), row by row
     seen = np.flatnonzero(lit.visible(body))
