@@ -50,17 +50,17 @@ from bench_formed_beams import formed_fan
 from bench_sidescan import sidescan, sidescan_world
 from timing import median_times
 
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
 from nps_sonar_py.ros.heap import keep_heap
-from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.scene import Raycaster, World
 from nps_sonar_py.scene.load import load_world
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
-from nps_sonar_py.transforms import transform_from_xyz_rpy
 from nps_sonar_py.sensing.sidescan import SidescanSonar
+from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 #: A noise floor some 30 dB under the seabed's echo at mid range.
 NOISE = ReceiverNoise(enabled=True, spectrum_level=40.0, directivity_index=30.0)

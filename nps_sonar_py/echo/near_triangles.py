@@ -97,7 +97,8 @@ def near_small(
     Args:
         small: the entities' small triangles.
         ids: the sorted ids of the hit triangles.
-        points: (h, 3) the hits; ``spacing``: (h,) the rays' spacing at each, m.
+        points: (h, 3) the hits, m.
+        spacing: (h,) the rays' spacing at each hit, m.
 
     Returns:
         The rows of ``small`` lit and the nearest hit of each (rows of ``points``).

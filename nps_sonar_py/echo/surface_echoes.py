@@ -85,20 +85,19 @@ class LitEchoes:
     amplitudes: NDArray[np.complex128]
 
 
-def _patches(
+def _tiles(
     corners: NDArray[np.float64],
     tri_id: int,
     points: NDArray[np.float64],
     widen: NDArray[np.float64],
     density: float,
-    seed: int,
-) -> Scatterers:
-    """The scatterers of the patches of one large triangle about its lit ``points``.
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The patches of one large triangle about its lit ``points``: their halves and keys.
 
     The patches: squares of edge ``q`` (``q**2 rho = PATCH_SCATTERERS``) in the triangle's
     plane, axes along its first edge and across it from its first corner; each square's two
-    triangles keyed by (triangle, column, row, half). Those within each point's ``widen``
-    (m, a square about it) of the ``points``, clipped to the triangle.
+    triangles ((2 c, 3, 3), column by column, row by row) keyed by (triangle, column, row,
+    half). Those within each point's ``widen`` (m, a square about it) of the ``points``.
     """
     q = math.sqrt(PATCH_SCATTERERS / density)
     origin, e1, e2 = corners[0], corners[1] - corners[0], corners[2] - corners[0]
@@ -117,8 +116,7 @@ def _patches(
         steps = np.arange(-k, k + 1)
         square = np.stack(np.meshgrid(steps, steps, indexing='ij'), axis=-1).reshape(-1, 2)
         near.append((cell[reach == k][:, None, :] + square[None, :, :]).reshape(-1, 2))
-    cells = np.unique(np.concatenate(near), axis=0)
-    i, j = cells[:, 0], cells[:, 1]
+    i, j = _unique_cells(np.concatenate(near))
     base = origin + (i[:, None] * q) * u + (j[:, None] * q) * w  # each patch's corner
     a, b, c = base + q * u, base + q * u + q * w, base + q * w
     squares = np.stack([np.stack([base, a, b], 1), np.stack([base, b, c], 1)], 1).reshape(-1, 3, 3)
@@ -127,13 +125,57 @@ def _patches(
             (i.astype(np.uint64) << np.uint64(32)) + (j.astype(np.uint64) & np.uint64(0xFFFFFFFF))
         )
         keys = np.stack([key, key ^ np.uint64(1)], 1).ravel().view(np.int64)
-    field = surface_scatterers(squares, density, seed, ids=keys)
-    # Inside the triangle: barycentric coordinates of each point in its plane.
+    return squares, keys
+
+
+def _unique_cells(cells: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct (column, row) of ``cells`` (n, 2), in order by column then row.
+
+    As ``np.unique(cells, axis=0)``, on one packed integer a cell (many times faster).
+    """
+    low = cells.min(axis=0)
+    span = int(cells[:, 1].max() - low[1]) + 1
+    packed = np.unique((cells[:, 0] - low[0]) * span + (cells[:, 1] - low[1]))
+    return packed // span + low[0], packed % span + low[1]
+
+
+def _inside(positions: NDArray[np.float64], corners: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which ``positions`` in the plane of triangle ``corners`` lie in it (barycentric)."""
+    origin, e1, e2 = corners[0], corners[1] - corners[0], corners[2] - corners[0]
     gram = np.array([[e1 @ e1, e1 @ e2], [e1 @ e2, e2 @ e2]])
-    ab = np.linalg.solve(gram, ((field.positions - origin) @ np.stack([e1, e2], 1)).T).T
-    inside = (ab[:, 0] >= 0.0) & (ab[:, 1] >= 0.0) & (ab.sum(axis=1) <= 1.0)
-    owner = np.full(int(inside.sum()), tri_id, dtype=np.int64)
-    return Scatterers(field.positions[inside], field.amplitudes[inside], owner, field.area)
+    ab = np.linalg.solve(gram, ((positions - origin) @ np.stack([e1, e2], 1)).T).T
+    inside: NDArray[np.bool_] = (ab[:, 0] >= 0.0) & (ab[:, 1] >= 0.0) & (ab.sum(axis=1) <= 1.0)
+    return inside
+
+
+def _patches(
+    corners: NDArray[np.float64],
+    ids: NDArray[np.int64],
+    lit: list[tuple[NDArray[np.float64], NDArray[np.float64]]],
+    density: float,
+    seed: int,
+) -> Scatterers:
+    """The scatterers of the patches of large triangles about their lit points.
+
+    ``corners`` (L, 3, 3) and ``ids`` (L,) of the triangles, ``lit``: each one's points and
+    spacing there (:func:`_tiles`); the scatterers of all their patches drawn at once, then
+    clipped to their triangles.
+    """
+    tiles = [_tiles(corners[k], int(ids[k]), *lit[k], density) for k in range(ids.size)]
+    keys = np.concatenate([t[1] for t in tiles])
+    field = surface_scatterers(np.concatenate([t[0] for t in tiles]), density, seed, ids=keys)
+    # Each scatterer's triangle: its square's (the keys are distinct), triangle by triangle.
+    square_of = np.repeat(np.arange(ids.size), [t[1].size for t in tiles])
+    by_key = np.argsort(keys)
+    owner = square_of[by_key[np.searchsorted(keys[by_key], field.triangles)]]
+    bounds = np.searchsorted(owner, np.arange(ids.size + 1))
+    inside = np.zeros(owner.size, dtype=bool)
+    for k in range(ids.size):
+        rows = slice(bounds[k], bounds[k + 1])
+        inside[rows] = _inside(field.positions[rows], corners[k])
+    return Scatterers(
+        field.positions[inside], field.amplitudes[inside], ids[owner[inside]], field.area
+    )
 
 
 def _scatterers(
@@ -156,11 +198,10 @@ def _scatterers(
             ids=np.concatenate([ids[~large], near]),
         )
     ]
-    for k in np.flatnonzero(large):  # few: the large faces of boxes and planes
-        rows = order[first[k] : first[k] + counts[k]]
-        parts.append(
-            _patches(corners[k], int(ids[k]), lit.points[rows], lit.spacing[rows], density, seed)
-        )
+    if np.any(large):  # the large faces of boxes and planes
+        groups = [order[first[k] : first[k] + counts[k]] for k in np.flatnonzero(large)]
+        points = [(lit.points[rows], lit.spacing[rows]) for rows in groups]
+        parts.append(_patches(corners[large], ids[large], points, density, seed))
     field = Scatterers(
         np.concatenate([p.positions for p in parts]),
         np.concatenate([p.amplitudes for p in parts]),
