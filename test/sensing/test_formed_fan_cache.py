@@ -34,8 +34,8 @@ DRUM_AT = (8.0, 0.0, -2.5)
 def scene() -> Raycaster:
     """A 40 m square seabed 3 m below the sonar and a drum of 128 sides standing on it."""
     entities = (
-        Entity('seabed', box_triangles([40.0, 40.0, 0.1]), 0.1),
-        Entity('drum', cylinder_triangles(0.4, 1.0, 128), 0.5),
+        Entity('seabed', box_triangles([40.0, 40.0, 0.1]), np.full(12, 0.1)),
+        Entity('drum', cylinder_triangles(0.4, 1.0, 128), np.full(4 * 128, 0.5)),
     )
     states = (
         EntityState('seabed', origin=transform_from_xyz_rpy((10.0, 0.0, -3.05), (0, 0, 0))),
