@@ -117,42 +117,41 @@ def _tiles(
         square = np.stack(np.meshgrid(steps, steps, indexing='ij'), axis=-1).reshape(-1, 2)
         near.append((cell[reach == k][:, None, :] + square[None, :, :]).reshape(-1, 2))
     i, j = _unique_cells(np.concatenate(near))
-    flat = np.array([[0.0, 0.0], [e1 @ u, 0.0], [e2 @ u, e2 @ w]])  # the triangle in (u, w)
-    meets = _overlaps(i, j, q, flat)
-    i, j = i[meets], j[meets]
     base = origin + (i[:, None] * q) * u + (j[:, None] * q) * w  # each patch's corner
     a, b, c = base + q * u, base + q * u + q * w, base + q * w
     squares = np.stack([np.stack([base, a, b], 1), np.stack([base, b, c], 1)], 1).reshape(-1, 3, 3)
+    # The same halves in the plane's (u, w), and the triangle: only those that may meet it.
+    p0 = np.stack([i * q, j * q], axis=1).astype(np.float64)
+    pa, pb, pc = (p0 + np.array(step) for step in ((q, 0.0), (q, q), (0.0, q)))
+    flat_halves = np.stack([np.stack([p0, pa, pb], 1), np.stack([p0, pb, pc], 1)], 1)
+    flat = np.array([[0.0, 0.0], [e1 @ u, 0.0], [e2 @ u, e2 @ w]])
+    meets = _overlaps(flat_halves.reshape(-1, 3, 2), flat)
     with np.errstate(over='ignore'):
         key = (np.uint64(tri_id) * _PATCH_SALT) ^ (
             (i.astype(np.uint64) << np.uint64(32)) + (j.astype(np.uint64) & np.uint64(0xFFFFFFFF))
         )
         keys = np.stack([key, key ^ np.uint64(1)], 1).ravel().view(np.int64)
-    return squares, keys
+    return squares[meets], keys[meets]
 
 
-def _overlaps(
-    i: NDArray[np.int64], j: NDArray[np.int64], q: float, flat: NDArray[np.float64]
-) -> NDArray[np.bool_]:
-    """Which squares ``[i q, (i + 1) q] x [j q, (j + 1) q]`` may meet triangle ``flat`` (3, 2).
+def _overlaps(halves: NDArray[np.float64], flat: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which triangles ``halves`` (n, 3, 2) may meet triangle ``flat`` (3, 2), all in a plane.
 
-    Separating axes: the squares' own (the triangle's bounds) and each edge's outward normal
-    (the triangle counter-clockwise); a square wholly beyond one of them holds none of the
-    triangle's scatterers. A margin of a millionth of ``q`` keeps those on an edge.
+    Separating axes (both counter-clockwise): the outward normal of each edge of either; a
+    half wholly beyond one holds none of the triangle's scatterers. A margin of a millionth
+    of the halves' size keeps those touching an edge.
     """
-    margin = 1e-6 * q
-    corners = np.stack([i * q, j * q], axis=1)[:, None, :] + q * np.array(
-        [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    )
-    low, high = flat.min(axis=0) - margin, flat.max(axis=0) + margin
-    meets = np.all(corners.max(axis=1) >= low, axis=1) & np.all(
-        corners.min(axis=1) <= high, axis=1
-    )
-    for k in range(3):  # the three edges
+    margin = 1e-6 * float(np.abs(halves[0, 1] - halves[0, 0]).max())
+    meets = np.ones(halves.shape[0], dtype=bool)
+    for k in range(3):  # the triangle's edges, then the halves'
         edge = flat[(k + 1) % 3] - flat[k]
         outward = np.array([edge[1], -edge[0]]) / np.linalg.norm(edge)
-        meets &= np.min((corners - flat[k]) @ outward, axis=1) <= margin
-    return np.asarray(meets, dtype=bool)
+        meets &= np.min((halves - flat[k]) @ outward, axis=1) <= margin
+        sides = halves[:, (k + 1) % 3] - halves[:, k]
+        normal = np.stack([sides[:, 1], -sides[:, 0]], 1) / np.linalg.norm(sides, axis=1)[:, None]
+        reach = np.einsum('ntj,nj->nt', flat[None, :, :] - halves[:, k, None, :], normal)
+        meets &= np.min(reach, axis=1) <= margin
+    return meets
 
 
 def _unique_cells(cells: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
