@@ -18,10 +18,16 @@ median time, the rate and the ratio ``ping / cast``; the targets are a ratio of 
 for both and at least 30 fan pings/s on 2 cores; then the fan's
 ``coherent_hz=<pings/s> raw_hz=<casts/s> ratio=<ping time / cast time>``.
 
-Then the fan's beams formed by a line array (issue 33, ``bench_formed_beams.formed_fan``):
-the fixed scatterers of the lit seabed at the default density through ``form_beams``, beside
-the raw cast; targets at least 30 pings/s on 2 cores and a ratio of at most 5. The last line
-is its ``formed_hz=<pings/s> raw_hz=<casts/s> ratio=<form_beams time / cast time>``. Times
+The fan's coherent ping is its beams formed by a line array (issue 33,
+``echo/formed_engine.py``) over the fixed scatterers of the lit surfaces: the whole ping
+(the cast, the lit surfaces' scatterers from the per-scene cache, the depth map, the
+intensities and ``form_beams``). First ``bench_formed_beams.formed_fan``: ``form_beams``
+alone on the seabed's scatterers beside the raw cast; then the demo's forward-looking fan
+(``config/forward_looking_sonar.yaml``: 128 beams of 1 degree over 90 degrees, 720 rows,
+0.5 to 40 m in 400 bins at 900 kHz, over ``config/worlds/sidescan_survey.sdf`` from the
+robot's pose; it pings twice a second); then the side-scan and, last, DAVE's fan. Targets
+for the fan: at least 30 pings/s on 2 cores and a ratio of at most 5. The last line is the
+fan's ``coherent_hz=<pings/s> raw_hz=<casts/s> ratio=<ping time / cast time>``. Times
 depend on the machine and its load; the ratio is the result.
 Run: ``scripts/run python benchmarks/bench_coherent.py [--repeat N]``.
 """
@@ -44,14 +50,17 @@ from bench_formed_beams import formed_fan
 from bench_sidescan import sidescan, sidescan_world
 from timing import median_times
 
+from nps_sonar_py.echo import EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
 from nps_sonar_py.ros.heap import keep_heap
 from nps_sonar_py.scene import Raycaster, World
-from nps_sonar_py.sensing.multibeam import MultibeamSonar
+from nps_sonar_py.scene.load import load_world
+from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.sidescan import SidescanSonar
+from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 #: A noise floor some 30 dB under the seabed's echo at mid range.
 NOISE = ReceiverNoise(enabled=True, spectrum_level=40.0, directivity_index=30.0)
@@ -68,6 +77,27 @@ def coherent_fan() -> MultibeamSonar:
         noise=NOISE,
     )
     return MultibeamSonar(echo, plain.fan, plain.world_from_body, coherent=coherent)
+
+
+#: The demo's forward-looking sonar's world (``config/forward_looking_sonar.yaml``).
+DEMO_WORLD = Path(__file__).resolve().parents[1] / 'config' / 'worlds' / 'sidescan_survey.sdf'
+
+
+def demo_fan() -> MultibeamSonar:
+    """The demo's coherent forward-looking fan at the robot's pose (module docstring)."""
+    echo = EchoConfig(
+        beam_width=math.radians(1.0), min_range=0.5, max_range=40.0, n_bins=400, frequency=900e3
+    )
+    fan = FanConfig(
+        beams=128,
+        min_angle=-math.pi / 4,
+        max_angle=math.pi / 4,
+        vertical_width=math.radians(20.0),
+        rays_horizontal=1,
+        rays_vertical=720,
+    )
+    pose = transform_from_xyz_rpy([-8.0, 12.0, 8.0], [0.0, math.radians(15.0), 0.3])
+    return MultibeamSonar(echo, fan, pose, coherent=CoherentConfig.of())
 
 
 def coherent_sidescan() -> SidescanSonar:
@@ -102,15 +132,16 @@ def measure(
 
 
 def main() -> int:
-    """Print the side-scan's and the fan's figures, the fan's formed beams last."""
+    """Print the formed beams', the demo fan's, the side-scan's and, last, the fan's figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--repeat', type=int, default=30)
     options = parser.parse_args()
     keep_heap()  # as the nodes do (ros/startup.run_node): no page faults per ping
+    formed_fan(options.repeat)
+    measure('demo fan', load_world(DEMO_WORLD), demo_fan(), options.repeat)
     measure('side-scan', sidescan_world(), coherent_sidescan(), options.repeat)
     ping, cast = measure('fan', fan_world(), coherent_fan(), options.repeat)
     print(f'coherent_hz={1.0 / ping:.1f} raw_hz={1.0 / cast:.1f} ratio={ping / cast:.2f}')
-    formed_fan(options.repeat)
     return 0
 
 

@@ -6,7 +6,8 @@ with 98,304 rays a ping whatever the beams, and its Cartesian image) and
 ``config/datasets/sidescan_demo.yaml`` (a 256-ping waterfall block of 2 x 400 bins, ground
 range, its frequency and display window drawn per sample). Each sample also casts its
 noise-free pings of the seabed alone for the shadow mask. The samples are the same in every
-configuration, so the draws change the rates of a run but not its comparison. For each preset it times:
+configuration, so the draws change the rates of a run but not its comparison. For each
+preset it times:
 
 * ``1 worker``: the samples made in this process, one after another (``--workers 1``: no Ray);
 * ``2 workers``: the same samples on a local Ray of 2 CPUs (``--workers 2``), started once for

@@ -15,7 +15,7 @@ deposits on the range-sine grid, the FFTs, the noise, the beams). Timed beside
 interleaved), with ``BeamFormer.form`` alone for uniform echoes at several counts and
 ``surface_scatterers`` of the lit triangles (what a ping would cost if it placed them anew).
 
-The last line (:func:`formed_fan`, also ``bench_coherent.py``'s): ``formed_hz=<pings/s of
+The last line (:func:`formed_fan`, also in ``bench_coherent.py``): ``formed_hz=<pings/s of
 form_beams at the default density> raw_hz=<casts/s> ratio=<form_beams / cast>``. Times depend
 on the machine and its load; the ratio is the result (docs/benchmarks/formed_beams.md).
 Run: ``scripts/run python benchmarks/bench_formed_beams.py [--repeat N]``.

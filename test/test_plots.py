@@ -471,11 +471,13 @@ def test_the_demo_classes_have_distinct_colours_and_a_legend_that_fits(tmp_path:
     # Negative control: tab10 after its blue, as before: box and effigy one colour, propeller
     # the shadow's blue.
     old = [mpl.colormaps['tab10']((k + 1) % 10)[:3] for k in range(12)]
-    assert old[0] == old[10] and old[9] == mpl.colormaps['tab10'](0)[:3]
+    assert old[0] == old[10]
+    assert old[9] == mpl.colormaps['tab10'](0)[:3]
     legend = figure.legends[0]
     inside = figure.bbox.x0, figure.bbox.x1
     extent = legend.get_window_extent()
-    assert inside[0] <= extent.x0 and extent.x1 <= inside[1]
+    assert inside[0] <= extent.x0
+    assert extent.x1 <= inside[1]
     # Negative control: the 13 entries in one row are wider than the picture.
     handles = legend.legend_handles
     one_row = figure.legend(handles=handles, ncols=len(handles), fontsize=9, frameon=False)

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial import cKDTree
 
 from nps_sonar_py.echo.fixed_scatterers import Scatterers, surface_scatterers
+from nps_sonar_py.echo.near_triangles import SmallTriangles, areas, near_small
 
 __all__ = ['PATCH_SCATTERERS', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
 
@@ -85,20 +85,19 @@ class LitEchoes:
     amplitudes: NDArray[np.complex128]
 
 
-def _patches(
+def _tiles(
     corners: NDArray[np.float64],
     tri_id: int,
     points: NDArray[np.float64],
     widen: NDArray[np.float64],
     density: float,
-    seed: int,
-) -> Scatterers:
-    """The scatterers of the patches of one large triangle about its lit ``points``.
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The patches of one large triangle about its lit ``points``: their halves and keys.
 
     The patches: squares of edge ``q`` (``q**2 rho = PATCH_SCATTERERS``) in the triangle's
     plane, axes along its first edge and across it from its first corner; each square's two
-    triangles keyed by (triangle, column, row, half). Those within each point's ``widen``
-    (m, a square about it) of the ``points``, clipped to the triangle.
+    triangles ((2 c, 3, 3), column by column, row by row) keyed by (triangle, column, row,
+    half). Those within each point's ``widen`` (m, a square about it) of the ``points``.
     """
     q = math.sqrt(PATCH_SCATTERERS / density)
     origin, e1, e2 = corners[0], corners[1] - corners[0], corners[2] - corners[0]
@@ -117,27 +116,96 @@ def _patches(
         steps = np.arange(-k, k + 1)
         square = np.stack(np.meshgrid(steps, steps, indexing='ij'), axis=-1).reshape(-1, 2)
         near.append((cell[reach == k][:, None, :] + square[None, :, :]).reshape(-1, 2))
-    cells = np.unique(np.concatenate(near), axis=0)
-    i, j = cells[:, 0], cells[:, 1]
+    i, j = _unique_cells(np.concatenate(near))
     base = origin + (i[:, None] * q) * u + (j[:, None] * q) * w  # each patch's corner
     a, b, c = base + q * u, base + q * u + q * w, base + q * w
     squares = np.stack([np.stack([base, a, b], 1), np.stack([base, b, c], 1)], 1).reshape(-1, 3, 3)
+    # The same halves in the plane's (u, w), and the triangle: only those that may meet it.
+    p0 = np.stack([i * q, j * q], axis=1).astype(np.float64)
+    pa, pb, pc = (p0 + np.array(step) for step in ((q, 0.0), (q, q), (0.0, q)))
+    flat_halves = np.stack([np.stack([p0, pa, pb], 1), np.stack([p0, pb, pc], 1)], 1)
+    flat = np.array([[0.0, 0.0], [e1 @ u, 0.0], [e2 @ u, e2 @ w]])
+    meets = _overlaps(flat_halves.reshape(-1, 3, 2), flat)
     with np.errstate(over='ignore'):
         key = (np.uint64(tri_id) * _PATCH_SALT) ^ (
             (i.astype(np.uint64) << np.uint64(32)) + (j.astype(np.uint64) & np.uint64(0xFFFFFFFF))
         )
         keys = np.stack([key, key ^ np.uint64(1)], 1).ravel().view(np.int64)
-    field = surface_scatterers(squares, density, seed, ids=keys)
-    # Inside the triangle: barycentric coordinates of each point in its plane.
+    return squares[meets], keys[meets]
+
+
+def _overlaps(halves: NDArray[np.float64], flat: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which triangles ``halves`` (n, 3, 2) may meet triangle ``flat`` (3, 2), all in a plane.
+
+    Separating axes (both counter-clockwise): the outward normal of each edge of either; a
+    half wholly beyond one holds none of the triangle's scatterers. A margin of a millionth
+    of the halves' size keeps those touching an edge.
+    """
+    margin = 1e-6 * float(np.abs(halves[0, 1] - halves[0, 0]).max())
+    meets = np.ones(halves.shape[0], dtype=bool)
+    for k in range(3):  # the triangle's edges, then the halves'
+        edge = flat[(k + 1) % 3] - flat[k]
+        outward = np.array([edge[1], -edge[0]]) / np.linalg.norm(edge)
+        meets &= np.min((halves - flat[k]) @ outward, axis=1) <= margin
+        sides = halves[:, (k + 1) % 3] - halves[:, k]
+        normal = np.stack([sides[:, 1], -sides[:, 0]], 1) / np.linalg.norm(sides, axis=1)[:, None]
+        reach = np.einsum('ntj,nj->nt', flat[None, :, :] - halves[:, k, None, :], normal)
+        meets &= np.min(reach, axis=1) <= margin
+    return meets
+
+
+def _unique_cells(cells: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct (column, row) of ``cells`` (n, 2), in order by column then row.
+
+    As ``np.unique(cells, axis=0)``, on one packed integer a cell (many times faster).
+    """
+    low = cells.min(axis=0)
+    span = int(cells[:, 1].max() - low[1]) + 1
+    packed = np.unique((cells[:, 0] - low[0]) * span + (cells[:, 1] - low[1]))
+    return packed // span + low[0], packed % span + low[1]
+
+
+def _inside(positions: NDArray[np.float64], corners: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which ``positions`` in the plane of triangle ``corners`` lie in it (barycentric)."""
+    origin, e1, e2 = corners[0], corners[1] - corners[0], corners[2] - corners[0]
     gram = np.array([[e1 @ e1, e1 @ e2], [e1 @ e2, e2 @ e2]])
-    ab = np.linalg.solve(gram, ((field.positions - origin) @ np.stack([e1, e2], 1)).T).T
-    inside = (ab[:, 0] >= 0.0) & (ab[:, 1] >= 0.0) & (ab.sum(axis=1) <= 1.0)
-    owner = np.full(int(inside.sum()), tri_id, dtype=np.int64)
-    return Scatterers(field.positions[inside], field.amplitudes[inside], owner, field.area)
+    ab = np.linalg.solve(gram, ((positions - origin) @ np.stack([e1, e2], 1)).T).T
+    inside: NDArray[np.bool_] = (ab[:, 0] >= 0.0) & (ab[:, 1] >= 0.0) & (ab.sum(axis=1) <= 1.0)
+    return inside
+
+
+def _patches(
+    corners: NDArray[np.float64],
+    ids: NDArray[np.int64],
+    lit: list[tuple[NDArray[np.float64], NDArray[np.float64]]],
+    density: float,
+    seed: int,
+) -> Scatterers:
+    """The scatterers of the patches of large triangles about their lit points.
+
+    ``corners`` (L, 3, 3) and ``ids`` (L,) of the triangles, ``lit``: each one's points and
+    spacing there (:func:`_tiles`); the scatterers of all their patches drawn at once, then
+    clipped to their triangles.
+    """
+    tiles = [_tiles(corners[k], int(ids[k]), *lit[k], density) for k in range(ids.size)]
+    keys = np.concatenate([t[1] for t in tiles])
+    field = surface_scatterers(np.concatenate([t[0] for t in tiles]), density, seed, ids=keys)
+    # Each scatterer's triangle: its square's (the keys are distinct), triangle by triangle.
+    square_of = np.repeat(np.arange(ids.size), [t[1].size for t in tiles])
+    by_key = np.argsort(keys)
+    owner = square_of[by_key[np.searchsorted(keys[by_key], field.triangles)]]
+    bounds = np.searchsorted(owner, np.arange(ids.size + 1))
+    inside = np.zeros(owner.size, dtype=bool)
+    for k in range(ids.size):
+        rows = slice(bounds[k], bounds[k + 1])
+        inside[rows] = _inside(field.positions[rows], corners[k])
+    return Scatterers(
+        field.positions[inside], field.amplitudes[inside], ids[owner[inside]], field.area
+    )
 
 
 def _scatterers(
-    lit: LitSurfaces, density: float, seed: int
+    lit: LitSurfaces, density: float, seed: int, cache: SmallTriangles | None
 ) -> tuple[Scatterers, NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """The scatterers of the lit triangles, the triangles' ids, corners and reflectivity."""
     hit = np.flatnonzero(lit.ids >= 0)
@@ -145,9 +213,9 @@ def _scatterers(
     ids, first, counts = np.unique(lit.ids[order], return_index=True, return_counts=True)
     mu = np.asarray(lit.reflectivity, dtype=np.float64)[order[first]]
     corners = lit.corners(ids)
-    area = _areas(corners)
+    area = areas(corners)
     large = area * density > PATCH_SCATTERERS
-    near, near_corners, near_mu = _near_triangles(lit, hit, ids, density)
+    near, near_corners, near_mu = _near_triangles(lit, hit, ids, density, cache)
     parts = [
         surface_scatterers(
             np.concatenate([corners[~large], near_corners]),
@@ -156,11 +224,10 @@ def _scatterers(
             ids=np.concatenate([ids[~large], near]),
         )
     ]
-    for k in np.flatnonzero(large):  # few: the large faces of boxes and planes
-        rows = order[first[k] : first[k] + counts[k]]
-        parts.append(
-            _patches(corners[k], int(ids[k]), lit.points[rows], lit.spacing[rows], density, seed)
-        )
+    if np.any(large):  # the large faces of boxes and planes
+        groups = [order[first[k] : first[k] + counts[k]] for k in np.flatnonzero(large)]
+        points = [(lit.points[rows], lit.spacing[rows]) for rows in groups]
+        parts.append(_patches(corners[large], ids[large], points, density, seed))
     field = Scatterers(
         np.concatenate([p.positions for p in parts]),
         np.concatenate([p.amplitudes for p in parts]),
@@ -177,41 +244,33 @@ def _scatterers(
     )
 
 
-def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(k,) the areas of triangles ``corners`` (k, 3, 3)."""
-    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    area: NDArray[np.float64] = 0.5 * np.linalg.norm(cross, axis=1)
-    return area
-
-
 def _near_triangles(
-    lit: LitSurfaces, hit: NDArray[np.intp], ids: NDArray[np.int64], density: float
+    lit: LitSurfaces,
+    hit: NDArray[np.intp],
+    ids: NDArray[np.int64],
+    density: float,
+    cache: SmallTriangles | None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """The small triangles no ray hit within the rays' spacing of a hit on their entity.
 
     Their ids, corners and reflectivity (the nearest hit's): a small object tessellated finer
     than the rays land apart keeps all its lit scatterers, not only its hit triangles'.
+    ``cache``: keeps the entities' small triangles while they stand still.
     """
-    others = np.setdiff1d(lit.siblings(ids), ids, assume_unique=False)
-    empty = (np.zeros(0, np.int64), np.zeros((0, 3, 3)), np.zeros(0))
-    if others.size == 0:
-        return empty
-    corners = lit.corners(others)
-    small = _areas(corners) * density <= PATCH_SCATTERERS
-    others, corners = others[small], corners[small]
-    centre = corners.mean(axis=1)
-    radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
-    spacing = lit.spacing[hit]
-    reach = float(spacing.max(initial=0.0) + radius.max(initial=0.0))  # none is farther
-    distance, nearest = cKDTree(lit.points[hit]).query(centre, distance_upper_bound=reach)
-    near = np.isfinite(distance)
-    near[near] = distance[near] <= spacing[nearest[near]] + radius[near]
-    mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest[near]]
-    return others[near], corners[near], mu
+    siblings = lit.siblings(ids)
+    corners = lit.corners(siblings)
+    small = (cache or SmallTriangles()).of(siblings, corners, density, PATCH_SCATTERERS)
+    rows, nearest = near_small(small, ids, lit.points[hit], lit.spacing[hit])
+    mu = np.asarray(lit.reflectivity, dtype=np.float64)[hit][nearest]
+    return small.ids[rows], small.corners[rows], mu
 
 
 def lit_echoes(
-    lit: LitSurfaces, density: float, seed: int, absorption_db_per_m: float
+    lit: LitSurfaces,
+    density: float,
+    seed: int,
+    absorption_db_per_m: float,
+    cache: SmallTriangles | None = None,
 ) -> LitEchoes:
     """The heard scatterers of the lit surfaces and their amplitudes ``xi sqrt(I)``.
 
@@ -220,10 +279,12 @@ def lit_echoes(
         density: scatterers per m2.
         seed: the scatterers' realisation.
         absorption_db_per_m: one-way absorption, dB/m.
+        cache: the lit entities' small triangles, kept from ping to ping while they stand
+            still (``near_triangles.SmallTriangles``); ``None``: found anew.
     """
     if not np.any(lit.ids >= 0):
         return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128))
-    field, ids, corners, mu = _scatterers(lit, density, seed)
+    field, ids, corners, mu = _scatterers(lit, density, seed, cache)
     pose = lit.world_from_sensor
     body = (field.positions - pose[:3, 3]) @ pose[:3, :3]  # R^T (p - o), row by row
     seen = np.flatnonzero(lit.visible(body))
