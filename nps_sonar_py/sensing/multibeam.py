@@ -240,6 +240,7 @@ class MultibeamSonar(PosedRays):
     ) -> None:
         self.echo = echo
         self.fan = fan
+        self.array_pattern = array_pattern
         self.imaging = imaging if imaging is not None else ImagingConfig()
         self.label_entities = label_entities
         self.multipath = multipath if multipath is not None else MultipathConfig()

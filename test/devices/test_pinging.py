@@ -18,6 +18,7 @@ import pytest
 from device_kinds import build
 
 from nps_sonar_py.devices.pinging import PingingRanger
+from nps_sonar_py.echo.array_response import SteeredArray
 from nps_sonar_py.echo.profile_effects import ImagingConfig, Tvg
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.sensing.multipath import MultipathConfig
@@ -27,7 +28,15 @@ IMAGING = ImagingConfig(Tvg.LOG20, cell_speckle=True, side_lobe_db=-30.0)
 MULTIPATH = MultipathConfig(max_bounces=1, sea_surface_z=5.0, surface_loss_db=2.0)
 #: Per sonar: the field holding its beams, and keyword arguments that are not the defaults.
 NOT_DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    'multibeam': ('fan', {'imaging': IMAGING, 'label_entities': 3, 'multipath': MULTIPATH}),
+    'multibeam': (
+        'fan',
+        {
+            'imaging': IMAGING,
+            'label_entities': 3,
+            'multipath': MULTIPATH,
+            'array_pattern': SteeredArray(64, 0.5),
+        },
+    ),
     'sidescan': ('config', {'imaging': IMAGING, 'label_entities': 3, 'multipath': MULTIPATH}),
     'echosounder': (
         'swath',

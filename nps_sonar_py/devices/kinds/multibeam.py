@@ -179,6 +179,7 @@ class FanRanger(PingingRanger[MultibeamSonar]):
             label_entities=old.label_entities,
             multipath=old.multipath,
             coherent=old.coherent,
+            array_pattern=old.array_pattern,
         )
 
 
