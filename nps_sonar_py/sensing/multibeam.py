@@ -4,9 +4,10 @@ Geometry (body frame, x forward, REP 103): beam ``j`` points at azimuth ``a_j`` 
 ``a_j`` evenly spaced from ``min_angle`` to ``max_angle`` (the ``LaserScan`` angles), and is a
 fan: narrow in azimuth, ``vertical_width`` tall in elevation. Each beam is a grid of rays
 built once: ``rays_horizontal`` columns across the cast width ``2 * echo.cast_half_angle``
-about its axis and ``rays_vertical`` rows across ``[-vertical_width / 2, vertical_width / 2]``,
-at cell centres. A ray's solid angle is its cell's, ``d_a (sin e_hi - sin e_lo)``, so the
-echo model's sums stay independent of the ray counts.
+about its axis and ``rays_vertical`` rows across ``[-cast / 2, cast / 2]``
+(``FanConfig.cast_width``: ``vertical_width``, or ``vertical_cast`` when set), at cell
+centres. A ray's solid angle is its cell's, ``d_a (sin e_hi - sin e_lo)``, so the echo
+model's sums stay independent of the ray counts.
 
 Beam pattern: the horizontal pattern is ``echo.pattern`` of the horizontal one-way -3 dB
 width ``echo.beam_width``, a function of the ray's horizontal angle from the beam axis; the
@@ -17,7 +18,11 @@ ray's cell* (Gauss-Legendre, ``_NODES`` points per cell, elevation weighted by `
 rather than taken at the cell's centre: a few columns then integrate the pattern closely
 for targets that vary slowly across a cell (with the midpoint rule, 3 columns of the
 two-way piston over its -3 dB width read 2 % high; averaged, within 0.01 %). The vertical cast
-spans ``vertical_width``: its -3 dB width, as the horizontal one does by default.
+spans ``vertical_width`` by default: its -3 dB width, as the horizontal one does. With
+``vertical_cast`` wider, the rows past the -3 dB edges carry the vertical pattern's skirt (its
+main lobe's flanks and side lobes, both ways): a real transducer hears a seabed through them
+nearer than its axis meets it, as the side-scan's ``cast_to_nadir`` does across track
+(``docs/multibeam.md``). A ``UNIFORM`` pattern has no skirt: a wider cast hears nothing more.
 
 Footprints: a ray's echo is spread over the slant-range interval its cell covers,
 ``e = r |t . n| / |d . n| d_e`` about its range (``t`` the ray's elevation tangent, ``n`` the
@@ -87,12 +92,16 @@ class FanConfig(Record):
         min_angle: azimuth of the first beam's axis, rad.
         max_angle: azimuth of the last beam's axis, rad, >= min_angle (one beam: their middle;
             more than one: > min_angle, as beams on one axis would make an empty image).
-        vertical_width: full elevation extent of every beam, rad, in (0, pi); the one-way
-            -3 dB width of ``vertical_pattern``.
+        vertical_width: the one-way -3 dB width of ``vertical_pattern`` across the elevation,
+            rad, in (0, pi); the elevation extent cast unless ``vertical_cast`` is set.
         rays_horizontal: ray columns across a beam's cast width, >= 1.
-        rays_vertical: ray rows across its vertical width, >= 1.
+        rays_vertical: ray rows across the elevation extent cast, >= 1.
         vertical_pattern: one-way intensity pattern across the elevation (``BeamPattern`` or
             its string value); ``UNIFORM`` (default) is flat.
+        vertical_cast: full elevation extent cast, rad: 0 (default) casts the -3 dB
+            ``vertical_width`` alone (a knife edge); wider, at least ``vertical_width``, casts
+            the rows past the edges too, weighted by ``vertical_pattern``'s skirt both ways
+            (what a real transducer hears there). ``rays_vertical`` rows span the cast.
     """
 
     beams: int = setting(64, 'number of beams', 1, MAX_BEAMS)
@@ -104,14 +113,31 @@ class FanConfig(Record):
     rays_horizontal: int = setting(3, 'ray columns across a beam', 1, 10_000)
     rays_vertical: int = setting(24, 'ray rows across a beam', 1, 10_000)
     vertical_pattern: BeamPattern = setting(BeamPattern.UNIFORM, 'one-way elevation pattern')
+    vertical_cast: float = setting(
+        0.0,
+        "elevation extent cast, past the -3 dB width through the vertical pattern's skirt "
+        '[rad] (0: the vertical width)',
+        0.0,
+        math.pi,
+    )
 
     def __post_init__(self) -> None:
         check_record(self)  # each field's bounds, declared once (the settings' too)
         problem = fan_problem(self.beams, self.min_angle, self.max_angle)
+        if problem is None and 0.0 < self.vertical_cast < self.vertical_width:
+            problem = (
+                f'vertical_cast ({self.vertical_cast!r} rad) must be 0 or at least '
+                f'vertical_width ({self.vertical_width!r} rad)'
+            )
         if problem is None and self.beams * self.rays_horizontal * self.rays_vertical > 4_000_000:
             problem = 'more than 4000000 rays per ping'
         if problem:
             raise ConfigurationError(problem)
+
+    @property
+    def cast_width(self) -> float:
+        """Full elevation extent the rows span, rad: ``vertical_cast``, or the -3 dB width."""
+        return self.vertical_cast if self.vertical_cast > 0.0 else self.vertical_width
 
     @property
     def spacing(self) -> float:
@@ -256,7 +282,7 @@ class MultibeamSonar(PosedRays):
         d_a = 2.0 * half / nh
         columns = np.linspace(-half, half, nh + 1)  # cell edges across the beam
         offsets = 0.5 * (columns[:-1] + columns[1:])
-        rows = np.linspace(-0.5, 0.5, nv + 1) * fan.vertical_width
+        rows = np.linspace(-0.5, 0.5, nv + 1) * fan.cast_width
         elevations = 0.5 * (rows[:-1] + rows[1:])
         solid = d_a * np.diff(np.sin(rows))  # (nv,)
         horizontal = cell_means(echo.pattern, echo.beam_width, echo.n_way, columns)
@@ -271,7 +297,7 @@ class MultibeamSonar(PosedRays):
             off_axis,
             solid_angle,
             pattern=np.clip(weight, 0.0, 1.0),
-            cell_height=fan.vertical_width / nv,
+            cell_height=fan.cast_width / nv,
         )
         self.rays_per_beam = nv * nh
         self.azimuths = fan.azimuths()
@@ -300,7 +326,7 @@ class MultibeamSonar(PosedRays):
             nv, fan.beams, nh, 3
         )
         self._body_tangents = np.ascontiguousarray(tangent.transpose(1, 0, 2, 3)).reshape(-1, 3)
-        self._cell_height = np.float32(fan.vertical_width / nv)
+        self._cell_height = np.float32(fan.cast_width / nv)
         # Multipath: each ray's one-way pattern at its own direction in its own beam.
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
@@ -323,7 +349,7 @@ class MultibeamSonar(PosedRays):
             edge_azimuths(low, high, half, d_a, formed.main_lobe_sine()),
             elevations,
             d_a,
-            self.fan.vertical_width / elevations.size,
+            self.fan.cast_width / elevations.size,
             formed.farthest(),
         )
 
@@ -361,13 +387,13 @@ class MultibeamSonar(PosedRays):
     def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
         """The fan's pattern at scatterers ``body`` (m, 3), the receive array's aside.
 
-        The vertical pattern both ways (``n_way``) inside the vertical width, flat across
-        the fan ahead.
+        The vertical pattern both ways (``n_way``) inside the cast (``FanConfig.cast_width``),
+        flat across the fan ahead.
         """
         fan, echo = self.fan, self.echo
         r = np.linalg.norm(body, axis=1)
         elevation = np.abs(np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0)))
-        inside = (elevation <= 0.5 * fan.vertical_width) & (body[:, 0] > 0.0)
+        inside = (elevation <= 0.5 * fan.cast_width) & (body[:, 0] > 0.0)
         vertical = beam_intensity(fan.vertical_pattern, elevation, fan.vertical_width, echo.n_way)
         return np.where(inside, vertical, 0.0)
 
@@ -410,7 +436,7 @@ class MultibeamSonar(PosedRays):
         offset = np.angle(np.exp(1j * (np.arctan2(body[:, 1], body[:, 0]) - self.azimuths[beam])))
         elevation = np.arcsin(np.clip(body[:, 2], -1.0, 1.0))
         inside = (np.abs(offset) <= echo.cast_half_angle * (1.0 + 1e-9)) & (
-            np.abs(elevation) <= 0.5 * fan.vertical_width * (1.0 + 1e-9)
+            np.abs(elevation) <= 0.5 * fan.cast_width * (1.0 + 1e-9)
         )
         across = np.where(inside, np.abs(offset), 0.0)
         up = np.where(inside, np.abs(elevation), 0.0)
