@@ -33,10 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from realism_scenes import (
+    FAN_PRESET,
+    FAN_VERTICAL,
     SEED,
     SIDESCAN_SEABED,
     SIDESCAN_SEDIMENT,
     fan_beam_solid_angle,
+    fan_geometry,
     render_fan,
     render_sidescan,
     sidescan_beam,
@@ -294,7 +297,7 @@ def run_oculus(
         max_range=ranges * ping.range_resolution,
         alpha=francois_garrison(ping.frequency),
         gamma=oculus_gamma(ping.gamma),
-        solid_angle=fan_beam_solid_angle(ping.frequency),
+        solid_angle=fan_beam_solid_angle(),
     )
     print(
         f'Oculus record: {ping.frequency / 1e6:.4f} MHz, {beams} beams over '
@@ -311,11 +314,16 @@ def run_oculus(
     )
     real = chain.decode(ping.image.T)
     views = fan_views(real, chain)
-    tilt = math.radians(20.0)
-    height = views.band_start * math.sin(tilt + math.radians(10.0))
+    height, tilt = fan_geometry(views.band_start, chain.max_range, FAN_VERTICAL)
     print(
-        f'  geometry from the record: seabed from {views.band_start:.2f} m; assumed tilt 20 deg, '
-        f'20 deg vertical beam, so {height:.2f} m above the floor'
+        f"  geometry from the record: seabed band from {views.band_start:.2f} m to the window's "
+        f'end, {chain.max_range:.2f} m; the {math.degrees(FAN_VERTICAL):.0f} deg vertical '
+        f"beam's -3 dB edges there: {height:.2f} m above the floor, tilted "
+        f'{math.degrees(tilt):.1f} deg down'
+    )
+    print(
+        f'  fan: {FAN_PRESET.name}, beams formed by {FAN_PRESET.array_elements} elements half a '
+        'wavelength apart over fixed scatterers; vertical pattern sinc, cast down to the floor'
     )
     rendered = render_fan(ping.frequency, chain.max_range, ranges, ping.bearings, height, tilt)
     intensity = rendered.channels[0]

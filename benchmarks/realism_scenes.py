@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 from seabeds import relief_triangles
 
+from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
@@ -34,11 +35,14 @@ from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 __all__ = [
+    'FAN_PRESET',
+    'FAN_VERTICAL',
     'SEED',
     'SIDESCAN_SEABED',
     'SIDESCAN_SEDIMENT',
     'Rendered',
     'fan_beam_solid_angle',
+    'fan_geometry',
     'render_fan',
     'render_sidescan',
     'sidescan_beam',
@@ -51,12 +55,19 @@ NOISE = ReceiverNoise(enabled=True, spectrum_level=40.0, directivity_index=30.0)
 SOURCE_LEVEL = 210.0
 #: Seabed reflectivity (the package's Lambert ``mu``): about -27 dB.
 SEABED_MU = 0.002
-#: Ray rows across the fan's 20 degrees: on the floor at 2 m and 0.35 m of height a row's
-#: range steps 11 m/rad, so 2048 rows put about one ray in each 2.8 mm bin (256 rows
-#: leave empty bins between rings of rays).
-RAYS_VERTICAL = 2048
-#: The forward-looking fan's vertical beam width, rad.
-FAN_VERTICAL = math.radians(20.0)
+#: The forward-looking fan's device: the Oculus M1200d's high-frequency mode, the record's
+#: (2.1 MHz, 256 beams over 60 degrees): its beam widths and its receive array (127 elements
+#: half a wavelength apart, whose -3 dB width is the preset's 0.4 degrees) form the beams.
+FAN_PRESET = PRESETS['oculus_m1200d_hf']
+#: The forward-looking fan's one-way -3 dB vertical width (the preset's 12 degrees), rad.
+FAN_VERTICAL = FAN_PRESET.vertical_beam_width
+#: Its vertical pattern: a uniform aperture's (the elements' height), ``sinc**2`` of the
+#: -3 dB width, heard past the edges through its skirt: the fan is cast down to the floor
+#: straight below (``vertical_cast``), as the side-scan's ``cast_to_nadir`` across track.
+FAN_VERTICAL_PATTERN = BeamPattern.SINC
+#: Ray rows across the cast: the formed fan's rays only find the lit surfaces (the fixed
+#: scatterers carry the echo), so they need not put a ray in every 2.8 mm bin.
+RAYS_VERTICAL = 1024
 #: Height of the side-scan's relief, m (a gently undulating sand floor).
 SIDESCAN_RELIEF = 0.3
 #: The side-scan's seabed: medium sand (Jackson and Richardson's row) with the package's
@@ -110,14 +121,16 @@ def sidescan_beam() -> SidescanConfig:
     return SidescanConfig(horizontal_width=math.radians(0.5), min_altitude=2.0, max_altitude=12.0)
 
 
-def fan_beam_solid_angle(frequency: float) -> float:
-    """``Psi`` of one beam of the simulated forward-looking fan at ``frequency``, sr."""
-    return fan_solid_angle(_fan_width(frequency), FAN_VERTICAL)
+def fan_beam_solid_angle() -> float:
+    """``Psi`` of one beam of the simulated forward-looking fan (the preset's widths), sr."""
+    return fan_solid_angle(_fan_width(), FAN_VERTICAL)
 
 
-def _fan_width(frequency: float) -> float:
-    """The fan's horizontal beam width: the Oculus preset's ``0.6 deg x 1.2 MHz / f``."""
-    return math.radians(0.6 * 1.2e6 / frequency)
+def _fan_width() -> float:
+    """The fan's horizontal -3 dB beam width: the preset's (0.4 degrees), rad."""
+    width = FAN_PRESET.horizontal_beam_width
+    assert width is not None  # the preset gives it (docs/presets.md)
+    return width
 
 
 def render_sidescan(
@@ -163,6 +176,22 @@ def render_sidescan(
     return Rendered((np.array(port), np.array(starboard)), np.asarray(edges))
 
 
+def fan_geometry(near: float, far: float, vertical: float) -> tuple[float, float]:
+    """``(height, tilt)`` over a flat floor whose -3 dB edges meet it at ``near`` and ``far`` m.
+
+    A fan ``vertical`` rad tall, tilted ``tilt`` down at ``height``: its edges' depressions
+    ``tilt +- vertical / 2`` reach the floor at ``height / sin``. The difference of the two
+    depressions grows with the height, so it is solved for by bisection.
+    """
+    low, high = 0.0, near
+    for _ in range(60):
+        height = 0.5 * (low + high)
+        spread = math.asin(height / near) - math.asin(height / far)
+        low, high = (height, high) if spread < vertical else (low, height)
+    height = 0.5 * (low + high)
+    return height, math.asin(height / near) - 0.5 * vertical
+
+
 def render_fan(
     frequency: float,
     max_range: float,
@@ -171,11 +200,14 @@ def render_fan(
     height: float,
     tilt: float,
 ) -> Rendered:
-    """(beams, bins) of a coherent forward-looking fan ``height`` above a relief, ``tilt`` down."""
+    """(beams, bins) of a formed forward-looking fan ``height`` above a flat floor, ``tilt`` down.
+
+    The beams are formed by the preset's receive array over the floor's fixed scatterers
+    (``docs/beamforming.md``); the vertical pattern is heard down to the floor below.
+    """
     c = 1500.0
-    width = _fan_width(frequency)
     echo = EchoConfig(
-        beam_width=width,
+        beam_width=_fan_width(),
         pattern=BeamPattern.PISTON,
         min_range=0.0,
         max_range=max_range,
@@ -190,13 +222,18 @@ def render_fan(
         min_angle=float(bearings[0]),
         max_angle=float(bearings[-1]),
         vertical_width=FAN_VERTICAL,
+        vertical_pattern=FAN_VERTICAL_PATTERN,
+        vertical_cast=2.0 * (0.5 * math.pi - tilt),
         rays_horizontal=1,
         rays_vertical=RAYS_VERTICAL,
     )
-    elements = math.ceil(0.886 / (0.5 * 2.0 * math.sin(0.5 * width)))
+    elements = FAN_PRESET.array_elements
+    assert elements is not None  # the preset's beam width gives it
     bandwidth = c / (2.0 * max_range / bins)
     coherent = CoherentConfig.of(
-        pulse=Pulse(PulseKind.CHIRP, 50e-6, bandwidth), array=LineArray(elements, 0.5), noise=NOISE
+        pulse=Pulse(PulseKind.CHIRP, 50e-6, bandwidth),
+        array=LineArray(elements, ARRAY_SPACING),
+        noise=NOISE,
     )
     pose = transform_from_xyz_rpy([0.0, 0.0, height], [0.0, tilt, 0.0])
     sonar = MultibeamSonar(echo, fan, pose, coherent=coherent)

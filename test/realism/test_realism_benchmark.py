@@ -4,11 +4,13 @@ Its real-against-real figures are checked, roughly, against the yardstick measur
 independently on the same records (their README): side-scan speckle index 0.50-1.41, grain
 0.8 samples along range and 0.7 pings across, water column 31-40 dB and the wreck's shadow
 24 dB under the seabed; the Oculus ping's speckle index 0.39, grain 1.0 bin and 2.2 beams,
-water column 21 dB under the seabed band.
+water column 21 dB under the seabed band. The simulated Oculus' beams are formed by its
+preset's array: its neighbouring beams correlate as that array's ``|AF|**2`` predicts.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import numpy as np
 import pytest
 from real_records import real_file
 
+from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
 from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display_presets import display_chain
 from nps_sonar_py.formats.oculus import read_oculus
@@ -136,3 +139,32 @@ def test_the_tvg_law_is_read_from_the_record_and_back_from_the_simulation(
     law = range_law(intensity, ranges, np.concatenate((record.altitude, record.altitude)))
     assert law.exponent == pytest.approx(20.0, abs=3.0)
     assert abs(law.exponent - 40.0) > 10.0
+
+
+def test_the_simulated_oculus_beams_are_formed_by_the_presets_array(
+    run: tuple[str, Path],
+) -> None:
+    # Beams formed by one unshaded line array over a field of scatterers correlate in
+    # intensity as |AF(sin b' - sin b)|**2 (docs/beamforming.md): worked here for the
+    # Oculus M1200d preset's array (its elements, half a wavelength apart) at the record's
+    # bearings, against the simulated ping's seabed band (0.8-1.6 m), lags 1 and 2.
+    # Control: beams of independent fields (the per-ray model's) correlate about 0.
+    _, out = run
+    linear = np.load(out / 'sim-one_ping_linear.npy')  # (rows, beams)
+    ping = read_oculus(out / 'sim-one_ping_8bit.raw')[0]
+    ranges = (np.arange(linear.shape[0]) + 0.5) * ping.range_resolution
+    band = linear[(ranges > 0.8) & (ranges < 1.6)]
+    x = band / band.mean(axis=1, keepdims=True) - 1.0
+    elements = PRESETS['oculus_m1200d_hf'].array_elements
+    assert elements is not None
+    n = np.arange(elements) - 0.5 * (elements - 1)
+    measured, expected = [], []
+    for lag in (1, 2):
+        a, b = x[:, :-lag], x[:, lag:]
+        pairs = np.sum(a * b, axis=0) / np.sqrt(np.sum(a * a, axis=0) * np.sum(b * b, axis=0))
+        du = np.sin(ping.bearings[lag:]) - np.sin(ping.bearings[:-lag])
+        factor = np.mean(np.exp(2j * math.pi * ARRAY_SPACING * n[None, :] * du[:, None]), axis=1)
+        measured.append(float(np.mean(pairs)))
+        expected.append(float(np.mean(np.abs(factor) ** 2)))
+    np.testing.assert_allclose(measured, expected, atol=0.05)
+    assert measured[0] > 0.3  # independent beams: about 0
