@@ -4,7 +4,9 @@ Each sonar is configured to its record's geometry and rendered through the publi
 APIs (``SidescanSonar``, ``MultibeamSonar`` with the coherent model and its receiver noise),
 over a seabed of the kind the record shows: the benchmarks' seeded random relief
 (``seabeds.py``) 0.3 m high and a wreck-sized box casting a shadow for the side-scan, a
-flat floor for the forward-looking sonar. The side-scan's floor is a seabed
+flat floor for the forward-looking sonar, the Oculus M1200d preset's fan whose beams its
+array forms over the floor's fixed scatterers, heard through its vertical pattern's skirt
+down to the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
 (``SIDESCAN_SEABED``: medium sand with its K texture, no ripples; ``docs/realism.md``
 says why), cast through ``sensing.seabed_caster`` as the devices do. Intensities are linear;
 the display chain comes after.
