@@ -11,11 +11,9 @@ per axis), ranges and radii at most ``MAX_RANGE`` (10000 m), XML files of at mos
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
-import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from blocking_reads import in_thread
 from one_line import check_one_line
 
 from nps_sonar_py import xml_input
@@ -286,35 +285,6 @@ def test_values_at_the_limits_load() -> None:
 # --- files -----------------------------------------------------------------------------------
 
 
-def in_thread(
-    action: Callable[[], Any], *, unblock: Path | None = None, timeout: float = 10.0
-) -> Any:
-    """Run ``action`` in a thread; return its value or raise its error.
-
-    Fails when it has not finished within ``timeout`` s (a read blocked on a FIFO), after
-    opening the FIFO ``unblock`` for writing and closing it, so that a blocked reader ends.
-    """
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome['value'] = action()
-        except BaseException as err:  # handed to the test's thread
-            outcome['error'] = err
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        if unblock is not None:
-            with contextlib.suppress(OSError):  # OSError: nobody reads it
-                os.close(os.open(unblock, os.O_WRONLY | os.O_NONBLOCK))
-        pytest.fail(f'still reading after {timeout} s: the reader blocks')
-    if 'error' in outcome:
-        raise outcome['error']
-    return outcome.get('value')
-
-
 CHAIN_LINKS = 5000
 
 
@@ -492,7 +462,7 @@ def test_bad_file_is_one_line_at_once(
     with pytest.raises(DescriptionError) as info:
         in_thread(
             lambda: load_robot(path, xacro_args=args or None),
-            unblock=path if path.is_fifo() else None,
+            fifos=[path] if path.is_fifo() else [],
         )
     message = check_one_line(info.value, str(path), expected.partition(': ')[2])
     if expected.endswith(':'):  # located in xacro's output: marked, with a line
