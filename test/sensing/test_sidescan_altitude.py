@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from flat_seabed import box_model, seabed_file
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.errors import ConfigurationError
@@ -36,15 +37,9 @@ XS = np.arange(0.0, 10.0, 0.2)  # the tow's positions along x
 
 
 def world(folder: Path, y: float, width: float) -> Raycaster:
-    path = folder / 'box.world'
-    path.write_text(f'''<world name="seabed">
-<model name="seabed" reflectivity="0.3"><robot name="seabed"><link name="seabed"><collision>
-  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
-</robot></model><model name="box" reflectivity="0.3"><robot name="box"><link name="box">
-  <collision><origin xyz="5 {y} {BOX_H / 2}"/>
-  <geometry><box size="{BOX_LENGTH} {width} {BOX_H}"/></geometry></collision></link></robot>
-</model></world>''')
-    return Raycaster(load_world(str(path)))
+    """The seabed and the box, ``width`` m across at ``y`` m (its middle)."""
+    box = box_model('box', 0.3, (5, y, BOX_H / 2), f'{BOX_LENGTH} {width} {BOX_H}')
+    return Raycaster(load_world(str(seabed_file(folder / 'box.world', 0.3, box))))
 
 
 @pytest.fixture(scope='module')
