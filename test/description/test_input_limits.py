@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from blocking_reads import in_thread
 from one_line import check_one_line
+from urdf_snippets import ray, robot, sonar
 
 from nps_sonar_py import xml_input
 from nps_sonar_py.description import (
@@ -39,32 +40,12 @@ from nps_sonar_py.description import urdf as urdf_module
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.scan import MAX_RAYS, AxisSampling, ScanConfig
 
-HEAD = '<robot name="r">\n<link name="base"/>\n'  # the body starts on line 3
-
-
-def robot(body: str) -> str:
-    return f'{HEAD}{body}\n</robot>'
-
-
-def ray(inner: str) -> str:
-    """A proposal-form ray sensor on line 3; ``inner`` starts on line 6, inside <ray>."""
-    return robot(
-        f'<sensor name="l" type="ray">\n<parent link="base"/>\n<ray>\n{inner}</ray>\n</sensor>'
-    )
-
 
 def gazebo_ray(inner: str) -> str:
     """A Gazebo-form lidar: <sensor> on line 4, <lidar> on line 5, ``inner`` from line 6."""
     return robot(
         f'<gazebo reference="base">\n<sensor name="g" type="gpu_lidar">\n<lidar>\n{inner}'
         '</lidar>\n</sensor>\n</gazebo>'
-    )
-
-
-def sonar(inner: str) -> str:
-    """A proposal-form sonar sensor on line 3; ``inner`` is on line 5, inside <sonar>."""
-    return robot(
-        f'<sensor name="s" type="sonar">\n<parent link="base"/>\n<sonar>{inner}</sonar>\n</sensor>'
     )
 
 
@@ -212,27 +193,27 @@ TEXT_CASES = [
     ),
     (
         'sonar max 1e308',
-        sonar('<max>1e308</max>'),
+        robot(sonar('<max>1e308</max>')),
         f'robot.urdf:5: {SONAR}<max>: max: must be <= 10000, got 1e+308',
     ),
     (
         'sonar max just above the limit',
-        sonar('<max>10000.5</max>'),
+        robot(sonar('<max>10000.5</max>')),
         f'robot.urdf:5: {SONAR}<max>: max: must be <= 10000, got 10000.5',
     ),
     (
         'sonar min 1e308',
-        sonar('<min>1e308</min><max>2</max>'),
+        robot(sonar('<min>1e308</min><max>2</max>')),
         f'robot.urdf:5: {SONAR}<min>: min: must be <= 10000, got 1e+308',
     ),
     (
         'sonar radius 1e308',
-        sonar('<radius>1e308</radius>'),
+        robot(sonar('<radius>1e308</radius>')),
         f'robot.urdf:5: {SONAR}<radius>: radius: must be <= 10000, got 1e+308',
     ),
     (
         'sonar min above max',
-        sonar('<min>3</min><max>2</max>'),
+        robot(sonar('<min>3</min><max>2</max>')),
         f'robot.urdf:5: {SONAR}<max>: max: must be > min (3.0), got 2.0',
     ),
     (
@@ -272,7 +253,8 @@ def test_values_at_the_limits_load() -> None:
     spec = parse_robot(text).sensor('l').ray
     assert (spec.horizontal.rays, spec.vertical.rays, spec.range.max) == (4_000_000, 1, 1e4)
     assert (
-        parse_robot(sonar('<max>10000</max><radius>10000</radius>')).sensor('s').sonar.max == 1e4
+        parse_robot(robot(sonar('<max>10000</max><radius>10000</radius>'))).sensor('s').sonar.max
+        == 1e4
     )
     # 2000 x 2000 readings at 1000 rays each way: exactly the limits
     both = ray(
