@@ -1,10 +1,13 @@
 """A flat seabed at z = 0, alone or with boxes on it, for tests that compare a sonar's bins with
-a closed-form integral or place a target where the geometry says."""
+a closed-form integral or place a target where the geometry says; and the side-scan echo the
+side-scan tests cast on it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.scene import Raycaster, load_world
 
 
@@ -28,3 +31,22 @@ def seabed_file(path: Path, mu: float, *models: str) -> Path:
 def flat_seabed(folder: Path, mu: float) -> Raycaster:
     """A caster of the seabed alone (``seabed_file``), written to ``folder/flat.world``."""
     return Raycaster(load_world(str(seabed_file(folder / 'flat.world', mu))))
+
+
+def sidescan_echo(
+    max_range: float, n_bins: int, min_range: float = 0.0, **rest: Any
+) -> EchoConfig:
+    """The side-scan tests' echo: 400 kHz, the two-way piston pattern along track, a fixed
+    0.01 dB/m absorption, ``n_bins`` bins from ``min_range`` to ``max_range`` m; ``rest``:
+    any ``EchoConfig`` field, these included."""
+    settings: dict[str, Any] = {
+        'pattern': BeamPattern.PISTON,
+        'n_way': 2,
+        'absorption': Absorption.FIXED,
+        'fixed_absorption': 0.01,
+        'min_range': min_range,
+        'max_range': max_range,
+        'n_bins': n_bins,
+        'frequency': 400e3,
+    }
+    return EchoConfig(**(settings | rest))

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from flat_seabed import box_model, seabed_file
+from flat_seabed import box_model, seabed_file, sidescan_echo
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
+from nps_sonar_py.echo import EchoConfig, beam_intensity
 from nps_sonar_py.echo.profile_effects import ImagingConfig
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster, load_world
@@ -71,18 +71,8 @@ def boxed(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
 
 
 def echo(**kwargs: object) -> EchoConfig:
-    settings: dict[str, object] = {
-        'pattern': BeamPattern.PISTON,
-        'n_way': 2,
-        'absorption': Absorption.FIXED,
-        'fixed_absorption': 0.01,
-        'min_range': 0.0,
-        'max_range': MAX_RANGE,
-        'n_bins': N_BINS,
-        'frequency': 400e3,
-    }
-    settings.update(kwargs)
-    return EchoConfig(**settings)  # type: ignore[arg-type]
+    """The side-scan's echo to ``MAX_RANGE`` in ``N_BINS`` bins; ``kwargs``: other fields."""
+    return sidescan_echo(**({'max_range': MAX_RANGE, 'n_bins': N_BINS} | kwargs))
 
 
 def level(h: float, x: float = 0.0) -> NDArray[np.float64]:

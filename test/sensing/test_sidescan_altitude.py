@@ -19,9 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from flat_seabed import box_model, seabed_file
+from flat_seabed import box_model, seabed_file, sidescan_echo
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.altitude import AltitudeSource
@@ -55,17 +54,7 @@ def below(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
 
 
 def sonar(config: SidescanConfig) -> SidescanSonar:
-    echo = EchoConfig(
-        pattern=BeamPattern.PISTON,
-        n_way=2,
-        absorption=Absorption.FIXED,
-        fixed_absorption=0.01,
-        min_range=0.0,
-        max_range=MAX_RANGE,
-        n_bins=N_BINS,
-        frequency=400e3,
-    )
-    return SidescanSonar(echo, config, np.eye(4))
+    return SidescanSonar(sidescan_echo(MAX_RANGE, N_BINS), config, np.eye(4))
 
 
 def tow(caster: Raycaster, config: SidescanConfig) -> tuple[np.ndarray, np.ndarray]:

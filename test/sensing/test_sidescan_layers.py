@@ -16,10 +16,9 @@ import math
 
 import numpy as np
 import pytest
-from flat_seabed import box_model, seabed_file
+from flat_seabed import box_model, seabed_file, sidescan_echo
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.ray_trace import trace
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.scene import Raycaster, load_world
@@ -69,17 +68,7 @@ def scene(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
 
 
 def sonar(profile: SoundSpeedProfile, depth: float) -> SidescanSonar:
-    echo = EchoConfig(
-        pattern=BeamPattern.PISTON,
-        n_way=2,
-        absorption=Absorption.FIXED,
-        fixed_absorption=0.01,
-        min_range=0.0,
-        max_range=MAX_RANGE,
-        n_bins=N_BINS,
-        frequency=400e3,
-        sound_speed=float(profile.speed_at(depth)),
-    )
+    echo = sidescan_echo(MAX_RANGE, N_BINS, sound_speed=float(profile.speed_at(depth)))
     pose = np.eye(4)
     pose[2, 3] = H
     return SidescanSonar(echo, SidescanConfig(), pose, label_entities=2)
