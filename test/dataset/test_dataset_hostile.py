@@ -18,14 +18,13 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from dataset_runs import REPO, command, environment, write_spec
+from dataset_runs import REPO, run_cli, write_spec
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -205,14 +204,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished dataset of two samples of :data:`GOOD`."""
     folder = tmp_path_factory.mktemp('made')
     spec = write_spec(folder, GOOD)
-    result = subprocess.run(
-        command(spec, folder / 'out', '--samples', '2', '--quiet'),
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=600,
-        check=False,
-    )
+    result = run_cli(spec, folder / 'out', '--samples', '2', '--quiet')
     assert result.returncode == 0, result.stderr
     return folder
 
@@ -279,15 +271,7 @@ def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
     def small_files() -> None:  # writes beyond 3000 bytes fail (EFBIG), as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
 
-    result = subprocess.run(
-        command(spec, tmp_path / 'out', '--samples', '2', '--quiet'),
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=600,
-        check=False,
-        preexec_fn=small_files,
-    )
+    result = run_cli(spec, tmp_path / 'out', '--samples', '2', '--quiet', preexec_fn=small_files)
     line = command_line(result.returncode, result.stderr, 1)
     assert line.endswith('File too large'), line
 
