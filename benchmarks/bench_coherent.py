@@ -40,14 +40,12 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
-import open3d as o3d  # the baseline is Open3D alone
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_fan import fan_sonar, fan_world, open3d_scene
+from bench_fan import fan_sonar, fan_world
 from bench_formed_beams import formed_fan
 from bench_sidescan import sidescan, sidescan_world
+from raw_cast import open3d_rays, world_scene
 from timing import median_times
 
 from nps_sonar_py.echo import EchoConfig
@@ -113,9 +111,8 @@ def measure(
 ) -> tuple[float, float]:
     """Median ping and raw-cast times of ``sonar`` in ``world``, printed; (ping, cast) s."""
     raycaster = Raycaster(world)
-    scene = open3d_scene(world)
-    origins = np.broadcast_to(sonar.origin, sonar.directions.shape)
-    rays = o3d.core.Tensor(np.hstack((origins, sonar.directions)).astype(np.float32))
+    scene = world_scene(world)
+    rays = open3d_rays(sonar.origin, sonar.directions)
     grid = sonar.engine.grid
     assert grid is not None
     t = median_times(

@@ -21,11 +21,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import open3d as o3d  # the baseline is Open3D alone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_coherent import NOISE, open3d_scene
+from bench_coherent import NOISE
+from raw_cast import open3d_rays, world_scene
 from seabeds import relief_triangles
 from timing import median_times
 
@@ -74,15 +74,14 @@ def main() -> int:
     options = parser.parse_args()
     keep_heap()  # as the nodes do (ros/startup.run_node): no page faults per ping
     world = seabed()
-    raycaster, scene = Raycaster(world), open3d_scene(world)
+    raycaster, scene = Raycaster(world), world_scene(world)
     elements = math.ceil(0.886 / (0.5 * math.radians(1.0)))  # 1 degree beams
     coherent = CoherentConfig.of(
         pulse=Pulse(PulseKind.CHIRP, 1e-3, 30e3), array=LineArray(elements, 0.5), noise=NOISE
     )
     plain, coherent_sounder = sounder(None), sounder(coherent)
     directions = plain.directions
-    origins = np.broadcast_to(plain.origin, directions.shape)
-    rays = o3d.core.Tensor(np.hstack((origins, directions)).astype(np.float32))
+    rays = open3d_rays(plain.origin, directions)
     t = median_times(
         {
             'open3d': lambda: scene.cast_rays(rays),

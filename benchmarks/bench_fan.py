@@ -34,10 +34,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import open3d as o3d  # the baseline is Open3D alone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from raw_cast import open3d_rays, world_scene
 from seabeds import relief_triangles
 from timing import median_times
 
@@ -95,18 +95,6 @@ def fan_sonar() -> MultibeamSonar:
     return MultibeamSonar(echo, fan, pose)
 
 
-def open3d_scene(world: World) -> o3d.t.geometry.RaycastingScene:
-    """The world's triangles, posed, in a prebuilt Open3D scene."""
-    scene = o3d.t.geometry.RaycastingScene()
-    for entity, pose in zip(world.entities, world.poses(), strict=True):
-        moved = entity.surface.transformed(pose)
-        scene.add_triangles(
-            o3d.core.Tensor(moved.vertices.astype(np.float32)),
-            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
-        )
-    return scene
-
-
 def message_maker(sonar: MultibeamSonar) -> tuple[str, Callable[[FanPing], object]]:
     """The node's ``MultibeamPing`` builder, or its array fields alone without rclpy."""
     try:
@@ -149,11 +137,10 @@ def main() -> int:
 
     world = fan_world()
     raycaster = Raycaster(world)
-    scene = open3d_scene(world)
+    scene = world_scene(world)
     sonar = fan_sonar()
     n_rays = sonar.directions.shape[0]
-    origins = np.broadcast_to(sonar.origin, sonar.directions.shape)
-    rays = o3d.core.Tensor(np.hstack((origins, sonar.directions)).astype(np.float32))
+    rays = open3d_rays(sonar.origin, sonar.directions)
     triangles = sum(len(e.surface) for e in world.entities)
     kind, message = message_maker(sonar)
 

@@ -34,7 +34,8 @@ import open3d as o3d  # the baseline is Open3D alone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_fan import fan_sonar, fan_world, open3d_scene
+from bench_fan import fan_sonar, fan_world
+from raw_cast import open3d_rays, world_scene
 from timing import median_times
 
 from nps_sonar_py.echo.array_response import SteeredArray
@@ -79,9 +80,8 @@ def formed_fan(
     The last line printed is the summary (module docstring).
     """
     world, sonar = fan_world(), fan_sonar()
-    scene = open3d_scene(world)
-    origins = np.broadcast_to(sonar.origin, sonar.directions.shape)
-    rays = o3d.core.Tensor(np.hstack((origins, sonar.directions)).astype(np.float32))
+    scene = world_scene(world)
+    rays = open3d_rays(sonar.origin, sonar.directions)
     corners, ids = lit_seabed(scene, rays, world)
     area = (
         0.5

@@ -20,12 +20,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import open3d as o3d  # the baseline is Open3D alone
 from PIL import Image
 from scipy.ndimage import gaussian_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from raw_cast import open3d_rays, open3d_scene
 from seabeds import GRID, random_relief
 from timing import median_times
 
@@ -70,15 +70,9 @@ def main() -> None:
         plain = Raycaster(load_world(_world(Path(tmp), mapped=False)))
         mapped = Raycaster(load_world(_world(Path(tmp), mapped=True)))
         surface = load_world(Path(tmp) / 'plain.world').entities[0].surface
-    scene = o3d.t.geometry.RaycastingScene()
-    scene.add_triangles(
-        o3d.core.Tensor(surface.vertices.astype(np.float32)),
-        o3d.core.Tensor(surface.triangles.astype(np.uint32)),
-    )
+    scene = open3d_scene([surface])
     origins, directions = _rays()
-    block = np.empty((RAYS, 6), dtype=np.float32)
-    block[:, :3], block[:, 3:] = origins, directions
-    tensor = o3d.core.Tensor(block)
+    tensor = open3d_rays(origins, directions)
     a, b = plain.cast(origins, directions), mapped.cast(origins, directions)
     assert np.array_equal(a.ranges, b.ranges)
     assert np.all(a.hit)

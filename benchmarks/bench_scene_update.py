@@ -33,6 +33,8 @@ import open3d as o3d  # the benchmark builds the naive baselines itself
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from raw_cast import open3d_rays, open3d_scene, world_scene
+
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, Triangles, World
 from nps_sonar_py.scene.tessellation import cylinder_triangles
 from nps_sonar_py.sensing import cone_pattern
@@ -108,31 +110,20 @@ def median_time(step: Callable[[int], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def scene_of(parts: list[Triangles]) -> o3d.t.geometry.RaycastingScene:
-    """Build one Open3D scene of ``parts`` (its BVH is built by the first cast)."""
-    scene = o3d.t.geometry.RaycastingScene()
-    for part in parts:
-        scene.add_triangles(
-            o3d.core.Tensor(part.vertices.astype(np.float32)),
-            o3d.core.Tensor(part.triangles.astype(np.uint32)),
-        )
-    return scene
-
-
 def bench(total: int, mover_fraction: float, repeat: int) -> dict[str, float]:
     """Time every way to the next cycle's hits for one world; seconds by name."""
     world = make_world(total, mover_fraction, np.random.default_rng(7))
     origin, directions = rays()
-    o3d_rays = o3d.core.Tensor(
-        np.column_stack((np.broadcast_to(origin, directions.shape), directions)).astype(np.float32)
-    )
+    o3d_rays = open3d_rays(origin, directions)
     moving = world.moving()
     caster = Raycaster(world)
-    static = scene_of([e.surface for e, m in zip(world.entities, moving, strict=True) if not m])
+    static = open3d_scene(
+        [e.surface for e, m in zip(world.entities, moving, strict=True) if not m]
+    )
 
     def rebuild_all(k: int) -> object:
         poses = world.poses(0.1 * k)
-        return scene_of(
+        return open3d_scene(
             [e.surface.transformed(p) for e, p in zip(world.entities, poses, strict=True)]
         ).cast_rays(o3d_rays)
 
@@ -141,7 +132,7 @@ def bench(total: int, mover_fraction: float, repeat: int) -> dict[str, float]:
 
     def rebuild_movers(k: int) -> object:
         poses = world.poses(0.1 * k)
-        movers = scene_of(
+        movers = open3d_scene(
             [
                 e.surface.transformed(p)
                 for e, p, m in zip(world.entities, poses, moving, strict=True)
@@ -161,9 +152,7 @@ def bench(total: int, mover_fraction: float, repeat: int) -> dict[str, float]:
     def cast_only(k: int) -> object:
         return caster.cast(origin, directions)
 
-    one_scene = scene_of(
-        [e.surface.transformed(p) for e, p in zip(world.entities, world.poses(), strict=True)]
-    )
+    one_scene = world_scene(world)
 
     def raw_one_scene(k: int) -> object:
         return one_scene.cast_rays(o3d_rays)

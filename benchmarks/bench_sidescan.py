@@ -30,10 +30,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import open3d as o3d  # the baseline is Open3D alone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from raw_cast import open3d_rays, world_scene
 from seabeds import relief_triangles
 from timing import median_times
 
@@ -87,17 +87,10 @@ def main() -> int:
 
     world = sidescan_world()
     raycaster = Raycaster(world)
-    scene = o3d.t.geometry.RaycastingScene()
-    for entity, pose in zip(world.entities, world.poses(), strict=True):
-        moved = entity.surface.transformed(pose)
-        scene.add_triangles(
-            o3d.core.Tensor(moved.vertices.astype(np.float32)),
-            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
-        )
+    scene = world_scene(world)
     sonar = sidescan()
     n_rays = sonar.directions.shape[0]
-    origins = np.broadcast_to(sonar.origin, sonar.directions.shape)
-    rays = o3d.core.Tensor(np.hstack((origins, sonar.directions)).astype(np.float32))
+    rays = open3d_rays(sonar.origin, sonar.directions)
     triangles = sum(len(e.surface) for e in world.entities)
     ping = sonar.ping(raycaster)
     returned = (ping.hits > 0).mean()

@@ -23,12 +23,12 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 import open3d as o3d  # the baseline is Open3D alone
 from builtin_interfaces.msg import Time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from raw_cast import open3d_rays, world_scene
 from timing import median_time, median_times
 
 from nps_sonar_py.devices import (
@@ -73,9 +73,7 @@ def stage_times(
     device = rig.device
     assert isinstance(device, SingleBeamSonar)
     origins, directions = device._origins, device._directions
-    block = np.empty((directions.shape[0], 6), dtype=np.float32)
-    block[:, :3], block[:, 3:] = origins, directions
-    rays = o3d.core.Tensor(block)
+    rays = open3d_rays(origins, directions)
     hits = raycaster.cast(origins, directions)
     ping = device.model.ping(hits.ranges, hits.cos_incidence, hits.reflectivity)
 
@@ -124,15 +122,7 @@ def main() -> int:
     keep_heap()  # as the nodes do (ros/startup.run_node): no page faults per ping
 
     raycaster = Raycaster(load_world(reference_world_file()))
-    world = raycaster.world
-    poses = world.poses()
-    scene = o3d.t.geometry.RaycastingScene()
-    for entity, pose in zip(world.entities, poses, strict=True):
-        moved = entity.surface.transformed(pose)
-        scene.add_triangles(
-            o3d.core.Tensor(moved.vertices.astype(np.float32)),
-            o3d.core.Tensor(moved.triangles.astype(np.uint32)),
-        )
+    scene = world_scene(raycaster.world)
     stamp = Time(sec=1, nanosec=0)
 
     print(

@@ -41,24 +41,22 @@ TARGETS = [(6.0, -12.0), (9.0, 0.0), (9.3, 1.0), (12.0, 20.0), (15.0, -25.0)]  #
 
 def world(folder: Path, seabed: bool) -> Raycaster:
     """Spheres of 5 cm radius at ``TARGETS`` on the fan's axis; or a seabed and two objects."""
-    models = []
-    if seabed:
-        models.append(
-            '<model name="seabed" reflectivity="0.01"><robot name="seabed"><link name="s">'
-            '<collision><origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry>'
-            '</collision></link></robot></model>'
-        )
-        objects = [('box', 8.0, -10.0, '<box size="1 1 1"/>', 0.5)]
-        objects.append(('drum', 12.0, 12.0, '<cylinder radius="0.4" length="1.2"/>', 0.6))
+    if seabed:  # (name, range m, azimuth deg, geometry, height of its centre m, reflectivity)
+        objects = [
+            ('seabed', 0.0, 0.0, '<box size="400 400 1"/>', -0.5, 0.01),
+            ('box', 8.0, -10.0, '<box size="1 1 1"/>', 0.5, 0.5),
+            ('drum', 12.0, 12.0, '<cylinder radius="0.4" length="1.2"/>', 0.6, 0.5),
+        ]
     else:
         objects = [
-            (f't{k}', r, a, '<sphere radius="0.05"/>', 3.0 - r * math.tan(math.radians(12.0)))
+            (f't{k}', r, a, '<sphere radius="0.05"/>', 3.0 - r * math.tan(math.radians(12.0)), 0.5)
             for k, (r, a) in enumerate(TARGETS)
         ]
-    for name, r, a, shape, z in objects:
+    models = []
+    for name, r, a, shape, z, mu in objects:
         x, y = r * math.cos(math.radians(a)), r * math.sin(math.radians(a))
         models.append(
-            f'<model name="{name}" reflectivity="0.5"><robot name="{name}"><link name="l">'
+            f'<model name="{name}" reflectivity="{mu}"><robot name="{name}"><link name="l">'
             f'<collision><origin xyz="{x} {y} {z}"/><geometry>{shape}</geometry></collision>'
             '</link></robot></model>'
         )

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,9 +110,13 @@ def command(*arguments: str | Path) -> list[str]:
 
 
 def run_cli(
-    *arguments: str | Path, timeout: float = 600.0, env: dict[str, str] | None = None
+    *arguments: str | Path,
+    timeout: float = 600.0,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``sonar_dataset`` to its end (in ``env``, else :func:`environment`); its result."""
+    """Run ``sonar_dataset`` to its end (in ``env``, else :func:`environment`; ``preexec_fn``
+    called in the child before it starts); its result."""
     return subprocess.run(
         command(*arguments),
         capture_output=True,
@@ -120,6 +124,7 @@ def run_cli(
         timeout=timeout,
         check=False,
         env=environment() if env is None else env,
+        preexec_fn=preexec_fn,
     )
 
 

@@ -18,17 +18,17 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from dataset_runs import REPO, command, environment, write_spec
+from dataset_runs import REPO, run_cli, write_spec
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from refusals import Refusal, changes, command_line, each, whole
 
 from nps_sonar_py.dataset.cli import main
 from nps_sonar_py.dataset.sensor import check_sensor
@@ -58,38 +58,47 @@ def _bomb(levels: int) -> str:
     return '\n'.join(lines) + f'\nseed: *a{levels - 1}\n'
 
 
-#: (id, spec text, words of the line)
-SPECS = {
-    'kind-a-list': (GOOD.replace('kind: box', 'kind: [box]'), 'objects[0].kind: must be one of'),
-    'object-not-a-mapping': ('objects: [1]\n', 'objects[0].kind: must be one of'),
-    'min-range-at-range': (
-        GOOD.replace('range: 10', 'range: 10\n  min_range: 10'),
-        'sensor.min_range: 10 m must be below the range',
-    ),
-    'nested-20000-deep': ('seed: ' + '[' * 20000 + ']' * 20000 + '\n', 'nested deeper than'),
-    'mapping-nested-deep': ('a: ' + '{a: ' * 5000 + '1' + '}' * 5000 + '\n', 'nested deeper'),
-    'alias-bomb': (_bomb(9), 'values with its aliases expanded'),
-    'settings-value-a-list': (GOOD.replace('beams: 16', 'beams: [16]'), 'settings.beams'),
-    'setting-a-word': (GOOD.replace('image_resolution: 0.2', 'image_resolution: abc'), 'got'),
-    'preset-a-list': (GOOD.replace('preset: fls', 'preset: [fls]'), 'sensor.preset: must be'),
-    'family-a-mapping': (GOOD + 'seabed: {family: {a: 1}}\n', 'seabed.family: must be one of'),
-    'seed-binary': (GOOD.replace('seed: 1', 'seed: !!binary aGVsbG8='), 'seed: must be'),
-    'seed-a-date': (GOOD.replace('seed: 1', 'seed: 2001-12-14'), 'seed: must be'),
-    'range-nan': (GOOD.replace('range: 10', 'range: .nan'), 'sensor.range: must be finite'),
-    'python-object': ('seed: !!python/object:os.system [ls]\n', 'not valid YAML'),
-    'sidescan-above-its-range': (
-        'sensor: {preset: sidescan, range: 40, altitude: 60}\n',
-        'sensor.altitude: up to 60 m, at or above the range (lowest 40 m)',
-    ),
-    'objects-beyond-the-range': (
-        GOOD.replace('x: [4, 8]', 'x: 500'),
-        'objects[0]: every position drawn is at least 500 m from the sensor',
-    ),
-    'mesh-outside-the-folder': (
-        GOOD.replace('kind: box,', 'kind: mesh, file: ../../../../../../etc/passwd,'),
-        'objects[0].file: ',
-    ),
-}
+#: (id: the change of the good spec, old to new, or the whole spec; words of the line)
+SPECS = changes(
+    GOOD,
+    {
+        'kind-a-list': ('kind: box', 'kind: [box]', 'objects[0].kind: must be one of'),
+        'min-range-at-range': (
+            'range: 10',
+            'range: 10\n  min_range: 10',
+            'sensor.min_range: 10 m must be below the range',
+        ),
+        'settings-value-a-list': ('beams: 16', 'beams: [16]', 'settings.beams'),
+        'setting-a-word': ('image_resolution: 0.2', 'image_resolution: abc', 'got'),
+        'preset-a-list': ('preset: fls', 'preset: [fls]', 'sensor.preset: must be'),
+        'family-a-mapping': ('', 'seabed: {family: {a: 1}}\n', 'seabed.family: must be one of'),
+        'seed-binary': ('seed: 1', 'seed: !!binary aGVsbG8=', 'seed: must be'),
+        'seed-a-date': ('seed: 1', 'seed: 2001-12-14', 'seed: must be'),
+        'range-nan': ('range: 10', 'range: .nan', 'sensor.range: must be finite'),
+        'objects-beyond-the-range': (
+            'x: [4, 8]',
+            'x: 500',
+            'objects[0]: every position drawn is at least 500 m from the sensor',
+        ),
+        'mesh-outside-the-folder': (
+            'kind: box,',
+            'kind: mesh, file: ../../../../../../etc/passwd,',
+            'objects[0].file: ',
+        ),
+    },
+) | whole(
+    {
+        'object-not-a-mapping': ('objects: [1]\n', 'objects[0].kind: must be one of'),
+        'nested-20000-deep': ('seed: ' + '[' * 20000 + ']' * 20000 + '\n', 'nested deeper than'),
+        'mapping-nested-deep': ('a: ' + '{a: ' * 5000 + '1' + '}' * 5000 + '\n', 'nested deeper'),
+        'alias-bomb': (_bomb(9), 'values with its aliases expanded'),
+        'python-object': ('seed: !!python/object:os.system [ls]\n', 'not valid YAML'),
+        'sidescan-above-its-range': (
+            'sensor: {preset: sidescan, range: 40, altitude: 60}\n',
+            'sensor.altitude: up to 60 m, at or above the range (lowest 40 m)',
+        ),
+    }
+)
 
 
 #: ``main`` run in this process: its status and stderr.
@@ -111,22 +120,12 @@ def in_process(capsys: pytest.CaptureFixture[str]) -> Iterator[Run]:
         signal.signal(signum, handler)
 
 
-def _one_line(status: int, stderr: str, expected: int = 2) -> str:
-    assert status == expected, stderr
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith('nps_sonar: '), stderr
-    return lines[0]
-
-
-@pytest.mark.parametrize(('text', 'words'), SPECS.values(), ids=SPECS.keys())
-def test_a_hostile_spec_is_one_line(
-    in_process: Run, tmp_path: Path, text: str, words: str
-) -> None:
-    spec = write_spec(tmp_path / 'specs', text)
+@each(SPECS)
+def test_a_hostile_spec_is_one_line(in_process: Run, tmp_path: Path, refusal: Refusal) -> None:
+    spec = write_spec(tmp_path / 'specs', refusal.text())
     out = tmp_path / 'out'
-    line = _one_line(*in_process(spec, out, '--samples', '1', '--quiet'))
-    assert words in line, line
+    line = command_line(*in_process(spec, out, '--samples', '1', '--quiet'))
+    assert refusal.words in line, line
     assert not out.exists()
 
 
@@ -139,7 +138,7 @@ def test_a_mesh_outside_the_spec_folder_is_read_from_a_folder_allowed(
     spec = write_spec(
         tmp_path / 'specs', GOOD.replace('kind: box,', 'kind: mesh, file: ../meshes/m.obj,')
     )
-    line = _one_line(*in_process(spec, tmp_path / 'a', '--samples', '1', '--quiet'))
+    line = command_line(*in_process(spec, tmp_path / 'a', '--samples', '1', '--quiet'))
     assert '--mesh-folder' in line
     status, stderr = in_process(
         spec, tmp_path / 'b', '--samples', '1', '--quiet', '--mesh-folder', meshes
@@ -180,7 +179,7 @@ def _folders(tmp_path: Path) -> dict[str, Path]:
 def test_an_unusable_output_folder_is_one_line(in_process: Run, tmp_path: Path, kind: str) -> None:
     spec = write_spec(tmp_path / 'specs', GOOD)
     out = _folders(tmp_path)[kind]
-    line = _one_line(*in_process(spec, out, '--samples', '1', '--quiet'))
+    line = command_line(*in_process(spec, out, '--samples', '1', '--quiet'))
     assert line.startswith(f'nps_sonar: {str(out)[:40]}'), line
     assert (tmp_path / 'a-file').read_text() == 'mine'
 
@@ -192,7 +191,7 @@ def test_a_folder_another_run_holds_is_refused(in_process: Run, tmp_path: Path) 
     held = os.open(out, os.O_RDONLY | os.O_DIRECTORY)  # as a running sonar_dataset holds it
     try:
         fcntl.flock(held, fcntl.LOCK_EX)
-        line = _one_line(*in_process(spec, out, '--samples', '1', '--quiet'))
+        line = command_line(*in_process(spec, out, '--samples', '1', '--quiet'))
     finally:
         os.close(held)
     assert 'another sonar_dataset run is writing in it' in line
@@ -205,14 +204,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished dataset of two samples of :data:`GOOD`."""
     folder = tmp_path_factory.mktemp('made')
     spec = write_spec(folder, GOOD)
-    result = subprocess.run(
-        command(spec, folder / 'out', '--samples', '2', '--quiet'),
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=600,
-        check=False,
-    )
+    result = run_cli(spec, folder / 'out', '--samples', '2', '--quiet')
     assert result.returncode == 0, result.stderr
     return folder
 
@@ -258,7 +250,7 @@ def test_resume_refuses_a_folder_in_a_file_place(
     out = tmp_path / 'out'
     shutil.copytree(made / 'out', out)
     _damage(out, how)
-    line = _one_line(*in_process(made / 'spec.yaml', out, '--samples', '2', '--resume'))
+    line = command_line(*in_process(made / 'spec.yaml', out, '--samples', '2', '--resume'))
     assert 'in it is not a file' in line
 
 
@@ -269,7 +261,7 @@ def test_resume_refuses_a_file_where_the_obb_images_link_goes(
     shutil.copytree(made / 'out', out, symlinks=True)
     assert os.readlink(out / 'obb' / 'images') == '../images'  # as the run made it
     _damage(out, 'obb-images-a-file')
-    line = _one_line(*in_process(made / 'spec.yaml', out, '--samples', '2', '--resume'))
+    line = command_line(*in_process(made / 'spec.yaml', out, '--samples', '2', '--resume'))
     assert 'obb/images in it is not a link to ../images' in line
 
 
@@ -279,16 +271,8 @@ def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
     def small_files() -> None:  # writes beyond 3000 bytes fail (EFBIG), as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
 
-    result = subprocess.run(
-        command(spec, tmp_path / 'out', '--samples', '2', '--quiet'),
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=600,
-        check=False,
-        preexec_fn=small_files,
-    )
-    line = _one_line(result.returncode, result.stderr, 1)
+    result = run_cli(spec, tmp_path / 'out', '--samples', '2', '--quiet', preexec_fn=small_files)
+    line = command_line(result.returncode, result.stderr, 1)
     assert line.endswith('File too large'), line
 
 
@@ -375,6 +359,6 @@ def test_fuzzed_output_folders_are_one_line_or_made(
     if status == 0:
         assert (out / 'manifest.parquet').is_file()
     else:
-        _shape(_one_line(status, stderr, status))
+        _shape(command_line(status, stderr, status))
         assert status in (1, 2)
     assert (base / 'a-file').read_text() == 'mine'

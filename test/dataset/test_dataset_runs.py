@@ -32,6 +32,7 @@ from dataset_runs import (
     run_cli,
     write_spec,
 )
+from refusals import command_line
 
 from nps_sonar_py.dataset import read_manifest
 
@@ -75,15 +76,6 @@ def other_ray() -> Iterator[RayHead]:
     """Another Ray on this machine, for the module's tests."""
     with ray_head() as head:
         yield head
-
-
-def _one_line(result: subprocess.CompletedProcess[str], status: int) -> str:
-    """The one line of a command that must fail with ``status``."""
-    assert result.returncode == status, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith('nps_sonar: '), result.stderr
-    return lines[0]
 
 
 def _answers(address: str) -> bool:
@@ -130,7 +122,7 @@ def test_an_address_where_no_ray_answers_is_one_line_and_leaves_no_folder(
     given = f'127.0.0.1:{free_port()}' if address == 'dead' else 'nowhere'
     out = tmp_path / 'out'
     result = run_cli(spec, out, '--samples', '2', '--address', given, env=env, timeout=300)
-    line = _one_line(result, 1)
+    line = command_line(result.returncode, result.stderr, 1)
     assert f'--address {given}: ' in line
     expected = 'must be host:port' if address == 'not-an-address' else 'no Ray cluster answers'
     assert expected in line

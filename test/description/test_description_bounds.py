@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 from one_line import check_one_line
+from urdf_snippets import ray, robot
 
 from nps_sonar_py.description import (
     MAX_NOISE,
@@ -30,12 +31,6 @@ from nps_sonar_py.description import (
     parse_robot,
 )
 from nps_sonar_py.limits import MAX_ANGLE, MAX_POSITION, MAX_RATE, MIN_RATE
-
-HEAD = '<robot name="r">\n<link name="base"/>\n'  # the body starts on line 3
-
-
-def robot(body: str) -> str:
-    return f'{HEAD}{body}\n</robot>'
 
 
 def joint(origin: str) -> str:
@@ -58,13 +53,6 @@ def gazebo(inner: str, name: str = 'g', kind: str = 'sonar') -> str:
     return robot(
         f'<gazebo reference="base">\n<sensor name="{name}" type="{kind}">\n{inner}'
         '</sensor>\n</gazebo>'
-    )
-
-
-def ray(inner: str) -> str:
-    """A proposal-form ray sensor on line 3; ``inner`` starts on line 6, inside <ray>."""
-    return robot(
-        f'<sensor name="l" type="ray">\n<parent link="base"/>\n<ray>\n{inner}</ray>\n</sensor>'
     )
 
 

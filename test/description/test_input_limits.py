@@ -11,11 +11,9 @@ per axis), ranges and radii at most ``MAX_RANGE`` (10000 m), XML files of at mos
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
-import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +21,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from blocking_reads import in_thread
 from one_line import check_one_line
+from urdf_snippets import ray, robot, sonar
 
 from nps_sonar_py import xml_input
 from nps_sonar_py.description import (
@@ -40,32 +40,12 @@ from nps_sonar_py.description import urdf as urdf_module
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.scan import MAX_RAYS, AxisSampling, ScanConfig
 
-HEAD = '<robot name="r">\n<link name="base"/>\n'  # the body starts on line 3
-
-
-def robot(body: str) -> str:
-    return f'{HEAD}{body}\n</robot>'
-
-
-def ray(inner: str) -> str:
-    """A proposal-form ray sensor on line 3; ``inner`` starts on line 6, inside <ray>."""
-    return robot(
-        f'<sensor name="l" type="ray">\n<parent link="base"/>\n<ray>\n{inner}</ray>\n</sensor>'
-    )
-
 
 def gazebo_ray(inner: str) -> str:
     """A Gazebo-form lidar: <sensor> on line 4, <lidar> on line 5, ``inner`` from line 6."""
     return robot(
         f'<gazebo reference="base">\n<sensor name="g" type="gpu_lidar">\n<lidar>\n{inner}'
         '</lidar>\n</sensor>\n</gazebo>'
-    )
-
-
-def sonar(inner: str) -> str:
-    """A proposal-form sonar sensor on line 3; ``inner`` is on line 5, inside <sonar>."""
-    return robot(
-        f'<sensor name="s" type="sonar">\n<parent link="base"/>\n<sonar>{inner}</sonar>\n</sensor>'
     )
 
 
@@ -213,27 +193,27 @@ TEXT_CASES = [
     ),
     (
         'sonar max 1e308',
-        sonar('<max>1e308</max>'),
+        robot(sonar('<max>1e308</max>')),
         f'robot.urdf:5: {SONAR}<max>: max: must be <= 10000, got 1e+308',
     ),
     (
         'sonar max just above the limit',
-        sonar('<max>10000.5</max>'),
+        robot(sonar('<max>10000.5</max>')),
         f'robot.urdf:5: {SONAR}<max>: max: must be <= 10000, got 10000.5',
     ),
     (
         'sonar min 1e308',
-        sonar('<min>1e308</min><max>2</max>'),
+        robot(sonar('<min>1e308</min><max>2</max>')),
         f'robot.urdf:5: {SONAR}<min>: min: must be <= 10000, got 1e+308',
     ),
     (
         'sonar radius 1e308',
-        sonar('<radius>1e308</radius>'),
+        robot(sonar('<radius>1e308</radius>')),
         f'robot.urdf:5: {SONAR}<radius>: radius: must be <= 10000, got 1e+308',
     ),
     (
         'sonar min above max',
-        sonar('<min>3</min><max>2</max>'),
+        robot(sonar('<min>3</min><max>2</max>')),
         f'robot.urdf:5: {SONAR}<max>: max: must be > min (3.0), got 2.0',
     ),
     (
@@ -273,7 +253,8 @@ def test_values_at_the_limits_load() -> None:
     spec = parse_robot(text).sensor('l').ray
     assert (spec.horizontal.rays, spec.vertical.rays, spec.range.max) == (4_000_000, 1, 1e4)
     assert (
-        parse_robot(sonar('<max>10000</max><radius>10000</radius>')).sensor('s').sonar.max == 1e4
+        parse_robot(robot(sonar('<max>10000</max><radius>10000</radius>'))).sensor('s').sonar.max
+        == 1e4
     )
     # 2000 x 2000 readings at 1000 rays each way: exactly the limits
     both = ray(
@@ -284,35 +265,6 @@ def test_values_at_the_limits_load() -> None:
 
 
 # --- files -----------------------------------------------------------------------------------
-
-
-def in_thread(
-    action: Callable[[], Any], *, unblock: Path | None = None, timeout: float = 10.0
-) -> Any:
-    """Run ``action`` in a thread; return its value or raise its error.
-
-    Fails when it has not finished within ``timeout`` s (a read blocked on a FIFO), after
-    opening the FIFO ``unblock`` for writing and closing it, so that a blocked reader ends.
-    """
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome['value'] = action()
-        except BaseException as err:  # handed to the test's thread
-            outcome['error'] = err
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        if unblock is not None:
-            with contextlib.suppress(OSError):  # OSError: nobody reads it
-                os.close(os.open(unblock, os.O_WRONLY | os.O_NONBLOCK))
-        pytest.fail(f'still reading after {timeout} s: the reader blocks')
-    if 'error' in outcome:
-        raise outcome['error']
-    return outcome.get('value')
 
 
 CHAIN_LINKS = 5000
@@ -492,7 +444,7 @@ def test_bad_file_is_one_line_at_once(
     with pytest.raises(DescriptionError) as info:
         in_thread(
             lambda: load_robot(path, xacro_args=args or None),
-            unblock=path if path.is_fifo() else None,
+            fifos=[path] if path.is_fifo() else [],
         )
     message = check_one_line(info.value, str(path), expected.partition(': ')[2])
     if expected.endswith(':'):  # located in xacro's output: marked, with a line

@@ -6,22 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
+from urdf_snippets import robot, sonar
 
 from nps_sonar_py.description import DescriptionError, load_robot, parse_robot
-
-HEAD = '<robot name="r">\n<link name="base"/>\n'  # the body starts on line 3
-
-
-def robot(body: str) -> str:
-    return f'{HEAD}{body}\n</robot>'
-
-
-def sonar(inner: str, *, attrs: str = '') -> str:
-    """A sonar sensor on line 3 whose <sonar> is on line 5."""
-    return (
-        f'<sensor name="s" type="sonar"{attrs}>\n<parent link="base"/>\n'
-        f'<sonar>{inner}</sonar>\n</sensor>'
-    )
 
 
 def error_of(text: str, source: str = '<robot_description>') -> DescriptionError:

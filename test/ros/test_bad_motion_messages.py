@@ -63,8 +63,10 @@ def _good_then_bad(
     good: Any,
     bad: Any,
     warning: str,
+    held: float = _boresight_to_cylinder(SONAR[1] + 0.5),
 ) -> None:
-    """A node whose ``good`` message brings the sonar 0.5 m nearer the cylinder; then ``bad``.
+    """A node whose ``good`` message makes it read ``held`` m (by default: the sonar 0.5 m
+    nearer the cylinder); then ``bad``.
 
     ``bad`` is dropped with ``ignored a message on <warning>``, the range of ``good`` stays,
     and the node exits 0 on SIGINT without a traceback.
@@ -76,10 +78,10 @@ def _good_then_bad(
             _boresight_to_cylinder(SONAR[1]), abs=1e-6
         )
         with publishing(r, msg_type, name, lambda: good):
-            _reaches(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+            _reaches(r, node, held)
         with publishing(r, msg_type, name, lambda: bad):
             log.wait_for(f'ignored a message on {warning}')
-            _stays(r, node, _boresight_to_cylinder(SONAR[1] + 0.5))
+            _stays(r, node, held)
         assert log.stop() == 0
     assert 'Traceback' not in log.text()
 
@@ -210,18 +212,9 @@ def test_a_bad_scene_state_leaves_the_entity_where_it_was(
     good.header.stamp = r.node.get_clock().now().to_msg()
     # The bad state would also bring the cylinder 0.5 m nearer: the whole message is dropped.
     bad = _set(_set(good, 'entities.0.pose.position.y', 3.5), field, value)
-    with running('sonar_node', ONE_RAY) as node:
-        log = NodeLog(node)
-        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
-            _boresight_to_cylinder(SONAR[1]), abs=1e-6
-        )
-        with publishing(r, SceneState, 'scene_state', lambda: good):
-            _reaches(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
-        with publishing(r, SceneState, 'scene_state', lambda: bad):
-            log.wait_for(f'ignored a message on /scene_state: {problem}')
-            _stays(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
-        assert log.stop() == 0
-    assert 'Traceback' not in log.text()
+    farther = _boresight_to_cylinder(SONAR[1]) + 1.0
+    topic = (SceneState, 'scene_state')
+    _good_then_bad(r, ONE_RAY, topic, good, bad, f'/scene_state: {problem}', farther)
 
 
 def _target(y: float, parent_frame: str = 'world', model: str = 'target') -> Any:
@@ -273,18 +266,9 @@ def test_a_scene_state_that_does_not_fit_the_world_is_dropped_whole(
     good.header.stamp = r.node.get_clock().now().to_msg()
     bad = SceneState(scene=scene, entities=[_target(*state) for state in states])
     bad.header.stamp = good.header.stamp
-    with running('sonar_node', ONE_RAY) as node:
-        log = NodeLog(node)
-        assert r.wait_for(1, process=node)[-1].range == pytest.approx(
-            _boresight_to_cylinder(SONAR[1]), abs=1e-6
-        )
-        with publishing(r, SceneState, 'scene_state', lambda: good):
-            _reaches(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
-        with publishing(r, SceneState, 'scene_state', lambda: bad):
-            log.wait_for(f'ignored a message on /scene_state: {problem}')
-            _stays(r, node, _boresight_to_cylinder(SONAR[1]) + 1.0)
-        assert log.stop() == 0
-    assert 'Traceback' not in log.text()
+    farther = _boresight_to_cylinder(SONAR[1]) + 1.0
+    topic = (SceneState, 'scene_state')
+    _good_then_bad(r, ONE_RAY, topic, good, bad, f'/scene_state: {problem}', farther)
 
 
 @pytest.mark.parametrize(

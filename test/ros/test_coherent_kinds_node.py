@@ -85,7 +85,11 @@ def check_single_beam(message: Any, point: Any, azimuth: float) -> None:
     assert not np.allclose(alone, profile, rtol=1e-2, atol=1e-6 * profile.max())
 
 
-def test_a_sweep_publishes_each_step_s_beam(tmp_path: Path, probe: Probe) -> None:
+def head_pings(
+    tmp_path: Path, probe: Probe, node_name: str, **more: Any
+) -> tuple[list[tuple[Any, Any]], Any]:
+    """The (``head/baseband``, ``head/sonar_point``) pairs of ``node_name`` over the wall
+    scene (2000 rays, coherent, ``more`` parameters besides) and its first static transforms."""
     from marine_acoustic_msgs.msg import RawSonarImage
     from tf2_msgs.msg import TFMessage
 
@@ -98,16 +102,26 @@ def test_a_sweep_publishes_each_step_s_beam(tmp_path: Path, probe: Probe) -> Non
     parameters = {
         'robot_description_file': robot,
         'scene_file': world,
-        'min_angle': -math.pi / 6,
-        'max_angle': math.pi / 6,
-        'step': math.radians(15.0),
+        **more,
         'rays': 2000,
         **ACOUSTICS,
         **COHERENT,
     }
-    with running('scanning_sonar_node', parameters) as node:
+    with running(node_name, parameters) as node:
         pairs = by_stamp(probe, ('head/baseband', 'head/sonar_point'), node)
         static = first_static(probe, node)
+    return pairs, static
+
+
+def test_a_sweep_publishes_each_step_s_beam(tmp_path: Path, probe: Probe) -> None:
+    pairs, static = head_pings(
+        tmp_path,
+        probe,
+        'scanning_sonar_node',
+        min_angle=-math.pi / 6,
+        max_angle=math.pi / 6,
+        step=math.radians(15.0),
+    )
     for message, point in pairs:
         check_single_beam(message, point, point.azimuth)
         # The beam's axis is the head's: (cos h, sin h, 0) in the sonar's body frame.
@@ -121,25 +135,7 @@ def test_a_sweep_publishes_each_step_s_beam(tmp_path: Path, probe: Probe) -> Non
 
 
 def test_a_single_beam_publishes_its_beam(tmp_path: Path, probe: Probe) -> None:
-    from marine_acoustic_msgs.msg import RawSonarImage
-    from tf2_msgs.msg import TFMessage
-
-    from nps_sonar.msg import SonarPoint
-
-    probe.subscribe(RawSonarImage, 'head/baseband', reliable())
-    probe.subscribe(SonarPoint, 'head/sonar_point', reliable())
-    probe.subscribe(TFMessage, '/tf_static', latched())
-    robot, world = wall_scene(tmp_path)
-    parameters = {
-        'robot_description_file': robot,
-        'scene_file': world,
-        'rays': 2000,
-        **ACOUSTICS,
-        **COHERENT,
-    }
-    with running('sonar_node', parameters) as node:
-        pairs = by_stamp(probe, ('head/baseband', 'head/sonar_point'), node)
-        static = first_static(probe, node)
+    pairs, static = head_pings(tmp_path, probe, 'sonar_node')
     for message, point in pairs:
         check_single_beam(message, point, 0.0)
     # Its axis is the sonar's x.

@@ -164,6 +164,18 @@ def expected_ring_ranges(count: int, n_rays: int) -> list[float]:
     return [corridor_range(lift @ p, n_rays) for p in ring_poses(count, RING_RADIUS)]
 
 
+def ring_parameters(tmp_path: Path) -> dict[str, Any]:
+    """The ranger node's parameters for the ring of 8 sonars ``ring_*`` in the corridor, in air."""
+    return {
+        'robot_description_file': ring_robot(tmp_path),
+        'scene_file': CORRIDOR,
+        'sensors': 'ring_*',
+        'device_name': 'ring',
+        'rays': 300,
+        'medium': 'air',
+    }
+
+
 def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> None:
     from sensor_msgs.msg import Range
 
@@ -172,14 +184,7 @@ def test_ring_of_sonar_sensors_in_the_corridor(tmp_path: Path, probe: Probe) -> 
     for k in range(8):
         probe.subscribe(Range, f'ring_{k}/range')
     probe.subscribe(RangerData, 'ring/ranger')
-    parameters = {
-        'robot_description_file': ring_robot(tmp_path),
-        'scene_file': CORRIDOR,
-        'sensors': 'ring_*',
-        'device_name': 'ring',
-        'rays': 300,
-        'medium': 'air',
-    }
+    parameters = ring_parameters(tmp_path)
     with running('ranger_node', parameters) as node:
         data = probe.wait('ring/ranger', 2, node)[-1]
         ranges = [probe.wait(f'ring_{k}/range', 1, node)[0] for k in range(8)]
@@ -480,15 +485,7 @@ def test_ring_elements_show_their_beams_and_hits(tmp_path: Path, probe: Probe) -
     from visualization_msgs.msg import Marker
 
     probe.subscribe(Marker, 'ring_2/markers')
-    parameters = {
-        'robot_description_file': ring_robot(tmp_path),
-        'scene_file': CORRIDOR,
-        'sensors': 'ring_*',
-        'device_name': 'ring',
-        'rays': 300,
-        'medium': 'air',
-        'marker_rate': 5.0,
-    }
+    parameters = {**ring_parameters(tmp_path), 'marker_rate': 5.0}
     with running('ranger_node', parameters) as node:
         markers = probe.wait('ring_2/markers', 4, node)
     beam = next(m for m in markers if m.ns == 'beam')

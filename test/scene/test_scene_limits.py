@@ -9,15 +9,13 @@ mesh files at most ``MAX_MESH_BYTES``; a FIFO, a device or a directory is refuse
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trimesh
+from blocking_reads import in_thread
 from one_line import check_one_line
 
 from nps_sonar_py import xml_input
@@ -177,33 +175,6 @@ def test_values_at_the_limits_load() -> None:
 
 
 # --- files ---------------------------------------------------------------------------------
-
-
-def in_thread(action: Callable[[], Any], *, fifos: list[Path], timeout: float = 10.0) -> Any:
-    """Run ``action`` in a thread; return its value or raise its error.
-
-    Fails when it has not finished within ``timeout`` s (a read blocked on a FIFO), after
-    opening each of ``fifos`` for writing and closing it, so that a blocked reader ends.
-    """
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome['value'] = action()
-        except BaseException as err:  # handed to the test's thread
-            outcome['error'] = err
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        for path in fifos:
-            with contextlib.suppress(OSError):  # OSError: nobody reads this one
-                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
-        pytest.fail(f'still reading after {timeout} s: the reader blocks')
-    if 'error' in outcome:
-        raise outcome['error']
-    return outcome.get('value')
 
 
 def model_world(d: Path, model_file: str) -> Path:

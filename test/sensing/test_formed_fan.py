@@ -24,31 +24,27 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from coherent_scenes import (
+    PITCHED,
+    C,
+    chirp,
+    first_side_lobe_db,
+    half_power_width,
+    lossless_echo,
+    pitched,
+    pole_world,
+    sector,
+)
 from flat_seabed import flat_seabed
 
-from nps_sonar_py.echo import Absorption, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.formed_engine import FormedEngine
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
-from nps_sonar_py.scene import Raycaster, load_world
-from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
-from nps_sonar_py.transforms import transform_from_xyz_rpy
+from nps_sonar_py.scene import Raycaster
+from nps_sonar_py.sensing.multibeam import MultibeamSonar
 
-C = 1500.0
 WAVELENGTH = C / 400e3
-
-
-def pole_world(folder: Path, azimuth_deg: float, distance: float = 10.0) -> Raycaster:
-    """A vertical pole 2 cm thick and 2 m tall, ``distance`` m away at ``azimuth_deg``."""
-    a = math.radians(azimuth_deg)
-    path = folder / f'pole_{azimuth_deg:g}_{distance:g}.world'
-    path.write_text(f'''<world name="pole"><model name="pole" reflectivity="0.5">
-<robot name="pole"><link name="pole"><collision>
-<origin xyz="{distance * math.cos(a)} {distance * math.sin(a)} 0"/>
-<geometry><cylinder radius="0.01" length="2"/></geometry></collision></link></robot>
-</model></world>''')
-    return Raycaster(load_world(str(path)))
 
 
 def pole_fan(
@@ -62,21 +58,18 @@ def pole_fan(
     """301 beams 0.1 degree apart about ``centre_deg``, 2 degree beams at 400 kHz, a single
     column of rays a beam (they land 1.7 cm apart at 10 m: every one lights the pole), 1
     degree tall (the pole's scatterers all at one azimuth's sine)."""
-    echo = EchoConfig(
+    echo = lossless_echo(
+        min_range,
+        max_range,
+        200,
         beam_width=math.radians(2.0),
-        min_range=min_range,
-        max_range=max_range,
-        n_bins=200,
-        frequency=400e3,
         sound_speed=C,
-        absorption=Absorption.NONE,
         source_level=source_level,
     )
-    half, centre = math.radians(15.0), math.radians(centre_deg)
-    fan = FanConfig(
-        beams=301,
-        min_angle=centre - half,
-        max_angle=centre + half,
+    fan = sector(
+        301,
+        math.radians(15.0),
+        math.radians(centre_deg),
         rays_horizontal=1,
         rays_vertical=2,
         vertical_width=math.radians(1.0),
@@ -88,31 +81,6 @@ def pole_coherent(**rest: object) -> CoherentConfig:
     """A 30 kHz chirp; the pole's few square centimetres dense with scatterers."""
     pulse = rest.pop('pulse', Pulse(PulseKind.CHIRP, 1e-3, 30e3))
     return CoherentConfig.of(pulse=pulse, scatterer_density=1e5, **rest)  # type: ignore[arg-type]
-
-
-def half_power_width(azimuths: np.ndarray, power: np.ndarray) -> float:
-    """-3 dB full width of ``power`` over ``azimuths`` about its peak, interpolated."""
-    level = power / power.max()
-    peak = int(np.argmax(level))
-
-    def crossing(step: int) -> float:
-        i = peak
-        while level[i + step] >= 0.5:
-            i += step
-        j = i + step
-        return float(
-            azimuths[i] + (azimuths[j] - azimuths[i]) * (level[i] - 0.5) / (level[i] - level[j])
-        )
-
-    return abs(crossing(1) - crossing(-1))
-
-
-def first_side_lobe_db(power: np.ndarray) -> float:
-    """The highest lobe past the first null on the peak's right, dB re the peak."""
-    level = power / power.max()
-    right = level[int(np.argmax(level)) :]
-    null = int(np.argmax(np.diff(right) > 0.0))
-    return float(10.0 * np.log10(right[null:].max()))
 
 
 def beam_energy(sonar: MultibeamSonar, world: Raycaster) -> np.ndarray:
@@ -218,24 +186,12 @@ def seabed_fan(
     """A fan at 400 kHz 2 m over the flat seabed, pitched 18 degrees down, ``bins`` bins of
     3.7 cm from 5.5 m (a 20 kHz chirp), its array the fewest elements for its beams, the
     default scatterer density."""
-    echo = EchoConfig(
-        beam_width=math.radians(beam_width_deg),
-        min_range=5.5,
-        max_range=5.5 + bins * 2.0 / 54,
-        n_bins=bins,
-        frequency=400e3,
-        sound_speed=C,
-        absorption=Absorption.NONE,
+    echo = lossless_echo(
+        5.5, 5.5 + bins * 2.0 / 54, bins, beam_width=math.radians(beam_width_deg), sound_speed=C
     )
     half = math.radians(0.5 * spacing_deg * (beams - 1))
-    fan = FanConfig(
-        beams=beams,
-        min_angle=-half,
-        max_angle=half,
-        rays_vertical=24,
-        vertical_width=math.radians(12.0),
-    )
-    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 1e-3, 20e3), scatterer_seed=seed)
+    fan = sector(beams, half, rays_vertical=24, vertical_width=math.radians(12.0))
+    coherent = chirp(1e-3, 20e3, scatterer_seed=seed)
     return MultibeamSonar(echo, fan, seabed_pose(0.0), coherent=coherent)
 
 
@@ -243,7 +199,7 @@ def seabed_pose(moved: float) -> np.ndarray:
     """2 m over the seabed, pitched 18 degrees down, moved ``moved`` m forward and to port
     (45 degrees)."""
     step = moved * math.sqrt(0.5)
-    return transform_from_xyz_rpy([step, step, 2.0], [0.0, math.radians(18.0), 0.0])
+    return pitched(2.0, 18.0, step, step)
 
 
 def correlation(one: np.ndarray, two: np.ndarray) -> float:
@@ -308,21 +264,11 @@ def test_the_mean_over_seeds_is_the_incoherent_image_with_the_arrays_pattern(
     bin; more looks, less): the mean of the squared z over the lit inner bins under 1.5;
     the total within 2 %. Control: main's incoherent image (the rays' piston pattern).
     """
-    echo = EchoConfig(
-        beam_width=math.radians(2.0),
-        min_range=12.0,
-        max_range=28.0,
-        n_bins=160,
-        frequency=400e3,
-        sound_speed=C,
-        absorption=Absorption.NONE,
-    )
-    fan = FanConfig(beams=48, min_angle=-0.4, max_angle=0.4, rays_vertical=24)
-    pose = transform_from_xyz_rpy([0.0, 0.0, 10.0], [0.0, math.radians(30.0), 0.0])
-    pulse = Pulse(PulseKind.CHIRP, 1e-3, 15e3)
+    echo = lossless_echo(12.0, 28.0, 160, beam_width=math.radians(2.0), sound_speed=C)
+    fan, pose = sector(48, 0.4, rays_vertical=24), PITCHED
     seeds = 16
     sonars = [
-        MultibeamSonar(echo, fan, pose, coherent=CoherentConfig.of(pulse=pulse, scatterer_seed=k))
+        MultibeamSonar(echo, fan, pose, coherent=chirp(1e-3, 15e3, scatterer_seed=k))
         for k in range(seeds)
     ]
     mean = np.mean([sonar.ping(seabed).profiles for sonar in sonars], axis=0)[6:-6]

@@ -18,57 +18,27 @@ import math
 
 import numpy as np
 import pytest
+from coherent_scenes import chirp, lossless_echo, pitched, seabed_and_drum, sector
 
-from nps_sonar_py.echo import Absorption, EchoConfig, near_triangles
-from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo import near_triangles
 from nps_sonar_py.echo.engine import formed_engine
-from nps_sonar_py.echo.pulse import Pulse, PulseKind
-from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
-from nps_sonar_py.scene.tessellation import box_triangles, cylinder_triangles
-from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
+from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
+#: Where the drum stands on the seabed.
 DRUM_AT = (8.0, 0.0, -2.5)
 
 
-def scene() -> Raycaster:
-    """A 40 m square seabed 3 m below the sonar and a drum of 128 sides standing on it."""
-    entities = (
-        Entity('seabed', box_triangles([40.0, 40.0, 0.1]), np.full(12, 0.1)),
-        Entity('drum', cylinder_triangles(0.4, 1.0, 128), np.full(4 * 128, 0.5)),
-    )
-    states = (
-        EntityState('seabed', origin=transform_from_xyz_rpy((10.0, 0.0, -3.05), (0, 0, 0))),
-        EntityState('drum', origin=transform_from_xyz_rpy(DRUM_AT, (0, 0, 0))),
-    )
-    return Raycaster(World('cache', entities, SceneState('cache', 0.0, states)))
-
-
 def fan() -> MultibeamSonar:
-    """64 beams over 30 degrees at 400 kHz, 2 to 14 m, 2 m up, pitched 15 degrees down."""
-    echo = EchoConfig(
-        beam_width=math.radians(1.0),
-        min_range=2.0,
-        max_range=14.0,
-        n_bins=200,
-        frequency=400e3,
-        absorption=Absorption.NONE,
-    )
-    fan = FanConfig(
-        beams=64,
-        min_angle=math.radians(-15.0),
-        max_angle=math.radians(15.0),
-        vertical_width=math.radians(20.0),
-        rays_horizontal=1,
-        rays_vertical=40,
-    )
-    coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 1e-3, 30e3))
-    pose = transform_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, math.radians(15.0), 0.0))
-    return MultibeamSonar(echo, fan, pose, coherent=coherent)
+    """64 beams over 30 degrees at 400 kHz, 2 to 14 m, at the origin, pitched 15 degrees down."""
+    echo = lossless_echo(2.0, 14.0, 200, beam_width=math.radians(1.0))
+    half = math.radians(15.0)
+    fan = sector(64, half, vertical_width=math.radians(20.0), rays_horizontal=1, rays_vertical=40)
+    return MultibeamSonar(echo, fan, pitched(0.0, 15.0), coherent=chirp(1e-3, 30e3))
 
 
 def test_the_cached_ping_is_a_fresh_sonars_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
-    world = scene()
+    world = seabed_and_drum(DRUM_AT)
     made = []
     real = near_triangles.small_triangles
 
@@ -94,7 +64,7 @@ class _Stale(near_triangles.SmallTriangles):
 
 
 def test_moving_an_entity_moves_its_scatterers() -> None:
-    world = scene()
+    world = seabed_and_drum(DRUM_AT)
     warm, stale = fan(), fan()
     for sonar in (warm, stale):
         engine = formed_engine(sonar.engine)

@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from flat_seabed import box_model, seabed_file, sidescan_echo
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
+from nps_sonar_py.echo import EchoConfig, beam_intensity
 from nps_sonar_py.echo.profile_effects import ImagingConfig
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster, load_world
@@ -53,17 +54,10 @@ FLOAT32 = 1e-5  # relative: Open3D casts in float32
 
 def seabed_world(tmp_path: Path, box: bool = False) -> str:
     """The seabed z = 0 (a 400 m square slab), and the port box if ``box``."""
-    target = ''
-    if box:
-        target = f'''<model name="box" reflectivity="{MU}"><robot name="box"><link name="box">
-  <collision><origin xyz="0 {BOX_Y0 + BOX_W / 2} {BOX_H / 2}"/>
-  <geometry><box size="60 {BOX_W} {BOX_H}"/></geometry></collision></link></robot></model>'''
-    path = tmp_path / ('box.world' if box else 'flat.world')
-    path.write_text(f'''<world name="seabed">
-<model name="seabed" reflectivity="{MU}"><robot name="seabed"><link name="seabed"><collision>
-  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
-</robot></model>{target}</world>''')
-    return str(path)
+    if not box:
+        return str(seabed_file(tmp_path / 'flat.world', MU))
+    port = box_model('box', MU, (0, BOX_Y0 + BOX_W / 2, BOX_H / 2), f'60 {BOX_W} {BOX_H}')
+    return str(seabed_file(tmp_path / 'box.world', MU, port))
 
 
 @pytest.fixture(scope='module')
@@ -77,18 +71,8 @@ def boxed(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
 
 
 def echo(**kwargs: object) -> EchoConfig:
-    settings: dict[str, object] = {
-        'pattern': BeamPattern.PISTON,
-        'n_way': 2,
-        'absorption': Absorption.FIXED,
-        'fixed_absorption': 0.01,
-        'min_range': 0.0,
-        'max_range': MAX_RANGE,
-        'n_bins': N_BINS,
-        'frequency': 400e3,
-    }
-    settings.update(kwargs)
-    return EchoConfig(**settings)  # type: ignore[arg-type]
+    """The side-scan's echo to ``MAX_RANGE`` in ``N_BINS`` bins; ``kwargs``: other fields."""
+    return sidescan_echo(**({'max_range': MAX_RANGE, 'n_bins': N_BINS} | kwargs))
 
 
 def level(h: float, x: float = 0.0) -> NDArray[np.float64]:

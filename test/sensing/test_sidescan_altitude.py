@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from flat_seabed import box_model, seabed_file, sidescan_echo
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.altitude import AltitudeSource
@@ -36,15 +36,9 @@ XS = np.arange(0.0, 10.0, 0.2)  # the tow's positions along x
 
 
 def world(folder: Path, y: float, width: float) -> Raycaster:
-    path = folder / 'box.world'
-    path.write_text(f'''<world name="seabed">
-<model name="seabed" reflectivity="0.3"><robot name="seabed"><link name="seabed"><collision>
-  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
-</robot></model><model name="box" reflectivity="0.3"><robot name="box"><link name="box">
-  <collision><origin xyz="5 {y} {BOX_H / 2}"/>
-  <geometry><box size="{BOX_LENGTH} {width} {BOX_H}"/></geometry></collision></link></robot>
-</model></world>''')
-    return Raycaster(load_world(str(path)))
+    """The seabed and the box, ``width`` m across at ``y`` m (its middle)."""
+    box = box_model('box', 0.3, (5, y, BOX_H / 2), f'{BOX_LENGTH} {width} {BOX_H}')
+    return Raycaster(load_world(str(seabed_file(folder / 'box.world', 0.3, box))))
 
 
 @pytest.fixture(scope='module')
@@ -60,17 +54,7 @@ def below(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
 
 
 def sonar(config: SidescanConfig) -> SidescanSonar:
-    echo = EchoConfig(
-        pattern=BeamPattern.PISTON,
-        n_way=2,
-        absorption=Absorption.FIXED,
-        fixed_absorption=0.01,
-        min_range=0.0,
-        max_range=MAX_RANGE,
-        n_bins=N_BINS,
-        frequency=400e3,
-    )
-    return SidescanSonar(echo, config, np.eye(4))
+    return SidescanSonar(sidescan_echo(MAX_RANGE, N_BINS), config, np.eye(4))
 
 
 def tow(caster: Raycaster, config: SidescanConfig) -> tuple[np.ndarray, np.ndarray]:

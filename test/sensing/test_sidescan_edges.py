@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from flat_seabed import flat_seabed
+from flat_seabed import flat_seabed, sidescan_echo
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
+from nps_sonar_py.echo import BeamPattern, EchoConfig, beam_intensity
 from nps_sonar_py.scene import Raycaster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.sensing.waterfall import Waterfall, WaterfallConfig
@@ -55,18 +55,6 @@ STEEP_EDGE = SidescanConfig(
 CUT = SidescanConfig(cast_to_nadir=False)
 SIGNIFICANT = 1e-3  # of the peak: the bins held to 1 %
 TOLERANCE = 0.01
-
-
-def echo(max_range: float, n_bins: int, min_range: float = 0.0) -> EchoConfig:
-    return EchoConfig(
-        pattern=BeamPattern.PISTON,
-        absorption=Absorption.FIXED,
-        fixed_absorption=0.01,
-        min_range=min_range,
-        max_range=max_range,
-        n_bins=n_bins,
-        frequency=400e3,
-    )
 
 
 @pytest.fixture(scope='module')
@@ -160,7 +148,7 @@ def worst_error(profile: NDArray[np.float64], reference: NDArray[np.float64]) ->
 def test_over_nadir_the_profile_is_the_integral_and_nothing_comes_before_h(
     flat: Raycaster, h: float
 ) -> None:
-    e = echo(50.0, 1000)
+    e = sidescan_echo(50.0, 1000)
     profiles = ping_profiles(flat, h, NADIR, e)
     reference = reference_profile(h, NADIR, e)
     nadir_bin = math.floor(h / e.bin_width + 1e-9)  # the bin whose near edge is at or below h
@@ -176,7 +164,7 @@ def test_over_nadir_the_profile_is_the_integral_and_nothing_comes_before_h(
 @pytest.mark.parametrize('h', [26.5, 17.0, 13.75, 2.0])
 def test_the_first_partly_filled_bin_is_the_integral(flat: Raycaster, h: float) -> None:
     """The first return cuts the steepest row's cells: h = 26.5 m left a sliver 10.6 % low."""
-    e = echo(75.0, 2000)
+    e = sidescan_echo(75.0, 2000)
     profiles = ping_profiles(flat, h, STEEP_EDGE, e)
     reference = reference_profile(h, STEEP_EDGE, e)
     first = int(np.flatnonzero(reference)[0])
@@ -191,7 +179,7 @@ def test_the_default_fan_is_the_integral_across_and_above_its_altitude_band(
     flat: Raycaster, h: float
 ) -> None:
     """Above max_altitude (30 m) the error was 31.6 % at 40 m and 25 % at 45 m."""
-    e = echo(75.0, 2000)
+    e = sidescan_echo(75.0, 2000)
     profiles = ping_profiles(flat, h, SidescanConfig(), e)
     reference = reference_profile(h, SidescanConfig(), e)
     assert worst_error(profiles[0], reference) < TOLERANCE
@@ -200,7 +188,7 @@ def test_the_default_fan_is_the_integral_across_and_above_its_altitude_band(
 
 def test_the_comparison_would_see_a_small_error(flat: Raycaster) -> None:
     """Negative control: the same ping against the integral at an altitude 1 mm off fails."""
-    e = echo(50.0, 1000)
+    e = sidescan_echo(50.0, 1000)
     profiles = ping_profiles(flat, 5.0, NADIR, e)
     assert worst_error(profiles[0], reference_profile(5.0, NADIR, e)) < TOLERANCE
     assert worst_error(profiles[0], reference_profile(5.001, NADIR, e)) > TOLERANCE
@@ -230,7 +218,7 @@ def test_every_bin_out_to_the_range_limit_is_the_integral(
     (``echo.ray_cells``), is 1.2 % off in the bin after the first return at 10 m (1e-3 of
     the peak; at most 0.2 % in the bins over 1e-2).
     """
-    e = echo(window[1], window[2], window[0])
+    e = sidescan_echo(window[1], window[2], window[0])
     checks = ((CUT, every_bin_error, TOLERANCE), (SidescanConfig(), worst_error, 2 * TOLERANCE))
     for config, error, tolerance in checks:
         profiles = ping_profiles(flat, h, config, e)
@@ -260,7 +248,7 @@ def test_a_fan_grazing_the_seabed_is_the_integral_out_to_the_range_limit(
     the footprints clipped to one bin are more than 50 % off.
     """
     roll = math.radians(12.0)
-    e = echo(window[1], window[2], window[0])
+    e = sidescan_echo(window[1], window[2], window[0])
     port = reference_profile(h, CUT, e, lift=roll)
     starboard = reference_profile(h, CUT, e, lift=-roll)
     assert port[-1] > 0.0
@@ -299,7 +287,7 @@ def test_a_waterfall_line_of_a_flat_seabed_has_no_ripple(flat: Raycaster) -> Non
     The fan cut at its edge (``CUT``): cast to nadir, the skirt's null near nadir is a real
     dip, not the rows' aliasing this test looks for.
     """
-    e = echo(75.0, 2000)
+    e = sidescan_echo(75.0, 2000)
     pose = np.eye(4)
     pose[2, 3] = 40.0
     ping = SidescanSonar(e, CUT, pose).ping(flat)
@@ -320,7 +308,7 @@ def test_a_waterfall_line_of_a_flat_seabed_has_no_ripple(flat: Raycaster) -> Non
 def test_only_an_altitude_below_the_band_is_reported() -> None:
     """Below min_altitude (2 m) the shallowest ray, asin(2 / 75), meets the seabed short of
     max_range: at 1 m, 1 / sin(asin(2 / 75)) = 37.5 m; elsewhere the profile is whole."""
-    sonar = SidescanSonar(echo(75.0, 2000), SidescanConfig(), np.eye(4))
+    sonar = SidescanSonar(sidescan_echo(75.0, 2000), SidescanConfig(), np.eye(4))
     message = sonar.altitude_problem(1.0)
     assert message is not None
     assert message.startswith('altitude 1 m is below sidescan_min_altitude (2 m)')

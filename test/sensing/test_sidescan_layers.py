@@ -13,13 +13,12 @@ the box's echo with the tracer's ranges to where they are.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from flat_seabed import box_model, seabed_file, sidescan_echo
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.ray_trace import trace
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.scene import Raycaster, load_world
@@ -63,28 +62,13 @@ CASES = [(kind, depth) for kind, depths in DEPTHS.items() for depth in depths]
 
 @pytest.fixture(scope='module')
 def scene(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    path: Path = tmp_path_factory.mktemp('layers') / 'box.world'
-    path.write_text(f"""<world name="seabed">
-<model name="seabed" reflectivity="0.3"><robot name="seabed"><link name="seabed"><collision>
-  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
-</robot></model><model name="box" reflectivity="0.3"><robot name="box"><link name="box">
-  <collision><origin xyz="0 {BOX_Y + 0.2} {BOX_H / 2}"/>
-  <geometry><box size="60 0.4 {BOX_H}"/></geometry></collision></link></robot></model></world>""")
-    return Raycaster(load_world(str(path)))
+    path = tmp_path_factory.mktemp('layers') / 'box.world'
+    box = box_model('box', 0.3, (0, BOX_Y + 0.2, BOX_H / 2), f'60 0.4 {BOX_H}')
+    return Raycaster(load_world(str(seabed_file(path, 0.3, box))))
 
 
 def sonar(profile: SoundSpeedProfile, depth: float) -> SidescanSonar:
-    echo = EchoConfig(
-        pattern=BeamPattern.PISTON,
-        n_way=2,
-        absorption=Absorption.FIXED,
-        fixed_absorption=0.01,
-        min_range=0.0,
-        max_range=MAX_RANGE,
-        n_bins=N_BINS,
-        frequency=400e3,
-        sound_speed=float(profile.speed_at(depth)),
-    )
+    echo = sidescan_echo(MAX_RANGE, N_BINS, sound_speed=float(profile.speed_at(depth)))
     pose = np.eye(4)
     pose[2, 3] = H
     return SidescanSonar(echo, SidescanConfig(), pose, label_entities=2)

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from flat_seabed import box_model, seabed_file
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
@@ -115,14 +116,8 @@ def test_slant_samples_resample_the_bins_by_nearest_bin() -> None:
 @pytest.fixture(scope='module')
 def target(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
     path = tmp_path_factory.mktemp('track') / 'track.world'
-    path.write_text(f'''<world name="track">
-<model name="seabed" reflectivity="0.2"><robot name="seabed"><link name="seabed"><collision>
-  <origin xyz="0 0 -0.5"/><geometry><box size="400 400 1"/></geometry></collision></link>
-</robot></model>
-<model name="target" reflectivity="0.9"><robot name="target"><link name="target"><collision>
-  <origin xyz="{TARGET_X} {TARGET_Y} 0.5"/><geometry><box size="0.2 1 1"/></geometry>
-</collision></link></robot></model></world>''')
-    return Raycaster(load_world(str(path)))
+    box = box_model('target', 0.9, (TARGET_X, TARGET_Y, 0.5), '0.2 1 1')
+    return Raycaster(load_world(str(seabed_file(path, 0.2, box))))
 
 
 @pytest.mark.parametrize('ground_range', [False, True])
