@@ -60,7 +60,9 @@ class Hull:
         return 0.5 * self.beam * np.minimum(aft, fore)
 
 
-def _wall(x: NDArray[np.float64], y: NDArray[np.float64], top: NDArray[np.float64], low: float):
+def _wall(
+    x: NDArray[np.float64], y: NDArray[np.float64], top: NDArray[np.float64], low: float
+) -> Triangles:
     """A wall of no thickness along the polyline ``(x, y)``, from ``low`` up to ``top``."""
     cols = x.size
     bottom = np.column_stack((x, y, np.full(cols, low)))
