@@ -40,6 +40,7 @@ from realism_scenes import (
     SIDESCAN_SEDIMENT,
     fan_beam_solid_angle,
     fan_geometry,
+    flown_altitude,
     render_fan,
     render_sidescan,
     sidescan_beam,
@@ -236,17 +237,10 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
     _describe_sidescan(record, keep, chain, earliest, law)
     dt = np.diff(record.times[keep], prepend=record.times[keep][0])
     along = np.cumsum(record.speed[keep] * dt)
-    views = sidescan_views(real, record.altitude[keep], record.slant_range / record.samples, chain)
-    wreck_at = (
-        float(along[views.shadow_line]) if views.shadow_line is not None else float(along[-1] / 2)
-    )
+    altitude = flown_altitude(record.altitude[keep], record.times[keep])
+    views = sidescan_views(real, altitude, spacing, chain)
     rendered = render_sidescan(
-        record.frequency,
-        record.slant_range,
-        record.samples,
-        record.altitude[keep],
-        along,
-        wreck_at,
+        record.frequency, record.slant_range, record.samples, altitude, along
     )
     stacked = np.concatenate(rendered.channels)
     tuned = calibrated(
@@ -264,7 +258,7 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
             starboard=codes[1],
             slant_range=record.slant_range,
             frequency=record.frequency,
-            altitude=record.altitude[keep],
+            altitude=altitude,
             speed=record.speed[keep],
             depth=record.depth[keep],
             pitch=np.zeros(int(keep.sum())),
@@ -273,9 +267,7 @@ def run_sidescan(real_dir: Path, out: Path) -> tuple[list[Row], dict[str, Image]
         ),
     )
     sim = {'port': tuned.decode(codes[0]), 'starboard': tuned.decode(codes[1])}
-    sim_views = sidescan_views(
-        sim, record.altitude[keep], record.slant_range / record.samples, tuned
-    )
+    sim_views = sidescan_views(sim, altitude, spacing, tuned)
     rows = compare(views.whole, sim_views.whole, views.pairs)
     return rows, {'record': _waterfall(real), 'simulation': _waterfall(sim)}
 

@@ -3,10 +3,12 @@
 Each sonar is configured to its record's geometry and rendered through the public sensing
 APIs (``SidescanSonar``, ``MultibeamSonar`` with the coherent model and its receiver noise),
 over a seabed of the kind the record shows: the benchmarks' seeded random relief
-(``seabeds.py``) 0.3 m high and a wreck-sized box casting a shadow for the side-scan, a
-flat floor for the forward-looking sonar, the Oculus M1200d preset's fan whose beams its
-array forms over the floor's fixed scatterers, heard through its vertical pattern's skirt
-down to the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
+(``seabeds.py``) 0.3 m high and the record's wreck, an open ship's hull
+(``realism_wreck.py``), for the side-scan, flown along the record's navigation with its
+altitude's held readings joined up (``flown_altitude``); a flat floor for the
+forward-looking sonar, the Oculus M1200d preset's fan whose beams its array forms over the
+floor's fixed scatterers, heard through its vertical pattern's skirt down to the floor
+below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
 (``SIDESCAN_SEABED``: medium sand with its K texture, no ripples; ``docs/realism.md``
 says why), cast through ``sensing.seabed_caster`` as the devices do. Intensities are linear;
 the display chain comes after.
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from realism_wreck import wreck_triangles
 from seabeds import relief_triangles
 
 from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
@@ -30,7 +33,6 @@ from nps_sonar_py.echo.reverberation import fan_solid_angle
 from nps_sonar_py.echo.seabed import Seabed, named_seabed
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, Triangles, World
-from nps_sonar_py.scene.tessellation import box_triangles
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
@@ -45,6 +47,7 @@ __all__ = [
     'Rendered',
     'fan_beam_solid_angle',
     'fan_geometry',
+    'flown_altitude',
     'render_fan',
     'render_sidescan',
     'sidescan_beam',
@@ -77,8 +80,8 @@ SIDESCAN_RELIEF = 0.3
 #: entity's Lambert ``SEABED_MU`` is then unused: the sediment's law replaces it.)
 SIDESCAN_SEDIMENT = 'sand'
 SIDESCAN_SEABED: Seabed = named_seabed(SIDESCAN_SEDIMENT)
-#: The wreck's box (length along track, width, height), m, and its across-track distance.
-WRECK = ((8.0, 2.5, 2.0), 10.0)
+#: The seabed's mean level, m: the relief's entity sits there.
+SEABED_LEVEL = -0.2
 
 
 @dataclass(frozen=True)
@@ -94,24 +97,36 @@ def _world(name: str, entities: list[Entity], states: list[EntityState]) -> Worl
     return World(name, tuple(entities), SceneState(name, 0.0, tuple(states)))
 
 
-def sidescan_world(track: float, wreck_at: float) -> World:
-    """Relief over the track and 35 m each side, the wreck to starboard at ``wreck_at`` m."""
+def sidescan_world(track: float) -> World:
+    """Relief over the track and 35 m each side, the record's wreck to starboard on it."""
     rng = np.random.default_rng(SEED)
     half = max(0.5 * track + 5.0, 36.0)
     seabed = _scaled(relief_triangles(rng, half), SIDESCAN_RELIEF)
-    size, across = WRECK
-    box = EntityState(
-        'wreck',
-        origin=transform_from_xyz_rpy((wreck_at, -across, 0.5 * size[2]), (0.0, 0.0, 0.0)),
-    )
     centre = EntityState(
-        'seabed', origin=transform_from_xyz_rpy((0.5 * track, 0, -0.2), (0, 0, 0))
+        'seabed', origin=transform_from_xyz_rpy((0.5 * track, 0, SEABED_LEVEL), (0, 0, 0))
     )
+    wreck = EntityState('wreck', origin=transform_from_xyz_rpy((0, 0, 0), (0, 0, 0)))
     entities = [
         Entity('seabed', seabed, SEABED_MU, seabed=SIDESCAN_SEABED),
-        Entity('wreck', box_triangles(list(size)), 0.01),
+        Entity('wreck', wreck_triangles(SEABED_LEVEL), 0.01),
     ]
-    return _world('realism_sidescan', entities, [centre, box])
+    return _world('realism_sidescan', entities, [centre, wreck])
+
+
+def flown_altitude(
+    altitude: NDArray[np.float64], times: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The altitude at each ping, its held readings joined up linearly.
+
+    The record's altitude field is a reading held over the pings between updates (about one
+    a second, every 7 to 12 pings): a vehicle flown at those held values climbs and sinks in
+    steps of 0.1-0.4 m, and every shadow's far edge jumps with each step. Each reading is
+    taken to hold at the first ping that carries it; between them the vehicle is assumed to
+    move steadily, as the record's smooth first return says it does.
+    """
+    first = np.concatenate(([0], np.flatnonzero(np.diff(altitude) != 0.0) + 1))
+    flown: NDArray[np.float64] = np.interp(times, times[first], altitude[first])
+    return flown
 
 
 def sidescan_beam() -> SidescanConfig:
@@ -141,11 +156,8 @@ def render_sidescan(
     bins: int,
     altitude: NDArray[np.float64],
     along: NDArray[np.float64],
-    wreck_at: float,
 ) -> Rendered:
     """Port and starboard (pings, bins) of a coherent side-scan along ``along`` at ``altitude``.
-
-    The wreck's centre is ``wreck_at`` m along the track.
 
     The pulse's bandwidth resolves the record's sample spacing (``c / (2 B)``).
     """
@@ -166,7 +178,7 @@ def render_sidescan(
     sonar = SidescanSonar(
         echo, config, transform_from_xyz_rpy([0, 0, 10], [0, 0, 0]), coherent=coherent
     )
-    world = sidescan_world(float(along[-1]), wreck_at)
+    world = sidescan_world(float(along[-1]))
     caster = seabed_caster(Raycaster(world), frequency, c)
     port, starboard = [], []
     for x, h in zip(along, altitude, strict=True):

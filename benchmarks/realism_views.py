@@ -45,11 +45,10 @@ class View:
 
 @dataclass(frozen=True)
 class SidescanViews:
-    """Both channels stacked, the real pairs, and the ping at the shadow's middle (or None)."""
+    """Both channels stacked and the real pairs."""
 
     whole: View
     pairs: list[tuple[View, View]]
-    shadow_line: int | None
 
 
 @dataclass(frozen=True)
@@ -66,21 +65,20 @@ def _floor(chain: DisplayChain) -> float:
     return float(chain.decode(np.array([1]))[0]) * 0.5 ** (1.0 / chain.gamma)
 
 
-def _shadow(starboard: Image, first: Image, seabed_from: int) -> tuple[Image | None, int | None]:
-    """The starboard channel's shadow (its intensities) and its middle ping, or (None, None)."""
+def _shadow(starboard: Image, first: Image, seabed_from: int) -> Image | None:
+    """The starboard channel's shadow (its intensities), or None."""
     level = 10.0 * np.log10(np.maximum(uniform_filter(starboard, 9), 1e-30))
     median = np.median(level[:, seabed_from:])
     samples = np.arange(starboard.shape[1])
     beyond = samples[None, :] > 1.3 * first[:, None] + 20
     regions, count = label((level < median - SHADOW_DB) & beyond)
     if count == 0:
-        return None, None
+        return None
     sizes = np.bincount(regions.ravel())[1:]
     biggest = regions == 1 + int(np.argmax(sizes))
     if sizes.max() < 50:
-        return None, None
-    lines = np.flatnonzero(biggest.any(axis=1))
-    return starboard[biggest], int(np.median(lines))
+        return None
+    return starboard[biggest]
 
 
 def sidescan_views(
@@ -92,7 +90,7 @@ def sidescan_views(
     water_end = max(int(0.8 * first.min()), MARKERS + 8)
     half = port.shape[1] // 2
     floor = _floor(chain)
-    shadow, shadow_line = _shadow(starboard, first, half)
+    shadow = _shadow(starboard, first, half)
 
     def view(parts: list[Image], with_shadow: bool) -> View:
         stacked = np.concatenate(parts)
@@ -111,7 +109,7 @@ def sidescan_views(
             view([port[middle:], starboard[middle:]], False),
         ),
     ]
-    return SidescanViews(view([port, starboard], True), pairs, shadow_line)
+    return SidescanViews(view([port, starboard], True), pairs)
 
 
 def fan_views(image: Image, chain: DisplayChain) -> FanViews:
