@@ -22,7 +22,12 @@ spec, ``--rounds`` times, the configurations interleaved, then the scaling effic
 disturbed by load from elsewhere), batched and not. Every sample is made and written
 by whoever makes it into a temporary folder (``work.write_sample``), as in a run, so the
 writes are timed too. Rates depend on the machine and its load (2 cores here, shared; the
-load averages before and after are printed); the efficiency is the result. Run:
+load averages before and after are printed); the efficiency is the result. The CPU time a
+sample of every process of the run (this one, its Ray's GCS, raylet, agents and workers,
+from ``/proc``) depends less on the load: the 2 workers' less the 1 worker's is what a
+sample's trip through Ray costs (dispatch, outcome, Ray's own processes; their idle
+timers fall on the 1 worker's samples too, more of them as those take longer), batched and
+one a task. Run:
 ``scripts/run python benchmarks/bench_dataset.py [--fls N] [--sidescan N]``.
 """
 
@@ -48,6 +53,8 @@ REPO = Path(__file__).resolve().parents[1]
 WORKERS = 2
 #: Warm-up samples per preset and configuration (at least one per Ray worker, twice).
 WARM_UP = 2 * WORKERS
+#: Clock ticks a second of ``/proc/<pid>/stat``'s times.
+TICKS = os.sysconf('SC_CLK_TCK')
 #: The configurations timed, in the order of each round.
 CONFIGURATIONS = ('1 worker', '2 workers', '2, 1 a task')
 
@@ -55,15 +62,44 @@ CONFIGURATIONS = ('1 worker', '2 workers', '2, 1 a task')
 Maker = Callable[[Spec, list[dict[str, Any]], str], Iterator[Outcome]]
 
 
-def _rate(outcomes: Iterator[Outcome], count: int) -> float:
-    """Samples per second of ``outcomes``, all of which must be made."""
-    start = time.perf_counter()
+def _tree_cpu() -> float:
+    """CPU seconds (user and system) so far of this process and every process under it.
+
+    Those are the local Ray's GCS, raylet, agents and workers (read from ``/proc``).
+    """
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / 'stat').read_text().rpartition(')')[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / TICKS
+    tree = {os.getpid()}
+    grown = True
+    while grown:  # a child's pid may be lower than its parent's: until none is added
+        below = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= below
+        grown = bool(below)
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
+def _timed(outcomes: Iterator[Outcome], count: int) -> tuple[float, float]:
+    """Samples per second of ``outcomes`` (all must be made) and CPU ms a sample.
+
+    The CPU time is this process's and that of those under it (:func:`_tree_cpu`).
+    """
+    start, cpu = time.perf_counter(), _tree_cpu()
     made = 0
     for outcome in outcomes:
         assert outcome.error is None, outcome.error
         made += 1
     assert made == count
-    return count / (time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return count / seconds, 1e3 * (_tree_cpu() - cpu) / count
 
 
 def _rows(spec: Spec, first: int, count: int) -> list[dict[str, Any]]:
@@ -90,43 +126,57 @@ def _makers(cpus: int) -> dict[str, Maker]:
     }
 
 
-def _rounds(
-    presets: dict[str, tuple[Spec, int]], rounds: int, out: str
-) -> tuple[dict[str, dict[str, list[float]]], float]:
+#: Per preset and configuration, each round's samples per second and CPU ms a sample.
+Results = dict[str, dict[str, list[tuple[float, float]]]]
+
+
+def _rounds(presets: dict[str, tuple[Spec, int]], rounds: int, out: str) -> tuple[Results, float]:
     """Each preset's rates in each configuration, ``rounds`` times; Ray's start time.
 
     Interleaved, so that a spell of load from elsewhere falls on all alike.
     """
-    rates = {name: {c: [] for c in CONFIGURATIONS} for name in presets}
+    results: Results = {name: {c: [] for c in CONFIGURATIONS} for name in presets}
     start = time.perf_counter()
     with ray_session(WORKERS, None) as cpus:
         ready = time.perf_counter() - start
         makers = _makers(cpus)
         for spec, _ in presets.values():
             for maker in makers.values():
-                _rate(maker(spec, _rows(spec, 10_000, WARM_UP), out), WARM_UP)
+                _timed(maker(spec, _rows(spec, 10_000, WARM_UP), out), WARM_UP)
         for _ in range(rounds):
             for name, (spec, count) in presets.items():
                 rows = _rows(spec, 0, count)
                 for configuration, maker in makers.items():
-                    rates[name][configuration].append(_rate(maker(spec, rows, out), count))
-    return rates, ready
+                    results[name][configuration].append(_timed(maker(spec, rows, out), count))
+    return results, ready
 
 
-def _print_preset(name: str, count: int, rates: dict[str, list[float]]) -> None:
+def _print_preset(name: str, count: int, results: dict[str, list[tuple[float, float]]]) -> None:
     """A preset's rates and efficiencies, round by round and of the best rates."""
-    one, two, single = (rates[c] for c in CONFIGURATIONS)
+    one, two, single = ([rate for rate, _ in results[c]] for c in CONFIGURATIONS)
     for k in range(len(one)):
         print(
             f'{name:<9} {count:>7} {one[k]:>8.2f} /s {two[k]:>8.2f} /s {single[k]:>8.2f} /s '
             f'{two[k] / (WORKERS * one[k]):>10.0%} {single[k] / (WORKERS * one[k]):>10.0%}'
             f'  round {k + 1}'
         )
-    best = [max(rates[c]) for c in CONFIGURATIONS]
+    best = [max(rates) for rates in (one, two, single)]
     print(
         f'{name:<9} {count:>7} {best[0]:>8.2f} /s {best[1]:>8.2f} /s {best[2]:>8.2f} /s '
         f'{best[1] / (WORKERS * best[0]):>10.0%} {best[2] / (WORKERS * best[0]):>10.0%}'
         '  best of the rounds (the least disturbed)'
+    )
+
+
+def _print_cpu(name: str, results: dict[str, list[tuple[float, float]]]) -> None:
+    """A preset's CPU ms a sample in each configuration, the least of the rounds.
+
+    And what going through Ray adds to a sample, batched and one a task.
+    """
+    least = [min(cpu for _, cpu in results[c]) for c in CONFIGURATIONS]
+    print(
+        f'{name:<9} {least[0]:>9.1f} {least[1]:>9.1f} {least[2]:>11.1f} '
+        f'{least[1] - least[0]:>+13.1f} {least[2] - least[0]:>+10.1f}'
     )
 
 
@@ -143,7 +193,7 @@ def main() -> int:
     }
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix='bench_dataset_') as out:
-        rates, ready = _rounds(presets, options.rounds, out)
+        results, ready = _rounds(presets, options.rounds, out)
     after = os.getloadavg()
     print(
         f'load average (1, 5, 15 min) before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, '
@@ -155,7 +205,17 @@ def main() -> int:
         f'{"efficiency":>10} {"1 a task":>10}'
     )
     for name, (_, count) in presets.items():
-        _print_preset(name, count, rates[name])
+        _print_preset(name, count, results[name])
+    print(
+        '\nCPU ms a sample, every process of the run (the driver, its Ray), least of the rounds;'
+        ' and what Ray adds:'
+    )
+    print(
+        f'{"preset":<9} {"1 worker":>9} {"2 workers":>9} {"2, 1 a task":>11} '
+        f'{"Ray, batched":>13} {"1 a task":>10}'
+    )
+    for name in presets:
+        _print_cpu(name, results[name])
     return 0
 
 
