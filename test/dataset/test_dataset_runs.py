@@ -282,6 +282,55 @@ def test_a_ray_run_killed_mid_batch_resumes_to_the_same_files(
     assert run_json['tasks'] == (6 - made_before + 1) // 2  # the samples left, two a task
 
 
+def _making(session: int) -> set[int]:
+    """The Ray workers of ``session`` running a task of samples (``ray::write_batch``)."""
+    found = set()
+    for entry in Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ours = os.getsid(int(entry.name)) == session
+            if ours and (entry / 'cmdline').read_bytes().startswith(b'ray::write_batch'):
+                found.add(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample(
+    slow_reference: Path, tmp_path: Path
+) -> None:
+    """The workers of two batches of three are killed once the first sample is made, then
+    the workers of Ray's second run of them: the samples not reported are each made again
+    by a task of their own, and the run ends with every sample once and the same files."""
+    out = tmp_path / 'out'
+    spec = slow_reference.parent / 'spec.yaml'
+    run = subprocess.Popen(
+        command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+        start_new_session=True,  # its workers found by their session
+    )
+    _wait_for(out / 'records' / '000000.json', run)
+    killed: set[int] = set()
+    for _ in range(2):  # the batches' first runs, then Ray's second
+        end = time.monotonic() + DEADLINE
+        while not (found := _making(run.pid) - killed):
+            assert run.poll() is None, 'the run ended before its workers were killed'
+            assert time.monotonic() < end, 'no worker ran the batches again'
+            time.sleep(0.01)
+        for pid in found:
+            os.kill(pid, signal.SIGKILL)
+        killed |= found
+    _, stderr = run.communicate(timeout=DEADLINE)
+    assert run.returncode == 0, stderr
+    _same_files(slow_reference, out)
+    made = json.loads((out / 'run.json').read_text())
+    assert (made['made'], made['failed']) == (6, 0)  # each sample once
+    assert made['tasks'] > 2  # the two batches, and samples made again alone
+
+
 def _sized(batches: Batches, seconds: float, made: int, first: int) -> int:
     """The size of the next task after ``made`` samples of ``seconds`` each."""
     for _ in range(made):
