@@ -28,7 +28,8 @@ from ``/proc``) depends less on the load: the 2 workers' less the 1 worker's is 
 sample's trip through Ray costs (dispatch, outcome, Ray's own processes; their idle
 timers fall on the 1 worker's samples too, more of them as those take longer), batched and
 one a task. Run:
-``scripts/run python benchmarks/bench_dataset.py [--fls N] [--sidescan N]``.
+``scripts/run python benchmarks/bench_dataset.py [--fls N] [--sidescan N] [--rounds R]``, or
+``--spec FILE [--samples N]`` for another spec (short samples show what a task costs).
 """
 
 from __future__ import annotations
@@ -186,11 +187,17 @@ def main() -> int:
     parser.add_argument('--fls', type=int, default=48, help='timed samples of the fan')
     parser.add_argument('--sidescan', type=int, default=6, help='timed samples of the side-scan')
     parser.add_argument('--rounds', type=int, default=3, help='rounds of both, interleaved')
+    parser.add_argument(
+        '--spec', type=Path, help='time this spec instead of the demos (--samples of it)'
+    )
+    parser.add_argument('--samples', type=int, default=96, help='timed samples of --spec')
     options = parser.parse_args()
     presets = {
         'fls': (load_spec(REPO / 'config/datasets/fls_demo.yaml'), options.fls),
         'sidescan': (load_spec(REPO / 'config/datasets/sidescan_demo.yaml'), options.sidescan),
     }
+    if options.spec:
+        presets = {options.spec.stem[:9]: (load_spec(options.spec), options.samples)}
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix='bench_dataset_') as out:
         results, ready = _rounds(presets, options.rounds, out)
