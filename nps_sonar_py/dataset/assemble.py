@@ -1,6 +1,7 @@
 """The dataset-wide files, made from the samples' records in sample order.
 
-The same bytes however the samples ran.
+The same bytes however the samples ran. The records are those the workers reported as they
+wrote them (``run.py``): no sample is read back here.
 
 * ``manifest.parquet``: one row a sample, every drawn value (``draw.MANIFEST_COLUMNS``), its
   ``status`` (``ok`` or ``failed``) and ``error``; written by pyarrow without statistics or
@@ -26,23 +27,45 @@ from pathlib import Path
 from typing import Any
 
 from nps_sonar_py.dataset.draw import MANIFEST_COLUMNS
-from nps_sonar_py.dataset.files import OBB_FOLDER, json_bytes, record_path
+from nps_sonar_py.dataset.files import OBB_FOLDER, json_bytes
 from nps_sonar_py.dataset.spec import Spec
 
-__all__ = ['SPLITS', 'dataset_files', 'manifest_bytes', 'read_manifest', 'read_records', 'split']
+__all__ = [
+    'SPLITS',
+    'dataset_files',
+    'manifest_bytes',
+    'parse_records',
+    'read_manifest',
+    'record_status',
+    'split',
+]
 
 
-def read_records(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The record of each row's sample (``status`` ``missing`` if it has none or it is broken)."""
-    records = []
+def _parsed(data: bytes | None) -> dict[str, Any] | None:
+    """A record's bytes as a dict; None if there are none or they are broken."""
+    try:
+        record = json.loads(data) if data is not None else None
+    except ValueError:  # truncated, not UTF-8
+        return None
+    return record if isinstance(record, dict) and 'status' in record else None
+
+
+def record_status(data: bytes) -> str | None:
+    """The ``status`` of a record's bytes (``ok``, ``failed``); None if they are broken."""
+    record = _parsed(data)
+    return None if record is None else str(record['status'])
+
+
+def parse_records(rows: list[dict[str, Any]], records: dict[int, bytes]) -> list[dict[str, Any]]:
+    """The record of each row's sample, in row order, from its bytes by index.
+
+    ``status`` ``missing`` if it has none or they are broken.
+    """
+    parsed = []
     for row in rows:
-        path = out / record_path(row['id'])
-        try:
-            record = json.loads(path.read_bytes())
-        except (OSError, ValueError):  # none, or truncated, not UTF-8, a folder
-            record = {'id': row['id'], 'status': 'missing', 'error': 'not made'}
-        records.append(record)
-    return records
+        record = _parsed(records.pop(row['sample'], None))  # the bytes freed as they are read
+        parsed.append(record or {'id': row['id'], 'status': 'missing', 'error': 'not made'})
+    return parsed
 
 
 def manifest_bytes(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> bytes:

@@ -1,4 +1,4 @@
-"""``sonar_dataset SPEC.yaml OUT --samples N [--workers W] [--address ADDR] [--resume]``.
+"""``sonar_dataset SPEC.yaml OUT --samples N [--workers W] [--address ADDR] [--batch B] ...``.
 
 Bad input (the spec, the arguments, an output folder that cannot be used or is in use) is one
 line, ``nps_sonar: ...``, and status 2, as the nodes'. A run that cannot go on (Ray would not
@@ -17,7 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
-from nps_sonar_py.dataset.run import run_dataset
+from nps_sonar_py.dataset.run import Where, run_dataset
 from nps_sonar_py.dataset.spec import load_spec
 from nps_sonar_py.dataset.validity import check_meshes
 from nps_sonar_py.errors import InputError, NpsSonarError, error_line, one_line
@@ -28,6 +28,10 @@ __all__ = ['main']
 EXIT_BAD_INPUT = 2
 #: Exit status of a run that could not go on, or made no sample.
 EXIT_FAILED = 1
+
+
+#: The bounds of the numeric options, inclusive.
+BOUNDS = {'samples': (1, 10_000_000), 'workers': (1, 100_000), 'batch': (0, 10_000)}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
         '--address', default=None, help='join the Ray cluster at ADDR (host:port, or "auto")'
     )
     parser.add_argument(
+        '--batch',
+        type=int,
+        default=0,
+        help='samples a Ray task makes; 0 (default): about 1 s of work a task, fewer near the end',
+    )
+    parser.add_argument(
         '--resume', action='store_true', help='go on with OUT: skip the samples already made'
     )
     parser.add_argument(
@@ -73,18 +83,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; the exit status."""
     options = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    if not 1 <= options.samples <= 10_000_000:
-        print(
-            f'nps_sonar: sonar_dataset: --samples must be in [1, 10000000], got {options.samples}',
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    if not 1 <= options.workers <= 100_000:
-        print(
-            f'nps_sonar: sonar_dataset: --workers must be in [1, 100000], got {options.workers}',
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
+    for name, (low, high) in BOUNDS.items():
+        if not low <= getattr(options, name) <= high:
+            print(
+                f'nps_sonar: sonar_dataset: --{name} must be in [{low}, {high}], '
+                f'got {getattr(options, name)}',
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
     received: list[int] = []
 
     def request(signum: int, frame: FrameType | None) -> None:
@@ -99,8 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             spec,
             options.out,
             options.samples,
-            workers=options.workers,
-            address=options.address,
+            where=Where(options.workers, options.address, options.batch),
             resume=options.resume,
             progress=None if options.quiet else sys.stderr,
             stop=lambda: bool(received),

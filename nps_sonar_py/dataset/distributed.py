@@ -1,12 +1,18 @@
 """The samples on Ray: a local Ray of ``workers`` CPUs, or an existing cluster at ``address``.
 
 The one module of the package that imports Ray, and only when a run asks for more than one
-worker or for a cluster. Each sample is one task (``work.write_sample``) that writes its files
-into the output folder itself and returns only its outcome, so no sample's bytes pass through
-the driver: on a cluster the folder must be one every node reaches at the same path (a shared
-file system). At most ``2 x workers`` tasks are in flight. A task whose worker died is run
-again once by Ray (``max_retries``); a sample that failed is submitted again (``work.TRIES``
-tries in all).
+worker or for a cluster. A task makes a batch of consecutive samples (``work.write_batch``,
+a Ray generator): each writes its files into the output folder itself and reports only its
+outcome and its record, one by one as they are made, so no image or array passes through
+the driver: on a cluster the folder must be one every node reaches at the same path (a
+shared file system), which the driver checks on the first sample of each task. A batch
+takes about :data:`TASK_SECONDS` of work (from the samples' times so far: the first tasks
+one sample each), fewer samples as the run nears its end so that the workers finish
+together, or the ``--batch`` given (:class:`Batches`). At most ``2 x workers`` tasks are in
+flight. A task whose worker died is run again once by Ray (``max_retries``; the samples it
+had reported are not reported twice); if it dies again, the samples it had not reported are
+each run again as a task of their own, so one sample that kills its worker fails alone. A
+sample that fails is tried again by its worker (``work.TRIES`` tries in all).
 A cluster gets this package's code with the job (``runtime_env`` ``py_modules``); its nodes
 need the package's dependencies installed (``docs/datasets.md``).
 
@@ -26,21 +32,31 @@ import signal
 import socket
 import sys
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from nps_sonar_py.dataset.draw import sample_id
+from nps_sonar_py.dataset.files import record_path
 from nps_sonar_py.dataset.spec import Spec
-from nps_sonar_py.dataset.work import TRIES, Outcome, RunError, write_sample
+from nps_sonar_py.dataset.work import Outcome, RunError, write_batch
 from nps_sonar_py.errors import error_line
 
 __all__ = [
     'CONNECT_SECONDS',
     'LOCAL_RAY_ENVIRONMENT',
+    'MAX_BATCH',
     'OBJECT_STORE_BYTES',
+    'SHARES',
     'START_TRIES',
+    'TASK_SECONDS',
+    'Batches',
     'check_address',
+    'check_seen',
     'ray_session',
     'session_outcomes',
 ]
@@ -63,6 +79,62 @@ LOCAL_RAY_ENVIRONMENT = {
     'RAY_AUTH_MODE': 'disabled',
     'RAY_DISABLE_FAILURE_SIGNAL_HANDLER': '1',
 }
+
+
+#: The work a task is given, s: long enough that its dispatch and the return of its
+#: outcomes are a small part of it (a few ms a task), short enough that each worker gets
+#: many tasks and a stop or a worker's death loses little.
+TASK_SECONDS = 1.0
+
+#: Near the end of a run a task takes at most the samples left over ``SHARES x CPUs``, so
+#: that the last tasks are of one sample and the workers finish together.
+SHARES = 2
+
+#: Most samples a task takes, however short they are.
+MAX_BATCH = 64
+
+
+@dataclass
+class Batches:
+    """How many samples the next task takes; what the run's tasks took so far.
+
+    ``fixed`` (``--batch``): that many, always. Else (0) about :data:`TASK_SECONDS` of
+    samples by the mean time of those made so far (one a task until the first is made), at
+    most the samples left before ``end`` (the index after the last row) over
+    ``SHARES x cpus``, at least one, at most :data:`MAX_BATCH`.
+    """
+
+    cpus: int
+    end: int
+    fixed: int = 0
+    tasks: int = 0
+    made: int = 0
+    seconds: float = 0.0
+
+    def learn(self, outcome: Outcome) -> None:
+        """Count a sample's time."""
+        self.made += 1
+        self.seconds += outcome.seconds
+
+    def size(self, first: int) -> int:
+        """Samples of the next task, whose first row has index ``first``."""
+        if self.fixed:
+            return self.fixed
+        if not self.made:
+            return 1
+        by_time = int(TASK_SECONDS * self.made / max(self.seconds, 1e-9))
+        by_share = (self.end - first) // (SHARES * self.cpus)
+        return max(1, min(by_time, by_share, MAX_BATCH))
+
+
+def check_seen(out: Path, outcome: Outcome) -> None:
+    """``RunError`` if a sample made is not where the driver sees it (an unshared folder)."""
+    made = outcome.error is None and not outcome.unwritten
+    if made and not (out / record_path(sample_id(outcome.index))).is_file():
+        raise RunError(
+            f'sample {sample_id(outcome.index)} was written where this driver does not '
+            'see it: on a cluster OUT must be a folder every node reaches at the same path'
+        )
 
 
 def _worker_path() -> None:
@@ -183,37 +255,95 @@ def ray_session(workers: int, address: str | None) -> Iterator[int]:
             shutil.rmtree(temporary, ignore_errors=True)
 
 
-def session_outcomes(
-    spec: Spec, rows: Iterable[dict[str, Any]], out: str, cpus: int, stop: Callable[[], bool]
-) -> Iterator[Outcome]:
-    """Each row's sample written into ``out`` on the running Ray; outcomes as they finish.
+@dataclass
+class _Task:
+    """A task in flight: its rows not yet reported, in order; whether a sample was checked."""
 
-    ``2 x cpus`` tasks in flight.
+    rows: deque[dict[str, Any]]
+    alone: bool  # a sample run again alone after its batch's worker died twice
+    checked: bool = False
+
+
+@dataclass
+class _Queue:
+    """The rows to hand out: those of dead batches first (one a task), then fresh ones."""
+
+    fresh: Iterator[dict[str, Any]]
+    again: deque[dict[str, Any]] = field(default_factory=deque)
+    next_index: int = 0
+
+    def take(self, batches: Batches) -> tuple[list[dict[str, Any]], bool]:
+        """The rows of the next task (none: all handed out), and whether run again alone."""
+        if self.again:
+            return [self.again.popleft()], True
+        rows = list(islice(self.fresh, batches.size(self.next_index)))
+        if rows:
+            self.next_index = int(rows[-1]['sample']) + 1
+        return rows, False
+
+
+def _reported(task: _Task, ref: Any, out: Path, batches: Batches, queue: _Queue) -> list[Outcome]:
+    """The outcome of a task's next sample, or what its worker's second death leaves.
+
+    That is the failure of a sample run alone, or nothing: the rows of the batch it had
+    not reported go back to the queue, to be run again alone.
     """
     import ray
 
-    task = ray.remote(num_cpus=1, max_retries=1)(write_sample)
+    try:
+        outcome: Outcome = ray.get(ref)
+    except ray.exceptions.RayError as error:  # the worker died, twice
+        if not task.alone:
+            queue.again.extend(task.rows)
+            task.rows.clear()
+            return []
+        reason = f'{type(error).__name__}: {str(error).splitlines()[0]}'
+        failed = [Outcome(row['sample'], {}, reason) for row in task.rows]
+        task.rows.clear()
+        return failed
+    task.rows.popleft()
+    if not task.checked and outcome.error is None:
+        task.checked = True
+        check_seen(out, outcome)
+    batches.learn(outcome)
+    return [outcome]
+
+
+def session_outcomes(
+    spec: Spec,
+    rows: Iterable[dict[str, Any]],
+    out: str,
+    batches: Batches,
+    stop: Callable[[], bool],
+) -> Iterator[Outcome]:
+    """Each row's sample written into ``out`` on the running Ray; outcomes as they are made.
+
+    Batches of consecutive rows (``batches``), ``2 x batches.cpus`` tasks in flight; the
+    rows are drawn as they are handed out. ``RunError`` if a task's first sample is not
+    where this driver sees it (:func:`check_seen`).
+    """
+    import ray
+
+    task = ray.remote(num_cpus=1, max_retries=1)(write_batch)
     spec_ref = ray.put(spec)
-    fresh = ((row, 1) for row in rows)  # drawn as they are submitted
-    retry: list[tuple[dict[str, Any], int]] = []
-    running: dict[Any, tuple[dict[str, Any], int]] = {}
+    queue = _Queue(iter(rows))
+    running: dict[Any, _Task] = {}
     while not stop():
-        while len(running) < 2 * cpus:
-            item = retry.pop(0) if retry else next(fresh, None)
-            if item is None:
+        while len(running) < 2 * batches.cpus:
+            batch, alone = queue.take(batches)
+            if not batch:
                 break
-            running[task.remote(spec_ref, item[0], out)] = item
+            running[task.remote(spec_ref, batch, out)] = _Task(deque(batch), alone)
+            batches.tasks += 1
         if not running:
             return
-        done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
-        for ref in done:
-            row, attempt = running.pop(ref)
+        ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+        for generator in ready:
             try:
-                outcome: Outcome = ray.get(ref)
-            except ray.exceptions.RayError as error:  # the worker died, twice
-                reason = f'{type(error).__name__}: {str(error).splitlines()[0]}'
-                outcome = Outcome(row['sample'], {}, reason)
-            if outcome.error is not None and attempt < TRIES:
-                retry.append((row, attempt + 1))
-            else:
-                yield outcome
+                ref = next(generator)  # type: ignore[arg-type]  # ray.wait keeps its type
+            except StopIteration:  # every sample reported
+                del running[generator]
+                continue
+            yield from _reported(running[generator], ref, Path(out), batches, queue)
+            if not running[generator].rows:
+                del running[generator]

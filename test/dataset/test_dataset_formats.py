@@ -19,6 +19,7 @@ from dataset_runs import FLS_SPEC
 from PIL import Image
 
 from nps_sonar_py.dataset import draw_row, load_spec, make_sample, parse_spec, read_manifest
+from nps_sonar_py.dataset.distributed import check_seen
 from nps_sonar_py.dataset.files import record_path
 from nps_sonar_py.dataset.occlusion import occluded_fractions
 from nps_sonar_py.dataset.run import _check_written
@@ -272,7 +273,8 @@ def test_a_worker_writes_its_sample_and_returns_only_the_outcome(tmp_path: Path)
     assert (outcome.files, outcome.error, outcome.unwritten) == ({}, None, '')
     for relative, data in expected.items():
         assert (tmp_path / relative).read_bytes() == data
-    _check_written(tmp_path, outcome)  # the driver sees the record
+    assert outcome.record == expected[record_path(row['id'])]  # reported to the driver
+    check_seen(tmp_path, outcome)  # the driver sees the record
     # A folder the worker cannot write in: why, not the sample's failure.
     blocked = tmp_path / 'a_file'
     blocked.write_text('')
@@ -280,13 +282,13 @@ def test_a_worker_writes_its_sample_and_returns_only_the_outcome(tmp_path: Path)
     assert failed.error is None
     assert 'Not a directory' in failed.unwritten
     with pytest.raises(RunError, match=r'cannot write .*a_file/out'):
-        _check_written(tmp_path, failed)
+        _check_written(failed)
     # A worker that wrote where the driver does not see it (a cluster's unshared disk).
     elsewhere = Outcome(7, {})
     with pytest.raises(
         RunError, match='sample 000007 was written where this driver does not see it'
     ):
-        _check_written(tmp_path, elsewhere)
+        check_seen(tmp_path, elsewhere)
 
 
 def test_the_occluded_fraction_is_in_each_objects_view(fls_reference: Path) -> None:

@@ -1,16 +1,18 @@
 """The same files wherever the samples run: in-process without Ray, on a local Ray of two
-workers, on a Ray cluster joined by address, and after a run killed midway is resumed; a
-sample that fails is retried and recorded, and the run goes on.
+workers, one sample a task or in batches, on a Ray cluster joined by address, and after a run
+killed midway (in-process, or on Ray in the middle of its batches) is resumed; a sample that
+fails is retried and recorded, and the run goes on.
 
-Ray really starts here (never skipped): once for ``--workers 2`` (the command's own local
-Ray) and once as a head node the command joins, each with 2 CPUs, no dashboard and a small
-object store.
+Ray really starts here (never skipped): for ``--workers 2`` (the command's own local Ray) and
+as a head node the command joins, each with 2 CPUs, no dashboard and a small object store.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,7 +36,8 @@ from dataset_runs import (
 )
 from refusals import command_line
 
-from nps_sonar_py.dataset import read_manifest
+from nps_sonar_py.dataset import Outcome, read_manifest
+from nps_sonar_py.dataset.distributed import MAX_BATCH, Batches
 
 #: Longest wait for a process to reach a state, s (a loaded 2-core machine).
 DEADLINE = 300.0
@@ -97,7 +100,8 @@ def test_two_ray_workers_make_the_same_files_beside_another_ray(
     assert 'Traceback' not in result.stderr
     _same_files(fls_reference, out)
     run = json.loads((out / 'run.json').read_text())
-    assert (run['workers'], run['made']) == (2, 6)
+    assert (run['workers'], run['made'], run['batch']) == (2, 6, 0)
+    assert 1 <= run['tasks'] <= 6
     recorded = Path(other_ray.tmpdir) / 'ray' / 'ray_current_cluster'
     assert recorded.read_text().strip() == other_ray.address  # the other Ray undisturbed
     assert _answers(other_ray.address)
@@ -129,15 +133,18 @@ def test_an_address_where_no_ray_answers_is_one_line_and_leaves_no_folder(
     assert not out.exists()  # the same command can be given again
 
 
-def test_a_ray_cluster_joined_by_address_makes_the_same_files(
+def test_a_ray_cluster_joined_by_address_makes_the_same_files_in_batches(
     fls_reference: Path, other_ray: RayHead, tmp_path: Path
 ) -> None:
     out = tmp_path / 'out'
     spec = fls_reference.parent / 'spec.yaml'
-    result = run_cli(spec, out, '--samples', '6', '--address', other_ray.address, '--quiet')
+    result = run_cli(
+        spec, out, '--samples', '6', '--address', other_ray.address, '--batch', '4', '--quiet'
+    )
     assert result.returncode == 0, result.stderr
-    _same_files(fls_reference, out)
-    assert json.loads((out / 'run.json').read_text())['address'] == other_ray.address
+    _same_files(fls_reference, out)  # as one process made them
+    run = json.loads((out / 'run.json').read_text())
+    assert (run['address'], run['batch'], run['tasks']) == (other_ray.address, 4, 2)
 
 
 def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
@@ -176,6 +183,164 @@ def test_a_run_killed_midway_resumes_to_the_same_files(
     assert result.returncode == 0, result.stderr
     assert f'{made_before} made before' in result.stderr
     _same_files(fls_reference, out)
+
+
+#: The test spec with 16 times the rays: samples long enough (about 0.3 s each on an idle
+#: machine) that a run of two batches of three is signalled while both are under way.
+SLOW_SPEC = FLS_SPEC.replace('rays_vertical: 48', 'rays_vertical: 768')
+
+
+@pytest.fixture(scope='module')
+def slow_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:data:`SLOW_SPEC`'s dataset of 6 samples, made in-process (its spec beside it)."""
+    folder = tmp_path_factory.mktemp('slow')
+    spec = write_spec(folder, SLOW_SPEC)
+    result = run_cli(spec, folder / 'out', '--samples', '6', '--quiet')
+    assert result.returncode == 0, result.stderr
+    return folder / 'out'
+
+
+def _kill_session(session: int) -> None:
+    """SIGKILL every process of ``session`` at once, as a job's are killed (its cgroup, its
+    container), until none lives; remove the local Ray's folder they name (``/tmp/nps_ray_*``).
+
+    Ray's workers are in process groups of their own, in the session of the command.
+    """
+    folders: set[str] = set()
+    end = time.monotonic() + DEADLINE
+    while True:
+        alive = []
+        for entry in Path('/proc').iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if os.getsid(int(entry.name)) != session:
+                    continue
+                stat = (entry / 'stat').read_text()
+                arguments = (entry / 'cmdline').read_bytes().decode(errors='replace')
+            except OSError:  # gone meanwhile
+                continue
+            if stat.rpartition(')')[2].split()[0] == 'Z':  # dead, not yet reaped
+                continue
+            folders.update(re.findall(r'/tmp/nps_ray_[A-Za-z0-9_]+', arguments))
+            alive.append(int(entry.name))
+            os.kill(int(entry.name), signal.SIGKILL)
+        if not alive:
+            break
+        assert time.monotonic() < end, f'processes of the run still alive: {alive}'
+        time.sleep(0.05)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize('signum', [signal.SIGKILL, signal.SIGTERM], ids=['SIGKILL', 'SIGTERM'])
+def test_a_ray_run_killed_mid_batch_resumes_to_the_same_files(
+    slow_reference: Path, tmp_path: Path, signum: int
+) -> None:
+    """Two tasks of three samples start at once, and the run is stopped when the first sample
+    is made: every process of it killed at once (the driver, its Ray and the workers, each in
+    the middle of its batch), or SIGTERM to the command (it stops its Ray). Resumed in
+    batches of two, the files are those of one process.
+    """
+    out = tmp_path / 'out'
+    spec = slow_reference.parent / 'spec.yaml'
+    run = subprocess.Popen(
+        command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+        start_new_session=True,  # a session of its own, Ray's processes in it
+    )
+    _wait_for(out / 'records' / '000000.json', run)
+    if signum == signal.SIGKILL:
+        _kill_session(run.pid)
+    else:
+        run.send_signal(signum)
+    _, stderr = run.communicate(timeout=DEADLINE)
+    if signum == signal.SIGKILL:
+        assert run.returncode == -signal.SIGKILL
+    else:
+        assert run.returncode == 128 + signal.SIGTERM, stderr
+        assert stderr.splitlines()[-1].startswith('sonar_dataset: stopped by a signal'), stderr
+    assert not (out / 'manifest.parquet').exists()
+    made_before = len(list((out / 'records').glob('*.json')))
+    assert 1 <= made_before < 6  # a batch of three was cut short
+    resumed = ('--resume', '--workers', '2', '--batch', '2', '--quiet')
+    result = run_cli(spec, out, '--samples', '6', *resumed)
+    assert result.returncode == 0, result.stderr
+    assert f'{6 - made_before} samples made, {made_before} made before' in result.stderr
+    _same_files(slow_reference, out)
+    run_json = json.loads((out / 'run.json').read_text())
+    assert run_json['tasks'] == (6 - made_before + 1) // 2  # the samples left, two a task
+
+
+def _making(session: int) -> set[int]:
+    """The Ray workers of ``session`` running a task of samples (``ray::write_batch``)."""
+    found = set()
+    for entry in Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ours = os.getsid(int(entry.name)) == session
+            if ours and (entry / 'cmdline').read_bytes().startswith(b'ray::write_batch'):
+                found.add(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample(
+    slow_reference: Path, tmp_path: Path
+) -> None:
+    """The workers of two batches of three are killed once the first sample is made, then
+    the workers of Ray's second run of them: the samples not reported are each made again
+    by a task of their own, and the run ends with every sample once and the same files."""
+    out = tmp_path / 'out'
+    spec = slow_reference.parent / 'spec.yaml'
+    run = subprocess.Popen(
+        command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+        start_new_session=True,  # its workers found by their session
+    )
+    _wait_for(out / 'records' / '000000.json', run)
+    killed: set[int] = set()
+    for _ in range(2):  # the batches' first runs, then Ray's second
+        end = time.monotonic() + DEADLINE
+        while not (found := _making(run.pid) - killed):
+            assert run.poll() is None, 'the run ended before its workers were killed'
+            assert time.monotonic() < end, 'no worker ran the batches again'
+            time.sleep(0.01)
+        for pid in found:
+            os.kill(pid, signal.SIGKILL)
+        killed |= found
+    _, stderr = run.communicate(timeout=DEADLINE)
+    assert run.returncode == 0, stderr
+    _same_files(slow_reference, out)
+    made = json.loads((out / 'run.json').read_text())
+    assert (made['made'], made['failed']) == (6, 0)  # each sample once
+    assert made['tasks'] > 2  # the two batches, and samples made again alone
+
+
+def _sized(batches: Batches, seconds: float, made: int, first: int) -> int:
+    """The size of the next task after ``made`` samples of ``seconds`` each."""
+    for _ in range(made):
+        batches.learn(Outcome(0, {}, seconds=seconds))
+    return batches.size(first)
+
+
+def test_a_task_takes_about_a_second_of_samples_and_fewer_near_the_end() -> None:
+    # Worked by hand: 0.25 s samples, 2 CPUs, 1000 samples: 1 s is 4 samples.
+    assert Batches(2, 1000).size(0) == 1  # nothing made yet: one sample a task
+    assert _sized(Batches(2, 1000), 0.25, 3, 10) == 4
+    assert _sized(Batches(2, 1000), 2.0, 3, 10) == 1  # samples over a second: one a task
+    assert _sized(Batches(2, 1000), 0.001, 3, 10) == MAX_BATCH
+    # Near the end, the samples left over 2 x 2: 11 left -> 2, 7 -> 1, 3 -> 1.
+    assert [_sized(Batches(2, 1000), 0.25, 3, first) for first in (989, 993, 997)] == [2, 1, 1]
+    assert _sized(Batches(2, 1000, fixed=7), 0.25, 3, 997) == 7  # --batch: as given
+    # Control: without the end's limit the last tasks would take four samples.
+    assert _sized(Batches(2, 10**9), 0.25, 3, 997) == 4
 
 
 def test_a_failed_sample_is_retried_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
