@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.deposits import Ramps
+from nps_sonar_py.echo.deposits import Ramps, polynomial_ends, ramp_units
 from nps_sonar_py.echo.ray_cells import Pieces
 
 __all__ = [
@@ -61,6 +61,8 @@ WIDEST_SPAN = 0.12
 #: close to: Open3D casts in float32, so a seabed at an altitude on a bin edge must not light
 #: the bin before it.
 _FLOAT32_SLACK = 1e-6
+#: ``ramp_units``'s headroom: a ramp's deposits are under 8 times its echo at either end.
+_HEADROOM = 47
 
 
 @dataclass(frozen=True)
@@ -212,145 +214,116 @@ def quadratic_ramps(
     t**2) / r**2``), scaled to the echo over the cell's interval ``[r / (cos h + t sin h), r /
     (cos h - t sin h)]`` (``h = D / 2``) and cut to the window. Its cumulative ``P`` at the
     bin edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to
-    the last edge ``b`` before its end, then the echo ``T``: ``P = Q H_a - (Q - T) H_b``.
-    ``Q`` is written by its forward differences at ``a`` (``Q(a + m) = sum A_j C(m, j)``,
-    whole numbers of the beam's unit), so the fourth differences of ``P`` are four deposits
-    at each end and three running sums of them give the bins ``P(k + 1) - P(k)`` exactly.
+    the last edge ``b`` before its end, then the echo ``T``, written by the forward
+    differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``Ramps.build``).
     """
     min_range, scale, n_bins = window
-    r64 = r.astype(np.float64)
-    x0 = (r64 - min_range) * scale
-    inverse_r = 1.0 / r64
-    inverse = 1.0 / (tangent * tangent)
-    c1 = (5.0 + inverse) * inverse_r
-    c1 += attenuation
-    c1 *= -1.0 / scale
-    c2 = (3.0 + 2.0 * inverse) * inverse
-    c2 += 5.0
-    c2 *= inverse_r * inverse_r
-    c2 *= 1.0 / (scale * scale)
-    c2 += c1 * c1
-    c2 *= 0.5
+    x_r = np.multiply(r, scale, dtype=np.float64)  # the range in bins
+    inverse = tangent * tangent
+    np.divide(1.0, inverse, out=inverse)
+    # The derivatives of ln q per bin, as G(y) = int_0^y 1 + c1 y + c2 y**2 = y (1 + y (h1 +
+    # y h2)): h1 = c1 / 2, h2 = c2 / 3.
+    c1 = np.subtract(-5.0, inverse)
+    c1 /= x_r
+    c1 -= attenuation / scale
+    h2 = 2.0 * inverse
+    h2 += 3.0
+    h2 *= inverse
+    h2 += 5.0
+    h2 /= x_r
+    h2 /= x_r
+    h2 += c1 * c1
+    h2 *= 1.0 / 6.0
+    h1 = np.multiply(c1, 0.5)
     lean = tangent * math.sin(0.5 * height)
-    near = r64 / (math.cos(0.5 * height) + lean)
-    near -= r64
-    near *= scale  # in bins from the range
-    far = r64 / (math.cos(0.5 * height) - lean)
-    far -= r64
-    far *= scale
-    c0 = echo.astype(np.float64) / _integral((1.0, c1, c2), near, far)
-    c1 *= c0
-    c2 *= c0
-    start = np.clip(x0 + near, 0.0, n_bins)  # a return wholly outside adds 0
-    end = np.clip(x0 + far, 0.0, n_bins)
-    a = np.floor(start) + 1.0
-    y = a - x0
-    ys = start - x0
-    differences = np.empty((4, a.size))
-    differences[0] = _integral((c0, c1, c2), ys, y)
-    np.multiply(c2, 2.0, out=differences[3])
-    np.multiply(differences[3], y + 1.0, out=differences[2])
-    differences[2] += c1
-    np.multiply(c2, y * y + y + 1.0 / 3.0, out=differences[1])
-    differences[1] += c0
-    differences[1] += c1 * (y + 0.5)
-    total = _integral((c0, c1, c2), ys, end - x0)
-    unit = _units(n_beams, beam, np.abs(differences[1]) + np.abs(differences[2]))
-    per = 1.0 / unit[beam]
-    differences *= per
-    scaled = np.rint(differences, out=differences).astype(np.int64)
-    total *= per
-    t_int = np.rint(total, out=total).astype(np.int64)
-    b = np.maximum(np.ceil(end), a)
-    return _ramps_of(scaled, t_int, (a, b, start, end), beam, n_bins, unit)
+    near = np.add(lean, math.cos(0.5 * height))
+    np.divide(x_r, near, out=near)
+    near -= x_r  # in bins from the range
+    far = np.subtract(math.cos(0.5 * height), lean, out=lean)
+    np.divide(x_r, far, out=far)
+    far -= x_r
+    unit = ramp_units(n_beams, beam, echo, _HEADROOM)
+    x0 = np.subtract(x_r, min_range * scale, out=x_r)
+    at_near = _cumulative(near, h1, h2)
+    c0 = _cumulative(far, h1, h2)
+    c0 -= at_near
+    np.divide(echo, c0, out=c0)
+    c0 /= unit.take(beam)
+    total = np.multiply(echo, 1.0 / unit.take(beam))
+    start = np.add(x0, near, out=near)
+    end = np.add(x0, far, out=far)
+    starts, a = _forward_differences((c0, c1, h1, h2), x0, start, at_near)
+    b = np.ceil(end)
+    cut = np.flatnonzero((start < 0.0) | (end > n_bins))  # cut to the window
+    if cut.size:
+        _cut(cut, (c0, c1, h1, h2), (x0, start, end, total), (starts, a, b), n_bins)
+    np.maximum(b, a, out=b)
+    np.rint(starts, out=starts)
+    np.rint(total, out=total)
+    ends = polynomial_ends(starts, b - a, total)
+    return Ramps.build(starts, ends, (a, b, np.ceil(end)), beam, n_bins, unit)
 
 
-def _ramps_of(
-    scaled: NDArray[np.int64],
-    t_int: NDArray[np.int64],
-    places: tuple[NDArray[np.float64], ...],
-    beam: NDArray[np.intp],
-    n_bins: int,
-    unit: NDArray[np.float64],
-) -> Ramps:
-    """The ``Ramps`` of cubics ``Q`` (``quadratic_ramps``) from ``a`` to ``b``, ``T`` after.
-
-    The end's coefficients are ``Q - T``'s forward differences at ``b = a + L``:
-    ``sum_j A_j C(L, j)`` less ``T``, then ``A_1 + A_2 L + A_3 C(L, 2)``, ``A_2 + A_3 L``,
-    ``A_3``.
-    """
-    a, b, start, end = places
-    span = (b - a).astype(np.int64)
-    pairs = span * (span - 1) // 2
-    a0, a1, a2, a3 = scaled
-    ends = np.empty_like(scaled)
-    np.multiply(a3, span, out=ends[2])
-    ends[2] += a2
-    np.multiply(a3, pairs, out=ends[1])
-    ends[1] += a1
-    ends[1] += a2 * span
-    ends[0] = pairs * (span - 2) // 3
-    ends[0] *= a3
-    ends[0] += a2 * pairs
-    ends[0] += a1 * span
-    ends[0] += a0
-    ends[0] -= t_int
-    ends[3] = a3
-    weights = np.empty((8, span.size))
-    _fourth(scaled, weights[:4])
-    _fourth(ends, weights[4:])
-    weights[4:] *= -1.0
-    first = np.floor(start).astype(np.intp)
-    offset = int(first.min())
-    stride = int(b.max()) + 4 - offset
-    base = beam * stride - offset
-    cells_at = np.empty((8, span.size), dtype=np.intp)
-    np.add(base, a.astype(np.intp), out=cells_at[0])
-    cells_at[0] -= 1
-    np.add(base, b.astype(np.intp), out=cells_at[4])
-    cells_at[4] -= 1
-    for step in (1, 2, 3):
-        np.add(cells_at[0], step, out=cells_at[step])
-        np.add(cells_at[4], step, out=cells_at[4 + step])
-    edges = np.stack([base + first, base + np.ceil(end).astype(np.intp)])
-    return Ramps(n_bins, offset, stride, unit, cells_at.ravel(), weights.ravel(), edges, order=3)
-
-
-def _integral(
-    c: tuple[NDArray[np.float64] | float, NDArray[np.float64], NDArray[np.float64]],
-    y0: NDArray[np.float64],
-    y1: NDArray[np.float64],
+def _cumulative(
+    y: NDArray[np.float64], h1: NDArray[np.float64], h2: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """``int_{y0}^{y1} c0 + c1 y + c2 y**2 dy``."""
-    c0, c1, c2 = c
-    half, third = 0.5 * c1, c2 / 3.0
-    out: NDArray[np.float64] = y1 * (c0 + y1 * (half + y1 * third)) - y0 * (
-        c0 + y0 * (half + y0 * third)
-    )
+    """``G(y) = y (1 + y (h1 + y h2))``, the integral from 0 of ``1 + c1 y + c2 y**2``."""
+    out = y * h2
+    out += h1
+    out *= y
+    out += 1.0
+    out *= y
     return out
 
 
-def _fourth(c: NDArray[np.int64], out: NDArray[np.float64]) -> None:
-    """Into ``out`` (4, k): the fourth differences at ``m = 0..3`` of ``sum c_j C(m, j)``."""
-    c0, c1, c2, c3 = c
-    out[0] = c0
-    np.subtract(c1, 3 * c0, out=out[1], casting='unsafe')
-    np.subtract(c2, 2 * c1 - 3 * c0, out=out[2], casting='unsafe')
-    np.subtract(c3 + c1, c2 + c0, out=out[3], casting='unsafe')
+def _forward_differences(
+    coefficients: tuple[NDArray[np.float64], ...],
+    x0: NDArray[np.float64],
+    start: NDArray[np.float64],
+    at_start: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(4, k) the forward differences ``A_j`` of ``Q`` at ``a = floor(start) + 1``, and ``a``.
 
-
-def _units(
-    n_beams: int, beam: NDArray[np.intp], height: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """(N,) each beam's unit: its tallest height over ``2**bits``.
-
-    ``bits`` leaves room for the sums of a beam's deposits (each under eight heights) below
-    ``2**53``.
+    ``coefficients``: ``c0`` (the scale), ``c1``, ``h1``, ``h2`` (``quadratic_ramps``);
+    ``x0`` the ranges and ``start`` the starts in bins, ``at_start`` ``G(start - x0)``.
+    ``Q(m) = c0 (G(y + m) - G(start - x0))`` with ``y = a - x0``: ``A0 = Q(0)``, ``A1 = Q(1)
+    - Q(0)``, ``A2 = c0 (c1 + 6 h2 (y + 1))``, ``A3 = 6 c0 h2``.
     """
-    starts = np.searchsorted(beam, np.arange(n_beams))
-    counts = np.diff(np.append(starts, beam.size))
-    bits = 49 - math.ceil(math.log2(int(counts.max()) + 1))
-    has = counts > 0
-    tallest = np.maximum.reduceat(height, np.minimum(starts, beam.size - 1))
-    unit: NDArray[np.float64] = np.where(has & (tallest > 0.0), tallest * 2.0**-bits, 1.0)
-    return unit
+    c0, c1, h1, h2 = coefficients
+    a = np.floor(start)
+    a += 1.0
+    y = a - x0
+    out = np.empty((4, a.size))
+    at_y = _cumulative(y, h1, h2)
+    np.subtract(at_y, at_start, out=out[0])
+    y += 1.0
+    np.subtract(_cumulative(y, h1, h2), at_y, out=out[1])
+    np.multiply(h2, 6.0, out=out[3])
+    np.multiply(out[3], y, out=out[2])
+    out[2] += c1
+    out *= c0
+    return out, a
+
+
+def _cut(
+    cut: NDArray[np.intp],
+    coefficients: tuple[NDArray[np.float64], ...],
+    places: tuple[NDArray[np.float64], ...],
+    out: tuple[NDArray[np.float64], ...],
+    n_bins: int,
+) -> None:
+    """Redo, in place, the ramps ``cut`` whose interval leaves the window, cut to it.
+
+    ``places``: ``x0``, ``start``, ``end`` (clipped in place) and the totals, ``out`` the
+    forward differences, ``a`` and ``b`` (``quadratic_ramps``).
+    """
+    c0, c1, h1, h2 = (c.take(cut) for c in coefficients)
+    x0, start, end, total = places
+    starts, a, b = out
+    inside = [np.clip(ends.take(cut), 0.0, n_bins) for ends in (start, end)]
+    start[cut], end[cut] = inside
+    x = x0.take(cut)
+    at_start = _cumulative(inside[0] - x, h1, h2)
+    starts[:, cut], a[cut] = _forward_differences((c0, c1, h1, h2), x, inside[0], at_start)
+    total[cut] = c0 * (_cumulative(inside[1] - x, h1, h2) - at_start)
+    b[cut] = np.ceil(inside[1])
