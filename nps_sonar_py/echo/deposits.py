@@ -130,6 +130,7 @@ class Ramps:
         order = starts.shape[0] - 1
         count = 2 * (order + 1)
         weights = np.empty((count, a.size))
+        # Exact: small whole numbers times whole numbers of units, their sums under 2**53.
         _differences(starts, weights[: order + 1])
         _differences(ends, weights[order + 1 :])
         np.negative(weights[order + 1 :], out=weights[order + 1 :])
@@ -150,30 +151,38 @@ class Ramps:
         return cls(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges, order)
 
     def _summed(
-        self, cells: NDArray[np.intp], weights: NDArray[np.float64], order: int = 1
+        self,
+        cells: NDArray[np.intp],
+        weights: NDArray[np.float64],
+        order: int,
+        out: NDArray[np.int64] | None = None,
     ) -> NDArray[np.int64]:
-        """(N, n_bins) ``order`` running sums of ``weights`` at ``cells``, int64, 0 before."""
-        n_beams, offset = self.unit.size, self.offset
-        used = min(self.width, self.n_bins - offset)  # the columns inside the window
+        """(N, used) ``order`` running sums of ``weights`` at ``cells`` over the columns in
+        the window (into ``out`` if given), int64."""
+        n_beams = self.unit.size
+        used = min(self.width, self.n_bins - self.offset)  # the columns inside the window
         sums = np.bincount(cells, weights, n_beams * self.width).reshape(n_beams, self.width)
-        out = np.zeros((n_beams, self.n_bins), dtype=np.int64)
-        window = out[:, offset : offset + used]
         # An int64 running sum of whole numbers: exact (the float64 sums are).
-        np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=window)
+        window = np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=out)
         for _ in range(order - 1):
             np.cumsum(window, axis=1, out=window)
-        return out
+        return window
 
     def profile(self) -> NDArray[np.float64]:
         """(N, n_bins) the ramps' echoes."""
         summed = self._summed(self.cells, self.weights, self.order)
-        intensity: NDArray[np.float64] = np.multiply(summed, self.unit[:, None])
+        intensity = np.zeros((self.unit.size, self.n_bins))
+        window = intensity[:, self.offset : self.offset + summed.shape[1]]
+        np.multiply(summed, self.unit[:, None], out=window)
         return intensity
 
     def coverage(self) -> NDArray[np.int64]:
         """(N, n_bins) how many of the ramps overlap each bin."""
         steps = np.repeat([1.0, -1.0], self.edges.shape[1])  # whole numbers: exact sums
-        return self._summed(self.edges.ravel(), steps)
+        counts = np.zeros((self.unit.size, self.n_bins), dtype=np.int64)
+        used = min(self.width, self.n_bins - self.offset)
+        self._summed(self.edges.ravel(), steps, 1, counts[:, self.offset : self.offset + used])
+        return counts
 
 
 def box_ramps(
@@ -225,13 +234,16 @@ def polynomial_ends(
     stay exact below ``2**53``.
     """
     order = starts.shape[0] - 1
-    binomials = [span]
-    for d in range(2, order + 1):
-        binomials.append(binomials[-1] * (span - (d - 1)) / d)  # exact: a whole number
     ends = starts.copy()
-    for j in range(order):
-        for i in range(j + 1, order + 1):
-            ends[j] += starts[i] * binomials[i - j - 1]
+    binomial = span.copy()  # C(span, d)
+    scratch = np.empty((order, span.size))
+    for d in range(1, order + 1):
+        rows = order + 1 - d  # E_j += A_(j + d) C(span, d)
+        np.multiply(starts[d:], binomial, out=scratch[:rows])
+        ends[:rows] += scratch[:rows]
+        if d < order:
+            binomial *= span - d
+            binomial /= d + 1  # exact: a whole number
     ends[0] -= total
     return ends
 
@@ -241,7 +253,8 @@ def _differences(coefficients: NDArray[np.float64], out: NDArray[np.float64]) ->
 
     ``S(m) = sum c_j C(m, j)`` (0 for ``m < 0``) at ``m = 0..n``, ``n + 1`` the rows of
     ``coefficients``: ``sum_l c_l sum_i (-1)**i C(n + 1, i) C(t - i, l)`` for row ``t``
-    (order 3: ``c0``, ``c1 - 3 c0``, ``c2 - 2 c1 + 3 c0``, ``c3 - c2 + c1 - c0``).
+    (order 3: ``c0``, ``c1 - 3 c0``, ``c2 - 2 c1 + 3 c0``, ``c3 - c2 + c1 - c0``). Not
+    ``np.matmul``: its BLAS threads wait on a loaded machine (20 times slower).
     """
     n = coefficients.shape[0] - 1
     for t in range(n + 1):
