@@ -157,8 +157,10 @@ class Ramps:
         order: int,
         out: NDArray[np.int64] | None = None,
     ) -> NDArray[np.int64]:
-        """(N, used) ``order`` running sums of ``weights`` at ``cells`` over the columns in
-        the window (into ``out`` if given), int64."""
+        """(N, used) ``order`` int64 running sums of ``weights`` at ``cells``.
+
+        Over the columns inside the window, into ``out`` if given.
+        """
         n_beams = self.unit.size
         used = min(self.width, self.n_bins - self.offset)  # the columns inside the window
         sums = np.bincount(cells, weights, n_beams * self.width).reshape(n_beams, self.width)
