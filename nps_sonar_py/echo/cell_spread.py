@@ -45,11 +45,15 @@ from nps_sonar_py.echo.deposits import Ramps, polynomial_ends, ramp_units
 from nps_sonar_py.echo.ray_cells import Pieces
 
 __all__ = [
+    'MOST_PARTS',
     'NEAR_NORMAL_CELLS',
+    'PART_SPAN',
     'WIDEST_SPAN',
     'CellGeometry',
+    'CellRamps',
     'exact_cells',
     'exact_pieces',
+    'grazing_parts',
     'quadratic_ramps',
 ]
 
@@ -61,6 +65,11 @@ WIDEST_SPAN = 0.12
 #: close to: Open3D casts in float32, so a seabed at an altitude on a bin edge must not light
 #: the bin before it.
 _FLOAT32_SLACK = 1e-6
+#: A grazing cell (spanning more than ``WIDEST_SPAN``) is cut into parts of equal range ratio,
+#: each spanning at most this share of its near range, and each part is a quadratic ramp.
+PART_SPAN = 0.05
+#: At most this many parts a cell: one needing more (or reaching past grazing) takes pieces.
+MOST_PARTS = 16
 #: ``ramp_units``'s headroom: a ramp's deposits are under 8 times its echo at either end.
 _HEADROOM = 47
 
@@ -134,6 +143,88 @@ class CellGeometry:
         return out
 
 
+@dataclass(frozen=True)
+class CellRamps:
+    """The live returns of a fan's cells placed by quadratic ramps (``quadratic_ramps``).
+
+    Attributes:
+        rows: (k,) live indices of the cells ramped whole.
+        tangent: (k,) their ``tan(theta0)``.
+        cut_rows: (m,) live indices of the grazing cells cut into parts.
+        cut: those cells.
+        parts: (m,) how many parts each (``grazing_parts``).
+    """
+
+    rows: NDArray[np.intp]
+    tangent: NDArray[np.float64]
+    cut_rows: NDArray[np.intp]
+    cut: CellGeometry
+    parts: NDArray[np.intp]
+
+    @property
+    def taken(self) -> NDArray[np.intp]:
+        """Every live index these ramps stand for."""
+        return np.concatenate((self.rows, self.cut_rows))
+
+
+def grazing_parts(cells: CellGeometry) -> NDArray[np.intp]:
+    """(m,) the parts each of ``exact_cells``'s cells is cut into, 0 for those left to pieces.
+
+    The grazing ones into parts of at most ``PART_SPAN`` (at most ``MOST_PARTS``); those near
+    the normal, reaching past grazing or needing more parts take ``exact_pieces``.
+    """
+    with np.errstate(divide='ignore', invalid='ignore'):
+        parts = np.ceil(np.log(cells.far / cells.near) / math.log1p(PART_SPAN))
+    near_normal = cells.centre < NEAR_NORMAL_CELLS * 2.0 * cells.half
+    parts[near_normal | ~(parts <= MOST_PARTS)] = 0.0  # inf and NaN too
+    out: NDArray[np.intp] = parts.astype(np.intp)
+    return out
+
+
+def _parts(
+    cells: CellGeometry, parts: NDArray[np.intp], echo: NDArray[np.floating]
+) -> tuple[
+    NDArray[np.intp],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.bool_],
+]:
+    """The parts of ``cells`` (``grazing_parts``), of equal range ratio, as cells of their own.
+
+    Returns (p,) each: the owner's index, range at the part's centre angle, ``tan`` of it,
+    ``sin`` and ``cos`` of its half height, its share of ``echo`` (the cell's weight over the
+    part, ``CellGeometry.cumulative``) and whether it continues the one before.
+    """
+    owner = np.repeat(np.arange(parts.size), parts)
+    first = np.cumsum(parts) - parts
+    step = np.arange(owner.size) - first[owner]
+    cell = cells.take(owner)
+    # The parts' near and far angles, |theta| = acos(p / R) at R = near (far / near)**(i / n).
+    at = np.stack((step, step + 1)) / parts[owner].astype(np.float64)
+    ratio = (cell.near / cell.far) ** at
+    ratio *= cell.foot / cell.near  # cos(theta) = p / R
+    angles = np.arccos(np.minimum(ratio, 1.0))
+    angles[0, first] = cells.centre - cells.half
+    angles[1, first + parts - 1] = cells.centre + cells.half
+    low, high = angles
+    centre, half = 0.5 * (low + high), 0.5 * (high - low)
+    ends = cells.cumulative(cells.centre + np.array([[-1.0], [1.0]]) * cells.half)
+    weight = cell.cumulative(angles)
+    share = (weight[1] - weight[0]) / (ends[1] - ends[0])[owner]
+    return (
+        owner,
+        cell.foot / np.cos(centre),
+        np.tan(centre),
+        np.sin(half),
+        np.cos(half),
+        share * echo[owner],
+        step > 0,
+    )
+
+
 def exact_pieces(
     cells: CellGeometry,
     owners: NDArray[np.intp],
@@ -194,6 +285,46 @@ def exact_cells(tangent: NDArray[np.floating], height: float) -> NDArray[np.bool
     return chosen
 
 
+_Grazing = tuple[CellGeometry, NDArray[np.intp], NDArray[np.floating], NDArray[np.intp]]
+
+
+def _with_parts(
+    cells: tuple[
+        NDArray[np.floating], NDArray[np.float64], NDArray[np.floating], NDArray[np.intp]
+    ],
+    half: tuple[float, float],
+    grazing: _Grazing,
+) -> tuple[
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.intp],
+    tuple[NDArray[np.float64], NDArray[np.float64]],
+    NDArray[np.intp],
+]:
+    """``cells`` (ranges, tangents, echoes, beams) and the parts of ``grazing`` after them.
+
+    Also their half heights' sine and cosine, and the indices of the continuing parts.
+    """
+    r, tangent, echo, beam = cells
+    geometry, parts, cut_echo, cut_beam = grazing
+    owner, part_r, part_tangent, part_sin, part_cos, share, goes_on = _parts(
+        geometry, parts, cut_echo
+    )
+    k = r.size
+    return (
+        np.concatenate((r.astype(np.float64), part_r)),
+        np.concatenate((tangent, part_tangent)),
+        np.concatenate((echo.astype(np.float64), share)),
+        np.concatenate((beam, cut_beam.take(owner))),
+        (
+            np.concatenate((np.full(k, half[0]), part_sin)),
+            np.concatenate((np.full(k, half[1]), part_cos)),
+        ),
+        k + np.flatnonzero(goes_on),
+    )
+
+
 def quadratic_ramps(
     r: NDArray[np.floating],
     tangent: NDArray[np.float64],
@@ -204,8 +335,13 @@ def quadratic_ramps(
     height: float,
     window: tuple[float, float, int],
     attenuation: float,
+    grazing: _Grazing | None = None,
 ) -> Ramps:
     """The echoes (k,) of cells not ``exact_cells`` as ``Ramps`` of order 3.
+
+    ``grazing``: grazing cells, their parts, echoes and beams (any order), each part a ramp
+    (``grazing_parts``); a part continuing its cell counts as a hit from the bin after the
+    one its cell's last part ends in.
 
     ``r`` (k,) their ranges, ``tangent`` their ``tan(theta0)``, ``beam`` (k,) sorted;
     ``window``: ``min_range``, bins per metre, ``n_bins``. Each echo per bin is ``q`` to
@@ -218,31 +354,23 @@ def quadratic_ramps(
     differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``Ramps.build``).
     """
     min_range, scale, n_bins = window
+    half: tuple[NDArray[np.float64] | float, NDArray[np.float64] | float]
+    half = math.sin(0.5 * height), math.cos(0.5 * height)
+    sorted_to, continued = r.size, None
+    if grazing is not None and grazing[1].size:
+        r, tangent, echo, beam, half, continued = _with_parts(
+            (r, tangent, echo, beam), half, grazing
+        )
     x_r = np.multiply(r, scale, dtype=np.float64)  # the range in bins
-    inverse = tangent * tangent
-    np.divide(1.0, inverse, out=inverse)
-    # The derivatives of ln q per bin, as G(y) = int_0^y 1 + c1 y + c2 y**2 = y (1 + y (h1 +
-    # y h2)): h1 = c1 / 2, h2 = c2 / 3.
-    c1 = np.subtract(-5.0, inverse)
-    c1 /= x_r
-    c1 -= attenuation / scale
-    h2 = 2.0 * inverse
-    h2 += 3.0
-    h2 *= inverse
-    h2 += 5.0
-    h2 /= x_r
-    h2 /= x_r
-    h2 += c1 * c1
-    h2 *= 1.0 / 6.0
-    h1 = np.multiply(c1, 0.5)
-    lean = tangent * math.sin(0.5 * height)
-    near = np.add(lean, math.cos(0.5 * height))
+    c1, h1, h2 = _log_derivatives(x_r, tangent, attenuation / scale)
+    lean = tangent * half[0]
+    near = np.add(lean, half[1])
     np.divide(x_r, near, out=near)
     near -= x_r  # in bins from the range
-    far = np.subtract(math.cos(0.5 * height), lean, out=lean)
+    far = np.subtract(half[1], lean, out=lean)
     np.divide(x_r, far, out=far)
     far -= x_r
-    unit = ramp_units(n_beams, beam, echo, _HEADROOM)
+    unit = ramp_units(n_beams, beam, echo, _HEADROOM, sorted_to)
     x0 = np.subtract(x_r, min_range * scale, out=x_r)
     at_near = _cumulative(near, h1, h2)
     c0 = _cumulative(far, h1, h2)
@@ -261,7 +389,35 @@ def quadratic_ramps(
     np.rint(starts, out=starts)
     np.rint(total, out=total)
     ends = polynomial_ends(starts, b - a, total)
-    return Ramps.build(starts, ends, (a, b, np.ceil(end)), beam, n_bins, unit)
+    ramps = Ramps.build(starts, ends, (a, b, np.ceil(end)), beam, n_bins, unit)
+    if continued is not None:  # from ceil(start): the bin before is its cell's last part's
+        ramps.edges[0, continued] += start.take(continued) > a.take(continued) - 1.0
+    return ramps
+
+
+def _log_derivatives(
+    x_r: NDArray[np.float64], tangent: NDArray[np.float64], attenuation: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``c1``, ``h1 = c1 / 2`` and ``h2 = c2 / 3`` per bin (``quadratic_ramps``).
+
+    ``x_r`` the ranges in bins, ``attenuation`` per bin; ``G(y) = y (1 + y (h1 + y h2))`` is
+    the integral from 0 of ``1 + c1 y + c2 y**2``.
+    """
+    inverse = tangent * tangent
+    np.divide(1.0, inverse, out=inverse)
+    c1 = np.subtract(-5.0, inverse)
+    c1 /= x_r
+    c1 -= attenuation
+    h2 = 2.0 * inverse
+    h2 += 3.0
+    h2 *= inverse
+    h2 += 5.0
+    h2 /= x_r
+    h2 /= x_r
+    h2 += c1 * c1
+    h2 *= 1.0 / 6.0
+    h1 = np.multiply(c1, 0.5)
+    return c1, h1, h2
 
 
 def _cumulative(

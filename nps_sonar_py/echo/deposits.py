@@ -272,21 +272,32 @@ def _differences(coefficients: NDArray[np.float64], out: NDArray[np.float64]) ->
 
 
 def ramp_units(
-    n_beams: int, beam: NDArray[np.intp], height: NDArray[np.floating], headroom: int
+    n_beams: int,
+    beam: NDArray[np.intp],
+    height: NDArray[np.floating],
+    headroom: int,
+    sorted_to: int | None = None,
 ) -> NDArray[np.float64]:
     """(N,) each beam's unit of ramp echo: its tallest ``height`` over ``2**bits`` (``Ramps``).
 
     ``bits = headroom - ceil(log2(k + 1))`` for the most ramps ``k`` of a beam: the sums of a
     beam's deposits stay below ``2**53`` when each is under ``2**(53 - headroom)`` heights.
-    ``beam`` (k,) sorted; a beam without ramps (or only zero heights) has unit 1.
+    ``beam`` (k,) sorted up to ``sorted_to`` (all by default), in any order after; a beam
+    without ramps (or only zero heights) has unit 1.
     """
-    count = beam.size
-    starts = np.searchsorted(beam, np.arange(n_beams))
-    counts = np.diff(np.append(starts, count))
+    size = beam.size if sorted_to is None else sorted_to
+    starts = np.searchsorted(beam[:size], np.arange(n_beams))
+    counts = np.diff(np.append(starts, size))
+    tallest = np.zeros(n_beams)
+    if size:
+        reduced = np.maximum.reduceat(height[:size], np.minimum(starts, size - 1))
+        np.copyto(tallest, reduced, where=counts > 0)
+    if size < beam.size:
+        counts += np.bincount(beam[size:], minlength=n_beams)
+        np.maximum.at(tallest, beam[size:], height[size:])
     bits = headroom - math.ceil(math.log2(int(counts.max()) + 1))
-    tallest = np.maximum.reduceat(height, np.minimum(starts, count - 1)).astype(np.float64)
     tallest *= 2.0**-bits
-    unit: NDArray[np.float64] = np.where((counts > 0) & (tallest > 0.0), tallest, 1.0)
+    unit: NDArray[np.float64] = np.where(tallest > 0.0, tallest, 1.0)
     return unit
 
 

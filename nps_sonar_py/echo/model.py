@@ -47,8 +47,10 @@ from nps_sonar_py.background import beside
 from nps_sonar_py.echo.beam import beam_intensity
 from nps_sonar_py.echo.cell_spread import (
     CellGeometry,
+    CellRamps,
     exact_cells,
     exact_pieces,
+    grazing_parts,
     quadratic_ramps,
 )
 from nps_sonar_py.echo.config import (
@@ -760,7 +762,7 @@ class EchoModel:
         u = np.multiply(extent, real(self._scale), dtype=r.dtype)
         # Without labels or speckle, which take each piece as a return, the wide ones ramp.
         ramped = entity is None and not self.config.speckle
-        refined, curved, tangent = self._placed(r_live, (index, live, cos_in), extent, u, ramped)
+        refined, curved = self._placed(r_live, (index, live, cos_in), extent, u, ramped)
         wide = np.flatnonzero(u > real(1.0))
         wide_bins = u.take(wide)
         if wide.size and not (finite := wide_bins < real(np.inf)).all():  # inf: one bin
@@ -769,7 +771,8 @@ class EchoModel:
         # The rest take their two own deposits: the pieces and the ramps stand for theirs.
         own = np.ones(r_live.size, dtype=np.bool_)
         own[wide if pieces is None else np.concatenate((wide, pieces.owner))] = False
-        own[curved] = False
+        if curved is not None:
+            own[curved.taken] = False
         point = np.flatnonzero(own)
         m = point.size
         n_pieces = 0 if pieces is None else pieces.owner.size
@@ -781,8 +784,7 @@ class EchoModel:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
             if labelled is not None and entity is not None:
                 labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
-        rows = (wide, wide_bins) if wide.size else (curved, tangent)  # boxes, or a fan's cells
-        ramps = self._ramps(n_beams, (r_live, per_ray, index), rows, 1 if wide.size else 3)
+        ramps = self._ramps(n_beams, (r_live, per_ray, index), (wide, wide_bins), curved)
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
@@ -813,24 +815,24 @@ class EchoModel:
         extent: NDArray[np.floating],
         u: NDArray[np.floating],
         ramped: bool,
-    ) -> tuple[Pieces | None, NDArray[np.intp], NDArray[np.float64]]:
+    ) -> tuple[Pieces | None, CellRamps | None]:
         """The live returns placed by their cells, and those left to curved ramps.
 
-        Returns the pieces, the curved ones' live indices and cells' ``tan(theta0)``
-        (``_cell_spread``). ``rays``: the live returns' index, the (N, n) mask of them and
-        every ray's cosine. Their widths ``u`` are set to 0 in place: they are not wide boxes.
+        ``rays``: the live returns' index, the (N, n) mask of them and every ray's cosine.
+        Their widths ``u`` are set to 0 in place: they are not wide boxes.
         """
         index, live, cos_in = rays
+        curved = None
         if self._cell_height is not None:
-            refined, curved, tangent = self._cell_spread(r_live, extent, u, ramped)
+            refined, curved = self._cell_spread(r_live, extent, u, ramped)
         else:
-            refined, curved = self._refine(r_live, index, cos_in, live), index[:0]
-            tangent = np.empty(0)
+            refined = self._refine(r_live, index, cos_in, live)
         real = u.dtype.type
         if refined is not None:
             u[refined.owner] = real(0.0)
-        u[curved] = real(0.0)
-        return refined, curved, tangent
+        if curved is not None:
+            u[curved.taken] = real(0.0)
+        return refined, curved
 
     def _cell_spread(
         self,
@@ -838,13 +840,13 @@ class EchoModel:
         extent: NDArray[np.floating],
         u: NDArray[np.floating],
         ramped: bool,
-    ) -> tuple[Pieces | None, NDArray[np.intp], NDArray[np.float64]]:
+    ) -> tuple[Pieces | None, CellRamps]:
         """The live returns placed by their cells (``cell_height``, ``echo.cell_spread``).
 
-        Returns the pieces of those placed exactly, the live indices of those wider than a
-        bin left to quadratic ramps (none unless ``ramped``: labels and speckle take the
-        pieces of a box) and their cells' ``tan(theta0) = e / (r D)``; the others (at most a
-        bin, finite footprints) keep their box.
+        Returns the pieces of those placed exactly and those left to quadratic ramps: the
+        cells wider than a bin, the grazing ones cut into parts (none unless ``ramped``:
+        labels and speckle take the pieces of a box); the others (at most a bin, finite
+        footprints) keep their box.
         """
         height = self._cell_height
         assert height is not None
@@ -856,18 +858,23 @@ class EchoModel:
         tangent /= height
         exact = exact_cells(tangent, height)
         chosen = np.flatnonzero(exact)
+        cells = CellGeometry.of(r[chosen], tangent[chosen], height, self._attenuation)
+        parts = grazing_parts(cells) if ramped else np.zeros(chosen.size, dtype=np.intp)
+        pieced, cut = np.flatnonzero(parts == 0), np.flatnonzero(parts)
         refined = None
-        if chosen.size:
+        if pieced.size:
             cfg = self.config
             refined = exact_pieces(
-                CellGeometry.of(r[chosen], tangent[chosen], height, self._attenuation),
-                finite.take(chosen),
+                cells.take(pieced),
+                finite.take(chosen.take(pieced)),
                 min_range=cfg.min_range,
                 scale=self._scale,
                 n_bins=cfg.n_bins,
             )
         curved = np.flatnonzero(~exact & (u.take(finite) > real(1.0))) if ramped else finite[:0]
-        return refined, finite[curved], tangent[curved]
+        return refined, CellRamps(
+            finite[curved], tangent[curved], finite[chosen[cut]], cells.take(cut), parts[cut]
+        )
 
     def _piece_deposits(
         self,
@@ -951,37 +958,38 @@ class EchoModel:
         self,
         n_beams: int,
         live: tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.intp]],
-        rows: tuple[NDArray[np.intp], NDArray[np.floating]],
-        order: int,
+        wide: tuple[NDArray[np.intp], NDArray[np.floating]],
+        cells: CellRamps | None,
     ) -> Ramps | None:
-        """The live returns ``rows`` as ``Ramps`` of ``order``, or None without any.
+        """The ramps of the wide returns (boxes, order 1) or of a fan's cells (order 3).
 
-        ``live``: the live returns' ranges, echoes and flat indices; ``rows``: the live
-        indices of the ramped returns and, ``order`` 1, their widths ``> 1`` in bins (boxes
-        about their ranges, ``deposits.box_ramps``, each shared between the bins it overlaps
-        as ``_wide_pieces`` would), or, ``order`` 3, their cells' ``tan(theta0)`` (a fan's
-        cells, ``cell_spread.quadratic_ramps``).
+        ``live``: the live returns' ranges, echoes and flat indices; ``wide``: the live
+        indices of the wide ones and their widths ``> 1`` in bins (boxes about their ranges,
+        ``deposits.box_ramps``, each shared between the bins it overlaps as ``_wide_pieces``
+        would); ``cells``: a fan's cells (``cell_spread.quadratic_ramps``). None without any.
         """
         r_live, per_ray, index = live
-        chosen, shape = rows
-        if not chosen.size:
+        rows = wide[0] if cells is None or wide[0].size else cells.rows
+        if not rows.size and (cells is None or not cells.cut_rows.size):
             return None
         cfg = self.config
         window = (cfg.min_range, self._scale, cfg.n_bins)
-        r, echo = r_live.take(chosen), per_ray.take(chosen)
-        beam = index.take(chosen) // self.n_rays  # sorted, as index is
-        if order == 1:
-            return box_ramps(r, shape, echo, beam, n_beams, window)
+        r, echo = r_live.take(rows), per_ray.take(rows)
+        beam = index.take(rows) // self.n_rays  # sorted, as index is
+        if cells is None or wide[0].size:
+            return box_ramps(r, wide[1], echo, beam, n_beams, window)
         assert self._cell_height is not None
+        cut = cells.cut_rows
         return quadratic_ramps(
             r,
-            shape.astype(np.float64),
+            cells.tangent,
             echo,
             beam,
             n_beams,
             height=self._cell_height,
             window=window,
             attenuation=self._attenuation,
+            grazing=(cells.cut, cells.parts, per_ray.take(cut), index.take(cut) // self.n_rays),
         )
 
     def _live_returns(
