@@ -182,7 +182,7 @@ def grazing_parts(cells: CellGeometry) -> NDArray[np.intp]:
 
 
 def _parts(
-    cells: CellGeometry, parts: NDArray[np.intp], echo: NDArray[np.floating]
+    cells: CellGeometry, parts: NDArray[np.intp], echo: NDArray[np.floating], attenuation: float
 ) -> tuple[
     NDArray[np.intp],
     NDArray[np.float64],
@@ -195,34 +195,29 @@ def _parts(
     """The parts of ``cells`` (``grazing_parts``), of equal range ratio, as cells of their own.
 
     Returns (p,) each: the owner's index, range at the part's centre angle, ``tan`` of it,
-    ``sin`` and ``cos`` of its half height, its share of ``echo`` (the cell's weight over the
-    part, ``CellGeometry.cumulative``) and whether it continues the one before.
+    ``sin`` and ``cos`` of its half height, its share of ``echo`` and whether it continues
+    the one before. The share: the weight ``cos**3`` integrated over the part times the
+    absorption at its centre, ``exp(-2 a' R)`` (``attenuation``, 1/m: linear across a part,
+    its first order cancels), over the cell's sum of them.
     """
     owner = np.repeat(np.arange(parts.size), parts)
     first = np.cumsum(parts) - parts
     step = np.arange(owner.size) - first[owner]
-    cell = cells.take(owner)
+    foot, near, far = (a.take(owner) for a in (cells.foot, cells.near, cells.far))
     # The parts' near and far angles, |theta| = acos(p / R) at R = near (far / near)**(i / n).
-    at = np.stack((step, step + 1)) / parts[owner].astype(np.float64)
-    ratio = (cell.near / cell.far) ** at
-    ratio *= cell.foot / cell.near  # cos(theta) = p / R
+    ratio = (near / far) ** (np.stack((step, step + 1)) / parts[owner].astype(np.float64))
+    ratio *= foot / near  # cos(theta) = p / R
     angles = np.arccos(np.minimum(ratio, 1.0))
     angles[0, first] = cells.centre - cells.half
     angles[1, first + parts - 1] = cells.centre + cells.half
     low, high = angles
     centre, half = 0.5 * (low + high), 0.5 * (high - low)
-    ends = cells.cumulative(cells.centre + np.array([[-1.0], [1.0]]) * cells.half)
-    weight = cell.cumulative(angles)
-    share = (weight[1] - weight[0]) / (ends[1] - ends[0])[owner]
-    return (
-        owner,
-        cell.foot / np.cos(centre),
-        np.tan(centre),
-        np.sin(half),
-        np.cos(half),
-        share * echo[owner],
-        step > 0,
-    )
+    r = foot / np.cos(centre)
+    sine = np.sin(angles)
+    integral = sine - sine**3 / 3.0  # int cos**3
+    weight = (integral[1] - integral[0]) * np.exp(-attenuation * (r - near))
+    share = weight / np.bincount(owner, weight, parts.size)[owner]
+    return owner, r, np.tan(centre), np.sin(half), np.cos(half), share * echo[owner], step > 0
 
 
 def exact_pieces(
@@ -294,6 +289,7 @@ def _with_parts(
     ],
     half: tuple[float, float],
     grazing: _Grazing,
+    attenuation: float,
 ) -> tuple[
     NDArray[np.float64],
     NDArray[np.float64],
@@ -309,7 +305,7 @@ def _with_parts(
     r, tangent, echo, beam = cells
     geometry, parts, cut_echo, cut_beam = grazing
     owner, part_r, part_tangent, part_sin, part_cos, share, goes_on = _parts(
-        geometry, parts, cut_echo
+        geometry, parts, cut_echo, attenuation
     )
     k = r.size
     return (
@@ -359,7 +355,7 @@ def quadratic_ramps(
     sorted_to, continued = r.size, None
     if grazing is not None and grazing[1].size:
         r, tangent, echo, beam, half, continued = _with_parts(
-            (r, tangent, echo, beam), half, grazing
+            (r, tangent, echo, beam), half, grazing, attenuation
         )
     x_r = np.multiply(r, scale, dtype=np.float64)  # the range in bins
     c1, h1, h2 = _log_derivatives(x_r, tangent, attenuation / scale)
