@@ -372,8 +372,9 @@ def quadratic_ramps(
     c0 = _cumulative(far, h1, h2)
     c0 -= at_near
     np.divide(echo, c0, out=c0)
-    c0 /= unit.take(beam)
-    total = np.multiply(echo, 1.0 / unit.take(beam))
+    per = np.divide(1.0, unit).take(beam)
+    c0 *= per
+    total = np.multiply(echo, per, out=per)
     start = np.add(x0, near, out=near)
     end = np.add(x0, far, out=far)
     starts, a = _forward_differences((c0, c1, h1, h2), x0, start, at_near)
