@@ -18,17 +18,23 @@ the patterns taken as constant over it), so per metre of range it is
 steep (as ``R**-5``) and not the flat box about ``r`` it was: with 24 rows over 20 degrees a
 cell spans up to 8 % of its range at 10 degrees depression, over which ``q`` changes by 40 %.
 
-Two placements, both of the cell's own interval ``[R(theta0 - D/2), R(theta0 + D/2)]``:
+Three placements, all of the cell's own interval ``[R(theta0 - D/2), R(theta0 + D/2)]``:
 
 * ``quadratic_ramps``: ``q`` to second order about ``r`` (from the derivatives of ``ln q``),
   scaled to the ray's echo over the interval (its third-order error about ``35 d**3`` for a
   cell spanning ``2 d`` of its range: 0.2 % at 8 %, 0.8 % at ``WIDEST_SPAN``); its integral
   over the bins is summed as ``deposits.Ramps`` of order 3.
-* ``exact_pieces``: the returns whose cell lies within ``NEAR_NORMAL_CELLS`` cells of the normal
-  (where ``R`` turns: at nadir the cell starts at ``p``, never before it) or spans more than
-  ``WIDEST_SPAN`` of its range (towards grazing): the share of the cell nearer than each bin
-  edge, ``|theta| <= acos(p / R)``, by the closed form of ``int cos(theta)**3`` and ``int
-  theta cos(theta)**3``, the absorption linear across the cell. One piece per bin.
+* grazing cells (spanning more than ``WIDEST_SPAN`` of their range, ``grazing_parts``): cut
+  into parts of equal range ratio, each at most ``PART_SPAN``, each part a cell of its own
+  placed by ``quadratic_ramps``, its share of the echo ``cos**3`` integrated over it times the
+  absorption at its centre.
+* ``exact_pieces``: the returns whose cell lies within ``NEAR_NORMAL_CELLS`` cells of the
+  normal (where ``R`` turns: at nadir the cell starts at ``p``, never before it), and the
+  grazing ones reaching past grazing or needing more than ``MOST_PARTS`` parts (and all of
+  ``exact_cells`` when labels or speckle take each piece as a return): the share of the cell
+  nearer than each bin edge, ``|theta| <= acos(p / R)``, by the closed form of ``int
+  cos(theta)**3`` and ``int theta cos(theta)**3``, the absorption linear across the cell. One
+  piece per bin.
 
 ``docs/echo.md`` (A fan's cells).
 """

@@ -150,40 +150,38 @@ class Ramps:
         edges[1] += 1
         return cls(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges, order)
 
-    def _summed(
-        self,
-        cells: NDArray[np.intp],
-        weights: NDArray[np.float64],
-        order: int,
-        out: NDArray[np.int64] | None = None,
-    ) -> NDArray[np.int64]:
-        """(N, used) ``order`` int64 running sums of ``weights`` at ``cells``.
-
-        Over the columns inside the window, into ``out`` if given.
-        """
+    def _summed(self) -> NDArray[np.int64]:
+        """(N, used) ``order`` int64 running sums of the deposits, the columns in the window."""
         n_beams = self.unit.size
         used = min(self.width, self.n_bins - self.offset)  # the columns inside the window
-        sums = np.bincount(cells, weights, n_beams * self.width).reshape(n_beams, self.width)
+        sums = np.bincount(self.cells, self.weights, n_beams * self.width)
         # An int64 running sum of whole numbers: exact (the float64 sums are).
-        window = np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=out)
-        for _ in range(order - 1):
+        window = np.cumsum(sums.reshape(n_beams, self.width)[:, :used], axis=1, dtype=np.int64)
+        for _ in range(self.order - 1):
             np.cumsum(window, axis=1, out=window)
         return window
 
     def profile(self) -> NDArray[np.float64]:
         """(N, n_bins) the ramps' echoes."""
-        summed = self._summed(self.cells, self.weights, self.order)
+        summed = self._summed()
         intensity = np.zeros((self.unit.size, self.n_bins))
         window = intensity[:, self.offset : self.offset + summed.shape[1]]
         np.multiply(summed, self.unit[:, None], out=window)
         return intensity
 
     def coverage(self) -> NDArray[np.int64]:
-        """(N, n_bins) how many of the ramps overlap each bin."""
-        steps = np.repeat([1.0, -1.0], self.edges.shape[1])  # whole numbers: exact sums
-        counts = np.zeros((self.unit.size, self.n_bins), dtype=np.int64)
+        """(N, n_bins) how many of the ramps overlap each bin.
+
+        +1 where each starts less 1 where it stops, counted without weights (int64, no
+        float pass), then one running sum.
+        """
+        n_beams, size = self.unit.size, self.unit.size * self.width
+        steps = np.bincount(self.edges[0], minlength=size)
+        steps -= np.bincount(self.edges[1], minlength=size)
         used = min(self.width, self.n_bins - self.offset)
-        self._summed(self.edges.ravel(), steps, 1, counts[:, self.offset : self.offset + used])
+        counts = np.zeros((n_beams, self.n_bins), dtype=np.int64)
+        window = counts[:, self.offset : self.offset + used]
+        np.cumsum(steps.reshape(n_beams, self.width)[:, :used], axis=1, out=window)
         return counts
 
 
