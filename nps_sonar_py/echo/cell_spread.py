@@ -373,7 +373,8 @@ def quadratic_ramps(
     np.divide(x_r, far, out=far)
     far -= x_r
     unit = ramp_units(n_beams, beam, echo, _HEADROOM, sorted_to)
-    x0 = np.subtract(x_r, min_range * scale, out=x_r)
+    x0 = np.subtract(r, min_range, dtype=np.float64)  # as the boxes and pieces round it
+    x0 *= scale
     at_near = _cumulative(near, h1, h2)
     c0 = _cumulative(far, h1, h2)
     c0 -= at_near

@@ -203,8 +203,8 @@ def box_ramps(
     """
     min_range, scale, n_bins = window
     span = np.minimum(width.astype(np.float64), WIDEST_BINS)
-    centre = np.multiply(r, scale, dtype=np.float64)
-    centre -= min_range * scale
+    centre = np.subtract(r, min_range, dtype=np.float64)
+    centre *= scale
     height = echo / span
     centre -= 0.5 * span
     start = np.clip(centre, 0.0, n_bins)
