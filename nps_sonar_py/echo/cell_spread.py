@@ -76,8 +76,9 @@ _FLOAT32_SLACK = 1e-6
 PART_SPAN = 0.05
 #: At most this many parts a cell: one needing more (or reaching past grazing) takes pieces.
 MOST_PARTS = 16
-#: ``ramp_units``'s headroom: a ramp's deposits are under 8 times its echo at either end.
-_HEADROOM = 47
+#: ``ramp_units``'s headroom: a ramp's deposits, at either end, are under 12 times the sum of
+#: its forward differences' sizes.
+_HEADROOM = 46
 
 
 @dataclass(frozen=True)
@@ -372,16 +373,13 @@ def quadratic_ramps(
     far = np.subtract(half[1], lean, out=lean)
     np.divide(x_r, far, out=far)
     far -= x_r
-    unit = ramp_units(n_beams, beam, echo, _HEADROOM, sorted_to)
     x0 = np.subtract(r, min_range, dtype=np.float64)  # as the boxes and pieces round it
     x0 *= scale
     at_near = _cumulative(near, h1, h2)
     c0 = _cumulative(far, h1, h2)
     c0 -= at_near
     np.divide(echo, c0, out=c0)
-    per = np.divide(1.0, unit).take(beam)
-    c0 *= per
-    total = np.multiply(echo, per, out=per)
+    total = np.array(echo, dtype=np.float64)
     start = np.add(x0, near, out=near)
     end = np.add(x0, far, out=far)
     starts, a = _forward_differences((c0, c1, h1, h2), x0, start, at_near)
@@ -390,6 +388,13 @@ def quadratic_ramps(
     if cut.size:
         _cut(cut, (c0, c1, h1, h2), (x0, start, end, total), (starts, a, b), n_bins)
     np.maximum(b, a, out=b)
+    # The unit from the coefficients themselves (the deposits are sums of a few of them): a
+    # part narrower than a bin, or a cell within a few bins of the sonar, has them larger
+    # than its echo.
+    unit = ramp_units(n_beams, beam, np.abs(starts).sum(axis=0), _HEADROOM, sorted_to)
+    per = np.divide(1.0, unit).take(beam)
+    starts *= per
+    total *= per
     np.rint(starts, out=starts)
     np.rint(total, out=total)
     ends = polynomial_ends(starts, b - a, total)

@@ -160,3 +160,34 @@ def test_a_grazing_cell_in_parts_is_its_echo_bin_by_bin(r: float, depression: fl
     assert np.all(hits[truth == 0.0] == 0)
     whole = _ramp(r, tangent, echo)  # the negative control
     assert np.max(np.abs(whole[inner] / truth[inner] - 1.0)) > 0.02
+
+
+def test_parts_narrower_than_a_bin_stay_exact() -> None:
+    """A grazing cell 1 m from the sonar in 1 m bins: its parts (5 % of a metre) are far
+    narrower than a bin, so their ramps' differences are many times their echo; the unit
+    comes from the differences, so the sums stay exact: the bins past the cell hold exactly
+    0, none is negative, the sum is the echo. The control: the largest deposit is over 16
+    times the echo (a unit taken from the echo, with room for 8 times it, would overflow
+    float64's whole numbers and leave a residue in every bin after the cell)."""
+    cells = CellGeometry.of(
+        np.array([1.0]), np.array([math.tan(math.radians(87.0))]), HEIGHT, ATTENUATION
+    )
+    parts = grazing_parts(cells)
+    echo, one, none = 3e-9, np.zeros(1, dtype=np.intp), np.zeros(0)
+    ramps = quadratic_ramps(
+        none,
+        none,
+        none,
+        one[:0],
+        1,
+        height=HEIGHT,
+        window=(0.0, 1.0, 200),
+        attenuation=ATTENUATION,
+        grazing=(cells, parts, np.array([echo]), one),
+    )
+    profile = ramps.profile()[0]
+    far_bin = math.floor(float(cells.far[0]))
+    assert np.all(profile[far_bin + 1 :] == 0.0)
+    assert np.all(profile >= 0.0)
+    assert profile.sum() == pytest.approx(echo, rel=1e-9)
+    assert np.abs(ramps.weights).max() * ramps.unit[0] > 16.0 * echo
