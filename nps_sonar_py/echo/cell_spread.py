@@ -342,10 +342,6 @@ def quadratic_ramps(
 ) -> Ramps:
     """The echoes (k,) of cells not ``exact_cells`` as ``Ramps`` of order 3.
 
-    ``grazing``: grazing cells, their parts, echoes and beams (any order), each part a ramp
-    (``grazing_parts``); a part continuing its cell counts as a hit from the bin after the
-    one its cell's last part ends in.
-
     ``r`` (k,) their ranges, ``tangent`` their ``tan(theta0)``, ``beam`` (k,) sorted;
     ``window``: ``min_range``, bins per metre, ``n_bins``. Each echo per bin is ``q`` to
     second order about the range, ``q(r) (1 + L1 y + (L1**2 + L2) y**2 / 2)`` with ``L1``,
@@ -355,6 +351,10 @@ def quadratic_ramps(
     bin edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to
     the last edge ``b`` before its end, then the echo ``T``, written by the forward
     differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``Ramps.build``).
+
+    ``grazing``: grazing cells, their parts, echoes and beams (any order), each part a ramp
+    (``grazing_parts``); a part continuing its cell counts as a hit from the bin after the
+    one its cell's last part ends in.
     """
     min_range, scale, n_bins = window
     half: tuple[NDArray[np.float64] | float, NDArray[np.float64] | float]
