@@ -18,17 +18,23 @@ the patterns taken as constant over it), so per metre of range it is
 steep (as ``R**-5``) and not the flat box about ``r`` it was: with 24 rows over 20 degrees a
 cell spans up to 8 % of its range at 10 degrees depression, over which ``q`` changes by 40 %.
 
-Two placements, both of the cell's own interval ``[R(theta0 - D/2), R(theta0 + D/2)]``:
+Three placements, all of the cell's own interval ``[R(theta0 - D/2), R(theta0 + D/2)]``:
 
 * ``quadratic_ramps``: ``q`` to second order about ``r`` (from the derivatives of ``ln q``),
   scaled to the ray's echo over the interval (its third-order error about ``35 d**3`` for a
   cell spanning ``2 d`` of its range: 0.2 % at 8 %, 0.8 % at ``WIDEST_SPAN``); its integral
   over the bins is summed as ``deposits.Ramps`` of order 3.
-* ``exact_pieces``: the returns whose cell lies within ``NEAR_NORMAL_CELLS`` cells of the normal
-  (where ``R`` turns: at nadir the cell starts at ``p``, never before it) or spans more than
-  ``WIDEST_SPAN`` of its range (towards grazing): the share of the cell nearer than each bin
-  edge, ``|theta| <= acos(p / R)``, by the closed form of ``int cos(theta)**3`` and ``int
-  theta cos(theta)**3``, the absorption linear across the cell. One piece per bin.
+* grazing cells (spanning more than ``WIDEST_SPAN`` of their range, ``grazing_parts``): cut
+  into parts of equal range ratio, each at most ``PART_SPAN``, each part a cell of its own
+  placed by ``quadratic_ramps``, its share of the echo ``cos**3`` integrated over it times the
+  absorption at its centre.
+* ``exact_pieces``: the returns whose cell lies within ``NEAR_NORMAL_CELLS`` cells of the
+  normal (where ``R`` turns: at nadir the cell starts at ``p``, never before it), and the
+  grazing ones reaching past grazing or needing more than ``MOST_PARTS`` parts (and all of
+  ``exact_cells`` when labels or speckle take each piece as a return): the share of the cell
+  nearer than each bin edge, ``|theta| <= acos(p / R)``, by the closed form of ``int
+  cos(theta)**3`` and ``int theta cos(theta)**3``, the absorption linear across the cell. One
+  piece per bin.
 
 ``docs/echo.md`` (A fan's cells).
 """
@@ -41,15 +47,19 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.deposits import Ramps
+from nps_sonar_py.echo.deposits import Ramps, polynomial_ends, ramp_units
 from nps_sonar_py.echo.ray_cells import Pieces
 
 __all__ = [
+    'MOST_PARTS',
     'NEAR_NORMAL_CELLS',
+    'PART_SPAN',
     'WIDEST_SPAN',
     'CellGeometry',
+    'CellRamps',
     'exact_cells',
     'exact_pieces',
+    'grazing_parts',
     'quadratic_ramps',
 ]
 
@@ -61,6 +71,14 @@ WIDEST_SPAN = 0.12
 #: close to: Open3D casts in float32, so a seabed at an altitude on a bin edge must not light
 #: the bin before it.
 _FLOAT32_SLACK = 1e-6
+#: A grazing cell (spanning more than ``WIDEST_SPAN``) is cut into parts of equal range ratio,
+#: each spanning at most this share of its near range, and each part is a quadratic ramp.
+PART_SPAN = 0.05
+#: At most this many parts a cell: one needing more (or reaching past grazing) takes pieces.
+MOST_PARTS = 16
+#: ``ramp_units``'s headroom: a ramp's deposits, at either end, are under 12 times the sum of
+#: its forward differences' sizes.
+_HEADROOM = 46
 
 
 @dataclass(frozen=True)
@@ -132,6 +150,83 @@ class CellGeometry:
         return out
 
 
+@dataclass(frozen=True)
+class CellRamps:
+    """The live returns of a fan's cells placed by quadratic ramps (``quadratic_ramps``).
+
+    Attributes:
+        rows: (k,) live indices of the cells ramped whole.
+        tangent: (k,) their ``tan(theta0)``.
+        cut_rows: (m,) live indices of the grazing cells cut into parts.
+        cut: those cells.
+        parts: (m,) how many parts each (``grazing_parts``).
+    """
+
+    rows: NDArray[np.intp]
+    tangent: NDArray[np.float64]
+    cut_rows: NDArray[np.intp]
+    cut: CellGeometry
+    parts: NDArray[np.intp]
+
+    @property
+    def taken(self) -> NDArray[np.intp]:
+        """Every live index these ramps stand for."""
+        return np.concatenate((self.rows, self.cut_rows))
+
+
+def grazing_parts(cells: CellGeometry) -> NDArray[np.intp]:
+    """(m,) the parts each of ``exact_cells``'s cells is cut into, 0 for those left to pieces.
+
+    The grazing ones into parts of at most ``PART_SPAN`` (at most ``MOST_PARTS``); those near
+    the normal, reaching past grazing or needing more parts take ``exact_pieces``.
+    """
+    with np.errstate(divide='ignore', invalid='ignore'):
+        parts = np.ceil(np.log(cells.far / cells.near) / math.log1p(PART_SPAN))
+    near_normal = cells.centre < NEAR_NORMAL_CELLS * 2.0 * cells.half
+    parts[near_normal | ~(parts <= MOST_PARTS)] = 0.0  # inf and NaN too
+    out: NDArray[np.intp] = parts.astype(np.intp)
+    return out
+
+
+def _parts(
+    cells: CellGeometry, parts: NDArray[np.intp], echo: NDArray[np.floating], attenuation: float
+) -> tuple[
+    NDArray[np.intp],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.bool_],
+]:
+    """The parts of ``cells`` (``grazing_parts``), of equal range ratio, as cells of their own.
+
+    Returns (p,) each: the owner's index, range at the part's centre angle, ``tan`` of it,
+    ``sin`` and ``cos`` of its half height, its share of ``echo`` and whether it continues
+    the one before. The share: the weight ``cos**3`` integrated over the part times the
+    absorption at its centre, ``exp(-2 a' R)`` (``attenuation``, 1/m: linear across a part,
+    its first order cancels), over the cell's sum of them.
+    """
+    owner = np.repeat(np.arange(parts.size), parts)
+    first = np.cumsum(parts) - parts
+    step = np.arange(owner.size) - first[owner]
+    foot, near, far = (a.take(owner) for a in (cells.foot, cells.near, cells.far))
+    # The parts' near and far angles, |theta| = acos(p / R) at R = near (far / near)**(i / n).
+    ratio = (near / far) ** (np.stack((step, step + 1)) / parts[owner].astype(np.float64))
+    ratio *= foot / near  # cos(theta) = p / R
+    angles = np.arccos(np.minimum(ratio, 1.0))
+    angles[0, first] = cells.centre - cells.half
+    angles[1, first + parts - 1] = cells.centre + cells.half
+    low, high = angles
+    centre, half = 0.5 * (low + high), 0.5 * (high - low)
+    r = foot / np.cos(centre)
+    sine = np.sin(angles)
+    integral = sine - sine**3 / 3.0  # int cos**3
+    weight = (integral[1] - integral[0]) * np.exp(-attenuation * (r - near))
+    share = weight / np.bincount(owner, weight, parts.size)[owner]
+    return owner, r, np.tan(centre), np.sin(half), np.cos(half), share * echo[owner], step > 0
+
+
 def exact_pieces(
     cells: CellGeometry,
     owners: NDArray[np.intp],
@@ -192,6 +287,47 @@ def exact_cells(tangent: NDArray[np.floating], height: float) -> NDArray[np.bool
     return chosen
 
 
+_Grazing = tuple[CellGeometry, NDArray[np.intp], NDArray[np.floating], NDArray[np.intp]]
+
+
+def _with_parts(
+    cells: tuple[
+        NDArray[np.floating], NDArray[np.float64], NDArray[np.floating], NDArray[np.intp]
+    ],
+    half: tuple[float, float],
+    grazing: _Grazing,
+    attenuation: float,
+) -> tuple[
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.intp],
+    tuple[NDArray[np.float64], NDArray[np.float64]],
+    NDArray[np.intp],
+]:
+    """``cells`` (ranges, tangents, echoes, beams) and the parts of ``grazing`` after them.
+
+    Also their half heights' sine and cosine, and the indices of the continuing parts.
+    """
+    r, tangent, echo, beam = cells
+    geometry, parts, cut_echo, cut_beam = grazing
+    owner, part_r, part_tangent, part_sin, part_cos, share, goes_on = _parts(
+        geometry, parts, cut_echo, attenuation
+    )
+    k = r.size
+    return (
+        np.concatenate((r.astype(np.float64), part_r)),
+        np.concatenate((tangent, part_tangent)),
+        np.concatenate((echo.astype(np.float64), share)),
+        np.concatenate((beam, cut_beam.take(owner))),
+        (
+            np.concatenate((np.full(k, half[0]), part_sin)),
+            np.concatenate((np.full(k, half[1]), part_cos)),
+        ),
+        k + np.flatnonzero(goes_on),
+    )
+
+
 def quadratic_ramps(
     r: NDArray[np.floating],
     tangent: NDArray[np.float64],
@@ -202,6 +338,7 @@ def quadratic_ramps(
     height: float,
     window: tuple[float, float, int],
     attenuation: float,
+    grazing: _Grazing | None = None,
 ) -> Ramps:
     """The echoes (k,) of cells not ``exact_cells`` as ``Ramps`` of order 3.
 
@@ -212,145 +349,146 @@ def quadratic_ramps(
     t**2) / r**2``), scaled to the echo over the cell's interval ``[r / (cos h + t sin h), r /
     (cos h - t sin h)]`` (``h = D / 2``) and cut to the window. Its cumulative ``P`` at the
     bin edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to
-    the last edge ``b`` before its end, then the echo ``T``: ``P = Q H_a - (Q - T) H_b``.
-    ``Q`` is written by its forward differences at ``a`` (``Q(a + m) = sum A_j C(m, j)``,
-    whole numbers of the beam's unit), so the fourth differences of ``P`` are four deposits
-    at each end and three running sums of them give the bins ``P(k + 1) - P(k)`` exactly.
+    the last edge ``b`` before its end, then the echo ``T``, written by the forward
+    differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``Ramps.build``).
+
+    ``grazing``: grazing cells, their parts, echoes and beams (any order), each part a ramp
+    (``grazing_parts``); a part continuing its cell counts as a hit from the bin after the
+    one its cell's last part ends in.
     """
     min_range, scale, n_bins = window
-    r64 = r.astype(np.float64)
-    x0 = (r64 - min_range) * scale
-    inverse_r = 1.0 / r64
-    inverse = 1.0 / (tangent * tangent)
-    c1 = (5.0 + inverse) * inverse_r
-    c1 += attenuation
-    c1 *= -1.0 / scale
-    c2 = (3.0 + 2.0 * inverse) * inverse
-    c2 += 5.0
-    c2 *= inverse_r * inverse_r
-    c2 *= 1.0 / (scale * scale)
-    c2 += c1 * c1
-    c2 *= 0.5
-    lean = tangent * math.sin(0.5 * height)
-    near = r64 / (math.cos(0.5 * height) + lean)
-    near -= r64
-    near *= scale  # in bins from the range
-    far = r64 / (math.cos(0.5 * height) - lean)
-    far -= r64
-    far *= scale
-    c0 = echo.astype(np.float64) / _integral((1.0, c1, c2), near, far)
-    c1 *= c0
-    c2 *= c0
-    start = np.clip(x0 + near, 0.0, n_bins)  # a return wholly outside adds 0
-    end = np.clip(x0 + far, 0.0, n_bins)
-    a = np.floor(start) + 1.0
-    y = a - x0
-    ys = start - x0
-    differences = np.empty((4, a.size))
-    differences[0] = _integral((c0, c1, c2), ys, y)
-    np.multiply(c2, 2.0, out=differences[3])
-    np.multiply(differences[3], y + 1.0, out=differences[2])
-    differences[2] += c1
-    np.multiply(c2, y * y + y + 1.0 / 3.0, out=differences[1])
-    differences[1] += c0
-    differences[1] += c1 * (y + 0.5)
-    total = _integral((c0, c1, c2), ys, end - x0)
-    unit = _units(n_beams, beam, np.abs(differences[1]) + np.abs(differences[2]))
-    per = 1.0 / unit[beam]
-    differences *= per
-    scaled = np.rint(differences, out=differences).astype(np.int64)
+    half: tuple[NDArray[np.float64] | float, NDArray[np.float64] | float]
+    half = math.sin(0.5 * height), math.cos(0.5 * height)
+    sorted_to, continued = r.size, None
+    if grazing is not None and grazing[1].size:
+        r, tangent, echo, beam, half, continued = _with_parts(
+            (r, tangent, echo, beam), half, grazing, attenuation
+        )
+    x_r = np.multiply(r, scale, dtype=np.float64)  # the range in bins
+    c1, h1, h2 = _log_derivatives(x_r, tangent, attenuation / scale)
+    lean = tangent * half[0]
+    near = np.add(lean, half[1])
+    np.divide(x_r, near, out=near)
+    near -= x_r  # in bins from the range
+    far = np.subtract(half[1], lean, out=lean)
+    np.divide(x_r, far, out=far)
+    far -= x_r
+    x0 = np.subtract(r, min_range, dtype=np.float64)  # as the boxes and pieces round it
+    x0 *= scale
+    at_near = _cumulative(near, h1, h2)
+    c0 = _cumulative(far, h1, h2)
+    c0 -= at_near
+    np.divide(echo, c0, out=c0)
+    total = np.array(echo, dtype=np.float64)
+    start = np.add(x0, near, out=near)
+    end = np.add(x0, far, out=far)
+    starts, a = _forward_differences((c0, c1, h1, h2), x0, start, at_near)
+    b = np.ceil(end)
+    cut = np.flatnonzero((start < 0.0) | (end > n_bins))  # cut to the window
+    if cut.size:
+        _cut(cut, (c0, c1, h1, h2), (x0, start, end, total), (starts, a, b), n_bins)
+    np.maximum(b, a, out=b)
+    # The unit from the coefficients themselves (the deposits are sums of a few of them): a
+    # part narrower than a bin, or a cell within a few bins of the sonar, has them larger
+    # than its echo.
+    unit = ramp_units(n_beams, beam, np.abs(starts).sum(axis=0), _HEADROOM, sorted_to)
+    per = np.divide(1.0, unit).take(beam)
+    starts *= per
     total *= per
-    t_int = np.rint(total, out=total).astype(np.int64)
-    b = np.maximum(np.ceil(end), a)
-    return _ramps_of(scaled, t_int, (a, b, start, end), beam, n_bins, unit)
+    np.rint(starts, out=starts)
+    np.rint(total, out=total)
+    ends = polynomial_ends(starts, b - a, total)
+    ramps = Ramps.build(starts, ends, (a, b, np.ceil(end)), beam, n_bins, unit)
+    if continued is not None:  # from ceil(start): the bin before is its cell's last part's
+        ramps.edges[0, continued] += start.take(continued) > a.take(continued) - 1.0
+    return ramps
 
 
-def _ramps_of(
-    scaled: NDArray[np.int64],
-    t_int: NDArray[np.int64],
-    places: tuple[NDArray[np.float64], ...],
-    beam: NDArray[np.intp],
-    n_bins: int,
-    unit: NDArray[np.float64],
-) -> Ramps:
-    """The ``Ramps`` of cubics ``Q`` (``quadratic_ramps``) from ``a`` to ``b``, ``T`` after.
+def _log_derivatives(
+    x_r: NDArray[np.float64], tangent: NDArray[np.float64], attenuation: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``c1``, ``h1 = c1 / 2`` and ``h2 = c2 / 3`` per bin (``quadratic_ramps``).
 
-    The end's coefficients are ``Q - T``'s forward differences at ``b = a + L``:
-    ``sum_j A_j C(L, j)`` less ``T``, then ``A_1 + A_2 L + A_3 C(L, 2)``, ``A_2 + A_3 L``,
-    ``A_3``.
+    ``x_r`` the ranges in bins, ``attenuation`` per bin; ``G(y) = y (1 + y (h1 + y h2))`` is
+    the integral from 0 of ``1 + c1 y + c2 y**2``.
     """
-    a, b, start, end = places
-    span = (b - a).astype(np.int64)
-    pairs = span * (span - 1) // 2
-    a0, a1, a2, a3 = scaled
-    ends = np.empty_like(scaled)
-    np.multiply(a3, span, out=ends[2])
-    ends[2] += a2
-    np.multiply(a3, pairs, out=ends[1])
-    ends[1] += a1
-    ends[1] += a2 * span
-    ends[0] = pairs * (span - 2) // 3
-    ends[0] *= a3
-    ends[0] += a2 * pairs
-    ends[0] += a1 * span
-    ends[0] += a0
-    ends[0] -= t_int
-    ends[3] = a3
-    weights = np.empty((8, span.size))
-    _fourth(scaled, weights[:4])
-    _fourth(ends, weights[4:])
-    weights[4:] *= -1.0
-    first = np.floor(start).astype(np.intp)
-    offset = int(first.min())
-    stride = int(b.max()) + 4 - offset
-    base = beam * stride - offset
-    cells_at = np.empty((8, span.size), dtype=np.intp)
-    np.add(base, a.astype(np.intp), out=cells_at[0])
-    cells_at[0] -= 1
-    np.add(base, b.astype(np.intp), out=cells_at[4])
-    cells_at[4] -= 1
-    for step in (1, 2, 3):
-        np.add(cells_at[0], step, out=cells_at[step])
-        np.add(cells_at[4], step, out=cells_at[4 + step])
-    edges = np.stack([base + first, base + np.ceil(end).astype(np.intp)])
-    return Ramps(n_bins, offset, stride, unit, cells_at.ravel(), weights.ravel(), edges, order=3)
+    inverse = tangent * tangent
+    np.divide(1.0, inverse, out=inverse)
+    c1 = np.subtract(-5.0, inverse)
+    c1 /= x_r
+    c1 -= attenuation
+    h2 = 2.0 * inverse
+    h2 += 3.0
+    h2 *= inverse
+    h2 += 5.0
+    h2 /= x_r
+    h2 /= x_r
+    h2 += c1 * c1
+    h2 *= 1.0 / 6.0
+    h1 = np.multiply(c1, 0.5)
+    return c1, h1, h2
 
 
-def _integral(
-    c: tuple[NDArray[np.float64] | float, NDArray[np.float64], NDArray[np.float64]],
-    y0: NDArray[np.float64],
-    y1: NDArray[np.float64],
+def _cumulative(
+    y: NDArray[np.float64], h1: NDArray[np.float64], h2: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """``int_{y0}^{y1} c0 + c1 y + c2 y**2 dy``."""
-    c0, c1, c2 = c
-    half, third = 0.5 * c1, c2 / 3.0
-    out: NDArray[np.float64] = y1 * (c0 + y1 * (half + y1 * third)) - y0 * (
-        c0 + y0 * (half + y0 * third)
-    )
+    """``G(y) = y (1 + y (h1 + y h2))``, the integral from 0 of ``1 + c1 y + c2 y**2``."""
+    out = y * h2
+    out += h1
+    out *= y
+    out += 1.0
+    out *= y
     return out
 
 
-def _fourth(c: NDArray[np.int64], out: NDArray[np.float64]) -> None:
-    """Into ``out`` (4, k): the fourth differences at ``m = 0..3`` of ``sum c_j C(m, j)``."""
-    c0, c1, c2, c3 = c
-    out[0] = c0
-    np.subtract(c1, 3 * c0, out=out[1], casting='unsafe')
-    np.subtract(c2, 2 * c1 - 3 * c0, out=out[2], casting='unsafe')
-    np.subtract(c3 + c1, c2 + c0, out=out[3], casting='unsafe')
+def _forward_differences(
+    coefficients: tuple[NDArray[np.float64], ...],
+    x0: NDArray[np.float64],
+    start: NDArray[np.float64],
+    at_start: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(4, k) the forward differences ``A_j`` of ``Q`` at ``a = floor(start) + 1``, and ``a``.
 
-
-def _units(
-    n_beams: int, beam: NDArray[np.intp], height: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """(N,) each beam's unit: its tallest height over ``2**bits``.
-
-    ``bits`` leaves room for the sums of a beam's deposits (each under eight heights) below
-    ``2**53``.
+    ``coefficients``: ``c0`` (the scale), ``c1``, ``h1``, ``h2`` (``quadratic_ramps``);
+    ``x0`` the ranges and ``start`` the starts in bins, ``at_start`` ``G(start - x0)``.
+    ``Q(m) = c0 (G(y + m) - G(start - x0))`` with ``y = a - x0``: ``A0 = Q(0)``, ``A1 = Q(1)
+    - Q(0)``, ``A2 = c0 (c1 + 6 h2 (y + 1))``, ``A3 = 6 c0 h2``.
     """
-    starts = np.searchsorted(beam, np.arange(n_beams))
-    counts = np.diff(np.append(starts, beam.size))
-    bits = 49 - math.ceil(math.log2(int(counts.max()) + 1))
-    has = counts > 0
-    tallest = np.maximum.reduceat(height, np.minimum(starts, beam.size - 1))
-    unit: NDArray[np.float64] = np.where(has & (tallest > 0.0), tallest * 2.0**-bits, 1.0)
-    return unit
+    c0, c1, h1, h2 = coefficients
+    a = np.floor(start)
+    a += 1.0
+    y = a - x0
+    out = np.empty((4, a.size))
+    at_y = _cumulative(y, h1, h2)
+    np.subtract(at_y, at_start, out=out[0])
+    y += 1.0
+    np.subtract(_cumulative(y, h1, h2), at_y, out=out[1])
+    np.multiply(h2, 6.0, out=out[3])
+    np.multiply(out[3], y, out=out[2])
+    out[2] += c1
+    out *= c0
+    return out, a
+
+
+def _cut(
+    cut: NDArray[np.intp],
+    coefficients: tuple[NDArray[np.float64], ...],
+    places: tuple[NDArray[np.float64], ...],
+    out: tuple[NDArray[np.float64], ...],
+    n_bins: int,
+) -> None:
+    """Redo, in place, the ramps ``cut`` whose interval leaves the window, cut to it.
+
+    ``places``: ``x0``, ``start``, ``end`` (clipped in place) and the totals, ``out`` the
+    forward differences, ``a`` and ``b`` (``quadratic_ramps``).
+    """
+    c0, c1, h1, h2 = (c.take(cut) for c in coefficients)
+    x0, start, end, total = places
+    starts, a, b = out
+    inside = [np.clip(ends.take(cut), 0.0, n_bins) for ends in (start, end)]
+    start[cut], end[cut] = inside
+    x = x0.take(cut)
+    at_start = _cumulative(inside[0] - x, h1, h2)
+    starts[:, cut], a[cut] = _forward_differences((c0, c1, h1, h2), x, inside[0], at_start)
+    total[cut] = c0 * (_cumulative(inside[1] - x, h1, h2) - at_start)
+    b[cut] = np.ceil(inside[1])

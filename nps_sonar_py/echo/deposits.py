@@ -7,6 +7,7 @@ of one beam count, ``Deposits`` the cells and weights of one ping.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -14,7 +15,17 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ['DUMP_BINS', 'GUARD', 'WIDEST_BINS', 'Deposits', 'Layout', 'Ramps']
+__all__ = [
+    'DUMP_BINS',
+    'GUARD',
+    'WIDEST_BINS',
+    'Deposits',
+    'Layout',
+    'Ramps',
+    'box_ramps',
+    'polynomial_ends',
+    'ramp_units',
+]
 
 T = TypeVar('T', bound=np.generic)
 
@@ -58,37 +69,34 @@ class Layout:
 
 @dataclass(frozen=True, eq=False)
 class Ramps:
-    """Returns spread evenly over many bins, as the first differences of their bins' shares.
+    """Returns spread over many bins, as differences of their cumulative echo (``build``).
 
-    A return of echo ``W`` over ``[s, e]`` (in bins from ``min_range``, cut to the window)
-    adds ``h = W / width`` per bin of overlap: bin ``k`` holds ``h (F(k + 1) - F(k))`` with
-    ``F`` a ramp from ``s`` to ``e``, whose first difference across the bins is
-    ``h (1 - frac s)`` at ``floor(s)``, ``h frac(s)`` at ``floor(s) + 1``, and the same,
-    negative, at ``e``: four deposits whatever the width, summed by one ``np.bincount``
-    and one int64 cumulative sum per beam over the columns they touch (``add_to``; an integer
-    running sum is exact, and five times faster than a float64 one). The heights are whole
-    numbers of ``unit``, their beam's tallest over ``2**bits`` with ``bits = 51 -
-    ceil(log2 k))`` (35 bits for 58,368 ramps: a rounding under 3e-11 of the tallest), and
-    each pair of deposits sums to its height exactly, so the sums are exact integers (under
-    ``2**53``): a bin that no return overlaps holds exactly 0. The bins a return overlaps,
-    ``floor(s)`` to ``ceil(e) - 1``, are counted the same way, +1 at the first and -1 after
-    the last (the same cell for a return wholly outside the window), only when the hits are
-    read (``coverage``). The cells are ``width`` per beam, the window's bins from ``offset``
-    on (the first any ramp touches) to past the last: no pass over the bins no ramp reaches.
-
-    ``order`` 3: the returns of a fan's cells (``echo.cell_spread``), whose echo per bin is
-    quadratic over each interval: the deposits are the fourth differences of its cumulative
-    echo at the bin edges (``cell_spread.quadratic_ramps``), summed three times.
+    A return's cumulative echo ``P`` at the bin edges (in bins from ``min_range``, cut to the
+    window) is 0 up to its first edge ``a``, a polynomial ``Q`` of degree ``order`` from ``a``
+    to ``b`` and its echo ``T`` after: ``P = Q H_a - (Q - T) H_b``. Each bin holds ``P(k + 1)
+    - P(k)``, so the differences of order ``order + 1`` of ``P`` are ``order + 1`` deposits at
+    each end whatever the width, summed by one ``np.bincount`` and ``order`` int64 running
+    sums per beam over the columns they touch (an integer running sum is exact, and five
+    times faster than a float64 one). ``order`` 1: a flat box (the side-scan's footprints, the
+    echo per bin ``h`` over ``[s, e]``: ``h (1 - frac s)`` and ``h frac s`` at ``floor(s)``
+    and the next bin, the same negated at ``e``); ``order`` 3: a fan's cells, whose echo per
+    bin is quadratic (``echo.cell_spread``). The coefficients are whole numbers of ``unit``
+    (``ramp_units``), so the sums are exact integers (under ``2**53``): a bin that no return
+    overlaps holds exactly 0. The bins a return overlaps, ``floor(s)`` to ``ceil(e) - 1``, are
+    counted the same way, +1 at the first and -1 after the last (the same cell for a return
+    wholly outside the window), only when the hits are read (``coverage``). The cells are
+    ``width`` per beam, the window's bins from ``offset`` on (the first any ramp touches) to
+    past the last: no pass over the bins no ramp reaches.
 
     Attributes:
         n_bins: bins of the window.
         offset: the window's bin of each beam's first cell.
         width: cells per beam.
-        unit: (N,) each beam's unit of height.
-        cells: (4k,) cells of the differences (8k for order 3).
-        weights: (4k,) float64 differences, whole numbers of units.
+        unit: (N,) each beam's unit of echo.
+        cells: (2 (order + 1) k,) cells of the differences.
+        weights: the same, float64 differences, whole numbers of units.
         edges: (2, k) cells where the overlapped bins start and stop.
-        order: how many running sums make the profile of the differences.
+        order: the degree of the ramps' cumulative echo, the running sums after the bincount.
     """
 
     n_bins: int
@@ -100,31 +108,195 @@ class Ramps:
     edges: NDArray[np.intp]
     order: int = 1
 
-    def _summed(
-        self, cells: NDArray[np.intp], weights: NDArray[np.float64], order: int = 1
-    ) -> NDArray[np.int64]:
-        """(N, n_bins) ``order`` running sums of ``weights`` at ``cells``, int64, 0 before."""
-        n_beams, offset = self.unit.size, self.offset
-        used = min(self.width, self.n_bins - offset)  # the columns inside the window
-        sums = np.bincount(cells, weights, n_beams * self.width).reshape(n_beams, self.width)
-        out = np.zeros((n_beams, self.n_bins), dtype=np.int64)
-        window = out[:, offset : offset + used]
+    @classmethod
+    def build(
+        cls,
+        starts: NDArray[np.float64],
+        ends: NDArray[np.float64],
+        places: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+        beam: NDArray[np.intp],
+        n_bins: int,
+        unit: NDArray[np.float64],
+    ) -> Ramps:
+        """The ramps of ``order = len(starts) - 1`` from their polynomials' differences.
+
+        ``starts`` (order + 1, k): the forward differences ``A_j`` of ``Q`` at ``a``
+        (``Q(a + m) = sum A_j C(m, j)``), ``ends`` those of ``Q - T`` at ``b``
+        (``polynomial_ends``), whole numbers of their beam's ``unit``; ``places``: ``a``,
+        ``b`` (edges, whole numbers, ``a >= 1``) and the last edge ``ceil(e)`` of the bins
+        overlapped, from ``a - 1`` on. ``beam`` (k,) each ramp's.
+        """
+        a, b, stop = places
+        order = starts.shape[0] - 1
+        count = 2 * (order + 1)
+        weights = np.empty((count, a.size))
+        # Exact: small whole numbers times whole numbers of units, their sums under 2**53.
+        _differences(starts, weights[: order + 1])
+        _differences(ends, weights[order + 1 :])
+        np.negative(weights[order + 1 :], out=weights[order + 1 :])
+        offset = int(a.min()) - 1  # the Ramps' layout: from the first bin touched
+        stride = int(b.max()) + order - offset  # to the last deposit's
+        base = beam * stride
+        base -= offset + 1
+        cells = np.empty((count, a.size), dtype=np.intp)
+        np.add(base, a, out=cells[0], casting='unsafe')
+        np.add(base, b, out=cells[order + 1], casting='unsafe')
+        steps = np.arange(1, order + 1, dtype=np.intp)[:, None]
+        np.add(cells[0], steps, out=cells[1 : order + 1])
+        np.add(cells[order + 1], steps, out=cells[order + 2 :])
+        edges = np.empty((2, a.size), dtype=np.intp)
+        edges[0] = cells[0]
+        np.add(base, stop, out=edges[1], casting='unsafe')
+        edges[1] += 1
+        return cls(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges, order)
+
+    def _summed(self) -> NDArray[np.int64]:
+        """(N, used) ``order`` int64 running sums of the deposits, the columns in the window."""
+        n_beams = self.unit.size
+        used = min(self.width, self.n_bins - self.offset)  # the columns inside the window
+        sums = np.bincount(self.cells, self.weights, n_beams * self.width)
         # An int64 running sum of whole numbers: exact (the float64 sums are).
-        np.cumsum(sums[:, :used], axis=1, dtype=np.int64, out=window)
-        for _ in range(order - 1):
+        window = np.cumsum(sums.reshape(n_beams, self.width)[:, :used], axis=1, dtype=np.int64)
+        for _ in range(self.order - 1):
             np.cumsum(window, axis=1, out=window)
-        return out
+        return window
 
     def profile(self) -> NDArray[np.float64]:
         """(N, n_bins) the ramps' echoes."""
-        summed = self._summed(self.cells, self.weights, self.order)
-        intensity: NDArray[np.float64] = np.multiply(summed, self.unit[:, None])
+        summed = self._summed()
+        intensity = np.zeros((self.unit.size, self.n_bins))
+        window = intensity[:, self.offset : self.offset + summed.shape[1]]
+        np.multiply(summed, self.unit[:, None], out=window)
         return intensity
 
     def coverage(self) -> NDArray[np.int64]:
-        """(N, n_bins) how many of the ramps overlap each bin."""
-        steps = np.repeat([1.0, -1.0], self.edges.shape[1])  # whole numbers: exact sums
-        return self._summed(self.edges.ravel(), steps)
+        """(N, n_bins) how many of the ramps overlap each bin.
+
+        +1 where each starts less 1 where it stops, counted without weights (int64, no
+        float pass), then one running sum.
+        """
+        n_beams, size = self.unit.size, self.unit.size * self.width
+        steps = np.bincount(self.edges[0], minlength=size)
+        steps -= np.bincount(self.edges[1], minlength=size)
+        used = min(self.width, self.n_bins - self.offset)
+        counts = np.zeros((n_beams, self.n_bins), dtype=np.int64)
+        window = counts[:, self.offset : self.offset + used]
+        np.cumsum(steps.reshape(n_beams, self.width)[:, :used], axis=1, out=window)
+        return counts
+
+
+def box_ramps(
+    r: NDArray[np.floating],
+    width: NDArray[np.floating],
+    echo: NDArray[np.floating],
+    beam: NDArray[np.intp],
+    n_beams: int,
+    window: tuple[float, float, int],
+) -> Ramps:
+    """Returns (k,) spread evenly over ``width`` bins about their ranges ``r``: ramps of order 1.
+
+    ``width`` > 1 (at most ``WIDEST_BINS``); ``beam`` (k,) sorted; ``window``: ``min_range``,
+    bins per metre, ``n_bins``. Each interval ``[s, e]`` is cut to the window and holds ``h =
+    echo / width`` per bin of overlap: ``A0 = h - rint(h frac s)`` at ``a = floor(s) + 1``,
+    ``A1 = h``, and at ``b = floor(e) + 1`` ``h - rint(h frac e)`` and ``h``: each pair of
+    deposits sums to ``h`` exactly.
+    """
+    min_range, scale, n_bins = window
+    span = np.minimum(width.astype(np.float64), WIDEST_BINS)
+    centre = np.subtract(r, min_range, dtype=np.float64)
+    centre *= scale
+    height = echo / span
+    centre -= 0.5 * span
+    start = np.clip(centre, 0.0, n_bins)
+    centre += span
+    end = np.clip(centre, 0.0, n_bins, out=centre)
+    unit = ramp_units(n_beams, beam, height, 51)
+    height /= unit.take(beam)
+    np.rint(height, out=height)
+    a, b, stop = np.floor(start), np.floor(end), np.ceil(end)
+    coefficients = np.empty((2, 2, a.size))
+    for at, out, edge in ((start, coefficients[0], a), (end, coefficients[1], b)):
+        at -= edge  # the fractions
+        np.multiply(height, at, out=out[0])
+        np.rint(out[0], out=out[0])
+        np.subtract(height, out[0], out=out[0])
+        out[1] = height
+        edge += 1.0
+    return Ramps.build(coefficients[0], coefficients[1], (a, b, stop), beam, n_bins, unit)
+
+
+def polynomial_ends(
+    starts: NDArray[np.float64], span: NDArray[np.float64], total: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(order + 1, k) the forward differences of ``Q - T`` at ``b = a + span`` (``Ramps``).
+
+    ``sum_{i >= j} A_i C(span, i - j)``, less ``T`` for ``j = 0``; whole numbers in float64
+    stay exact below ``2**53``.
+    """
+    order = starts.shape[0] - 1
+    ends = starts.copy()
+    binomial = span.copy()  # C(span, d)
+    scratch = np.empty((order, span.size))
+    for d in range(1, order + 1):
+        rows = order + 1 - d  # E_j += A_(j + d) C(span, d)
+        np.multiply(starts[d:], binomial, out=scratch[:rows])
+        ends[:rows] += scratch[:rows]
+        if d < order:
+            binomial *= span - d
+            binomial /= d + 1  # exact: a whole number
+    ends[0] -= total
+    return ends
+
+
+def _differences(coefficients: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+    """Into ``out``: the differences of order ``n + 1`` of a polynomial started at 0.
+
+    ``S(m) = sum c_j C(m, j)`` (0 for ``m < 0``) at ``m = 0..n``, ``n + 1`` the rows of
+    ``coefficients``: ``sum_l c_l sum_i (-1)**i C(n + 1, i) C(t - i, l)`` for row ``t``
+    (order 3: ``c0``, ``c1 - 3 c0``, ``c2 - 2 c1 + 3 c0``, ``c3 - c2 + c1 - c0``). Not
+    ``np.matmul``: its BLAS threads wait on a loaded machine (20 times slower).
+    """
+    n = coefficients.shape[0] - 1
+    for t in range(n + 1):
+        out[t] = coefficients[t]
+        for col in range(t):
+            m = sum((-1) ** i * math.comb(n + 1, i) * math.comb(t - i, col) for i in range(t + 1))
+            if m == 1:
+                out[t] += coefficients[col]
+            elif m == -1:
+                out[t] -= coefficients[col]
+            elif m:
+                out[t] += m * coefficients[col]
+
+
+def ramp_units(
+    n_beams: int,
+    beam: NDArray[np.intp],
+    height: NDArray[np.floating],
+    headroom: int,
+    sorted_to: int | None = None,
+) -> NDArray[np.float64]:
+    """(N,) each beam's unit of ramp echo: its tallest ``height`` over ``2**bits`` (``Ramps``).
+
+    ``bits = headroom - ceil(log2(k + 1))`` for the most ramps ``k`` of a beam: the sums of a
+    beam's deposits stay below ``2**53`` when each is under ``2**(53 - headroom)`` heights.
+    ``beam`` (k,) sorted up to ``sorted_to`` (all by default), in any order after; a beam
+    without ramps (or only zero heights) has unit 1.
+    """
+    size = beam.size if sorted_to is None else sorted_to
+    starts = np.searchsorted(beam[:size], np.arange(n_beams))
+    counts = np.diff(np.append(starts, size))
+    tallest = np.zeros(n_beams)
+    if size:
+        reduced = np.maximum.reduceat(height[:size], np.minimum(starts, size - 1))
+        np.copyto(tallest, reduced, where=counts > 0)
+    if size < beam.size:
+        counts += np.bincount(beam[size:], minlength=n_beams)
+        np.maximum.at(tallest, beam[size:], height[size:])
+    bits = headroom - math.ceil(math.log2(int(counts.max()) + 1))
+    tallest *= 2.0**-bits
+    unit: NDArray[np.float64] = np.where(tallest > 0.0, tallest, 1.0)
+    return unit
 
 
 @dataclass(frozen=True, eq=False)

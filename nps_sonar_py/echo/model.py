@@ -47,8 +47,10 @@ from nps_sonar_py.background import beside
 from nps_sonar_py.echo.beam import beam_intensity
 from nps_sonar_py.echo.cell_spread import (
     CellGeometry,
+    CellRamps,
     exact_cells,
     exact_pieces,
+    grazing_parts,
     quadratic_ramps,
 )
 from nps_sonar_py.echo.config import (
@@ -63,6 +65,7 @@ from nps_sonar_py.echo.deposits import (
     Deposits,
     Layout,
     Ramps,
+    box_ramps,
 )
 from nps_sonar_py.echo.labels import dominant_labels
 from nps_sonar_py.echo.noise import coherent_speckle
@@ -223,8 +226,6 @@ class EchoModel:
         if cell_height is not None and not (math.isfinite(cell_height) and cell_height > 0.0):
             refuse('cell_height', 'must be finite and > 0 rad', cell_height)
         self._cell_height = cell_height
-        # The curved returns' tan(theta0) of the last spread, from _cell_spread to the ramps.
-        self._tangents: NDArray[np.float64] = np.empty(0)
 
     def _layout(self, n_beams: int) -> Layout:
         """The flat layout of ``n_beams`` beams (``Layout``), built once for this ``N``.
@@ -770,7 +771,8 @@ class EchoModel:
         # The rest take their two own deposits: the pieces and the ramps stand for theirs.
         own = np.ones(r_live.size, dtype=np.bool_)
         own[wide if pieces is None else np.concatenate((wide, pieces.owner))] = False
-        own[curved] = False
+        if curved is not None:
+            own[curved.taken] = False
         point = np.flatnonzero(own)
         m = point.size
         n_pieces = 0 if pieces is None else pieces.owner.size
@@ -782,8 +784,7 @@ class EchoModel:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
             if labelled is not None and entity is not None:
                 labelled = np.concatenate((labelled, entity.take(index.take(pieces.owner))))
-        live_returns = (r_live, per_ray, index)
-        ramps = self._either_ramps(n_beams, live_returns, wide_bins, wide, curved)
+        ramps = self._ramps(n_beams, (r_live, per_ray, index), (wide, wide_bins), curved)
 
         def stats() -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
             with np.errstate(invalid='ignore'):
@@ -814,38 +815,24 @@ class EchoModel:
         extent: NDArray[np.floating],
         u: NDArray[np.floating],
         ramped: bool,
-    ) -> tuple[Pieces | None, NDArray[np.intp]]:
-        """The live returns placed by their cells and those left to curved ramps.
+    ) -> tuple[Pieces | None, CellRamps | None]:
+        """The live returns placed by their cells, and those left to curved ramps.
 
         ``rays``: the live returns' index, the (N, n) mask of them and every ray's cosine.
         Their widths ``u`` are set to 0 in place: they are not wide boxes.
         """
         index, live, cos_in = rays
+        curved = None
         if self._cell_height is not None:
             refined, curved = self._cell_spread(r_live, extent, u, ramped)
         else:
-            refined, curved = self._refine(r_live, index, cos_in, live), index[:0]
+            refined = self._refine(r_live, index, cos_in, live)
         real = u.dtype.type
         if refined is not None:
             u[refined.owner] = real(0.0)
-        u[curved] = real(0.0)
+        if curved is not None:
+            u[curved.taken] = real(0.0)
         return refined, curved
-
-    def _either_ramps(
-        self,
-        n_beams: int,
-        live: tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.intp]],
-        wide_bins: NDArray[np.floating],
-        wide: NDArray[np.intp],
-        curved: NDArray[np.intp],
-    ) -> Ramps | None:
-        """The ramps of the wide returns (boxes) or of the curved ones (a fan's cells)."""
-        r_live, per_ray, index = live
-        if wide.size:  # ramped
-            return self._ramps(n_beams, r_live, per_ray, index, (wide, wide_bins))
-        if curved.size:
-            return self._curved_ramps(n_beams, r_live, per_ray, index, curved)
-        return None
 
     def _cell_spread(
         self,
@@ -853,13 +840,13 @@ class EchoModel:
         extent: NDArray[np.floating],
         u: NDArray[np.floating],
         ramped: bool,
-    ) -> tuple[Pieces | None, NDArray[np.intp]]:
+    ) -> tuple[Pieces | None, CellRamps]:
         """The live returns placed by their cells (``cell_height``, ``echo.cell_spread``).
 
-        Returns the pieces of those placed exactly and the live indices of those wider than a
-        bin left to quadratic ramps (none unless ``ramped``: labels and speckle take the
-        pieces of a box); the others (at most a bin, finite footprints) keep their box. Each
-        cell's ``tan(theta0) = e / (r D)`` is kept for the ramps (``_tangents``).
+        Returns the pieces of those placed exactly and those left to quadratic ramps: the
+        cells wider than a bin, the grazing ones cut into parts (none unless ``ramped``:
+        labels and speckle take the pieces of a box); the others (at most a bin, finite
+        footprints) keep their box.
         """
         height = self._cell_height
         assert height is not None
@@ -871,40 +858,22 @@ class EchoModel:
         tangent /= height
         exact = exact_cells(tangent, height)
         chosen = np.flatnonzero(exact)
+        cells = CellGeometry.of(r[chosen], tangent[chosen], height, self._attenuation)
+        parts = grazing_parts(cells) if ramped else np.zeros(chosen.size, dtype=np.intp)
+        pieced, cut = np.flatnonzero(parts == 0), np.flatnonzero(parts)
         refined = None
-        if chosen.size:
+        if pieced.size:
             cfg = self.config
             refined = exact_pieces(
-                CellGeometry.of(r[chosen], tangent[chosen], height, self._attenuation),
-                finite.take(chosen),
+                cells.take(pieced),
+                finite.take(chosen.take(pieced)),
                 min_range=cfg.min_range,
                 scale=self._scale,
                 n_bins=cfg.n_bins,
             )
         curved = np.flatnonzero(~exact & (u.take(finite) > real(1.0))) if ramped else finite[:0]
-        self._tangents = tangent[curved]
-        return refined, finite[curved]
-
-    def _curved_ramps(
-        self,
-        n_beams: int,
-        r_live: NDArray[np.floating],
-        per_ray: NDArray[np.floating],
-        index: NDArray[np.intp],
-        curved: NDArray[np.intp],
-    ) -> Ramps | None:
-        """The live returns ``curved`` as quadratic ramps over their cells."""
-        assert self._cell_height is not None
-        cfg = self.config
-        return quadratic_ramps(
-            r_live.take(curved),
-            self._tangents,
-            per_ray.take(curved),
-            index.take(curved) // self.n_rays,
-            n_beams,
-            height=self._cell_height,
-            window=(cfg.min_range, self._scale, cfg.n_bins),
-            attenuation=self._attenuation,
+        return refined, CellRamps(
+            finite[curved], tangent[curved], finite[chosen[cut]], cells.take(cut), parts[cut]
         )
 
     def _piece_deposits(
@@ -988,70 +957,40 @@ class EchoModel:
     def _ramps(
         self,
         n_beams: int,
-        r_live: NDArray[np.floating],
-        per_ray: NDArray[np.floating],
-        index: NDArray[np.intp],
+        live: tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.intp]],
         wide: tuple[NDArray[np.intp], NDArray[np.floating]],
-    ) -> Ramps:
-        """The live returns ``wide`` as ``Ramps``: four deposits and two steps each.
+        cells: CellRamps | None,
+    ) -> Ramps | None:
+        """The ramps of the wide returns (boxes, order 1) or of a fan's cells (order 3).
 
-        ``wide``: the live indices of the returns and their widths ``> 1`` in bins (at most
-        ``WIDEST_BINS``) about their ranges; each is cut to the window and shared between the
-        bins it overlaps in proportion to the overlap, as ``_wide_pieces`` would place it.
+        ``live``: the live returns' ranges, echoes and flat indices; ``wide``: the live
+        indices of the wide ones and their widths ``> 1`` in bins (boxes about their ranges,
+        ``deposits.box_ramps``, each shared between the bins it overlaps as ``_wide_pieces``
+        would); ``cells``: a fan's cells (``cell_spread.quadratic_ramps``). None without any.
         """
-        rows, bins = wide
-        n_bins, count = self.config.n_bins, rows.size
-        width = np.minimum(bins.astype(np.float64), WIDEST_BINS)
-        centre = (r_live.take(rows).astype(np.float64) - self.config.min_range) * self._scale
-        height = per_ray.take(rows) / width
-        centre -= 0.5 * width
-        start = np.clip(centre, 0.0, n_bins)
-        centre += width
-        end = np.clip(centre, 0.0, n_bins)
+        r_live, per_ray, index = live
+        rows = wide[0] if cells is None or wide[0].size else cells.rows
+        if not rows.size and (cells is None or not cells.cut_rows.size):
+            return None
+        cfg = self.config
+        window = (cfg.min_range, self._scale, cfg.n_bins)
+        r, echo = r_live.take(rows), per_ray.take(rows)
         beam = index.take(rows) // self.n_rays  # sorted, as index is
-        unit = self._units(n_beams, beam, height)
-        height /= unit.take(beam)
-        np.rint(height, out=height)
-        first, last = np.floor(start), np.floor(end)
-        offset = int(first.min())  # the Ramps' layout: from the first bin touched
-        stride = int(last.max()) + 2 - offset  # to the last one's next
-        base = beam * stride - offset
-        cells = np.empty((4, count), dtype=np.intp)
-        edges = np.empty((2, count), dtype=np.intp)
-        np.add(base, np.ceil(end), out=edges[1], casting='unsafe')
-        np.add(base, first, out=cells[0], casting='unsafe')
-        np.add(base, last, out=cells[2], casting='unsafe')
-        edges[0] = cells[0]
-        np.add(cells[0], 1, out=cells[1])
-        np.add(cells[2], 1, out=cells[3])
-        start -= first  # the fractions
-        end -= last
-        weights = np.empty((4, count))
-        np.multiply(height, start, out=weights[1])
-        np.rint(weights[1], out=weights[1])
-        np.subtract(height, weights[1], out=weights[0])  # the pair sums to height exactly
-        np.multiply(height, end, out=weights[3])
-        np.rint(weights[3], out=weights[3])
-        np.subtract(weights[3], height, out=weights[2])
-        np.negative(weights[3], out=weights[3])
-        return Ramps(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges)
-
-    @staticmethod
-    def _units(
-        n_beams: int, beam: NDArray[np.intp], height: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """(N,) each beam's unit of ramp height: its tallest over ``2**bits`` (``Ramps``).
-
-        ``beam`` (k,) sorted; a beam without ramps (or only zero heights) has unit 1.
-        """
-        count = beam.size
-        bits = 51 - math.ceil(math.log2(count))
-        starts = np.searchsorted(beam, np.arange(n_beams))
-        has = np.diff(np.append(starts, count)) > 0
-        tallest = np.maximum.reduceat(height, np.minimum(starts, count - 1))
-        tallest *= 2.0**-bits
-        unit: NDArray[np.float64] = np.where(has & (tallest > 0.0), tallest, 1.0)
-        return unit
+        if cells is None or wide[0].size:
+            return box_ramps(r, wide[1], echo, beam, n_beams, window)
+        assert self._cell_height is not None
+        cut = cells.cut_rows
+        return quadratic_ramps(
+            r,
+            cells.tangent,
+            echo,
+            beam,
+            n_beams,
+            height=self._cell_height,
+            window=window,
+            attenuation=self._attenuation,
+            grazing=(cells.cut, cells.parts, per_ray.take(cut), index.take(cut) // self.n_rays),
+        )
 
     def _live_returns(
         self,
