@@ -1,15 +1,13 @@
-"""The small unhit triangles near a ping's hits, with their geometry kept while it stands still.
+"""The small unhit triangles near a ping's hits.
 
 A small object tessellated finer than the rays land apart keeps all its lit scatterers, not
 only its hit triangles' (``surface_echoes.py``): its small triangles within the rays' spacing
-of the nearest hit on their entity are lit too. Finding them is the costly part of placing a
-ping's scatterers (an entity's triangles all considered: a 2e5-triangle seabed), so
-:class:`SmallTriangles` keeps each entity set's small triangles' corners, centres and radii
-from ping to ping, made anew when any corner moved (a moved entity: its scatterers move).
+of the nearest hit on their entity are lit too. Their centres and radii are an entity's,
+in its own frame, kept with its scatterers (``entity_scatterers.EntityScatterers``).
 
 The nearest hit of each centre is found in two passes, both exact: within a bound about the
-rays' usual spacing, then, for the centres farther, only those within reach of a hit of a
-larger spacing (a grazing ray's) are looked up again.
+rays' usual spacing, then, for the centres farther, only those within the spacing of their
+nearest hit of a larger spacing (a grazing ray's) are looked up again.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
-__all__ = ['Small', 'SmallTriangles', 'areas', 'near_small']
+__all__ = ['Small', 'areas', 'near_small', 'small_triangles']
 
 #: The share of hits whose spacing the first pass's bound covers.
 _USUAL = 0.99
@@ -54,38 +52,6 @@ def small_triangles(
     return Small(siblings[small], corners, centre, radius)
 
 
-class SmallTriangles:
-    """The last entity set's small triangles, kept while their corners are unchanged."""
-
-    def __init__(self) -> None:
-        self._key: tuple[NDArray[np.int64], NDArray[np.float64], float, int] | None = None
-        self._small: Small | None = None
-
-    def of(
-        self,
-        siblings: NDArray[np.int64],
-        corners: NDArray[np.float64],
-        density: float,
-        most: int,
-    ) -> Small:
-        """:func:`small_triangles`, from the last call's if the same triangles stand still."""
-        key = self._key
-        if (
-            self._small is None
-            or key is None
-            or key[2:] != (density, most)
-            or not np.array_equal(key[0], siblings)
-            or not self.still(key[1], corners)
-        ):
-            self._small = small_triangles(siblings, corners, density, most)
-            self._key = (siblings, corners, density, most)
-        return self._small
-
-    def still(self, before: NDArray[np.float64], now: NDArray[np.float64]) -> bool:
-        """Whether the triangles stand where they stood (every corner equal)."""
-        return bool(np.array_equal(before, now))
-
-
 def near_small(
     small: Small,
     ids: NDArray[np.int64],
@@ -110,17 +76,32 @@ def near_small(
     centre, radius = small.centre[rows], small.radius[rows]
     tree = cKDTree(points)
     bound = float(np.quantile(spacing, _USUAL) + radius.max())
-    distance, nearest = tree.query(centre, distance_upper_bound=bound)
+    distance = np.full(rows.size, np.inf)
+    nearest = np.zeros(rows.size, dtype=np.intp)
+    box = np.flatnonzero(_in_box(centre, points, bound))  # only those can be within bound
+    distance[box], nearest[box] = tree.query(centre[box], distance_upper_bound=bound)
     found = np.isfinite(distance)
     # Farther than ``bound``: lit only by a hit of spacing above ``bound - radius``.
     wide = np.flatnonzero(spacing > bound - radius.max())
     far = np.flatnonzero(~found)
     if wide.size and far.size:
         reach = float(spacing[wide].max() + radius.max())
-        apart, _ = cKDTree(points[wide]).query(centre[far], distance_upper_bound=reach)
-        far = far[apart <= spacing[wide].max() + radius[far]]
+        far = far[_in_box(centre[far], points[wide], reach)]
+        apart, which = cKDTree(points[wide]).query(centre[far], distance_upper_bound=reach)
+        # Lit only if its nearest hit is wide: then the nearest wide hit, within its spacing.
+        wider = np.append(spacing[wide], 0.0)  # a miss's: none
+        far = far[apart <= wider[which] + radius[far]]
         distance[far], nearest[far] = tree.query(centre[far], distance_upper_bound=reach)
         found[far] = np.isfinite(distance[far])
     near = np.flatnonzero(found)
     near = near[distance[near] <= spacing[nearest[near]] + radius[near]]
     return rows[near], nearest[near]
+
+
+def _in_box(
+    centre: NDArray[np.float64], points: NDArray[np.float64], margin: float
+) -> NDArray[np.bool_]:
+    """Which ``centre`` lie within ``margin`` of the box about ``points`` (a cheap cull)."""
+    low, high = points.min(axis=0) - margin, points.max(axis=0) + margin
+    inside: NDArray[np.bool_] = np.all((centre >= low) & (centre <= high), axis=1)
+    return inside
