@@ -271,11 +271,14 @@ class EntityScatterers:
             ],
             axis=1,
         )
-        cells, source = cells_about(
-            np.floor(plane / self.q).astype(np.int64),
-            np.ceil(spacing[on] / self.q).astype(np.int64),
-        )
-        return np.unique(self._cell_key(tri[source], cells))
+        cell = np.floor(plane / self.q).astype(np.int64)
+        reach = np.ceil(spacing[on] / self.q).astype(np.int64)
+        # One hit a cell, the widest reaching: its square holds the others' (same centre).
+        order = np.lexsort((reach, self._cell_key(tri, cell)))
+        key = self._cell_key(tri, cell)[order]
+        widest = order[np.append(key[1:] != key[:-1], True)]
+        cells, source = cells_about(cell[widest], reach[widest])
+        return np.unique(self._cell_key(tri[widest][source], cells))
 
     def select(
         self, rows: NDArray[np.int64], mu: NDArray[np.float64], cells: NDArray[np.int64]

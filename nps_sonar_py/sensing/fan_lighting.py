@@ -201,7 +201,9 @@ class FanLighting:
         elevation -= self._elevations[0]
         elevation /= self._row_step
         row = np.clip(np.rint(elevation), 0, self._elevations.size - 1).astype(np.intp)
-        visible: NDArray[np.bool_] = r <= limit[row, column]
+        row *= limit.shape[1]
+        row += column
+        visible: NDArray[np.bool_] = r <= np.take(limit, row)
         return visible
 
 
