@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
+from nps_sonar_py.transforms import rotate_rows
 
 __all__ = ['LitEchoes', 'LitSurfaces', 'lit_echoes']
 
@@ -90,7 +91,7 @@ def _entity_lit(
     rays = np.flatnonzero((lit.ids >= mesh.first) & (lit.ids < mesh.first + kept.corners.shape[0]))
     pose = mesh.pose
     tri = lit.ids[rays] - mesh.first
-    points = (lit.points[rays] - pose[:3, 3]) @ pose[:3, :3]  # the hits in its frame
+    points = rotate_rows(lit.points[rays] - pose[:3, 3], pose[:3, :3].T)  # in its frame
     spacing = lit.spacing[rays]
     rows, hits = kept.lit_rows(tri, points, spacing)
     cells = kept.lit_cells(tri, points, spacing)
@@ -127,11 +128,13 @@ def lit_echoes(
     gains: list[NDArray[np.float64]] = []
     for mesh in lit.meshes(hit):
         part, rotation, origin = _entity_lit(lit, mesh, cache, density, seed)
-        bodies.append(part.positions @ rotation.T + origin)
+        body = rotate_rows(part.positions, rotation)  # no BLAS: see rotate_rows
+        body += origin
+        bodies.append(body)
         amplitudes.append(part.amplitudes)
         owners.append(part.owner + sum(g.size for g in gains))
         # A scatterer p on a triangle's plane (n, d = p . n): body . n' = d + origin . n'.
-        facing = part.planes + (part.normals @ rotation.T) @ origin
+        facing = part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin)
         gains.append(np.sqrt(part.mu / density) * np.abs(facing))
     body = np.concatenate(bodies)
     r = np.sqrt(np.einsum('ij,ij->i', body, body))
