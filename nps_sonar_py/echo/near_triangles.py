@@ -12,26 +12,66 @@ nearest hit of a larger spacing (a grazing ray's) are looked up again.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.ndimage import maximum_filter
 from scipy.spatial import cKDTree
 
 __all__ = ['Small', 'areas', 'near_small', 'small_triangles']
 
 #: The share of hits whose spacing the first pass's bound covers.
 _USUAL = 0.99
+#: Voxels of a ``CentreGrid`` along its longest side.
+_VOXELS = 64
+
+
+class CentreGrid:
+    """Points (an entity's triangle centres) in a coarse voxel grid over their box, made once.
+
+    What the k-d passes of :func:`near_small` need not look at: the centres whose voxel is
+    farther than ``margin`` from every hit's (a box of voxels about each hit, clipped to the
+    grid: a centre within ``margin`` of a hit is within as many voxels along every axis).
+    """
+
+    def __init__(self, centre: NDArray[np.float64]) -> None:
+        self.low = centre.min(axis=0) if centre.size else np.zeros(3)
+        extent = centre.max(axis=0) - self.low if centre.size else np.zeros(3)
+        self.step = max(float(extent.max()) / _VOXELS, 1e-9)
+        self.shape = tuple(int(n) for n in np.floor(extent / self.step).astype(np.int64) + 1)
+        self.voxel = self._voxels(centre)
+
+    def _voxels(self, points: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The flat voxel of each of ``points`` (m, 3), clipped to the grid."""
+        index = np.floor((points - self.low) / self.step).astype(np.intp)
+        np.clip(index, 0, np.array(self.shape) - 1, out=index)
+        flat = np.ravel_multi_index(tuple(index.T), self.shape)
+        return np.asarray(flat, dtype=np.intp)
+
+    def near(self, points: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:
+        """Which centres may lie within ``margin`` of one of ``points`` (a superset)."""
+        occupied = np.zeros(int(np.prod(self.shape)), dtype=np.uint8)
+        occupied[self._voxels(points)] = 1
+        reach = 2 * math.ceil(margin / self.step) + 1
+        near = maximum_filter(occupied.reshape(self.shape), size=reach, mode='constant')
+        inside: NDArray[np.bool_] = near.ravel()[self.voxel] > 0
+        return inside
 
 
 @dataclass(frozen=True)
 class Small:
-    """Some entities' small triangles: sorted ``ids``, ``corners``, ``centre``, ``radius``."""
+    """Some entities' small triangles: sorted ``ids``, ``corners``, ``centre``, ``radius``.
+
+    ``grid``: their centres in voxels, for :func:`near_small`'s cull.
+    """
 
     ids: NDArray[np.int64]
     corners: NDArray[np.float64]
     centre: NDArray[np.float64]
     radius: NDArray[np.float64]
+    grid: CentreGrid
 
 
 def areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -49,7 +89,7 @@ def small_triangles(
     corners = corners[small]
     centre = corners.mean(axis=1)
     radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
-    return Small(siblings[small], corners, centre, radius)
+    return Small(siblings[small], corners, centre, radius, CentreGrid(centre))
 
 
 def near_small(
@@ -78,7 +118,7 @@ def near_small(
     bound = float(np.quantile(spacing, _USUAL) + radius.max())
     distance = np.full(rows.size, np.inf)
     nearest = np.zeros(rows.size, dtype=np.intp)
-    box = np.flatnonzero(_in_box(centre, points, bound))  # only those can be within bound
+    box = np.flatnonzero(small.grid.near(points, bound)[rows])  # only those may be within
     distance[box], nearest[box] = tree.query(centre[box], distance_upper_bound=bound)
     found = np.isfinite(distance)
     # Farther than ``bound``: lit only by a hit of spacing above ``bound - radius``.
@@ -86,7 +126,7 @@ def near_small(
     far = np.flatnonzero(~found)
     if wide.size and far.size:
         reach = float(spacing[wide].max() + radius.max())
-        far = far[_in_box(centre[far], points[wide], reach)]
+        far = far[small.grid.near(points[wide], reach)[rows[far]]]
         apart, which = cKDTree(points[wide]).query(centre[far], distance_upper_bound=reach)
         # Lit only if its nearest hit is wide: then the nearest wide hit, within its spacing.
         wider = np.append(spacing[wide], 0.0)  # a miss's: none
@@ -96,12 +136,3 @@ def near_small(
     near = np.flatnonzero(found)
     near = near[distance[near] <= spacing[nearest[near]] + radius[near]]
     return rows[near], nearest[near]
-
-
-def _in_box(
-    centre: NDArray[np.float64], points: NDArray[np.float64], margin: float
-) -> NDArray[np.bool_]:
-    """Which ``centre`` lie within ``margin`` of the box about ``points`` (a cheap cull)."""
-    low, high = points.min(axis=0) - margin, points.max(axis=0) + margin
-    inside: NDArray[np.bool_] = np.all((centre >= low) & (centre <= high), axis=1)
-    return inside
