@@ -200,7 +200,7 @@ class FanLighting:
             column = np.zeros(r.size, dtype=np.intp)
         elevation -= self._elevations[0]
         elevation /= self._row_step
-        row = np.clip(np.rint(elevation), 0, self._elevations.size - 1).astype(np.intp)
+        row = np.clip(np.rint(elevation).astype(np.intp), 0, self._elevations.size - 1)
         row *= limit.shape[1]
         row += column
         visible: NDArray[np.bool_] = r <= np.take(limit, row)
