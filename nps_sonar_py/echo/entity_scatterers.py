@@ -15,11 +15,12 @@ id (a patch's key for a large one) and the seed: the same whichever ping placed 
 warm cache and a cold one give the same ping bit for bit. Their amplitudes are kept in
 single precision (their phase is drawn in single precision already).
 
-Memory: 32 bytes a scatterer (its float64 position, complex64 amplitude), held to
-``CACHE_BYTES`` (a quarter of a device's budget, ``limits.MAX_DEVICE_BYTES``) over all
-entities. A seabed whose lit scatterers would outgrow it falls back: the cache is emptied
-and refilled from the ping's lit triangles alone (a vehicle roaming a seabed too large for
-the cache places its scatterers anew each time the cache fills).
+Memory: 32 bytes a scatterer (its float64 position, complex64 amplitude); the arrays'
+capacity is held to ``CACHE_BYTES`` over all entities (a quarter of a device's budget,
+``limits.MAX_DEVICE_BYTES``; they grow by doubling, to no more than the budget leaves). A
+seabed whose lit scatterers would outgrow it falls back: the cache is emptied and refilled
+from the ping's lit triangles alone (a vehicle roaming a seabed too large for the cache
+places its scatterers anew each time the cache fills).
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ class EntityScatterers:
         self.positions = np.zeros((0, 3))
         self.amplitudes = np.zeros(0, dtype=np.complex64)
         self.size = 0  # the scatterers placed (the arrays' first rows)
+        self._most: int | None = None  # the most the arrays may grow to (``place``)
 
     def fits(self, mesh: EntityMesh, density: float, seed: int) -> bool:
         """Whether these are ``mesh``'s scatterers (the same entity, mesh, density and seed)."""
@@ -142,8 +144,8 @@ class EntityScatterers:
 
     @property
     def bytes(self) -> int:
-        """The memory the placed scatterers hold, bytes."""
-        return self.size * SCATTERER_BYTES
+        """The memory the scatterers' arrays hold (placed and room to grow), bytes."""
+        return int(self.positions.shape[0]) * SCATTERER_BYTES
 
     def unplaced(
         self, rows: NDArray[np.int64], cells: NDArray[np.int64]
@@ -159,11 +161,15 @@ class EntityScatterers:
         more = areas(self.corners[small]).sum() * self.density + small.size
         return small, new, float(more + new.size * (PATCH_SCATTERERS + 1))
 
-    def place(self, small: NDArray[np.int64], cells: NDArray[np.int64]) -> None:
+    def place(
+        self, small: NDArray[np.int64], cells: NDArray[np.int64], most: int | None = None
+    ) -> None:
         """Place the scatterers of small triangles ``small`` and patches ``cells`` (sorted keys).
 
-        None placed yet (:meth:`unplaced`).
+        None placed yet (:meth:`unplaced`). ``most``: the arrays grow to no more scatterers
+        than this, unless the placed ones need more.
         """
+        self._most = most
         if small.size:
             ids = self.mesh.first + small
             field = surface_scatterers(self.corners[small], self.density, self.seed, ids=ids)
@@ -224,6 +230,8 @@ class EntityScatterers:
         end = self.size + positions.shape[0]
         if end > self.positions.shape[0]:
             room = max(end, 2 * self.positions.shape[0])
+            if self._most is not None:
+                room = max(end, min(room, self._most))
             grown = np.empty((room, 3))
             grown[: self.size] = self.positions[: self.size]
             self.positions = grown
@@ -347,4 +355,5 @@ class ScattererCache:
             self.entities = {kept.mesh.first: kept}
             self.emptied += 1
             small, new, _ = kept.unplaced(rows, cells)
-        kept.place(small, new)
+        others = sum(e.bytes for e in self.entities.values() if e is not kept)
+        kept.place(small, new, (self.budget - others) // SCATTERER_BYTES)
