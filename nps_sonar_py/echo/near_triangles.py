@@ -82,14 +82,14 @@ def areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def small_triangles(
-    siblings: NDArray[np.int64], corners: NDArray[np.float64], density: float, most: int
+    ids: NDArray[np.int64], corners: NDArray[np.float64], density: float, most: int
 ) -> Small:
-    """Those of triangles ``siblings`` (``corners``) of at most ``most`` scatterers."""
+    """Those of triangles ``ids`` (``corners``) of at most ``most`` scatterers."""
     small = areas(corners) * density <= most
     corners = corners[small]
     centre = corners.mean(axis=1)
     radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
-    return Small(siblings[small], corners, centre, radius, CentreGrid(centre))
+    return Small(ids[small], corners, centre, radius, CentreGrid(centre))
 
 
 def near_small(
