@@ -23,6 +23,7 @@ __all__ = [
     'matrix_from_quaternion',
     'matrix_to_quaternion',
     'matrix_to_rpy',
+    'rotate_rows',
     'rpy_to_matrix',
     'transform_from',
     'transform_from_xyz_rpy',
@@ -128,3 +129,16 @@ def matrix_from_quaternion(x: float, y: float, z: float, w: float) -> FloatArray
             [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
         ]
     )
+
+
+def rotate_rows(
+    vectors: NDArray[np.float64], rotation: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``vectors @ rotation.T`` for (n, 3) rows and a (3, 3) matrix, without BLAS.
+
+    Why: right after an Open3D cast, OpenBLAS's threads wait for cores that Open3D's pool
+    holds, and ``(1e5, 3) @ (3, 3)`` measured 31 ms instead of 0.15 ms; einsum runs in the
+    calling thread (1.3 ms), every time.
+    """
+    rotated: NDArray[np.float64] = np.einsum('ij,kj->ik', vectors, rotation)
+    return rotated

@@ -194,13 +194,13 @@ def pole_world(folder: Path, azimuth_deg: float, distance: float = 10.0) -> Rayc
     return Raycaster(load_world(str(path)))
 
 
-def seabed_and_drum(drum_at: tuple[float, float, float]) -> Raycaster:
+def seabed_and_drum(drum_at: tuple[float, float, float], drum_radius: float = 0.4) -> Raycaster:
     """A 40 m square seabed (two large triangles a side) whose top is 3 m below the origin,
-    centred 10 m ahead, and a drum of 128 sides (small triangles), 0.4 m in radius and 1 m
-    tall, centred at ``drum_at``."""
+    centred 10 m ahead, and a drum of 128 sides (small triangles), ``drum_radius`` m in
+    radius and 1 m tall, centred at ``drum_at``."""
     entities = (
         Entity('seabed', box_triangles([40.0, 40.0, 0.1]), np.full(12, 0.1)),
-        Entity('drum', cylinder_triangles(0.4, 1.0, 128), np.full(4 * 128, 0.5)),
+        Entity('drum', cylinder_triangles(drum_radius, 1.0, 128), np.full(4 * 128, 0.5)),
     )
     states = (
         EntityState('seabed', origin=transform_from_xyz_rpy((10.0, 0.0, -3.05), (0, 0, 0))),

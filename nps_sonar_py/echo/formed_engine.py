@@ -30,10 +30,10 @@ from nps_sonar_py.echo.coherent import (
     sample_grid,
 )
 from nps_sonar_py.echo.config import EchoConfig
+from nps_sonar_py.echo.entity_scatterers import ScattererCache
 from nps_sonar_py.echo.fixed_scatterers import default_density
 from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup, form_beams
 from nps_sonar_py.echo.model import EchoModel
-from nps_sonar_py.echo.near_triangles import SmallTriangles
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.echo.records import Echoes, EchoRecord
 from nps_sonar_py.echo.sonar_equation import noise_intensity
@@ -148,7 +148,7 @@ class FormedEngine:
         self._noise_power = self.former.noise_per_sample() * grid.per_bin
         self.rng = np.random.default_rng(echo.seed)
         self._absorption = echo.effective_absorption
-        self._small = SmallTriangles()  # the lit entities' small triangles, while still
+        self.scatterers = ScattererCache()  # each entity's, in its frame, from ping to ping
 
     def farthest(self) -> float:
         """The farthest range an echo reaches the samples from, m: the window and the pulse."""
@@ -178,7 +178,7 @@ class FormedEngine:
     def echoes(self, lit: LitSurfaces) -> CoherentPing:
         """The formed beams of the scatterers on the lit surfaces."""
         echoes = lit_echoes(
-            lit, self.density, self.config.scatterer_seed, self._absorption, self._small
+            lit, self.density, self.config.scatterer_seed, self._absorption, self.scatterers
         )
         weight = self.pattern(echoes.positions)
         keep = np.flatnonzero(weight > 0.0)

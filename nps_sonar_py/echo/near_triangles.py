@@ -1,39 +1,77 @@
-"""The small unhit triangles near a ping's hits, with their geometry kept while it stands still.
+"""The small unhit triangles near a ping's hits.
 
 A small object tessellated finer than the rays land apart keeps all its lit scatterers, not
 only its hit triangles' (``surface_echoes.py``): its small triangles within the rays' spacing
-of the nearest hit on their entity are lit too. Finding them is the costly part of placing a
-ping's scatterers (an entity's triangles all considered: a 2e5-triangle seabed), so
-:class:`SmallTriangles` keeps each entity set's small triangles' corners, centres and radii
-from ping to ping, made anew when any corner moved (a moved entity: its scatterers move).
+of the nearest hit on their entity are lit too. Their centres and radii are an entity's,
+in its own frame, kept with its scatterers (``entity_scatterers.EntityScatterers``).
 
 The nearest hit of each centre is found in two passes, both exact: within a bound about the
-rays' usual spacing, then, for the centres farther, only those within reach of a hit of a
-larger spacing (a grazing ray's) are looked up again.
+rays' usual spacing, then, for the centres farther, only those within the spacing of their
+nearest hit of a larger spacing (a grazing ray's) are looked up again.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.ndimage import maximum_filter
 from scipy.spatial import cKDTree
 
-__all__ = ['Small', 'SmallTriangles', 'areas', 'near_small']
+__all__ = ['Small', 'areas', 'near_small', 'small_triangles']
 
 #: The share of hits whose spacing the first pass's bound covers.
 _USUAL = 0.99
+#: Voxels of a ``CentreGrid`` along its longest side.
+_VOXELS = 64
+
+
+class CentreGrid:
+    """Points (an entity's triangle centres) in a coarse voxel grid over their box, made once.
+
+    What the k-d passes of :func:`near_small` need not look at: the centres whose voxel is
+    farther than ``margin`` from every hit's (a box of voxels about each hit, clipped to the
+    grid: a centre within ``margin`` of a hit is within as many voxels along every axis).
+    """
+
+    def __init__(self, centre: NDArray[np.float64]) -> None:
+        self.low = centre.min(axis=0) if centre.size else np.zeros(3)
+        extent = centre.max(axis=0) - self.low if centre.size else np.zeros(3)
+        self.step = max(float(extent.max()) / _VOXELS, 1e-9)
+        self.shape = tuple(int(n) for n in np.floor(extent / self.step).astype(np.int64) + 1)
+        self.voxel = self._voxels(centre)
+
+    def _voxels(self, points: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The flat voxel of each of ``points`` (m, 3), clipped to the grid."""
+        index = np.floor((points - self.low) / self.step).astype(np.intp)
+        np.clip(index, 0, np.array(self.shape) - 1, out=index)
+        flat = np.ravel_multi_index(tuple(index.T), self.shape)
+        return np.asarray(flat, dtype=np.intp)
+
+    def near(self, points: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:
+        """Which centres may lie within ``margin`` of one of ``points`` (a superset)."""
+        occupied = np.zeros(int(np.prod(self.shape)), dtype=np.uint8)
+        occupied[self._voxels(points)] = 1
+        reach = 2 * math.ceil(margin / self.step) + 1
+        near = maximum_filter(occupied.reshape(self.shape), size=reach, mode='constant')
+        inside: NDArray[np.bool_] = near.ravel()[self.voxel] > 0
+        return inside
 
 
 @dataclass(frozen=True)
 class Small:
-    """Some entities' small triangles: sorted ``ids``, ``corners``, ``centre``, ``radius``."""
+    """Some entities' small triangles: sorted ``ids``, ``corners``, ``centre``, ``radius``.
+
+    ``grid``: their centres in voxels, for :func:`near_small`'s cull.
+    """
 
     ids: NDArray[np.int64]
     corners: NDArray[np.float64]
     centre: NDArray[np.float64]
     radius: NDArray[np.float64]
+    grid: CentreGrid
 
 
 def areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -44,46 +82,14 @@ def areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def small_triangles(
-    siblings: NDArray[np.int64], corners: NDArray[np.float64], density: float, most: int
+    ids: NDArray[np.int64], corners: NDArray[np.float64], density: float, most: int
 ) -> Small:
-    """Those of triangles ``siblings`` (``corners``) of at most ``most`` scatterers."""
+    """Those of triangles ``ids`` (``corners``) of at most ``most`` scatterers."""
     small = areas(corners) * density <= most
     corners = corners[small]
     centre = corners.mean(axis=1)
     radius = np.max(np.linalg.norm(corners - centre[:, None, :], axis=2), axis=1)
-    return Small(siblings[small], corners, centre, radius)
-
-
-class SmallTriangles:
-    """The last entity set's small triangles, kept while their corners are unchanged."""
-
-    def __init__(self) -> None:
-        self._key: tuple[NDArray[np.int64], NDArray[np.float64], float, int] | None = None
-        self._small: Small | None = None
-
-    def of(
-        self,
-        siblings: NDArray[np.int64],
-        corners: NDArray[np.float64],
-        density: float,
-        most: int,
-    ) -> Small:
-        """:func:`small_triangles`, from the last call's if the same triangles stand still."""
-        key = self._key
-        if (
-            self._small is None
-            or key is None
-            or key[2:] != (density, most)
-            or not np.array_equal(key[0], siblings)
-            or not self.still(key[1], corners)
-        ):
-            self._small = small_triangles(siblings, corners, density, most)
-            self._key = (siblings, corners, density, most)
-        return self._small
-
-    def still(self, before: NDArray[np.float64], now: NDArray[np.float64]) -> bool:
-        """Whether the triangles stand where they stood (every corner equal)."""
-        return bool(np.array_equal(before, now))
+    return Small(ids[small], corners, centre, radius, CentreGrid(centre))
 
 
 def near_small(
@@ -110,15 +116,21 @@ def near_small(
     centre, radius = small.centre[rows], small.radius[rows]
     tree = cKDTree(points)
     bound = float(np.quantile(spacing, _USUAL) + radius.max())
-    distance, nearest = tree.query(centre, distance_upper_bound=bound)
+    distance = np.full(rows.size, np.inf)
+    nearest = np.zeros(rows.size, dtype=np.intp)
+    box = np.flatnonzero(small.grid.near(points, bound)[rows])  # only those may be within
+    distance[box], nearest[box] = tree.query(centre[box], distance_upper_bound=bound)
     found = np.isfinite(distance)
     # Farther than ``bound``: lit only by a hit of spacing above ``bound - radius``.
     wide = np.flatnonzero(spacing > bound - radius.max())
     far = np.flatnonzero(~found)
     if wide.size and far.size:
         reach = float(spacing[wide].max() + radius.max())
-        apart, _ = cKDTree(points[wide]).query(centre[far], distance_upper_bound=reach)
-        far = far[apart <= spacing[wide].max() + radius[far]]
+        far = far[small.grid.near(points[wide], reach)[rows[far]]]
+        apart, which = cKDTree(points[wide]).query(centre[far], distance_upper_bound=reach)
+        # Lit only if its nearest hit is wide: then the nearest wide hit, within its spacing.
+        wider = np.append(spacing[wide], 0.0)  # a miss's: none
+        far = far[apart <= wider[which] + radius[far]]
         distance[far], nearest[far] = tree.query(centre[far], distance_upper_bound=reach)
         found[far] = np.isfinite(distance[far])
     near = np.flatnonzero(found)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.echo.entity_scatterers import EntityMesh
 from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 
 __all__ = ['Bending', 'HitTriangles', 'RayHits']
@@ -47,21 +48,21 @@ class Bending:
 
 @dataclass(frozen=True, eq=False)
 class HitTriangles:
-    """Which triangle of the scene each ray hit, and the corners of any triangle now.
+    """Which triangle of the scene each ray hit, and the meshes and poses of their entities.
 
     What the surfaces' fixed scatterers (``echo.fixed_scatterers``) are keyed by: a triangle's
     id is the same from ping to ping and pose to pose (its entity's first id plus its index
-    in the entity's mesh), and its corners follow the entity when it moves.
+    in the entity's mesh); the scatterers are placed in the entity's frame and follow its
+    pose (``echo.entity_scatterers``).
 
     Attributes:
         ids: (n,) int64 id of the triangle each ray hit; -1 on a miss.
-        corners: the (k, 3, 3) world corners of triangles ``ids`` (k,), m, at the cast's poses.
-        siblings: every triangle id of the entities that own triangles ``ids``.
+        meshes: the mesh and pose at the cast (``EntityMesh``) of each entity that owns
+            some of triangles ``ids`` (k,), in the order of their first ids.
     """
 
     ids: NDArray[np.int64]
-    corners: Callable[[NDArray[np.int64]], NDArray[np.float64]]
-    siblings: Callable[[NDArray[np.int64]], NDArray[np.int64]]
+    meshes: Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy

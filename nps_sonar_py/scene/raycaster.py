@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.background import beside
+from nps_sonar_py.echo.entity_scatterers import EntityMesh
 from nps_sonar_py.scene.hits import HitTriangles, RayHits
 from nps_sonar_py.scene.open3d_import import without_dash
 from nps_sonar_py.scene.scene_state import EntityState
@@ -470,29 +471,18 @@ class Raycaster:
                 )
                 mu[rows[on_map]] = mapped
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
-        triangles = HitTriangles(ids, self.triangle_corners, self.entity_triangles)
+        triangles = HitTriangles(ids, self.entity_meshes)
         return RayHits(ranges, normals, cos_incidence, mu, look_up, triangles=triangles)
 
-    def entity_triangles(self, ids: ArrayLike) -> NDArray[np.int64]:
-        """Every triangle id of the entities that own triangles ``ids`` (``HitTriangles``)."""
+    def entity_meshes(self, ids: ArrayLike) -> tuple[EntityMesh, ...]:
+        """The meshes and poses now of the entities owning triangles ``ids`` (``HitTriangles``)."""
         first = self._first_triangle
         entities = np.unique(np.searchsorted(first, np.asarray(ids), side='right') - 1)
-        return np.concatenate(
-            [np.arange(first[i], first[i + 1]) for i in entities] or [np.zeros(0, np.int64)]
+        surfaces = [self._world.entities[i].surface for i in entities]
+        return tuple(
+            EntityMesh(int(first[i]), s.vertices, s.triangles, self._poses[i].copy())
+            for i, s in zip(entities, surfaces, strict=True)
         )
-
-    def triangle_corners(self, ids: ArrayLike) -> NDArray[np.float64]:
-        """(k, 3, 3) world corners of triangles ``ids`` (``HitTriangles``), at the poses now."""
-        ids = np.asarray(ids, dtype=np.int64)
-        entity = np.searchsorted(self._first_triangle, ids, side='right') - 1
-        corners = np.empty((ids.size, 3, 3))
-        for i in np.unique(entity):
-            rows = np.flatnonzero(entity == i)
-            surface = self._world.entities[i].surface
-            local = surface.vertices[surface.triangles[ids[rows] - self._first_triangle[i]]]
-            pose = self._poses[i]
-            corners[rows] = local @ pose[:3, :3].T + pose[:3, 3]
-        return corners
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:
         """The rays of a cast, checked and converted once per fixed, read-only pattern.

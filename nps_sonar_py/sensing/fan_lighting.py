@@ -70,6 +70,7 @@ class FanLighting:
         azimuth = np.concatenate([columns.ravel(), outer])
         self._order = np.argsort(azimuth, kind='stable')
         self._azimuth = azimuth[self._order]
+        self._table = _ColumnTable.of(self._azimuth)
         self.edge_rays = scan_directions(outer, elevations).reshape(-1, 3)
         self.edge_rays.flags.writeable = False
 
@@ -115,10 +116,9 @@ class FanLighting:
             mu,
             points,
             spacing,
-            hits.triangles.corners,
-            hits.triangles.siblings,
+            hits.triangles.meshes,
             world_from_body,
-            lambda body: self._visible(body, limit),
+            lambda body, r: self._visible(body, r, limit),
         )
 
     def _found(
@@ -172,16 +172,77 @@ class FanLighting:
             tolerance,
         )
 
-    def _visible(self, body: NDArray[np.float64], limit: NDArray[np.float64]) -> NDArray[np.bool_]:
-        """Whether each point (m, 3, body frame) is no farther than its nearest ray's hit."""
-        r = np.linalg.norm(body, axis=1)
-        azimuth = np.arctan2(body[:, 1], body[:, 0])
-        elevation = np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0))
-        right = np.clip(np.searchsorted(self._azimuth, azimuth), 1, self._azimuth.size - 1)
-        left = right - 1
-        nearer = np.abs(azimuth - self._azimuth[left]) <= np.abs(self._azimuth[right] - azimuth)
-        column = np.where(nearer, left, right) if self._azimuth.size > 1 else np.zeros_like(right)
-        row = np.rint((elevation - self._elevations[0]) / self._row_step).astype(np.intp)
-        row = np.clip(row, 0, self._elevations.size - 1)
-        visible: NDArray[np.bool_] = r <= limit[row, column]
+    def _visible(
+        self, body: NDArray[np.float64], r: NDArray[np.float64], limit: NDArray[np.float64]
+    ) -> NDArray[np.bool_]:
+        """Whether each point (m, 3, body frame; ``r`` its range) is no farther than its ray's hit.
+
+        Its ray: the nearest column and row. The angles in single precision (1e-7 rad, far
+        finer than the rays' spacing).
+        """
+        near = body.astype(np.float32)
+        azimuth = np.arctan2(near[:, 1], near[:, 0])
+        sine = np.divide(near[:, 2], r, dtype=np.float32)
+        elevation = np.arcsin(np.clip(sine, -1.0, 1.0, out=sine), out=sine)
+        if self._azimuth.size > 1:
+            found = (
+                np.searchsorted(self._azimuth, azimuth)
+                if self._table is None
+                else self._table.right(azimuth)
+            )
+            right = np.clip(found, 1, self._azimuth.size - 1)
+            left = right - 1
+            nearer = np.abs(azimuth - self._azimuth[left]) <= np.abs(
+                self._azimuth[right] - azimuth
+            )
+            column = np.where(nearer, left, right)
+        else:
+            column = np.zeros(r.size, dtype=np.intp)
+        elevation -= self._elevations[0]
+        elevation /= self._row_step
+        row = np.clip(np.rint(elevation).astype(np.intp), 0, self._elevations.size - 1)
+        row *= limit.shape[1]
+        row += column
+        visible: NDArray[np.bool_] = r <= np.take(limit, row)
         return visible
+
+
+class _ColumnTable:
+    """``searchsorted`` into sorted azimuths by a table over a uniform grid of azimuth.
+
+    With a grid step ``h`` a third of the smallest gap between distinct azimuths, at most
+    one distinct azimuth lies within ``2 h`` below ``a``: the first azimuth at or past ``a``
+    is the first at or past the grid line a cell below ``a``'s (safe from rounding), or the
+    first past that one's value. Exact; a grid of more than ``MOST`` cells (azimuths nearly
+    equal) falls back to ``searchsorted``.
+    """
+
+    MOST = 1 << 20
+
+    def __init__(self, azimuth: NDArray[np.float64], step: float) -> None:
+        self._azimuth = azimuth
+        self._low, self._step = float(azimuth[0]), step
+        cells = int(np.ceil((azimuth[-1] - azimuth[0]) / step)) + 2
+        grid = self._low + step * np.arange(cells)
+        self._first = np.searchsorted(azimuth, grid).astype(np.intp)  # first >= each cell
+        self._past = np.searchsorted(azimuth, azimuth, side='right').astype(np.intp)
+
+    @staticmethod
+    def of(azimuth: NDArray[np.float64]) -> _ColumnTable | None:
+        """The table of sorted ``azimuth``, or ``None`` if too fine or fewer than two."""
+        gaps = np.diff(azimuth)
+        gaps = gaps[gaps > 0.0]
+        if not gaps.size or 3.0 * (azimuth[-1] - azimuth[0]) / gaps.min() > _ColumnTable.MOST:
+            return None
+        return _ColumnTable(azimuth, float(gaps.min()) / 3.0)
+
+    def right(self, a: NDArray[np.floating]) -> NDArray[np.intp]:
+        """``np.searchsorted(azimuth, a)``."""
+        cell = np.clip((a - self._low) / self._step, 0.0, self._first.size)
+        k = np.maximum(cell.astype(np.intp) - 1, 0)
+        first = self._first[k]
+        ahead = first < self._azimuth.size
+        at = np.minimum(first, self._azimuth.size - 1)
+        below = ahead & (self._azimuth[at] < a)
+        right: NDArray[np.intp] = np.where(below, self._past[at], first)
+        return right

@@ -1,15 +1,22 @@
-"""A formed fan keeps its lit entities' small triangles from ping to ping (issue 33, speed).
+"""A formed fan keeps each entity's scatterers in its own frame from ping to ping (issue 33).
 
-``near_triangles.SmallTriangles`` holds the small triangles of the entities a ping lit while
-none of their corners moved, so a sonar's second ping over a still scene reuses them. Checked
-on a real Open3D scene of a seabed of two large triangles (tiled by patches) and a drum of
-small ones (its unhit triangles near hits lit too):
+``entity_scatterers.ScattererCache`` places an entity's scatterers once, in the entity's
+frame, moves them by its pose each ping and places them anew when its mesh changes; it holds
+them to a memory budget, emptied and refilled from the ping's lit triangles when full.
+Checked on a real Open3D scene of a seabed of two large triangles (tiled by patches) and a
+drum of small ones (its unhit triangles near hits lit too), each against a fresh sonar (a
+cold cache) at the same scene:
 
-* the cached ping equals a fresh sonar's bit for bit, and the cache was used (its geometry
-  made once over two pings);
-* moving the drum moves its scatterers: the warm sonar's ping equals a fresh sonar's after
-  the move and differs from before; control: a cache that never sees a move (stale) gives
-  another ping than the fresh sonar's.
+* a still scene: the warm sonar's ping equals the fresh one's bit for bit, and its second
+  ping placed no scatterer (the cache was used);
+* a moved drum: its scatterers move with it (the warm ping equals the fresh one's, differs
+  from before); control: meshes that report the drum's old pose (scatterers left in the
+  world frame) give another ping than the fresh sonar's;
+* a changed drum (another mesh, same triangle count): placed anew; control: a cache that
+  keys on the entity alone, not its mesh (stale), gives another ping;
+* a budget of 1.5 times one pose's lit scatterers: moved on, the cache is emptied once and
+  holds the second ping's alone (as a fresh sonar's); the ping is the fresh sonar's bit for
+  bit.
 """
 
 from __future__ import annotations
@@ -18,65 +25,123 @@ import math
 
 import numpy as np
 import pytest
+
 from coherent_scenes import chirp, lossless_echo, pitched, seabed_and_drum, sector
 
-from nps_sonar_py.echo import near_triangles
+from nps_sonar_py.echo import entity_scatterers
 from nps_sonar_py.echo.engine import formed_engine
+from nps_sonar_py.echo.entity_scatterers import (
+    EntityMesh,
+    EntityScatterers,
+    ScattererCache,
+)
+from nps_sonar_py.echo.formed_engine import FormedEngine
+from nps_sonar_py.scene import Raycaster
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
-#: Where the drum stands on the seabed.
 DRUM_AT = (8.0, 0.0, -2.5)
 
 
-def fan() -> MultibeamSonar:
-    """64 beams over 30 degrees at 400 kHz, 2 to 14 m, at the origin, pitched 15 degrees down."""
+def scene(drum_radius: float = 0.4) -> Raycaster:
+    """The seabed and a drum of ``drum_radius`` m standing on it at ``DRUM_AT``."""
+    return seabed_and_drum(DRUM_AT, drum_radius)
+
+
+def fan(x: float = 0.0) -> MultibeamSonar:
+    """64 beams over 30 degrees at 400 kHz, 2 to 14 m, at ``x``, pitched 15 degrees down."""
     echo = lossless_echo(2.0, 14.0, 200, beam_width=math.radians(1.0))
     half = math.radians(15.0)
     fan = sector(64, half, vertical_width=math.radians(20.0), rays_horizontal=1, rays_vertical=40)
-    return MultibeamSonar(echo, fan, pitched(0.0, 15.0), coherent=chirp(1e-3, 30e3))
+    return MultibeamSonar(echo, fan, pitched(0.0, 15.0, x), coherent=chirp(1e-3, 30e3))
 
 
-def test_the_cached_ping_is_a_fresh_sonars_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
-    world = seabed_and_drum(DRUM_AT)
-    made = []
-    real = near_triangles.small_triangles
+def engine(sonar: MultibeamSonar) -> FormedEngine:
+    """The sonar's formed engine."""
+    found = formed_engine(sonar.engine)
+    assert found is not None
+    return found
 
-    def counted(*args: object) -> near_triangles.Small:
-        made.append(1)
-        return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(near_triangles, 'small_triangles', counted)
+def test_a_still_scene_reuses_the_cache_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    world = scene()
+    placed = []
+    real = entity_scatterers.surface_scatterers
+
+    def counted(*args: object, **kwargs: object) -> object:
+        placed.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(entity_scatterers, 'surface_scatterers', counted)
     sonar = fan()
-    sonar.ping(world)
+    first = sonar.ping(world)
+    assert placed  # the first ping placed the lit triangles' scatterers
+    placed.clear()
     cached = sonar.ping(world)
-    assert len(made) == 1  # the second ping reused the first's small triangles
-    fresh = fan().ping(world)
-    assert np.array_equal(cached.profiles, fresh.profiles)
+    assert not placed  # the second took them from the cache
+    assert np.array_equal(cached.profiles, first.profiles)
+    assert np.array_equal(cached.profiles, fan().ping(world).profiles)
     assert cached.profiles.max() > 0.0
 
 
-class _Stale(near_triangles.SmallTriangles):
-    """A cache that never sees its triangles move (the control)."""
-
-    def still(self, before: np.ndarray, now: np.ndarray) -> bool:
-        return True
-
-
 def test_moving_an_entity_moves_its_scatterers() -> None:
-    world = seabed_and_drum(DRUM_AT)
-    warm, stale = fan(), fan()
-    for sonar in (warm, stale):
-        engine = formed_engine(sonar.engine)
-        assert engine is not None
-        if sonar is stale:
-            engine._small = _Stale()
-        sonar.ping(world)
+    world, frozen = scene(), scene()
+    warm, control = fan(), fan()
+    warm.ping(world)
     before = warm.ping(world)
+    drum = frozen.entity_meshes(np.array([12]))[0]  # the drum's mesh and pose before
+    real = frozen.entity_meshes
+
+    def old_pose(ids: np.ndarray) -> tuple[EntityMesh, ...]:
+        return tuple(
+            EntityMesh(m.first, m.vertices, m.triangles, drum.pose) if m.first == 12 else m
+            for m in real(ids)
+        )
+
+    frozen.entity_meshes = old_pose  # type: ignore[method-assign]
     x, y, z = DRUM_AT
-    world.set_entity_pose('drum', transform_from_xyz_rpy((x, y + 0.3, z), (0, 0, 0)))
+    for moved in (world, frozen):
+        moved.set_entity_pose('drum', transform_from_xyz_rpy((x, y + 0.3, z), (0, 0, 0)))
     after, fresh = warm.ping(world), fan().ping(world)
     assert np.array_equal(after.profiles, fresh.profiles)
     assert not np.array_equal(after.profiles, before.profiles)
-    # Control: the stale cache keeps the drum's small triangles where they stood.
-    assert not np.array_equal(stale.ping(world).profiles, fresh.profiles)
+    # Control: scatterers that stay where the drum stood are another ping.
+    assert not np.array_equal(control.ping(frozen).profiles, fresh.profiles)
+
+
+class _Stale(ScattererCache):
+    """A cache keyed on the entity alone, blind to its mesh (the control)."""
+
+    def entity(self, mesh: EntityMesh, density: float, seed: int) -> EntityScatterers:
+        kept = self.entities.get(mesh.first)
+        return kept if kept is not None else super().entity(mesh, density, seed)
+
+
+def test_a_changed_mesh_places_its_scatterers_anew() -> None:
+    before, changed = scene(0.4), scene(0.5)
+    warm, stale = fan(), fan()
+    engine(stale).scatterers = _Stale()
+    for sonar in (warm, stale):
+        sonar.ping(before)
+    fresh = fan().ping(changed)
+    assert np.array_equal(warm.ping(changed).profiles, fresh.profiles)
+    assert not np.array_equal(warm.ping(changed).profiles, warm.ping(before).profiles)
+    assert not np.array_equal(stale.ping(changed).profiles, fresh.profiles)
+
+
+def test_a_full_cache_is_emptied_and_refilled_from_the_ping() -> None:
+    world = scene()
+    probe = fan()
+    probe.ping(world)
+    first = sum(e.bytes for e in engine(probe).scatterers.entities.values())
+    small = fan()
+    cache = engine(small).scatterers = ScattererCache(budget=3 * first // 2)
+    small.ping(world)
+    assert cache.emptied == 0
+    small.set_pose(fan(x=-8.0).world_from_body)  # farther back: other triangles lit
+    moved = small.ping(world)
+    assert cache.emptied == 1
+    fresh = fan(x=-8.0)
+    assert np.array_equal(moved.profiles, fresh.ping(world).profiles)
+    held = [e.bytes for e in engine(fresh).scatterers.entities.values()]
+    assert sum(e.bytes for e in cache.entities.values()) == sum(held)  # this ping's alone
