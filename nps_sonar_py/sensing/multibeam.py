@@ -342,7 +342,12 @@ class MultibeamSonar(PosedRays):
         """
         nv, nh = solid.size, offsets.size
         columns = EchoModel(
-            self.echo, np.zeros(nv), solid, pattern=np.clip(vertical, 0.0, 1.0), rng=self.model.rng
+            self.echo,
+            np.zeros(nv),
+            solid,
+            pattern=np.clip(vertical, 0.0, 1.0),
+            cell_height=self.fan.vertical_width / nv,
+            rng=self.model.rng,
         )
         azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
         weights = np.abs(array.steered(np.sin(azimuth)[None, :], np.sin(self.azimuths)[:, None]))
