@@ -335,3 +335,53 @@ def test_the_mean_over_seeds_is_the_incoherent_image_with_the_arrays_pattern(
         z = (mean[lit] - reference[lit]) / (reference[lit] / math.sqrt(seeds))
         total = float(mean[lit].sum() / reference[lit].sum())
         assert (float(np.mean(z**2)) < 1.5 and total == pytest.approx(1.0, abs=0.02)) is holds
+
+
+def test_every_range_row_of_the_mean_over_seeds_holds_the_arrays_energy(
+    seabed: Raycaster,
+) -> None:
+    """Issue 33: energy in every range row at the defaults (item 6: 7 % short in the last rows,
+    where ray rows are sparser than bins).
+
+    The default fan (3 x 24 rays over 20 degrees), pulse (a 1 ms, 30 kHz chirp), array (51
+    elements for its 2 degree beams) and scatterer density, 200 bins from 9 to 40 m, 3 m over
+    the seabed pitched 12 degrees down: the ray rows land up to 50 bins apart at 40 m. A range
+    row's energy: the sum of its bin over the inner beams (the outer beams' main lobes reach
+    past the incoherent casts). Over 16 seeds each row's mean against the ``array_pattern``
+    image's row, which ``test_fan_footprints`` holds within 2 % of an integral over the
+    seabed: ``z = (mean - row) / sigma``, ``sigma`` each row's spread over the seeds over
+    ``sqrt(16)``; the mean ``z**2`` under 2 and every ``|z|`` under 5 (measured 1.40 and 3.6:
+    the mean is 1.4 % over, within the issue's 2 %), the whole within 2 %. Controls: the
+    same columns spread as flat boxes about their ranges (the array engine before it took
+    its rows' cells: mean ``z**2`` 8) and the rays' piston image, rejected.
+    """
+    echo = EchoConfig(
+        beam_width=math.radians(2.0),
+        min_range=9.0,
+        max_range=40.0,
+        frequency=400e3,
+        sound_speed=C,
+        absorption=Absorption.NONE,
+    )
+    fan = FanConfig(beams=48, min_angle=-0.4, max_angle=0.4)
+    pose = transform_from_xyz_rpy([0.0, 0.0, 3.0], [0.0, math.radians(12.0), 0.0])
+    seeds = 16
+    sonars = [
+        MultibeamSonar(echo, fan, pose, coherent=CoherentConfig(scatterer_seed=k))
+        for k in range(seeds)
+    ]
+    rows = np.array([sonar.ping(seabed).profiles[6:-6].sum(axis=0) for sonar in sonars])
+    mean = rows.mean(axis=0)
+    sigma = rows.std(axis=0, ddof=1) / math.sqrt(seeds)
+    formed = sonars[0].engine.coherent
+    assert isinstance(formed, FormedEngine)
+    array = MultibeamSonar(echo, fan, pose, array_pattern=formed.array)
+    reference = array.ping(seabed).profiles[6:-6].sum(axis=0)
+    array.engine.columns._cell_height = None  # type: ignore[union-attr]  # the boxes of before
+    boxes = array.ping(seabed).profiles[6:-6].sum(axis=0)
+    plain = MultibeamSonar(echo, fan, pose).ping(seabed).profiles[6:-6].sum(axis=0)
+    for row, holds in ((reference, True), (boxes, False), (plain, False)):
+        z = (mean - row) / sigma
+        total = float(mean.sum() / row.sum())
+        held = float(np.mean(z**2)) < 2.0 and float(np.max(np.abs(z))) < 5.0
+        assert (held and total == pytest.approx(1.0, abs=0.02)) is holds
