@@ -36,6 +36,7 @@ speckle per cell, side-lobe leakage) then apply to the profiles. A gain law over
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,7 @@ from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.engine import (
     ArrayPatternEngine,
     CoherentEngine,
+    ColumnBand,
     IncoherentEngine,
     Returns,
     echo_engine,
@@ -70,7 +72,7 @@ from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
 
-__all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
+__all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means', 'cone_bands']
 
 #: Most beams of a fan (the bound of the ``beams`` setting too).
 MAX_BEAMS = 100_000
@@ -140,6 +142,34 @@ def fan_problem(beams: int, min_angle: float, max_angle: float) -> str | None:
     if max_angle - min_angle >= 2.0 * math.pi:
         return f'the fan must span less than a full turn, got {max_angle - min_angle!r} rad'
     return None
+
+
+def cone_bands(
+    elevations: NDArray[np.float64], widest: float, array: SteeredArray
+) -> list[NDArray[np.intp]]:
+    """The rows of a column (``elevations``, rad) in bands of nearly equal ``cos e``.
+
+    A line array hears the direction cosine ``cos e sin a``: within a band, ``cos e`` times
+    the fan's ``widest`` ``|sin a|`` spans at most a fiftieth of the array's main lobe to its
+    first null, ``1 / (N d)`` in sine (a flat fan, or a fan at broadside: one band). A
+    coarser band moves energy across beams at the fan's sides: at a tenth, a range row of
+    the inner beams of a fan of +-23 degrees lost 1 %.
+    """
+    step = 0.02 / (array.elements * array.spacing) / max(widest, 1e-12)
+    key = np.floor((1.0 - np.cos(elevations)) / step).astype(np.int64)
+    return [np.flatnonzero(key == k) for k in np.unique(key)]
+
+
+def _band_of_columns(
+    beams: int, nv: int, nh: int, rows: NDArray[np.intp]
+) -> Callable[[NDArray[np.generic]], NDArray[np.generic]]:
+    """(N, nv nh) ray arrays to the (N nh, rows) arrays of the band ``rows`` of each column."""
+
+    def to_columns(rays: NDArray[np.generic]) -> NDArray[np.generic]:
+        by_row = rays.reshape(beams, nv, nh)[:, rows, :].transpose(0, 2, 1)
+        return np.ascontiguousarray(by_row).reshape(beams * nh, rows.size)
+
+    return to_columns
 
 
 def cell_means(
@@ -283,7 +313,7 @@ class MultibeamSonar(PosedRays):
             self.model, coherent, azimuths=several, pattern=self._scatterer_pattern
         )
         if array_pattern is not None and coherent is None:
-            self.engine = self._array_engine(array_pattern, offsets, solid, vertical)
+            self.engine = self._array_engine(array_pattern, offsets, elevations, solid, vertical)
         self._lighting = self._fan_lighting(offsets, elevations, d_a)
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
@@ -331,37 +361,42 @@ class MultibeamSonar(PosedRays):
         self,
         array: SteeredArray,
         offsets: NDArray[np.float64],
+        elevations: NDArray[np.float64],
         solid: NDArray[np.float64],
         vertical: NDArray[np.float64],
     ) -> ArrayPatternEngine:
         """The incoherent engine with ``array``'s pattern (``ArrayPatternEngine``).
 
-        A column of rays: one azimuth (``offsets`` about each beam's axis), the rows'
-        ``solid`` angles and ``vertical`` pattern; beam ``b`` hears it with
-        ``|AF(sin a_c - sin a_b)|**2``.
+        A column of rays: one azimuth ``a`` (``offsets`` about each beam's axis), its rows at
+        ``elevations`` with their ``solid`` angles and ``vertical`` pattern. Beam ``b`` hears
+        a ray with ``|AF(cos e sin a - sin a_b)|**2`` (the direction cosine along the array:
+        its beams are cones), the rows grouped in bands of nearly equal ``cos e``
+        (:func:`cone_bands`), each heard at its mean.
         """
-        nv, nh = solid.size, offsets.size
-        columns = EchoModel(
-            self.echo,
-            np.zeros(nv),
-            solid,
-            pattern=np.clip(vertical, 0.0, 1.0),
-            cell_height=self.fan.vertical_width / nv,
-            rng=self.model.rng,
-        )
+        nv, nh, beams = solid.size, offsets.size, self.fan.beams
         azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
-        weights = np.abs(array.steered(np.sin(azimuth)[None, :], np.sin(self.azimuths)[:, None]))
-        beams = self.fan.beams
-
-        def to_columns(rays: NDArray[np.generic]) -> NDArray[np.generic]:
-            by_row = rays.reshape(beams, nv, nh).transpose(0, 2, 1)
-            return np.ascontiguousarray(by_row).reshape(beams * nh, nv)
-
+        sines = np.sin(azimuth)
         # Each column stands for its share of the fan, the beam spacing over nh (its cell
         # d_a = 2 half / nh when the beams' casts just tile the fan): overlapping casts
         # would count each direction twice.
         share = self.fan.spacing / (2.0 * self.echo.cast_half_angle) if beams > 1 else 1.0
-        return ArrayPatternEngine(self.model, columns, share * weights**2, to_columns)
+        bands = []
+        for rows in cone_bands(elevations, float(np.max(np.abs(sines))), array):
+            pattern = np.clip(vertical[rows], 0.0, 1.0)
+            columns = EchoModel(
+                self.echo,
+                np.zeros(rows.size),
+                solid[rows],
+                pattern=pattern,
+                cell_height=self.fan.vertical_width / nv,
+                rng=self.model.rng,
+            )
+            power = solid[rows] * pattern + 1e-300
+            cosine = float(np.sum(power * np.cos(elevations[rows])) / np.sum(power))
+            af = array.steered(cosine * sines[None, :], np.sin(self.azimuths)[:, None])
+            weights = share * np.abs(af) ** 2
+            bands.append(ColumnBand(columns, weights, _band_of_columns(beams, nv, nh, rows)))
+        return ArrayPatternEngine(self.model, tuple(bands))
 
     def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
         """The fan's pattern at scatterers ``body`` (m, 3), the receive array's aside.

@@ -311,16 +311,21 @@ def sizes(setup: Setup) -> tuple[Size, ...]:
 
 
 def pattern_sizes(fan: FanSettings, bins: int) -> tuple[Size, ...]:
-    """``fan_pattern: array``: each beam's weight of every column, a ping's column profiles."""
+    """``fan_pattern: array``: the weights and a ping's column profiles.
+
+    Each beam's weight of every column in each band of its rows (at most one a row:
+    ``multibeam.cone_bands``).
+    """
     if fan.fan_pattern is FanPattern.RAYS:
         return ()
     columns = fan.beams * fan.rays_horizontal
     names = f'beams {fan.beams} x rays_horizontal {fan.rays_horizontal}'
     return (
         Size(
-            f'{names} x beams {fan.beams} with fan_pattern array',
-            "the array pattern's weights",
-            fan.beams * columns,
+            f'{names} x beams {fan.beams} x rays_vertical {fan.rays_vertical} with fan_pattern '
+            'array',
+            "the array pattern's weights at most",
+            fan.beams * columns * fan.rays_vertical,
             8,
         ),
         cell_size(f'{names} x range_bins {bins} with fan_pattern array', columns * bins, False),
