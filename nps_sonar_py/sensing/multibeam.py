@@ -160,6 +160,19 @@ def cone_bands(
     return [np.flatnonzero(key == k) for k in np.unique(key)]
 
 
+def within_azimuths(body: NDArray[np.float64], low: float, high: float) -> NDArray[np.bool_]:
+    """Whether directions ``body`` (m, 3) are ahead (``x > 0``) within azimuths ``[low, high]``.
+
+    By the tangents while both are within 89 degrees (no angle per direction), else by angle.
+    """
+    x, y = body[:, 0], body[:, 1]
+    if max(abs(low), abs(high)) < math.radians(89.0):
+        ahead: NDArray[np.bool_] = (x > 0.0) & (y >= x * math.tan(low)) & (y <= x * math.tan(high))
+        return ahead
+    azimuth = np.arctan2(y, x)
+    return (x > 0.0) & (azimuth >= low) & (azimuth <= high)
+
+
 def _band_of_columns(
     beams: int, nv: int, nh: int, rows: NDArray[np.intp]
 ) -> Callable[[NDArray[np.generic]], NDArray[np.generic]]:
@@ -314,6 +327,7 @@ class MultibeamSonar(PosedRays):
         )
         if array_pattern is not None and coherent is None:
             self.engine = self._array_engine(array_pattern, offsets, elevations, solid, vertical)
+        self._reach = (-math.pi, math.pi)  # the transmit's azimuths: a formed fan's own below
         self._lighting = self._fan_lighting(offsets, elevations, d_a)
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
@@ -341,16 +355,20 @@ class MultibeamSonar(PosedRays):
     ) -> FanLighting | None:
         """A formed fan's lighting (``FanLighting``), ``None`` for the other engines.
 
-        Its cast reaches past its outer beams to their main lobes' first nulls.
+        Its cast reaches past its outer beams to their main lobes' first nulls; so does its
+        transmit (``_reach``, the azimuths the scatterers are lit within).
         """
         formed = formed_engine(self.engine)
         if formed is None:
             return None
         low, high = float(self.azimuths[0]), float(self.azimuths[-1])
         half = self.echo.cast_half_angle
+        outer = edge_azimuths(low, high, half, d_a, formed.main_lobe_sine())
+        columns = np.concatenate([self.azimuths + offsets[0], self.azimuths + offsets[-1], outer])
+        self._reach = (float(columns.min()) - 0.5 * d_a, float(columns.max()) + 0.5 * d_a)
         return FanLighting(
             self.azimuths[:, None] + offsets[None, :],
-            edge_azimuths(low, high, half, d_a, formed.main_lobe_sine()),
+            outer,
             elevations,
             d_a,
             self.fan.vertical_width / elevations.size,
@@ -401,13 +419,16 @@ class MultibeamSonar(PosedRays):
     def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
         """The fan's pattern at scatterers ``body`` (m, 3), the receive array's aside.
 
-        The vertical pattern both ways (``n_way``) inside the vertical width, flat across
-        the fan ahead.
+        The vertical pattern both ways (``n_way``) inside the vertical width; the transmit
+        flat across the fan's casts (out to the outer beams' first nulls, as the lit columns
+        reach), nothing beyond: otherwise the seabed the lighting happens to hold past the
+        fan (as far as the rays' spacing from the hits) would be heard through the side
+        lobes, 1 % of a grazing seabed's energy.
         """
         fan, echo = self.fan, self.echo
         r = np.linalg.norm(body, axis=1)
         elevation = np.abs(np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0)))
-        inside = (elevation <= 0.5 * fan.vertical_width) & (body[:, 0] > 0.0)
+        inside = (elevation <= 0.5 * fan.vertical_width) & within_azimuths(body, *self._reach)
         vertical = beam_intensity(fan.vertical_pattern, elevation, fan.vertical_width, echo.n_way)
         return np.where(inside, vertical, 0.0)
 
