@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.array_response import SteeredArray
+from nps_sonar_py.echo.array_response import SteeredArray, fan_array_problem
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.engine import (
     ArrayPatternEngine,
@@ -72,7 +72,15 @@ from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
 
-__all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means', 'cone_bands']
+__all__ = [
+    'MAX_BEAMS',
+    'FanConfig',
+    'FanPing',
+    'MultibeamSonar',
+    'cell_means',
+    'cone_bands',
+    'pattern_problem',
+]
 
 #: Most beams of a fan (the bound of the ``beams`` setting too).
 MAX_BEAMS = 100_000
@@ -158,6 +166,17 @@ def cone_bands(
     step = 0.02 / (array.elements * array.spacing) / max(widest, 1e-12)
     key = np.floor((1.0 - np.cos(elevations)) / step).astype(np.int64)
     return [np.flatnonzero(key == k) for k in np.unique(key)]
+
+
+def pattern_problem(array: SteeredArray, fan: FanConfig, echo: EchoConfig) -> str | None:
+    """Why a fan cannot be heard through ``array``'s pattern, or ``None``.
+
+    One beam has no array across beams; a grating lobe inside the fan is refused as the
+    formed fan refuses it (``fan_array_problem``).
+    """
+    if fan.beams == 1:
+        return 'fan_pattern array needs beams across a fan: one beam has no array across beams'
+    return fan_array_problem(array, np.sin(fan.azimuths()), echo.beam_width, given=False)
 
 
 def within_azimuths(body: NDArray[np.float64], low: float, high: float) -> NDArray[np.bool_]:
@@ -266,7 +285,8 @@ class MultibeamSonar(PosedRays):
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
             a label table over the entity limit (``echo.labels.label_problem``); multipath
-            with specular scattering; a pulse, sampling or array the coherent model refuses.
+            with specular scattering; a pulse, sampling or array the coherent model refuses;
+            an ``array_pattern`` over one beam or with a grating lobe in the fan.
     """
 
     def __init__(
@@ -288,10 +308,7 @@ class MultibeamSonar(PosedRays):
         self.label_entities = label_entities
         self.multipath = multipath if multipath is not None else MultipathConfig()
         # Checked first: nothing is built for a gain law whose gain would overflow.
-        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
-        if problem is None and label_entities is not None:
-            problem = label_problem(label_entities)
-        problem = problem or multipath_problem(echo, self.multipath)
+        problem = self._problem(array_pattern)
         if problem:
             raise ConfigurationError(problem)
         half = echo.cast_half_angle
@@ -349,6 +366,17 @@ class MultibeamSonar(PosedRays):
         beam_of_ray = np.repeat(np.arange(fan.beams), nv * nh)
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
+
+    def _problem(self, array_pattern: SteeredArray | None) -> str | None:
+        """Why these settings make no sonar (the class docstring's ``Raises``), or ``None``."""
+        echo = self.echo
+        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
+        if problem is None and self.label_entities is not None:
+            problem = label_problem(self.label_entities)
+        problem = problem or multipath_problem(echo, self.multipath)
+        if problem is None and array_pattern is not None:
+            problem = pattern_problem(array_pattern, self.fan, echo)
+        return problem
 
     def _fan_lighting(
         self, offsets: NDArray[np.float64], elevations: NDArray[np.float64], d_a: float

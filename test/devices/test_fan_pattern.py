@@ -11,6 +11,7 @@ line naming it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -126,3 +127,24 @@ def test_another_mode_refuses_fan_pattern(mode: str) -> None:
     line = str(refused.value)
     assert f'mode {mode} does not use fan_pattern' in line, line
     assert "mode multibeam's settings" in line, line
+
+
+def test_a_sector_whose_grating_lobe_the_array_would_hear_is_refused_at_run_time(
+    tank: Raycaster,
+) -> None:
+    """``set_config`` rebuilds the fan through the same check: an array at 0.9 wavelengths
+    takes +-0.5 rad (its grating lobe 1.11 in sine away, the fan 0.96 wide) and refuses
+    +-0.69 (1.27) in one line, keeping its fan; the rays' pattern takes it (the control)."""
+    for pattern, refused in (('array', True), ('rays', False)):
+        rig = fan_rig(tank, fan_pattern=pattern, array_spacing=0.9)
+        config = rig.device.ranger_config()
+        more = 6 * config.angular_resolution  # to +-0.69 rad, whole steps
+        wider = dataclasses.replace(
+            config, min_angle=config.min_angle - more, max_angle=config.max_angle + more
+        )
+        problem = rig.device.reconfigure(wider)  # type: ignore[attr-defined]
+        assert (problem is not None) is refused, problem
+        if refused:
+            assert problem is not None
+            assert 'array_spacing: 0.9 wavelengths puts a grating lobe' in problem
+            assert rig.device.ranger_config() == config

@@ -14,7 +14,6 @@ every beam. It publishes ``LaserScan``,
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -63,6 +62,7 @@ from nps_sonar_py.sensing.multibeam import (
     FanPing,
     MultibeamSonar,
     fan_problem,
+    pattern_problem,
 )
 
 __all__ = ['KIND', 'FanPattern', 'FanRanger', 'FanSettings']
@@ -161,8 +161,9 @@ def receive_array(setup: Setup, echo: EchoConfig, fan: FanConfig) -> SteeredArra
     """The array ``fan_pattern: array`` hears the fan through, ``None`` for ``rays``.
 
     The coherent fan's array of the same settings (``formed_engine.fan_array``), refused as
-    it refuses it; ``ConfigurationError`` (one line) with the coherent model, whose beams
-    the array forms already, or with one beam, which has no array across beams.
+    it refuses it (``multibeam.pattern_problem``: one beam, a grating lobe in the fan; given
+    elements too few for the beams); ``ConfigurationError`` (one line) with the coherent
+    model too, whose beams the array forms already.
     """
     if setup[FanSettings].fan_pattern is FanPattern.RAYS:
         return None
@@ -172,20 +173,14 @@ def receive_array(setup: Setup, echo: EchoConfig, fan: FanConfig) -> SteeredArra
             "fan_pattern array is the incoherent model's: the coherent fan's beams are formed "
             'by its array already; set fan_pattern rays or echo_model incoherent'
         )
-    if fan.beams == 1:
-        raise ConfigurationError(
-            'fan_pattern array needs beams across a fan: one beam has no array across beams; '
-            'set fan_pattern rays or beams > 1'
-        )
     config = CoherentConfig(
         array_elements=settings.array_elements,
         array_spacing=settings.array_spacing,
         array_window=settings.array_window,
     )
     array = fan_array(config, echo.beam_width)
-    sines = [math.sin(fan.min_angle), math.sin(fan.max_angle)]
-    problem = fan_array_problem(
-        array, np.array(sines), echo.beam_width, given=settings.array_elements > 0
+    problem = pattern_problem(array, fan, echo) or fan_array_problem(
+        array, np.zeros(1), echo.beam_width, given=settings.array_elements > 0
     )
     if problem:
         raise ConfigurationError(problem)
