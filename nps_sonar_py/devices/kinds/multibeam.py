@@ -62,7 +62,6 @@ from nps_sonar_py.sensing.multibeam import (
     FanPing,
     MultibeamSonar,
     fan_problem,
-    pattern_problem,
 )
 
 __all__ = ['KIND', 'FanPattern', 'FanRanger', 'FanSettings']
@@ -161,9 +160,9 @@ def receive_array(setup: Setup, echo: EchoConfig, fan: FanConfig) -> SteeredArra
     """The array ``fan_pattern: array`` hears the fan through, ``None`` for ``rays``.
 
     The coherent fan's array of the same settings (``formed_engine.fan_array``), refused as
-    it refuses it (``multibeam.pattern_problem``: one beam, a grating lobe in the fan; given
-    elements too few for the beams); ``ConfigurationError`` (one line) with the coherent
-    model too, whose beams the array forms already.
+    it refuses it (given elements too few for the beams, a grating lobe in the fan; the sonar
+    refuses one beam, ``multibeam.pattern_problem``); ``ConfigurationError`` (one line) with
+    the coherent model too, whose beams the array forms already.
     """
     if setup[FanSettings].fan_pattern is FanPattern.RAYS:
         return None
@@ -179,9 +178,8 @@ def receive_array(setup: Setup, echo: EchoConfig, fan: FanConfig) -> SteeredArra
         array_window=settings.array_window,
     )
     array = fan_array(config, echo.beam_width)
-    problem = pattern_problem(array, fan, echo) or fan_array_problem(
-        array, np.zeros(1), echo.beam_width, given=settings.array_elements > 0
-    )
+    given = settings.array_elements > 0  # too few elements for the beams: refused
+    problem = fan_array_problem(array, np.sin(fan.azimuths()), echo.beam_width, given=given)
     if problem:
         raise ConfigurationError(problem)
     return array
