@@ -33,6 +33,7 @@ __all__ = [
     'Aperture',
     'Shading',
     'SteeredArray',
+    'fan_array_problem',
     'first_side_lobe_db',
     'half_power_sine_width',
 ]
@@ -134,6 +135,32 @@ def half_power_sine_width(array: SteeredArray) -> float:
     return float(
         2.0 * (u[i - 1] + (u[i] - u[i - 1]) * (power[i - 1] - 0.5) / (power[i - 1] - power[i]))
     )
+
+
+def fan_array_problem(
+    array: SteeredArray, sines: NDArray[np.float64], beam_width: float, *, given: bool
+) -> str | None:
+    """Why ``array`` cannot form a fan's beams at ``sines``, or ``None``.
+
+    An array of ``given`` elements (``array_elements`` set) whose -3 dB width at broadside is
+    over 1.1 times ``beam_width`` is too short for its beams; a spacing whose grating lobe
+    (``1 / d`` from the main lobe in sine) falls inside the fan's span of sines is refused.
+    """
+    width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(array)))
+    if given and width > 1.1 * beam_width:
+        return (
+            f'array_elements: {array.elements} elements at {array.spacing:g} '
+            f"wavelengths form {math.degrees(width):.3g} deg beams, wider than the beams' "
+            f'{math.degrees(beam_width):.3g} deg (beam_width): the array is too short '
+            'for its beams'
+        )
+    span = float(np.max(sines) - np.min(sines))
+    if span >= 1.0 / array.spacing:
+        return (
+            f'array_spacing: {array.spacing:g} wavelengths puts a grating lobe inside '
+            f'the fan (needs < {1.0 / span:.3g})'
+        )
+    return None
 
 
 def first_side_lobe_db(array: SteeredArray) -> float:

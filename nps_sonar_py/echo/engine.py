@@ -41,6 +41,7 @@ from nps_sonar_py.echo.surface_echoes import LitSurfaces
 __all__ = [
     'ArrayPatternEngine',
     'CoherentEngine',
+    'ColumnBand',
     'EchoEngine',
     'IncoherentEngine',
     'Returns',
@@ -155,33 +156,41 @@ class IncoherentEngine:
         return EchoRecord(image, echoes.bin_edges, lambda: echoes)
 
 
+@dataclass(frozen=True, eq=False)
+class ColumnBand:
+    """Some rows of every column of a fan's rays, heard through the array's pattern at them.
+
+    Attributes:
+        columns: the law and bins of those rows of one column.
+        weights: (N, C) each beam's ``|AF|**2`` of each column at those rows' direction
+            cosine (and the column's share of the fan).
+        to_columns: turns a ping's (N, n) ray array into the (C, rows) arrays of the band.
+    """
+
+    columns: EchoModel
+    weights: F
+    to_columns: Callable[[NDArray[np.generic]], NDArray[np.generic]]
+
+
 class ArrayPatternEngine:
     """The incoherent image of a fan heard through its receive array's pattern.
 
-    Each column of rays (one azimuth, ``n`` rays down the elevation) is binned alone by
-    ``columns`` (its law with the vertical pattern); beam ``b`` hears column ``c`` with the
-    array's ``|AF(sin a_c - sin a_b)|**2`` (``weights``): every column into every beam,
-    side lobes and all. With a transmit flat across the fan this is the two-way pattern of
-    the formed fan (``formed_engine``), whose mean over scatterer seeds it is
-    (``docs/beamforming.md``). The ranges, totals, hits and labels stay the rays' own law
-    (``model``), as the other engines give them.
+    Each column of rays (one azimuth) is binned alone, band by band of its rows
+    (``ColumnBand``: the rows whose direction cosines ``cos e sin a`` are close, a line
+    array's beams being cones), with the vertical pattern; beam ``b`` hears a band of column
+    ``c`` with the array's ``|AF(s_c - s_b)|**2``: every column into every beam, side lobes
+    and all. With a transmit flat across the fan this is the two-way pattern of the formed
+    fan (``formed_engine``), whose mean over scatterer seeds it is (``docs/beamforming.md``).
+    The ranges, totals, hits and labels stay the rays' own law (``model``), as the other
+    engines give them.
 
     Args:
         model: the fan's law and bins (its beams' rays).
-        columns: the law and bins of one column of rays.
-        weights: (N, C) each beam's ``|AF|**2`` of each column.
-        to_columns: turns a ping's (N, n) ray array into the (C, n / k) columns' arrays.
+        bands: the rows of the columns, each with its weights.
     """
 
-    def __init__(
-        self,
-        model: EchoModel,
-        columns: EchoModel,
-        weights: F,
-        to_columns: Callable[[NDArray[np.generic]], NDArray[np.generic]],
-    ) -> None:
-        self.model, self.columns = model, columns
-        self.weights, self.to_columns = weights, to_columns
+    def __init__(self, model: EchoModel, bands: tuple[ColumnBand, ...]) -> None:
+        self.model, self.bands = model, bands
 
     @property
     def grid(self) -> SampleGrid | None:
@@ -194,15 +203,20 @@ class ArrayPatternEngine:
         return 0.0
 
     def ping(self, returns: Returns) -> EchoRecord:
-        """Every column binned, then heard by every beam through the array's pattern."""
+        """Every band of every column binned, then heard by every beam through the pattern."""
         law = self.model.law(returns.ranges, returns.cos_incidence, returns.reflectivity)
-        cols = self.to_columns
         reflectivity = np.broadcast_to(law.reflectivity, law.ranges.shape)
-        footprint = None if returns.footprint is None else cols(np.asarray(returns.footprint()))
-        column = self.columns.echoes(
-            cols(law.ranges), cols(law.cos_incidence), cols(reflectivity), spread=footprint
-        )
-        image: F = self.weights @ column.intensity
+        footprint = None if returns.footprint is None else np.asarray(returns.footprint())
+        image: F = np.zeros((law.ranges.shape[0], self.model.bin_edges.size - 1))
+        for band in self.bands:
+            cols = band.to_columns
+            column = band.columns.echoes(
+                cols(law.ranges),
+                cols(law.cos_incidence),
+                cols(reflectivity),
+                spread=None if footprint is None else cols(footprint),
+            )
+            image += band.weights @ column.intensity
 
         def binned() -> Echoes:
             return self.model.binned(
@@ -210,7 +224,7 @@ class ArrayPatternEngine:
                 entity=returns.entity,
                 n_entities=returns.n_entities,
                 extra=returns.extra,
-                spread=None if returns.footprint is None else returns.footprint(),
+                spread=footprint,
             )
 
         return EchoRecord(image, self.model.bin_edges, binned)

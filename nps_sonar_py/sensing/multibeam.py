@@ -41,17 +41,19 @@ speckle per cell, side-lobe leakage) then apply to the profiles. A gain law over
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
-from nps_sonar_py.echo.array_response import SteeredArray
+from nps_sonar_py.echo.array_response import SteeredArray, fan_array_problem
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.engine import (
     ArrayPatternEngine,
     CoherentEngine,
+    ColumnBand,
     IncoherentEngine,
     Returns,
     echo_engine,
@@ -75,7 +77,15 @@ from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
 from nps_sonar_py.sensing.scan import scan_directions
 
-__all__ = ['MAX_BEAMS', 'FanConfig', 'FanPing', 'MultibeamSonar', 'cell_means']
+__all__ = [
+    'MAX_BEAMS',
+    'FanConfig',
+    'FanPing',
+    'MultibeamSonar',
+    'cell_means',
+    'cone_bands',
+    'pattern_problem',
+]
 
 #: Most beams of a fan (the bound of the ``beams`` setting too).
 MAX_BEAMS = 100_000
@@ -168,6 +178,58 @@ def fan_problem(beams: int, min_angle: float, max_angle: float) -> str | None:
     return None
 
 
+def cone_bands(
+    elevations: NDArray[np.float64], widest: float, array: SteeredArray
+) -> list[NDArray[np.intp]]:
+    """The rows of a column (``elevations``, rad) in bands of nearly equal ``cos e``.
+
+    A line array hears the direction cosine ``cos e sin a``: within a band, ``cos e`` times
+    the fan's ``widest`` ``|sin a|`` spans at most a fiftieth of the array's main lobe to its
+    first null, ``1 / (N d)`` in sine (a flat fan, or a fan at broadside: one band). A
+    coarser band moves energy across beams at the fan's sides: at a tenth, a range row of
+    the inner beams of a fan of +-23 degrees lost 1 %.
+    """
+    step = 0.02 / (array.elements * array.spacing) / max(widest, 1e-12)
+    key = np.floor((1.0 - np.cos(elevations)) / step).astype(np.int64)
+    return [np.flatnonzero(key == k) for k in np.unique(key)]
+
+
+def pattern_problem(array: SteeredArray, fan: FanConfig, echo: EchoConfig) -> str | None:
+    """Why a fan cannot be heard through ``array``'s pattern, or ``None``.
+
+    One beam has no array across beams; a grating lobe inside the fan is refused as the
+    formed fan refuses it (``fan_array_problem``).
+    """
+    if fan.beams == 1:
+        return 'fan_pattern array needs beams across a fan: one beam has no array across beams'
+    return fan_array_problem(array, np.sin(fan.azimuths()), echo.beam_width, given=False)
+
+
+def within_azimuths(body: NDArray[np.float64], low: float, high: float) -> NDArray[np.bool_]:
+    """Whether directions ``body`` (m, 3) are ahead (``x > 0``) within azimuths ``[low, high]``.
+
+    By the tangents while both are within 89 degrees (no angle per direction), else by angle.
+    """
+    x, y = body[:, 0], body[:, 1]
+    if max(abs(low), abs(high)) < math.radians(89.0):
+        ahead: NDArray[np.bool_] = (x > 0.0) & (y >= x * math.tan(low)) & (y <= x * math.tan(high))
+        return ahead
+    azimuth = np.arctan2(y, x)
+    return (x > 0.0) & (azimuth >= low) & (azimuth <= high)
+
+
+def _band_of_columns(
+    beams: int, nv: int, nh: int, rows: NDArray[np.intp]
+) -> Callable[[NDArray[np.generic]], NDArray[np.generic]]:
+    """(N, nv nh) ray arrays to the (N nh, rows) arrays of the band ``rows`` of each column."""
+
+    def to_columns(rays: NDArray[np.generic]) -> NDArray[np.generic]:
+        by_row = rays.reshape(beams, nv, nh)[:, rows, :].transpose(0, 2, 1)
+        return np.ascontiguousarray(by_row).reshape(beams * nh, rows.size)
+
+    return to_columns
+
+
 def cell_means(
     pattern: BeamPattern,
     width: float,
@@ -249,7 +311,8 @@ class MultibeamSonar(PosedRays):
     Raises:
         ConfigurationError: a time-varied gain over ``TVG_MAX_DB`` at ``echo.max_range``;
             a label table over the entity limit (``echo.labels.label_problem``); multipath
-            with specular scattering; a pulse, sampling or array the coherent model refuses.
+            with specular scattering; a pulse, sampling or array the coherent model refuses;
+            an ``array_pattern`` over one beam or with a grating lobe in the fan.
     """
 
     def __init__(
@@ -271,10 +334,7 @@ class MultibeamSonar(PosedRays):
         self.label_entities = label_entities
         self.multipath = multipath if multipath is not None else MultipathConfig()
         # Checked first: nothing is built for a gain law whose gain would overflow.
-        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
-        if problem is None and label_entities is not None:
-            problem = label_problem(label_entities)
-        problem = problem or multipath_problem(echo, self.multipath)
+        problem = self._problem(array_pattern)
         if problem:
             raise ConfigurationError(problem)
         half = echo.cast_half_angle
@@ -309,7 +369,8 @@ class MultibeamSonar(PosedRays):
             self.model, coherent, azimuths=several, pattern=self._scatterer_pattern
         )
         if array_pattern is not None and coherent is None:
-            self.engine = self._array_engine(array_pattern, offsets, solid, vertical)
+            self.engine = self._array_engine(array_pattern, offsets, elevations, solid, vertical)
+        self._reach = (-math.pi, math.pi)  # the transmit's azimuths: a formed fan's own below
         self._lighting = self._fan_lighting(offsets, elevations, d_a)
         gain = self.imaging.tvg is not Tvg.NONE
         self._gain = (
@@ -332,21 +393,36 @@ class MultibeamSonar(PosedRays):
         self._ray_pattern = self._one_way(beam_of_ray, self.body_rays)
         self.set_pose(world_from_body)
 
+    def _problem(self, array_pattern: SteeredArray | None) -> str | None:
+        """Why these settings make no sonar (the class docstring's ``Raises``), or ``None``."""
+        echo = self.echo
+        problem = tvg_problem(self.imaging.tvg, echo.max_range, echo.effective_absorption)
+        if problem is None and self.label_entities is not None:
+            problem = label_problem(self.label_entities)
+        problem = problem or multipath_problem(echo, self.multipath)
+        if problem is None and array_pattern is not None:
+            problem = pattern_problem(array_pattern, self.fan, echo)
+        return problem
+
     def _fan_lighting(
         self, offsets: NDArray[np.float64], elevations: NDArray[np.float64], d_a: float
     ) -> FanLighting | None:
         """A formed fan's lighting (``FanLighting``), ``None`` for the other engines.
 
-        Its cast reaches past its outer beams to their main lobes' first nulls.
+        Its cast reaches past its outer beams to their main lobes' first nulls; so does its
+        transmit (``_reach``, the azimuths the scatterers are lit within).
         """
         formed = formed_engine(self.engine)
         if formed is None:
             return None
         low, high = float(self.azimuths[0]), float(self.azimuths[-1])
         half = self.echo.cast_half_angle
+        outer = edge_azimuths(low, high, half, d_a, formed.main_lobe_sine())
+        columns = np.concatenate([self.azimuths + offsets[0], self.azimuths + offsets[-1], outer])
+        self._reach = (float(columns.min()) - 0.5 * d_a, float(columns.max()) + 0.5 * d_a)
         return FanLighting(
             self.azimuths[:, None] + offsets[None, :],
-            edge_azimuths(low, high, half, d_a, formed.main_lobe_sine()),
+            outer,
             elevations,
             d_a,
             self.fan.cast_width / elevations.size,
@@ -357,43 +433,56 @@ class MultibeamSonar(PosedRays):
         self,
         array: SteeredArray,
         offsets: NDArray[np.float64],
+        elevations: NDArray[np.float64],
         solid: NDArray[np.float64],
         vertical: NDArray[np.float64],
     ) -> ArrayPatternEngine:
         """The incoherent engine with ``array``'s pattern (``ArrayPatternEngine``).
 
-        A column of rays: one azimuth (``offsets`` about each beam's axis), the rows'
-        ``solid`` angles and ``vertical`` pattern; beam ``b`` hears it with
-        ``|AF(sin a_c - sin a_b)|**2``.
+        A column of rays: one azimuth ``a`` (``offsets`` about each beam's axis), its rows at
+        ``elevations`` with their ``solid`` angles and ``vertical`` pattern. Beam ``b`` hears
+        a ray with ``|AF(cos e sin a - sin a_b)|**2`` (the direction cosine along the array:
+        its beams are cones), the rows grouped in bands of nearly equal ``cos e``
+        (:func:`cone_bands`), each heard at its mean.
         """
-        nv, nh = solid.size, offsets.size
-        columns = EchoModel(
-            self.echo, np.zeros(nv), solid, pattern=np.clip(vertical, 0.0, 1.0), rng=self.model.rng
-        )
+        nv, nh, beams = solid.size, offsets.size, self.fan.beams
         azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
-        weights = np.abs(array.steered(np.sin(azimuth)[None, :], np.sin(self.azimuths)[:, None]))
-        beams = self.fan.beams
-
-        def to_columns(rays: NDArray[np.generic]) -> NDArray[np.generic]:
-            by_row = rays.reshape(beams, nv, nh).transpose(0, 2, 1)
-            return np.ascontiguousarray(by_row).reshape(beams * nh, nv)
-
+        sines = np.sin(azimuth)
         # Each column stands for its share of the fan, the beam spacing over nh (its cell
         # d_a = 2 half / nh when the beams' casts just tile the fan): overlapping casts
         # would count each direction twice.
         share = self.fan.spacing / (2.0 * self.echo.cast_half_angle) if beams > 1 else 1.0
-        return ArrayPatternEngine(self.model, columns, share * weights**2, to_columns)
+        bands = []
+        for rows in cone_bands(elevations, float(np.max(np.abs(sines))), array):
+            pattern = np.clip(vertical[rows], 0.0, 1.0)
+            columns = EchoModel(
+                self.echo,
+                np.zeros(rows.size),
+                solid[rows],
+                pattern=pattern,
+                cell_height=self.fan.vertical_width / nv,
+                rng=self.model.rng,
+            )
+            power = solid[rows] * pattern + 1e-300
+            cosine = float(np.sum(power * np.cos(elevations[rows])) / np.sum(power))
+            af = array.steered(cosine * sines[None, :], np.sin(self.azimuths)[:, None])
+            weights = share * np.abs(af) ** 2
+            bands.append(ColumnBand(columns, weights, _band_of_columns(beams, nv, nh, rows)))
+        return ArrayPatternEngine(self.model, tuple(bands))
 
     def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
         """The fan's pattern at scatterers ``body`` (m, 3), the receive array's aside.
 
-        The vertical pattern both ways (``n_way``) inside the cast (``FanConfig.cast_width``),
-        flat across the fan ahead.
+        The vertical pattern both ways (``n_way``) inside the cast (``FanConfig.cast_width``);
+        the transmit flat across the fan's casts (out to the outer beams' first nulls, as the
+        lit columns reach), nothing beyond: otherwise the seabed the lighting happens to hold
+        past the fan (as far as the rays' spacing from the hits) would be heard through the
+        side lobes, 1 % of a grazing seabed's energy.
         """
         fan, echo = self.fan, self.echo
         r = np.linalg.norm(body, axis=1)
         elevation = np.abs(np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0)))
-        inside = (elevation <= 0.5 * fan.cast_width) & (body[:, 0] > 0.0)
+        inside = (elevation <= 0.5 * fan.cast_width) & within_azimuths(body, *self._reach)
         vertical = beam_intensity(fan.vertical_pattern, elevation, fan.vertical_width, echo.n_way)
         return np.where(inside, vertical, 0.0)
 

@@ -18,6 +18,7 @@ from nps_sonar_py.devices import (
     robot_root_pose,
 )
 from nps_sonar_py.devices.kinds import ModeSettings
+from nps_sonar_py.devices.kinds.multibeam import FanSettings
 from nps_sonar_py.devices.settings import (
     BeamSettings,
     CoherentSettings,
@@ -170,3 +171,48 @@ def test_a_multibeam_device_forms_its_beams_over_fixed_scatterers() -> None:
     # The default density: 4 in a resolution cell at a quarter of the window.
     default = multibeam_rig(dataclasses.replace(coherent, scatterer_density=0.0))
     assert formed_engine(default.device.sonar.engine).density != 500.0  # type: ignore[attr-defined, union-attr]
+
+
+@pytest.mark.parametrize(
+    ('kind', 'mode'),
+    [
+        ('sonar', 'single_beam'),
+        ('sweep', 'sweep'),
+        ('sidescan', 'sidescan'),
+        ('echosounder', 'echosounder'),
+    ],
+)
+def test_a_kind_of_per_ray_scatterers_refuses_scatterer_density(kind: str, mode: str) -> None:
+    """Only the formed fan places fixed scatterers at ``scatterer_density``: the kinds whose
+    coherent echoes are their rays' hits refuse it in one line naming it and why, whatever the
+    echo model; the fan takes it (the control, above), and refuses it with one beam."""
+    from device_kinds import robot_of, setup_of
+
+    from nps_sonar_py.devices import build_device
+
+    for model in (EchoModelChoice.COHERENT, EchoModelChoice.INCOHERENT):
+        setup = setup_of(kind, CoherentSettings, echo_model=model, scatterer_density=500.0)
+        with pytest.raises(DescriptionError) as refused:
+            build_device(robot_of(kind), setup)
+        line = str(refused.value)
+        assert '\n' not in line
+        assert f'mode {mode} does not use scatterer_density' in line, line
+        assert "each ray's hit as a scatterer" in line, line
+        build_device(robot_of(kind), setup_of(kind, CoherentSettings, echo_model=model))
+
+
+def test_a_fan_of_one_beam_refuses_scatterer_density() -> None:
+    """One beam is a ray cone's echo, not a formed fan: refused; the same fan of several
+    beams takes it (``test_a_multibeam_device_forms_its_beams_over_fixed_scatterers``)."""
+    coherent = CoherentSettings(echo_model=EchoModelChoice.COHERENT, scatterer_density=500.0)
+    setup = Setup(
+        Family.SCANNING,
+        SensorSettings(),
+        ModeSettings(mode='multibeam'),
+        ScanningSettings(min_angle=0.0, max_angle=0.0),
+        FanSettings(beams=1),
+        coherent,
+    )
+    caster = Raycaster(load_world(reference_world_file()))
+    with pytest.raises(DescriptionError, match='mode multibeam does not use scatterer_density'):
+        Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)

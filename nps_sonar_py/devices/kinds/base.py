@@ -25,7 +25,7 @@ from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, plain, specs
 
-__all__ = ['Built', 'Family', 'Kind', 'Setup', 'SonarBuilder', 'Unused']
+__all__ = ['PER_RAY_SCATTERERS', 'Built', 'Family', 'Kind', 'Setup', 'SonarBuilder', 'Unused']
 
 R = TypeVar('R')
 #: What a builder returns: the device on its mount.
@@ -105,6 +105,15 @@ class Unused:
         resets = ', '.join(f'{n} {_text(defaults[n])}' for n in asked)
         names = ' and '.join([', '.join(asked[:-1]), asked[-1]] if len(asked) > 1 else asked)
         return f'mode {kind} does not use {names}: {self.why}; set {resets}'
+
+
+#: ``scatterer_density`` in the kinds whose coherent echoes are their rays' hits, not the
+#: surfaces' fixed scatterers (``docs/coherent.md``; only a formed fan has those).
+PER_RAY_SCATTERERS = Unused(
+    ('scatterer_density',),
+    "its coherent echoes take each ray's hit as a scatterer (speckle_cell): only a formed fan "
+    '(mode multibeam, more than one beam) places fixed scatterers on the surfaces',
+)
 
 
 def _text(value: Any) -> str:

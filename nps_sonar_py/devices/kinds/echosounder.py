@@ -20,7 +20,7 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     steps_problem,
 )
-from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import PER_RAY_SCATTERERS, Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.memory import Size, echo_sizes
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -280,5 +280,6 @@ KIND = Kind(
             ('beam_width',),
             "its beams' widths are across_track_width and along_track_width",
         ),
+        PER_RAY_SCATTERERS,
     ),
 )

@@ -3,7 +3,10 @@
 Its settings are the fan's beams, its range window and the preset of a real sensor they may
 come from (:class:`FanSettings`, ``devices/presets.py``), the scanning node's sector
 (``ScanningSettings``: ``min_angle``, ``max_angle``, and the image shaping) and images
-(``ImageSettings``). A reading is one ping of every beam. It publishes ``LaserScan``,
+(``ImageSettings``). ``fan_pattern`` chooses the incoherent model's horizontal pattern: the
+rays' own (``beam_pattern``) or the receive line array's ``|AF|**2`` of the coherent settings'
+``array_*`` (the coherent fan's mean image, ``docs/beamforming.md``). A reading is one ping of
+every beam. It publishes ``LaserScan``,
 ``MultibeamPing``, ``RangerData``, the switched-on images and ``ProjectedSonarImage``
 (``ros/outputs.py``, part ``multibeam``).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,8 +29,14 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     steps_problem,
 )
-from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
-from nps_sonar_py.devices.memory import Size, echo_sizes, image_size, line_array_sizes
+from nps_sonar_py.devices.kinds.base import PER_RAY_SCATTERERS, Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.memory import (
+    Size,
+    cell_size,
+    echo_sizes,
+    image_size,
+    line_array_sizes,
+)
 from nps_sonar_py.devices.pinging import PingingRanger, beam_axes
 from nps_sonar_py.devices.presets import NO_PRESET, preset_names, preset_settings
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -40,6 +50,10 @@ from nps_sonar_py.devices.settings import (
     SensorSettings,
 )
 from nps_sonar_py.echo import BeamPattern, EchoConfig
+from nps_sonar_py.echo.array_response import SteeredArray, fan_array_problem
+from nps_sonar_py.echo.coherent import CoherentConfig
+from nps_sonar_py.echo.formed_engine import fan_array
+from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, choice_text, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import SectorGeometry
@@ -50,7 +64,14 @@ from nps_sonar_py.sensing.multibeam import (
     fan_problem,
 )
 
-__all__ = ['KIND', 'FanRanger', 'FanSettings']
+__all__ = ['KIND', 'FanPattern', 'FanRanger', 'FanSettings']
+
+
+class FanPattern(StrEnum):
+    """The incoherent fan's horizontal pattern: its rays' own, or its receive array's."""
+
+    RAYS = 'rays'
+    ARRAY = 'array'
 
 
 def _preset_text() -> str:
@@ -101,6 +122,13 @@ class FanSettings(Record):
         'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
         'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
+    fan_pattern: FanPattern = setting(
+        FanPattern.RAYS,
+        "multibeam, incoherent model: the beams' horizontal pattern, rays (each beam its own "
+        "rays' beam_pattern) or array (every beam hears the whole fan through the receive line "
+        "array's two-way |AF|^2 of array_elements, array_spacing, array_window: the coherent "
+        "fan's mean image, docs/beamforming.md)",
+    )
 
     def range_window(self, echo: EchoConfig) -> EchoConfig:
         """``echo`` (the URDF ``<sonar>``'s window) with the ends these settings give."""
@@ -126,6 +154,35 @@ class FanSettings(Record):
             rays_vertical=self.rays_vertical,
             vertical_pattern=self.vertical_pattern,
         )
+
+
+def receive_array(setup: Setup, echo: EchoConfig, fan: FanConfig) -> SteeredArray | None:
+    """The array ``fan_pattern: array`` hears the fan through, ``None`` for ``rays``.
+
+    The coherent fan's array of the same settings (``formed_engine.fan_array``), refused as
+    it refuses it (given elements too few for the beams, a grating lobe in the fan; the sonar
+    refuses one beam, ``multibeam.pattern_problem``); ``ConfigurationError`` (one line) with
+    the coherent model too, whose beams the array forms already.
+    """
+    if setup[FanSettings].fan_pattern is FanPattern.RAYS:
+        return None
+    settings = setup[CoherentSettings]
+    if settings.is_coherent:
+        raise ConfigurationError(
+            "fan_pattern array is the incoherent model's: the coherent fan's beams are formed "
+            'by its array already; set fan_pattern rays or echo_model incoherent'
+        )
+    config = CoherentConfig(
+        array_elements=settings.array_elements,
+        array_spacing=settings.array_spacing,
+        array_window=settings.array_window,
+    )
+    array = fan_array(config, echo.beam_width)
+    given = settings.array_elements > 0  # too few elements for the beams: refused
+    problem = fan_array_problem(array, np.sin(fan.azimuths()), echo.beam_width, given=given)
+    if problem:
+        raise ConfigurationError(problem)
+    return array
 
 
 class FanRanger(PingingRanger[MultibeamSonar]):
@@ -188,14 +245,21 @@ def sonar(
 ) -> MultibeamSonar:
     """The fan of ``setup`` at ``pose``, in ``window``'s range unless ``FanSettings`` sets it."""
     beam, sector = setup[BeamSettings], setup[ScanningSettings]
+    echo = setup[FanSettings].range_window(beam.echo_config(window))
+    fan = setup[FanSettings].fan_config(sector)
+    if fan.beams == 1 and setup[CoherentSettings].is_coherent:  # a ray cone's echo
+        problem = PER_RAY_SCATTERERS.problem('multibeam', setup, (CoherentSettings,))
+        if problem:
+            raise ConfigurationError(f'{problem} (beams 1)')
     return MultibeamSonar(
-        setup[FanSettings].range_window(beam.echo_config(window)),
-        setup[FanSettings].fan_config(sector),
+        echo,
+        fan,
         pose,
         imaging=sector.imaging_config(),
         label_entities=labels,
         multipath=beam.multipath_config(),
         coherent=setup[CoherentSettings].coherent_config(),
+        array_pattern=receive_array(setup, echo, fan),
     )
 
 
@@ -234,7 +298,30 @@ def sizes(setup: Setup) -> tuple[Size, ...]:
             coherent=coherent.is_coherent,
         ),
         *line_array_sizes(fan.beams, bins, elements, coherent.leak_cells),
+        *pattern_sizes(fan, bins),
         image_size(setup[ImageSettings].image_max_pixels),
+    )
+
+
+def pattern_sizes(fan: FanSettings, bins: int) -> tuple[Size, ...]:
+    """``fan_pattern: array``: the weights and a ping's column profiles.
+
+    Each beam's weight of every column in each band of its rows (at most one a row:
+    ``multibeam.cone_bands``).
+    """
+    if fan.fan_pattern is FanPattern.RAYS:
+        return ()
+    columns = fan.beams * fan.rays_horizontal
+    names = f'beams {fan.beams} x rays_horizontal {fan.rays_horizontal}'
+    return (
+        Size(
+            f'{names} x beams {fan.beams} x rays_vertical {fan.rays_vertical} with fan_pattern '
+            'array',
+            "the array pattern's weights at most",
+            fan.beams * columns * fan.rays_vertical,
+            8,
+        ),
+        cell_size(f'{names} x range_bins {bins} with fan_pattern array', columns * bins, False),
     )
 
 
