@@ -25,7 +25,6 @@ import math
 
 import numpy as np
 import pytest
-
 from coherent_scenes import chirp, lossless_echo, pitched, seabed_and_drum, sector
 
 from nps_sonar_py.echo import entity_scatterers
