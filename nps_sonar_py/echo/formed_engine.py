@@ -21,7 +21,12 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.echo.array_response import Shading, SteeredArray, half_power_sine_width
+from nps_sonar_py.echo.array_response import (
+    Shading,
+    SteeredArray,
+    fan_array_problem,
+    half_power_sine_width,
+)
 from nps_sonar_py.echo.coherent import (
     CoherentConfig,
     CoherentPing,
@@ -111,20 +116,11 @@ class FormedEngine:
         self.model, self.config, self.pattern = model, config, pattern
         self._grid = sample_grid(config, echo)
         self.array = fan_array(config, echo.beam_width)
-        width = 2.0 * math.asin(min(1.0, 0.5 * half_power_sine_width(self.array)))
-        if config.array_elements and width > 1.1 * echo.beam_width:
-            raise ConfigurationError(
-                f'array_elements: {self.array.elements} elements at {self.array.spacing:g} '
-                f"wavelengths form {math.degrees(width):.3g} deg beams, wider than the beams' "
-                f'{math.degrees(echo.beam_width):.3g} deg (beam_width): the array is too short '
-                'for its beams'
-            )
-        span = float(sines.max() - sines.min())
-        if span >= 1.0 / self.array.spacing:
-            raise ConfigurationError(
-                f'array_spacing: {self.array.spacing:g} wavelengths puts a grating lobe inside '
-                f'the fan (needs < {1.0 / span:.3g})'
-            )
+        problem = fan_array_problem(
+            self.array, sines, echo.beam_width, given=bool(config.array_elements)
+        )
+        if problem:
+            raise ConfigurationError(problem)
         self.density = formed_density(config, echo, self.array)
         pulse = config.transmitted
         noise = 0.0
