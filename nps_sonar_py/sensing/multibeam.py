@@ -22,7 +22,7 @@ spans ``vertical_width`` by default: its -3 dB width, as the horizontal one does
 ``vertical_cast`` wider, the rows past the -3 dB edges carry the vertical pattern's skirt (its
 main lobe's flanks and side lobes, both ways): a real transducer hears a seabed through them
 nearer than its axis meets it, as the side-scan's ``cast_to_nadir`` does across track
-(``docs/multibeam.md``). A ``UNIFORM`` pattern has no skirt: a wider cast hears nothing more.
+(``docs/echo.md``). A ``UNIFORM`` pattern has no skirt: a wider cast hears nothing more.
 
 Footprints: a ray's echo is spread over the slant-range interval its cell covers,
 ``e = r |t . n| / |d . n| d_e`` about its range (``t`` the ray's elevation tangent, ``n`` the

@@ -148,3 +148,23 @@ def test_a_sector_whose_grating_lobe_the_array_would_hear_is_refused_at_run_time
             assert problem is not None
             assert 'array_spacing: 0.9 wavelengths puts a grating lobe' in problem
             assert rig.device.ranger_config() == config
+
+
+def test_vertical_cast_reaches_the_fan_and_a_cast_inside_the_beam_is_refused(
+    tank: Raycaster,
+) -> None:
+    """``vertical_cast`` (as a user writes it) reaches the core's ``FanConfig``; with a sinc
+    vertical pattern the rows past the -3 dB edges add echo the knife edge (the default 0)
+    does not have. A cast narrower than the beam is refused in one line naming it."""
+    width = math.radians(10.0)
+    knife = fan_rig(tank, vertical_beam_width=width, vertical_pattern='sinc')
+    wide = fan_rig(tank, vertical_beam_width=width, vertical_pattern='sinc', vertical_cast=0.6)
+    sonar = wide.device.sonar  # type: ignore[attr-defined]
+    assert sonar.fan.vertical_cast == 0.6
+    assert knife.device.sonar.fan.vertical_cast == 0.0  # type: ignore[attr-defined]
+    assert sonar.fan.cast_width == 0.6
+    with pytest.raises((ConfigurationError, DescriptionError)) as refused:
+        fan_rig(tank, vertical_beam_width=width, vertical_cast=0.5 * width)
+    line = str(refused.value)
+    assert '\n' not in line
+    assert 'vertical_cast' in line, line

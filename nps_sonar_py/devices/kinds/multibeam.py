@@ -122,6 +122,13 @@ class FanSettings(Record):
         'multibeam: one-way pattern across the elevation, its -3 dB width vertical_beam_width: '
         'uniform (flat), piston, gaussian, sinc or sinc_dave',
     )
+    vertical_cast: float = same_as(
+        FanConfig,
+        'vertical_cast',
+        'multibeam: elevation extent cast [rad], at least vertical_beam_width: the rows past '
+        "its -3 dB edges heard through vertical_pattern's skirt both ways; 0: "
+        'vertical_beam_width alone (a knife edge)',
+    )
     fan_pattern: FanPattern = setting(
         FanPattern.RAYS,
         "multibeam, incoherent model: the beams' horizontal pattern, rays (each beam its own "
@@ -153,6 +160,7 @@ class FanSettings(Record):
             rays_horizontal=self.rays_horizontal,
             rays_vertical=self.rays_vertical,
             vertical_pattern=self.vertical_pattern,
+            vertical_cast=self.vertical_cast,
         )
 
 
