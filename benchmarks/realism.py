@@ -13,13 +13,16 @@ and simulation against record, with their ratio. A measure is within when the ra
 most 1; where the records give no spread (the one shadow) within means 3 dB of the record.
 
 Last line: ``realism: within=<k>/<n> worst=<metric> ratio=<sim-real / real-real>``.
-Run: ``scripts/run python benchmarks/realism.py [--real DIR] [--out DIR]``.
+Run: ``scripts/run python benchmarks/realism.py [--real DIR] [--out DIR] [--save-figures [FILE]]``;
+``--save-figures`` writes the figures (the date, the last line, every row) to FILE, by default
+the package's ``nps_sonar_py/realism/measured.json``, which the dataset cards state.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
 import math
 import sys
 from collections.abc import Callable
@@ -47,6 +50,7 @@ from realism_scenes import (
 )
 from realism_views import View, fan_views, sidescan_views
 
+from nps_sonar_py.dataset.realism_card import MEASURED, figures_json, measure_figures
 from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display import DisplayChain, resample_bins
 from nps_sonar_py.echo.display_presets import display_chain, oculus_gamma
@@ -388,11 +392,27 @@ def draw(out: Path, images: dict[str, dict[str, Image]], fan: tuple[Image, Image
     return path
 
 
+def save_figures(path: Path, summary: str, rows: dict[str, list[Row]]) -> None:
+    """Write the figures of ``rows`` (by record) and the ``summary`` line to ``path``, dated."""
+    records = {
+        record: {
+            'source': SOURCES[record],
+            'measures': {
+                r.name: measure_figures(r.real, r.spread, r.sim, r.ratio) for r in record_rows
+            },
+        }
+        for record, record_rows in rows.items()
+    }
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    path.write_bytes(figures_json(today, summary, records))
+
+
 def main() -> int:
     """Run both records, print the rows, the picture's path and the summary line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--real', type=Path, default=REPOSITORY.parent / 'shared' / 'real')
     parser.add_argument('--out', type=Path, default=Path('realism-out'))
+    parser.add_argument('--save-figures', type=Path, nargs='?', const=MEASURED, default=None)
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     try:
@@ -411,7 +431,13 @@ def main() -> int:
     print(f'picture: {picture}')
     within = sum(row.ratio <= 1.0 for _, row in rows)
     worst_name, worst = max(rows, key=lambda item: item[1].ratio)
-    print(f'realism: within={within}/{len(rows)} worst={worst_name} ratio={worst.ratio:.2f}')
+    summary = f'realism: within={within}/{len(rows)} worst={worst_name} ratio={worst.ratio:.2f}'
+    if options.save_figures is not None:
+        save_figures(
+            options.save_figures, summary, {'sidescan': sidescan_rows, 'oculus': oculus_rows}
+        )
+        print(f'figures: {options.save_figures}')
+    print(summary)
     return 0
 
 

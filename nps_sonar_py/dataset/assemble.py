@@ -15,7 +15,8 @@ wrote them (``run.py``): no sample is read back here.
   as Ultralytics reads them (no ``path``: the YAML's folder is the dataset's root).
   ``yolo_obb.yaml`` the same for the oriented boxes, its splits in ``obb/`` listing
   ``obb/images`` (a link to ``images``) so that Ultralytics finds ``obb/labels``.
-* ``README.md``: the dataset card: the spec, the counts, per-class statistics.
+* ``README.md``: the dataset card: the spec, the counts, per-class statistics, and the
+  realism benchmark's figures for the sensor's kind (``realism_card.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from nps_sonar_py.dataset.draw import MANIFEST_COLUMNS
 from nps_sonar_py.dataset.files import OBB_FOLDER, json_bytes
+from nps_sonar_py.dataset.realism_card import read_figures, realism_lines
 from nps_sonar_py.dataset.spec import Spec
 
 __all__ = [
@@ -227,6 +229,7 @@ def _card(
     if failed:
         lines += ['', '## Failed samples', '']
         lines += [f'* {r["id"]}: {r.get("error", "")}' for r in failed]
+    lines += ['', *realism_lines(spec.sensor.preset, read_figures())]
     lines += ['', '## Spec', '', '```yaml', spec.text.rstrip('\n'), '```', '']
     return '\n'.join(lines)
 

@@ -10,16 +10,19 @@ preset's array: its neighbouring beams correlate as that array's ``|AF|**2`` pre
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from real_records import real_file
 
+from nps_sonar_py.dataset.realism_card import MEASURED, read_figures
 from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
 from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display_presets import display_chain
@@ -50,8 +53,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     real_file('fls/one_ping_8bit.raw')
     out = tmp_path_factory.mktemp('realism')
     script = REPOSITORY / 'benchmarks' / 'realism.py'
+    figures = ['--save-figures', str(out / 'measured.json')]
     result = subprocess.run(
-        [sys.executable, str(script), '--real', str(real), '--out', str(out)],
+        [sys.executable, str(script), '--real', str(real), '--out', str(out), *figures],
         capture_output=True,
         text=True,
         timeout=900,
@@ -69,6 +73,60 @@ def test_the_last_line_and_the_chains(run: tuple[str, Path]) -> None:
     within, total = int(match[1]), int(match[2])
     assert 0 <= within <= total == 17
     assert output.count('chain assumed:') == 2  # one per record
+
+
+def _stale(saved: dict[str, Any], committed: dict[str, Any]) -> list[str]:
+    """Where the ``committed`` figures differ from those ``saved`` by the run (empty: none).
+
+    The benchmark gave the same table in separate processes; the tolerances only absorb the
+    last printed digit should another machine's arithmetic differ.
+    """
+    found = [] if saved['summary'] == committed['summary'] else ['summary']
+    for record, measured in saved['records'].items():
+        theirs = committed['records'].get(record, {}).get('measures', {})
+        if set(theirs) != set(measured['measures']):
+            found.append(f'{record}: measures')
+            continue
+        for name, row in measured['measures'].items():
+            other = theirs[name]
+            for key in ('real', 'sim'):
+                if row[key] != other[key] and (
+                    '-' in (row[key], other[key])
+                    or np.max(np.abs(_numbers(row[key]) - _numbers(other[key]))) > 0.011
+                ):
+                    found.append(f'{record}.{name}.{key}')
+            for key in ('spread', 'ratio'):
+                if row[key] != other[key] and (
+                    None in (row[key], other[key])
+                    or abs(row[key] - other[key]) > 1e-3 * max(1.0, abs(row[key]))
+                ):
+                    found.append(f'{record}.{name}.{key}')
+    return found
+
+
+def _numbers(text: str) -> np.ndarray[Any, np.dtype[np.float64]]:
+    return np.array([float(v) for v in text.split()])
+
+
+def test_the_packages_figures_are_this_runs(run: tuple[str, Path]) -> None:
+    # The dataset cards state the figures in the package's data file; a change of the
+    # physics that moves them fails here until `benchmarks/realism.py --save-figures` is run.
+    output, out = run
+    saved = read_figures(out / 'measured.json')
+    assert saved['summary'] == output.strip().splitlines()[-1]
+    assert set(saved['records']) == {'sidescan', 'oculus'}
+    assert len(saved['records']['sidescan']['measures']) == 9
+    committed = read_figures(MEASURED)
+    assert _stale(saved, committed) == [], 'run benchmarks/realism.py --save-figures'
+    # Negative control: a committed figure off by a little more than a printed digit is stale.
+    altered = copy.deepcopy(committed)
+    row = altered['records']['oculus']['measures']['grain_across_lines']
+    row['sim'] = f'{float(row["sim"]) + 0.02:.2f}'
+    altered['records']['sidescan']['measures']['level_histogram_js_bit']['ratio'] += 0.01
+    assert _stale(saved, altered) == [
+        'sidescan.level_histogram_js_bit.ratio',
+        'oculus.grain_across_lines.sim',
+    ]
 
 
 def test_real_against_real_matches_the_yardstick(run: tuple[str, Path]) -> None:
