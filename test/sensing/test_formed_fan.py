@@ -191,9 +191,10 @@ def test_the_receiver_is_blanked_while_it_transmits(tmp_path: Path) -> None:
 
 
 #: Pings of the empty world whose noise the chirp test averages. One ping's noise mean (301
-#: beams, about 20 independent, by 130 bins) scatters by 1.4 % over noise seeds, the gain by
-#: 0.063 dB; eight pings by 0.022 dB, a seventh of the 0.16 dB between the gain the chirps'
-#: sampled spectra give (6.16 dB) and the tolerance's edge.
+#: beams, about 13 independent, by 130 bins) scatters by 1.7 % over noise seeds (as its
+#: correlation over beams and bins predicts); the gain, both pulses' noise drawn from one
+#: seed, by 0.063 dB (150 seeds); over eight pings by 0.022 dB (40 seeds), a seventh of the
+#: 0.16 dB between the gain the chirps' sampled spectra give (6.16 dB) and the tolerance.
 NOISE_PINGS = 8
 
 
