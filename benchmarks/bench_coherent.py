@@ -62,12 +62,14 @@ from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 #: A noise floor some 30 dB under the seabed's echo at mid range.
 NOISE = ReceiverNoise(enabled=True, spectrum_level=40.0, directivity_index=30.0)
+#: The noise's seed: the same pings in every run and process (``None`` would draw afresh).
+NOISE_SEED = 0
 
 
 def coherent_fan() -> MultibeamSonar:
     """``bench_fan``'s fan with the coherent model (module docstring)."""
     plain = fan_sonar()
-    echo = dataclasses.replace(plain.echo, source_level=210.0)
+    echo = dataclasses.replace(plain.echo, source_level=210.0, seed=NOISE_SEED)
     elements = math.ceil(0.886 / (0.5 * echo.beam_width))  # 0.886 lambda / (N d) = 1 deg
     coherent = CoherentConfig.of(
         pulse=Pulse(PulseKind.CHIRP, 2e-3, 12e3),
@@ -101,7 +103,7 @@ def demo_fan() -> MultibeamSonar:
 def coherent_sidescan() -> SidescanSonar:
     """``bench_sidescan``'s side-scan with the coherent model (module docstring)."""
     plain = sidescan()
-    echo = dataclasses.replace(plain.echo, source_level=210.0)
+    echo = dataclasses.replace(plain.echo, source_level=210.0, seed=NOISE_SEED)
     coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 5e-3, 19e3), noise=NOISE)
     return SidescanSonar(echo, plain.config, plain.world_from_body, coherent=coherent)
 
