@@ -7,6 +7,11 @@ pair side by side takes back part of that single-threaded time
 (``benchmarks/bench_sonar_ping.py``). Below :data:`PARALLEL_SIZE` elements, or on one core,
 the work runs in the caller's thread: a hand-off would cost more than it saves.
 
+A process that shares the machine with other workers, each given a number of cores (a Ray
+task of ``num_cpus=1``), says so with :func:`use_cores`: its numpy work then stays in the
+caller's thread on one core and :func:`cast_threads` gives Open3D's cast its share, so the
+workers do not oversubscribe the cores they were dealt.
+
 The work must not depend on the caller's ``np.errstate``: that is per thread.
 """
 
@@ -18,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ['PARALLEL_SIZE', 'beside']
+__all__ = ['PARALLEL_SIZE', 'beside', 'cast_threads', 'use_cores']
 
 #: Arrays of at least this many elements are worth a second thread.
 PARALLEL_SIZE = 50_000
@@ -26,7 +31,21 @@ PARALLEL_SIZE = 50_000
 #: The cores this process may run on (read once: the call costs tens of microseconds).
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()
 
+#: Threads for Open3D's cast: 0, Open3D's default (every core), unless :func:`use_cores`.
+_cast_threads = 0
+
 T = TypeVar('T')
+
+
+def use_cores(cores: int) -> None:
+    """Run this process's work on ``cores`` cores (>= 1): the numpy passes and the cast."""
+    global _CORES, _cast_threads
+    _CORES = _cast_threads = max(1, int(cores))
+
+
+def cast_threads() -> int:
+    """The threads Open3D's cast may use: 0 (all) unless :func:`use_cores` was called."""
+    return _cast_threads
 
 
 def beside(size: int, work: Callable[[], T]) -> Callable[[], T]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -29,3 +31,31 @@ def test_an_error_in_the_work_is_raised_where_the_result_is_read() -> None:
     result = beside(PARALLEL_SIZE, fail)
     with pytest.raises(ValueError, match='bad rays'):
         result()
+
+
+def test_a_process_given_one_core_keeps_its_work_and_cast_on_it() -> None:
+    """``use_cores(1)`` (a Ray task's share): large work runs in the caller's thread and the
+    cast asks Open3D for one thread, with the same hits as every core's cast. Run in a child
+    process (the setting is the process's). Control: before the call, large work goes to the
+    background thread and the cast takes Open3D's default (0, every core)."""
+    code = """
+import threading
+import numpy as np
+from nps_sonar_py import background
+from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.devices import reference_world_file
+world = Raycaster(load_world(reference_world_file()))
+rays = np.random.default_rng(1).normal(size=(60_000, 3))
+rays /= np.linalg.norm(rays, axis=1, keepdims=True)
+origins = np.zeros_like(rays)
+before = (background.cast_threads(), background.beside(60_000, threading.current_thread)())
+every = world.cast(origins, rays).ranges.copy()
+background.use_cores(1)
+after = (background.cast_threads(), background.beside(60_000, threading.current_thread)())
+one = world.cast(origins, rays).ranges.copy()
+main = threading.current_thread()
+same = np.array_equal(every, one, equal_nan=True)
+print(before[0], before[1] is main, after[0], after[1] is main, same)
+"""
+    done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ['0', 'False', '1', 'True', 'True'], done.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from nps_sonar_py.background import use_cores
 from nps_sonar_py.dataset.files import json_bytes, record_path, sample_files, write_atomic
 from nps_sonar_py.dataset.sample import render_sample
 from nps_sonar_py.dataset.sensor import cached_settings
@@ -104,7 +105,10 @@ def write_batch(spec: Spec, rows: list[dict[str, Any]], out: str) -> Iterator[Ou
     """:func:`tried_sample` of each row in turn, each outcome as soon as it is made.
 
     A Ray task's generator: the driver counts every sample as it is made, not every batch.
+    The task reserves one CPU, so its cast and numpy work keep to one core
+    (:func:`nps_sonar_py.background.use_cores`): workers beside it do not wait for theirs.
     """
+    use_cores(1)
     for row in rows:
         yield tried_sample(spec, row, out)
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nps_sonar_py.background import beside
+from nps_sonar_py.background import beside, cast_threads
 from nps_sonar_py.echo.entity_scatterers import EntityMesh
 from nps_sonar_py.scene.hits import HitTriangles, RayHits
 from nps_sonar_py.scene.open3d_import import without_dash
@@ -211,7 +211,7 @@ def _cast(
     An array handed out of the raycaster must be a copy: one that outlived Open3D would be
     reported as a leak at exit.
     """
-    ans = scene.cast_rays(rays)
+    ans = scene.cast_rays(rays, nthreads=cast_threads())
     return (
         ans['t_hit'].numpy(),
         ans['geometry_ids'].numpy(),
