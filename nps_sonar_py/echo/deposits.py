@@ -7,6 +7,7 @@ of one beam count, ``Deposits`` the cells and weights of one ping.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,8 @@ DUMP_BINS = 16
 GUARD = 2
 #: The widest interval a return is spread over, in bins (a grazing ray's footprint).
 WIDEST_BINS = 64.0
+#: Most cells of a layout whose cell table (``_cell_table``) is kept: 8 MiB of intp.
+_TABLE_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -357,10 +360,32 @@ class Deposits:
         np.add.at(per_bin.reshape(-1), cells.take(inside), values)
 
     def cells_of(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
-        """``flat`` as ``beam * n_bins + bin``, dropped cells as ``N n_bins`` (for labels)."""
+        """``flat`` as ``beam * n_bins + bin``, dropped cells as ``N n_bins`` (for labels).
+
+        One gather from the layout's table where it is small (built once per layout: a
+        division per deposit costs five times the gather), the division otherwise.
+        """
         if self.stride == self.n_bins and self.shift == 0:
             return flat
-        beam, column = np.divmod(flat, self.stride)
-        column -= self.shift
-        inside = (column >= 0) & (column < self.n_bins) & (flat < self.dump)
-        return np.where(inside, beam * self.n_bins + column, self.n_beams * self.n_bins)
+        if self.dump + DUMP_BINS <= _TABLE_CELLS:
+            return _cell_table(self.n_beams, self.n_bins, self.stride, self.shift).take(flat)
+        return _cells(flat, self.n_beams, self.n_bins, self.stride, self.shift)
+
+
+def _cells(
+    flat: NDArray[np.intp], n_beams: int, n_bins: int, stride: int, shift: int
+) -> NDArray[np.intp]:
+    """``Deposits.cells_of`` of a layout, computed: ``beam * n_bins + bin`` or ``N n_bins``."""
+    beam, column = np.divmod(flat, stride)
+    column -= shift
+    inside = (column >= 0) & (column < n_bins) & (flat < n_beams * stride)
+    return np.where(inside, beam * n_bins + column, n_beams * n_bins)
+
+
+@functools.lru_cache(maxsize=4)
+def _cell_table(n_beams: int, n_bins: int, stride: int, shift: int) -> NDArray[np.intp]:
+    """``_cells`` of every cell of a layout, dump bins included (read-only, built once)."""
+    cells = np.arange(n_beams * stride + DUMP_BINS, dtype=np.intp)
+    table = _cells(cells, n_beams, n_bins, stride, shift)
+    table.flags.writeable = False
+    return table

@@ -61,6 +61,8 @@ __all__ = ['PATTERNS', 'Raycaster', 'check_rays']
 UNIT_TOLERANCE = 1e-4
 #: Fixed ray patterns whose checked rays a raycaster keeps (least recently cast out first).
 PATTERNS = 4
+#: Open3D's geometry and primitive id of a miss (the largest uint32).
+_INVALID_ID = 2**32 - 1
 
 
 def check_rays(
@@ -418,8 +420,7 @@ class Raycaster:
                 triangle += self._offset_table[row]
                 mu = self._static_reflectivity[triangle]
                 look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
-            first = self._first_triangle[self._entity_table[row]]  # -1 on a miss:
-            ids = np.where(row < len(self._static_entity), first + primitive, -1)
+            ids = self._first_table[row] + primitive  # int64; -1 on a miss (_build_static)
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
             if self._static_smooth:  # only scenes with heightmaps pay for smooth shading
@@ -573,6 +574,11 @@ class Raycaster:
             if world.entities[i].maps is not None
         ]
         self._entity_table = np.append(self._static_entity, -1)
+        # Per geometry, its entity's first triangle id; a miss's primitive id is INVALID_ID,
+        # so its row holds -1 - INVALID_ID: one gather and one add give every hit's id.
+        self._first_table = np.append(
+            self._first_triangle[self._static_entity], -1 - _INVALID_ID
+        ).astype(np.int64)
         sizes = [len(world.entities[i].surface) for i in members]
         # Per triangle of the static entities, in order; a miss points at the nan after the
         # last triangle.

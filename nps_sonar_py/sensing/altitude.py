@@ -58,10 +58,14 @@ class BottomTrack:
         if math.isfinite(drop):
             self._levels[self._next] = sensor_z - drop
             self._next = (self._next + 1) % self._levels.size
-        levels = self._levels[np.isfinite(self._levels)]
-        if levels.size == 0:
+        levels = np.sort(self._levels[np.isfinite(self._levels)])
+        n = levels.size
+        if n == 0:
             return math.nan
-        return float(sensor_z - np.median(levels))
+        # The median as np.median takes it (the two middle levels' mean when n is even),
+        # without its overhead, ten times the sort's on a few levels.
+        median = float(levels[n // 2]) if n % 2 else (levels[n // 2 - 1] + levels[n // 2]) / 2.0
+        return float(sensor_z - median)
 
 
 def altimeter(caster: SurfaceCaster, origin: NDArray[np.float64]) -> float:
