@@ -56,13 +56,19 @@ class HitTriangles:
     pose (``echo.entity_scatterers``).
 
     Attributes:
-        ids: (n,) int64 id of the triangle each ray hit; -1 on a miss.
+        ids: (n,) int64 id of the triangle each ray hit; -1 on a miss. Worked out when first
+            read (from the constructor's function): a sonar that reads none does not pay.
         meshes: the mesh and pose at the cast (``EntityMesh``) of each entity that owns
             some of triangles ``ids`` (k,), in the order of their first ids.
     """
 
-    ids: NDArray[np.int64]
+    _ids: Callable[[], NDArray[np.int64]] = field(repr=False)
     meshes: Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
+
+    @functools.cached_property
+    def ids(self) -> NDArray[np.int64]:
+        """(n,) int64 id of the triangle each ray hit; -1 on a miss."""
+        return self._ids()
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare fields with numpy

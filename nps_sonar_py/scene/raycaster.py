@@ -403,6 +403,7 @@ class Raycaster:
         o, d = rays.origins, rays.directions
         n = d.shape[0]
         cosines: Callable[[], NDArray[np.float32]] | None = None
+        ids_of: Callable[[], NDArray[np.int64]]  # the triangle ids when read (HitTriangles)
         if self._static is not None and n:
             # Open3D gives t = inf, a zero normal and INVALID_ID on a miss.
             t, geometry, primitive, found, barycentric = _cast(self._static, rays.tensor)
@@ -420,7 +421,8 @@ class Raycaster:
                 triangle += self._offset_table[row]
                 mu = self._static_reflectivity[triangle]
                 look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
-            ids = self._first_table[row] + primitive  # int64; -1 on a miss (_build_static)
+            primitives = primitive.copy()  # the ids may be read after Open3D's memory is gone
+            ids_of = lambda: self._first_table[row] + primitives  # noqa: E731  (-1: a miss)
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
             if self._static_smooth:  # only scenes with heightmaps pay for smooth shading
@@ -430,10 +432,12 @@ class Raycaster:
             normals = np.zeros((n, 3), dtype=np.float32)
             mu = np.full(n, np.nan)
             look_up = lambda: (np.full(n, -1, dtype=np.int64), np.full(n, np.nan))  # noqa: E731
-            ids = np.full(n, -1, dtype=np.int64)
+            ids_of = lambda: np.full(n, -1, dtype=np.int64)  # noqa: E731
         if self._moving:  # the moving entities' hits overwrite the static ones'
             entity, retro = look_up()
             look_up = lambda: (entity, retro)  # noqa: E731
+            ids = ids_of()
+            ids_of = lambda: ids  # noqa: E731
         for moving in self._moving:
             pose = self._poses[moving.index]
             rotation, translation = pose[:3, :3], pose[:3, 3]
@@ -472,7 +476,7 @@ class Raycaster:
                 )
                 mu[rows[on_map]] = mapped
         cos_incidence = cosines() if cosines is not None else _abs_dot(rays.directions32, normals)
-        triangles = HitTriangles(ids, self.entity_meshes)
+        triangles = HitTriangles(ids_of, self.entity_meshes)
         return RayHits(ranges, normals, cos_incidence, mu, look_up, triangles=triangles)
 
     def entity_meshes(self, ids: ArrayLike) -> tuple[EntityMesh, ...]:

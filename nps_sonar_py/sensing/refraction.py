@@ -173,7 +173,7 @@ class RefractingCaster:
         if inner.triangles is not None:  # the triangle each bent ray ends on
             ids = np.full(d.shape[0], -1, dtype=np.int64)
             ids[first.ray] = inner.triangles.ids[first.chord]
-            triangles = HitTriangles(ids, inner.triangles.meshes)
+            triangles = HitTriangles(lambda: ids, inner.triangles.meshes)
         return RayHits(
             arrival.ranges,
             normals,
