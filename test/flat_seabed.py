@@ -4,8 +4,11 @@ side-scan tests cast on it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.scene import Raycaster, load_world
@@ -31,6 +34,17 @@ def seabed_file(path: Path, mu: float, *models: str) -> Path:
 def flat_seabed(folder: Path, mu: float) -> Raycaster:
     """A caster of the seabed alone (``seabed_file``), written to ``folder/flat.world``."""
     return Raycaster(load_world(str(seabed_file(folder / 'flat.world', mu))))
+
+
+def seabed_fixture(mu: float) -> Callable[[pytest.TempPathFactory], Raycaster]:
+    """A module-scoped fixture of the seabed alone (``flat_seabed``, reflectivity ``mu``),
+    cast once for a module's tests: ``seabed = seabed_fixture(0.01)`` at a module's top."""
+
+    @pytest.fixture(scope='module')
+    def seabed(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
+        return flat_seabed(tmp_path_factory.mktemp('seabed'), mu)
+
+    return seabed
 
 
 def sidescan_echo(

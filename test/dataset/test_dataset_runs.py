@@ -233,6 +233,21 @@ def _kill_session(session: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _started_run(spec: Path, out: Path) -> subprocess.Popen[str]:
+    """The command on a local Ray of two workers, six samples in two batches of three, once
+    it has made its first sample. In a session of its own: Ray's processes (the workers) are
+    found and killed by it."""
+    run = subprocess.Popen(
+        command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+        start_new_session=True,
+    )
+    _wait_for(out / 'records' / '000000.json', run)
+    return run
+
+
 @pytest.mark.parametrize('signum', [signal.SIGKILL, signal.SIGTERM], ids=['SIGKILL', 'SIGTERM'])
 def test_a_ray_run_killed_mid_batch_resumes_to_the_same_files(
     slow_reference: Path, tmp_path: Path, signum: int
@@ -244,14 +259,7 @@ def test_a_ray_run_killed_mid_batch_resumes_to_the_same_files(
     """
     out = tmp_path / 'out'
     spec = slow_reference.parent / 'spec.yaml'
-    run = subprocess.Popen(
-        command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(),
-        start_new_session=True,  # a session of its own, Ray's processes in it
-    )
-    _wait_for(out / 'records' / '000000.json', run)
+    run = _started_run(spec, out)
     if signum == signal.SIGKILL:
         _kill_session(run.pid)
     else:
@@ -297,14 +305,7 @@ def test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample(
     by a task of their own, and the run ends with every sample once and the same files."""
     out = tmp_path / 'out'
     spec = slow_reference.parent / 'spec.yaml'
-    run = subprocess.Popen(
-        command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(),
-        start_new_session=True,  # its workers found by their session
-    )
-    _wait_for(out / 'records' / '000000.json', run)
+    run = _started_run(spec, out)
     killed: set[int] = set()
     for _ in range(2):  # the batches' first runs, then Ray's second
         end = time.monotonic() + DEADLINE

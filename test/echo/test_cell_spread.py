@@ -23,6 +23,7 @@ from nps_sonar_py.echo.cell_spread import (
     grazing_parts,
     quadratic_ramps,
 )
+from nps_sonar_py.echo.deposits import Ramps
 
 MIN_RANGE, BIN, N_BINS = 0.5, 0.1, 400
 HEIGHT = math.radians(20.0) / 24  # a cell of the default fan
@@ -124,18 +125,14 @@ def test_a_cell_from_past_the_window_lends_its_near_part() -> None:
     assert echoes.intensity[0].sum() == pytest.approx(truth.sum(), rel=0.01)
 
 
-@pytest.mark.parametrize(('r', 'depression'), [(20.0, 3.0), (25.0, 1.5)])
-def test_a_grazing_cell_in_parts_is_its_echo_bin_by_bin(r: float, depression: float) -> None:
-    """A grazing cell (its far range 32 % and 77 % past its near one) cut into parts
-    (``grazing_parts``), each a quadratic ramp: every bin holding more than 1 % of the peak
-    within 0.5 % of the brute-force integral, the sum within 1e-9, the bins outside exactly 0,
-    each bin counted once as a hit; the whole cell as one quadratic ramp misses by > 2 %."""
-    tangent = math.tan(math.radians(90.0 - depression))
-    assert exact_cells(np.array([tangent]), HEIGHT)[0]
+def _grazing_ramps(
+    r: float, tangent: float, echo: float, window: tuple[float, float, int]
+) -> tuple[Ramps, CellGeometry, NDArray[np.intp]]:
+    """The quadratic ramps of one grazing cell alone in one beam (range ``r`` m, ``tan(theta0)
+    = tangent``, ``echo``) cut into its parts (``grazing_parts``), over ``window`` (min range,
+    bins per metre, bins); its cell and parts."""
     cells = CellGeometry.of(np.array([r]), np.array([tangent]), HEIGHT, ATTENUATION)
     parts = grazing_parts(cells)
-    assert parts[0] > 1
-    echo = 3e-9
     none, one = np.zeros(0), np.zeros(1, dtype=np.intp)
     ramps = quadratic_ramps(
         none,
@@ -144,10 +141,24 @@ def test_a_grazing_cell_in_parts_is_its_echo_bin_by_bin(r: float, depression: fl
         one[:0],
         1,
         height=HEIGHT,
-        window=(MIN_RANGE, 1.0 / BIN, N_BINS),
+        window=window,
         attenuation=ATTENUATION,
         grazing=(cells, parts, np.array([echo]), one),
     )
+    return ramps, cells, parts
+
+
+@pytest.mark.parametrize(('r', 'depression'), [(20.0, 3.0), (25.0, 1.5)])
+def test_a_grazing_cell_in_parts_is_its_echo_bin_by_bin(r: float, depression: float) -> None:
+    """A grazing cell (its far range 32 % and 77 % past its near one) cut into parts
+    (``grazing_parts``), each a quadratic ramp: every bin holding more than 1 % of the peak
+    within 0.5 % of the brute-force integral, the sum within 1e-9, the bins outside exactly 0,
+    each bin counted once as a hit; the whole cell as one quadratic ramp misses by > 2 %."""
+    tangent = math.tan(math.radians(90.0 - depression))
+    assert exact_cells(np.array([tangent]), HEIGHT)[0]
+    echo = 3e-9
+    ramps, _, parts = _grazing_ramps(r, tangent, echo, (MIN_RANGE, 1.0 / BIN, N_BINS))
+    assert parts[0] > 1
     split, truth = ramps.profile()[0], _brute(r, tangent, echo, ATTENUATION)
     held = truth > 0.01 * truth.max()
     inner = held.copy()
@@ -169,22 +180,8 @@ def test_parts_narrower_than_a_bin_stay_exact() -> None:
     0, none is negative, the sum is the echo. The control: the largest deposit is over 16
     times the echo (a unit taken from the echo, with room for 8 times it, would overflow
     float64's whole numbers and leave a residue in every bin after the cell)."""
-    cells = CellGeometry.of(
-        np.array([1.0]), np.array([math.tan(math.radians(87.0))]), HEIGHT, ATTENUATION
-    )
-    parts = grazing_parts(cells)
-    echo, one, none = 3e-9, np.zeros(1, dtype=np.intp), np.zeros(0)
-    ramps = quadratic_ramps(
-        none,
-        none,
-        none,
-        one[:0],
-        1,
-        height=HEIGHT,
-        window=(0.0, 1.0, 200),
-        attenuation=ATTENUATION,
-        grazing=(cells, parts, np.array([echo]), one),
-    )
+    echo = 3e-9
+    ramps, cells, _ = _grazing_ramps(1.0, math.tan(math.radians(87.0)), echo, (0.0, 1.0, 200))
     profile = ramps.profile()[0]
     far_bin = math.floor(float(cells.far[0]))
     assert np.all(profile[far_bin + 1 :] == 0.0)

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import copy
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from flat_seabed import flat_seabed
+from flat_seabed import seabed_fixture
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig, beam_intensity
@@ -56,9 +55,7 @@ ECHO = EchoConfig(
 SIGNIFICANT = 1e-3  # of the peak: the bins held
 
 
-@pytest.fixture(scope='module')
-def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    return flat_seabed(Path(tmp_path_factory.mktemp('flat')), MU)
+flat = seabed_fixture(MU)
 
 
 def _azimuth_kinks(

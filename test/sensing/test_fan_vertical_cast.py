@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from flat_seabed import flat_seabed
+from flat_seabed import seabed_fixture
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
@@ -37,9 +37,7 @@ VERTICAL = math.radians(12.0)
 SKIRT = (HEIGHT / math.sin(math.radians(31.0)), HEIGHT / math.sin(math.radians(28.5)))
 
 
-@pytest.fixture(scope='module')
-def seabed(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    return flat_seabed(tmp_path_factory.mktemp('seabed'), 0.01)
+seabed = seabed_fixture(0.01)
 
 
 def sinc_two_way(off_axis: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -39,7 +39,7 @@ from coherent_scenes import (
     pole_world,
     sector,
 )
-from flat_seabed import flat_seabed
+from flat_seabed import seabed_fixture
 
 from nps_sonar_py.echo import Absorption, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
@@ -269,9 +269,20 @@ def correlation(one: np.ndarray, two: np.ndarray) -> float:
     return float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
 
 
-@pytest.fixture(scope='module')
-def seabed(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    return flat_seabed(tmp_path_factory.mktemp('seabed'), 0.01)
+def two_degree_beams(min_range: float, max_range: float) -> EchoConfig:
+    """The echo of 2 degree beams at 400 kHz without absorption, over ``min_range`` to
+    ``max_range`` m (the array-pattern tests' fans)."""
+    return EchoConfig(
+        beam_width=math.radians(2.0),
+        min_range=min_range,
+        max_range=max_range,
+        frequency=400e3,
+        sound_speed=C,
+        absorption=Absorption.NONE,
+    )
+
+
+seabed = seabed_fixture(0.01)
 
 
 def test_the_speckle_stays_under_a_sub_wavelength_move(seabed: Raycaster) -> None:
@@ -360,14 +371,7 @@ def test_every_range_row_of_the_mean_over_seeds_holds_the_arrays_energy(
     same columns spread as flat boxes about their ranges (the array engine before it took
     its rows' cells: mean ``z**2`` 8) and the rays' piston image, rejected.
     """
-    echo = EchoConfig(
-        beam_width=math.radians(2.0),
-        min_range=9.0,
-        max_range=40.0,
-        frequency=400e3,
-        sound_speed=C,
-        absorption=Absorption.NONE,
-    )
+    echo = two_degree_beams(9.0, 40.0)
     fan = FanConfig(beams=48, min_angle=-0.4, max_angle=0.4)
     pose = transform_from_xyz_rpy([0.0, 0.0, 3.0], [0.0, math.radians(12.0), 0.0])
     seeds = 16
@@ -417,14 +421,7 @@ def test_a_target_off_the_fans_plane_is_heard_on_the_arrays_cone(
 <geometry><sphere radius="0.05"/></geometry></collision></link></robot>
 </model></world>''')
     world = Raycaster(load_world(str(path)))
-    echo = EchoConfig(
-        beam_width=math.radians(2.0),
-        min_range=5.0,
-        max_range=15.0,
-        frequency=400e3,
-        sound_speed=C,
-        absorption=Absorption.NONE,
-    )
+    echo = two_degree_beams(5.0, 15.0)
     half = math.radians(15.0)
     fan = FanConfig(
         beams=301,

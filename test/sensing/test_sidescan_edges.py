@@ -23,11 +23,10 @@ none (its second difference across range stays at the level of its curvature).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from flat_seabed import flat_seabed, sidescan_echo
+from flat_seabed import seabed_fixture, sidescan_echo
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, beam_intensity
@@ -57,9 +56,7 @@ SIGNIFICANT = 1e-3  # of the peak: the bins held to 1 %
 TOLERANCE = 0.01
 
 
-@pytest.fixture(scope='module')
-def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    return flat_seabed(Path(tmp_path_factory.mktemp('flat')), MU)
+flat = seabed_fixture(MU)
 
 
 def reference_profile(
