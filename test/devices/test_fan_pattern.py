@@ -155,7 +155,9 @@ def test_vertical_cast_reaches_the_fan_and_a_cast_inside_the_beam_is_refused(
 ) -> None:
     """``vertical_cast`` (as a user writes it) reaches the core's ``FanConfig``; with a sinc
     vertical pattern the rows past the -3 dB edges add echo the knife edge (the default 0)
-    does not have. A cast narrower than the beam is refused in one line naming it."""
+    does not have: the beams off the tank's target hear the tank nearer, none later.
+    Control: a uniform pattern cast as wide has no skirt and hears it first where the knife
+    edge does. A cast narrower than the beam is refused in one line naming it."""
     width = math.radians(10.0)
     knife = fan_rig(tank, vertical_beam_width=width, vertical_pattern='sinc')
     wide = fan_rig(tank, vertical_beam_width=width, vertical_pattern='sinc', vertical_cast=0.6)
@@ -163,6 +165,17 @@ def test_vertical_cast_reaches_the_fan_and_a_cast_inside_the_beam_is_refused(
     assert sonar.fan.vertical_cast == 0.6
     assert knife.device.sonar.fan.vertical_cast == 0.0  # type: ignore[attr-defined]
     assert sonar.fan.cast_width == 0.6
+
+    def first_bins(rig: Rig) -> np.ndarray:
+        profiles = rig.device.sonar.ping(tank).profiles  # type: ignore[attr-defined]
+        assert profiles.any(axis=1).all()
+        return np.argmax(profiles > 0.0, axis=1)
+
+    edge, skirt = first_bins(knife), first_bins(wide)
+    assert (skirt <= edge).all()
+    assert np.count_nonzero(skirt < edge) > edge.size // 2  # all but those on the target
+    flat = fan_rig(tank, vertical_beam_width=width, vertical_pattern='uniform', vertical_cast=0.6)
+    np.testing.assert_array_equal(first_bins(flat), edge)
     with pytest.raises((ConfigurationError, DescriptionError)) as refused:
         fan_rig(tank, vertical_beam_width=width, vertical_cast=0.5 * width)
     line = str(refused.value)
