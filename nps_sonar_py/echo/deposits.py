@@ -11,10 +11,12 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
+
+from nps_sonar_py.background import beside
 
 __all__ = [
     'DUMP_BINS',
@@ -24,7 +26,6 @@ __all__ = [
     'Layout',
     'Ramps',
     'box_ramps',
-    'polynomial_ends',
     'ramp_units',
 ]
 
@@ -126,19 +127,36 @@ class Ramps:
         """The ramps of ``order = len(starts) - 1`` from their polynomials' differences.
 
         ``starts`` (order + 1, k): the forward differences ``A_j`` of ``Q`` at ``a``
-        (``Q(a + m) = sum A_j C(m, j)``), ``ends`` those of ``Q - T`` at ``b``
-        (``polynomial_ends``), whole numbers of their beam's ``unit``; ``places``: ``a``,
-        ``b`` (edges, whole numbers, ``a >= 1``) and the last edge ``ceil(e)`` of the bins
-        overlapped, from ``a - 1`` on. ``beam`` (k,) each ramp's.
+        (``Q(a + m) = sum A_j C(m, j)``), ``ends`` those of ``Q - T`` at ``b``, whole numbers
+        of their beam's ``unit``; the rest as :meth:`laid_out`.
         """
-        a, b, stop = places
         order = starts.shape[0] - 1
-        count = 2 * (order + 1)
-        weights = np.empty((count, a.size))
+        weights = np.empty((2 * (order + 1), beam.size))
         # Exact: small whole numbers times whole numbers of units, their sums under 2**53.
         _differences(starts, weights[: order + 1])
         _differences(ends, weights[order + 1 :])
         np.negative(weights[order + 1 :], out=weights[order + 1 :])
+        return cls.laid_out(weights, places, beam, n_bins, unit)
+
+    @classmethod
+    def laid_out(
+        cls,
+        weights: NDArray[np.float64],
+        places: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+        beam: NDArray[np.intp],
+        n_bins: int,
+        unit: NDArray[np.float64],
+    ) -> Ramps:
+        """The ramps of ``order = len(weights) / 2 - 1`` from their deposits ``weights``.
+
+        ``weights`` (2 (order + 1), k): the differences of order ``order + 1`` of ``P`` at
+        ``a`` and on, then at ``b`` and on, whole numbers of their beam's ``unit``;
+        ``places``: ``a``, ``b`` (edges, whole numbers, ``a >= 1``) and the last edge
+        ``ceil(e)`` of the bins overlapped, from ``a - 1`` on. ``beam`` (k,) each ramp's.
+        """
+        a, b, stop = places
+        count = weights.shape[0]
+        order = count // 2 - 1
         offset = int(a.min()) - 1  # the Ramps' layout: from the first bin touched
         stride = int(b.max()) + order - offset  # to the last deposit's
         base = beam * stride
@@ -155,24 +173,37 @@ class Ramps:
         edges[1] += 1
         return cls(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges, order)
 
-    def _summed(self) -> NDArray[np.int64]:
-        """(N, used) ``order`` int64 running sums of the deposits, the columns in the window."""
+    def profile(self) -> NDArray[np.float64]:
+        """(N, n_bins) the ramps' echoes.
+
+        One bincount of the deposits (it holds the GIL), then ``order`` int64 running sums
+        per beam over the columns in the window (an integer running sum is exact, as the
+        float64 sums are) and the units: the second half of the beams' beside the first
+        (``background.beside``; numpy frees the GIL there).
+        """
         n_beams = self.unit.size
         used = min(self.width, self.n_bins - self.offset)  # the columns inside the window
+        # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
         sums = np.bincount(self.cells, self.weights, n_beams * self.width)
-        # An int64 running sum of whole numbers: exact (the float64 sums are).
-        window = np.cumsum(sums.reshape(n_beams, self.width)[:, :used], axis=1, dtype=np.int64)
-        for _ in range(self.order - 1):
-            np.cumsum(window, axis=1, out=window)
-        return window
-
-    def profile(self) -> NDArray[np.float64]:
-        """(N, n_bins) the ramps' echoes."""
-        summed = self._summed()
-        intensity = np.zeros((self.unit.size, self.n_bins))
-        window = intensity[:, self.offset : self.offset + summed.shape[1]]
-        np.multiply(summed, self.unit[:, None], out=window)
+        deposits = cast('NDArray[np.float64]', sums).reshape(n_beams, self.width)[:, :used]
+        intensity = np.zeros((n_beams, self.n_bins))
+        window = intensity[:, self.offset : self.offset + used]
+        half, unit = n_beams // 2, self.unit[:, None]
+        rest = beside(
+            half * used, lambda: self._summed(deposits[half:], unit[half:], window[half:])
+        )
+        self._summed(deposits[:half], unit[:half], window[:half])
+        rest()
         return intensity
+
+    def _summed(
+        self, deposits: NDArray[np.float64], unit: NDArray[np.float64], out: NDArray[np.float64]
+    ) -> None:
+        """Into ``out``: the running sums of some beams' ``deposits`` times their ``unit``."""
+        summed = np.cumsum(deposits, axis=1, dtype=np.int64)
+        for _ in range(self.order - 1):
+            np.cumsum(summed, axis=1, out=summed)
+        np.multiply(summed, unit, out=out)
 
     def coverage(self) -> NDArray[np.int64]:
         """(N, n_bins) how many of the ramps overlap each bin.
@@ -228,29 +259,6 @@ def box_ramps(
         out[1] = height
         edge += 1.0
     return Ramps.build(coefficients[0], coefficients[1], (a, b, stop), beam, n_bins, unit)
-
-
-def polynomial_ends(
-    starts: NDArray[np.float64], span: NDArray[np.float64], total: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """(order + 1, k) the forward differences of ``Q - T`` at ``b = a + span`` (``Ramps``).
-
-    ``sum_{i >= j} A_i C(span, i - j)``, less ``T`` for ``j = 0``; whole numbers in float64
-    stay exact below ``2**53``.
-    """
-    order = starts.shape[0] - 1
-    ends = starts.copy()
-    binomial = span.copy()  # C(span, d)
-    scratch = np.empty((order, span.size))
-    for d in range(1, order + 1):
-        rows = order + 1 - d  # E_j += A_(j + d) C(span, d)
-        np.multiply(starts[d:], binomial, out=scratch[:rows])
-        ends[:rows] += scratch[:rows]
-        if d < order:
-            binomial *= span - d
-            binomial /= d + 1  # exact: a whole number
-    ends[0] -= total
-    return ends
 
 
 def _differences(coefficients: NDArray[np.float64], out: NDArray[np.float64]) -> None:
