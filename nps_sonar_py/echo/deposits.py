@@ -11,12 +11,10 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
-
-from nps_sonar_py.background import beside
 
 __all__ = [
     'DUMP_BINS',
@@ -173,37 +171,24 @@ class Ramps:
         edges[1] += 1
         return cls(n_bins, offset, stride, unit, cells.ravel(), weights.ravel(), edges, order)
 
-    def profile(self) -> NDArray[np.float64]:
-        """(N, n_bins) the ramps' echoes.
-
-        One bincount of the deposits (it holds the GIL), then ``order`` int64 running sums
-        per beam over the columns in the window (an integer running sum is exact, as the
-        float64 sums are) and the units: the second half of the beams' beside the first
-        (``background.beside``; numpy frees the GIL there).
-        """
+    def _summed(self) -> NDArray[np.int64]:
+        """(N, used) ``order`` int64 running sums of the deposits, the columns in the window."""
         n_beams = self.unit.size
         used = min(self.width, self.n_bins - self.offset)  # the columns inside the window
-        # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
         sums = np.bincount(self.cells, self.weights, n_beams * self.width)
-        deposits = cast('NDArray[np.float64]', sums).reshape(n_beams, self.width)[:, :used]
-        intensity = np.zeros((n_beams, self.n_bins))
-        window = intensity[:, self.offset : self.offset + used]
-        half, unit = n_beams // 2, self.unit[:, None]
-        rest = beside(
-            half * used, lambda: self._summed(deposits[half:], unit[half:], window[half:])
-        )
-        self._summed(deposits[:half], unit[:half], window[:half])
-        rest()
-        return intensity
-
-    def _summed(
-        self, deposits: NDArray[np.float64], unit: NDArray[np.float64], out: NDArray[np.float64]
-    ) -> None:
-        """Into ``out``: the running sums of some beams' ``deposits`` times their ``unit``."""
-        summed = np.cumsum(deposits, axis=1, dtype=np.int64)
+        # An int64 running sum of whole numbers: exact (the float64 sums are).
+        window = np.cumsum(sums.reshape(n_beams, self.width)[:, :used], axis=1, dtype=np.int64)
         for _ in range(self.order - 1):
-            np.cumsum(summed, axis=1, out=summed)
-        np.multiply(summed, unit, out=out)
+            np.cumsum(window, axis=1, out=window)
+        return window
+
+    def profile(self) -> NDArray[np.float64]:
+        """(N, n_bins) the ramps' echoes."""
+        summed = self._summed()
+        intensity = np.zeros((self.unit.size, self.n_bins))
+        window = intensity[:, self.offset : self.offset + summed.shape[1]]
+        np.multiply(summed, self.unit[:, None], out=window)
+        return intensity
 
     def coverage(self) -> NDArray[np.int64]:
         """(N, n_bins) how many of the ramps overlap each bin.

@@ -395,6 +395,12 @@ class EchoModel:
         flat, weights, labelled = self._with_extra(d, extra)
         own = d.flat.size  # the rays' deposits; any extra ones after them count as hits
         generator = rng if rng is not None else self._rng  # drawn from only when noise is on
+        intensity, labels = self._binned(d, flat, weights, labelled, n_entities, generator)
+        if apart and spread is not None:  # the labels of the spread returns, from their pieces
+            with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+                by_entity = self._spread_deposits(r, cos_in, mu, entity, spread, layout, per_ray)
+            labels = self._labels(by_entity, *self._with_extra(by_entity, extra), n_entities)
+        totals = intensity.sum(axis=1)
         size = d.dump + DUMP_BINS
 
         def count() -> NDArray[np.int64]:
@@ -408,16 +414,6 @@ class EchoModel:
                 return counts
             return d.bins_of(np.bincount(kept, minlength=size))
 
-        hits_of = count
-        if d.ramps is not None and d.ramps.order == 3:  # a fan's cells: its hits are read
-            hits_of = beside(size, count)  # beside the profile, which does not change them
-        intensity, labels = self._binned(d, flat, weights, labelled, n_entities, generator)
-        if apart and spread is not None:  # the labels of the spread returns, from their pieces
-            with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-                by_entity = self._spread_deposits(r, cos_in, mu, entity, spread, layout, per_ray)
-            labels = self._labels(by_entity, *self._with_extra(by_entity, extra), n_entities)
-        totals = intensity.sum(axis=1)
-
         def estimate() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
             nearest, confidence, kept = d.stats()
             distance = np.where(
@@ -427,6 +423,7 @@ class EchoModel:
             )
             return distance, confidence
 
+        hits_of = count
         if spread is None:  # now, while the beam statistics are worked out beside it
             hits = count()
             hits_of = lambda: hits  # noqa: E731
