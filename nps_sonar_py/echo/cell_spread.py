@@ -350,7 +350,7 @@ def quadratic_ramps(
     (cos h - t sin h)]`` (``h = D / 2``) and cut to the window. Its cumulative ``P`` at the
     bin edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to
     the last edge ``b`` before its end, then the echo ``T``, written by the forward
-    differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``Ramps.build``).
+    differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``_cubic_deposits``).
 
     ``grazing``: grazing cells, their parts, echoes and beams (any order), each part a ramp
     (``grazing_parts``); a part continuing its cell counts as a hit from the bin after the
@@ -535,15 +535,15 @@ def _cut(
     """Redo, in place, the ramps ``cut`` whose interval leaves the window, cut to it.
 
     ``places``: ``x0``, ``start``, ``end`` (clipped in place) and the totals, ``out`` the
-    forward differences, ``a`` and ``b`` (``quadratic_ramps``).
+    forward differences, ``a`` and the last edges ``ceil(end)`` (``quadratic_ramps``).
     """
     c0, c1, h1, h2 = (c.take(cut) for c in coefficients)
     x0, start, end, total = places
-    starts, a, b = out
+    starts, a, stop = out
     inside = [np.clip(ends.take(cut), 0.0, n_bins) for ends in (start, end)]
     start[cut], end[cut] = inside
     x = x0.take(cut)
     at_start = _cumulative(inside[0] - x, h1, h2)
     starts[:, cut], a[cut] = _forward_differences((c0, c1, h1, h2), x, inside[0], at_start)
     total[cut] = c0 * (_cumulative(inside[1] - x, h1, h2) - at_start)
-    b[cut] = np.ceil(inside[1])
+    stop[cut] = np.ceil(inside[1])
