@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.deposits import Ramps, polynomial_ends, ramp_units
+from nps_sonar_py.echo.deposits import Ramps, ramp_units
 from nps_sonar_py.echo.ray_cells import Pieces
 
 __all__ = [
@@ -350,7 +350,7 @@ def quadratic_ramps(
     (cos h - t sin h)]`` (``h = D / 2``) and cut to the window. Its cumulative ``P`` at the
     bin edges is 0 up to the first edge ``a`` past the interval's start, a cubic ``Q`` up to
     the last edge ``b`` before its end, then the echo ``T``, written by the forward
-    differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``Ramps.build``).
+    differences of ``Q`` at ``a`` in whole numbers of the beam's unit (``_cubic_deposits``).
 
     ``grazing``: grazing cells, their parts, echoes and beams (any order), each part a ramp
     (``grazing_parts``); a part continuing its cell counts as a hit from the bin after the
@@ -383,11 +383,11 @@ def quadratic_ramps(
     start = np.add(x0, near, out=near)
     end = np.add(x0, far, out=far)
     starts, a = _forward_differences((c0, c1, h1, h2), x0, start, at_near)
-    b = np.ceil(end)
+    stop = np.ceil(end)  # the last edge of the bins overlapped
     cut = np.flatnonzero((start < 0.0) | (end > n_bins))  # cut to the window
     if cut.size:
-        _cut(cut, (c0, c1, h1, h2), (x0, start, end, total), (starts, a, b), n_bins)
-    np.maximum(b, a, out=b)
+        _cut(cut, (c0, c1, h1, h2), (x0, start, end, total), (starts, a, stop), n_bins)
+    b = np.maximum(stop, a)
     # The unit from the coefficients themselves (the deposits are sums of a few of them): a
     # part narrower than a bin, or a cell within a few bins of the sonar, has them larger
     # than its echo.
@@ -397,11 +397,66 @@ def quadratic_ramps(
     total *= per
     np.rint(starts, out=starts)
     np.rint(total, out=total)
-    ends = polynomial_ends(starts, b - a, total)
-    ramps = Ramps.build(starts, ends, (a, b, np.ceil(end)), beam, n_bins, unit)
+    weights = _cubic_deposits(starts, b - a, total)
+    ramps = Ramps.laid_out(weights, (a, b, stop), beam, n_bins, unit)
     if continued is not None:  # from ceil(start): the bin before is its cell's last part's
         ramps.edges[0, continued] += start.take(continued) > a.take(continued) - 1.0
     return ramps
+
+
+def _cubic_deposits(
+    starts: NDArray[np.float64], span: NDArray[np.float64], total: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(8, k) the deposits of cubic ramps (``Ramps.laid_out``), whole numbers of units.
+
+    ``starts`` (4, k): the forward differences ``A_j`` of ``Q`` at ``a``; ``span`` ``b - a``;
+    ``total`` ``T``. At ``a``: ``A0``, ``A1 - 3 A0``, ``A2 - 2 A1 + 3 A0``, ``A3 - A2 + A1 -
+    A0`` (the fourth differences of ``P`` there); at ``b`` the same of ``Q - T``, negated, from
+    its forward differences ``E_j = sum_{i >= j} A_i C(span, i - j)`` (less ``T`` for ``j =
+    0``). Exact: whole numbers in float64 below ``2**53``, in a few passes each.
+    """
+    a0, a1, a2, a3 = starts
+    out = np.empty((8, span.size))
+    scratch = np.empty((3, span.size))
+    c2, c3, term = scratch  # C(span, 2) and C(span, 3): whole numbers, exact
+    np.subtract(span, 1.0, out=c2)
+    c2 *= span
+    c2 *= 0.5
+    np.subtract(span, 2.0, out=c3)
+    c3 *= c2
+    c3 /= 3.0
+    e0, e1, e2 = out[4], out[5], out[6]  # the ends' differences, then their deposits
+    np.multiply(a1, span, out=e0)
+    e0 += a0
+    np.multiply(a2, c2, out=term)
+    e0 += term
+    np.multiply(a3, c3, out=term)
+    e0 += term
+    e0 -= total
+    np.multiply(a2, span, out=e1)
+    e1 += a1
+    np.multiply(a3, c2, out=term)
+    e1 += term
+    np.multiply(a3, span, out=e2)
+    e2 += a2
+    np.subtract(e2, e1, out=out[7])
+    out[7] += e0
+    out[7] -= a3
+    np.subtract(e1, e2, out=e2)
+    np.multiply(e0, 3.0, out=term)
+    np.subtract(term, e1, out=e1)  # 3 E0 - E1
+    e2 -= e1  # E1 - E2 - (3 E0 - E1) = 2 E1 - E2 - 3 E0
+    np.negative(e0, out=e0)
+    np.multiply(a0, 3.0, out=out[1])
+    np.add(out[1], a2, out=out[2])
+    np.multiply(a1, 2.0, out=term)
+    out[2] -= term
+    np.subtract(a1, out[1], out=out[1])
+    np.subtract(a3, a2, out=out[3])
+    out[3] += a1
+    out[3] -= a0
+    out[0] = a0
+    return out
 
 
 def _log_derivatives(
@@ -480,15 +535,15 @@ def _cut(
     """Redo, in place, the ramps ``cut`` whose interval leaves the window, cut to it.
 
     ``places``: ``x0``, ``start``, ``end`` (clipped in place) and the totals, ``out`` the
-    forward differences, ``a`` and ``b`` (``quadratic_ramps``).
+    forward differences, ``a`` and the last edges ``ceil(end)`` (``quadratic_ramps``).
     """
     c0, c1, h1, h2 = (c.take(cut) for c in coefficients)
     x0, start, end, total = places
-    starts, a, b = out
+    starts, a, stop = out
     inside = [np.clip(ends.take(cut), 0.0, n_bins) for ends in (start, end)]
     start[cut], end[cut] = inside
     x = x0.take(cut)
     at_start = _cumulative(inside[0] - x, h1, h2)
     starts[:, cut], a[cut] = _forward_differences((c0, c1, h1, h2), x, inside[0], at_start)
     total[cut] = c0 * (_cumulative(inside[1] - x, h1, h2) - at_start)
-    b[cut] = np.ceil(inside[1])
+    stop[cut] = np.ceil(inside[1])

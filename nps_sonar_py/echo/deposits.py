@@ -24,7 +24,6 @@ __all__ = [
     'Layout',
     'Ramps',
     'box_ramps',
-    'polynomial_ends',
     'ramp_units',
 ]
 
@@ -126,19 +125,36 @@ class Ramps:
         """The ramps of ``order = len(starts) - 1`` from their polynomials' differences.
 
         ``starts`` (order + 1, k): the forward differences ``A_j`` of ``Q`` at ``a``
-        (``Q(a + m) = sum A_j C(m, j)``), ``ends`` those of ``Q - T`` at ``b``
-        (``polynomial_ends``), whole numbers of their beam's ``unit``; ``places``: ``a``,
-        ``b`` (edges, whole numbers, ``a >= 1``) and the last edge ``ceil(e)`` of the bins
-        overlapped, from ``a - 1`` on. ``beam`` (k,) each ramp's.
+        (``Q(a + m) = sum A_j C(m, j)``), ``ends`` those of ``Q - T`` at ``b``, whole numbers
+        of their beam's ``unit``; the rest as :meth:`laid_out`.
         """
-        a, b, stop = places
         order = starts.shape[0] - 1
-        count = 2 * (order + 1)
-        weights = np.empty((count, a.size))
+        weights = np.empty((2 * (order + 1), beam.size))
         # Exact: small whole numbers times whole numbers of units, their sums under 2**53.
         _differences(starts, weights[: order + 1])
         _differences(ends, weights[order + 1 :])
         np.negative(weights[order + 1 :], out=weights[order + 1 :])
+        return cls.laid_out(weights, places, beam, n_bins, unit)
+
+    @classmethod
+    def laid_out(
+        cls,
+        weights: NDArray[np.float64],
+        places: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+        beam: NDArray[np.intp],
+        n_bins: int,
+        unit: NDArray[np.float64],
+    ) -> Ramps:
+        """The ramps of ``order = len(weights) / 2 - 1`` from their deposits ``weights``.
+
+        ``weights`` (2 (order + 1), k): the differences of order ``order + 1`` of ``P`` at
+        ``a`` and on, then at ``b`` and on, whole numbers of their beam's ``unit``;
+        ``places``: ``a``, ``b`` (edges, whole numbers, ``a >= 1``) and the last edge
+        ``ceil(e)`` of the bins overlapped, from ``a - 1`` on. ``beam`` (k,) each ramp's.
+        """
+        a, b, stop = places
+        count = weights.shape[0]
+        order = count // 2 - 1
         offset = int(a.min()) - 1  # the Ramps' layout: from the first bin touched
         stride = int(b.max()) + order - offset  # to the last deposit's
         base = beam * stride
@@ -228,29 +244,6 @@ def box_ramps(
         out[1] = height
         edge += 1.0
     return Ramps.build(coefficients[0], coefficients[1], (a, b, stop), beam, n_bins, unit)
-
-
-def polynomial_ends(
-    starts: NDArray[np.float64], span: NDArray[np.float64], total: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """(order + 1, k) the forward differences of ``Q - T`` at ``b = a + span`` (``Ramps``).
-
-    ``sum_{i >= j} A_i C(span, i - j)``, less ``T`` for ``j = 0``; whole numbers in float64
-    stay exact below ``2**53``.
-    """
-    order = starts.shape[0] - 1
-    ends = starts.copy()
-    binomial = span.copy()  # C(span, d)
-    scratch = np.empty((order, span.size))
-    for d in range(1, order + 1):
-        rows = order + 1 - d  # E_j += A_(j + d) C(span, d)
-        np.multiply(starts[d:], binomial, out=scratch[:rows])
-        ends[:rows] += scratch[:rows]
-        if d < order:
-            binomial *= span - d
-            binomial /= d + 1  # exact: a whole number
-    ends[0] -= total
-    return ends
 
 
 def _differences(coefficients: NDArray[np.float64], out: NDArray[np.float64]) -> None:
