@@ -36,8 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from realism_scenes import (
+    FAN_ARRAY,
     FAN_PRESET,
     FAN_VERTICAL,
+    FAN_VERTICAL_PATTERN,
     SEED,
     SIDESCAN_SEABED,
     SIDESCAN_SEDIMENT,
@@ -48,12 +50,12 @@ from realism_scenes import (
     render_sidescan,
     sidescan_beam,
 )
-from realism_views import View, fan_views, sidescan_views
+from realism_views import FanViews, View, fan_views, sidescan_views
 
 from nps_sonar_py.dataset.realism_card import MEASURED, figures_json, measure_figures
 from nps_sonar_py.echo.absorption import francois_garrison
 from nps_sonar_py.echo.display import DisplayChain, resample_bins
-from nps_sonar_py.echo.display_presets import display_chain, oculus_gamma
+from nps_sonar_py.echo.display_presets import AMPLITUDE, display_chain, oculus_gamma
 from nps_sonar_py.echo.reverberation import fan_solid_angle, surface_bounce
 from nps_sonar_py.errors import NpsSonarError
 from nps_sonar_py.formats.oculus import OculusPing, read_oculus, write_oculus
@@ -70,6 +72,7 @@ from nps_sonar_py.realism.metrics import (
     speckle_by_band,
 )
 from nps_sonar_py.realism.range_law import RangeLaw, nearest_tvg, range_law
+from nps_sonar_py.realism.speckle_law import speckle_law
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 SIDESCAN = Path('sidescan/scotsman-iver2.xtf')
@@ -281,12 +284,58 @@ def _waterfall(channels: dict[str, Image]) -> Image:
     return np.hstack((channels['port'][:, ::-1], channels['starboard']))
 
 
+def _describe_oculus(
+    ping: OculusPing, chain: DisplayChain, views: FanViews, height: float, tilt: float
+) -> None:
+    """Print the Oculus record, the chain assumed, the record's speckle law and the fan."""
+    ranges, beams = ping.image.shape
+    print(
+        f'Oculus record: {ping.frequency / 1e6:.4f} MHz, {beams} beams over '
+        f'{math.degrees(ping.bearings[0]):.0f} to {math.degrees(ping.bearings[-1]):.0f} deg, '
+        f'{ranges} rows of {ping.range_resolution * 1e3:.3f} mm, gain {ping.gain_percent:g} %'
+    )
+    print(
+        f'  chain assumed: 8-bit codes = (amplitude) ** ({ping.gamma}/255), {chain.tvg.value} + '
+        f'2 x {chain.alpha:.2f} dB/m r TVG, full scale 255; intensity = decode(codes)'
+    )
+    _print_speckle_law('record', chain.decode(ping.image.T))
+    print(
+        f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.2e} sr; "
+        'no surface multipath (the record gives no depth)'
+    )
+    print(
+        f"  geometry from the record: seabed band from {views.band_start:.2f} m to the window's "
+        f'end, {chain.max_range:.2f} m; the {math.degrees(FAN_VERTICAL):.0f} deg vertical '
+        f"beam's -3 dB edges there: {height:.2f} m above the floor, tilted "
+        f'{math.degrees(tilt):.1f} deg down'
+    )
+    print(
+        f'  fan: {FAN_PRESET.name}, beams formed by {FAN_ARRAY.elements} elements half a '
+        f'wavelength apart, {FAN_ARRAY.window.value}-shaded, over fixed scatterers; vertical '
+        f'pattern {FAN_VERTICAL_PATTERN.value}, cast down to the floor'
+    )
+
+
+def _print_speckle_law(name: str, intensity: Image) -> None:
+    """Print the speckle law (``realism.speckle_law``) of the far half of a decoded fan.
+
+    Read as intensity (``gamma / 255`` on intensity) the codes would give the power times
+    ``AMPLITUDE``: under 1 for the record, which no average of intensity gives (texture and
+    averaging only raise the fitted power; ``docs/realism.md``).
+    """
+    law = speckle_law(intensity[:, intensity.shape[1] // 2 :])
+    print(
+        f"  the {name}'s speckle law (far half, decoded): intensity ** {law.power:.2f} of "
+        f'{law.looks:.2f} looks (codes read as intensity: ** {law.power * AMPLITUDE:.2f})'
+    )
+
+
 def run_oculus(
     real_dir: Path, out: Path
 ) -> tuple[list[Row], dict[str, Image], tuple[Image, Image]]:
     """The Oculus ping against its simulation: rows, the images to draw, their fan's axes."""
     ping = read_oculus(real_dir / OCULUS)[0]
-    ranges, beams = ping.image.shape
+    ranges = ping.image.shape[0]
     chain = display_chain(
         'oculus_m750d_hf',
         samples=ranges,
@@ -295,32 +344,10 @@ def run_oculus(
         gamma=oculus_gamma(ping.gamma),
         solid_angle=fan_beam_solid_angle(),
     )
-    print(
-        f'Oculus record: {ping.frequency / 1e6:.4f} MHz, {beams} beams over '
-        f'{math.degrees(ping.bearings[0]):.0f} to {math.degrees(ping.bearings[-1]):.0f} deg, '
-        f'{ranges} rows of {ping.range_resolution * 1e3:.3f} mm, gain {ping.gain_percent:g} %'
-    )
-    print(
-        f'  chain assumed: 8-bit codes = (intensity) ** ({ping.gamma}/255), {chain.tvg.value} + '
-        f'2 x {chain.alpha:.2f} dB/m r TVG, full scale 255; intensity = decode(codes)'
-    )
-    print(
-        f"  water column: Sv {chain.sv_db:g} dB in the beam's {chain.solid_angle:.2e} sr; "
-        'no surface multipath (the record gives no depth)'
-    )
     real = chain.decode(ping.image.T)
     views = fan_views(real, chain)
     height, tilt = fan_geometry(views.band_start, chain.max_range, FAN_VERTICAL)
-    print(
-        f"  geometry from the record: seabed band from {views.band_start:.2f} m to the window's "
-        f'end, {chain.max_range:.2f} m; the {math.degrees(FAN_VERTICAL):.0f} deg vertical '
-        f"beam's -3 dB edges there: {height:.2f} m above the floor, tilted "
-        f'{math.degrees(tilt):.1f} deg down'
-    )
-    print(
-        f'  fan: {FAN_PRESET.name}, beams formed by {FAN_PRESET.array_elements} elements half a '
-        'wavelength apart over fixed scatterers; vertical pattern sinc, cast down to the floor'
-    )
+    _describe_oculus(ping, chain, views, height, tilt)
     rendered = render_fan(ping.frequency, chain.max_range, ranges, ping.bearings, height, tilt)
     intensity = rendered.channels[0]
     tuned = calibrated(chain, intensity, rendered.bin_edges, ping.image.T)
@@ -343,9 +370,11 @@ def run_oculus(
         ],
     )
     np.save(out / 'sim-one_ping_linear.npy', image.linear.T)
-    sim_views = fan_views(tuned.decode(image.codes), tuned)
+    simulated = tuned.decode(image.codes)
+    _print_speckle_law('simulation', simulated)
+    sim_views = fan_views(simulated, tuned)
     rows = compare(views.whole, sim_views.whole, views.pairs)
-    shown = {'record': real.T, 'simulation': tuned.decode(image.codes).T}
+    shown = {'record': real.T, 'simulation': simulated.T}
     return rows, shown, (image.ranges, ping.bearings)
 
 

@@ -6,9 +6,9 @@ over a seabed of the kind the record shows: the benchmarks' seeded random relief
 (``seabeds.py``) 0.3 m high and the record's wreck, an open ship's hull
 (``realism_wreck.py``), for the side-scan, flown along the record's navigation with its
 altitude's held readings joined up (``flown_altitude``); a flat floor for the
-forward-looking sonar, the Oculus M1200d preset's fan whose beams its array forms over the
-floor's fixed scatterers, heard through its vertical pattern's skirt down to the floor
-below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
+forward-looking sonar, the Oculus M1200d preset's fan whose beams its shaded array forms
+over the floor's fixed scatterers, heard through its Gaussian vertical pattern's skirt down
+to the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
 (``SIDESCAN_SEABED``: medium sand with its K texture, no ripples; ``docs/realism.md``
 says why), cast through ``sensing.seabed_caster`` as the devices do. Intensities are linear;
 the display chain comes after.
@@ -28,7 +28,7 @@ from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
-from nps_sonar_py.echo.pulse import Pulse, PulseKind
+from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.reverberation import fan_solid_angle
 from nps_sonar_py.echo.seabed import Seabed, named_seabed
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
@@ -39,8 +39,10 @@ from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 __all__ = [
+    'FAN_ARRAY',
     'FAN_PRESET',
     'FAN_VERTICAL',
+    'FAN_VERTICAL_PATTERN',
     'SEED',
     'SIDESCAN_SEABED',
     'SIDESCAN_SEDIMENT',
@@ -61,15 +63,22 @@ SOURCE_LEVEL = 210.0
 #: Seabed reflectivity (the package's Lambert ``mu``): about -27 dB.
 SEABED_MU = 0.002
 #: The forward-looking fan's device: the Oculus M1200d's high-frequency mode, the record's
-#: (2.1 MHz, 256 beams over 60 degrees): its beam widths and its receive array (127 elements
-#: half a wavelength apart, whose -3 dB width is the preset's 0.4 degrees) form the beams.
+#: (2.1 MHz, 256 beams over 60 degrees): its beam widths and its receive array (413 elements
+#: half a wavelength apart, Hann-shaded, whose -3 dB width is the preset's 0.4 degrees)
+#: form the beams.
 FAN_PRESET = PRESETS['oculus_m1200d_hf']
+#: The fan's receive array: the preset's elements, spacing and shading.
+FAN_ARRAY = LineArray(
+    FAN_PRESET.array_elements or 2, ARRAY_SPACING, PulseWindow(FAN_PRESET.array_window)
+)
 #: The forward-looking fan's one-way -3 dB vertical width (the preset's 12 degrees), rad.
 FAN_VERTICAL = FAN_PRESET.vertical_beam_width
-#: Its vertical pattern: a uniform aperture's (the elements' height), ``sinc**2`` of the
-#: -3 dB width, heard past the edges through its skirt: the fan is cast down to the floor
-#: straight below (``vertical_cast``), as the side-scan's ``cast_to_nadir`` across track.
-FAN_VERTICAL_PATTERN = BeamPattern.SINC
+#: Its vertical pattern: Gaussian of the published -3 dB width, heard past the edges through
+#: its skirt down to the floor straight below (``vertical_cast``), as the side-scan's
+#: ``cast_to_nadir`` across track. A uniform aperture's ``sinc**2`` has exact nulls that no
+#: broadband pulse keeps (the record's 2.8 mm rows need 260 kHz or more, an eighth of the
+#: carrier, and a null's angle scales with the wavelength): ``docs/realism.md``.
+FAN_VERTICAL_PATTERN = BeamPattern.GAUSSIAN
 #: Ray rows across the cast: the formed fan's rays only find the lit surfaces (the fixed
 #: scatterers carry the echo), so they need not put a ray in every 2.8 mm bin.
 RAYS_VERTICAL = 1024
@@ -241,12 +250,10 @@ def render_fan(
         rays_horizontal=1,
         rays_vertical=RAYS_VERTICAL,
     )
-    elements = FAN_PRESET.array_elements
-    assert elements is not None  # the preset's beam width gives it
     bandwidth = c / (2.0 * max_range / bins)
     coherent = CoherentConfig.of(
         pulse=Pulse(PulseKind.CHIRP, 50e-6, bandwidth),
-        array=LineArray(elements, ARRAY_SPACING),
+        array=FAN_ARRAY,
         noise=NOISE,
     )
     pose = transform_from_xyz_rpy([0.0, 0.0, height], [0.0, tilt, 0.0])

@@ -39,8 +39,9 @@ NO_PRESET = 'none'
 SLOWEST_WATER = 1400.0
 #: Element spacing of a preset's line array, wavelengths: no grating lobe at any steering.
 ARRAY_SPACING = 0.5
-#: -3 dB width of a uniform line array's factor, in ``sin(theta)``, times ``N d / lambda``.
-HALF_POWER_WIDTH = 0.886
+#: -3 dB width of a uniform line array's factor, in ``sin(theta)``, times ``N d / lambda``,
+#: by the elements' shading (Harris 1978, Table 1; ``docs/beamforming.md``).
+HALF_POWER_WIDTH = {'none': 0.886, 'hann': 1.44, 'hamming': 1.30}
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class SonarPreset:
         update_rate: fastest ping rate, Hz.
         display: the display chain of the device's stored image (``echo/display_presets.py``,
             ``devices/display.py``); ``None``: none.
+        array_window: the shading of the receive array's elements (``array_window``).
     """
 
     name: str
@@ -76,18 +78,20 @@ class SonarPreset:
     max_range: float
     update_rate: float
     display: str | None = None
+    array_window: str = 'none'
 
     @property
     def array_elements(self) -> int | None:
-        """Elements of a uniform line array at ``ARRAY_SPACING`` whose -3 dB width is the beam's.
+        """Elements of a line array at ``ARRAY_SPACING`` whose -3 dB width is the beam's.
 
         At broadside the array factor's -3 dB width in ``sin(theta)`` is
-        ``0.886 lambda / (N d)``; a beam of full width ``w`` spans ``2 sin(w / 2)`` there.
+        ``0.886 lambda / (N d)`` unshaded (``1.44`` Hann, ``1.30`` Hamming); a beam of full
+        width ``w`` spans ``2 sin(w / 2)`` there.
         """
         if self.horizontal_beam_width is None:
             return None
         span = 2.0 * math.sin(0.5 * self.horizontal_beam_width)
-        return round(HALF_POWER_WIDTH / (ARRAY_SPACING * span))
+        return round(HALF_POWER_WIDTH[self.array_window] / (ARRAY_SPACING * span))
 
     def range_bins(self, bandwidth: float) -> int:
         """Bins from 0 to ``max_range`` no wider than ``c / (2 B)`` in any sea water.
@@ -129,6 +133,7 @@ class SonarPreset:
             values['beam_width'] = self.horizontal_beam_width
             values['array_elements'] = elements
             values['array_spacing'] = ARRAY_SPACING
+            values['array_window'] = self.array_window
         return values
 
 
@@ -172,6 +177,7 @@ PRESETS: dict[str, SonarPreset] = {
             max_range=10.0,
             update_rate=40.0,
             display='oculus_m750d_hf',
+            array_window='hann',
         ),
     )
 }

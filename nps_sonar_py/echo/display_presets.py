@@ -16,15 +16,23 @@ from nps_sonar_py.echo.display import Compression, DisplayChain, Tvg
 from nps_sonar_py.echo.reverberation import fan_solid_angle
 from nps_sonar_py.errors import ConfigurationError
 
-__all__ = ['DISPLAY_PRESETS', 'display_chain', 'oculus_gamma']
+__all__ = ['AMPLITUDE', 'DISPLAY_PRESETS', 'display_chain', 'oculus_gamma']
+
+#: The power of intensity that amplitude is.
+AMPLITUDE = 0.5
 
 
 def oculus_gamma(setting: int) -> float:
-    """The power-law exponent of an Oculus ``gammaCorrection`` setting (0-255, 255 = linear)."""
+    """The power of intensity an Oculus code is, at ``gammaCorrection`` ``setting`` (1-255).
+
+    The SDK's setting is the gamma ``setting / 255`` (255: 1.0, 127: 0.5); the record's
+    speckle says it applies to amplitude (``realism.speckle_law``, ``docs/realism.md``), so
+    a code is intensity to the power ``setting / 510``.
+    """
     if not 1 <= setting <= 255:
         msg = f'Oculus gamma correction must be 1-255, not {setting!r}'
         raise ConfigurationError(msg)
-    return setting / 255.0
+    return AMPLITUDE * setting / 255.0
 
 
 #: Each preset's chain (samples and range are the device's usual ones; records give their own).
@@ -32,9 +40,10 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
     chain.name: chain
     for chain in (
         # Blueprint Subsea Oculus M750d in its high-frequency mode (1.2 MHz, 120 m window
-        # down to 40 m): 8-bit codes through the sonar's gamma (setting 127 by default), a
-        # 20 log r + 2 alpha r range gain. The device shows a near-field band, but neither
-        # its level nor its extent is in its records: off here (``near_field``).
+        # down to 40 m): 8-bit codes of amplitude through the sonar's gamma (setting 127 by
+        # default; amplitude as the record's speckle says), a 20 log r + 2 alpha r range
+        # gain. The device shows a near-field band, but neither its level nor its extent is
+        # in its records: off here (``near_field``).
         # alpha: Francois-Garrison at 1.2 MHz, 10 C, 35 PSU. The water column: coastal Sv
         # (the chain's default) in the device's 0.6 x 12 degree beam (its data sheet).
         DisplayChain(
@@ -61,7 +70,7 @@ DISPLAY_PRESETS: dict[str, DisplayChain] = {
             tvg=Tvg.SPREAD_20,
             alpha=0.16,
             compression=Compression.GAMMA,
-            gamma=0.5,
+            gamma=AMPLITUDE,
             full_scale=32767,
             solid_angle=fan_solid_angle(math.radians(0.5), math.radians(50.0)),
         ),

@@ -25,6 +25,7 @@ __all__ = [
     'contrast_db',
     'earth_movers',
     'grain_length',
+    'image_tiles',
     'jensen_shannon',
     'lbp_histogram',
     'level_histogram',
@@ -42,7 +43,7 @@ Image = NDArray[np.float64]
 
 def speckle_index(image: Image, patch: tuple[int, int] = PATCH) -> float:
     """Median over whole ``patch``-sized tiles of ``var(I) / mean(I)**2`` (tiles with signal)."""
-    tiles = _tiles(image, patch)
+    tiles = image_tiles(image, patch)
     mean = tiles.mean(axis=-1)
     lit = mean > 0.0
     if not np.any(lit):
@@ -123,7 +124,7 @@ def grain_length(image: Image, axis: int, patch: tuple[int, int] = PATCH) -> flo
     does not count as grain); pooled over the tiles, normalised by lag 0, linear between lags.
     """
     a, b = patch
-    tiles = _tiles(image, patch).reshape(-1, a, b)
+    tiles = image_tiles(image, patch).reshape(-1, a, b)
     tiles = tiles[tiles.mean(axis=(1, 2)) > 0.0]
     centred = np.moveaxis(tiles - tiles.mean(axis=(1, 2), keepdims=True), axis + 1, -1)
     power = float(np.sum(centred * centred))
@@ -153,7 +154,7 @@ def contrast_db(region: Image, seabed: Image, floor: float) -> float:
     return float(10.0 * np.log10(max(region.mean(), floor) / max(seabed.mean(), floor)))
 
 
-def _tiles(image: Image, patch: tuple[int, int]) -> Image:
+def image_tiles(image: Image, patch: tuple[int, int] = PATCH) -> Image:
     """(tiles, pixels) the whole ``patch`` tiles of ``image``, row-major."""
     a, b = patch
     h, w = (image.shape[0] // a) * a, (image.shape[1] // b) * b

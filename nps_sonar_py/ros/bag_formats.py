@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from rosbags.highlevel import AnyReader
 
 from nps_sonar_py.devices.presets import PRESETS
-from nps_sonar_py.echo.display_presets import DISPLAY_PRESETS
+from nps_sonar_py.echo.display_presets import AMPLITUDE, DISPLAY_PRESETS
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.formats.gsf import soundings_of_points, write_soundings
 from nps_sonar_py.formats.oculus import OculusPing, write_oculus
@@ -199,7 +199,7 @@ def _write_oculus(bag: Path, base: str) -> Path:
     stamps = sorted(s for s in images if s in pings)
     if not stamps:
         raise ConfigurationError(f'{bag}: no {base}/display_image with its {base}/multibeam ping')
-    gamma = round(255 * DISPLAY_PRESETS[OCULUS_CHAIN].gamma)
+    gamma = round(255 * DISPLAY_PRESETS[OCULUS_CHAIN].gamma / AMPLITUDE)  # on amplitude
     results = []
     for index, stamp in enumerate(stamps):
         codes, ping = image_pixels(images[stamp]), pings[stamp]

@@ -82,21 +82,35 @@ def test_each_preset_builds_the_published_geometry(name: str) -> None:
     assert device.frequency <= 1400.0 / (2.0 * max_range)
 
 
+#: -3 dB width of a shaded array's factor in ``sin(theta)`` times ``N d`` (Harris 1978, Table 1).
+HARRIS = {'none': 0.886, 'hann': 1.44}
+#: Each Oculus preset's shading: the M1200d's read from its record (docs/presets.md).
+SHADING = {'oculus_m750d': 'none', 'oculus_m1200d_hf': 'hann'}
+
+
 @pytest.mark.parametrize('name', ['oculus_m750d', 'oculus_m1200d_hf'])
 def test_the_line_array_has_the_published_horizontal_beam_width(name: str) -> None:
-    """0.886 lambda / (N d) of the preset's array is the sheet's width, within 5 %."""
+    """``k lambda / (N d)`` of the preset's shaded array is the sheet's width, within 5 %.
+
+    ``k`` the shading's (0.886 unshaded, 1.44 Hann). Controls: 10 % fewer elements, and the
+    same elements unshaded when the preset shades them, miss the width.
+    """
     width = SHEETS[name][4]
     assert width is not None
     config = fan({'sonar_preset': name}).sonar.coherent
     assert config is not None
     elements, spacing = config.array_elements, config.array_spacing  # spacing in wavelengths
+    assert config.array_window.value == SHADING[name]
+    factor = HARRIS[SHADING[name]]
 
-    def array_width(n: int) -> float:
+    def array_width(n: int, k: float = factor) -> float:
         """Full -3 dB width at broadside of N elements at this spacing, degrees."""
-        return math.degrees(2.0 * math.asin(0.5 * 0.886 / (n * spacing)))
+        return math.degrees(2.0 * math.asin(0.5 * k / (n * spacing)))
 
     assert array_width(elements) == pytest.approx(width, rel=0.05)
     assert array_width(round(elements * 0.9)) != pytest.approx(width, rel=0.05)  # control
+    if SHADING[name] != 'none':
+        assert array_width(elements, HARRIS['none']) != pytest.approx(width, rel=0.05)
     assert fan({'sonar_preset': name}).sonar.echo.beam_width == pytest.approx(
         math.radians(width), rel=0.05
     )

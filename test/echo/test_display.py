@@ -146,8 +146,10 @@ def test_presets_and_bad_settings() -> None:
     assert set(DISPLAY_PRESETS) >= {'oculus_m750d_hf', 'sidescan_600khz_xtf'}
     oculus = display_chain('oculus_m750d_hf', samples=703, max_range=2.0)
     assert oculus.dtype == np.uint8
-    assert oculus.gamma == pytest.approx(127 / 255)
-    assert oculus_gamma(255) == 1.0
+    # The Oculus' gamma setting applies to amplitude (docs/realism.md): 127 is the gamma
+    # 127/255 of amplitude, intensity ** (127/510); 255 is amplitude itself.
+    assert oculus.gamma == pytest.approx(127 / 510)
+    assert oculus_gamma(255) == 0.5
     with pytest.raises(ConfigurationError, match='not a preset'):
         display_chain('klein')
     with pytest.raises(
