@@ -41,6 +41,8 @@ from realism_scenes import (
     FAN_VERTICAL,
     FAN_VERTICAL_PATTERN,
     SEED,
+    SIDESCAN_ALONG_PATTERN,
+    SIDESCAN_ALONG_WIDTH,
     SIDESCAN_SEABED,
     SIDESCAN_SEDIMENT,
     fan_beam_solid_angle,
@@ -48,6 +50,7 @@ from realism_scenes import (
     flown_altitude,
     render_fan,
     render_sidescan,
+    sidescan_along_cast,
     sidescan_beam,
 )
 from realism_views import FanViews, View, fan_views, sidescan_views
@@ -205,6 +208,11 @@ def _describe_sidescan(
         f'loss {chain.multipath_db:.1f} dB; seabed {SIDESCAN_SEDIMENT}, K shape '
         f'{SIDESCAN_SEABED.texture_shape}, ripples {SIDESCAN_SEABED.ripple_wavelength:g} m x '
         f'{SIDESCAN_SEABED.ripple_height:g} m'
+    )
+    print(
+        f'  beam along track: {SIDESCAN_ALONG_PATTERN.value} of '
+        f'{math.degrees(SIDESCAN_ALONG_WIDTH):g} deg (a line aperture), cast over its side '
+        f'lobes to its third null, {math.degrees(sidescan_along_cast()):.2f} deg off its axis'
     )
 
 

@@ -26,6 +26,7 @@ from seabeds import relief_triangles
 
 from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
+from nps_sonar_py.echo.beam import first_null_half_angle
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
@@ -44,6 +45,8 @@ __all__ = [
     'FAN_VERTICAL',
     'FAN_VERTICAL_PATTERN',
     'SEED',
+    'SIDESCAN_ALONG_PATTERN',
+    'SIDESCAN_ALONG_WIDTH',
     'SIDESCAN_SEABED',
     'SIDESCAN_SEDIMENT',
     'Rendered',
@@ -52,6 +55,7 @@ __all__ = [
     'flown_altitude',
     'render_fan',
     'render_sidescan',
+    'sidescan_along_cast',
     'sidescan_beam',
 ]
 
@@ -89,6 +93,12 @@ SIDESCAN_RELIEF = 0.3
 #: entity's Lambert ``SEABED_MU`` is then unused: the sediment's law replaces it.)
 SIDESCAN_SEDIMENT = 'sand'
 SIDESCAN_SEABED: Seabed = named_seabed(SIDESCAN_SEDIMENT)
+#: The side-scan's one-way -3 dB width along track, rad.
+SIDESCAN_ALONG_WIDTH = math.radians(0.5)
+#: Its along-track pattern: a uniform line aperture's (the transducer's length), ``sinc**2``.
+SIDESCAN_ALONG_PATTERN = BeamPattern.SINC
+#: Nulls of that pattern each side of the axis out to which the fans are cast along track.
+SIDESCAN_ALONG_NULLS = 3
 #: The seabed's mean level, m: the relief's entity sits there.
 SEABED_LEVEL = -0.2
 
@@ -142,9 +152,28 @@ def sidescan_beam() -> SidescanConfig:
     """The simulated side-scan's fans: 0.5 degrees along track, the package's default across.
 
     Cast to nadir, the default: the line array's pattern past its -3 dB edge lights the
-    seabed under the sonar, as in the record (no gap after the first return).
+    seabed under the sonar, as in the record (no gap after the first return). Along track
+    the fan is cast over its side lobes (``sidescan_along_cast``), ``rays_along`` columns
+    putting three in each lobe.
     """
-    return SidescanConfig(horizontal_width=math.radians(0.5), min_altitude=2.0, max_altitude=12.0)
+    return SidescanConfig(
+        horizontal_width=SIDESCAN_ALONG_WIDTH,
+        min_altitude=2.0,
+        max_altitude=12.0,
+        rays_along=3 * 2 * (SIDESCAN_ALONG_NULLS + 1),
+    )
+
+
+def sidescan_along_cast() -> float:
+    """Half angle the side-scan's fans are cast along track: the line aperture's third null, rad.
+
+    A side-scan's transducer is a long rectangle: along track its pattern is a uniform line
+    aperture's, ``sinc**2`` of the -3 dB width, whose nulls are ``m lambda / L`` apart, and
+    a real transducer hears through its side lobes as it does across track (the first
+    -13.3 dB one way, -26.5 dB two-way; the third's -41 dB two-way is where the cast stops).
+    """
+    first = first_null_half_angle(SIDESCAN_ALONG_PATTERN, SIDESCAN_ALONG_WIDTH)
+    return math.asin(SIDESCAN_ALONG_NULLS * math.sin(first))
 
 
 def fan_beam_solid_angle() -> float:
@@ -172,7 +201,8 @@ def render_sidescan(
     """
     c = 1500.0
     echo = EchoConfig(
-        pattern=BeamPattern.PISTON,
+        pattern=SIDESCAN_ALONG_PATTERN,
+        cast_limit=sidescan_along_cast(),
         min_range=0.0,
         max_range=slant_range,
         n_bins=bins,

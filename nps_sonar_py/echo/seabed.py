@@ -35,7 +35,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaincinv, ndtr
 
 from nps_sonar_py.echo.scatterers import scatterer_draws
-from nps_sonar_py.echo.sediment import SEDIMENTS, BackscatterTable, Sediment, backscatter_table
+from nps_sonar_py.echo.sediment import (
+    SEDIMENTS,
+    BackscatterTable,
+    Sediment,
+    backscatter_table,
+    reflection_coefficient,
+)
 from nps_sonar_py.records import Record, refuse, setting
 
 __all__ = [
@@ -46,6 +52,7 @@ __all__ = [
     'model_frequency',
     'named_seabed',
     'rippled_normals',
+    'seabed_mirror',
     'seabed_reflectivity',
     'seabed_table',
     'texture_factor',
@@ -263,6 +270,28 @@ def rippled_normals(
     tilted = n - slope[:, None] * along
     norm = np.sqrt(1.0 + slope * slope)  # |n - h' e_t| with e_t a unit vector normal to n
     return tilted / norm[:, None], 1.0 / norm
+
+
+def seabed_mirror(
+    seabed: Seabed, directions: NDArray[np.float64], normals: NDArray[np.float64]
+) -> F:
+    """(m,) ``|R|**2`` of the seabed as a mirror: its sediment's Rayleigh reflection.
+
+    At the grazing angle of each ray on the mesh (``asin |d . n|``), the plane the multipath
+    mirrors in: below the critical angle a lossless fluid sediment reflects everything and
+    the loss parameter takes a little; at normal incidence ``((a_rho a_c - 1) / (a_rho a_c +
+    1))**2`` (``docs/seabed.md``). The backscatter law, the texture and the ripples are the
+    diffuse part and do not enter.
+
+    Args:
+        seabed: the surface's seabed.
+        directions: (m, 3) unit ray directions, in the frame of ``normals``.
+        normals: (m, 3) unit normals of the mesh at the hits, either orientation.
+    """
+    sin = np.abs(np.einsum('ij,ij->i', np.asarray(directions), np.asarray(normals)))
+    grazing = np.arcsin(np.minimum(sin, 1.0))
+    r = reflection_coefficient(seabed.sediment, grazing)
+    return np.asarray((r * r.conj()).real)
 
 
 def seabed_reflectivity(

@@ -32,7 +32,7 @@ class ReceiverNoise(Record):
     Attributes:
         enabled: add the noise floor to the coherent echo.
         spectrum_level: ``N0``, dB re 1 uPa^2/Hz (sea state 3 is about 40 dB at 100 kHz,
-            thermal noise about 40 dB at 900 kHz).
+            thermal noise ``-15 + 20 log10(f / 1 kHz)``, Mellen 1952: 40.6 dB at 600 kHz).
         directivity_index: ``DI`` of a receive beam, dB.
     """
 

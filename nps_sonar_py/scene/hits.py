@@ -97,6 +97,9 @@ class RayHits:
             (:meth:`travel_time`).
         triangles: the triangle each ray hit (``HitTriangles``), from a caster that knows
             its scene's triangles; ``None`` from one that does not (``RayHits.of``).
+        mirror: (n,) float64 ``|R|**2`` of the surface hit as a specular mirror (multipath's
+            bounces); ``None``: ``reflectivity``, the package's reading of a plain surface as
+            a mirror. A seabed's is its sediment's Rayleigh reflection (``docs/seabed.md``).
 
     """
 
@@ -107,6 +110,7 @@ class RayHits:
     _look_up: LookUp = field(repr=False)
     bending: Bending | None = None
     triangles: HitTriangles | None = None
+    mirror: NDArray[np.float64] | None = None
 
     @staticmethod
     def of(
@@ -158,6 +162,11 @@ class RayHits:
 
     def __len__(self) -> int:
         return int(self.ranges.shape[0])
+
+    @property
+    def mirror_gain(self) -> NDArray[np.float64]:
+        """(n,) ``|R|**2`` of each surface hit as a mirror: ``mirror``, else ``reflectivity``."""
+        return np.asarray(self.reflectivity if self.mirror is None else self.mirror)
 
     @property
     def hit(self) -> NDArray[np.bool_]:

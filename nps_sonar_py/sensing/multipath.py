@@ -3,7 +3,8 @@
 The model (``docs/multipath.md``): a path leaves the sensor along a cast ray, is mirrored
 (specular) at up to ``max_bounces`` points, each the sea surface (a horizontal plane at world
 ``z = sea_surface_z``, pressure-release: ``|R|**2 = 1`` less ``surface_loss_db``) or a scene
-surface (``|R|**2 = mu``, its Lambert coefficient, as ``Scattering.SPECULAR`` reads it), is
+surface (``|R|**2 = RayHits.mirror_gain``: its Lambert coefficient ``mu``, as
+``Scattering.SPECULAR`` reads it, or a seabed's Rayleigh reflection), is
 scattered (Lambert) at the scene point ``B`` it then meets, and returns to the sensor either
 straight, if ``B`` sees the sensor, or by one more mirror off the sea surface (the image of
 the sensor in the plane), if both legs are clear and a bounce is left. The echo arrives at
@@ -251,9 +252,9 @@ def _first_mirrors(
     ``surface_first`` is the rays that meet the sea surface first and their distances, m.
     """
     up, t_up = surface_first
-    mu = np.asarray(hits.reflectivity)
+    mirror = hits.mirror_gain  # |R|**2: the reflectivity, a seabed's Rayleigh reflection
     with np.errstate(invalid='ignore'):
-        scene = (ranges <= max_range) & (mu > 0.0)
+        scene = (ranges <= max_range) & (mirror > 0.0)
     if sources < unit_directions.shape[0]:
         scene[sources:] = False
     on_scene = np.flatnonzero(scene)
@@ -268,7 +269,7 @@ def _first_mirrors(
     distance[:k] = ranges[on_scene]
     distance[k:] = t_up
     gain = np.empty(m)
-    gain[:k] = mu[on_scene]
+    gain[:k] = mirror[on_scene]
     gain[k:] = config.surface_gain
     start, reflected, block = _mirror(
         ray_origins, unit_directions, live, distance, surface, np.asarray(hits.normals)
@@ -415,7 +416,7 @@ def _advance(
     scatter = _Scatter(reached, _rows(normals, at), mu_hit[keep], at_entity)
     if not again:
         return scatter, None
-    mu = np.asarray(mu, dtype=np.float64)
+    mirror = np.asarray(hits.mirror_gain, dtype=np.float64)
     # Every event within the window is mirrored again: the sea surface or the scene.
     t_all = ranges.astype(np.float64)
     t_plane = _plane_distance(paths.point[:, _UP], paths.direction[:, _UP], surface_z)
@@ -438,7 +439,7 @@ def _advance(
         start.T,
         reflected.T,
         length,
-        paths.gain[go] * np.where(on_surface, config.surface_gain, mu[go]),
+        paths.gain[go] * np.where(on_surface, config.surface_gain, mirror[go]),
         paths.scene[go] | ~on_surface,
         block,
     )

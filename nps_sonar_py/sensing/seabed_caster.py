@@ -6,9 +6,11 @@ place that wraps casters). It casts as the inner caster does, then replaces the 
 ``reflectivity`` on each seabed's rays by ``echo.seabed.seabed_reflectivity``, the equivalent
 Lambert coefficient of the sediment's backscatter at the sonar's frequency: every echo law
 that reads ``mu`` (``EchoModel``'s profile and ``ray_intensities``, the coherent model's
-input) then follows the seabed, unchanged. The hits of surfaces without a seabed are handed
-on untouched, bit for bit; a world without seabeds is not wrapped at all
-(:func:`seabed_caster`).
+input) then follows the seabed, unchanged. It also gives the hits their ``mirror``: on a
+seabed's rays the sediment's Rayleigh ``|R|**2`` (``echo.seabed.seabed_mirror``), what the
+multipath's bounces off the seabed take, elsewhere the reflectivity as before. The hits of
+surfaces without a seabed are handed on untouched, bit for bit; a world without seabeds is
+not wrapped at all (:func:`seabed_caster`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import dataclasses
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.seabed import Seabed, seabed_reflectivity, seabed_table
+from nps_sonar_py.echo.seabed import Seabed, seabed_mirror, seabed_reflectivity, seabed_table
 from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.refraction import PlacedScene
@@ -64,9 +66,10 @@ class SeabedCaster:
     def _with_seabeds(
         self, hits: RayHits, origins: NDArray[np.floating], directions: NDArray[np.floating]
     ) -> RayHits:
-        """``hits`` with the reflectivity of every seabed's rays from its law."""
+        """``hits`` with the reflectivity and the mirror of every seabed's rays from its law."""
         entity = hits.entity
         mu: NDArray[np.float64] | None = None
+        mirror: NDArray[np.float64] | None = None
         for (index, name, seabed), table in zip(self._seabeds, self._tables, strict=True):
             rows = np.flatnonzero(entity == index)
             if rows.size == 0:
@@ -79,10 +82,14 @@ class SeabedCaster:
                 rotation = pose[:3, :3].T
                 points = rotate_rows(points - pose[:3, 3], rotation)
                 normals, d = rotate_rows(normals, rotation), rotate_rows(d, rotation)
-            if mu is None:
+            if mu is None or mirror is None:
                 mu = np.array(hits.reflectivity, dtype=np.float64)
+                mirror = np.array(hits.mirror_gain, dtype=np.float64)
             mu[rows] = seabed_reflectivity(seabed, table, d, normals, points.T)
-        return hits if mu is None else dataclasses.replace(hits, reflectivity=mu)
+            mirror[rows] = seabed_mirror(seabed, d, normals)
+        if mu is None:
+            return hits
+        return dataclasses.replace(hits, reflectivity=mu, mirror=mirror)
 
 
 def seabed_caster(caster: SurfaceCaster, frequency: float, sound_speed: float) -> SurfaceCaster:
