@@ -292,7 +292,7 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         assert answer.success, answer.reason
         assert answer.config.angular_resolution == pytest.approx(0.01)
         # scans read before the change may still be on their way: the first four read after it
-        scans = stamped_after(probe, 'laser/scan', node, time.time_ns(), count=4)
+        scans = stamped_after(probe, 'laser/scan', node, time.time_ns(), count=8)
         assert all(len(s.ranges) == 101 for s in scans)
         scan = scans[-1]
         assert (scan.angle_min, scan.angle_increment, scan.scan_time) == pytest.approx(
@@ -304,8 +304,11 @@ def test_services_change_what_the_scanner_publishes(tmp_path: Path, probe: Probe
         np.testing.assert_allclose(np.array(scan.ranges), expected, atol=1e-5)
         assert np.isinf(expected).any()
         assert np.isfinite(expected).any()
-        stamps = [s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in scans[-4:]]
-        assert np.mean(np.diff(stamps)) == pytest.approx(0.05, rel=0.2)
+        # The new rate is in effect: over seven gaps the mean is nearer 20 Hz's 50 ms than the
+        # old 40 Hz's 25 ms. A loaded machine delays or skips ticks of this wall-clock scanner
+        # (its stamps are its ticks' times), so the mean is bounded from below only.
+        stamps = [s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in scans]
+        assert np.mean(np.diff(stamps)) > 0.0375
 
         # Impossible configurations are refused with a reason; the last good one stays.
         good = {
