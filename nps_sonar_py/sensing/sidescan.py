@@ -64,8 +64,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
+from nps_sonar_py.echo.channel_echoes import ChannelEngine
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine
+from nps_sonar_py.echo.engine import CoherentEngine, Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -83,6 +84,7 @@ from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
+from nps_sonar_py.sensing.sidescan_lighting import SidescanLighting
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -386,7 +388,7 @@ class SidescanSonar(PosedRays):
         )
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
         self.bottom_track = BottomTrack(config.bottom_track_pings)
-        self.engine = echo_engine(self.model, coherent)
+        self.engine = echo_engine(self.model, None)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
         self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
@@ -404,6 +406,7 @@ class SidescanSonar(PosedRays):
             body[channel, :, :, 2] = -np.cos(a) * np.sin(e)
         self.body_rays = body.reshape(-1, 3)
         self.body_rays.flags.writeable = False
+        self._lighting = self._coherent(coherent, columns, rows)
         # Multipath: each ray's one-way pattern at its own direction in its own channel.
         self._ray_pattern = self._one_way(self.body_rays)[1]
         self.set_pose(world_from_body)
@@ -428,6 +431,26 @@ class SidescanSonar(PosedRays):
             echo.pattern, np.where(inside, np.abs(along), 0.0), config.horizontal_width, 1
         ) * beam_intensity(config.vertical_pattern, across, config.vertical_width, 1)
         return channel, np.where(inside, pattern, 0.0)
+
+    def _coherent(
+        self,
+        coherent: CoherentConfig | None,
+        columns: NDArray[np.float64],
+        rows: NDArray[np.float64],
+    ) -> SidescanLighting | None:
+        """With coherent settings: the engine over the fixed scatterers, and its lighting."""
+        if coherent is None:
+            return None
+        channels = ChannelEngine(
+            self.model, coherent, self._two_way, 2, self.config.horizontal_width
+        )
+        self.engine = CoherentEngine(self.model, channels)
+        return SidescanLighting(columns, rows, self.body_rays, channels.farthest())
+
+    def _two_way(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The channel on each body point's side and its pattern there, ``n_way`` times."""
+        channel, one_way = self._one_way(body / np.linalg.norm(body, axis=1, keepdims=True))
+        return channel, one_way**self.echo.n_way
 
     def _hear_body(
         self, ray: NDArray[np.intp], body: NDArray[np.float64]
@@ -469,6 +492,9 @@ class SidescanSonar(PosedRays):
                 n_entities=self.label_entities or 0,
                 extra=extra,
                 footprint=lambda: self._footprint(r, cos),
+                lit=None
+                if self._lighting is None
+                else self._lighting.lit(hits, ranges, self.world_from_body, self.directions),
             )
         )
         profiles = record.intensity

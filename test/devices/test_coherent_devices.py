@@ -178,7 +178,6 @@ def test_a_multibeam_device_forms_its_beams_over_fixed_scatterers() -> None:
     [
         ('sonar', 'single_beam'),
         ('sweep', 'sweep'),
-        ('sidescan', 'sidescan'),
         ('echosounder', 'echosounder'),
     ],
 )

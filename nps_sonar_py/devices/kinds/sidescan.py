@@ -29,7 +29,7 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     RangerGeometry,
 )
-from nps_sonar_py.devices.kinds.base import PER_RAY_SCATTERERS, Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.memory import PIXEL_BYTES, Size, cell_size, image_size
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -465,6 +465,5 @@ KIND = Kind(
             LINE_ARRAY,
             "its two channels are not a fan's beams: no line array leaks across them",
         ),
-        PER_RAY_SCATTERERS,
     ),
 )

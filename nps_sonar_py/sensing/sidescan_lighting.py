@@ -1,0 +1,116 @@
+"""What a side-scan's cast lit, for the surfaces' fixed scatterers (``LitSurfaces``).
+
+The coherent side-scan hears the scatterers fixed on the surfaces (``echo.channel_echoes``);
+its rays find them: the triangles hit, where, and how far apart neighbouring rays land
+there (``fan_lighting.hit_spread``). Its rays are the cells of a grid per channel, columns
+along track (uniform in ``a``) by rows in depression (``delta``, steepest first, uneven:
+``sidescan.py``): a ray ``d = (sin a, s cos a cos delta, -cos a sin delta)`` (body frame)
+has its row neighbour ``cos(a) d_delta`` away along ``(0, -s sin delta, -cos delta)`` and its
+column neighbour ``d_a`` away along ``(cos a, -s sin a cos delta, sin a sin delta)``.
+
+The cast is also the depth map: a scatterer is heard when no farther than the hit of the ray
+whose cell holds its direction (its channel, column and row), plus that ray's range change
+across its cell (occlusion: the shadows behind objects).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo.surface_echoes import LitSurfaces
+from nps_sonar_py.sensing.caster import RayHits
+from nps_sonar_py.sensing.fan_lighting import hit_spread
+
+__all__ = ['SidescanLighting']
+
+
+class SidescanLighting:
+    """A side-scan's depth map and its rays' neighbour tangents, built once.
+
+    Args:
+        columns: (na + 1,) the column edges along track, rad, uniform.
+        rows: (nd + 1,) the row edges in depression, rad, steepest first.
+        body_rays: (2 nd na, 3) the rays in the body frame, port then starboard, each
+            channel's row by row.
+        farthest: the range past which nothing is heard (the window and the pulse), m.
+    """
+
+    def __init__(
+        self,
+        columns: NDArray[np.float64],
+        rows: NDArray[np.float64],
+        body_rays: NDArray[np.float64],
+        farthest: float,
+    ) -> None:
+        self._low = float(columns[0])
+        self._step = float(columns[1] - columns[0])
+        self._neg_rows = -np.asarray(rows, dtype=np.float64)  # ascending
+        self._shape = (2, rows.size - 1, columns.size - 1)
+        self._farthest = farthest
+        along = 0.5 * (columns[:-1] + columns[1:])
+        depression = 0.5 * (rows[:-1] + rows[1:])
+        a = np.broadcast_to(along[None, None, :], self._shape)
+        e = np.broadcast_to(depression[None, :, None], self._shape)
+        s = np.array([1.0, -1.0])[:, None, None] * np.ones(self._shape)
+        row_t = np.stack([np.zeros(self._shape), -s * np.sin(e), -np.cos(e)], axis=-1)
+        col_t = np.stack([np.cos(a), -s * np.sin(a) * np.cos(e), np.sin(a) * np.sin(e)], axis=-1)
+        self._row_t = row_t.reshape(-1, 3)
+        self._col_t = col_t.reshape(-1, 3)
+        d_delta = np.broadcast_to((rows[:-1] - rows[1:])[None, :, None], self._shape)
+        self._row_step = (np.cos(a) * d_delta).ravel()
+        assert body_rays.shape == self._row_t.shape
+
+    def lit(
+        self,
+        hits: RayHits,
+        ranges: NDArray[np.floating],
+        world_from_body: NDArray[np.float64],
+        directions: NDArray[np.float64],
+    ) -> LitSurfaces | None:
+        """What this ping lit, or ``None`` for a caster without triangles.
+
+        ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges.
+        """
+        if hits.triangles is None:
+            return None
+        rotation = world_from_body[:3, :3]
+        r = np.asarray(ranges, dtype=np.float64).ravel()
+        finite = np.where(np.isfinite(r), r, 0.0)
+        d = np.asarray(directions, dtype=np.float64)
+        spacing, tolerance = hit_spread(
+            finite,
+            d,
+            np.asarray(hits.normals, dtype=np.float64),
+            (
+                (self._row_t @ rotation.T, self._row_step * finite),
+                (self._col_t @ rotation.T, self._step * finite),
+            ),
+        )
+        limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
+        return LitSurfaces(
+            np.where(r <= self._farthest, hits.triangles.ids, -1),
+            np.asarray(hits.reflectivity, dtype=np.float64),
+            world_from_body[:3, 3] + finite[:, None] * d,
+            spacing,
+            hits.triangles.meshes,
+            world_from_body,
+            lambda body, rr: self._visible(body, rr, limit),
+        )
+
+    def _visible(
+        self, body: NDArray[np.float64], r: NDArray[np.float64], limit: NDArray[np.float64]
+    ) -> NDArray[np.bool_]:
+        """Whether each point (m, 3, body frame; ``r`` its range) is no farther than its hit.
+
+        Its ray's: the one whose cell holds its direction.
+        """
+        _, nd, na = self._shape
+        channel = (body[:, 1] < 0.0).astype(np.intp)
+        along = np.arcsin(np.clip(body[:, 0] / np.maximum(r, 1e-12), -1.0, 1.0))
+        depression = np.arctan2(-body[:, 2], np.abs(body[:, 1]))
+        column = np.clip(np.floor((along - self._low) / self._step).astype(np.intp), 0, na - 1)
+        row = np.searchsorted(self._neg_rows, -depression, side='right') - 1
+        np.clip(row, 0, nd - 1, out=row)
+        visible: NDArray[np.bool_] = r <= limit[(channel * nd + row) * na + column]
+        return visible
