@@ -8,16 +8,19 @@ scatterer ``j`` at the true range ``r_j`` with the amplitude
     a_j = xi_j sqrt(I_j P_j) exp(2 i k r_j),
 
 ``xi_j`` its fixed unit complex Gaussian, ``I_j`` its area's law (``surface_echoes``:
-``mu cos(alpha)**2 A / r**4`` with absorption), ``P_j`` the channel's two-way pattern at its
-direction. The channel's baseband after the matched filter is ``sum_j a_j R(t - 2 r_j / c)``,
-deposited by the pulse's table (``CoherentModel.scatterer_ping``), with the receiver's noise
-and the bins' energy as the per-ray model has them. The mean over scatterer seeds is the
-incoherent image with the same pattern (``docs/coherent.md``).
+``mu cos(alpha)**2 A / r**4`` with absorption; ``mu`` the reflectivity of the ray that sees
+it, :class:`SeenSurfaces`, so a seabed's law follows its grazing angle), ``P_j`` the
+channel's two-way pattern at its direction. The channel's baseband after the matched filter
+is ``sum_j a_j R(t - 2 r_j / c)``, deposited by the pulse's table
+(``CoherentModel.scatterer_ping``), with the receiver's noise and the bins' energy as the
+per-ray model has them. The mean over scatterer seeds is the incoherent image with the same
+pattern (``docs/coherent.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,10 +32,26 @@ from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.records import Echoes, EchoRecord
 from nps_sonar_py.echo.surface_echoes import LitSurfaces, lit_echoes
 
-__all__ = ['ChannelEngine', 'ChannelPattern', 'channel_density']
+__all__ = ['ChannelEngine', 'ChannelPattern', 'SeenSurfaces', 'channel_density']
 
 #: The channel that hears each scatterer (m, 3 in the sensor frame) and its two-way pattern.
 ChannelPattern = Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]]
+
+
+@dataclass(frozen=True, eq=False)
+class SeenSurfaces(LitSurfaces):
+    """What a cast lit, each scatterer taking the reflectivity of the ray that sees it.
+
+    A seabed's law (``seabed.seabed_reflectivity``: its sediment's backscatter at the
+    grazing angle, its ripples and texture) is handed ray by ray in the hits' reflectivity;
+    a triangle's one value (``lit_echoes``'s, from one of its hits) would hold a whole
+    seabed's swath at one grazing angle. So ``reflectivity`` is 1 on every ray here, and
+    ``seen_reflectivity(body, r)`` gives each scatterer (m, 3 in the sensor's frame, at
+    ranges (m,)) the reflectivity of the ray whose cell holds its direction: NaN where that
+    ray hit nothing (the scatterer is then not heard).
+    """
+
+    seen_reflectivity: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
 def channel_density(config: CoherentConfig, model: EchoModel, beam_width: float) -> float:
@@ -102,7 +121,10 @@ class ChannelEngine:
         keep = np.flatnonzero(weight > 0.0)
         body = echoes.positions[keep]
         r = np.sqrt(np.einsum('ij,ij->i', body, body))
-        amplitude = echoes.amplitudes[keep] * np.sqrt(weight[keep])
+        weight = weight[keep]
+        if isinstance(lit, SeenSurfaces):
+            weight *= np.nan_to_num(lit.seen_reflectivity(body, r), nan=0.0)
+        amplitude = echoes.amplitudes[keep] * np.sqrt(weight)
         coherent = self.coherent.scatterer_ping(channel[keep], r, amplitude, self.channels)
         return EchoRecord(
             coherent.intensity, self.model.bin_edges, binned, coherent, self.noise_power

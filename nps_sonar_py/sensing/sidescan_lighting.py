@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.surface_echoes import LitSurfaces
+from nps_sonar_py.echo.channel_echoes import SeenSurfaces
 from nps_sonar_py.sensing.caster import RayHits
 from nps_sonar_py.sensing.fan_lighting import hit_spread
 
@@ -67,7 +67,7 @@ class SidescanLighting:
         ranges: NDArray[np.floating],
         world_from_body: NDArray[np.float64],
         directions: NDArray[np.float64],
-    ) -> LitSurfaces | None:
+    ) -> SeenSurfaces | None:
         """What this ping lit, or ``None`` for a caster without triangles.
 
         ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges.
@@ -88,22 +88,22 @@ class SidescanLighting:
             ),
         )
         limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
-        return LitSurfaces(
+        mu = np.broadcast_to(np.asarray(hits.reflectivity, dtype=np.float64), r.shape)
+        return SeenSurfaces(
             np.where(r <= self._farthest, hits.triangles.ids, -1),
-            np.asarray(hits.reflectivity, dtype=np.float64),
+            np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
             world_from_body[:3, 3] + finite[:, None] * d,
             spacing,
             hits.triangles.meshes,
             world_from_body,
-            lambda body, rr: self._visible(body, rr, limit),
+            lambda body, rr: rr <= limit[self._ray(body, rr)],
+            lambda body, rr: mu[self._ray(body, rr)],
         )
 
-    def _visible(
-        self, body: NDArray[np.float64], r: NDArray[np.float64], limit: NDArray[np.float64]
-    ) -> NDArray[np.bool_]:
-        """Whether each point (m, 3, body frame; ``r`` its range) is no farther than its hit.
+    def _ray(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The ray whose cell holds each point's direction (m, 3, body frame; ``r`` its range).
 
-        Its ray's: the one whose cell holds its direction.
+        Its channel (the side of the body's y), column and row, clipped to the grid.
         """
         _, nd, na = self._shape
         channel = (body[:, 1] < 0.0).astype(np.intp)
@@ -112,5 +112,5 @@ class SidescanLighting:
         column = np.clip(np.floor((along - self._low) / self._step).astype(np.intp), 0, na - 1)
         row = np.searchsorted(self._neg_rows, -depression, side='right') - 1
         np.clip(row, 0, nd - 1, out=row)
-        visible: NDArray[np.bool_] = r <= limit[(channel * nd + row) * na + column]
-        return visible
+        ray: NDArray[np.intp] = (channel * nd + row) * na + column
+        return ray

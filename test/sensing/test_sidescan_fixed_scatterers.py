@@ -15,8 +15,10 @@ The side-scan of ``coherent_scenes.sidescan_sonar`` (400 kHz: a wavelength of 3.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,7 +26,7 @@ from coherent_scenes import LEVEL, SIDESCAN_ECHO, pitched, sidescan_sonar
 from numpy.typing import NDArray
 from test_sidescan import seabed_world
 
-from nps_sonar_py.echo.channel_echoes import ChannelEngine
+from nps_sonar_py.echo.channel_echoes import ChannelEngine, SeenSurfaces
 from nps_sonar_py.echo.coherent import CoherentModel
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.sidescan import SidescanSonar
@@ -146,6 +148,13 @@ def test_the_shadow_of_a_box_stays_dark(tmp_path: Path) -> None:
     # Control: every scatterer heard, hidden or not.
     lighting = sonar._lighting
     assert lighting is not None
-    lighting._visible = lambda body, r, limit: np.ones(r.size, dtype=bool)  # type: ignore[method-assign]
+    cast = lighting.lit
+
+    def unoccluded(*args: Any) -> SeenSurfaces | None:
+        lit = cast(*args)
+        everything = lambda body, r: np.ones(r.size, dtype=bool)  # noqa: E731
+        return None if lit is None else dataclasses.replace(lit, visible=everything)
+
+    lighting.lit = unoccluded  # type: ignore[method-assign]
     unhidden = sonar.ping(caster).profiles
     assert float(unhidden[0, shadow].mean()) > 0.1 * level
