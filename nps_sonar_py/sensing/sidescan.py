@@ -229,6 +229,22 @@ class _RowPlan:
     def rows(self) -> int:
         return self.n_csc + self.n_log
 
+    def row_of(self, sine: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The row whose cell holds each depression ``asin(sine)``, clipped to the fan.
+
+        By the edges' own spacing, uniform in ``csc`` then in ``ln sin``: a point on an edge
+        may fall in either of its rows (rounding).
+        """
+        sin_top, sin_star, sin_end = (math.sin(x) for x in (self.top, self.star, self.end))
+        csc_step = (1.0 / sin_star - 1.0 / sin_top) / max(self.n_csc, 1)
+        log_step = math.log(sin_star / sin_end) / max(self.n_log, 1)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            steep = (1.0 / sine - 1.0 / sin_top) / max(csc_step, 1e-300)
+            shallow = self.n_csc + np.log(sin_star / sine) / max(log_step, 1e-300)
+        row = np.nan_to_num(np.where(sine >= sin_star, steep, shallow), posinf=self.rows)
+        found: NDArray[np.intp] = np.clip(np.floor(row), 0, self.rows - 1).astype(np.intp)
+        return found
+
     def edges(self) -> NDArray[np.float64]:
         """(rows + 1,) depressions of the row cell edges, steepest first, rad."""
         parts = []
@@ -356,7 +372,8 @@ class SidescanSonar(PosedRays):
         echo = dataclasses.replace(echo, beam_width=config.horizontal_width)
         self.echo = echo
         self.config = config
-        rows = _row_plan(echo, config).edges()
+        self._plan = _row_plan(echo, config)
+        rows = self._plan.edges()
         self.row_edges = rows
         rows.flags.writeable = False
         half = echo.cast_half_angle
@@ -406,7 +423,7 @@ class SidescanSonar(PosedRays):
             body[channel, :, :, 2] = -np.cos(a) * np.sin(e)
         self.body_rays = body.reshape(-1, 3)
         self.body_rays.flags.writeable = False
-        self._lighting = self._coherent(coherent, columns, rows)
+        self._lighting = self._coherent(coherent, columns)
         # Multipath: each ray's one-way pattern at its own direction in its own channel.
         self._ray_pattern = self._one_way(self.body_rays)[1]
         self.set_pose(world_from_body)
@@ -436,7 +453,6 @@ class SidescanSonar(PosedRays):
         self,
         coherent: CoherentConfig | None,
         columns: NDArray[np.float64],
-        rows: NDArray[np.float64],
     ) -> SidescanLighting | None:
         """With coherent settings: the engine over the fixed scatterers, and its lighting."""
         if coherent is None:
@@ -445,7 +461,9 @@ class SidescanSonar(PosedRays):
             self.model, coherent, self._two_way, 2, self.config.horizontal_width
         )
         self.engine = CoherentEngine(self.model, channels)
-        return SidescanLighting(columns, rows, self.body_rays, channels.farthest())
+        return SidescanLighting(
+            columns, self.row_edges, self._plan.row_of, self.body_rays, channels.farthest()
+        )
 
     def _two_way(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """The channel on each body point's side and its pattern there, ``n_way`` times."""

@@ -15,6 +15,8 @@ across its cell (occlusion: the shadows behind objects).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -31,6 +33,7 @@ class SidescanLighting:
     Args:
         columns: (na + 1,) the column edges along track, rad, uniform.
         rows: (nd + 1,) the row edges in depression, rad, steepest first.
+        row_of: the row whose cell holds each depression (its sine), clipped to the rows.
         body_rays: (2 nd na, 3) the rays in the body frame, port then starboard, each
             channel's row by row.
         farthest: the range past which nothing is heard (the window and the pulse), m.
@@ -40,12 +43,13 @@ class SidescanLighting:
         self,
         columns: NDArray[np.float64],
         rows: NDArray[np.float64],
+        row_of: Callable[[NDArray[np.float64]], NDArray[np.intp]],
         body_rays: NDArray[np.float64],
         farthest: float,
     ) -> None:
         self._low = float(columns[0])
         self._step = float(columns[1] - columns[0])
-        self._neg_rows = -np.asarray(rows, dtype=np.float64)  # ascending
+        self._row_of = row_of
         self._shape = (2, rows.size - 1, columns.size - 1)
         self._farthest = farthest
         along = 0.5 * (columns[:-1] + columns[1:])
@@ -108,9 +112,8 @@ class SidescanLighting:
         _, nd, na = self._shape
         channel = (body[:, 1] < 0.0).astype(np.intp)
         along = np.arcsin(np.clip(body[:, 0] / np.maximum(r, 1e-12), -1.0, 1.0))
-        depression = np.arctan2(-body[:, 2], np.abs(body[:, 1]))
+        sine = -body[:, 2] / np.maximum(np.hypot(body[:, 1], body[:, 2]), 1e-12)
         column = np.clip(np.floor((along - self._low) / self._step).astype(np.intp), 0, na - 1)
-        row = np.searchsorted(self._neg_rows, -depression, side='right') - 1
-        np.clip(row, 0, nd - 1, out=row)
+        row = self._row_of(sine)
         ray: NDArray[np.intp] = (channel * nd + row) * na + column
         return ray
