@@ -24,7 +24,47 @@ from nps_sonar_py.echo.channel_echoes import SeenSurfaces
 from nps_sonar_py.sensing.caster import RayHits
 from nps_sonar_py.sensing.fan_lighting import hit_spread
 
-__all__ = ['SidescanLighting']
+__all__ = ['RayOf', 'SidescanLighting', 'seen_surfaces']
+
+
+#: The ray whose cell holds each point's direction (m, 3 in the sensor's frame; ranges (m,)).
+RayOf = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.intp]]
+
+
+def seen_surfaces(
+    hits: RayHits,
+    r: NDArray[np.float64],
+    world_from_sensor: NDArray[np.float64],
+    directions: NDArray[np.float64],
+    steps: tuple[tuple[NDArray[np.float64], NDArray[np.float64]], ...],
+    ray_of: RayOf,
+    farthest: float,
+) -> SeenSurfaces | None:
+    """What a ping lit (``None`` for a caster without triangles), each scatterer seen by a ray.
+
+    ``hits`` of the rays ``directions`` (world frame) at ranges ``r`` (inf on a miss);
+    ``steps`` each ray's neighbours (``fan_lighting.hit_spread``, world frame); ``ray_of``
+    the ray whose cell holds a direction: a scatterer is heard when no farther than that
+    ray's hit plus its range change across the cell, with that ray's reflectivity.
+    """
+    if hits.triangles is None:
+        return None
+    finite = np.where(np.isfinite(r), r, 0.0)
+    d = np.asarray(directions, dtype=np.float64)
+    normals = np.asarray(hits.normals, dtype=np.float64)
+    spacing, tolerance = hit_spread(finite, d, normals, steps)
+    limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
+    mu = np.broadcast_to(np.asarray(hits.reflectivity, dtype=np.float64), r.shape)
+    return SeenSurfaces(
+        np.where(r <= farthest, hits.triangles.ids, -1),
+        np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
+        world_from_sensor[:3, 3] + finite[:, None] * d,
+        spacing,
+        hits.triangles.meshes,
+        world_from_sensor,
+        lambda body, rr: rr <= limit[ray_of(body, rr)],
+        lambda body, rr: mu[ray_of(body, rr)],
+    )
 
 
 class SidescanLighting:
@@ -76,32 +116,15 @@ class SidescanLighting:
 
         ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges.
         """
-        if hits.triangles is None:
-            return None
         rotation = world_from_body[:3, :3]
         r = np.asarray(ranges, dtype=np.float64).ravel()
         finite = np.where(np.isfinite(r), r, 0.0)
-        d = np.asarray(directions, dtype=np.float64)
-        spacing, tolerance = hit_spread(
-            finite,
-            d,
-            np.asarray(hits.normals, dtype=np.float64),
-            (
-                (self._row_t @ rotation.T, self._row_step * finite),
-                (self._col_t @ rotation.T, self._step * finite),
-            ),
+        steps = (
+            (self._row_t @ rotation.T, self._row_step * finite),
+            (self._col_t @ rotation.T, self._step * finite),
         )
-        limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
-        mu = np.broadcast_to(np.asarray(hits.reflectivity, dtype=np.float64), r.shape)
-        return SeenSurfaces(
-            np.where(r <= self._farthest, hits.triangles.ids, -1),
-            np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
-            world_from_body[:3, 3] + finite[:, None] * d,
-            spacing,
-            hits.triangles.meshes,
-            world_from_body,
-            lambda body, rr: rr <= limit[self._ray(body, rr)],
-            lambda body, rr: mu[self._ray(body, rr)],
+        return seen_surfaces(
+            hits, r, world_from_body, directions, steps, self._ray, self._farthest
         )
 
     def _ray(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.intp]:

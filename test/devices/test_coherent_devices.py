@@ -177,7 +177,6 @@ def test_a_multibeam_device_forms_its_beams_over_fixed_scatterers() -> None:
     ('kind', 'mode'),
     [
         ('sonar', 'single_beam'),
-        ('sweep', 'sweep'),
         ('echosounder', 'echosounder'),
     ],
 )

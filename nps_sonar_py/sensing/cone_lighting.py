@@ -1,0 +1,68 @@
+"""What a cone of rays lit, for the surfaces' fixed scatterers (``LitSurfaces``).
+
+A scanning head's beam (``sweep.py``) is a cone of rays at equal solid angle on a Fibonacci
+spiral (``cone.py``); with the coherent engine (``echo.channel_echoes``) they find the lit
+triangles, as the side-scan's do (``sidescan_lighting.seen_surfaces``). A ray stands for the
+solid angle ``Omega``, its neighbours about ``sqrt(Omega)`` away in every direction across
+it: the spacing and the range's change across its cell take two perpendicular tangents at
+that step. A scatterer's ray is the one nearest its direction (a k-d tree of the cone's
+directions, built once): the depth map and the reflectivity it is heard with.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.spatial import cKDTree
+
+from nps_sonar_py.echo.channel_echoes import SeenSurfaces
+from nps_sonar_py.sensing.caster import RayHits
+from nps_sonar_py.sensing.cone import RayPattern
+from nps_sonar_py.sensing.sidescan_lighting import seen_surfaces
+
+__all__ = ['ConeLighting']
+
+
+class ConeLighting:
+    """A cone's depth map and its rays' tangents, built once.
+
+    Args:
+        pattern: the cone's rays in the head's frame (x its axis).
+        farthest: the range past which nothing is heard (the window and the pulse), m.
+    """
+
+    def __init__(self, pattern: RayPattern, farthest: float) -> None:
+        d = pattern.directions
+        self._tree = cKDTree(d)
+        helper = np.where(np.abs(d[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        first = np.cross(d, helper)
+        first /= np.linalg.norm(first, axis=1, keepdims=True)
+        self._tangents = (first, np.cross(d, first))
+        self._step = np.sqrt(pattern.solid_angle)
+        self._farthest = farthest
+
+    def lit(
+        self,
+        hits: RayHits,
+        ranges: NDArray[np.floating],
+        world_from_head: NDArray[np.float64],
+        directions: NDArray[np.float64],
+    ) -> SeenSurfaces | None:
+        """What this ping lit, or ``None`` for a caster without triangles.
+
+        ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges;
+        ``world_from_head`` the head's pose (x the cone's axis).
+        """
+        rotation = world_from_head[:3, :3]
+        r = np.asarray(ranges, dtype=np.float64).ravel()
+        step = self._step * np.where(np.isfinite(r), r, 0.0)
+        steps = tuple((t @ rotation.T, step) for t in self._tangents)
+        return seen_surfaces(
+            hits, r, world_from_head, directions, steps, self._ray, self._farthest
+        )
+
+    def _ray(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The ray nearest each point's direction (m, 3, head frame; ``r`` its range)."""
+        unit = body / np.maximum(r, 1e-12)[:, None]
+        ray: NDArray[np.intp] = self._tree.query(unit)[1].astype(np.intp)
+        return ray
