@@ -112,20 +112,35 @@ class ChannelEngine:
         """The mean noise power per bin of a channel, linear (0: none)."""
         return self.coherent.noise_power
 
-    def ping(self, lit: LitSurfaces, binned: Callable[[], Echoes]) -> EchoRecord:
-        """The record of one ping: every channel's baseband, the law binned when read."""
-        echoes = lit_echoes(
-            lit, self.density, self.config.scatterer_seed, self._absorption, self.scatterers
+    def ping(
+        self, lit: LitSurfaces | tuple[LitSurfaces, ...], binned: Callable[[], Echoes]
+    ) -> EchoRecord:
+        """The record of one ping: every channel's baseband, the law binned when read.
+
+        ``lit``: what the cast lit, in one sensor's frame, or one per sensor (an array of
+        single beams): sensor ``k``'s channels are then offset by ``k``.
+        """
+        beams, ranges, amplitudes = [], [], []
+        for k, part in enumerate(lit if isinstance(lit, tuple) else (lit,)):  # per sensor
+            echoes = lit_echoes(
+                part, self.density, self.config.scatterer_seed, self._absorption, self.scatterers
+            )
+            channel, weight = self.pattern(echoes.positions)
+            keep = np.flatnonzero(weight > 0.0)
+            body = echoes.positions[keep]
+            r = np.sqrt(np.einsum('ij,ij->i', body, body))
+            weight = weight[keep]
+            if isinstance(part, SeenSurfaces):
+                weight *= np.nan_to_num(part.seen_reflectivity(body, r), nan=0.0)
+            beams.append(channel[keep] + k)
+            ranges.append(r)
+            amplitudes.append(echoes.amplitudes[keep] * np.sqrt(weight))
+        coherent = self.coherent.scatterer_ping(
+            np.concatenate(beams),
+            np.concatenate(ranges),
+            np.concatenate(amplitudes),
+            self.channels,
         )
-        channel, weight = self.pattern(echoes.positions)
-        keep = np.flatnonzero(weight > 0.0)
-        body = echoes.positions[keep]
-        r = np.sqrt(np.einsum('ij,ij->i', body, body))
-        weight = weight[keep]
-        if isinstance(lit, SeenSurfaces):
-            weight *= np.nan_to_num(lit.seen_reflectivity(body, r), nan=0.0)
-        amplitude = echoes.amplitudes[keep] * np.sqrt(weight)
-        coherent = self.coherent.scatterer_ping(channel[keep], r, amplitude, self.channels)
         return EchoRecord(
             coherent.intensity, self.model.bin_edges, binned, coherent, self.noise_power
         )

@@ -71,9 +71,10 @@ class Returns:
         footprint: the (N, n) slant extent of each return over its ray's cell, m, worked
             out when an engine spreads the returns (``EchoModel.echoes(spread=)``); ``None``
             for a sonar whose rays have no footprint.
-        lit: the triangles the cast lit and the sensor's pose, for an engine that forms its
-            beams over the surfaces' fixed scatterers (``formed_engine``); ``None`` from a
-            caster that does not know its triangles.
+        lit: the triangles the cast lit and the sensor's pose, for an engine over the
+            surfaces' fixed scatterers (``formed_engine``, ``channel_echoes``), or one per
+            sensor of an array of single beams; ``None`` from a caster that does not know
+            its triangles.
     """
 
     ranges: NDArray[np.floating]
@@ -85,7 +86,7 @@ class Returns:
     n_entities: int = 0
     extra: ExtraReturns | None = None
     footprint: Callable[[], NDArray[np.floating]] | None = None
-    lit: LitSurfaces | None = None
+    lit: LitSurfaces | tuple[LitSurfaces, ...] | None = None
 
 
 class EchoEngine(Protocol):
@@ -276,12 +277,17 @@ class CoherentEngine:
                 spread=None if footprint is None else footprint(),
             )
 
+        lit = returns.lit
         if isinstance(self.coherent, FormedEngine | ChannelEngine):
-            if returns.lit is None:
+            if lit is None:
                 raise ValueError(
                     'lit: the fixed scatterers need a caster that reports its triangles'
                 )
-            return self.coherent.ping(returns.lit, binned)
+            if isinstance(self.coherent, ChannelEngine):
+                return self.coherent.ping(lit, binned)
+            if isinstance(lit, tuple):
+                raise ValueError('lit: a formed fan is one sensor')
+            return self.coherent.ping(lit, binned)
         baseband = self.coherent.ping(
             law.intensities, law.ranges, returns.origin, returns.directions
         )

@@ -15,12 +15,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
-from nps_sonar_py.echo.channel_echoes import SeenSurfaces
+from nps_sonar_py.echo import EchoConfig, beam_intensity
+from nps_sonar_py.echo.channel_echoes import ChannelPattern, SeenSurfaces
 from nps_sonar_py.sensing.caster import RayHits
 from nps_sonar_py.sensing.cone import RayPattern
 from nps_sonar_py.sensing.sidescan_lighting import seen_surfaces
 
-__all__ = ['ConeLighting']
+__all__ = ['ConeLighting', 'cone_two_way']
 
 
 class ConeLighting:
@@ -45,24 +46,51 @@ class ConeLighting:
         self,
         hits: RayHits,
         ranges: NDArray[np.floating],
-        world_from_head: NDArray[np.float64],
+        world_from_heads: NDArray[np.float64],
         directions: NDArray[np.float64],
-    ) -> SeenSurfaces | None:
-        """What this ping lit, or ``None`` for a caster without triangles.
+    ) -> tuple[SeenSurfaces, ...] | None:
+        """What this ping lit, cone by cone, or ``None`` for a caster without triangles.
 
-        ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges;
-        ``world_from_head`` the head's pose (x the cone's axis).
+        ``hits`` of the rays ``directions`` (world frame; ``k`` cones of the pattern's rays
+        one after the other), ``ranges`` their direct ranges; ``world_from_heads`` (k, 4, 4)
+        each cone's pose (x its axis).
         """
-        rotation = world_from_head[:3, :3]
+        n = self._step.size
         r = np.asarray(ranges, dtype=np.float64).ravel()
-        step = self._step * np.where(np.isfinite(r), r, 0.0)
-        steps = tuple((t @ rotation.T, step) for t in self._tangents)
-        return seen_surfaces(
-            hits, r, world_from_head, directions, steps, self._ray, self._farthest
-        )
+        seen = []
+        for k, pose in enumerate(world_from_heads):  # per cone (a few), not per ray
+            rays = slice(k * n, (k + 1) * n)
+            step = self._step * np.where(np.isfinite(r[rays]), r[rays], 0.0)
+            steps = tuple((t @ pose[:3, :3].T, step) for t in self._tangents)
+            part = seen_surfaces(
+                hits, r[rays], pose, directions[rays], steps, self._ray, self._farthest, rays
+            )
+            if part is None:
+                return None
+            seen.append(part)
+        return tuple(seen)
 
     def _ray(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.intp]:
         """The ray nearest each point's direction (m, 3, head frame; ``r`` its range)."""
         unit = body / np.maximum(r, 1e-12)[:, None]
         ray: NDArray[np.intp] = self._tree.query(unit)[1].astype(np.intp)
         return ray
+
+
+def cone_two_way(echo: EchoConfig) -> ChannelPattern:
+    """A cone's two-way pattern at points (m, 3, its frame: x its axis), 0 past its cast.
+
+    The beam's ``pattern`` of ``beam_width`` at the angle from the axis, ``n_way`` times, as
+    the incoherent model weighs the cone's rays; every point is channel 0's.
+    """
+
+    def pattern(body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        r = np.linalg.norm(body, axis=1)
+        psi = np.arccos(np.clip(body[:, 0] / np.maximum(r, 1e-12), -1.0, 1.0))
+        inside = psi <= echo.cast_half_angle
+        weight = beam_intensity(
+            echo.pattern, np.where(inside, psi, 0.0), echo.beam_width, echo.n_way
+        )
+        return np.zeros(r.size, dtype=np.intp), np.where(inside, weight, 0.0)
+
+    return pattern

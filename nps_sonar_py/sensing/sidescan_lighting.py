@@ -39,24 +39,28 @@ def seen_surfaces(
     steps: tuple[tuple[NDArray[np.float64], NDArray[np.float64]], ...],
     ray_of: RayOf,
     farthest: float,
+    rays: slice | None = None,
 ) -> SeenSurfaces | None:
     """What a ping lit (``None`` for a caster without triangles), each scatterer seen by a ray.
 
-    ``hits`` of the rays ``directions`` (world frame) at ranges ``r`` (inf on a miss);
-    ``steps`` each ray's neighbours (``fan_lighting.hit_spread``, world frame); ``ray_of``
-    the ray whose cell holds a direction: a scatterer is heard when no farther than that
+    ``hits`` of the cast, of which the rays ``rays`` (all by default) are this sensor's:
+    their directions ``directions`` (world frame) and ranges ``r`` (inf on a miss); ``steps``
+    each of them's neighbours (``fan_lighting.hit_spread``, world frame); ``ray_of`` the ray
+    (of these) whose cell holds a direction: a scatterer is heard when no farther than that
     ray's hit plus its range change across the cell, with that ray's reflectivity.
     """
     if hits.triangles is None:
         return None
+    mine = slice(None) if rays is None else rays
     finite = np.where(np.isfinite(r), r, 0.0)
     d = np.asarray(directions, dtype=np.float64)
-    normals = np.asarray(hits.normals, dtype=np.float64)
+    normals = np.asarray(hits.normals, dtype=np.float64)[mine]
     spacing, tolerance = hit_spread(finite, d, normals, steps)
     limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
-    mu = np.broadcast_to(np.asarray(hits.reflectivity, dtype=np.float64), r.shape)
+    cast = np.asarray(hits.ranges).shape
+    mu = np.broadcast_to(np.asarray(hits.reflectivity, dtype=np.float64), cast).ravel()[mine]
     return SeenSurfaces(
-        np.where(r <= farthest, hits.triangles.ids, -1),
+        np.where(r <= farthest, hits.triangles.ids[mine], -1),
         np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
         world_from_sensor[:3, 3] + finite[:, None] * d,
         spacing,

@@ -36,7 +36,7 @@ from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
-from nps_sonar_py.sensing.cone_lighting import ConeLighting
+from nps_sonar_py.sensing.cone_lighting import ConeLighting, cone_two_way
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -194,24 +194,13 @@ class ScanningSonar:
         self.engine = echo_engine(self.model, None)
         self._lighting: ConeLighting | None = None
         if coherent is not None:  # the surfaces' fixed scatterers (``echo.channel_echoes``)
-            heard = ChannelEngine(self.model, coherent, self._cone, 1, echo.beam_width)
+            heard = ChannelEngine(self.model, coherent, cone_two_way(echo), 1, echo.beam_width)
             self.engine = CoherentEngine(self.model, heard)
             self._lighting = ConeLighting(self.pattern, heard.farthest())
         self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
         self.set_pose(world_from_body)
-
-    def _cone(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """The beam's two-way pattern at points ``body`` (m, 3, head frame), 0 past its cast."""
-        echo = self.echo
-        r = np.linalg.norm(body, axis=1)
-        psi = np.arccos(np.clip(body[:, 0] / np.maximum(r, 1e-12), -1.0, 1.0))
-        inside = psi <= echo.cast_half_angle
-        pattern = beam_intensity(
-            echo.pattern, np.where(inside, psi, 0.0), echo.beam_width, echo.n_way
-        )
-        return np.zeros(r.size, dtype=np.intp), np.where(inside, pattern, 0.0)
 
     @property
     def step_period(self) -> float:
@@ -287,7 +276,7 @@ class ScanningSonar:
         if self._lighting is not None:
             head = self.world_from_body.copy()
             head[:3, :3] = head[:3, :3] @ rotation_z(angle)
-            lit = self._lighting.lit(hits, np.asarray(ranges), head, directions)
+            lit = self._lighting.lit(hits, np.asarray(ranges), head[None], directions)
         return self.engine.ping(
             Returns(
                 np.asarray(ranges).reshape(1, -1),

@@ -112,8 +112,8 @@ class Unused:
 PER_RAY_SCATTERERS = Unused(
     ('scatterer_density',),
     "its coherent echoes take each ray's hit as a scatterer (speckle_cell): only a formed fan "
-    '(mode multibeam, more than one beam), the side-scan and the sweep place fixed scatterers '
-    'on the surfaces',
+    '(mode multibeam, more than one beam), the side-scan, the sweep and the single beam place '
+    'fixed scatterers on the surfaces',
 )
 
 
