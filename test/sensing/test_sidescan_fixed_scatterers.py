@@ -158,3 +158,28 @@ def test_the_shadow_of_a_box_stays_dark(tmp_path: Path) -> None:
     lighting.lit = unoccluded  # type: ignore[method-assign]
     unhidden = sonar.ping(caster).profiles
     assert float(unhidden[0, shadow].mean()) > 0.1 * level
+
+
+def test_the_scatterers_stay_in_the_world(flat: Raycaster) -> None:
+    """A new sonar (its cache cold) and one that went 1 m away and back give the same ping
+    bit for bit; another seed another one (the control)."""
+    first = sidescan_sonar(0).ping(flat)
+    sonar = sidescan_sonar(0)
+    sonar.ping(flat)
+    sonar.set_pose(pitched(10.0, 0.0, 1.0, 0.5))
+    away = sonar.ping(flat)
+    sonar.set_pose(LEVEL)
+    back = sonar.ping(flat)
+    assert first.echo is not None
+    assert back.echo is not None
+    assert first.echo.coherent is not None
+    assert back.echo.coherent is not None
+    assert np.array_equal(first.echo.coherent.baseband, back.echo.coherent.baseband)
+    assert not np.array_equal(first.profiles, away.profiles)
+    # Control: another seed's speckle is another (each over the mean, the incoherent image).
+    mean = SidescanSonar(SIDESCAN_ECHO, sonar.config, LEVEL).ping(flat).profiles
+    inside = seabed_bins(mean)
+    other = sidescan_sonar(1).ping(flat).profiles
+    speckle = first.profiles[:, inside] / mean[:, inside]
+    assert correlation(speckle, other[:, inside] / mean[:, inside]) < 0.2
+    assert correlation(speckle, back.profiles[:, inside] / mean[:, inside]) > 0.999
