@@ -236,3 +236,25 @@ def test_the_kinds_over_fixed_scatterers_take_scatterer_density(kind: str) -> No
 
     assert density(500.0) == 500.0
     assert density(0.0) != 500.0
+
+
+@pytest.mark.parametrize(
+    ('kind', 'mode'), [('sidescan', 'sidescan'), ('sweep', 'sweep'), ('sonar', 'single_beam')]
+)
+def test_the_kinds_over_fixed_scatterers_refuse_speckle_cell(kind: str, mode: str) -> None:
+    """Their scatterers are the surfaces', not cells about each hit: a ``speckle_cell`` they
+    would ignore is refused in one line; its default is taken (the control)."""
+    from device_kinds import robot_of, setup_of
+
+    from nps_sonar_py.devices import build_device
+
+    coherent = EchoModelChoice.COHERENT
+    with pytest.raises(DescriptionError) as refused:
+        build_device(
+            robot_of(kind), setup_of(kind, CoherentSettings, echo_model=coherent, speckle_cell=0.5)
+        )
+    line = str(refused.value)
+    assert '\n' not in line
+    assert f'mode {mode} does not use speckle_cell' in line, line
+    assert "the surfaces' fixed scatterers" in line, line
+    build_device(robot_of(kind), setup_of(kind, CoherentSettings, echo_model=coherent))
