@@ -10,7 +10,10 @@ scene of the same triangles, interleaved (``timing.median_times``):
   strongest cells across beams, and the noise floor of the sonar equation;
 * the side-scan of ``bench_sidescan.py`` (2 x 2000 bins to 75 m, 400 kHz, 199,712
   triangles), coherent with a 19 kHz chirp (3.9 cm, about a bin: one sample per bin) and
-  the noise floor.
+  the noise floor; its channels hear the surfaces' fixed scatterers (issue 33,
+  ``echo/channel_echoes.py``, 313 a m2 by default), no longer each ray's hit: 7 to 10 times
+  the raw cast on the loaded machine where the per-ray model took 1.2 to 1.3 (most of it
+  the near-triangle passes of the relief's small triangles; ``docs/coherent.md``).
 
 A coherent ping is the whole ``ping`` of the sonar: its cast (``Raycaster.cast``), the
 incoherent model's ranges, confidence and hits, and the coherent profiles. It prints each

@@ -33,12 +33,14 @@ from nps_sonar_py.devices.interface import (
     window_problem,
 )
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
+from nps_sonar_py.echo.channel_echoes import ChannelEngine
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine
+from nps_sonar_py.echo.engine import CoherentEngine, Returns, echo_engine
 from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
+from nps_sonar_py.sensing.cone_lighting import ConeLighting, cone_two_way
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -112,7 +114,14 @@ class SonarArray(IndependentReadings):
         self.frequency = frequency
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, self.n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
-        self.engine = echo_engine(self.model, self.coherent)
+        self.engine = echo_engine(self.model, None)
+        self._lighting: ConeLighting | None = None
+        if self.coherent is not None:  # the surfaces' fixed scatterers (``echo.channel_echoes``)
+            heard = ChannelEngine(
+                self.model, self.coherent, cone_two_way(echo), self.size, echo.beam_width
+            )
+            self.engine = CoherentEngine(self.model, heard)
+            self._lighting = ConeLighting(self.pattern, heard.farthest())
         one_way = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self._ray_pattern = np.tile(one_way, self.size)
         #: (elements, rays) range of each ray at the last ping (inf on a miss), for visualisation.
@@ -184,8 +193,11 @@ class SonarArray(IndependentReadings):
         self.last_ranges = r
         cos = np.asarray(hits.cos_incidence).reshape(k, n)
         mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
+        lit = None
+        if self._lighting is not None:
+            lit = self._lighting.lit(hits, ranges, self.world_from_elements, self._directions)
         record = self.engine.ping(
-            Returns(r, cos, mu, self._origins, self._directions, extra=extra)
+            Returns(r, cos, mu, self._origins, self._directions, extra=extra, lit=lit)
         )
         pings = tuple(record.beam(i) for i in range(k))
         ranges = record.law.ranges.copy()

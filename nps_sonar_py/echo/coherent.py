@@ -370,8 +370,47 @@ class CoherentModel:
         Returns:
             The ``CoherentPing``.
         """
-        n_beams = intensity.shape[0]
         signal = self._baseband(intensity, ranges, origin, directions)
+        return self._finish(signal, rng)
+
+    def scatterer_ping(
+        self,
+        beams: NDArray[np.intp],
+        ranges: NDArray[np.float64],
+        amplitudes: NDArray[np.complexfloating],
+        n_beams: int,
+        rng: np.random.Generator | None = None,
+    ) -> CoherentPing:
+        """The coherent echo of point scatterers fixed on the surfaces (``channel_echoes.py``).
+
+        Args:
+            beams: (m,) the beam that hears each scatterer.
+            ranges: (m,) each one's true range, m: its two-way carrier phase
+                ``exp(2 i k r)`` is added here.
+            amplitudes: (m,) each one's amplitude ``xi sqrt(I)`` (its pattern included).
+            n_beams: the beams of the ping.
+            rng: the noise's generator instead of the model's.
+        """
+        count, half = self.grid.count, self._table.half
+        position = np.asarray(ranges, dtype=np.float64) - self.grid.start
+        position *= 1.0 / self.grid.interval
+        live = np.flatnonzero((position > -half) & (position < count - 1 + half))
+        r = ranges.take(live)
+        carrier = r * self._turns_per_m
+        carrier -= np.floor(carrier)
+        carrier *= 2.0 * math.pi
+        amplitude = np.asarray(amplitudes.take(live), dtype=np.complex64)
+        amplitude *= (np.cos(carrier) + 1j * np.sin(carrier)).astype(np.complex64)
+        signal = self._deposit(
+            beams.take(live), position.take(live).astype(np.float32), amplitude, n_beams
+        )
+        return self._finish(signal, rng)
+
+    def _finish(
+        self, signal: NDArray[np.complex64], rng: np.random.Generator | None
+    ) -> CoherentPing:
+        """The ping of the echo ``signal`` (N, count): the noise, the leakage, the bins' energy."""
+        n_beams = signal.shape[0]
         if self._noise_power > 0.0:
             series = self._noise(n_beams, rng if rng is not None else self.rng)
             series += signal
@@ -418,6 +457,21 @@ class CoherentModel:
         u = position.take(index)
         r = np.asarray(ranges).ravel().take(index).astype(np.float64)
         amplitude = self._amplitudes(index, r, flat_intensity.take(index), origin, directions)
+        return self._deposit(index // n_rays, u, amplitude, n_beams)
+
+    def _deposit(
+        self,
+        beam: NDArray[np.integer],
+        u: NDArray[np.float32],
+        amplitude: NDArray[np.complex64],
+        n_beams: int,
+    ) -> NDArray[np.complex64]:
+        """(N, count) the compressed pulses of returns at positions ``u`` (samples) of ``beam``.
+
+        ``u`` (m,) float32 is overwritten. Each return deposits ``2 half`` taps of the
+        compressed pulse, scaled by its amplitude (``_baseband``).
+        """
+        count, half = self.grid.count, self._table.half
         floor = np.floor(u)
         u -= floor
         u *= np.float32(PHASES)
@@ -427,7 +481,7 @@ class CoherentModel:
         edge = np.flatnonzero((first < 0) | (first > count - 2 * half))
         edge_first = first.take(edge)
         spare = 2 * half
-        first += (index // n_rays) * count + spare  # in the flat array
+        first += beam * count + spare  # in the flat array
         flat = np.zeros(n_beams * count + 2 * spare, dtype=np.complex64)
         for tap, taps in enumerate(self._taps_by_offset):  # 2 half passes over the returns
             values = taps.take(row)

@@ -31,6 +31,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nps_sonar_py.echo.channel_echoes import ChannelEngine
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.formed_engine import FormedEngine, Pattern
@@ -70,9 +71,10 @@ class Returns:
         footprint: the (N, n) slant extent of each return over its ray's cell, m, worked
             out when an engine spreads the returns (``EchoModel.echoes(spread=)``); ``None``
             for a sonar whose rays have no footprint.
-        lit: the triangles the cast lit and the sensor's pose, for an engine that forms its
-            beams over the surfaces' fixed scatterers (``formed_engine``); ``None`` from a
-            caster that does not know its triangles.
+        lit: the triangles the cast lit and the sensor's pose, for an engine over the
+            surfaces' fixed scatterers (``formed_engine``, ``channel_echoes``), or one per
+            sensor of an array of single beams; ``None`` from a caster that does not know
+            its triangles.
     """
 
     ranges: NDArray[np.floating]
@@ -84,7 +86,7 @@ class Returns:
     n_entities: int = 0
     extra: ExtraReturns | None = None
     footprint: Callable[[], NDArray[np.floating]] | None = None
-    lit: LitSurfaces | None = None
+    lit: LitSurfaces | tuple[LitSurfaces, ...] | None = None
 
 
 class EchoEngine(Protocol):
@@ -231,18 +233,22 @@ class ArrayPatternEngine:
 
 
 class CoherentEngine:
-    """The beams' complex baseband: formed over the fixed scatterers, or each ray a scatterer.
+    """The beams' complex baseband: over the fixed scatterers, or each ray a scatterer.
 
     A fan with a ``FormedEngine`` forms its beams by its array over the fixed scatterers of
-    the surfaces its cast lit (``formed_engine.py``); the other kinds make each returning
-    ray a scatterer with phase (``CoherentModel``).
+    the surfaces its cast lit (``formed_engine.py``); a side-scan's ``ChannelEngine`` hears
+    them with each channel's pattern (``channel_echoes.py``); the other kinds make each
+    returning ray a scatterer with phase (``CoherentModel``).
 
     Args:
         model: the law and the bins (its law is the scatterers' intensities).
-        coherent: the formed fan's engine, or the per-ray coherent model of the same beams.
+        coherent: the engine over the fixed scatterers, or the per-ray coherent model of
+            the same beams.
     """
 
-    def __init__(self, model: EchoModel, coherent: CoherentModel | FormedEngine) -> None:
+    def __init__(
+        self, model: EchoModel, coherent: CoherentModel | FormedEngine | ChannelEngine
+    ) -> None:
         self.model = model
         self.coherent = coherent
 
@@ -271,10 +277,17 @@ class CoherentEngine:
                 spread=None if footprint is None else footprint(),
             )
 
-        if isinstance(self.coherent, FormedEngine):
-            if returns.lit is None:
-                raise ValueError('lit: a formed fan needs a caster that reports its triangles')
-            return self.coherent.ping(returns.lit, binned)
+        lit = returns.lit
+        if isinstance(self.coherent, FormedEngine | ChannelEngine):
+            if lit is None:
+                raise ValueError(
+                    'lit: the fixed scatterers need a caster that reports its triangles'
+                )
+            if isinstance(self.coherent, ChannelEngine):
+                return self.coherent.ping(lit, binned)
+            if isinstance(lit, tuple):
+                raise ValueError('lit: a formed fan is one sensor')
+            return self.coherent.ping(lit, binned)
         baseband = self.coherent.ping(
             law.intensities, law.ranges, returns.origin, returns.directions
         )

@@ -19,7 +19,7 @@ from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.scan import scan_directions
 
-__all__ = ['FanLighting', 'edge_azimuths']
+__all__ = ['FanLighting', 'edge_azimuths', 'hit_spread']
 
 
 def edge_azimuths(
@@ -38,6 +38,36 @@ def edge_azimuths(
             np.arange(low - half - 0.5 * step, far_low - 0.5 * step, -step),
         ]
     )
+
+
+def hit_spread(
+    finite: NDArray[np.float64],
+    d: NDArray[np.float64],
+    n: NDArray[np.float64],
+    steps: tuple[tuple[NDArray[np.float64], NDArray[np.float64]], ...],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per ray: the distance to its neighbours' hits on the surface, and its range's change.
+
+    A ray ``d`` (unit, world) meets a surface of normal ``n`` at range ``finite`` (0 on a
+    miss); ``steps`` pairs each of its neighbours' unit tangent ``t`` (perpendicular to
+    ``d``) with the distance ``s`` its neighbour lies along it at unit range times the range
+    (the angle to it times ``r``): that neighbour's hit is ``s (t - d (t.n)/(d.n))`` away,
+    at a range ``s |t.n| / |d.n|`` off. The spacing is the largest of those distances (held
+    to the ray's own range: grazing rays' neighbours land far away), the tolerance the sum
+    of the range changes (the range's change across the ray's cell).
+    """
+    dn = np.einsum('ij,ij->i', d, n)
+    spacing = np.zeros(finite.size)
+    tolerance = np.zeros(finite.size)
+    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
+        for tangent, step in steps:
+            tn = np.einsum('ij,ij->i', tangent, n)
+            move = step[:, None] * (tangent - d * (tn / dn)[:, None])
+            spacing = np.maximum(spacing, np.linalg.norm(move, axis=1))
+            tolerance += step * np.abs(tn / dn)
+    spacing = np.minimum(np.nan_to_num(spacing, nan=0.0, posinf=np.inf), finite)
+    tolerance = np.nan_to_num(tolerance, nan=0.0, posinf=np.inf)
+    return spacing, tolerance
 
 
 class FanLighting:
@@ -148,21 +178,12 @@ class FanLighting:
         cos_e = np.linalg.norm(across, axis=1)
         a = across / np.maximum(cos_e, 1e-12)[:, None]
         t = np.cross(d, a)
-        dn = np.einsum('ij,ij->i', d, n)
-        spacing = np.zeros(r.size)
-        tolerance = np.zeros(r.size)
-        with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-            for tangent, step in (
-                (t, self._row_step * finite),
-                (a, self._column_step * finite * cos_e),
-            ):
-                tn = np.einsum('ij,ij->i', tangent, n)
-                move = step[:, None] * (tangent - d * (tn / dn)[:, None])
-                spacing = np.maximum(spacing, np.linalg.norm(move, axis=1))
-                tolerance += step * np.abs(tn / dn)
-        # Grazing rays: their neighbours land far away; hold them to their own range.
-        spacing = np.minimum(np.nan_to_num(spacing, nan=0.0, posinf=np.inf), finite)
-        tolerance = np.nan_to_num(tolerance, nan=0.0, posinf=np.inf)
+        spacing, tolerance = hit_spread(
+            finite,
+            d,
+            n,
+            ((t, self._row_step * finite), (a, self._column_step * finite * cos_e)),
+        )
         return (
             np.where(r <= self._farthest, hits.triangles.ids, -1),
             np.asarray(hits.reflectivity, dtype=np.float64),

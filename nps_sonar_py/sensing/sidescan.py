@@ -64,8 +64,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import BeamPattern, EchoConfig, EchoModel, beam_intensity
+from nps_sonar_py.echo.channel_echoes import ChannelEngine
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine
+from nps_sonar_py.echo.engine import CoherentEngine, Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.profile_effects import (
     ImagingConfig,
@@ -83,6 +84,7 @@ from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.multibeam import cell_means
 from nps_sonar_py.sensing.multipath import MultipathConfig, multipath_problem
 from nps_sonar_py.sensing.posed_rays import PosedRays
+from nps_sonar_py.sensing.sidescan_lighting import SidescanLighting
 
 __all__ = [
     'MAX_SIDESCAN_BINS',
@@ -227,6 +229,22 @@ class _RowPlan:
     def rows(self) -> int:
         return self.n_csc + self.n_log
 
+    def row_of(self, sine: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The row whose cell holds each depression ``asin(sine)``, clipped to the fan.
+
+        By the edges' own spacing, uniform in ``csc`` then in ``ln sin``: a point on an edge
+        may fall in either of its rows (rounding).
+        """
+        sin_top, sin_star, sin_end = (math.sin(x) for x in (self.top, self.star, self.end))
+        csc_step = (1.0 / sin_star - 1.0 / sin_top) / max(self.n_csc, 1)
+        log_step = math.log(sin_star / sin_end) / max(self.n_log, 1)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            steep = (1.0 / sine - 1.0 / sin_top) / max(csc_step, 1e-300)
+            shallow = self.n_csc + np.log(sin_star / sine) / max(log_step, 1e-300)
+        row = np.nan_to_num(np.where(sine >= sin_star, steep, shallow), posinf=self.rows)
+        found: NDArray[np.intp] = np.clip(np.floor(row), 0, self.rows - 1).astype(np.intp)
+        return found
+
     def edges(self) -> NDArray[np.float64]:
         """(rows + 1,) depressions of the row cell edges, steepest first, rad."""
         parts = []
@@ -354,7 +372,8 @@ class SidescanSonar(PosedRays):
         echo = dataclasses.replace(echo, beam_width=config.horizontal_width)
         self.echo = echo
         self.config = config
-        rows = _row_plan(echo, config).edges()
+        self._plan = _row_plan(echo, config)
+        rows = self._plan.edges()
         self.row_edges = rows
         rows.flags.writeable = False
         half = echo.cast_half_angle
@@ -386,7 +405,7 @@ class SidescanSonar(PosedRays):
         )
         self.model = EchoModel(echo, off_axis, solid.ravel(), pattern=weight, cells=cells)
         self.bottom_track = BottomTrack(config.bottom_track_pings)
-        self.engine = echo_engine(self.model, coherent)
+        self.engine = echo_engine(self.model, None)
         # Per ray, its cell's depression width: the footprint is r tan(alpha) of it.
         self._d_delta = np.broadcast_to(d_delta[:, None], (nd, na)).ravel().astype(np.float32)
         self._spread = np.empty((2, n), dtype=np.float32)  # rewritten each ping
@@ -404,6 +423,7 @@ class SidescanSonar(PosedRays):
             body[channel, :, :, 2] = -np.cos(a) * np.sin(e)
         self.body_rays = body.reshape(-1, 3)
         self.body_rays.flags.writeable = False
+        self._lighting = self._coherent(coherent, columns)
         # Multipath: each ray's one-way pattern at its own direction in its own channel.
         self._ray_pattern = self._one_way(self.body_rays)[1]
         self.set_pose(world_from_body)
@@ -428,6 +448,27 @@ class SidescanSonar(PosedRays):
             echo.pattern, np.where(inside, np.abs(along), 0.0), config.horizontal_width, 1
         ) * beam_intensity(config.vertical_pattern, across, config.vertical_width, 1)
         return channel, np.where(inside, pattern, 0.0)
+
+    def _coherent(
+        self,
+        coherent: CoherentConfig | None,
+        columns: NDArray[np.float64],
+    ) -> SidescanLighting | None:
+        """With coherent settings: the engine over the fixed scatterers, and its lighting."""
+        if coherent is None:
+            return None
+        channels = ChannelEngine(
+            self.model, coherent, self._two_way, 2, self.config.horizontal_width
+        )
+        self.engine = CoherentEngine(self.model, channels)
+        return SidescanLighting(
+            columns, self.row_edges, self._plan.row_of, self.body_rays, channels.farthest()
+        )
+
+    def _two_way(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The channel on each body point's side and its pattern there, ``n_way`` times."""
+        channel, one_way = self._one_way(body / np.linalg.norm(body, axis=1, keepdims=True))
+        return channel, one_way**self.echo.n_way
 
     def _hear_body(
         self, ray: NDArray[np.intp], body: NDArray[np.float64]
@@ -469,6 +510,9 @@ class SidescanSonar(PosedRays):
                 n_entities=self.label_entities or 0,
                 extra=extra,
                 footprint=lambda: self._footprint(r, cos),
+                lit=None
+                if self._lighting is None
+                else self._lighting.lit(hits, ranges, self.world_from_body, self.directions),
             )
         )
         profiles = record.intensity

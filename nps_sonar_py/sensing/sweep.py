@@ -28,13 +28,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import EchoConfig, EchoModel, Ping, beam_intensity
+from nps_sonar_py.echo.channel_echoes import ChannelEngine
 from nps_sonar_py.echo.coherent import CoherentConfig
-from nps_sonar_py.echo.engine import Returns, echo_engine
+from nps_sonar_py.echo.engine import CoherentEngine, Returns, echo_engine
 from nps_sonar_py.echo.labels import label_problem
 from nps_sonar_py.echo.records import EchoRecord
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern, cone_pattern
+from nps_sonar_py.sensing.cone_lighting import ConeLighting, cone_two_way
 from nps_sonar_py.sensing.multipath import (
     MultipathConfig,
     cone_hearing,
@@ -189,7 +191,12 @@ class ScanningSonar:
         self.pattern: RayPattern = cone_pattern(echo.cast_half_angle, n_rays)
         self.model = EchoModel(echo, self.pattern.off_axis, self.pattern.solid_angle)
         self.coherent = coherent
-        self.engine = echo_engine(self.model, coherent)
+        self.engine = echo_engine(self.model, None)
+        self._lighting: ConeLighting | None = None
+        if coherent is not None:  # the surfaces' fixed scatterers (``echo.channel_echoes``)
+            heard = ChannelEngine(self.model, coherent, cone_two_way(echo), 1, echo.beam_width)
+            self.engine = CoherentEngine(self.model, heard)
+            self._lighting = ConeLighting(self.pattern, heard.farthest())
         self._ray_pattern = beam_intensity(echo.pattern, self.pattern.off_axis, echo.beam_width)
         self.angles = sweep.head_angles()
         self.angles.flags.writeable = False
@@ -265,6 +272,11 @@ class ScanningSonar:
                 max_range=self.echo.max_range,
             )
         labelled = self.label_entities is not None
+        lit = None
+        if self._lighting is not None:
+            head = self.world_from_body.copy()
+            head[:3, :3] = head[:3, :3] @ rotation_z(angle)
+            lit = self._lighting.lit(hits, np.asarray(ranges), head[None], directions)
         return self.engine.ping(
             Returns(
                 np.asarray(ranges).reshape(1, -1),
@@ -275,6 +287,7 @@ class ScanningSonar:
                 entity=np.asarray(hits.entity).reshape(1, -1) if labelled else None,
                 n_entities=self.label_entities or 0,
                 extra=extra,
+                lit=lit,
             )
         )
 

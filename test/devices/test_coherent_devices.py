@@ -176,9 +176,6 @@ def test_a_multibeam_device_forms_its_beams_over_fixed_scatterers() -> None:
 @pytest.mark.parametrize(
     ('kind', 'mode'),
     [
-        ('sonar', 'single_beam'),
-        ('sweep', 'sweep'),
-        ('sidescan', 'sidescan'),
         ('echosounder', 'echosounder'),
     ],
 )
@@ -216,3 +213,48 @@ def test_a_fan_of_one_beam_refuses_scatterer_density() -> None:
     caster = Raycaster(load_world(reference_world_file()))
     with pytest.raises(DescriptionError, match='mode multibeam does not use scatterer_density'):
         Rig(load_robot_from(RobotSettings()), setup, caster, ORIGIN)
+
+
+@pytest.mark.parametrize('kind', ['sidescan', 'sweep', 'sonar'])
+def test_the_kinds_over_fixed_scatterers_take_scatterer_density(kind: str) -> None:
+    """The side-scan, the sweep and the single beam hear the surfaces' fixed scatterers at
+    the set density (docs/coherent.md); the default density is another (the control)."""
+    from device_kinds import robot_of, setup_of
+
+    from nps_sonar_py.devices import build_device
+    from nps_sonar_py.echo.channel_echoes import ChannelEngine
+
+    def density(value: float) -> float:
+        setup = setup_of(
+            kind, CoherentSettings, echo_model=EchoModelChoice.COHERENT, scatterer_density=value
+        )
+        _, device = build_device(robot_of(kind), setup)
+        sonar = getattr(device, 'sonar', device)
+        engine = sonar.engine.coherent
+        assert isinstance(engine, ChannelEngine)
+        return engine.density
+
+    assert density(500.0) == 500.0
+    assert density(0.0) != 500.0
+
+
+@pytest.mark.parametrize(
+    ('kind', 'mode'), [('sidescan', 'sidescan'), ('sweep', 'sweep'), ('sonar', 'single_beam')]
+)
+def test_the_kinds_over_fixed_scatterers_refuse_speckle_cell(kind: str, mode: str) -> None:
+    """Their scatterers are the surfaces', not cells about each hit: a ``speckle_cell`` they
+    would ignore is refused in one line; its default is taken (the control)."""
+    from device_kinds import robot_of, setup_of
+
+    from nps_sonar_py.devices import build_device
+
+    coherent = EchoModelChoice.COHERENT
+    with pytest.raises(DescriptionError) as refused:
+        build_device(
+            robot_of(kind), setup_of(kind, CoherentSettings, echo_model=coherent, speckle_cell=0.5)
+        )
+    line = str(refused.value)
+    assert '\n' not in line
+    assert f'mode {mode} does not use speckle_cell' in line, line
+    assert "the surfaces' fixed scatterers" in line, line
+    build_device(robot_of(kind), setup_of(kind, CoherentSettings, echo_model=coherent))

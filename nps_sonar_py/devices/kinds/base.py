@@ -25,7 +25,16 @@ from nps_sonar_py.devices.mount import RobotMount
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, plain, specs
 
-__all__ = ['PER_RAY_SCATTERERS', 'Built', 'Family', 'Kind', 'Setup', 'SonarBuilder', 'Unused']
+__all__ = [
+    'FIXED_SCATTERERS',
+    'PER_RAY_SCATTERERS',
+    'Built',
+    'Family',
+    'Kind',
+    'Setup',
+    'SonarBuilder',
+    'Unused',
+]
 
 R = TypeVar('R')
 #: What a builder returns: the device on its mount.
@@ -112,7 +121,16 @@ class Unused:
 PER_RAY_SCATTERERS = Unused(
     ('scatterer_density',),
     "its coherent echoes take each ray's hit as a scatterer (speckle_cell): only a formed fan "
-    '(mode multibeam, more than one beam) places fixed scatterers on the surfaces',
+    '(mode multibeam, more than one beam), the side-scan, the sweep and the single beam place '
+    'fixed scatterers on the surfaces',
+)
+
+#: ``speckle_cell`` in the kinds whose coherent echoes come from the surfaces' fixed
+#: scatterers (the side-scan, the sweep, the single beam: ``echo.channel_echoes``).
+FIXED_SCATTERERS = Unused(
+    ('speckle_cell',),
+    "its coherent echoes come from the surfaces' fixed scatterers (scatterer_density), not "
+    "from cells about each ray's hit",
 )
 
 

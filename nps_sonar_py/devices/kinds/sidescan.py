@@ -29,7 +29,7 @@ from nps_sonar_py.devices.interface import (
     RangerConfig,
     RangerGeometry,
 )
-from nps_sonar_py.devices.kinds.base import PER_RAY_SCATTERERS, Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import FIXED_SCATTERERS, Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.memory import PIXEL_BYTES, Size, cell_size, image_size
 from nps_sonar_py.devices.pinging import PingingRanger
 from nps_sonar_py.devices.sensors import located, reading_rate, scanning_sonar_mount
@@ -439,6 +439,7 @@ KIND = Kind(
     sonar=sonar,
     sizes=sizes,
     unused=(
+        FIXED_SCATTERERS,
         Unused(
             ('min_angle', 'max_angle'),
             'its two channels look to starboard and port, across track (their spread is '
@@ -465,6 +466,5 @@ KIND = Kind(
             LINE_ARRAY,
             "its two channels are not a fan's beams: no line array leaks across them",
         ),
-        PER_RAY_SCATTERERS,
     ),
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nps_sonar_py.description import Robot
-from nps_sonar_py.devices.kinds.base import PER_RAY_SCATTERERS, Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import FIXED_SCATTERERS, Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.memory import Size, echo_sizes
 from nps_sonar_py.devices.sensors import located, one_sonar_mount, reading_rate
 from nps_sonar_py.devices.settings import (
@@ -87,10 +87,10 @@ KIND = Kind(
     outputs=('single_beam', 'baseband'),
     sizes=sizes,
     unused=(
+        FIXED_SCATTERERS,
         Unused(
             LINE_ARRAY,
             'its one beam has no line array across beams to leak through',
         ),
-        PER_RAY_SCATTERERS,
     ),
 )

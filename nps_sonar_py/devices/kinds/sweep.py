@@ -29,7 +29,7 @@ from nps_sonar_py.devices.interface import (
     steps_problem,
     window_problem,
 )
-from nps_sonar_py.devices.kinds.base import PER_RAY_SCATTERERS, Built, Family, Kind, Setup, Unused
+from nps_sonar_py.devices.kinds.base import FIXED_SCATTERERS, Built, Family, Kind, Setup, Unused
 from nps_sonar_py.devices.memory import CELL_BYTES, Size, echo_sizes, image_size
 from nps_sonar_py.devices.pinging import echo_with_ranges
 from nps_sonar_py.devices.sensors import located, scanning_sonar_mount
@@ -358,6 +358,7 @@ KIND = Kind(
     outputs=('sweep', 'baseband'),
     sizes=sizes,
     unused=(
+        FIXED_SCATTERERS,
         Unused(('update_rate',), 'its head steps once every step_period'),
         Unused(
             ('publish_projected_image', 'projected_image_dtype'),
@@ -369,6 +370,5 @@ KIND = Kind(
             'multibeam and sidescan)',
         ),
         Unused(LINE_ARRAY, 'its one beam has no line array across beams to leak through'),
-        PER_RAY_SCATTERERS,
     ),
 )
