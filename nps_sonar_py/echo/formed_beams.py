@@ -374,6 +374,7 @@ def form_beams(
     wavelength: float,
     transmit: Aperture | None = None,
     rng: np.random.Generator | None = None,
+    ranges: NDArray[np.float64] | None = None,
 ) -> FormedBeams:
     """The beams of scatterers at ``positions`` (m, 3) in the sensor frame.
 
@@ -382,10 +383,11 @@ def form_beams(
     ``amplitudes``: each scatterer's echo without its phase, ``xi sqrt(I)`` (``I`` the
     incoherent model's intensity of its area); this adds the carrier phase of the two-way path
     ``2 r`` and the transmit pattern's one-way amplitude at its azimuth and elevation.
-    Scatterers out of the grid's ranges (``BeamFormer.span``) are dropped first.
+    Scatterers out of the grid's ranges (``BeamFormer.span``) are dropped first. ``ranges``:
+    the positions' ``sqrt(x * x + y * y + z * z)`` if the caller has them already.
     """
     x, y, z = np.asarray(positions, dtype=np.float64).T
-    r = np.sqrt(x * x + y * y + z * z)
+    r = np.sqrt(x * x + y * y + z * z) if ranges is None else ranges
     a = np.asarray(amplitudes)
     near, far = former.span
     if r.size and not (r.min() > near and r.max() < far):  # culled before their phases

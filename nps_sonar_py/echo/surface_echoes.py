@@ -42,9 +42,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
-from nps_sonar_py.transforms import rotate_rows
+from nps_sonar_py.transforms import move_coordinates, rotate_rows
 
-__all__ = ['LitEchoes', 'LitSurfaces', 'lit_echoes']
+__all__ = ['Heard', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
 
 #: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
 _DB_TO_NEPER = math.log(10.0) / 10.0
@@ -77,10 +77,24 @@ class LitSurfaces:
 
 @dataclass(frozen=True, eq=False)
 class LitEchoes:
-    """The heard scatterers in the sensor's frame: ``positions`` (m, 3) m, ``amplitudes`` (m,)."""
+    """The heard scatterers in the sensor's frame.
+
+    Attributes:
+        positions: (m, 3) m (the transpose of a ``(3, m)`` array: each coordinate contiguous).
+        amplitudes: (m,) ``xi sqrt(I)``.
+        ranges: (m,) their ranges ``sqrt(x * x + y * y + z * z)``, m (``None``: not given).
+        weights: (m,) what ``lit_echoes``'s ``heard`` gave each (``None`` without it).
+    """
 
     positions: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
+    ranges: NDArray[np.float64] | None = None
+    weights: NDArray[np.float64] | None = None
+
+
+#: Which scatterers (m, 3, sensor frame; ranges (m,)) a sonar hears and how: (m,) weights, 0
+#: for none (its pattern, its range window).
+Heard = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
 def _entity_lit(
@@ -109,6 +123,7 @@ def lit_echoes(
     seed: int,
     absorption_db_per_m: float,
     cache: ScattererCache | None = None,
+    heard: Heard | None = None,
 ) -> LitEchoes:
     """The heard scatterers of the lit surfaces and their amplitudes ``xi sqrt(I)``.
 
@@ -119,29 +134,38 @@ def lit_echoes(
         absorption_db_per_m: one-way absorption, dB/m.
         cache: the entities' scatterers, kept from ping to ping
             (``entity_scatterers.ScattererCache``); ``None``: placed anew.
+        heard: the sonar's weight of each scatterer (its pattern and window): those of
+            weight 0 are dropped with the hidden ones, before their law; ``None``: all kept.
     """
     hit = lit.ids[lit.ids >= 0]
     if not hit.size:
-        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128))
+        empty = np.zeros(0)
+        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128), empty, empty)
     cache = cache or ScattererCache()
-    bodies, amplitudes, owners = [], [], []
+    parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in lit.meshes(hit)]
+    body = np.empty((3, sum(part.owner.size for part, _, _ in parts)))  # coordinate by coordinate
+    owners: list[NDArray[np.intp]] = []
     gains: list[NDArray[np.float64]] = []
-    for mesh in lit.meshes(hit):
-        part, rotation, origin = _entity_lit(lit, mesh, cache, density, seed)
-        body = rotate_rows(part.positions, rotation)  # no BLAS: see rotate_rows
-        body += origin
-        bodies.append(body)
-        amplitudes.append(part.amplitudes)
+    end = 0
+    for part, rotation, origin in parts:
+        move_coordinates(part.positions.T, rotation, origin, body[:, end : end + part.owner.size])
         owners.append(part.owner + sum(g.size for g in gains))
+        end += part.owner.size
         # A scatterer p on a triangle's plane (n, d = p . n): body . n' = d + origin . n'.
         facing = part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin)
         gains.append(np.sqrt(part.mu / density) * np.abs(facing))
-    body = np.concatenate(bodies)
-    r = np.sqrt(np.einsum('ij,ij->i', body, body))
-    seen = np.flatnonzero(lit.visible(body, r))
-    body, r = body[seen], r[seen]
+    x, y, z = body
+    r = np.sqrt(x * x + y * y + z * z)
+    seen = lit.visible(body.T, r)
+    weights = None
+    if heard is not None:
+        weights = heard(body.T, r)
+        seen &= weights > 0.0
+    kept = np.flatnonzero(seen)
+    body, r = np.take(body, kept, axis=1), r[kept]
     # sqrt(I) = sqrt(mu A) |body . n| / r**3 exp(-a r): the triangle's part, then the range's.
-    scale = np.concatenate(gains)[np.concatenate(owners)[seen]] / (r * r * r)
+    scale = np.concatenate(gains)[np.concatenate(owners)[kept]] / (r * r * r)
     if absorption_db_per_m > 0.0:
         scale *= np.exp(-absorption_db_per_m * _DB_TO_NEPER * r)
-    return LitEchoes(body, np.concatenate(amplitudes)[seen] * scale)
+    amplitudes = np.concatenate([part.amplitudes for part, _, _ in parts])[kept] * scale
+    return LitEchoes(body.T, amplitudes, r, None if weights is None else weights[kept])
