@@ -119,6 +119,12 @@ class EntityScatterers:
         self.u, self.w = plane_axes(corners[self.large])
         self.large_row = np.cumsum(self.large) - 1  # each large triangle's row in u, w
         self.q = patch_edge(density)
+        # The last ping's hits (triangle, point, spacing) and lit rows: a still sonar over a
+        # still entity casts the same hits, whose near triangles are then not sought again.
+        self._last_lit: (
+            tuple[tuple[NDArray[np.generic], ...], tuple[NDArray[np.int64], NDArray[np.intp]]]
+            | None
+        ) = None
         self.clear()
 
     def clear(self) -> None:
@@ -253,13 +259,19 @@ class EntityScatterers:
         frame, ``spacing`` (h,) the rays' spacing there; the small triangles within the
         spacing of their nearest hit (``near_triangles.near_small``) are lit too.
         """
+        cast = (tri, points, spacing)
+        last = self._last_lit
+        if last is not None and all(map(np.array_equal, cast, last[0])):
+            return last[1]
         order = np.argsort(tri, kind='stable')
         hit, first = np.unique(tri[order], return_index=True)
         near, nearest = near_small(self.small, hit, points, spacing)
         rows = np.concatenate([hit, self.small.ids[near]])
         hits = np.concatenate([order[first], nearest])
         sort = np.argsort(rows, kind='stable')
-        return rows[sort], hits[sort]
+        lit = rows[sort], hits[sort]
+        self._last_lit = cast, lit
+        return lit
 
     def lit_cells(
         self, tri: NDArray[np.int64], points: NDArray[np.float64], spacing: NDArray[np.float64]

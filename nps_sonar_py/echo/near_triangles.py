@@ -120,8 +120,11 @@ def near_small(
     Returns:
         The rows of ``small`` lit and the nearest hit of each (rows of ``points``).
     """
-    at = np.minimum(np.searchsorted(ids, small.ids), max(ids.size - 1, 0))
-    rows = np.flatnonzero(ids[at] != small.ids) if ids.size else np.arange(small.ids.size)
+    unhit = np.ones(small.ids.size, dtype=bool)
+    if small.ids.size:  # the hit ones out (both sorted: the few hits looked up in the many)
+        at = np.minimum(np.searchsorted(small.ids, ids), small.ids.size - 1)
+        unhit[at[small.ids[at] == ids]] = False
+    rows = np.flatnonzero(unhit)
     if rows.size == 0 or points.shape[0] == 0:
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
     centre, radius = small.centre[rows], small.radius[rows]
