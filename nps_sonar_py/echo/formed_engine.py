@@ -182,14 +182,12 @@ class FormedEngine:
             self.scatterers,
             heard=self._heard,
         )
-        assert echoes.weights is not None
         assert echoes.ranges is not None
-        amplitude = echoes.amplitudes * np.sqrt(echoes.weights)
         echo = self.model.config
         formed = form_beams(
             self.former,
             echoes.positions,
-            amplitude,
+            echoes.amplitudes,
             echo.wavelength,
             rng=self.rng,
             ranges=echoes.ranges,

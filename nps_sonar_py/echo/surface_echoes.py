@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.background import beside
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
 from nps_sonar_py.transforms import move_coordinates, rotate_rows
 
@@ -81,19 +82,17 @@ class LitEchoes:
 
     Attributes:
         positions: (m, 3) m (the transpose of a ``(3, m)`` array: each coordinate contiguous).
-        amplitudes: (m,) ``xi sqrt(I)``.
+        amplitudes: (m,) ``xi sqrt(I)`` (times ``sqrt(w)``, ``w`` the weight ``heard`` gave).
         ranges: (m,) their ranges ``sqrt(x * x + y * y + z * z)``, m (``None``: not given).
-        weights: (m,) what ``lit_echoes``'s ``heard`` gave each (``None`` without it).
     """
 
     positions: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
     ranges: NDArray[np.float64] | None = None
-    weights: NDArray[np.float64] | None = None
 
 
-#: Which scatterers (m, 3, sensor frame; ranges (m,)) a sonar hears and how: (m,) weights, 0
-#: for none (its pattern, its range window).
+#: Which scatterers (m, 3, sensor frame; ranges (m,)) a sonar hears and how: (m,) weights of
+#: their intensities, 0 for none (its pattern, its range window).
 Heard = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
@@ -134,38 +133,80 @@ def lit_echoes(
         absorption_db_per_m: one-way absorption, dB/m.
         cache: the entities' scatterers, kept from ping to ping
             (``entity_scatterers.ScattererCache``); ``None``: placed anew.
-        heard: the sonar's weight of each scatterer (its pattern and window): those of
-            weight 0 are dropped with the hidden ones, before their law; ``None``: all kept.
+        heard: the sonar's weight ``w`` of each scatterer's intensity (its pattern and
+            window): the amplitudes are times ``sqrt(w)``, those of weight 0 dropped with the
+            hidden ones before their law; ``None``: all kept as they are.
+
+    The per-scatterer passes run in two halves, one beside the caller (``background.beside``;
+    numpy's passes release the GIL); each scatterer's arithmetic is its own, so the answer is
+    the same as in one.
     """
     hit = lit.ids[lit.ids >= 0]
     if not hit.size:
         empty = np.zeros(0)
-        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128), empty, empty)
+        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128), empty)
     cache = cache or ScattererCache()
     parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in lit.meshes(hit)]
-    body = np.empty((3, sum(part.owner.size for part, _, _ in parts)))  # coordinate by coordinate
-    owners: list[NDArray[np.intp]] = []
-    gains: list[NDArray[np.float64]] = []
-    end = 0
-    for part, rotation, origin in parts:
-        move_coordinates(part.positions.T, rotation, origin, body[:, end : end + part.owner.size])
-        owners.append(part.owner + sum(g.size for g in gains))
-        end += part.owner.size
-        # A scatterer p on a triangle's plane (n, d = p . n): body . n' = d + origin . n'.
-        facing = part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin)
-        gains.append(np.sqrt(part.mu / density) * np.abs(facing))
-    x, y, z = body
-    r = np.sqrt(x * x + y * y + z * z)
-    seen = lit.visible(body.T, r)
-    weights = None
-    if heard is not None:
-        weights = heard(body.T, r)
-        seen &= weights > 0.0
-    kept = np.flatnonzero(seen)
-    body, r = np.take(body, kept, axis=1), r[kept]
+    sizes = np.cumsum([0] + [part.owner.size for part, _, _ in parts])
+    rows = np.cumsum([0] + [part.planes.size for part, _, _ in parts])  # lit triangles
+    owner = np.concatenate(
+        [part.owner + k for (part, _, _), k in zip(parts, rows[:-1], strict=False)]
+    )
     # sqrt(I) = sqrt(mu A) |body . n| / r**3 exp(-a r): the triangle's part, then the range's.
-    scale = np.concatenate(gains)[np.concatenate(owners)[kept]] / (r * r * r)
-    if absorption_db_per_m > 0.0:
-        scale *= np.exp(-absorption_db_per_m * _DB_TO_NEPER * r)
-    amplitudes = np.concatenate([part.amplitudes for part, _, _ in parts])[kept] * scale
-    return LitEchoes(body.T, amplitudes, r, None if weights is None else weights[kept])
+    # A scatterer p on a triangle's plane (n, d = p . n): body . n' = d + origin . n'.
+    gain = np.concatenate(
+        [
+            np.sqrt(part.mu / density)
+            * np.abs(part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin))
+            for part, rotation, origin in parts
+        ]
+    )
+    amplitude = np.concatenate([part.amplitudes for part, _, _ in parts])
+    body = np.empty((3, int(sizes[-1])))  # in the sensor's frame, coordinate by coordinate
+    r = np.empty(body.shape[1])
+    seen = np.empty(body.shape[1], dtype=bool)
+    weights = None if heard is None else np.empty(body.shape[1])
+
+    def sense(span: slice) -> None:
+        """Move the scatterers of ``span``, their ranges, which are heard and how."""
+        for (part, rotation, origin), a, b in zip(parts, sizes[:-1], sizes[1:], strict=True):
+            lo, hi = max(a, span.start), min(b, span.stop)
+            if lo < hi:
+                xyz = part.positions.T[:, lo - a : hi - a]
+                move_coordinates(xyz, rotation, origin, body[:, lo:hi])
+        x, y, z = body[:, span]
+        r[span] = np.sqrt(x * x + y * y + z * z)
+        seen[span] = lit.visible(body[:, span].T, r[span])
+        if heard is not None and weights is not None:
+            weights[span] = heard(body[:, span].T, r[span])
+            seen[span] &= weights[span] > 0.0
+
+    _in_halves(body.shape[1], sense)
+    kept = np.flatnonzero(seen)
+    positions = np.empty((3, kept.size)).T
+    amplitudes = np.empty(kept.size, dtype=np.complex128)
+    ranges = np.empty(kept.size)
+
+    def gather(span: slice) -> None:
+        """The kept scatterers of ``span`` (of ``kept``): positions, ranges, amplitudes."""
+        k = kept[span]
+        for c in range(3):
+            np.take(body[c], k, out=positions[span, c], mode='clip')
+        d = np.take(r, k, out=ranges[span], mode='clip')
+        scale = np.take(gain, np.take(owner, k)) / (d * d * d)
+        if absorption_db_per_m > 0.0:
+            scale *= np.exp(-absorption_db_per_m * _DB_TO_NEPER * d)
+        np.multiply(np.take(amplitude, k), scale, out=amplitudes[span])
+        if weights is not None:
+            amplitudes[span] *= np.sqrt(np.take(weights, k))
+
+    _in_halves(kept.size, gather)
+    return LitEchoes(positions, amplitudes, ranges)
+
+
+def _in_halves(size: int, work: Callable[[slice], None]) -> None:
+    """``work`` over ``[0, size / 2)`` in this thread and ``[size / 2, size)`` beside it."""
+    half = size // 2
+    second = beside(size - half, lambda: work(slice(half, size)))
+    work(slice(0, half))
+    second()
