@@ -148,20 +148,7 @@ def lit_echoes(
     cache = cache or ScattererCache()
     parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in lit.meshes(hit)]
     sizes = np.cumsum([0] + [part.owner.size for part, _, _ in parts])
-    rows = np.cumsum([0] + [part.planes.size for part, _, _ in parts])  # lit triangles
-    owner = np.concatenate(
-        [part.owner + k for (part, _, _), k in zip(parts, rows[:-1], strict=False)]
-    )
-    # sqrt(I) = sqrt(mu A) |body . n| / r**3 exp(-a r): the triangle's part, then the range's.
-    # A scatterer p on a triangle's plane (n, d = p . n): body . n' = d + origin . n'.
-    gain = np.concatenate(
-        [
-            np.sqrt(part.mu / density)
-            * np.abs(part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin))
-            for part, rotation, origin in parts
-        ]
-    )
-    amplitude = np.concatenate([part.amplitudes for part, _, _ in parts])
+    owner, gain, amplitude = _joined(parts, density)
     body = np.empty((3, int(sizes[-1])))  # in the sensor's frame, coordinate by coordinate
     r = np.empty(body.shape[1])
     seen = np.empty(body.shape[1], dtype=bool)
@@ -202,6 +189,29 @@ def lit_echoes(
 
     _in_halves(kept.size, gather)
     return LitEchoes(positions, amplitudes, ranges)
+
+
+def _joined(
+    parts: list[tuple[Selected, NDArray[np.float64], NDArray[np.float64]]], density: float
+) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.complex64]]:
+    """The entities' scatterers joined: each one's triangle, triangles' gains, amplitudes.
+
+    A triangle's gain: ``sqrt(mu A) |body . n|``, the part of ``sqrt(I) = sqrt(mu A) |body .
+    n| / r**3 exp(-a r)`` the triangle gives; a scatterer ``p`` on its plane (``n``, ``d = p .
+    n``) has ``body . n' = d + origin . n'`` in the sensor's frame.
+    """
+    rows = np.cumsum([0] + [part.planes.size for part, _, _ in parts])  # lit triangles
+    owner = np.concatenate(
+        [part.owner + k for (part, _, _), k in zip(parts, rows[:-1], strict=False)]
+    )
+    gain = np.concatenate(
+        [
+            np.sqrt(part.mu / density)
+            * np.abs(part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin))
+            for part, rotation, origin in parts
+        ]
+    )
+    return owner, gain, np.concatenate([part.amplitudes for part, _, _ in parts])
 
 
 def _in_halves(size: int, work: Callable[[slice], None]) -> None:
