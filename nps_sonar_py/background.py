@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ['PARALLEL_SIZE', 'beside', 'cast_threads', 'use_cores']
+__all__ = ['PARALLEL_SIZE', 'beside', 'cast_threads', 'in_halves', 'use_cores']
 
 #: Arrays of at least this many elements are worth a second thread.
 PARALLEL_SIZE = 50_000
@@ -57,6 +57,18 @@ def beside(size: int, work: Callable[[], T]) -> Callable[[], T]:
         value = work()
         return lambda: value
     return _executor().submit(work).result
+
+
+def in_halves(size: int, work: Callable[[slice], None]) -> None:
+    """``work`` over ``[0, size // 2)`` in the caller's thread and the rest beside it.
+
+    For passes over ``size`` elements, each element's arithmetic its own (the answer is then
+    the same as in one pass); ``work`` writes its part of preallocated arrays.
+    """
+    half = size // 2
+    second = beside(size - half, lambda: work(slice(half, size)))
+    work(slice(0, half))
+    second()
 
 
 @functools.cache

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import fft, sparse
 
-from nps_sonar_py.background import beside
+from nps_sonar_py.background import beside, in_halves
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
 from nps_sonar_py.echo.fixed_scatterers import unit_phasor
 from nps_sonar_py.echo.gridding import OVERSAMPLING, PHASES, Kernel
@@ -395,11 +395,19 @@ def form_beams(
         r, y, a = r[keep], y[keep], a[keep]
         if transmit is not None:
             x, z = x[keep], z[keep]
-    turns = r * (2.0 / wavelength)
-    turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
-    a = a.astype(np.complex64)
-    a *= unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
-    sines = y / r
+    phased = np.empty(r.size, dtype=np.complex64)
+    sines = np.empty(r.size)
+
+    def phase(span: slice) -> None:
+        """The carrier phase and sine of the scatterers of ``span``."""
+        turns = r[span] * (2.0 / wavelength)
+        turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
+        carrier = unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
+        np.multiply(a[span].astype(np.complex64), carrier, out=phased[span])
+        np.divide(y[span], r[span], out=sines[span])
+
+    in_halves(r.size, phase)  # each scatterer's own: the same as in one pass
+    a = phased
     if transmit is not None:
         azimuth = np.arctan2(y, x)
         elevation = np.arcsin(np.clip(z / r, -1.0, 1.0))

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.background import beside
+from nps_sonar_py.background import in_halves
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
 from nps_sonar_py.transforms import move_coordinates, rotate_rows
 
@@ -168,7 +168,7 @@ def lit_echoes(
             weights[span] = heard(body[:, span].T, r[span])
             seen[span] &= weights[span] > 0.0
 
-    _in_halves(body.shape[1], sense)
+    in_halves(body.shape[1], sense)
     kept = np.flatnonzero(seen)
     positions = np.empty((3, kept.size)).T
     amplitudes = np.empty(kept.size, dtype=np.complex128)
@@ -187,7 +187,7 @@ def lit_echoes(
         if weights is not None:
             amplitudes[span] *= np.sqrt(np.take(weights, k))
 
-    _in_halves(kept.size, gather)
+    in_halves(kept.size, gather)
     return LitEchoes(positions, amplitudes, ranges)
 
 
@@ -212,11 +212,3 @@ def _joined(
         ]
     )
     return owner, gain, np.concatenate([part.amplitudes for part, _, _ in parts])
-
-
-def _in_halves(size: int, work: Callable[[slice], None]) -> None:
-    """``work`` over ``[0, size / 2)`` in this thread and ``[size / 2, size)`` beside it."""
-    half = size // 2
-    second = beside(size - half, lambda: work(slice(half, size)))
-    work(slice(0, half))
-    second()
