@@ -25,6 +25,8 @@ __all__ = ['Small', 'areas', 'near_small', 'small_triangles']
 _USUAL = 0.99
 #: Voxels of a ``CentreGrid`` along its longest side.
 _VOXELS = 64
+#: Centres of an entity that a ``CentreGrid`` does not cull (too few to be worth it).
+_FEW = 4096
 #: Threads of the k-d queries (each query point apart: the same answers).
 _WORKERS = 2
 
@@ -59,7 +61,13 @@ class CentreGrid:
         ``margin``: one for all points, or (h,) each point's own (each point's box of voxels
         is then its own: a few wide margins do not widen the others').
         """
+        if self.voxel.size <= _FEW:  # a k-d query of them all costs less than the grid's
+            return np.ones(self.voxel.size, dtype=bool)
         reach = np.ceil(np.broadcast_to(margin, (points.shape[0],)) / self.step).astype(np.intp)
+        # Each reach rounded up to a power of two (a few boxes of voxels), at most the grid.
+        reach = np.minimum(
+            1 << np.ceil(np.log2(np.maximum(reach, 1))).astype(np.intp), max(self.shape)
+        )
         voxel = self._voxels(points)
         near = np.zeros(self.shape, dtype=bool)
         for k in np.unique(reach):
