@@ -19,7 +19,8 @@ The scatterers are placed once in their entity's frame and kept by the engine
 the entity's pose.
 
 Which of them the sonar hears: those in front of what its rays hit (:attr:`LitSurfaces.visible`,
-the cast as a depth map: occlusion and shadows).
+the cast as a depth map: occlusion and shadows) and, if it says so (``lit_echoes``'s ``heard``:
+its pattern and range window), those it weighs above zero.
 
 A scatterer stands for the area ``A = 1 / rho``; its mean echo is the incoherent law's for
 that area (``model.py``): a ray's ``mu cos(alpha) dOmega / r**2`` with the solid angle
