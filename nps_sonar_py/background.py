@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -35,6 +36,8 @@ _CORES = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else o
 _cast_threads = 0
 
 T = TypeVar('T')
+#: The worker thread's name prefix.
+_NAME = 'nps_sonar_numpy'
 
 
 def use_cores(cores: int) -> None:
@@ -52,8 +55,14 @@ def beside(size: int, work: Callable[[], T]) -> Callable[[], T]:
     """Start ``work`` (over ``size`` elements) beside the caller; call the answer for its result.
 
     The result comes back as ``work`` returned it, or ``work``'s exception is raised there.
+    Called from the worker itself (work that starts work), it runs inline: the one worker
+    would otherwise wait on itself.
     """
-    if size < PARALLEL_SIZE or (_CORES or 1) < 2:
+    if (
+        size < PARALLEL_SIZE
+        or (_CORES or 1) < 2
+        or threading.current_thread().name.startswith(_NAME)
+    ):
         value = work()
         return lambda: value
     return _executor().submit(work).result
@@ -74,4 +83,4 @@ def in_halves(size: int, work: Callable[[slice], None]) -> None:
 @functools.cache
 def _executor() -> ThreadPoolExecutor:
     """The one worker of the process, made on first use."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix='nps_sonar_numpy')
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=_NAME)
