@@ -151,6 +151,11 @@ class EntityScatterers:
         )
 
     @property
+    def positions(self) -> NDArray[np.float64]:
+        """(capacity, 3) the positions (a view of :attr:`xyz`; the first ``size`` placed)."""
+        return self.xyz.T
+
+    @property
     def bytes(self) -> int:
         """The memory the scatterers' arrays hold (placed and room to grow), bytes."""
         return int(self.xyz.shape[1]) * SCATTERER_BYTES

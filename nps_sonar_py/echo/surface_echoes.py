@@ -138,7 +138,7 @@ def lit_echoes(
             window): the amplitudes are times ``sqrt(w)``, those of weight 0 dropped with the
             hidden ones before their law; ``None``: all kept as they are.
 
-    The per-scatterer passes run in two halves, one beside the caller (``background.beside``;
+    The per-scatterer passes run in two halves, one beside the caller (``background.in_halves``;
     numpy's passes release the GIL); each scatterer's arithmetic is its own, so the answer is
     the same as in one.
     """
