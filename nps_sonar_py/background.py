@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ['PARALLEL_SIZE', 'beside', 'cast_threads', 'use_cores']
+__all__ = ['PARALLEL_SIZE', 'beside', 'cast_threads', 'in_halves', 'use_cores']
 
 #: Arrays of at least this many elements are worth a second thread.
 PARALLEL_SIZE = 50_000
@@ -35,6 +36,8 @@ _CORES = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else o
 _cast_threads = 0
 
 T = TypeVar('T')
+#: The worker thread's name prefix.
+_NAME = 'nps_sonar_numpy'
 
 
 def use_cores(cores: int) -> None:
@@ -52,14 +55,32 @@ def beside(size: int, work: Callable[[], T]) -> Callable[[], T]:
     """Start ``work`` (over ``size`` elements) beside the caller; call the answer for its result.
 
     The result comes back as ``work`` returned it, or ``work``'s exception is raised there.
+    Called from the worker itself (work that starts work), it runs inline: the one worker
+    would otherwise wait on itself.
     """
-    if size < PARALLEL_SIZE or (_CORES or 1) < 2:
+    if (
+        size < PARALLEL_SIZE
+        or (_CORES or 1) < 2
+        or threading.current_thread().name.startswith(_NAME)
+    ):
         value = work()
         return lambda: value
     return _executor().submit(work).result
 
 
+def in_halves(size: int, work: Callable[[slice], None]) -> None:
+    """``work`` over ``[0, size // 2)`` in the caller's thread and the rest beside it.
+
+    For passes over ``size`` elements, each element's arithmetic its own (the answer is then
+    the same as in one pass); ``work`` writes its part of preallocated arrays.
+    """
+    half = size // 2
+    second = beside(size - half, lambda: work(slice(half, size)))
+    work(slice(0, half))
+    second()
+
+
 @functools.cache
 def _executor() -> ThreadPoolExecutor:
     """The one worker of the process, made on first use."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix='nps_sonar_numpy')
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=_NAME)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -9,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from nps_sonar_py.background import PARALLEL_SIZE, beside
+from nps_sonar_py.background import PARALLEL_SIZE, beside, in_halves
 
 
 def test_small_work_runs_in_the_callers_thread() -> None:
@@ -22,6 +23,27 @@ def test_large_work_gives_the_same_answer_as_inline() -> None:
     result = beside(values.size, lambda: np.sqrt(values).sum())
     inline = np.sqrt(values).sum()
     assert result() == inline
+
+
+def test_halves_started_from_the_worker_run_there() -> None:
+    """Work beside the caller that splits its own work in halves (``in_halves``) runs both in
+    the worker, which does not wait on itself; the halves cover every element once.
+    Control: the halves of work started from the caller run one in each thread."""
+    seen = np.zeros(2 * PARALLEL_SIZE, dtype=np.int64)
+    threads: set[str] = set()
+
+    def part(span: slice) -> None:
+        seen[span] += 1
+        threads.add(threading.current_thread().name)
+
+    beside(seen.size, lambda: in_halves(seen.size, part))()
+    assert np.all(seen == 1)
+    assert len(threads) == 1
+    assert threading.current_thread().name not in threads
+    threads.clear()
+    in_halves(seen.size, part)
+    assert np.all(seen == 2)
+    assert len(threads) == (2 if len(os.sched_getaffinity(0)) > 1 else 1)
 
 
 def test_an_error_in_the_work_is_raised_where_the_result_is_read() -> None:

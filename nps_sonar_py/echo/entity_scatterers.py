@@ -15,12 +15,13 @@ id (a patch's key for a large one) and the seed: the same whichever ping placed 
 warm cache and a cold one give the same ping bit for bit. Their amplitudes are kept in
 single precision (their phase is drawn in single precision already).
 
-Memory: 32 bytes a scatterer (its float64 position, complex64 amplitude); the arrays'
-capacity is held to ``CACHE_BYTES`` over all entities (a quarter of a device's budget,
-``limits.MAX_DEVICE_BYTES``; they grow by doubling, to no more than the budget leaves). A
-seabed whose lit scatterers would outgrow it falls back: the cache is emptied and refilled
-from the ping's lit triangles alone (a vehicle roaming a seabed too large for the cache
-places its scatterers anew each time the cache fills).
+Memory: 32 bytes a scatterer (its float64 position, complex64 amplitude; the positions kept
+coordinate by coordinate, ``(3, n)``: a ping's gathers and transform run over contiguous
+rows); the arrays' capacity is held to ``CACHE_BYTES`` over all entities (a quarter of a
+device's budget, ``limits.MAX_DEVICE_BYTES``; they grow by doubling, to no more than the
+budget leaves). A seabed whose lit scatterers would outgrow it falls back: the cache is
+emptied and refilled from the ping's lit triangles alone (a vehicle roaming a seabed too
+large for the cache places its scatterers anew each time the cache fills).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ class EntityMesh:
 class Selected:
     """Lit scatterers of one entity in its frame, grouped by triangle.
 
-    ``positions`` (m, 3) m, ``amplitudes`` (m,) complex64, ``owner`` (m,) the row of each
+    ``positions`` (m, 3) m (the transpose of a ``(3, m)`` array: each coordinate contiguous),
+    ``amplitudes`` (m,) complex64, ``owner`` (m,) the row of each
     one's triangle in ``normals`` (k, 3: the lit triangles' unit normals), ``planes`` (k,:
     their planes' offsets ``p . n``, m) and ``mu`` (k,: their reflectivity).
     """
@@ -117,6 +119,12 @@ class EntityScatterers:
         self.u, self.w = plane_axes(corners[self.large])
         self.large_row = np.cumsum(self.large) - 1  # each large triangle's row in u, w
         self.q = patch_edge(density)
+        # The last ping's hits (triangle, point, spacing) and lit rows: a still sonar over a
+        # still entity casts the same hits, whose near triangles are then not sought again.
+        self._last_lit: (
+            tuple[tuple[NDArray[np.generic], ...], tuple[NDArray[np.int64], NDArray[np.intp]]]
+            | None
+        ) = None
         self.clear()
 
     def clear(self) -> None:
@@ -127,7 +135,7 @@ class EntityScatterers:
         self.cell_key = np.zeros(0, dtype=np.int64)  # sorted: (triangle, column, row)
         self.cell_start = np.zeros(0, dtype=np.int64)
         self.cell_count = np.zeros(0, dtype=np.int64)
-        self.positions = np.zeros((0, 3))
+        self.xyz = np.zeros((3, 0))  # the positions, coordinate by coordinate
         self.amplitudes = np.zeros(0, dtype=np.complex64)
         self.size = 0  # the scatterers placed (the arrays' first rows)
         self._most: int | None = None  # the most the arrays may grow to (``place``)
@@ -143,9 +151,14 @@ class EntityScatterers:
         )
 
     @property
+    def positions(self) -> NDArray[np.float64]:
+        """(capacity, 3) the positions (a view of :attr:`xyz`; the first ``size`` placed)."""
+        return self.xyz.T
+
+    @property
     def bytes(self) -> int:
         """The memory the scatterers' arrays hold (placed and room to grow), bytes."""
-        return int(self.positions.shape[0]) * SCATTERER_BYTES
+        return int(self.xyz.shape[1]) * SCATTERER_BYTES
 
     def unplaced(
         self, rows: NDArray[np.int64], cells: NDArray[np.int64]
@@ -228,17 +241,17 @@ class EntityScatterers:
     def _append(self, positions: NDArray[np.float64], amplitudes: NDArray[np.complex128]) -> None:
         """Append placed scatterers, growing the arrays by doubling."""
         end = self.size + positions.shape[0]
-        if end > self.positions.shape[0]:
-            room = max(end, 2 * self.positions.shape[0])
+        if end > self.xyz.shape[1]:
+            room = max(end, 2 * self.xyz.shape[1])
             if self._most is not None:
                 room = max(end, min(room, self._most))
-            grown = np.empty((room, 3))
-            grown[: self.size] = self.positions[: self.size]
-            self.positions = grown
+            grown = np.empty((3, room))
+            grown[:, : self.size] = self.xyz[:, : self.size]
+            self.xyz = grown
             wider = np.empty(room, dtype=np.complex64)
             wider[: self.size] = self.amplitudes[: self.size]
             self.amplitudes = wider
-        self.positions[self.size : end] = positions
+        self.xyz[:, self.size : end] = positions.T
         self.amplitudes[self.size : end] = amplitudes
         self.size = end
 
@@ -251,13 +264,19 @@ class EntityScatterers:
         frame, ``spacing`` (h,) the rays' spacing there; the small triangles within the
         spacing of their nearest hit (``near_triangles.near_small``) are lit too.
         """
+        cast = (tri, points, spacing)
+        last = self._last_lit
+        if last is not None and all(map(np.array_equal, cast, last[0])):
+            return last[1]
         order = np.argsort(tri, kind='stable')
         hit, first = np.unique(tri[order], return_index=True)
         near, nearest = near_small(self.small, hit, points, spacing)
         rows = np.concatenate([hit, self.small.ids[near]])
         hits = np.concatenate([order[first], nearest])
         sort = np.argsort(rows, kind='stable')
-        return rows[sort], hits[sort]
+        lit = rows[sort], hits[sort]
+        self._last_lit = cast, lit
+        return lit
 
     def lit_cells(
         self, tri: NDArray[np.int64], points: NDArray[np.float64], spacing: NDArray[np.float64]
@@ -309,7 +328,7 @@ class EntityScatterers:
         count = np.concatenate(counts)
         index = _ranges(np.concatenate(starts), count)
         return Selected(
-            self.positions[index],
+            np.take(self.xyz, index, axis=1).T,
             self.amplitudes[index],
             np.repeat(np.concatenate(owner), count),
             self.normals[rows],

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import fft, sparse
 
-from nps_sonar_py.background import beside
+from nps_sonar_py.background import beside, in_halves
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
 from nps_sonar_py.echo.fixed_scatterers import unit_phasor
 from nps_sonar_py.echo.gridding import OVERSAMPLING, PHASES, Kernel
@@ -374,6 +374,7 @@ def form_beams(
     wavelength: float,
     transmit: Aperture | None = None,
     rng: np.random.Generator | None = None,
+    ranges: NDArray[np.float64] | None = None,
 ) -> FormedBeams:
     """The beams of scatterers at ``positions`` (m, 3) in the sensor frame.
 
@@ -382,10 +383,11 @@ def form_beams(
     ``amplitudes``: each scatterer's echo without its phase, ``xi sqrt(I)`` (``I`` the
     incoherent model's intensity of its area); this adds the carrier phase of the two-way path
     ``2 r`` and the transmit pattern's one-way amplitude at its azimuth and elevation.
-    Scatterers out of the grid's ranges (``BeamFormer.span``) are dropped first.
+    Scatterers out of the grid's ranges (``BeamFormer.span``) are dropped first. ``ranges``:
+    the positions' ``sqrt(x * x + y * y + z * z)`` if the caller has them already.
     """
     x, y, z = np.asarray(positions, dtype=np.float64).T
-    r = np.sqrt(x * x + y * y + z * z)
+    r = np.sqrt(x * x + y * y + z * z) if ranges is None else ranges
     a = np.asarray(amplitudes)
     near, far = former.span
     if r.size and not (r.min() > near and r.max() < far):  # culled before their phases
@@ -393,11 +395,19 @@ def form_beams(
         r, y, a = r[keep], y[keep], a[keep]
         if transmit is not None:
             x, z = x[keep], z[keep]
-    turns = r * (2.0 / wavelength)
-    turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
-    a = a.astype(np.complex64)
-    a *= unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
-    sines = y / r
+    phased = np.empty(r.size, dtype=np.complex64)
+    sines = np.empty(r.size)
+
+    def phase(span: slice) -> None:
+        """The carrier phase and sine of the scatterers of ``span``."""
+        turns = r[span] * (2.0 / wavelength)
+        turns -= np.floor(turns)  # the fraction in double precision, its phasor in single
+        carrier = unit_phasor(np.multiply(turns, -2.0 * math.pi, dtype=np.float32))
+        np.multiply(a[span].astype(np.complex64), carrier, out=phased[span])
+        np.divide(y[span], r[span], out=sines[span])
+
+    in_halves(r.size, phase)  # each scatterer's own: the same as in one pass
+    a = phased
     if transmit is not None:
         azimuth = np.arctan2(y, x)
         elevation = np.arcsin(np.clip(z / r, -1.0, 1.0))

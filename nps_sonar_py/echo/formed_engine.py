@@ -53,8 +53,9 @@ _SHADINGS = {
     PulseWindow.HANN: Shading.HANN,
     PulseWindow.HAMMING: Shading.HAMMING,
 }
-#: Pattern of each scatterer (m, 3 in the sensor frame) in [0, 1], the array's aside.
-Pattern = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+#: Pattern of each scatterer (m, 3 in the sensor frame; its range, m) in [0, 1], the array's
+#: aside.
+Pattern = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
 def fan_array(config: CoherentConfig, beam_width: float) -> SteeredArray:
@@ -174,16 +175,34 @@ class FormedEngine:
     def echoes(self, lit: LitSurfaces) -> CoherentPing:
         """The formed beams of the scatterers on the lit surfaces."""
         echoes = lit_echoes(
-            lit, self.density, self.config.scatterer_seed, self._absorption, self.scatterers
+            lit,
+            self.density,
+            self.config.scatterer_seed,
+            self._absorption,
+            self.scatterers,
+            heard=self._heard,
         )
-        weight = self.pattern(echoes.positions)
-        keep = np.flatnonzero(weight > 0.0)
-        amplitude = echoes.amplitudes[keep] * np.sqrt(weight[keep])
+        assert echoes.ranges is not None
         echo = self.model.config
         formed = form_beams(
-            self.former, echoes.positions[keep], amplitude, echo.wavelength, rng=self.rng
+            self.former,
+            echoes.positions,
+            echoes.amplitudes,
+            echo.wavelength,
+            rng=self.rng,
+            ranges=echoes.ranges,
         )
         return CoherentPing(formed.intensity, formed.baseband, self._grid)
+
+    def _heard(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each scatterer's pattern (``body`` (m, 3), ``r`` its range), 0 outside the grid.
+
+        What the beam former would drop (``BeamFormer.span``) is dropped before the law.
+        """
+        weight = self.pattern(body, r)
+        near, far = self.former.span
+        weight[(r <= near) | (r >= far)] = 0.0
+        return weight
 
     def ping(self, lit: LitSurfaces, binned: Callable[[], Echoes]) -> EchoRecord:
         """The record of one ping: the formed beams, the law binned when read."""

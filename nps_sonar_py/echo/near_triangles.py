@@ -12,7 +12,6 @@ nearest hit of a larger spacing (a grazing ray's) are looked up again.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +25,10 @@ __all__ = ['Small', 'areas', 'near_small', 'small_triangles']
 _USUAL = 0.99
 #: Voxels of a ``CentreGrid`` along its longest side.
 _VOXELS = 64
+#: Centres of an entity that a ``CentreGrid`` does not cull (too few to be worth it).
+_FEW = 4096
+#: Threads of the k-d queries (each query point apart: the same answers).
+_WORKERS = 2
 
 
 class CentreGrid:
@@ -50,13 +53,29 @@ class CentreGrid:
         flat = np.ravel_multi_index(tuple(index.T), self.shape)
         return np.asarray(flat, dtype=np.intp)
 
-    def near(self, points: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:
-        """Which centres may lie within ``margin`` of one of ``points`` (a superset)."""
-        occupied = np.zeros(int(np.prod(self.shape)), dtype=np.uint8)
-        occupied[self._voxels(points)] = 1
-        reach = 2 * math.ceil(margin / self.step) + 1
-        near = maximum_filter(occupied.reshape(self.shape), size=reach, mode='constant')
-        inside: NDArray[np.bool_] = near.ravel()[self.voxel] > 0
+    def near(
+        self, points: NDArray[np.float64], margin: float | NDArray[np.float64]
+    ) -> NDArray[np.bool_]:
+        """Which centres may lie within ``margin`` of one of ``points`` (a superset).
+
+        ``margin``: one for all points, or (h,) each point's own (each point's box of voxels
+        is then its own: a few wide margins do not widen the others').
+        """
+        if self.voxel.size <= _FEW:  # a k-d query of them all costs less than the grid's
+            return np.ones(self.voxel.size, dtype=bool)
+        reach = np.ceil(np.broadcast_to(margin, (points.shape[0],)) / self.step).astype(np.intp)
+        # Each reach rounded up to a power of two (a few boxes of voxels), at most the grid.
+        reach = np.minimum(
+            1 << np.ceil(np.log2(np.maximum(reach, 1))).astype(np.intp), max(self.shape)
+        )
+        voxel = self._voxels(points)
+        near = np.zeros(self.shape, dtype=bool)
+        for k in np.unique(reach):
+            occupied = np.zeros(int(np.prod(self.shape)), dtype=np.uint8)
+            occupied[voxel[reach == k]] = 1
+            grown = maximum_filter(occupied.reshape(self.shape), size=2 * k + 1, mode='constant')
+            near |= grown > 0
+        inside: NDArray[np.bool_] = near.ravel()[self.voxel]
         return inside
 
 
@@ -109,8 +128,11 @@ def near_small(
     Returns:
         The rows of ``small`` lit and the nearest hit of each (rows of ``points``).
     """
-    at = np.minimum(np.searchsorted(ids, small.ids), max(ids.size - 1, 0))
-    rows = np.flatnonzero(ids[at] != small.ids) if ids.size else np.arange(small.ids.size)
+    unhit = np.ones(small.ids.size, dtype=bool)
+    if small.ids.size:  # the hit ones out (both sorted: the few hits looked up in the many)
+        at = np.minimum(np.searchsorted(small.ids, ids), small.ids.size - 1)
+        unhit[at[small.ids[at] == ids]] = False
+    rows = np.flatnonzero(unhit)
     if rows.size == 0 or points.shape[0] == 0:
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
     centre, radius = small.centre[rows], small.radius[rows]
@@ -118,20 +140,29 @@ def near_small(
     bound = float(np.quantile(spacing, _USUAL) + radius.max())
     distance = np.full(rows.size, np.inf)
     nearest = np.zeros(rows.size, dtype=np.intp)
-    box = np.flatnonzero(small.grid.near(points, bound)[rows])  # only those may be within
-    distance[box], nearest[box] = tree.query(centre[box], distance_upper_bound=bound)
+    # Only those within a hit's own spacing of it may be lit by it (a superset, by voxels).
+    reach = np.minimum(spacing + radius.max(), bound)
+    box = np.flatnonzero(small.grid.near(points, reach)[rows])
+    distance[box], nearest[box] = tree.query(
+        centre[box], distance_upper_bound=bound, workers=_WORKERS
+    )
     found = np.isfinite(distance)
-    # Farther than ``bound``: lit only by a hit of spacing above ``bound - radius``.
+    # Unfound: lit only by a hit of spacing above ``bound - radius``, its nearest.
     wide = np.flatnonzero(spacing > bound - radius.max())
     far = np.flatnonzero(~found)
     if wide.size and far.size:
-        reach = float(spacing[wide].max() + radius.max())
+        reach = spacing[wide] + radius.max()
         far = far[small.grid.near(points[wide], reach)[rows[far]]]
-        apart, which = cKDTree(points[wide]).query(centre[far], distance_upper_bound=reach)
+        most = float(reach.max())
+        apart, which = cKDTree(points[wide]).query(
+            centre[far], distance_upper_bound=most, workers=_WORKERS
+        )
         # Lit only if its nearest hit is wide: then the nearest wide hit, within its spacing.
         wider = np.append(spacing[wide], 0.0)  # a miss's: none
         far = far[apart <= wider[which] + radius[far]]
-        distance[far], nearest[far] = tree.query(centre[far], distance_upper_bound=reach)
+        distance[far], nearest[far] = tree.query(
+            centre[far], distance_upper_bound=most, workers=_WORKERS
+        )
         found[far] = np.isfinite(distance[far])
     near = np.flatnonzero(found)
     near = near[distance[near] <= spacing[nearest[near]] + radius[near]]

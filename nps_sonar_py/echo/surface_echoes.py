@@ -19,7 +19,8 @@ The scatterers are placed once in their entity's frame and kept by the engine
 the entity's pose.
 
 Which of them the sonar hears: those in front of what its rays hit (:attr:`LitSurfaces.visible`,
-the cast as a depth map: occlusion and shadows).
+the cast as a depth map: occlusion and shadows) and, if it says so (``lit_echoes``'s ``heard``:
+its pattern and range window), those it weighs above zero.
 
 A scatterer stands for the area ``A = 1 / rho``; its mean echo is the incoherent law's for
 that area (``model.py``): a ray's ``mu cos(alpha) dOmega / r**2`` with the solid angle
@@ -41,10 +42,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.background import in_halves
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
-from nps_sonar_py.transforms import rotate_rows
+from nps_sonar_py.transforms import move_coordinates, rotate_rows
 
-__all__ = ['LitEchoes', 'LitSurfaces', 'lit_echoes']
+__all__ = ['Heard', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
 
 #: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
 _DB_TO_NEPER = math.log(10.0) / 10.0
@@ -77,10 +79,22 @@ class LitSurfaces:
 
 @dataclass(frozen=True, eq=False)
 class LitEchoes:
-    """The heard scatterers in the sensor's frame: ``positions`` (m, 3) m, ``amplitudes`` (m,)."""
+    """The heard scatterers in the sensor's frame.
+
+    Attributes:
+        positions: (m, 3) m (the transpose of a ``(3, m)`` array: each coordinate contiguous).
+        amplitudes: (m,) ``xi sqrt(I)`` (times ``sqrt(w)``, ``w`` the weight ``heard`` gave).
+        ranges: (m,) their ranges ``sqrt(x * x + y * y + z * z)``, m (``None``: not given).
+    """
 
     positions: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
+    ranges: NDArray[np.float64] | None = None
+
+
+#: Which scatterers (m, 3, sensor frame; ranges (m,)) a sonar hears and how: (m,) weights of
+#: their intensities, 0 for none (its pattern, its range window).
+Heard = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
 
 
 def _entity_lit(
@@ -109,6 +123,7 @@ def lit_echoes(
     seed: int,
     absorption_db_per_m: float,
     cache: ScattererCache | None = None,
+    heard: Heard | None = None,
 ) -> LitEchoes:
     """The heard scatterers of the lit surfaces and their amplitudes ``xi sqrt(I)``.
 
@@ -119,29 +134,82 @@ def lit_echoes(
         absorption_db_per_m: one-way absorption, dB/m.
         cache: the entities' scatterers, kept from ping to ping
             (``entity_scatterers.ScattererCache``); ``None``: placed anew.
+        heard: the sonar's weight ``w`` of each scatterer's intensity (its pattern and
+            window): the amplitudes are times ``sqrt(w)``, those of weight 0 dropped with the
+            hidden ones before their law; ``None``: all kept as they are.
+
+    The per-scatterer passes run in two halves, one beside the caller (``background.in_halves``;
+    numpy's passes release the GIL); each scatterer's arithmetic is its own, so the answer is
+    the same as in one.
     """
     hit = lit.ids[lit.ids >= 0]
     if not hit.size:
-        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128))
+        empty = np.zeros(0)
+        return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128), empty)
     cache = cache or ScattererCache()
-    bodies, amplitudes, owners = [], [], []
-    gains: list[NDArray[np.float64]] = []
-    for mesh in lit.meshes(hit):
-        part, rotation, origin = _entity_lit(lit, mesh, cache, density, seed)
-        body = rotate_rows(part.positions, rotation)  # no BLAS: see rotate_rows
-        body += origin
-        bodies.append(body)
-        amplitudes.append(part.amplitudes)
-        owners.append(part.owner + sum(g.size for g in gains))
-        # A scatterer p on a triangle's plane (n, d = p . n): body . n' = d + origin . n'.
-        facing = part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin)
-        gains.append(np.sqrt(part.mu / density) * np.abs(facing))
-    body = np.concatenate(bodies)
-    r = np.sqrt(np.einsum('ij,ij->i', body, body))
-    seen = np.flatnonzero(lit.visible(body, r))
-    body, r = body[seen], r[seen]
-    # sqrt(I) = sqrt(mu A) |body . n| / r**3 exp(-a r): the triangle's part, then the range's.
-    scale = np.concatenate(gains)[np.concatenate(owners)[seen]] / (r * r * r)
-    if absorption_db_per_m > 0.0:
-        scale *= np.exp(-absorption_db_per_m * _DB_TO_NEPER * r)
-    return LitEchoes(body, np.concatenate(amplitudes)[seen] * scale)
+    parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in lit.meshes(hit)]
+    sizes = np.cumsum([0] + [part.owner.size for part, _, _ in parts])
+    owner, gain, amplitude = _joined(parts, density)
+    body = np.empty((3, int(sizes[-1])))  # in the sensor's frame, coordinate by coordinate
+    r = np.empty(body.shape[1])
+    seen = np.empty(body.shape[1], dtype=bool)
+    weights = None if heard is None else np.empty(body.shape[1])
+
+    def sense(span: slice) -> None:
+        """Move the scatterers of ``span``, their ranges, which are heard and how."""
+        for (part, rotation, origin), a, b in zip(parts, sizes[:-1], sizes[1:], strict=True):
+            lo, hi = max(a, span.start), min(b, span.stop)
+            if lo < hi:
+                xyz = part.positions.T[:, lo - a : hi - a]
+                move_coordinates(xyz, rotation, origin, body[:, lo:hi])
+        x, y, z = body[:, span]
+        r[span] = np.sqrt(x * x + y * y + z * z)
+        seen[span] = lit.visible(body[:, span].T, r[span])
+        if heard is not None and weights is not None:
+            weights[span] = heard(body[:, span].T, r[span])
+            seen[span] &= weights[span] > 0.0
+
+    in_halves(body.shape[1], sense)
+    kept = np.flatnonzero(seen)
+    positions = np.empty((3, kept.size)).T
+    amplitudes = np.empty(kept.size, dtype=np.complex128)
+    ranges = np.empty(kept.size)
+
+    def gather(span: slice) -> None:
+        """The kept scatterers of ``span`` (of ``kept``): positions, ranges, amplitudes."""
+        k = kept[span]
+        for c in range(3):
+            np.take(body[c], k, out=positions[span, c], mode='clip')
+        d = np.take(r, k, out=ranges[span], mode='clip')
+        scale = np.take(gain, np.take(owner, k)) / (d * d * d)
+        if absorption_db_per_m > 0.0:
+            scale *= np.exp(-absorption_db_per_m * _DB_TO_NEPER * d)
+        np.multiply(np.take(amplitude, k), scale, out=amplitudes[span])
+        if weights is not None:
+            amplitudes[span] *= np.sqrt(np.take(weights, k))
+
+    in_halves(kept.size, gather)
+    return LitEchoes(positions, amplitudes, ranges)
+
+
+def _joined(
+    parts: list[tuple[Selected, NDArray[np.float64], NDArray[np.float64]]], density: float
+) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.complex64]]:
+    """The entities' scatterers joined: each one's triangle, triangles' gains, amplitudes.
+
+    A triangle's gain: ``sqrt(mu A) |body . n|``, the part of ``sqrt(I) = sqrt(mu A) |body .
+    n| / r**3 exp(-a r)`` the triangle gives; a scatterer ``p`` on its plane (``n``, ``d = p .
+    n``) has ``body . n' = d + origin . n'`` in the sensor's frame.
+    """
+    rows = np.cumsum([0] + [part.planes.size for part, _, _ in parts])  # lit triangles
+    owner = np.concatenate(
+        [part.owner + k for (part, _, _), k in zip(parts, rows[:-1], strict=False)]
+    )
+    gain = np.concatenate(
+        [
+            np.sqrt(part.mu / density)
+            * np.abs(part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin))
+            for part, rotation, origin in parts
+        ]
+    )
+    return owner, gain, np.concatenate([part.amplitudes for part, _, _ in parts])

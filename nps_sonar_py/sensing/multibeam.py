@@ -470,8 +470,10 @@ class MultibeamSonar(PosedRays):
             bands.append(ColumnBand(columns, weights, _band_of_columns(beams, nv, nh, rows)))
         return ArrayPatternEngine(self.model, tuple(bands))
 
-    def _scatterer_pattern(self, body: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The fan's pattern at scatterers ``body`` (m, 3), the receive array's aside.
+    def _scatterer_pattern(
+        self, body: NDArray[np.float64], r: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """The fan's pattern at scatterers ``body`` (m, 3; ``r`` their ranges), the array's aside.
 
         The vertical pattern both ways (``n_way``) inside the cast (``FanConfig.cast_width``);
         the transmit flat across the fan's casts (out to the outer beams' first nulls, as the
@@ -480,7 +482,6 @@ class MultibeamSonar(PosedRays):
         side lobes, 1 % of a grazing seabed's energy.
         """
         fan, echo = self.fan, self.echo
-        r = np.linalg.norm(body, axis=1)
         elevation = np.abs(np.arcsin(np.clip(body[:, 2] / r, -1.0, 1.0)))
         inside = (elevation <= 0.5 * fan.cast_width) & within_azimuths(body, *self._reach)
         vertical = beam_intensity(fan.vertical_pattern, elevation, fan.vertical_width, echo.n_way)

@@ -14,6 +14,9 @@ cold cache) at the same scene:
   world frame) give another ping than the fresh sonar's;
 * a changed drum (another mesh, same triangle count): placed anew; control: a cache that
   keys on the entity alone, not its mesh (stale), gives another ping;
+* a moved sonar (the last cast's near triangles remembered, ``EntityScatterers.lit_rows``):
+  its ping is the fresh sonar's at the new pose bit for bit; control: a memory that never
+  forgets (the first cast's lit triangles kept) gives another ping;
 * a budget of 1.5 times one pose's lit scatterers: moved on, the cache is emptied once and
   holds the second ping's alone (as a fresh sonar's); the ping is the fresh sonar's bit for
   bit.
@@ -47,12 +50,12 @@ def scene(drum_radius: float = 0.4) -> Raycaster:
     return seabed_and_drum(DRUM_AT, drum_radius)
 
 
-def fan(x: float = 0.0) -> MultibeamSonar:
-    """64 beams over 30 degrees at 400 kHz, 2 to 14 m, at ``x``, pitched 15 degrees down."""
+def fan(x: float = 0.0, y: float = 0.0) -> MultibeamSonar:
+    """64 beams over 30 degrees at 400 kHz, 2 to 14 m, at ``(x, y)``, pitched 15 degrees down."""
     echo = lossless_echo(2.0, 14.0, 200, beam_width=math.radians(1.0))
     half = math.radians(15.0)
     fan = sector(64, half, vertical_width=math.radians(20.0), rays_horizontal=1, rays_vertical=40)
-    return MultibeamSonar(echo, fan, pitched(0.0, 15.0, x), coherent=chirp(1e-3, 30e3))
+    return MultibeamSonar(echo, fan, pitched(0.0, 15.0, x, y), coherent=chirp(1e-3, 30e3))
 
 
 def engine(sonar: MultibeamSonar) -> FormedEngine:
@@ -144,3 +147,29 @@ def test_a_full_cache_is_emptied_and_refilled_from_the_ping() -> None:
     assert np.array_equal(moved.profiles, fresh.ping(world).profiles)
     held = [e.bytes for e in engine(fresh).scatterers.entities.values()]
     assert sum(e.bytes for e in cache.entities.values()) == sum(held)  # this ping's alone
+
+
+def test_a_moved_sonar_seeks_its_lit_triangles_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    world = scene()
+    warm = fan(2.0, 1.5)  # the drum at 6 m, aside: fewer of its triangles lit than from afar
+    warm.ping(world)
+    still = warm.ping(world)  # the same cast: its lit triangles remembered
+    warm.set_pose(pitched(0.0, 15.0))
+    moved, fresh = warm.ping(world), fan().ping(world)
+    assert np.array_equal(moved.profiles, fresh.profiles)
+    assert not np.array_equal(moved.profiles, still.profiles)
+    # Control: lit triangles kept from the first cast whatever the sonar casts after.
+    real = EntityScatterers.lit_rows
+    kept: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def forever(
+        self: EntityScatterers, tri: np.ndarray, points: np.ndarray, spacing: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        rows, hits = kept.setdefault(self.mesh.first, real(self, tri, points, spacing))
+        return rows, np.minimum(hits, tri.size - 1)  # the old cast's hits held in range
+
+    monkeypatch.setattr(EntityScatterers, 'lit_rows', forever)
+    stale = fan(2.0, 1.5)
+    stale.ping(world)
+    stale.set_pose(pitched(0.0, 15.0))
+    assert not np.array_equal(stale.ping(world).profiles, fresh.profiles)
