@@ -354,19 +354,21 @@ class Deposits:
 
         The cells outside every beam's bins are dropped. ``np.add.at``: for a few deposits,
         without a pass over every bin. With at least one deposit for every ``_COPY_BINS``
-        bins (a side-scan's), the dropped ones go to one cell past the bins, in a copy of
-        ``per_bin``: two copies of the bins then cost less than taking the kept deposits out,
-        and each bin's adds come in the same order.
+        bins (a side-scan's), the deposits go to their own cells, in a copy of ``per_bin``
+        laid out as they are (guard and dump cells, dropped): two copies of the bins then
+        cost less than taking the kept deposits out or mapping each one's cell, and each
+        bin's adds come in the same order.
         """
         size = self.n_beams * self.n_bins
-        cells = self.cells_of(flat)
         if flat.size * _COPY_BINS >= size:
-            extended = np.empty(size + 1, dtype=per_bin.dtype)
-            bins = per_bin.reshape(-1)  # a view: per_bin is C-contiguous
-            extended[:size] = bins
-            np.add.at(extended, cells, values)
-            bins[...] = extended[:size]
+            layout = np.zeros(self.dump + DUMP_BINS, dtype=per_bin.dtype)
+            bins = layout[: self.dump].reshape(self.n_beams, self.stride)
+            bins = bins[:, self.shift : self.shift + self.n_bins]
+            bins[...] = per_bin
+            np.add.at(layout, flat, values)
+            per_bin[...] = bins
             return
+        cells = self.cells_of(flat)
         inside = np.flatnonzero(cells < size)
         if not isinstance(values, int):
             values = values.take(inside)
