@@ -410,9 +410,8 @@ class Raycaster:
             if not self._moving and not self._static_smooth:  # final normals: cosines now
                 cosines = beside(n, lambda: _abs_dot(rays.directions32, found))
             ranges, normals = t.copy(), found.copy()  # copies out of Open3D's memory, float32
-            # INVALID_ID (the largest uint32), past every table's end, is gathered as its last
-            # row, a miss (``take(mode='clip')``: a third of the time of bounding the rows by a
-            # scalar, then a fancy index). intp rows: numpy gathers with native indices.
+            # INVALID_ID (the largest uint32), past every table's end, is taken as its last row,
+            # a miss (mode='clip': faster than bounding the rows). intp: native indices.
             row = geometry.astype(np.intp)
             if self._mu_table is not None and self._retro_table is not None:
                 mu = self._mu_table.take(row, mode='clip')
