@@ -935,7 +935,8 @@ class EchoModel:
         m = r_own.size
         flat = np.empty(2 * m + n_pieces, dtype=np.intp)
         # Each return's beam's first bin: the returns are in beam order (index is sorted).
-        per_beam = np.diff(np.searchsorted(index, np.arange(layout.n_beams + 1) * self.n_rays))
+        bounds = np.searchsorted(index, np.arange(layout.n_beams + 1) * self.n_rays)
+        per_beam = bounds[1:] - bounds[:-1]
         flat[:m] = k  # a whole number
         flat[:m] += np.repeat(layout.guarded, per_beam)
         np.add(flat[:m], 1, out=flat[m : 2 * m])
@@ -1080,7 +1081,7 @@ class EchoModel:
         share = np.multiply(u, real(0.5))
         a -= share
         k = np.floor(a)
-        np.subtract(k, real(1.0), out=k, where=a == real(cfg.n_bins))
+        k -= a == real(cfg.n_bins)  # k - 1 or k - 0: a bool subtracts as 1 or 0
         np.subtract(k, a, out=share)
         share += real(1.0)
         share /= u  # x / 0 -> inf -> 1 by fmin; 0 / 0 (a point at r_max) -> NaN -> 1
