@@ -787,7 +787,8 @@ class EchoModel:
             wide, wide_bins = wide[finite], wide_bins[finite]
         pieces, wide, wide_bins = self._pieces(r_live, refined, wide, wide_bins, ramped)
         # Every live return takes its two own deposits, in place (no index of the live
-        # returns); those the pieces and the ramps stand for are sent to the dump cell.
+        # returns); those the pieces and the ramps stand for are sent to the dump cells, in
+        # turn (adds to one cell wait on one another).
         m = r_live.size
         n_pieces = 0 if pieces is None else pieces.owner.size
         flat, weights, share = self._own_deposits(r_live, u, index, per_ray, n_pieces)
@@ -796,8 +797,10 @@ class EchoModel:
         if curved is not None:
             taken.append(curved.taken)
         for rows in taken:
-            flat[rows] = dump
-            flat[m + rows] = dump
+            dumped = rows % DUMP_BINS
+            dumped += dump
+            flat[rows] = dumped
+            flat[m + rows] = dumped
         labelled = None if entity is None else np.tile(entity.take(index), 2)
         if pieces is not None:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
