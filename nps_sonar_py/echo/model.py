@@ -104,6 +104,19 @@ def _filled_block(value: float, dtype: np.dtype[T], size: int) -> NDArray[T]:
     return block
 
 
+def _drop_own(flat: NDArray[np.intp], m: int, taken: list[NDArray[np.intp]], dump: int) -> None:
+    """Send the own deposits of the returns ``taken`` to the dump cells from ``dump``.
+
+    Each return's two, ``flat[rows]`` and ``flat[m + rows]``, to the dump cells in turn:
+    np.add.at's adds to one cell wait on one another.
+    """
+    for rows in taken:
+        dumped = rows % DUMP_BINS
+        dumped += dump
+        flat[rows] = dumped
+        flat[m + rows] = dumped
+
+
 @dataclass(frozen=True, eq=False)
 class RayLaw:
     """Each ray's echo of one ping by the law (``EchoModel.law``), with the rays it came from.
@@ -787,20 +800,14 @@ class EchoModel:
             wide, wide_bins = wide[finite], wide_bins[finite]
         pieces, wide, wide_bins = self._pieces(r_live, refined, wide, wide_bins, ramped)
         # Every live return takes its two own deposits, in place (no index of the live
-        # returns); those the pieces and the ramps stand for are sent to the dump cells, in
-        # turn (adds to one cell wait on one another).
+        # returns); those the pieces and the ramps stand for are then dropped.
         m = r_live.size
         n_pieces = 0 if pieces is None else pieces.owner.size
         flat, weights, share = self._own_deposits(r_live, u, index, per_ray, n_pieces)
-        dump = n_beams * (n_bins + 2 * GUARD)
         taken = [wide] if pieces is None else [wide, pieces.owner]
         if curved is not None:
             taken.append(curved.taken)
-        for rows in taken:
-            dumped = rows % DUMP_BINS
-            dumped += dump
-            flat[rows] = dumped
-            flat[m + rows] = dumped
+        _drop_own(flat, m, taken, n_beams * (n_bins + 2 * GUARD))
         labelled = None if entity is None else np.tile(entity.take(index), 2)
         if pieces is not None:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
