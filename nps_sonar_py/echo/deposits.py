@@ -227,8 +227,8 @@ def box_ramps(
     np.subtract(height, first, out=first)
     coefficients[:, 1] = height
     edges += 1.0
-    places = (edges[0], edges[1], stop)
-    return Ramps.build(coefficients[0], coefficients[1], places, beam, n_bins, unit)
+    a, b = edges
+    return Ramps.build(coefficients[0], coefficients[1], (a, b, stop), beam, n_bins, unit)
 
 
 def polynomial_ends(
