@@ -520,6 +520,7 @@ class EchoModel:
         else:
             # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
             weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
+            weighted = weighted.astype(np.float64, copy=False)  # no deposit: int64 zeros
             labels = self._labels(d, flat, weights, labelled, n_entities)
             if cfg.speckle:
                 kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
@@ -1033,9 +1034,9 @@ class EchoModel:
     ) -> tuple[NDArray[np.intp], NDArray[np.floating], NDArray[np.floating], NDArray[np.bool_]]:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
-        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``, inf
-        too; with ``cell_height`` 1.25 times it uncapped, inf one bin; NaN: one bin) when
-        that is more (the bounds against cached arrays, ``_filled``): a
+        Within a bin of the window, or half their interval (at most ``WIDEST_BINS``, with
+        ``cell_height`` 1.25 times it uncapped; NaN and inf: one bin) when that is more (the
+        bounds against cached arrays, ``_filled``): a
         footprint wider than two bins just past the end of the window still lends the last
         bins their share.
 
@@ -1053,10 +1054,11 @@ class EchoModel:
         if cells:
             reach = spread.astype(r.dtype)
             reach[reach == real(np.inf)] = bin_width  # inf reads as one bin
-        else:  # capped: inf reads as WIDEST_BINS
+        else:
             widest = real(WIDEST_BINS) * bin_width
             bound = _filled(widest, r.dtype, r.size).reshape(r.shape)
             reach = np.minimum(spread, bound, dtype=r.dtype)
+            reach[spread == real(np.inf)] = bin_width  # inf reads as one bin, not the cap
         reach *= real(0.625 if cells else 0.5)
         np.fmax(reach, _filled(bin_width, r.dtype, r.size).reshape(r.shape), out=reach)
         live = r >= real(cfg.min_range) - reach  # NaN is not live
