@@ -224,25 +224,26 @@ def box_ramps(
     """
     min_range, scale, n_bins = window
     span = np.minimum(width.astype(np.float64), WIDEST_BINS)
-    centre = np.subtract(r, min_range, dtype=np.float64)
+    ends = np.empty((2, span.size))  # s and e, each end's calls made once on both
+    centre = np.subtract(r, min_range, dtype=np.float64, out=ends[0])
     centre *= scale
     height = echo / span
     centre -= 0.5 * span
-    start = np.clip(centre, 0.0, n_bins)
-    centre += span
-    end = np.clip(centre, 0.0, n_bins, out=centre)
+    np.add(centre, span, out=ends[1])
+    np.clip(ends, 0.0, n_bins, out=ends)
     unit = ramp_units(n_beams, beam, height, 51)
     height /= unit.take(beam)
     np.rint(height, out=height)
-    a, b, stop = np.floor(start), np.floor(end), np.ceil(end)
-    coefficients = np.empty((2, 2, a.size))
-    for at, out, edge in ((start, coefficients[0], a), (end, coefficients[1], b)):
-        at -= edge  # the fractions
-        np.multiply(height, at, out=out[0])
-        np.rint(out[0], out=out[0])
-        np.subtract(height, out[0], out=out[0])
-        out[1] = height
-        edge += 1.0
+    edges, stop = np.floor(ends), np.ceil(ends[1])
+    coefficients = np.empty((2, 2, span.size))
+    ends -= edges  # the fractions
+    first = coefficients[:, 0]
+    np.multiply(height, ends, out=first)
+    np.rint(first, out=first)
+    np.subtract(height, first, out=first)
+    coefficients[:, 1] = height
+    edges += 1.0
+    a, b = edges
     return Ramps.build(coefficients[0], coefficients[1], (a, b, stop), beam, n_bins, unit)
 
 
@@ -254,17 +255,27 @@ def _differences(coefficients: NDArray[np.float64], out: NDArray[np.float64]) ->
     (order 3: ``c0``, ``c1 - 3 c0``, ``c2 - 2 c1 + 3 c0``, ``c3 - c2 + c1 - c0``). Not
     ``np.matmul``: its BLAS threads wait on a loaded machine (20 times slower).
     """
-    n = coefficients.shape[0] - 1
-    for t in range(n + 1):
+    for t, row in enumerate(_difference_weights(coefficients.shape[0] - 1)):
         out[t] = coefficients[t]
-        for col in range(t):
-            m = sum((-1) ** i * math.comb(n + 1, i) * math.comb(t - i, col) for i in range(t + 1))
+        for col, m in enumerate(row):
             if m == 1:
                 out[t] += coefficients[col]
             elif m == -1:
                 out[t] -= coefficients[col]
             elif m:
                 out[t] += m * coefficients[col]
+
+
+@functools.lru_cache(maxsize=8)
+def _difference_weights(n: int) -> tuple[tuple[int, ...], ...]:
+    """``_differences``' whole-number weights of ``c_l`` in row ``t``, worked out once."""
+    return tuple(
+        tuple(
+            sum((-1) ** i * math.comb(n + 1, i) * math.comb(t - i, col) for i in range(t + 1))
+            for col in range(t)
+        )
+        for t in range(n + 1)
+    )
 
 
 def ramp_units(
@@ -282,8 +293,9 @@ def ramp_units(
     without ramps (or only zero heights) has unit 1.
     """
     size = beam.size if sorted_to is None else sorted_to
-    starts = np.searchsorted(beam[:size], np.arange(n_beams))
-    counts = np.diff(np.append(starts, size))
+    bounds = np.searchsorted(beam[:size], np.arange(n_beams + 1))  # beams are < n_beams
+    starts = bounds[:-1]
+    counts = bounds[1:] - starts
     tallest = np.zeros(n_beams)
     if size:
         reduced = np.maximum.reduceat(height[:size], np.minimum(starts, size - 1))
@@ -347,19 +359,21 @@ class Deposits:
 
         The cells outside every beam's bins are dropped. ``np.add.at``: for a few deposits,
         without a pass over every bin. With at least one deposit for every ``_COPY_BINS``
-        bins (a side-scan's), the dropped ones go to one cell past the bins, in a copy of
-        ``per_bin``: two copies of the bins then cost less than taking the kept deposits out,
-        and each bin's adds come in the same order.
+        bins (a side-scan's), the deposits go to their own cells, in a copy of ``per_bin``
+        laid out as they are (guard and dump cells, dropped): two copies of the bins then
+        cost less than taking the kept deposits out or mapping each one's cell, and each
+        bin's adds come in the same order.
         """
         size = self.n_beams * self.n_bins
-        cells = self.cells_of(flat)
         if flat.size * _COPY_BINS >= size:
-            extended = np.empty(size + 1, dtype=per_bin.dtype)
-            bins = per_bin.reshape(-1)  # a view: per_bin is C-contiguous
-            extended[:size] = bins
-            np.add.at(extended, cells, values)
-            bins[...] = extended[:size]
+            layout = np.zeros(self.dump + DUMP_BINS, dtype=per_bin.dtype)
+            bins = layout[: self.dump].reshape(self.n_beams, self.stride)
+            bins = bins[:, self.shift : self.shift + self.n_bins]
+            bins[...] = per_bin
+            np.add.at(layout, flat, values)
+            per_bin[...] = bins
             return
+        cells = self.cells_of(flat)
         inside = np.flatnonzero(cells < size)
         if not isinstance(values, int):
             values = values.take(inside)

@@ -35,6 +35,7 @@ Conventions, all documented on ``EchoConfig``:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,6 +85,36 @@ _DB_TO_NEPER_INTENSITY = math.log(10.0) / 10.0
 _PROFILE_ESTIMATORS = frozenset(
     {RangeEstimator.INTENSITY_WEIGHTED, RangeEstimator.FIRST_ABOVE_THRESHOLD}
 )
+
+
+def _filled(value: float | np.floating, dtype: np.dtype[T], size: int) -> NDArray[T]:
+    """A read-only (size,) array of ``value``, to bound an array by (``np.fmin``, ``fmax``).
+
+    numpy bounds an array by another array about five times as fast as by a scalar (its
+    vectorised loops take no broadcast scalar); the same values either way. A cached block
+    of the next power of two, sliced.
+    """
+    return _filled_block(float(value), dtype, 1 << max(size - 1, 0).bit_length())[:size]
+
+
+@functools.lru_cache(maxsize=32)
+def _filled_block(value: float, dtype: np.dtype[T], size: int) -> NDArray[T]:
+    block: NDArray[T] = np.full(size, value, dtype=dtype)
+    block.flags.writeable = False
+    return block
+
+
+def _drop_own(flat: NDArray[np.intp], m: int, taken: list[NDArray[np.intp]], dump: int) -> None:
+    """Send the own deposits of the returns ``taken`` to the dump cells from ``dump``.
+
+    Each return's two, ``flat[rows]`` and ``flat[m + rows]``, to the dump cells in turn:
+    np.add.at's adds to one cell wait on one another.
+    """
+    for rows in taken:
+        dumped = rows % DUMP_BINS
+        dumped += dump
+        flat[rows] = dumped
+        flat[m + rows] = dumped
 
 
 @dataclass(frozen=True, eq=False)
@@ -489,6 +520,7 @@ class EchoModel:
         else:
             # With weights, bincount sums them (float64); numpy's stubs say intp whatever.
             weighted = cast('NDArray[np.float64]', np.bincount(flat, weights, size))
+            weighted = weighted.astype(np.float64, copy=False)  # no deposit: int64 zeros
             labels = self._labels(d, flat, weights, labelled, n_entities)
             if cfg.speckle:
                 kept_index = np.flatnonzero(flat < d.dump)  # every deposit kept, none dumped
@@ -768,18 +800,16 @@ class EchoModel:
         if wide.size and not (finite := wide_bins < real(np.inf)).all():  # inf: one bin
             wide, wide_bins = wide[finite], wide_bins[finite]
         pieces, wide, wide_bins = self._pieces(r_live, refined, wide, wide_bins, ramped)
-        # The rest take their two own deposits: the pieces and the ramps stand for theirs.
-        own = np.ones(r_live.size, dtype=np.bool_)
-        own[wide if pieces is None else np.concatenate((wide, pieces.owner))] = False
-        if curved is not None:
-            own[curved.taken] = False
-        point = np.flatnonzero(own)
-        m = point.size
+        # Every live return takes its two own deposits, in place (no index of the live
+        # returns); those the pieces and the ramps stand for are then dropped.
+        m = r_live.size
         n_pieces = 0 if pieces is None else pieces.owner.size
-        flat, weights, share = self._own_deposits(
-            r_live.take(point), u.take(point), index.take(point), per_ray.take(point), n_pieces
-        )
-        labelled = None if entity is None else np.tile(entity.take(index.take(point)), 2)
+        flat, weights, share = self._own_deposits(r_live, u, index, per_ray, n_pieces)
+        taken = [wide] if pieces is None else [wide, pieces.owner]
+        if curved is not None:
+            taken.append(curved.taken)
+        _drop_own(flat, m, taken, n_beams * (n_bins + 2 * GUARD))
+        labelled = None if entity is None else np.tile(entity.take(index), 2)
         if pieces is not None:
             self._piece_deposits(pieces, index, per_ray, layout, (flat, weights), 2 * m)
             if labelled is not None and entity is not None:
@@ -916,7 +946,8 @@ class EchoModel:
         m = r_own.size
         flat = np.empty(2 * m + n_pieces, dtype=np.intp)
         # Each return's beam's first bin: the returns are in beam order (index is sorted).
-        per_beam = np.diff(np.searchsorted(index, np.arange(layout.n_beams + 1) * self.n_rays))
+        bounds = np.searchsorted(index, np.arange(layout.n_beams + 1) * self.n_rays)
+        per_beam = bounds[1:] - bounds[:-1]
         flat[:m] = k  # a whole number
         flat[:m] += np.repeat(layout.guarded, per_beam)
         np.add(flat[:m], 1, out=flat[m : 2 * m])
@@ -1004,7 +1035,8 @@ class EchoModel:
         """The returns whose interval reaches the window, admitted (cast cone, cut-off).
 
         Within a bin of the window, or half their interval (at most ``WIDEST_BINS``, with
-        ``cell_height`` 1.25 times it uncapped; NaN and inf: one bin) when that is more: a
+        ``cell_height`` 1.25 times it uncapped; NaN and inf: one bin) when that is more (the
+        bounds against cached arrays, ``_filled``): a
         footprint wider than two bins just past the end of the window still lends the last
         bins their share.
 
@@ -1019,11 +1051,16 @@ class EchoModel:
         bin_width = real(cfg.bin_width)
         # A fan's cells are not capped: their far end is up to 1.25 times farther than e / 2.
         cells = self._cell_height is not None
-        widest = real(np.inf) if cells else real(WIDEST_BINS) * bin_width
-        reach = np.minimum(spread, widest, dtype=r.dtype)
-        reach[reach == real(np.inf)] = bin_width  # inf reads as one bin
+        if cells:
+            reach = spread.astype(r.dtype)
+            reach[reach == real(np.inf)] = bin_width  # inf reads as one bin
+        else:
+            widest = real(WIDEST_BINS) * bin_width
+            bound = _filled(widest, r.dtype, r.size).reshape(r.shape)
+            reach = np.minimum(spread, bound, dtype=r.dtype)
+            reach[spread == real(np.inf)] = bin_width  # inf reads as one bin, not the cap
         reach *= real(0.625 if cells else 0.5)
-        np.fmax(reach, bin_width, out=reach)  # NaN reads as one bin too
+        np.fmax(reach, _filled(bin_width, r.dtype, r.size).reshape(r.shape), out=reach)
         live = r >= real(cfg.min_range) - reach  # NaN is not live
         live &= r <= real(cfg.max_range) + reach  # nor inf
         self._admit(live, cos_in)
@@ -1045,8 +1082,9 @@ class EchoModel:
         """
         cfg = self.config
         real = r_live.dtype.type
-        np.fmin(u, real(1.0), out=u)  # NaN and inf: one bin
-        np.fmax(u, real(0.0), out=u)
+        ones = _filled(1.0, u.dtype, u.size)
+        np.fmin(u, ones, out=u)  # NaN and inf: one bin
+        np.fmax(u, _filled(0.0, u.dtype, u.size), out=u)
         if cfg.min_range:
             a = r_live - real(cfg.min_range)
             a *= real(self._scale)
@@ -1055,11 +1093,11 @@ class EchoModel:
         share = np.multiply(u, real(0.5))
         a -= share
         k = np.floor(a)
-        np.subtract(k, real(1.0), out=k, where=a == real(cfg.n_bins))
+        k -= a == real(cfg.n_bins)  # k - 1 or k - 0: a bool subtracts as 1 or 0
         np.subtract(k, a, out=share)
         share += real(1.0)
         share /= u  # x / 0 -> inf -> 1 by fmin; 0 / 0 (a point at r_max) -> NaN -> 1
-        np.fmin(share, real(1.0), out=share)
+        np.fmin(share, ones, out=share)
         return k, share
 
     def _wide_pieces(

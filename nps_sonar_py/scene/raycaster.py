@@ -410,19 +410,19 @@ class Raycaster:
             if not self._moving and not self._static_smooth:  # final normals: cosines now
                 cosines = beside(n, lambda: _abs_dot(rays.directions32, found))
             ranges, normals = t.copy(), found.copy()  # copies out of Open3D's memory, float32
-            # INVALID_ID (the largest uint32) becomes the last row of the tables: a miss.
-            # intp rows: numpy gathers with native indices without converting them each time.
-            row = np.minimum(geometry, len(self._static_entity), dtype=np.intp)
+            # INVALID_ID (the largest uint32), past every table's end, is taken as its last row,
+            # a miss (mode='clip': faster than bounding the rows). intp: native indices.
+            row = geometry.astype(np.intp)
             if self._mu_table is not None and self._retro_table is not None:
-                mu = self._mu_table[row]
+                mu = self._mu_table.take(row, mode='clip')
                 look_up = _static_look_up(self._entity_table, row, self._retro_table, row)
             else:
                 triangle = np.where(row < len(self._static_entity), primitive, 0).astype(np.int64)
-                triangle += self._offset_table[row]
+                triangle += self._offset_table.take(row, mode='clip')
                 mu = self._static_reflectivity[triangle]
                 look_up = _static_look_up(self._entity_table, row, self._static_retro, triangle)
             primitives = primitive.copy()  # the ids may be read after Open3D's memory is gone
-            ids_of = lambda: self._first_table[row] + primitives  # noqa: E731  (-1: a miss)
+            ids_of = lambda: self._first_table.take(row, mode='clip') + primitives  # noqa: E731
             if self._static_mapped:  # only scenes with reflectivity maps pay for them
                 self._map_static(mu, geometry, primitive, barycentric())
             if self._static_smooth:  # only scenes with heightmaps pay for smooth shading
@@ -640,8 +640,11 @@ def _static_look_up(
     retros: NDArray[np.float64],
     retro_row: NDArray[np.integer],
 ) -> Callable[[], tuple[NDArray[np.int64], NDArray[np.float64]]]:
-    """The gathers of ``RayHits.entity`` and ``retro`` (rows of the tables), when first read."""
-    return lambda: (entities[entity_row], retros[retro_row])
+    """The gathers of ``RayHits.entity`` and ``retro`` (rows of the tables), when first read.
+
+    A row past a table's end is its last (a miss: ``Raycaster._cast_rays``).
+    """
+    return lambda: (entities.take(entity_row, mode='clip'), retros.take(retro_row, mode='clip'))
 
 
 def _per_entity(values: list[NDArray[np.float64]]) -> NDArray[np.float64] | None:

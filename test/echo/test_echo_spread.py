@@ -155,6 +155,46 @@ def test_an_unknown_spread_is_one_bin(e: float) -> None:
     assert hits.tolist() == [0, 0, 0, 0, 1, 1, 0, 0, 0, 0]
 
 
+@pytest.mark.parametrize(('beams', 'r'), [(2, 15.7), (1, 31.5)])
+@pytest.mark.parametrize('e', [math.inf, math.nan])
+def test_an_unknown_spread_past_the_window_lights_no_bin(beams: int, r: float, e: float) -> None:
+    """A return 4.7 m (20.5 m) past the 11 m window with e NaN or inf (one bin) adds nothing.
+
+    Its one-bin interval lies wholly outside beam 0's window: no bin of any beam takes a
+    share (an inf read as the 64-bin cap made it live and carried it into beam 1's first
+    bins). Control: a footprint about the same range reaching back to 9.7 m lends beam 0's
+    last two bins their share.
+    """
+    ranges, cosines, spread = one_ray(r, e, beams=beams)
+    ranges[1:, 0] = np.inf  # the other beam has nothing
+    echoes = model().echoes(ranges, cosines, MU, spread=spread)
+    assert not echoes.intensity.any()
+    assert not echoes.hits.any()
+    spread[:] = 2.0 * (r - 9.7)
+    wide = model().echoes(ranges, cosines, MU, spread=spread)
+    share = echo(r) / spread[0, 0]
+    assert wide.intensity[0, 8] == pytest.approx(0.3 * share, rel=1e-9)
+    assert wide.intensity[0, 9] == pytest.approx(share, rel=1e-9)
+    assert not wide.intensity[0, :8].any()
+    assert not wide.intensity[1:].any()
+
+
+def test_a_ping_without_a_live_return_is_float64_zeros() -> None:
+    """Every ray missing or far past the window: float64 zeros, as any other profile.
+
+    (numpy's bincount of no deposit gives int64.) Control: one return in the window.
+    """
+    ranges, cosines, spread = one_ray(40.0, 0.6, beams=2)
+    echoes = model().echoes(ranges, cosines, MU, spread=spread)
+    assert echoes.intensity.dtype == np.float64
+    assert not echoes.intensity.any()
+    assert not echoes.hits.any()
+    ranges[0, 0] = 6.3
+    lit = model().echoes(ranges, cosines, MU, spread=spread)
+    assert lit.intensity.dtype == np.float64
+    assert lit.intensity.sum() == pytest.approx(echo(6.3), rel=1e-9)
+
+
 def test_a_spread_wider_than_a_bin_covers_every_bin_it_overlaps() -> None:
     """e = 5 m about 6.3 m: [3.8, 8.8], 0.2 / 5 in bin 2, 1 / 5 in bins 3 to 6, 0.8 / 5 in 7.
 
