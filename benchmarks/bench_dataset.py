@@ -32,7 +32,9 @@ from ``/proc``) depends less on the load; it is printed by who spent it: this pr
 driver, and the maker of the samples of ``1 worker``), the Ray workers (``ray::``) and Ray's
 own processes. The 2 workers' total less the 1 worker's is what a sample's trip through Ray
 costs (dispatch, outcome, Ray's own processes; their idle timers fall on the 1 worker's
-samples too, more of them as those take longer), batched and one a task. Run:
+samples too, more of them as those take longer), batched and one a task; the 1 worker's
+total over the 2 workers' is the efficiency by CPU time, what the rates' would be if each
+worker had a core to itself. Run:
 ``scripts/run python benchmarks/bench_dataset.py [--fls N] [--sidescan N] [--rounds R]``, or
 ``--spec FILE [--samples N]`` for another spec (short samples show what a task costs).
 """
@@ -195,7 +197,10 @@ def _print_preset(
 def _print_cpu(name: str, results: dict[str, list[tuple[float, dict[str, float]]]]) -> None:
     """A preset's CPU ms a sample in each configuration, the round of the least, by role.
 
-    And what going through Ray adds to a sample, batched and one a task.
+    And what going through Ray adds to a sample, batched and one a task, with the efficiency
+    by CPU time: the 1 worker's CPU a sample over the 2 workers', what the efficiency of the
+    rates would be if the workers had a core each to themselves (the 1 worker on one core):
+    the load changes it less than it changes the rates.
     """
     least = {
         c: min((cpu for _, cpu in results[c]), key=lambda d: sum(d.values())) for c in results
@@ -205,8 +210,9 @@ def _print_cpu(name: str, results: dict[str, list[tuple[float, dict[str, float]]
         roles = ' '.join(f'{least[configuration][role]:>12.1f}' for role in ROLES)
         print(f'{name:<9} {configuration:<12} {total:>8.1f} {roles}')
     print(
-        f'{name:<9} Ray adds, batched {totals[1] - totals[0]:+.1f} ms, '
-        f'1 a task {totals[2] - totals[0]:+.1f} ms'
+        f'{name:<9} Ray adds, batched {totals[1] - totals[0]:+.1f} ms '
+        f'(by CPU {totals[0] / totals[1]:.0%}), '
+        f'1 a task {totals[2] - totals[0]:+.1f} ms (by CPU {totals[0] / totals[2]:.0%})'
     )
 
 
