@@ -21,13 +21,20 @@ spec, ``--rounds`` times, the configurations interleaved, then the scaling effic
 ``rate(2) / (2 rate(1))`` of each round and of the best rates of the rounds (the least
 disturbed by load from elsewhere), batched and not. Every sample is made and written
 by whoever makes it into a temporary folder (``work.write_sample``), as in a run, so the
-writes are timed too. Rates depend on the machine and its load (2 cores here, shared; the
+writes are timed too. A worker is one core: a run's Ray workers keep to one
+(``NPS_SONAR_CORES=1``, ``nps_sonar_py/background.py``), and so does this process here unless
+``NPS_SONAR_CORES`` says otherwise (``0``: every core, as ``--workers 1`` runs by default,
+its Open3D cast on both cores of this machine: a faster first worker, a lower efficiency).
+Rates depend on the machine and its load (2 cores here, shared; the
 load averages before and after are printed); the efficiency is the result. The CPU time a
 sample of every process of the run (this one, its Ray's GCS, raylet, agents and workers,
-from ``/proc``) depends less on the load: the 2 workers' less the 1 worker's is what a
-sample's trip through Ray costs (dispatch, outcome, Ray's own processes; their idle
-timers fall on the 1 worker's samples too, more of them as those take longer), batched and
-one a task. Run:
+from ``/proc``) depends less on the load; it is printed by who spent it: this process (the
+driver, and the maker of the samples of ``1 worker``), the Ray workers (``ray::``) and Ray's
+own processes. The 2 workers' total less the 1 worker's is what a sample's trip through Ray
+costs (dispatch, outcome, Ray's own processes; their idle timers fall on the 1 worker's
+samples too, more of them as those take longer), batched and one a task; the 1 worker's
+total over the 2 workers' is the efficiency by CPU time, what the rates' would be if each
+worker had a core to itself. Run:
 ``scripts/run python benchmarks/bench_dataset.py [--fls N] [--sidescan N] [--rounds R]``, or
 ``--spec FILE [--samples N]`` for another spec (short samples show what a task costs).
 """
@@ -44,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault('NPS_SONAR_CORES', '1')  # read once, when the package is imported
 
 from nps_sonar_py.dataset import Outcome, Spec, draw_row, load_spec
 from nps_sonar_py.dataset.distributed import Batches, ray_session, session_outcomes
@@ -63,33 +71,47 @@ CONFIGURATIONS = ('1 worker', '2 workers', '2, 1 a task')
 Maker = Callable[[Spec, list[dict[str, Any]], str], Iterator[Outcome]]
 
 
-def _tree_cpu() -> float:
+#: Who spent a run's CPU time: this process, the Ray workers, Ray's own processes.
+ROLES = ('this process', 'Ray workers', "Ray's own")
+
+
+def _tree_cpu() -> dict[str, float]:
     """CPU seconds (user and system) so far of this process and every process under it.
 
-    Those are the local Ray's GCS, raylet, agents and workers (read from ``/proc``).
+    Those are the local Ray's GCS, raylet, agents and workers (read from ``/proc``), by
+    :data:`ROLES`: a Ray worker's name starts with ``ray::``.
     """
     parents: dict[int, int] = {}
     times: dict[int, float] = {}
+    workers: set[int] = set()
     for entry in Path('/proc').iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / 'stat').read_text().rpartition(')')[2].split()
+            name, _, fields = (entry / 'stat').read_text().rpartition(')')
         except OSError:  # gone meanwhile
             continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / TICKS
+        pid, values = int(entry.name), fields.split()
+        parents[pid] = int(values[1])
+        times[pid] = (int(values[11]) + int(values[12])) / TICKS
+        if name.partition('(')[2].startswith('ray::'):
+            workers.add(pid)
     tree = {os.getpid()}
     grown = True
     while grown:  # a child's pid may be lower than its parent's: until none is added
         below = {pid for pid, parent in parents.items() if parent in tree} - tree
         tree |= below
         grown = bool(below)
-    return sum(times.get(pid, 0.0) for pid in tree)
+    ray = tree - {os.getpid()}
+    spent = [{os.getpid()}, ray & workers, ray - workers]
+    return {
+        role: sum(times.get(pid, 0.0) for pid in pids)
+        for role, pids in zip(ROLES, spent, strict=True)
+    }
 
 
-def _timed(outcomes: Iterator[Outcome], count: int) -> tuple[float, float]:
-    """Samples per second of ``outcomes`` (all must be made) and CPU ms a sample.
+def _timed(outcomes: Iterator[Outcome], count: int) -> tuple[float, dict[str, float]]:
+    """Samples per second of ``outcomes`` (all must be made) and CPU ms a sample by role.
 
     The CPU time is this process's and that of those under it (:func:`_tree_cpu`).
     """
@@ -100,7 +122,8 @@ def _timed(outcomes: Iterator[Outcome], count: int) -> tuple[float, float]:
         made += 1
     assert made == count
     seconds = time.perf_counter() - start
-    return count / seconds, 1e3 * (_tree_cpu() - cpu) / count
+    after = _tree_cpu()
+    return count / seconds, {role: 1e3 * (after[role] - cpu[role]) / count for role in ROLES}
 
 
 def _rows(spec: Spec, first: int, count: int) -> list[dict[str, Any]]:
@@ -127,8 +150,8 @@ def _makers(cpus: int) -> dict[str, Maker]:
     }
 
 
-#: Per preset and configuration, each round's samples per second and CPU ms a sample.
-Results = dict[str, dict[str, list[tuple[float, float]]]]
+#: Per preset and configuration, each round's samples per second and CPU ms a sample by role.
+Results = dict[str, dict[str, list[tuple[float, dict[str, float]]]]]
 
 
 def _rounds(presets: dict[str, tuple[Spec, int]], rounds: int, out: str) -> tuple[Results, float]:
@@ -152,7 +175,9 @@ def _rounds(presets: dict[str, tuple[Spec, int]], rounds: int, out: str) -> tupl
     return results, ready
 
 
-def _print_preset(name: str, count: int, results: dict[str, list[tuple[float, float]]]) -> None:
+def _print_preset(
+    name: str, count: int, results: dict[str, list[tuple[float, dict[str, float]]]]
+) -> None:
     """A preset's rates and efficiencies, round by round and of the best rates."""
     one, two, single = ([rate for rate, _ in results[c]] for c in CONFIGURATIONS)
     for k in range(len(one)):
@@ -169,15 +194,25 @@ def _print_preset(name: str, count: int, results: dict[str, list[tuple[float, fl
     )
 
 
-def _print_cpu(name: str, results: dict[str, list[tuple[float, float]]]) -> None:
-    """A preset's CPU ms a sample in each configuration, the least of the rounds.
+def _print_cpu(name: str, results: dict[str, list[tuple[float, dict[str, float]]]]) -> None:
+    """A preset's CPU ms a sample in each configuration, the round of the least, by role.
 
-    And what going through Ray adds to a sample, batched and one a task.
+    And what going through Ray adds to a sample, batched and one a task, with the efficiency
+    by CPU time: the 1 worker's CPU a sample over the 2 workers', what the efficiency of the
+    rates would be if the workers had a core each to themselves (the 1 worker on one core):
+    the load changes it less than it changes the rates.
     """
-    least = [min(cpu for _, cpu in results[c]) for c in CONFIGURATIONS]
+    least = {
+        c: min((cpu for _, cpu in results[c]), key=lambda d: sum(d.values())) for c in results
+    }
+    totals = [sum(least[c].values()) for c in CONFIGURATIONS]
+    for configuration, total in zip(CONFIGURATIONS, totals, strict=True):
+        roles = ' '.join(f'{least[configuration][role]:>12.1f}' for role in ROLES)
+        print(f'{name:<9} {configuration:<12} {total:>8.1f} {roles}')
     print(
-        f'{name:<9} {least[0]:>9.1f} {least[1]:>9.1f} {least[2]:>11.1f} '
-        f'{least[1] - least[0]:>+13.1f} {least[2] - least[0]:>+10.1f}'
+        f'{name:<9} Ray adds, batched {totals[1] - totals[0]:+.1f} ms '
+        f'(by CPU {totals[0] / totals[1]:.0%}), '
+        f'1 a task {totals[2] - totals[0]:+.1f} ms (by CPU {totals[0] / totals[2]:.0%})'
     )
 
 
@@ -207,6 +242,8 @@ def main() -> int:
         f'after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}, on {os.cpu_count()} CPUs'
     )
     print(f'local Ray of {WORKERS} CPUs started in {ready:.1f} s (not in the rates)')
+    cores = os.environ['NPS_SONAR_CORES']
+    print(f'cores of the 1 worker (this process): {cores} (NPS_SONAR_CORES; 0: every core)')
     print(
         f'{"preset":<9} {"samples":>7} {"1 worker":>11} {"2 workers":>11} {"2, 1 a task":>11} '
         f'{"efficiency":>10} {"1 a task":>10}'
@@ -214,13 +251,10 @@ def main() -> int:
     for name, (_, count) in presets.items():
         _print_preset(name, count, results[name])
     print(
-        '\nCPU ms a sample, every process of the run (the driver, its Ray), least of the rounds;'
-        ' and what Ray adds:'
+        '\nCPU ms a sample, every process of the run (the driver, its Ray), the least round;'
+        ' by who spent it; what Ray adds:'
     )
-    print(
-        f'{"preset":<9} {"1 worker":>9} {"2 workers":>9} {"2, 1 a task":>11} '
-        f'{"Ray, batched":>13} {"1 a task":>10}'
-    )
+    print(f'{"preset":<9} {"":<12} {"total":>8} ' + ' '.join(f'{role:>12}' for role in ROLES))
     for name in presets:
         _print_cpu(name, results[name])
     return 0

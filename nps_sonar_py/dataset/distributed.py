@@ -40,6 +40,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from nps_sonar_py.background import CORES_VARIABLE
 from nps_sonar_py.dataset.draw import sample_id
 from nps_sonar_py.dataset.files import record_path
 from nps_sonar_py.dataset.spec import Spec
@@ -54,6 +55,7 @@ __all__ = [
     'SHARES',
     'START_TRIES',
     'TASK_SECONDS',
+    'WORKER_ENVIRONMENT',
     'Batches',
     'check_address',
     'check_seen',
@@ -80,6 +82,11 @@ LOCAL_RAY_ENVIRONMENT = {
     'RAY_DISABLE_FAILURE_SIGNAL_HANDLER': '1',
 }
 
+
+#: The environment of the run's Ray workers (its ``runtime_env``, on a cluster too): a task
+#: reserves one CPU, so each worker process keeps its cast and numpy work to one core from
+#: its start (``background.CORES_VARIABLE``): workers beside it do not wait for theirs.
+WORKER_ENVIRONMENT = {CORES_VARIABLE: '1'}
 
 #: The work a task is given, s: long enough that its dispatch and the return of its
 #: outcomes are a small part of it (a few ms a task), short enough that each worker gets
@@ -186,7 +193,7 @@ def _start(workers: int, address: str | None, temporary: str) -> None:
         package = Path(__file__).resolve().parents[1]
         ray.init(
             address=check_address(address),
-            runtime_env={'py_modules': [str(package)]},
+            runtime_env={'py_modules': [str(package)], 'env_vars': WORKER_ENVIRONMENT},
             log_to_driver=False,
         )
     else:
@@ -194,6 +201,7 @@ def _start(workers: int, address: str | None, temporary: str) -> None:
             address='local',
             num_cpus=workers,
             include_dashboard=False,
+            runtime_env={'env_vars': WORKER_ENVIRONMENT},
             object_store_memory=OBJECT_STORE_BYTES,
             log_to_driver=False,
             _temp_dir=temporary,

@@ -6,7 +6,7 @@ sample's files (:func:`make_sample`, bytes that depend only on the spec and its 
 writes them into the output folder itself, its record last, so that the driver only learns
 the outcome and the record (a few kB, for the dataset's own files: it reads no sample back):
 no image or array passes through it. The sonar's settings of the spec are read once for
-the run in-process, once a task on Ray (``sensor.cached_settings``), not once a sample.
+the run in-process, once a worker process on Ray (``sensor.cached_settings``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from nps_sonar_py.background import use_cores
 from nps_sonar_py.dataset.files import json_bytes, record_path, sample_files, write_atomic
 from nps_sonar_py.dataset.sample import render_sample
 from nps_sonar_py.dataset.sensor import cached_settings
@@ -105,10 +104,9 @@ def write_batch(spec: Spec, rows: list[dict[str, Any]], out: str) -> Iterator[Ou
     """:func:`tried_sample` of each row in turn, each outcome as soon as it is made.
 
     A Ray task's generator: the driver counts every sample as it is made, not every batch.
-    The task reserves one CPU, so its cast and numpy work keep to one core
-    (:func:`nps_sonar_py.background.use_cores`): workers beside it do not wait for theirs.
+    The task reserves one CPU; its worker process was started keeping to one core
+    (``distributed.WORKER_ENVIRONMENT``).
     """
-    use_cores(1)
     for row in rows:
         yield tried_sample(spec, row, out)
 

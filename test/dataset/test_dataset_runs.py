@@ -297,12 +297,18 @@ def _making(session: int) -> set[int]:
     return found
 
 
+def _environment(pid: int) -> list[bytes]:
+    """The environment process ``pid`` started with, one ``NAME=value`` an item."""
+    return (Path('/proc', str(pid), 'environ')).read_bytes().split(b'\0')
+
+
 def test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample(
     slow_reference: Path, tmp_path: Path
 ) -> None:
     """The workers of two batches of three are killed once the first sample is made, then
     the workers of Ray's second run of them: the samples not reported are each made again
-    by a task of their own, and the run ends with every sample once and the same files."""
+    by a task of their own, and the run ends with every sample once and the same files.
+    Every worker making samples was started keeping to one core (``NPS_SONAR_CORES=1``)."""
     out = tmp_path / 'out'
     spec = slow_reference.parent / 'spec.yaml'
     run = _started_run(spec, out)
@@ -314,6 +320,7 @@ def test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample(
             assert time.monotonic() < end, 'no worker ran the batches again'
             time.sleep(0.01)
         for pid in found:
+            assert b'NPS_SONAR_CORES=1' in _environment(pid)
             os.kill(pid, signal.SIGKILL)
         killed |= found
     _, stderr = run.communicate(timeout=DEADLINE)

@@ -7,6 +7,7 @@ installed executable.
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from dataset_runs import FLS_SPEC, REPO, SIDESCAN_SPEC, run_cli, write_spec
 from refusals import Refusal, changes, command_line, each, refused_in_one_line
 
 from nps_sonar_py.dataset import draw_row, load_spec, parse_spec
-from nps_sonar_py.dataset.sensor import check_sensor, make_sonar
+from nps_sonar_py.dataset.sensor import cached_settings, check_sensor, make_sonar
 from nps_sonar_py.dataset.validity import check_spec
 from nps_sonar_py.sensing.multibeam import MultibeamSonar
 
@@ -226,3 +227,14 @@ def test_a_sample_draws_the_same_values_whatever_else_runs() -> None:
     assert draw_row(spec, 4) != later
     other = parse_spec(FLS_SPEC.replace('seed: 28', 'seed: 29'), source='spec.yaml')
     assert draw_row(other, 5) != later
+
+
+def test_the_sonar_settings_are_read_once_a_process_for_equal_specs() -> None:
+    """A Ray task gets its own copy of the run's spec (unpickled): its worker reads the
+    settings once for all its tasks. Control: a spec with other sonar settings reads its
+    own (96 beams, not 24)."""
+    spec = parse_spec(FLS_SPEC)
+    settings = cached_settings(spec)
+    assert cached_settings(pickle.loads(pickle.dumps(spec))) is settings
+    other = parse_spec(FLS_SPEC.replace('beams: 24', 'beams: 96'))
+    assert (settings.fan.beams, cached_settings(other).fan.beams) == (24, 96)
