@@ -460,7 +460,7 @@ class MultibeamSonar(PosedRays):
                 np.zeros(rows.size),
                 solid[rows],
                 pattern=pattern,
-                cell_height=self.fan.vertical_width / nv,
+                cell_height=self.fan.cast_width / nv,
                 rng=self.model.rng,
             )
             power = solid[rows] * pattern + 1e-300
