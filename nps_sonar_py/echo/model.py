@@ -1085,6 +1085,7 @@ class EchoModel:
         ones = _filled(1.0, u.dtype, u.size)
         np.fmin(u, ones, out=u)  # NaN and inf: one bin
         np.fmax(u, _filled(0.0, u.dtype, u.size), out=u)
+        u += real(0.0)  # -0.0 (fmax keeps it against 0.0) to +0.0: x / -0.0 would be -inf
         if cfg.min_range:
             a = r_live - real(cfg.min_range)
             a *= real(self._scale)
