@@ -18,7 +18,11 @@ negative control:
 * no texture (``nu`` past ``RAYLEIGH_SHAPE``) is the Rayleigh model bit for bit; the control
   ``nu = 50`` is not;
 * the texture stays in the world: after a quarter wavelength's move the image correlates
-  >= 0.99; the control, a texture drawn anew for the moved ping, < 0.9.
+  >= 0.99; the control, a texture drawn anew for the moved ping, < 0.9;
+* the formed fan (``coherent_scenes.fan_sonar`` with its line array) carries it too: its
+  bins sum correlated samples, so its own speckle index ``s`` is under 1 (0.53), and its
+  index over a textured floor is ``E[T**2] (1 + s) - 1 = (1 + 1/nu)(1 + s) - 1``; the
+  control, patches under a cell, is rejected.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import math
 
 import numpy as np
 import pytest
-from coherent_scenes import LEVEL, SIDESCAN_ECHO, chirp, pitched
+from coherent_scenes import LEVEL, SIDESCAN_ECHO, beam_array, chirp, fan_sonar, pitched
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import surface_echoes
@@ -156,3 +160,27 @@ def test_the_texture_stays_in_the_world(axis: int) -> None:
     # Control: a texture drawn anew for the moved ping (another realisation).
     redrawn = moved.ping(floor('0 0.5', PATCH, 1)).profiles[:, INSIDE]
     assert np.corrcoef(still.ravel(), redrawn.ravel())[0, 1] < 0.9
+
+
+def test_the_formed_fan_carries_the_texture() -> None:
+    """nu = 1 in 6 m patches over 20 realisations: ``(1 + 1/nu)(1 + s) - 1``."""
+    array = beam_array(math.radians(2.0))
+    reference = fan_sonar(None).ping(floor('')).profiles
+    lit = reference > 0.05 * reference.max()
+
+    def index(shape: str, patch: float) -> tuple[float, float]:
+        images = [
+            fan_sonar(chirp(1e-3, 15e3, scatterer_seed=seed, array=array))
+            .ping(floor(shape, patch, seed))
+            .profiles[lit]
+            for seed in range(20)
+        ]
+        return scintillation(np.stack(images) / reference[lit][None])
+
+    plain, plain_spread = index('', PATCH)
+    expected = 2.0 * (1.0 + plain) - 1.0  # E[T**2] = 2 at nu = 1
+    textured, spread = index('0 1', 6.0)
+    allowed = 3.0 * (spread + 2.0 * plain_spread)
+    assert abs(textured - expected) < allowed, (textured, expected, allowed)
+    control, _ = index('0 1', SPECK)  # Control: patches under a cell
+    assert abs(control - expected) > allowed, (control, expected)
