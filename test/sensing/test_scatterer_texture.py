@@ -36,8 +36,10 @@ from coherent_scenes import LEVEL, SIDESCAN_ECHO, beam_array, chirp, fan_sonar, 
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo import surface_echoes
+from nps_sonar_py.echo.sound_speed import SoundSpeedProfile
 from nps_sonar_py.scene import Raycaster, parse_world
 from nps_sonar_py.sensing.caster import SurfaceCaster
+from nps_sonar_py.sensing.refraction import RefractingCaster
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 
@@ -145,6 +147,24 @@ def test_no_texture_is_the_rayleigh_model_bit_for_bit() -> None:
     assert np.array_equal(a.baseband, b.baseband)
     # Control: a texture (nu = 50) changes it.
     assert not np.array_equal(none.profiles, sonar(3).ping(floor('0 50')).profiles)
+
+
+def test_bent_rays_hand_on_the_untextured_law() -> None:
+    """Through a sound-speed profile the scatterers still get the law without the texture."""
+    textured = floor('0 0.5')
+    directions = np.array([[0.0, 0.6, -0.8], [0.3, -0.5, -0.8124]])
+    straight = textured.cast(np.array([0.0, 0.0, 10.0]), directions)
+    profile = SoundSpeedProfile(np.array([0.0, 50.0]), np.array([1500.0, 1490.0]))
+    bent = RefractingCaster(textured, profile, surface_z=20.0).cast(
+        np.array([0.0, 0.0, 10.0]), directions
+    )
+    assert straight.untextured is not None
+    assert bent.untextured is not None  # (a caster that dropped it would give None here)
+    # Control: the textured law differs from it on both casts (T is not 1 there).
+    assert not np.allclose(straight.reflectivity, straight.untextured)
+    assert not np.allclose(bent.reflectivity, bent.untextured)
+    # Bent and straight rays meet the floor at nearly the same grazing angles.
+    assert np.allclose(bent.untextured, straight.untextured, rtol=0.05)
 
 
 @pytest.mark.parametrize('axis', [0, 1])
