@@ -22,7 +22,8 @@ negative control:
 * the formed fan (``coherent_scenes.fan_sonar`` with its line array) carries it too: its
   bins sum correlated samples, so its own speckle index ``s`` is under 1 (0.53), and its
   index over a textured floor is ``E[T**2] (1 + s) - 1 = (1 + 1/nu)(1 + s) - 1``; the
-  control, patches under a cell, is rejected.
+  control, patches under a cell, is rejected;
+* bent rays (a sound-speed profile) hand the scatterers the untextured law too.
 """
 
 from __future__ import annotations
