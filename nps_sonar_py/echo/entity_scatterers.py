@@ -15,6 +15,11 @@ id (a patch's key for a large one) and the seed: the same whichever ping placed 
 warm cache and a cold one give the same ping bit for bit. Their amplitudes are kept in
 single precision (their phase is drawn in single precision already).
 
+A seabed with a texture (``echo.seabed``, ``docs/seabed.md``) also keeps each scatterer's
+normal score, the texture's Gaussian field at its place, computed when it is placed: the
+texture ``T`` (its gamma variate, of the shape the grazing angle gives) is drawn from it
+each ping (``surface_echoes``); 4 more bytes a scatterer.
+
 Memory: 32 bytes a scatterer (its float64 position, complex64 amplitude; the positions kept
 coordinate by coordinate, ``(3, n)``: a ping's gathers and transform run over contiguous
 rows); the arrays' capacity is held to ``CACHE_BYTES`` over all entities (a quarter of a
@@ -33,6 +38,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo.fixed_scatterers import surface_scatterers
 from nps_sonar_py.echo.near_triangles import areas, near_small, small_triangles
+from nps_sonar_py.echo.seabed import Seabed, gaussian_field
 from nps_sonar_py.echo.surface_patches import (
     PATCH_SCATTERERS,
     cells_about,
@@ -63,12 +69,15 @@ class EntityMesh:
         vertices: (v, 3) its mesh's vertices in its own frame, m.
         triangles: (t, 3) its mesh's triangles (vertex indices).
         pose: (4, 4) world from the entity's frame, now.
+        seabed: its seabed (``scene.world.Entity.seabed``), whose texture its scatterers
+            carry; ``None``: none.
     """
 
     first: int
     vertices: NDArray[np.float64]
     triangles: NDArray[np.int64]
     pose: NDArray[np.float64]
+    seabed: Seabed | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,7 +87,8 @@ class Selected:
     ``positions`` (m, 3) m (the transpose of a ``(3, m)`` array: each coordinate contiguous),
     ``amplitudes`` (m,) complex64, ``owner`` (m,) the row of each
     one's triangle in ``normals`` (k, 3: the lit triangles' unit normals), ``planes`` (k,:
-    their planes' offsets ``p . n``, m) and ``mu`` (k,: their reflectivity).
+    their planes' offsets ``p . n``, m) and ``mu`` (k,: their reflectivity); ``textured``:
+    the seabed whose texture they carry and (m,) their normal scores, or ``None``.
     """
 
     positions: NDArray[np.float64]
@@ -87,6 +97,7 @@ class Selected:
     normals: NDArray[np.float64]
     planes: NDArray[np.float64]
     mu: NDArray[np.float64]
+    textured: tuple[Seabed, NDArray[np.float32]] | None = None
 
 
 def _ranges(start: NDArray[np.int64], count: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -107,6 +118,8 @@ class EntityScatterers:
 
     def __init__(self, mesh: EntityMesh, density: float, seed: int) -> None:
         self.mesh, self.density, self.seed = mesh, density, seed
+        seabed = mesh.seabed
+        self.texture = seabed if seabed is not None and seabed.texture_shape else None
         corners = mesh.vertices[mesh.triangles]
         self.corners = corners
         self.large = areas(corners) * density > PATCH_SCATTERERS
@@ -137,6 +150,7 @@ class EntityScatterers:
         self.cell_count = np.zeros(0, dtype=np.int64)
         self.xyz = np.zeros((3, 0))  # the positions, coordinate by coordinate
         self.amplitudes = np.zeros(0, dtype=np.complex64)
+        self.scores = np.zeros(0, dtype=np.float32)  # the texture's, if it has one
         self.size = 0  # the scatterers placed (the arrays' first rows)
         self._most: int | None = None  # the most the arrays may grow to (``place``)
 
@@ -148,6 +162,7 @@ class EntityScatterers:
             and mine.vertices is mesh.vertices
             and mine.triangles is mesh.triangles
             and (self.density, self.seed) == (density, seed)
+            and mine.seabed == mesh.seabed
         )
 
     @property
@@ -158,7 +173,7 @@ class EntityScatterers:
     @property
     def bytes(self) -> int:
         """The memory the scatterers' arrays hold (placed and room to grow), bytes."""
-        return int(self.xyz.shape[1]) * SCATTERER_BYTES
+        return int(self.xyz.shape[1]) * SCATTERER_BYTES + self.scores.nbytes
 
     def unplaced(
         self, rows: NDArray[np.int64], cells: NDArray[np.int64]
@@ -251,8 +266,17 @@ class EntityScatterers:
             wider = np.empty(room, dtype=np.complex64)
             wider[: self.size] = self.amplitudes[: self.size]
             self.amplitudes = wider
+            if self.texture is not None:
+                scores = np.empty(room, dtype=np.float32)
+                scores[: self.size] = self.scores[: self.size]
+                self.scores = scores
         self.xyz[:, self.size : end] = positions.T
         self.amplitudes[self.size : end] = amplitudes
+        if self.texture is not None:  # the texture's field at each place, in this frame
+            texture = self.texture
+            self.scores[self.size : end] = gaussian_field(
+                positions.T, texture.texture_patch, texture.texture_seed
+            )
         self.size = end
 
     def lit_rows(
@@ -327,6 +351,7 @@ class EntityScatterers:
             owner.append(np.searchsorted(rows, cells >> (2 * _CELL_BITS)))
         count = np.concatenate(counts)
         index = _ranges(np.concatenate(starts), count)
+        texture = self.texture
         return Selected(
             np.take(self.xyz, index, axis=1).T,
             self.amplitudes[index],
@@ -334,6 +359,7 @@ class EntityScatterers:
             self.normals[rows],
             self.planes[rows],
             mu,
+            None if texture is None else (texture, self.scores[index]),
         )
 
 

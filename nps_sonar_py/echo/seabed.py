@@ -52,7 +52,9 @@ __all__ = [
     'model_frequency',
     'named_seabed',
     'rippled_normals',
+    'scatterer_texture',
     'seabed_mirror',
+    'seabed_reflectivities',
     'seabed_reflectivity',
     'seabed_table',
     'texture_factor',
@@ -247,6 +249,18 @@ def texture_factor(
     return gamma_texture(shape, gaussian_field(points, patch, seed))
 
 
+def scatterer_texture(seabed: Seabed, sin_grazing: ArrayLike, scores: ArrayLike) -> F:
+    """(m,) the texture ``T`` of fixed scatterers: the gamma variate of their normal scores.
+
+    ``scores`` (m,) each scatterer's value of :func:`gaussian_field` at its place (fixed to
+    the surface), ``sin_grazing`` (m,) the sine of its grazing angle on the mesh now (the
+    shape ``nu`` follows it, :func:`texture_shape`): the same ``T`` the rays' law gives a hit
+    at that place, mean 1 whatever ``nu``; 1 without a texture.
+    """
+    grazing = np.arcsin(np.minimum(np.asarray(sin_grazing, dtype=np.float64), 1.0))
+    return gamma_texture(texture_shape(seabed, grazing), scores)
+
+
 def rippled_normals(
     normals: NDArray[np.float64], points: NDArray[np.float64], seabed: Seabed
 ) -> tuple[F, F]:
@@ -303,6 +317,23 @@ def seabed_reflectivity(
 ) -> F:
     """(m,) the equivalent Lambert coefficient of each hit on the seabed (module docstring).
 
+    :func:`seabed_reflectivities`' first.
+    """
+    return seabed_reflectivities(seabed, table, directions, normals, points)[0]
+
+
+def seabed_reflectivities(
+    seabed: Seabed,
+    table: BackscatterTable | None,
+    directions: NDArray[np.float64],
+    normals: NDArray[np.float64],
+    points: NDArray[np.float64],
+) -> tuple[F, F | None]:
+    """(m,) the equivalent Lambert coefficient of each hit, and (m,) it without the texture.
+
+    The second is what the fixed scatterers take, which carry the texture at their own
+    places (:func:`scatterer_texture`); ``None`` for a seabed without texture (the first).
+
     Args:
         seabed: the surface's seabed.
         table: its sediment's backscatter table at the sonar's frequency
@@ -327,12 +358,15 @@ def seabed_reflectivity(
         sigma = 10.0 ** (seabed.lambert_db / 10.0) * sin_local * sin_local
     else:
         sigma = table.cross_section(grazing)
+    scale = cos_mesh * cos_mesh * tilt
+    untextured = None
     if seabed.texture_shape:
+        untextured = np.asarray(np.where(lit, sigma / scale, 0.0))
         sigma = sigma * texture_factor(
             points, texture_shape(seabed, grazing), seabed.texture_patch, seabed.texture_seed
         )
-    mu = sigma / (cos_mesh * cos_mesh * tilt)
-    return np.asarray(np.where(lit, mu, 0.0))
+    mu = sigma / scale
+    return np.asarray(np.where(lit, mu, 0.0)), untextured
 
 
 def model_frequency(seabed: Seabed, frequency: float) -> float:

@@ -28,9 +28,12 @@ that area (``model.py``): a ray's ``mu cos(alpha) dOmega / r**2`` with the solid
 
     I = mu cos(alpha)**2 A / r**4 exp(-2 a r),
 
-times the sonar's own pattern at the scatterer. Its amplitude is ``xi sqrt(I)``, ``xi`` its
-fixed unit complex Gaussian; the carrier phase of its true path and the receive array are the
-beam former's (``formed_beams.form_beams``; ``docs/beamforming.md``).
+times the sonar's own pattern at the scatterer. Its amplitude is ``xi sqrt(T I)``, ``xi`` its
+fixed unit complex Gaussian, ``T`` the texture of its entity's seabed at its place (1 without
+one: ``echo.seabed.scatterer_texture``, a gamma variate of mean 1 fixed to the surface, of the
+shape its grazing angle ``asin(|body . n| / r)`` gives; ``docs/seabed.md``); the carrier
+phase of its true path and the receive array are the beam former's
+(``formed_beams.form_beams``; ``docs/beamforming.md``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.background import in_halves
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
+from nps_sonar_py.echo.seabed import Seabed, scatterer_texture
 from nps_sonar_py.transforms import move_coordinates, rotate_rows
 
 __all__ = ['Heard', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
@@ -149,7 +153,12 @@ def lit_echoes(
     cache = cache or ScattererCache()
     parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in lit.meshes(hit)]
     sizes = np.cumsum([0] + [part.owner.size for part, _, _ in parts])
-    owner, gain, amplitude = _joined(parts, density)
+    owner, height, gain, amplitude = _joined(parts, density)
+    textured = [
+        (int(a), int(b), part.textured)
+        for (part, _, _), a, b in zip(parts, sizes[:-1], sizes[1:], strict=True)
+        if part.textured is not None
+    ]
     body = np.empty((3, int(sizes[-1])))  # in the sensor's frame, coordinate by coordinate
     r = np.empty(body.shape[1])
     seen = np.empty(body.shape[1], dtype=bool)
@@ -187,29 +196,58 @@ def lit_echoes(
         np.multiply(np.take(amplitude, k), scale, out=amplitudes[span])
         if weights is not None:
             amplitudes[span] *= np.sqrt(np.take(weights, k))
+        for a, b, texture in textured:
+            _texture(amplitudes[span], k, d, (a, b), texture, (height, owner))
 
     in_halves(kept.size, gather)
     return LitEchoes(positions, amplitudes, ranges)
 
 
+def _texture(
+    out: NDArray[np.complex128],
+    kept: NDArray[np.intp],
+    ranges: NDArray[np.float64],
+    part: tuple[int, int],
+    texture: tuple[Seabed, NDArray[np.float32]],
+    heights: tuple[NDArray[np.float64], NDArray[np.intp]],
+) -> None:
+    """Multiply the amplitudes ``out`` of scatterers ``kept`` (sorted) by ``sqrt(T)``.
+
+    Those of one textured entity, the joined scatterers ``part`` (first, end): ``T`` the
+    gamma variate of their normal scores (``texture``: its seabed and the scores from
+    ``part``'s first on) at the grazing angle ``asin(|body . n| / r)``: ``heights`` the lit
+    triangles' ``|body . n|`` and each joined scatterer's triangle, ``ranges`` (of ``kept``)
+    ``r``.
+    """
+    lo, hi = np.searchsorted(kept, part)
+    if lo == hi:
+        return
+    k = kept[lo:hi]
+    seabed, scores = texture
+    height, owner = heights
+    sin = np.take(height, np.take(owner, k)) / ranges[lo:hi]
+    out[lo:hi] *= np.sqrt(scatterer_texture(seabed, sin, np.take(scores, k - part[0])))
+
+
 def _joined(
     parts: list[tuple[Selected, NDArray[np.float64], NDArray[np.float64]]], density: float
-) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.complex64]]:
-    """The entities' scatterers joined: each one's triangle, triangles' gains, amplitudes.
+) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64], NDArray[np.complex64]]:
+    """The entities' scatterers joined: each one's triangle, the triangles' heights, gains.
 
-    A triangle's gain: ``sqrt(mu A) |body . n|``, the part of ``sqrt(I) = sqrt(mu A) |body .
-    n| / r**3 exp(-a r)`` the triangle gives; a scatterer ``p`` on its plane (``n``, ``d = p .
-    n``) has ``body . n' = d + origin . n'`` in the sensor's frame.
+    And the scatterers' amplitudes. A triangle's height: ``|body . n|``, the sensor's
+    distance to its plane; its gain ``sqrt(mu A) |body . n|``, the part of ``sqrt(I) =
+    sqrt(mu A) |body . n| / r**3 exp(-a r)`` the triangle gives; a scatterer ``p`` on its
+    plane (``n``, ``d = p . n``) has ``body . n' = d + origin . n'`` in the sensor's frame.
     """
     rows = np.cumsum([0] + [part.planes.size for part, _, _ in parts])  # lit triangles
     owner = np.concatenate(
         [part.owner + k for (part, _, _), k in zip(parts, rows[:-1], strict=False)]
     )
-    gain = np.concatenate(
+    height = np.concatenate(
         [
-            np.sqrt(part.mu / density)
-            * np.abs(part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin))
+            np.abs(part.planes + np.einsum('ij,j->i', part.normals, rotation.T @ origin))
             for part, rotation, origin in parts
         ]
     )
-    return owner, gain, np.concatenate([part.amplitudes for part, _, _ in parts])
+    gain = np.sqrt(np.concatenate([part.mu for part, _, _ in parts]) / density) * height
+    return owner, height, gain, np.concatenate([part.amplitudes for part, _, _ in parts])

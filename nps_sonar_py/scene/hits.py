@@ -100,6 +100,9 @@ class RayHits:
         mirror: (n,) float64 ``|R|**2`` of the surface hit as a specular mirror (multipath's
             bounces); ``None``: ``reflectivity``, the package's reading of a plain surface as
             a mirror. A seabed's is its sediment's Rayleigh reflection (``docs/seabed.md``).
+        untextured: (n,) float64 the reflectivity without a seabed's texture, which the
+            surfaces' fixed scatterers carry at their own places instead
+            (``echo.surface_echoes``); ``None``: ``reflectivity`` (no texture on any hit).
 
     """
 
@@ -111,6 +114,7 @@ class RayHits:
     bending: Bending | None = None
     triangles: HitTriangles | None = None
     mirror: NDArray[np.float64] | None = None
+    untextured: NDArray[np.float64] | None = None
 
     @staticmethod
     def of(
@@ -167,6 +171,11 @@ class RayHits:
     def mirror_gain(self) -> NDArray[np.float64]:
         """(n,) ``|R|**2`` of each surface hit as a mirror: ``mirror``, else ``reflectivity``."""
         return np.asarray(self.reflectivity if self.mirror is None else self.mirror)
+
+    @property
+    def scatterer_reflectivity(self) -> NDArray[np.float64]:
+        """(n,) what the fixed scatterers take: ``untextured``, else ``reflectivity``."""
+        return np.asarray(self.reflectivity if self.untextured is None else self.untextured)
 
     @property
     def hit(self) -> NDArray[np.bool_]:

@@ -483,10 +483,16 @@ class Raycaster:
         """The meshes and poses now of the entities owning triangles ``ids`` (``HitTriangles``)."""
         first = self._first_triangle
         entities = np.unique(np.searchsorted(first, np.asarray(ids), side='right') - 1)
-        surfaces = [self._world.entities[i].surface for i in entities]
+        owners = [self._world.entities[i] for i in entities]
         return tuple(
-            EntityMesh(int(first[i]), s.vertices, s.triangles, self._poses[i].copy())
-            for i, s in zip(entities, surfaces, strict=True)
+            EntityMesh(
+                int(first[i]),
+                e.surface.vertices,
+                e.surface.triangles,
+                self._poses[i].copy(),
+                e.seabed,
+            )
+            for i, e in zip(entities, owners, strict=True)
         )
 
     def _checked(self, origins: ArrayLike, directions: ArrayLike) -> _Rays:

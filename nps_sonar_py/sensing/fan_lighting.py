@@ -186,7 +186,7 @@ class FanLighting:
         )
         return (
             np.where(r <= self._farthest, hits.triangles.ids, -1),
-            np.asarray(hits.reflectivity, dtype=np.float64),
+            hits.scatterer_reflectivity,  # a seabed's texture is the scatterers' own
             origin + finite[:, None] * d,
             spacing,
             r,

@@ -166,6 +166,10 @@ class RefractingCaster:
             arrival.put_bent(bent, entries, place.horizontal[bent.ray], frame.c_ref, inner)
         reflectivity = np.full(d.shape[0], np.nan)
         reflectivity[first.ray] = np.asarray(inner.reflectivity)[first.chord]
+        untextured = None
+        if inner.untextured is not None:  # a textured seabed's (``seabed_caster``)
+            untextured = np.full(d.shape[0], np.nan)
+            untextured[first.ray] = inner.untextured[first.chord]
         normals = np.zeros((d.shape[0], 3))
         normals[first.ray] = np.asarray(inner.normals)[first.chord]
         bending = Bending(self.profile, self.surface_z, arrival.time, arrival.length, frame.c_ref)
@@ -182,6 +186,7 @@ class RefractingCaster:
             _look_up(inner, d.shape[0], first.ray, first.chord),
             bending,
             triangles,
+            untextured=untextured,
         )
 
     def _placed_for(

@@ -3,12 +3,14 @@
 A world whose models carry a seabed (``Entity.seabed``, ``docs/seabed.md``) is cast through
 a :class:`SeabedCaster` around its raycaster (``devices.rig.medium_caster`` wraps it, the one
 place that wraps casters). It casts as the inner caster does, then replaces the hits'
-``reflectivity`` on each seabed's rays by ``echo.seabed.seabed_reflectivity``, the equivalent
+``reflectivity`` on each seabed's rays by ``echo.seabed.seabed_reflectivities``, the equivalent
 Lambert coefficient of the sediment's backscatter at the sonar's frequency: every echo law
 that reads ``mu`` (``EchoModel``'s profile and ``ray_intensities``, the coherent model's
 input) then follows the seabed, unchanged. It also gives the hits their ``mirror``: on a
 seabed's rays the sediment's Rayleigh ``|R|**2`` (``echo.seabed.seabed_mirror``), what the
-multipath's bounces off the seabed take, elsewhere the reflectivity as before. The hits of
+multipath's bounces off the seabed take, elsewhere the reflectivity as before; and, where a
+seabed has a texture, their ``untextured`` reflectivity, what the surfaces' fixed scatterers
+take (they carry the texture at their own places, ``docs/seabed.md``). The hits of
 surfaces without a seabed are handed on untouched, bit for bit; a world without seabeds is
 not wrapped at all (:func:`seabed_caster`).
 """
@@ -20,7 +22,7 @@ import dataclasses
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.seabed import Seabed, seabed_mirror, seabed_reflectivity, seabed_table
+from nps_sonar_py.echo.seabed import Seabed, seabed_mirror, seabed_reflectivities, seabed_table
 from nps_sonar_py.scene.tessellation import rotate_rows
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.refraction import PlacedScene
@@ -70,6 +72,7 @@ class SeabedCaster:
         entity = hits.entity
         mu: NDArray[np.float64] | None = None
         mirror: NDArray[np.float64] | None = None
+        plain: list[tuple[NDArray[np.intp], NDArray[np.float64]]] = []  # textured rows
         for (index, name, seabed), table in zip(self._seabeds, self._tables, strict=True):
             rows = np.flatnonzero(entity == index)
             if rows.size == 0:
@@ -85,11 +88,18 @@ class SeabedCaster:
             if mu is None or mirror is None:
                 mu = np.array(hits.reflectivity, dtype=np.float64)
                 mirror = np.array(hits.mirror_gain, dtype=np.float64)
-            mu[rows] = seabed_reflectivity(seabed, table, d, normals, points.T)
+            mu[rows], untextured = seabed_reflectivities(seabed, table, d, normals, points.T)
             mirror[rows] = seabed_mirror(seabed, d, normals)
+            if untextured is not None:
+                plain.append((rows, untextured))
         if mu is None:
             return hits
-        return dataclasses.replace(hits, reflectivity=mu, mirror=mirror)
+        scatterers = None
+        if plain:
+            scatterers = mu.copy()
+            for rows, untextured in plain:
+                scatterers[rows] = untextured
+        return dataclasses.replace(hits, reflectivity=mu, mirror=mirror, untextured=scatterers)
 
 
 def seabed_caster(caster: SurfaceCaster, frequency: float, sound_speed: float) -> SurfaceCaster:

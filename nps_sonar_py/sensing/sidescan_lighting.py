@@ -58,7 +58,7 @@ def seen_surfaces(
     spacing, tolerance = hit_spread(finite, d, normals, steps)
     limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
     cast = np.asarray(hits.ranges).shape
-    mu = np.broadcast_to(np.asarray(hits.reflectivity, dtype=np.float64), cast).ravel()[mine]
+    mu = np.broadcast_to(hits.scatterer_reflectivity, cast).ravel()[mine]  # untextured
     return SeenSurfaces(
         np.where(r <= farthest, hits.triangles.ids[mine], -1),
         np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
