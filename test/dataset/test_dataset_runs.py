@@ -313,12 +313,15 @@ def test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample(
     spec = slow_reference.parent / 'spec.yaml'
     run = _started_run(spec, out)
     killed: set[int] = set()
-    for _ in range(2):  # the batches' first runs, then Ray's second
-        end = time.monotonic() + DEADLINE
-        while not (found := _making(run.pid) - killed):
+    end = time.monotonic() + DEADLINE
+    # Four runs of a batch: each batch's first, then Ray's second. Counted by workers, not by
+    # sweeps: on a loaded machine one batch's worker may start a sweep after the other's.
+    while len(killed) < 4:
+        if not (found := _making(run.pid) - killed):
             assert run.poll() is None, 'the run ended before its workers were killed'
-            assert time.monotonic() < end, 'no worker ran the batches again'
+            assert time.monotonic() < end, f'{len(killed)} of 4 batch runs seen in time'
             time.sleep(0.01)
+            continue
         for pid in found:
             assert b'NPS_SONAR_CORES=1' in _environment(pid)
             os.kill(pid, signal.SIGKILL)
