@@ -1,6 +1,7 @@
 """Shared set-ups of the coherent model's tests (``test/echo/test_coherent.py``, the core
 against closed forms; ``test/sensing/test_coherent_sonars.py``, ``test_formed_fan.py`` and
-``test_formed_fan_cache.py``, the sonars over Open3D): one point target, a rough flat seabed,
+``test_formed_fan_cache.py``, the sonars over Open3D; the ``*_fixed_scatterers.py`` tests' engine
+and per-ray control): one point target, a rough flat seabed,
 a thin pole, a seabed and a drum, the line array of a beam, the echo windows, fans, chirps
 and poses they use, and the beam-pattern figures they measure.
 """
@@ -14,8 +15,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.devices.sonar import SingleBeamSonar
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.array_response import SteeredArray
+from nps_sonar_py.echo.channel_echoes import ChannelEngine
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, CoherentPing
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
@@ -180,6 +183,33 @@ def sweep_sonar(seed: int | None) -> ScanningSonar:
     echo = lossless_echo(1.0, 40.0, 400, 750e3, beam_width=math.radians(3.0))
     coherent = None if seed is None else chirp(2e-3, 7.5e3, scatterer_seed=seed)
     return ScanningSonar(echo, SweepConfig(), PITCHED, n_rays=4000, coherent=coherent)
+
+
+def channel_engine(sonar: SidescanSonar | ScanningSonar | SingleBeamSonar) -> ChannelEngine:
+    """The coherent sonar's engine over the surfaces' fixed scatterers."""
+    engine = sonar.engine.coherent  # type: ignore[union-attr]
+    assert isinstance(engine, ChannelEngine)
+    return engine
+
+
+def per_ray_intensity(
+    engine: ChannelEngine,
+    caster: Raycaster,
+    origin: NDArray[np.float64],
+    directions: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The fixed-scatterer tests' control: the per-ray coherent model of ``engine``'s settings
+    over the rays ``directions`` from ``origin``, each ray's hit a scatterer (which a move
+    re-draws): (channels, bins)."""
+    hits = caster.cast(origin, directions)
+    rows = engine.channels
+    law = engine.model.law(
+        np.asarray(hits.ranges).reshape(rows, -1),
+        np.asarray(hits.cos_incidence).reshape(rows, -1),
+        np.asarray(hits.reflectivity).reshape(rows, -1),
+    )
+    model = CoherentModel(engine.config, engine.model.config)
+    return model.ping(law.intensities, law.ranges, origin, directions).intensity
 
 
 def pole_world(folder: Path, azimuth_deg: float, distance: float = 10.0) -> Raycaster:

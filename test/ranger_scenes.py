@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -131,6 +132,37 @@ ACOUSTICS = {
     'sound_speed': C,
     'range_bins': 1900,
 }
+
+
+#: The multibeam fan of the image tests (``ros/test_sonar_images.py``,
+#: ``ros/test_projected_image.py``): ``BEAMS`` beams from ``FIRST`` to ``LAST`` rad, range bins
+#: from ``MIN_RANGE`` to ``MAX_RANGE`` m, images from ``DB_LOW`` to ``DB_HIGH`` dB.
+MIN_RANGE, BINS = 0.5, ACOUSTICS['range_bins']
+BEAMS, FIRST, LAST = 31, -0.6, 0.6
+SPACING = (LAST - FIRST) / (BEAMS - 1)
+DB_LOW, DB_HIGH = -90.0, -30.0
+
+
+def image_fan(robot: str, world: str, **more: Any) -> dict[str, Any]:
+    """The scanning sonar node's parameters of that fan (beams of 1.5 by 10 degrees, 3 by 11
+    rays each, 20 Hz) on ``robot`` in ``world``; ``more``: other parameters, or these changed."""
+    return {
+        'robot_description_file': robot,
+        'scene_file': world,
+        'mode': 'multibeam',
+        'beams': BEAMS,
+        'min_angle': FIRST,
+        'max_angle': LAST,
+        'beam_width': math.radians(1.5),
+        'vertical_beam_width': math.radians(10.0),
+        'rays_horizontal': 3,
+        'rays_vertical': 11,
+        'update_rate': 20.0,
+        'image_db_min': DB_LOW,
+        'image_db_max': DB_HIGH,
+        **ACOUSTICS,
+        **more,
+    }
 
 
 def wall_scene(tmp_path: Path) -> tuple[str, str]:

@@ -426,19 +426,10 @@ def _cubic_deposits(
     c3 *= c2
     c3 /= 3.0
     e0, e1, e2 = out[4], out[5], out[6]  # the ends' differences, then their deposits
-    np.multiply(a1, span, out=e0)
-    e0 += a0
-    np.multiply(a2, c2, out=term)
-    e0 += term
-    np.multiply(a3, c3, out=term)
-    e0 += term
+    _binomial_sum(e0, starts, (span, c2, c3), term)
     e0 -= total
-    np.multiply(a2, span, out=e1)
-    e1 += a1
-    np.multiply(a3, c2, out=term)
-    e1 += term
-    np.multiply(a3, span, out=e2)
-    e2 += a2
+    _binomial_sum(e1, starts[1:], (span, c2), term)
+    _binomial_sum(e2, starts[2:], (span,), term)
     np.subtract(e2, e1, out=out[7])
     out[7] += e0
     out[7] -= a3
@@ -457,6 +448,24 @@ def _cubic_deposits(
     out[3] -= a0
     out[0] = a0
     return out
+
+
+def _binomial_sum(
+    out: NDArray[np.float64],
+    starts: NDArray[np.float64],
+    binomials: tuple[NDArray[np.float64], ...],
+    term: NDArray[np.float64],
+) -> None:
+    """``out = A0 + A1 C1 + A2 C2 + ...`` in place (``E_j`` of :func:`_cubic_deposits`).
+
+    ``starts`` (k + 1, n) the ``A`` from ``A_j`` on, ``binomials`` the k ``C(span, i)`` from
+    ``i = 1``; ``term`` (n,) scratch. The sums in this one order: exact in float64.
+    """
+    np.multiply(starts[1], binomials[0], out=out)
+    out += starts[0]
+    for a, c in zip(starts[2:], binomials[1:], strict=True):
+        np.multiply(a, c, out=term)
+        out += term
 
 
 def _log_derivatives(

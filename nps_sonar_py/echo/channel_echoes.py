@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
+from nps_sonar_py.echo.coherent import BasebandOf, CoherentConfig, CoherentModel
 from nps_sonar_py.echo.entity_scatterers import ScattererCache
 from nps_sonar_py.echo.fixed_scatterers import default_density
 from nps_sonar_py.echo.model import EchoModel
@@ -68,7 +68,7 @@ def channel_density(config: CoherentConfig, model: EchoModel, beam_width: float)
     return default_density(resolution, beam_width, reference)
 
 
-class ChannelEngine:
+class ChannelEngine(BasebandOf):
     """Channels of one beam each over the fixed scatterers of the lit surfaces.
 
     Args:
@@ -82,6 +82,8 @@ class ChannelEngine:
     Raises:
         ConfigurationError: a pulse or sampling the coherent model refuses.
     """
+
+    coherent: CoherentModel
 
     def __init__(
         self,
@@ -101,16 +103,6 @@ class ChannelEngine:
         """The farthest range an echo reaches the samples from, m: the window and the pulse."""
         echo = self.model.config
         return echo.max_range + self.config.pulse_duration * echo.speed_of_sound
-
-    @property
-    def grid(self) -> SampleGrid | None:
-        """The baseband's sample grid."""
-        return self.coherent.grid
-
-    @property
-    def noise_power(self) -> float:
-        """The mean noise power per bin of a channel, linear (0: none)."""
-        return self.coherent.noise_power
 
     def ping(
         self, lit: LitSurfaces | tuple[LitSurfaces, ...], binned: Callable[[], Echoes]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -49,6 +49,8 @@ from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.records import Record, same_as, setting
 
 __all__ = [
+    'Baseband',
+    'BasebandOf',
     'CoherentConfig',
     'CoherentModel',
     'CoherentPing',
@@ -292,6 +294,40 @@ class CoherentPing:
         """The echo of beam ``index`` alone, as a ping of one beam (views, no copy)."""
         rows = slice(index, index + 1)
         return CoherentPing(self.intensity[rows], self.baseband[rows], self.grid)
+
+
+class Baseband(Protocol):
+    """What forms a baseband: its sample grid and noise (``CoherentModel``, the engines)."""
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """The baseband's sample grid, ``None`` where none is formed."""
+        ...
+
+    @property
+    def noise_power(self) -> float:
+        """The receiver's mean noise power per bin, linear (0: none)."""
+        ...
+
+
+class BasebandOf:
+    """The sample grid and noise of the baseband ``coherent`` forms, as an engine's own.
+
+    For the engines that hand their scatterers to another model to form their baseband
+    (``engine.CoherentEngine``, ``channel_echoes.ChannelEngine``).
+    """
+
+    coherent: Baseband
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """The baseband's sample grid."""
+        return self.coherent.grid
+
+    @property
+    def noise_power(self) -> float:
+        """The receiver's mean noise power per bin, linear (0: none)."""
+        return self.coherent.noise_power
 
 
 class CoherentModel:

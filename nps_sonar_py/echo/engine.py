@@ -32,7 +32,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.channel_echoes import ChannelEngine
-from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel, SampleGrid
+from nps_sonar_py.echo.coherent import (
+    Baseband,
+    BasebandOf,
+    CoherentConfig,
+    CoherentModel,
+    SampleGrid,
+)
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.formed_engine import FormedEngine, Pattern
 from nps_sonar_py.echo.model import EchoModel
@@ -45,6 +51,7 @@ __all__ = [
     'ColumnBand',
     'EchoEngine',
     'IncoherentEngine',
+    'NoBaseband',
     'Returns',
     'beam_coverage',
     'echo_engine',
@@ -89,24 +96,31 @@ class Returns:
     lit: LitSurfaces | tuple[LitSurfaces, ...] | None = None
 
 
-class EchoEngine(Protocol):
-    """The echo of a sonar's pings, one record per ping (module docstring)."""
+class EchoEngine(Baseband, Protocol):
+    """The echo of a sonar's pings, one record per ping (module docstring).
+
+    Its baseband's grid and noise as ``Baseband`` gives them.
+    """
 
     model: EchoModel
-
-    @property
-    def grid(self) -> SampleGrid | None:
-        """The baseband's sample grid, ``None`` when the engine forms no baseband."""
-        ...
-
-    @property
-    def noise_power(self) -> float:
-        """The receiver's mean noise power per bin, linear (0: none)."""
-        ...
 
     def ping(self, returns: Returns) -> EchoRecord:
         """The echo of one ping."""
         ...
+
+
+class NoBaseband:
+    """The grid and noise of an engine that forms no baseband: none, and no noise floor."""
+
+    @property
+    def grid(self) -> SampleGrid | None:
+        """No baseband."""
+        return None
+
+    @property
+    def noise_power(self) -> float:
+        """No noise floor."""
+        return 0.0
 
 
 def smooth(profiles: F, m: int) -> F:
@@ -119,7 +133,7 @@ def smooth(profiles: F, m: int) -> F:
     return np.maximum(window, 0.0)  # cumulative sums leave rounding below zero
 
 
-class IncoherentEngine:
+class IncoherentEngine(NoBaseband):
     """The rays' intensities summed per beam and bin (``EchoModel``).
 
     Args:
@@ -131,16 +145,6 @@ class IncoherentEngine:
     def __init__(self, model: EchoModel, *, pulse_bins: int = 0) -> None:
         self.model = model
         self.pulse_bins = pulse_bins
-
-    @property
-    def grid(self) -> SampleGrid | None:
-        """No baseband."""
-        return None
-
-    @property
-    def noise_power(self) -> float:
-        """No noise floor."""
-        return 0.0
 
     def ping(self, returns: Returns) -> EchoRecord:
         """The rays binned, each spread over its footprint where the sonar gives one."""
@@ -174,7 +178,7 @@ class ColumnBand:
     to_columns: Callable[[NDArray[np.generic]], NDArray[np.generic]]
 
 
-class ArrayPatternEngine:
+class ArrayPatternEngine(NoBaseband):
     """The incoherent image of a fan heard through its receive array's pattern.
 
     Each column of rays (one azimuth) is binned alone, band by band of its rows
@@ -193,16 +197,6 @@ class ArrayPatternEngine:
 
     def __init__(self, model: EchoModel, bands: tuple[ColumnBand, ...]) -> None:
         self.model, self.bands = model, bands
-
-    @property
-    def grid(self) -> SampleGrid | None:
-        """No baseband."""
-        return None
-
-    @property
-    def noise_power(self) -> float:
-        """No noise floor."""
-        return 0.0
 
     def ping(self, returns: Returns) -> EchoRecord:
         """Every band of every column binned, then heard by every beam through the pattern."""
@@ -232,7 +226,7 @@ class ArrayPatternEngine:
         return EchoRecord(image, self.model.bin_edges, binned)
 
 
-class CoherentEngine:
+class CoherentEngine(BasebandOf):
     """The beams' complex baseband: over the fixed scatterers, or each ray a scatterer.
 
     A fan with a ``FormedEngine`` forms its beams by its array over the fixed scatterers of
@@ -246,21 +240,13 @@ class CoherentEngine:
             the same beams.
     """
 
+    coherent: CoherentModel | FormedEngine | ChannelEngine
+
     def __init__(
         self, model: EchoModel, coherent: CoherentModel | FormedEngine | ChannelEngine
     ) -> None:
         self.model = model
         self.coherent = coherent
-
-    @property
-    def grid(self) -> SampleGrid | None:
-        """The baseband's sample grid."""
-        return self.coherent.grid
-
-    @property
-    def noise_power(self) -> float:
-        """The receiver's noise power per bin."""
-        return self.coherent.noise_power
 
     def ping(self, returns: Returns) -> EchoRecord:
         """The baseband of the ping; the rays' law binned as the incoherent engine does."""

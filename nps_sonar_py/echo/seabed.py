@@ -362,9 +362,8 @@ def seabed_reflectivities(
     untextured = None
     if seabed.texture_shape:
         untextured = np.asarray(np.where(lit, sigma / scale, 0.0))
-        sigma = sigma * texture_factor(
-            points, texture_shape(seabed, grazing), seabed.texture_patch, seabed.texture_seed
-        )
+        scores = gaussian_field(points, seabed.texture_patch, seabed.texture_seed)
+        sigma = sigma * scatterer_texture(seabed, sin_local, scores)
     mu = sigma / scale
     return np.asarray(np.where(lit, mu, 0.0)), untextured
 

@@ -118,11 +118,16 @@ KINDS: dict[str, tuple[str, Setup]] = {
 _ROBOTS: dict[str, Robot] = {}
 
 
+def robot_file(name: str) -> Robot:
+    """The robot of ``config/robots/<name>``, read anew."""
+    return load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / name)))
+
+
 def robot_of(kind: str) -> Robot:
     """The robot of ``kind`` (read once)."""
     name = KINDS[kind][0]
     if name not in _ROBOTS:
-        _ROBOTS[name] = load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / name)))
+        _ROBOTS[name] = robot_file(name)
     return _ROBOTS[name]
 
 

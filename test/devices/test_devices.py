@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from device_kinds import robot_of, setup_of
+from device_kinds import robot_file, robot_of, setup_of
 from ranger_scenes import CORRIDOR
 from reference_scene import CYLINDER_CENTRE, CYLINDER_RADIUS, FACETING, SONAR
 
@@ -117,12 +117,10 @@ def test_a_rebuilt_device_keeps_the_pose_and_takes_the_new_settings() -> None:
 
 
 def test_a_ranger_setup_makes_a_scanner_of_a_ray_sensor_and_an_array_of_sonars() -> None:
-    scanner_robot = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanner.urdf'))
-    )
+    scanner_robot = robot_file('ranger_scanner.urdf')
     _, scanner = build_device(scanner_robot, ranger_setup())
     assert isinstance(scanner, ScannerRanger)
-    ring = load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / 'sonar_ring.urdf')))
+    ring = robot_file('sonar_ring.urdf')
     mount, array = build_device(ring, ranger_setup())
     assert isinstance(array, SonarArray)
     assert array.size == len(ring.sensors_of_type(SensorType.SONAR))
@@ -131,16 +129,11 @@ def test_a_ranger_setup_makes_a_scanner_of_a_ray_sensor_and_an_array_of_sonars()
 
 
 def test_a_scanning_setup_makes_a_sweep_that_assembles_its_sweep() -> None:
-    robot = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
-    )
+    robot = robot_file('ranger_scanning_sonar.urdf')
     setup = Setup(
         Family.SCANNING,
-        SensorSettings(),
         ScanningSettings(min_angle=-0.3, max_angle=0.3),
         SweepSettings(step=0.1),
-        GeometrySettings(),
-        OutputSettings(),
         BeamSettings(rays=20),
     )
     caster = Raycaster(load_world(CORRIDOR))
@@ -160,18 +153,13 @@ def test_a_scanning_setup_makes_a_sweep_that_assembles_its_sweep() -> None:
 
 
 def test_a_multibeam_setup_makes_a_fan() -> None:
-    robot = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
-    )
+    robot = robot_file('ranger_scanning_sonar.urdf')
     setup = Setup(
         Family.SCANNING,
-        SensorSettings(),
         ModeSettings('multibeam'),
         ScanningSettings(min_angle=-0.3, max_angle=0.3),
         FanSettings(beams=7),
-        GeometrySettings(),
         OutputSettings(update_rate=5.0),
-        BeamSettings(),
     )
     _, fan = build_device(robot, setup)
     assert isinstance(fan, FanRanger)
@@ -180,17 +168,11 @@ def test_a_multibeam_setup_makes_a_fan() -> None:
 
 
 def test_a_setting_the_device_refuses_is_an_error_located_at_the_sensor() -> None:
-    robot = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
-    )
+    robot = robot_file('ranger_scanning_sonar.urdf')
     setup = Setup(
         Family.SCANNING,
-        SensorSettings(),
         ModeSettings('multibeam'),
         ScanningSettings(min_angle=0.5, max_angle=0.2),
-        GeometrySettings(),
-        OutputSettings(),
-        BeamSettings(),
     )
     with pytest.raises(
         DescriptionError, match=r'<sensor name=.*max_angle \(0.2\) must be >= min_angle \(0.5\)'
@@ -211,7 +193,7 @@ def test_a_urdf_rate_the_single_beam_sonar_refuses_is_located_at_its_sensor() ->
     robot = load_robot_from(
         RobotSettings(robot_description=source.replace('update_rate="15"', 'update_rate="5000"'))
     )
-    setup = Setup(Family.SONAR, SensorSettings(), OutputSettings(), BeamSettings())
+    setup = Setup(Family.SONAR)
     with pytest.raises(DescriptionError) as refused:
         build_device(robot, setup)
     line = str(refused.value)
@@ -224,17 +206,12 @@ def test_a_urdf_rate_the_single_beam_sonar_refuses_is_located_at_its_sensor() ->
 @pytest.mark.parametrize('mode', ['multibeam', 'sweep'])
 def test_a_label_table_over_the_entity_limit_is_refused_in_one_line(mode: str) -> None:
     """A mono16 label is 1 + the entity index: 65535 entities fit, 65536 do not."""
-    robot = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'ranger_scanning_sonar.urdf'))
-    )
+    robot = robot_file('ranger_scanning_sonar.urdf')
     setup = Setup(
         Family.SCANNING,
-        SensorSettings(),
         ModeSettings(mode),
         ScanningSettings(min_angle=-0.3, max_angle=0.3),
         FanSettings(beams=7) if mode == 'multibeam' else SweepSettings(step=0.1),
-        GeometrySettings(),
-        OutputSettings(),
         BeamSettings(rays=20) if mode == 'sweep' else BeamSettings(),
         ImageSettings(publish_image_polar=True, publish_labels=True),
     )
@@ -264,14 +241,10 @@ def test_the_fan_images_are_refused_where_a_mode_has_images_of_its_own(
     mode: str, robot: str, own: str
 ) -> None:
     """Asked of a side-scan or an echosounder, they would never come: one line says so."""
-    loaded = load_robot_from(RobotSettings(robot_description_file=str(ROBOTS / robot)))
+    loaded = robot_file(robot)
     setup = Setup(
         Family.SCANNING,
-        SensorSettings(),
         ModeSettings(mode),
-        GeometrySettings(),
-        OutputSettings(),
-        BeamSettings(),
         ImageSettings(publish_image=True, publish_labels=True),
     )
     with pytest.raises(DescriptionError) as refused:
@@ -292,17 +265,11 @@ def test_the_fan_images_are_refused_where_a_mode_has_images_of_its_own(
 def test_the_echosounder_refuses_the_image_options_its_detection_would_ignore(
     imaging: dict[str, object],
 ) -> None:
-    loaded = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'echosounder.urdf'))
-    )
+    loaded = robot_file('echosounder.urdf')
     setup = Setup(
         Family.SCANNING,
-        SensorSettings(),
         ModeSettings('echosounder'),
         ScanningSettings(**imaging),  # type: ignore[arg-type]
-        GeometrySettings(),
-        OutputSettings(),
-        BeamSettings(),
     )
     with pytest.raises(DescriptionError) as refused:
         build_device(loaded, setup)
@@ -337,9 +304,7 @@ def test_an_element_size_that_is_no_size_is_refused(size: tuple[float, ...]) -> 
 
 
 def test_an_error_at_a_sensor_of_a_xacro_robot_says_it_is_in_xacros_output() -> None:
-    robot = load_robot_from(
-        RobotSettings(robot_description_file=str(ROBOTS / 'demo_robot.urdf.xacro'))
-    )
+    robot = robot_file('demo_robot.urdf.xacro')
     with pytest.raises(DescriptionError) as error:
         choose_sensor(robot, 'imu', SensorType.SONAR)
     message = str(error.value)

@@ -20,7 +20,9 @@ D_OMEGA = 1e-4
 MU = 0.5
 
 
-def model(**kwargs: object) -> EchoModel:
+def echo_config(**kwargs: object) -> EchoConfig:
+    """1 m bins from 1 to 11 m, a uniform one-way pattern 10 degrees wide, no absorption;
+    ``kwargs``: other fields, or these changed."""
     settings: dict[str, object] = {
         'beam_width': math.radians(10.0),
         'pattern': BeamPattern.UNIFORM,
@@ -31,8 +33,12 @@ def model(**kwargs: object) -> EchoModel:
         'absorption': Absorption.NONE,
     }
     settings.update(kwargs)
-    config = EchoConfig(**settings)  # type: ignore[arg-type]
-    return EchoModel(config, np.zeros(N_RAYS), np.full(N_RAYS, D_OMEGA))
+    return EchoConfig(**settings)  # type: ignore[arg-type]
+
+
+def model(**kwargs: object) -> EchoModel:
+    """``N_RAYS`` rays on the axis over ``echo_config(**kwargs)``."""
+    return EchoModel(echo_config(**kwargs), np.zeros(N_RAYS), np.full(N_RAYS, D_OMEGA))
 
 
 def echo(r: float, cos: float = 1.0) -> float:
@@ -221,15 +227,7 @@ def test_float32_rays_split_as_float64() -> None:
 
 
 def test_rays_outside_the_cast_add_nothing() -> None:
-    config = EchoConfig(
-        beam_width=math.radians(10.0),
-        pattern=BeamPattern.UNIFORM,
-        n_way=1,
-        min_range=1.0,
-        max_range=11.0,
-        n_bins=10,
-        absorption=Absorption.NONE,
-    )
+    config = echo_config()
     off_axis = np.zeros(N_RAYS)
     off_axis[0] = 2.0 * config.cast_half_angle  # out of the cast: never a return
     m = EchoModel(config, off_axis, np.full(N_RAYS, D_OMEGA))

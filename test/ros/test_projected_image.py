@@ -18,7 +18,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ranger_scenes import ACOUSTICS, MAX_RANGE, C, D, wall_scene
+from ranger_scenes import (
+    BEAMS,
+    BINS,
+    DB_HIGH,
+    DB_LOW,
+    FIRST,
+    MAX_RANGE,
+    MIN_RANGE,
+    SPACING,
+    C,
+    D,
+    image_fan,
+    wall_scene,
+)
 from ros_helpers import (
     NODE_START_TIMEOUT,
     Probe,
@@ -33,36 +46,18 @@ from ros_helpers import (
 
 pytestmark = pytest.mark.ros
 
-MIN_RANGE, BINS = 0.5, ACOUSTICS['range_bins']
 W = (MAX_RANGE - MIN_RANGE) / BINS
-BEAMS, FIRST, LAST = 31, -0.6, 0.6
-SPACING = (LAST - FIRST) / (BEAMS - 1)
 AZIMUTHS = FIRST + SPACING * np.arange(BEAMS)
-DB_LOW, DB_HIGH, SOURCE_LEVEL = -90.0, -30.0, 6.0
+SOURCE_LEVEL = 6.0
 FREQUENCY, VERTICAL, HORIZONTAL = 900e3, math.radians(10.0), math.radians(1.5)
 DTYPE_CODES = {'uint16': 2, 'float32': 8}  # SonarImageData.DTYPE_*
 
 
 def parameters(robot: str, world: str, **more: Any) -> dict[str, Any]:
-    return {
-        'robot_description_file': robot,
-        'scene_file': world,
-        'mode': 'multibeam',
-        'beams': BEAMS,
-        'min_angle': FIRST,
-        'max_angle': LAST,
-        'beam_width': HORIZONTAL,
-        'vertical_beam_width': VERTICAL,
-        'rays_horizontal': 3,
-        'rays_vertical': 11,
-        'update_rate': 20.0,
-        'frequency': FREQUENCY,
-        'source_level': SOURCE_LEVEL,
-        'image_db_min': DB_LOW,
-        'image_db_max': DB_HIGH,
-        **ACOUSTICS,
-        **more,
-    }
+    """``image_fan``'s parameters at ``FREQUENCY`` Hz and a source level of ``SOURCE_LEVEL`` dB."""
+    return image_fan(
+        robot, world, **({'frequency': FREQUENCY, 'source_level': SOURCE_LEVEL} | more)
+    )
 
 
 def reliable() -> Any:

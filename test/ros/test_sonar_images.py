@@ -20,7 +20,21 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ranger_scenes import ACOUSTICS, MAX_RANGE, D, wall_scene
+from ranger_scenes import (
+    ACOUSTICS,
+    BEAMS,
+    BINS,
+    DB_HIGH,
+    DB_LOW,
+    FIRST,
+    LAST,
+    MAX_RANGE,
+    MIN_RANGE,
+    SPACING,
+    D,
+    image_fan,
+    wall_scene,
+)
 from ros_helpers import (
     NODE_START_TIMEOUT,
     Probe,
@@ -35,32 +49,12 @@ from ros_helpers import (
 
 pytestmark = pytest.mark.ros
 
-MIN_RANGE, BINS = 0.5, ACOUSTICS['range_bins']
-BEAMS, FIRST, LAST = 31, -0.6, 0.6
-SPACING = (LAST - FIRST) / (BEAMS - 1)
 M_PER_PX = 0.05  # D / M_PER_PX = 40 pixels
-DB_LOW, DB_HIGH = -90.0, -30.0
 
 
 def fan_parameters(robot: str, world: str, **more: Any) -> dict[str, Any]:
-    return {
-        'robot_description_file': robot,
-        'scene_file': world,
-        'mode': 'multibeam',
-        'beams': BEAMS,
-        'min_angle': FIRST,
-        'max_angle': LAST,
-        'beam_width': math.radians(1.5),
-        'vertical_beam_width': math.radians(10.0),
-        'rays_horizontal': 3,
-        'rays_vertical': 11,
-        'update_rate': 20.0,
-        'image_db_min': DB_LOW,
-        'image_db_max': DB_HIGH,
-        'image_resolution': M_PER_PX,
-        **ACOUSTICS,
-        **more,
-    }
+    """``image_fan``'s parameters, Cartesian images of ``M_PER_PX`` m pixels."""
+    return image_fan(robot, world, **({'image_resolution': M_PER_PX} | more))
 
 
 # A post of the wall's height on the sensor's left (+y), nearer than the wall: its face is the

@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 import pytest
+from coherent_scenes import lossless_echo
 from flat_seabed import seabed_fixture
 from numpy.typing import NDArray
 
@@ -247,15 +248,7 @@ def test_cartesian_image_has_no_rings(flat: Raycaster) -> None:
 #: fan's 20 degrees (its edges meet the seabed nearer than 8.4 m and farther than 86 m).
 ARRAY_ELEMENTS = 51
 ARRAY_FAN = FanConfig(beams=48, min_angle=-0.4, max_angle=0.4)
-ARRAY_ECHO = EchoConfig(
-    beam_width=math.radians(2.0),
-    min_range=9.0,
-    max_range=40.0,
-    n_bins=310,
-    frequency=400e3,
-    sound_speed=1500.0,
-    absorption=Absorption.NONE,
-)
+ARRAY_ECHO = lossless_echo(9.0, 40.0, 310, beam_width=math.radians(2.0), sound_speed=1500.0)
 INNER = slice(6, -6)  # the beams whose main lobes the casts hold whole
 
 

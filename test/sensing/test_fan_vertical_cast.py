@@ -18,10 +18,11 @@ import math
 
 import numpy as np
 import pytest
+from coherent_scenes import lossless_echo
 from flat_seabed import seabed_fixture
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
+from nps_sonar_py.echo import BeamPattern, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
 from nps_sonar_py.echo.pulse import Pulse, PulseKind
@@ -58,16 +59,7 @@ def fan_profile(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(bin centres, mean profile over the beams) of a fan ``tilt_deg`` down at ``HEIGHT``."""
     tilt = math.radians(tilt_deg)
-    echo = EchoConfig(
-        beam_width=math.radians(0.5),
-        min_range=3.0,
-        max_range=6.0,
-        n_bins=60,
-        frequency=400e3,
-        sound_speed=1500.0,
-        absorption=Absorption.NONE,
-        seed=3,
-    )
+    echo = lossless_echo(3.0, 6.0, 60, beam_width=math.radians(0.5), sound_speed=1500.0, seed=3)
     beams = 41 if formed else 1
     fan = FanConfig(
         beams=beams,

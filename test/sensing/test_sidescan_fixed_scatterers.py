@@ -22,28 +22,26 @@ from typing import Any
 
 import numpy as np
 import pytest
-from coherent_scenes import LEVEL, SIDESCAN_ECHO, pitched, sidescan_sonar
+from coherent_scenes import (
+    LEVEL,
+    SIDESCAN_ECHO,
+    channel_engine,
+    per_ray_intensity,
+    pitched,
+    sidescan_sonar,
+)
+from flat_seabed import seabed_fixture
 from numpy.typing import NDArray
-from test_sidescan import seabed_world
+from test_sidescan import MU, seabed_world
 
-from nps_sonar_py.echo.channel_echoes import ChannelEngine, SeenSurfaces
-from nps_sonar_py.echo.coherent import CoherentModel
+from nps_sonar_py.echo.channel_echoes import SeenSurfaces
 from nps_sonar_py.scene import Raycaster, load_world
 from nps_sonar_py.sensing.sidescan import SidescanSonar
 
 SEEDS = 40
 
 
-@pytest.fixture(scope='module')
-def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    return Raycaster(load_world(seabed_world(tmp_path_factory.mktemp('flat'))))
-
-
-def channels(sonar: SidescanSonar) -> ChannelEngine:
-    """The sonar's engine over the fixed scatterers."""
-    engine = sonar.engine.coherent  # type: ignore[union-attr]
-    assert isinstance(engine, ChannelEngine)
-    return engine
+flat = seabed_fixture(MU)
 
 
 def seabed_bins(profiles: NDArray[np.float64]) -> slice:
@@ -59,14 +57,7 @@ def correlation(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
 
 def per_ray_profiles(sonar: SidescanSonar, caster: Raycaster) -> NDArray[np.float64]:
     """The control: the per-ray model's profiles of the sonar's rays (each hit a scatterer)."""
-    hits = caster.cast(sonar.origin, sonar.directions)
-    law = sonar.model.law(
-        np.asarray(hits.ranges).reshape(2, -1),
-        np.asarray(hits.cos_incidence).reshape(2, -1),
-        np.asarray(hits.reflectivity).reshape(2, -1),
-    )
-    model = CoherentModel(channels(sonar).config, sonar.echo)
-    return model.ping(law.intensities, law.ranges, sonar.origin, sonar.directions).intensity
+    return per_ray_intensity(channel_engine(sonar), caster, sonar.origin, sonar.directions)
 
 
 @pytest.mark.parametrize('axis', [0, 1])
@@ -104,7 +95,7 @@ def test_the_mean_over_seeds_is_the_incoherent_image(flat: Raycaster) -> None:
     for seed in range(SEEDS):
         sonar = sidescan_sonar(seed)
         right.append(sonar.ping(flat).profiles)
-        engine = channels(sonar)
+        engine = channel_engine(sonar)
         two_way = engine.pattern
 
         def one_way(

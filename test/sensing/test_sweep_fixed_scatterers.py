@@ -17,44 +17,27 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from coherent_scenes import pitched, sweep_sonar
+from coherent_scenes import channel_engine, per_ray_intensity, pitched, sweep_sonar
+from flat_seabed import seabed_fixture
 from numpy.typing import NDArray
-from test_sidescan import seabed_world
+from test_sidescan import MU
 from test_sidescan_fixed_scatterers import chi_square, correlation
 
 from nps_sonar_py.devices.interface import RangerGeometry
 from nps_sonar_py.devices.sonar import SingleBeamSonar
-from nps_sonar_py.echo.channel_echoes import ChannelEngine
-from nps_sonar_py.echo.coherent import CoherentModel
-from nps_sonar_py.scene import Raycaster, load_world
+from nps_sonar_py.scene import Raycaster
 from nps_sonar_py.sensing.sweep import ScanningSonar
 
 SEEDS = 80
 
 
-@pytest.fixture(scope='module')
-def flat(tmp_path_factory: pytest.TempPathFactory) -> Raycaster:
-    return Raycaster(load_world(seabed_world(tmp_path_factory.mktemp('flat'))))
-
-
-def heard(sonar: ScanningSonar) -> ChannelEngine:
-    """The head's engine over the fixed scatterers."""
-    engine = sonar.engine.coherent  # type: ignore[union-attr]
-    assert isinstance(engine, ChannelEngine)
-    return engine
+flat = seabed_fixture(MU)
 
 
 def per_ray_profile(sonar: ScanningSonar, caster: Raycaster) -> NDArray[np.float64]:
     """The control: the per-ray model's profile of the head's rays (each hit a scatterer)."""
     directions = sonar.directions(0.0)
-    hits = caster.cast(sonar.origin, directions)
-    law = sonar.model.law(
-        np.asarray(hits.ranges).reshape(1, -1),
-        np.asarray(hits.cos_incidence).reshape(1, -1),
-        np.asarray(hits.reflectivity).reshape(1, -1),
-    )
-    model = CoherentModel(heard(sonar).config, sonar.echo)
-    return model.ping(law.intensities, law.ranges, sonar.origin, directions).intensity[0]
+    return per_ray_intensity(channel_engine(sonar), caster, sonar.origin, directions)[0]
 
 
 @pytest.mark.parametrize('axis', [0, 1])
@@ -82,7 +65,7 @@ def test_the_mean_over_seeds_is_the_incoherent_profile(flat: Raycaster) -> None:
     for seed in range(SEEDS):
         sonar = sweep_sonar(seed)
         right.append(sonar.ping(flat, 0.0).intensity[None, :])
-        engine = heard(sonar)
+        engine = channel_engine(sonar)
         two_way = engine.pattern
 
         def one_way(
@@ -106,21 +89,14 @@ def single_beam(pose: NDArray[np.float64]) -> SingleBeamSonar:
     geometry = RangerGeometry(
         'world', 'sonar', eye, np.full(3, 0.1), ('sonar',), eye[None], np.full((1, 3), 0.1)
     )
-    config = heard(head).config
+    config = channel_engine(head).config
     return SingleBeamSonar(head.echo, pose, geometry, n_rays=4000, coherent=config)
 
 
 def single_per_ray(sonar: SingleBeamSonar, caster: Raycaster) -> NDArray[np.float64]:
     """The control: the per-ray model's profile of the single beam's rays."""
     origin, directions = sonar.world_from_elements[0, :3, 3], sonar._directions
-    hits = caster.cast(origin, directions)
-    law = sonar.model.law(
-        np.asarray(hits.ranges).reshape(1, -1),
-        np.asarray(hits.cos_incidence).reshape(1, -1),
-        np.asarray(hits.reflectivity).reshape(1, -1),
-    )
-    model = CoherentModel(heard(sweep_sonar(0)).config, sonar.echo)
-    return model.ping(law.intensities, law.ranges, origin, directions).intensity[0]
+    return per_ray_intensity(channel_engine(sonar), caster, origin, directions)[0]
 
 
 @pytest.mark.parametrize('axis', [0, 1])
