@@ -512,7 +512,9 @@ class SidescanSonar(PosedRays):
                 footprint=lambda: self._footprint(r, cos),
                 lit=None
                 if self._lighting is None
-                else self._lighting.lit(hits, ranges, self.world_from_body, self.directions),
+                else self._lighting.lit(
+                    hits, ranges, self.world_from_body, self.directions, caster
+                ),
             )
         )
         profiles = record.intensity
