@@ -228,11 +228,15 @@ def _objects(
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """The rows in ``kept`` of the entities without a seabed, and their triangles' normals.
 
+    None of them when no seabed is lit (the objects' images need one).
+
     ``kept`` (sorted) indexes the joined scatterers, of which part ``k``'s (``meshes[k]``'s)
     are ``sizes[k]`` to ``sizes[k + 1]``; the normals are turned into the sensor's frame by
     each part's rotation.
     """
     rows, normals = [np.zeros(0, dtype=np.intp)], [np.zeros((0, 3))]
+    if all(mesh.seabed is None for mesh in meshes):  # no seabed lit: nothing to mirror in
+        return rows[0], normals[0]
     for (part, rotation, _), a, b, mesh in zip(parts, sizes[:-1], sizes[1:], meshes, strict=True):
         lo, hi = np.searchsorted(kept, (a, b))
         if mesh.seabed is None and lo < hi:

@@ -340,7 +340,7 @@ class SidescanSonar(PosedRays):
         coherent: the coherent engine's settings (``echo.engine``: each ray a point
             scatterer, the pulse spreading it; no line array across the two channels);
             ``None`` (default): the incoherent engine. Multipath ghosts are not in the
-            coherent profiles.
+            coherent profiles; objects' images in the seabed are (``seabed_images``).
 
     Raises:
         ConfigurationError: more than ``MAX_SIDESCAN_BINS`` bins or ``MAX_SIDESCAN_RAYS``
