@@ -25,11 +25,12 @@ phase does not depend on the directions); the carrier phase is that of the path'
 Which are heard: scatterers of entities without a seabed, heard directly (in front of the
 rays' depth map and inside a channel's pattern), over a seabed (straight down from the
 scatterer, the first surface met is a seabed's: ``Below``), above it, with the sensor above
-its plane; a bounce point the depth map sees (nothing nearer the sensor in its direction),
-and arriving on the side of the scatterer's face the sensor sees (the leg from the seabed to
-the scatterer is taken as clear: what is between the scatterer and its own foot is only
-what the straight-down look met first). ``docs/multipath.md``, "The seabed images of the
-fixed scatterers".
+its plane; the way to the bounce point open: the cast ray in the image's direction ends on
+a seabed or on nothing, not on an object (``Open``: over relief the seabed there, not the
+plane under the scatterer, is where the path bounces); arriving on the side of the
+scatterer's face the sensor sees. The leg from the seabed to the scatterer is taken as
+clear: what stands between them is seen only where the straight-down look meets it first.
+``docs/multipath.md``, "The seabed images of the fixed scatterers".
 """
 
 from __future__ import annotations
@@ -45,7 +46,17 @@ from nps_sonar_py.echo.entity_scatterers import EntityMesh
 from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
 from nps_sonar_py.echo.surface_echoes import LitSurfaces
 
-__all__ = ['Below', 'Ground', 'Images', 'ground', 'seabed_images']
+__all__ = [
+    'Below',
+    'Ground',
+    'Images',
+    'Meshes',
+    'Open',
+    'ground',
+    'open_to_seabed',
+    'seabed_images',
+    'seabed_rows',
+]
 
 #: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
 _DB_TO_NEPER = math.log(10.0) / 10.0
@@ -72,13 +83,18 @@ class Ground:
 Below = Callable[[NDArray[np.float64]], Ground]
 
 
-def ground(
-    distance: NDArray[np.floating],
-    normals: NDArray[np.floating],
-    ids: NDArray[np.int64],
-    meshes: Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]],
-) -> Ground:
-    """The ground of a cast straight down: its ranges, normals, triangle ids (-1 none), meshes."""
+#: Whether the cast ray in each direction (m, 3 in the sensor's frame; ranges (m,)) ends on a
+#: seabed or on nothing: no object stands between the sensor and the seabed there.
+Open = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]]
+
+#: The meshes of the entities that own some triangle ids (``scene.hits.HitTriangles``).
+Meshes = Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
+
+
+def seabed_rows(
+    ids: NDArray[np.int64], meshes: Meshes
+) -> tuple[tuple[NDArray[np.intp], Sediment], ...]:
+    """The rows of triangle ids ``ids`` (-1: none) on each seabed, with its sediment."""
     hit = ids[ids >= 0]
     sediments = []
     for mesh in meshes(hit) if hit.size else ():
@@ -86,8 +102,26 @@ def ground(
             end = mesh.first + mesh.triangles.shape[0]
             rows = np.flatnonzero((ids >= mesh.first) & (ids < end))
             sediments.append((rows, mesh.seabed.sediment))
+    return tuple(sediments)
+
+
+def ground(
+    distance: NDArray[np.floating],
+    normals: NDArray[np.floating],
+    ids: NDArray[np.int64],
+    meshes: Meshes,
+) -> Ground:
+    """The ground of a cast straight down: its ranges, normals, triangle ids (-1 none), meshes."""
     d = np.where(ids >= 0, np.asarray(distance, dtype=np.float64), np.inf)
-    return Ground(d, np.asarray(normals, dtype=np.float64), tuple(sediments))
+    return Ground(d, np.asarray(normals, dtype=np.float64), seabed_rows(ids, meshes))
+
+
+def open_to_seabed(ids: NDArray[np.int64], meshes: Meshes) -> NDArray[np.bool_]:
+    """Which of the triangle ids ``ids`` (-1: none) are a seabed's or none."""
+    seen = ids < 0
+    for rows, _ in seabed_rows(ids, meshes):
+        seen[rows] = True
+    return seen
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,13 +140,17 @@ def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _mirror(
-    lit: LitSurfaces, below: Below, body: NDArray[np.float64], normals: NDArray[np.float64]
+    lit: LitSurfaces,
+    seabed: tuple[Below, Open],
+    body: NDArray[np.float64],
+    normals: NDArray[np.float64],
 ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]]:
     """Which scatterers (sensor frame) have a seabed image: rows, image, bounce point and ``R``.
 
     ``normals``: their faces' unit normals. Module docstring: above a seabed, the sensor
-    above its plane, the bounce point seen and on the lit side of the face.
+    above its plane, the way to the image open to the seabed, on the lit side of the face.
     """
+    below, open_to = seabed
     rotation, origin = lit.world_from_sensor[:3, :3], lit.world_from_sensor[:3, 3]
     facing = normals * np.where(_dot(body, normals) < 0.0, 1.0, -1.0)[:, None]  # to the sensor
     start = body + OFFSET * facing
@@ -130,7 +168,7 @@ def _mirror(
     z, h, up = z[rows], h[rows], up[rows]
     image = body[rows] - 2.0 * z[:, None] * up
     bounce = image * (h / (h + z))[:, None]
-    seen = lit.visible(bounce, np.sqrt(_dot(bounce, bounce)))
+    seen = open_to(image, np.sqrt(_dot(image, image)))
     seen &= _dot(bounce - body[rows], facing[rows]) > 0.0
     r = np.zeros(rows.size, dtype=np.complex128)
     sin = np.minimum((h + z) / np.sqrt(_dot(image, image)), 1.0)
@@ -143,7 +181,7 @@ def _mirror(
 
 def seabed_images(
     lit: LitSurfaces,
-    below: Below,
+    seabed: tuple[Below, Open],
     scatterers: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]],
     pattern: Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]],
     absorption_db_per_m: float,
@@ -151,8 +189,9 @@ def seabed_images(
     """The echoes of the scatterers' images in the seabed (module docstring).
 
     Args:
-        lit: what the cast lit (its depth map and the sensor's pose).
-        below: the ground straight down from points in the world.
+        lit: what the cast lit (the sensor's pose).
+        seabed: the ground straight down from points in the world, and whether the cast ray
+            towards a direction ends on a seabed or nothing.
         scatterers: (q, 3) positions in the sensor's frame, their faces' (q, 3) unit
             normals and their (q,) direct amplitudes without the pattern.
         pattern: each point's channel and that channel's two-way pattern there.
@@ -161,7 +200,7 @@ def seabed_images(
     body, normals, direct = scatterers
     if not body.shape[0]:
         return Images(np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0, dtype=np.complex128))
-    rows, image, bounce, r = _mirror(lit, below, body, normals)
+    rows, image, bounce, r = _mirror(lit, seabed, body, normals)
     p, n = body[rows], normals[rows]
     rd = np.sqrt(_dot(p, p))
     ri = np.sqrt(_dot(image, image))

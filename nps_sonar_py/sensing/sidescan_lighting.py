@@ -13,8 +13,9 @@ whose cell holds its direction (its channel, column and row), plus that ray's ra
 across its cell (occlusion: the shadows behind objects).
 
 Given the caster, the lit surfaces also say what lies straight down from a point
-(:func:`ground_below`, one cast of vertical rays): the seabed the objects' scatterers are
-mirrored in (``echo.seabed_images``).
+(:func:`ground_below`, one cast of vertical rays), the seabed the objects' scatterers are
+mirrored in, and whether a ray of the cast ends on a seabed or nothing, the way to the
+bounce point open (``echo.seabed_images``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.channel_echoes import SeenSurfaces
-from nps_sonar_py.echo.seabed_images import Ground, ground
+from nps_sonar_py.echo.seabed_images import Ground, ground, open_to_seabed
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.fan_lighting import hit_spread
 
@@ -67,16 +68,23 @@ def seen_surfaces(
     limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
     cast = np.asarray(hits.ranges).shape
     mu = np.broadcast_to(hits.scatterer_reflectivity, cast).ravel()[mine]  # untextured
+    ids = np.where(r <= farthest, hits.triangles.ids[mine], -1)
+    meshes = hits.triangles.meshes
     return SeenSurfaces(
-        np.where(r <= farthest, hits.triangles.ids[mine], -1),
+        ids,
         np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
         world_from_sensor[:3, 3] + finite[:, None] * d,
         spacing,
-        hits.triangles.meshes,
+        meshes,
         world_from_sensor,
         lambda body, rr: rr <= limit[ray_of(body, rr)],
         lambda body, rr: mu[ray_of(body, rr)],
-        None if caster is None else functools.partial(ground_below, caster),
+        None
+        if caster is None
+        else (
+            functools.partial(ground_below, caster),
+            lambda body, rr: open_to_seabed(ids[ray_of(body, rr)], meshes),
+        ),
     )
 
 
