@@ -10,9 +10,10 @@ the pattern's ``(w_i / w_d)**(1/4)``; the two-bounce path at ``r_i`` takes ``R**
 ``cos_i / cos_d (r_d / r_i)**2`` and ``sqrt(w_i / w_d)``. ``R`` is the sand's Rayleigh
 coefficient at the grazing angle ``atan((h + z) / y)`` (``sediment.reflection_coefficient``,
 checked against its closed forms in ``test/echo/test_sediment.py``), 29 degrees: under the
-critical angle, ``|R|`` near 1. Controls: the paths off (``seabed_images`` false), a box on
-the seabed that hides the bounce point, and the two one-bounce paths added as intensities
-(3 dB under the coherent sum, rejected).
+critical angle, ``|R|`` near 1. Controls: the paths off (``seabed_images`` false), a
+sediment matched to the water (density and sound speed ratios 1, no loss: ``R = 0``), a box
+on the seabed that hides the bounce point, and the two one-bounce paths added as
+intensities (3 dB under the coherent sum, rejected).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.seabed import BackscatterModel, Seabed
-from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient
+from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient, with_overrides
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
+from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 H, Z, Y = 10.0, 4.0, 25.0  # the sonar's height, the scatterer's, its ground range (port)
@@ -52,11 +54,11 @@ def plate() -> Triangles:
     return Triangles(v, np.array([[0, 1, 2]], dtype=np.int64))
 
 
-def world(hiding: bool) -> Raycaster:
+def world(hiding: bool, seabed: Seabed = SAND) -> Raycaster:
     """The sand seabed (its top at z = 0) and the triangle; ``hiding``: a box on the seabed,
     1.5 m tall, from 16.5 to 19 m across track, over the bounce point (at 17.86 m)."""
     entities = [
-        Entity('seabed', box_triangles([80.0, 80.0, 0.1]), 1e-10, seabed=SAND),
+        Entity('seabed', box_triangles([80.0, 80.0, 0.1]), 1e-10, seabed=seabed),
         Entity('plate', plate(), 0.5),
     ]
     states = [
@@ -72,13 +74,15 @@ def world(hiding: bool) -> Raycaster:
     return Raycaster(scene)
 
 
-def port_profile(hiding: bool = False, images: bool = True) -> NDArray[np.float64]:
+def port_profile(
+    hiding: bool = False, images: bool = True, seabed: Seabed = SAND
+) -> NDArray[np.float64]:
     """The port channel's profile of one coherent ping, 0.1 m bins to 40 m, no noise."""
     pulse = Pulse(PulseKind.CHIRP, 5e-3, 7e3, PulseWindow.HANN)
     coherent = CoherentConfig.of(pulse=pulse, scatterer_density=DENSITY, seabed_images=images)
     pose = transform_from_xyz_rpy([0.0, 0.0, H], [0.0, 0.0, 0.0])
     sonar = SidescanSonar(ECHO, CONFIG, pose, coherent=coherent)
-    caster = seabed_caster(world(hiding), FREQUENCY, ECHO.speed_of_sound)
+    caster = seabed_caster(world(hiding, seabed), FREQUENCY, ECHO.speed_of_sound)
     return np.asarray(sonar.ping(caster).profiles[0], dtype=np.float64)
 
 
@@ -149,3 +153,47 @@ def test_a_hidden_bounce_point_gives_no_image() -> None:
     assert direct > 0.0
     assert peak(hidden, R_1)[0] < 1e-4 * direct
     assert peak(hidden, R_I)[0] < 1e-4 * direct
+
+
+def test_a_seabed_matched_to_the_water_mirrors_nothing() -> None:
+    water = with_overrides(
+        SAND.sediment, density_ratio=1.0, sound_speed_ratio=1.0, loss_parameter=0.0
+    )
+    assert abs(complex(reflection_coefficient(water, math.atan2(H + ZC, Y)))) == 0.0
+    matched = port_profile(seabed=Seabed(sediment=water, model=SAND.model, lambert_db=-100.0))
+    direct = peak(matched, R_D)[0]
+    assert direct > 0.0
+    assert peak(matched, R_1)[0] < 1e-4 * direct
+    assert peak(matched, R_I)[0] < 1e-4 * direct
+
+
+def sweep_profile(images: bool) -> NDArray[np.float64]:
+    """A 40 degree coherent head's ping at a 0.6 m plate where the triangle is, both the
+    plate and its image in the head's cone (pitched 21 degrees down, yawed to port)."""
+    echo = lossless_echo(0.0, 40.0, 400, FREQUENCY, beam_width=math.radians(40.0))
+    pulse = Pulse(PulseKind.CHIRP, 5e-3, 7e3, PulseWindow.HANN)
+    coherent = CoherentConfig.of(pulse=pulse, scatterer_density=50.0, seabed_images=images)
+    pose = transform_from_xyz_rpy([0.0, 0.0, H], [0.0, math.radians(21.0), 0.5 * math.pi])
+    head = ScanningSonar(echo, SweepConfig(), pose, n_rays=20000, coherent=coherent)
+    entities = (
+        Entity('seabed', box_triangles([80.0, 80.0, 0.1]), 1e-10, seabed=SAND),
+        Entity('plate', box_triangles([0.6, 0.02, 0.6]), 0.5),
+    )
+    states = (
+        EntityState('seabed', origin=transform_from_xyz_rpy((0.0, 0.0, -0.05), (0, 0, 0))),
+        EntityState('plate', origin=transform_from_xyz_rpy((0.0, Y, Z + 0.3), (0, 0, 0))),
+    )
+    scene = World('sweep', entities, SceneState('sweep', 0.0, states))
+    caster = seabed_caster(Raycaster(scene), FREQUENCY, echo.speed_of_sound)
+    return np.asarray(head.ping(caster, 0.0).intensity, dtype=np.float64)
+
+
+def test_the_sweep_hears_the_images_too() -> None:
+    """The same engine serves the scanning head (and the single beam): its cone's lighting
+    gives the ground below. Control: the paths off leave the image's range empty."""
+    heard, plain = sweep_profile(True), sweep_profile(False)
+    image = math.hypot(Y, H + Z + 0.3)
+    direct = peak(plain, math.hypot(Y, H - Z - 0.3))[0]
+    assert direct > 0.0
+    assert peak(heard, image)[0] > 1e-2 * direct
+    assert peak(plain, image)[0] < 1e-4 * direct
