@@ -877,6 +877,12 @@ class CoherentSettings(Record):
     directivity_index: float = same_as(
         CoherentConfig, 'directivity_index', 'coherent: receive directivity index [dB]'
     )
+    seabed_images: bool = same_as(
+        CoherentConfig,
+        'seabed_images',
+        "coherent: hear objects' images in the seabed, by one and two bounces off it "
+        '(side-scan, sweep, single beam: docs/multipath.md)',
+    )
     publish_baseband: bool = setting(
         False,
         "coherent: publish each ping's complex baseband per beam on <device>/baseband "
@@ -908,4 +914,5 @@ class CoherentSettings(Record):
             noise_spectrum_level=self.noise_spectrum_level,
             directivity_index=self.directivity_index,
             leak_cells=self.leak_cells,
+            seabed_images=self.seabed_images,
         )

@@ -195,7 +195,9 @@ class SonarArray(IndependentReadings):
         mu = np.asarray(hits.reflectivity).reshape(k, n)  # NaN on misses: dropped by the model
         lit = None
         if self._lighting is not None:
-            lit = self._lighting.lit(hits, ranges, self.world_from_elements, self._directions)
+            lit = self._lighting.lit(
+                hits, ranges, self.world_from_elements, self._directions, caster
+            )
         record = self.engine.ping(
             Returns(r, cos, mu, self._origins, self._directions, extra=extra, lit=lit)
         )

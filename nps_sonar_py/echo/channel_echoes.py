@@ -14,7 +14,9 @@ channel's two-way pattern at its direction. The channel's baseband after the mat
 is ``sum_j a_j R(t - 2 r_j / c)``, deposited by the pulse's table
 (``CoherentModel.scatterer_ping``), with the receiver's noise and the bins' energy as the
 per-ray model has them. The mean over scatterer seeds is the incoherent image with the same
-pattern (``docs/coherent.md``).
+pattern (``docs/coherent.md``). With ``seabed_images`` (the default) the scatterers of objects
+over a seabed are also heard by their images in it (``seabed_images.py``), where the
+lighting says what lies below them (:attr:`SeenSurfaces.seabed`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from nps_sonar_py.echo.entity_scatterers import ScattererCache
 from nps_sonar_py.echo.fixed_scatterers import default_density
 from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.records import Echoes, EchoRecord
-from nps_sonar_py.echo.surface_echoes import LitSurfaces, lit_echoes
+from nps_sonar_py.echo.seabed_images import Below, Images, Open, seabed_images
+from nps_sonar_py.echo.surface_echoes import LitEchoes, LitSurfaces, lit_echoes
 
 __all__ = ['ChannelEngine', 'ChannelPattern', 'SeenSurfaces', 'channel_density']
 
@@ -48,10 +51,14 @@ class SeenSurfaces(LitSurfaces):
     seabed's swath at one grazing angle. So ``reflectivity`` is 1 on every ray here, and
     ``seen_reflectivity(body, r)`` gives each scatterer (m, 3 in the sensor's frame, at
     ranges (m,)) the reflectivity of the ray whose cell holds its direction: NaN where that
-    ray hit nothing (the scatterer is then not heard).
+    ray hit nothing (the scatterer is then not heard). ``seabed``: for the objects' images
+    in the seabed, the ground straight down from points in the world and whether the ray
+    towards a direction ends on a seabed or nothing (``seabed_images.Below``, ``Open``);
+    ``None``: none heard.
     """
 
     seen_reflectivity: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
+    seabed: tuple[Below, Open] | None = None
 
 
 def channel_density(config: CoherentConfig, model: EchoModel, beam_width: float) -> float:
@@ -114,8 +121,15 @@ class ChannelEngine(BasebandOf):
         """
         beams, ranges, amplitudes = [], [], []
         for k, part in enumerate(lit if isinstance(lit, tuple) else (lit,)):  # per sensor
+            seabed = part.seabed if isinstance(part, SeenSurfaces) else None
+            mirrored = self.config.seabed_images and seabed is not None
             echoes = lit_echoes(
-                part, self.density, self.config.scatterer_seed, self._absorption, self.scatterers
+                part,
+                self.density,
+                self.config.scatterer_seed,
+                self._absorption,
+                self.scatterers,
+                objects=mirrored,
             )
             channel, weight = self.pattern(echoes.positions)
             keep = np.flatnonzero(weight > 0.0)
@@ -127,6 +141,11 @@ class ChannelEngine(BasebandOf):
             beams.append(channel[keep] + k)
             ranges.append(r)
             amplitudes.append(echoes.amplitudes[keep] * np.sqrt(weight))
+            if mirrored and isinstance(part, SeenSurfaces) and seabed is not None:
+                images = self._images(part, seabed, echoes)
+                beams.append(images.channels + k)
+                ranges.append(images.ranges)
+                amplitudes.append(images.amplitudes)
         coherent = self.coherent.scatterer_ping(
             np.concatenate(beams),
             np.concatenate(ranges),
@@ -136,3 +155,12 @@ class ChannelEngine(BasebandOf):
         return EchoRecord(
             coherent.intensity, self.model.bin_edges, binned, coherent, self.noise_power
         )
+
+    def _images(self, part: SeenSurfaces, seabed: tuple[Below, Open], echoes: LitEchoes) -> Images:
+        """The echoes of the objects' scatterers' images in the seabed (``seabed_images``)."""
+        rows, normals = echoes.objects or (np.zeros(0, dtype=np.intp), np.zeros((0, 3)))
+        body = echoes.positions[rows]
+        r = np.sqrt(np.einsum('ij,ij->i', body, body))
+        mu = np.nan_to_num(part.seen_reflectivity(body, r), nan=0.0)
+        direct = echoes.amplitudes[rows] * np.sqrt(mu)
+        return seabed_images(part, seabed, (body, normals, direct), self.pattern, self._absorption)

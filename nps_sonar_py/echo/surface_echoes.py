@@ -89,11 +89,16 @@ class LitEchoes:
         positions: (m, 3) m (the transpose of a ``(3, m)`` array: each coordinate contiguous).
         amplitudes: (m,) ``xi sqrt(I)`` (times ``sqrt(w)``, ``w`` the weight ``heard`` gave).
         ranges: (m,) their ranges ``sqrt(x * x + y * y + z * z)``, m (``None``: not given).
+        objects: those of entities without a seabed, if asked for (``lit_echoes``'s
+            ``objects``): their rows (q,) in ``positions`` and their triangles' unit normals
+            (q, 3) in the sensor's frame, what their images in the seabed need
+            (``seabed_images.py``); ``None``: not asked for.
     """
 
     positions: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
     ranges: NDArray[np.float64] | None = None
+    objects: tuple[NDArray[np.intp], NDArray[np.float64]] | None = None
 
 
 #: Which scatterers (m, 3, sensor frame; ranges (m,)) a sonar hears and how: (m,) weights of
@@ -128,6 +133,7 @@ def lit_echoes(
     absorption_db_per_m: float,
     cache: ScattererCache | None = None,
     heard: Heard | None = None,
+    objects: bool = False,
 ) -> LitEchoes:
     """The heard scatterers of the lit surfaces and their amplitudes ``xi sqrt(I)``.
 
@@ -141,6 +147,7 @@ def lit_echoes(
         heard: the sonar's weight ``w`` of each scatterer's intensity (its pattern and
             window): the amplitudes are times ``sqrt(w)``, those of weight 0 dropped with the
             hidden ones before their law; ``None``: all kept as they are.
+        objects: also give the objects' rows and faces' normals (:attr:`LitEchoes.objects`).
 
     The per-scatterer passes run in two halves, one beside the caller (``background.in_halves``;
     numpy's passes release the GIL); each scatterer's arithmetic is its own, so the answer is
@@ -151,14 +158,11 @@ def lit_echoes(
         empty = np.zeros(0)
         return LitEchoes(np.zeros((0, 3)), np.zeros(0, dtype=np.complex128), empty)
     cache = cache or ScattererCache()
-    parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in lit.meshes(hit)]
+    meshes = lit.meshes(hit)
+    parts = [_entity_lit(lit, mesh, cache, density, seed) for mesh in meshes]
     sizes = np.cumsum([0] + [part.owner.size for part, _, _ in parts])
     owner, height, gain, amplitude = _joined(parts, density)
-    textured = [
-        (int(a), int(b), part.textured)
-        for (part, _, _), a, b in zip(parts, sizes[:-1], sizes[1:], strict=True)
-        if part.textured is not None
-    ]
+    textured = _textured(parts, sizes)
     body = np.empty((3, int(sizes[-1])))  # in the sensor's frame, coordinate by coordinate
     r = np.empty(body.shape[1])
     seen = np.empty(body.shape[1], dtype=bool)
@@ -200,7 +204,45 @@ def lit_echoes(
             _texture(amplitudes[span], k, d, (a, b), texture, (height, owner))
 
     in_halves(kept.size, gather)
-    return LitEchoes(positions, amplitudes, ranges)
+    facing = _objects(parts, meshes, kept, sizes) if objects else None
+    return LitEchoes(positions, amplitudes, ranges, facing)
+
+
+def _textured(
+    parts: list[tuple[Selected, NDArray[np.float64], NDArray[np.float64]]],
+    sizes: NDArray[np.int64],
+) -> list[tuple[int, int, tuple[Seabed, NDArray[np.float32]]]]:
+    """The joined scatterers (first, end) of each textured part, and its texture."""
+    return [
+        (int(a), int(b), part.textured)
+        for (part, _, _), a, b in zip(parts, sizes[:-1], sizes[1:], strict=True)
+        if part.textured is not None
+    ]
+
+
+def _objects(
+    parts: list[tuple[Selected, NDArray[np.float64], NDArray[np.float64]]],
+    meshes: tuple[EntityMesh, ...],
+    kept: NDArray[np.intp],
+    sizes: NDArray[np.int64],
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """The rows in ``kept`` of the entities without a seabed, and their triangles' normals.
+
+    None of them when no seabed is lit (the objects' images need one).
+
+    ``kept`` (sorted) indexes the joined scatterers, of which part ``k``'s (``meshes[k]``'s)
+    are ``sizes[k]`` to ``sizes[k + 1]``; the normals are turned into the sensor's frame by
+    each part's rotation.
+    """
+    rows, normals = [np.zeros(0, dtype=np.intp)], [np.zeros((0, 3))]
+    if all(mesh.seabed is None for mesh in meshes):  # no seabed lit: nothing to mirror in
+        return rows[0], normals[0]
+    for (part, rotation, _), a, b, mesh in zip(parts, sizes[:-1], sizes[1:], meshes, strict=True):
+        lo, hi = np.searchsorted(kept, (a, b))
+        if mesh.seabed is None and lo < hi:
+            rows.append(np.arange(lo, hi, dtype=np.intp))
+            normals.append(part.normals[part.owner[kept[lo:hi] - a]] @ rotation.T)
+    return np.concatenate(rows), np.concatenate(normals)
 
 
 def _texture(

@@ -17,7 +17,7 @@ from scipy.spatial import cKDTree
 
 from nps_sonar_py.echo import EchoConfig, beam_intensity
 from nps_sonar_py.echo.channel_echoes import ChannelPattern, SeenSurfaces
-from nps_sonar_py.sensing.caster import RayHits
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.cone import RayPattern
 from nps_sonar_py.sensing.sidescan_lighting import seen_surfaces
 
@@ -48,12 +48,14 @@ class ConeLighting:
         ranges: NDArray[np.floating],
         world_from_heads: NDArray[np.float64],
         directions: NDArray[np.float64],
+        caster: SurfaceCaster | None = None,
     ) -> tuple[SeenSurfaces, ...] | None:
         """What this ping lit, cone by cone, or ``None`` for a caster without triangles.
 
         ``hits`` of the rays ``directions`` (world frame; ``k`` cones of the pattern's rays
         one after the other), ``ranges`` their direct ranges; ``world_from_heads`` (k, 4, 4)
-        each cone's pose (x its axis).
+        each cone's pose (x its axis); ``caster``: the one that cast them, for the ground
+        below the objects (``sidescan_lighting.ground_below``).
         """
         n = self._step.size
         r = np.asarray(ranges, dtype=np.float64).ravel()
@@ -63,7 +65,15 @@ class ConeLighting:
             step = self._step * np.where(np.isfinite(r[rays]), r[rays], 0.0)
             steps = tuple((t @ pose[:3, :3].T, step) for t in self._tangents)
             part = seen_surfaces(
-                hits, r[rays], pose, directions[rays], steps, self._ray, self._farthest, rays
+                hits,
+                r[rays],
+                pose,
+                directions[rays],
+                steps,
+                self._ray,
+                self._farthest,
+                rays,
+                caster,
             )
             if part is None:
                 return None

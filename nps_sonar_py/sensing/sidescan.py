@@ -340,7 +340,7 @@ class SidescanSonar(PosedRays):
         coherent: the coherent engine's settings (``echo.engine``: each ray a point
             scatterer, the pulse spreading it; no line array across the two channels);
             ``None`` (default): the incoherent engine. Multipath ghosts are not in the
-            coherent profiles.
+            coherent profiles; objects' images in the seabed are (``seabed_images``).
 
     Raises:
         ConfigurationError: more than ``MAX_SIDESCAN_BINS`` bins or ``MAX_SIDESCAN_RAYS``
@@ -512,7 +512,9 @@ class SidescanSonar(PosedRays):
                 footprint=lambda: self._footprint(r, cos),
                 lit=None
                 if self._lighting is None
-                else self._lighting.lit(hits, ranges, self.world_from_body, self.directions),
+                else self._lighting.lit(
+                    hits, ranges, self.world_from_body, self.directions, caster
+                ),
             )
         )
         profiles = record.intensity

@@ -11,20 +11,27 @@ column neighbour ``d_a`` away along ``(cos a, -s sin a cos delta, sin a sin delt
 The cast is also the depth map: a scatterer is heard when no farther than the hit of the ray
 whose cell holds its direction (its channel, column and row), plus that ray's range change
 across its cell (occlusion: the shadows behind objects).
+
+Given the caster, the lit surfaces also say what lies straight down from a point
+(:func:`ground_below`, one cast of vertical rays), the seabed the objects' scatterers are
+mirrored in, and whether a ray of the cast ends on a seabed or nothing, the way to the
+bounce point open (``echo.seabed_images``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.channel_echoes import SeenSurfaces
-from nps_sonar_py.sensing.caster import RayHits
+from nps_sonar_py.echo.seabed_images import Ground, ground, open_to_seabed
+from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.fan_lighting import hit_spread
 
-__all__ = ['RayOf', 'SidescanLighting', 'seen_surfaces']
+__all__ = ['RayOf', 'SidescanLighting', 'ground_below', 'seen_surfaces']
 
 
 #: The ray whose cell holds each point's direction (m, 3 in the sensor's frame; ranges (m,)).
@@ -40,6 +47,7 @@ def seen_surfaces(
     ray_of: RayOf,
     farthest: float,
     rays: slice | None = None,
+    caster: SurfaceCaster | None = None,
 ) -> SeenSurfaces | None:
     """What a ping lit (``None`` for a caster without triangles), each scatterer seen by a ray.
 
@@ -47,7 +55,8 @@ def seen_surfaces(
     their directions ``directions`` (world frame) and ranges ``r`` (inf on a miss); ``steps``
     each of them's neighbours (``fan_lighting.hit_spread``, world frame); ``ray_of`` the ray
     (of these) whose cell holds a direction: a scatterer is heard when no farther than that
-    ray's hit plus its range change across the cell, with that ray's reflectivity.
+    ray's hit plus its range change across the cell, with that ray's reflectivity;
+    ``caster``: the ground below points (:func:`ground_below`), ``None``: not given.
     """
     if hits.triangles is None:
         return None
@@ -59,15 +68,39 @@ def seen_surfaces(
     limit = r + tolerance  # inf on a miss: nothing hides a scatterer there
     cast = np.asarray(hits.ranges).shape
     mu = np.broadcast_to(hits.scatterer_reflectivity, cast).ravel()[mine]  # untextured
+    ids = np.where(r <= farthest, hits.triangles.ids[mine], -1)
+    meshes = hits.triangles.meshes
     return SeenSurfaces(
-        np.where(r <= farthest, hits.triangles.ids[mine], -1),
+        ids,
         np.ones(r.size),  # each scatterer's is its ray's: seen_reflectivity
         world_from_sensor[:3, 3] + finite[:, None] * d,
         spacing,
-        hits.triangles.meshes,
+        meshes,
         world_from_sensor,
         lambda body, rr: rr <= limit[ray_of(body, rr)],
         lambda body, rr: mu[ray_of(body, rr)],
+        None
+        if caster is None
+        else (
+            functools.partial(ground_below, caster),
+            lambda body, rr: open_to_seabed(ids[ray_of(body, rr)], meshes),
+        ),
+    )
+
+
+def ground_below(caster: SurfaceCaster, points: NDArray[np.float64]) -> Ground:
+    """What lies straight down (world -z) from (m, 3) world points: one cast of ``caster``."""
+    down = np.zeros_like(points)
+    down[:, 2] = -1.0
+    hits = caster.cast(points, down)
+    if hits.triangles is None:  # a caster without triangles has no seabed to mirror in
+        ids = np.full(points.shape[0], -1, dtype=np.int64)
+        return ground(np.asarray(hits.ranges), np.asarray(hits.normals), ids, lambda _: ())
+    return ground(
+        np.asarray(hits.ranges),
+        np.asarray(hits.normals),
+        hits.triangles.ids,
+        hits.triangles.meshes,
     )
 
 
@@ -115,10 +148,12 @@ class SidescanLighting:
         ranges: NDArray[np.floating],
         world_from_body: NDArray[np.float64],
         directions: NDArray[np.float64],
+        caster: SurfaceCaster | None = None,
     ) -> SeenSurfaces | None:
         """What this ping lit, or ``None`` for a caster without triangles.
 
-        ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges.
+        ``hits`` of the rays ``directions`` (world frame), ``ranges`` their direct ranges;
+        ``caster``: the one that cast them, for the ground below the objects.
         """
         rotation = world_from_body[:3, :3]
         r = np.asarray(ranges, dtype=np.float64).ravel()
@@ -128,7 +163,7 @@ class SidescanLighting:
             (self._col_t @ rotation.T, self._step * finite),
         )
         return seen_surfaces(
-            hits, r, world_from_body, directions, steps, self._ray, self._farthest
+            hits, r, world_from_body, directions, steps, self._ray, self._farthest, None, caster
         )
 
     def _ray(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.intp]:

@@ -276,7 +276,7 @@ class ScanningSonar:
         if self._lighting is not None:
             head = self.world_from_body.copy()
             head[:3, :3] = head[:3, :3] @ rotation_z(angle)
-            lit = self._lighting.lit(hits, np.asarray(ranges), head[None], directions)
+            lit = self._lighting.lit(hits, np.asarray(ranges), head[None], directions, caster)
         return self.engine.ping(
             Returns(
                 np.asarray(ranges).reshape(1, -1),

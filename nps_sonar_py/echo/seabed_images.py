@@ -1,0 +1,224 @@
+"""The images of objects' fixed scatterers in the seabed: the paths by one and two bounces.
+
+A scatterer ``P`` at height ``z`` over a locally flat seabed (unit normal ``n`` up, the sensor
+``h`` over its plane) is heard, besides by its direct path at ``r_d = |P|``, by the paths
+that bounce off the seabed on the way out, on the way back, or both (the image method: the
+bounce unfolds into the straight line to the image ``P' = P - 2 z n``, at ``r_i = |P'|``):
+
+* sensor -> seabed -> ``P`` -> sensor and its reverse, each of length ``r_i + r_d``: heard at
+  ``(r_d + r_i) / 2``, weighted by the seabed's plane-wave reflection coefficient ``R``;
+* sensor -> seabed -> ``P`` -> seabed -> sensor, of length ``2 r_i``: heard at ``r_i``,
+  weighted ``R**2``.
+
+Both bounces are at ``B = P' h / (h + z)``, where the line to the image crosses the seabed,
+at the grazing angle ``asin((h + z) / r_i)``; ``R`` is the seabed's sediment's Rayleigh
+coefficient there, complex (``sediment.reflection_coefficient``), its phase in the sum.
+Relative to the direct amplitude ``a = xi sqrt(mu A) cos(t_d) / r_d**2 exp(-a r_d)``
+(``surface_echoes``), a path whose legs are ``r_in`` and ``r_out`` long, arriving on the
+scatterer's face at ``t_in`` and leaving it at ``t_out``, has ``sqrt(mu A cos(t_in)
+cos(t_out)) / (r_in r_out)`` (Lambert's bistatic law for the scatterer's area), the
+absorption of its length, and the pattern of the directions it leaves and returns by:
+the two-way pattern ``w`` split evenly over the legs, ``(w(P) w(P'))**(1/4)`` for one bounce,
+``sqrt(w(P'))`` for two. The scatterer keeps its ``xi`` on every path (a point scatterer's
+phase does not depend on the directions); the carrier phase is that of the path's length.
+
+Which are heard: scatterers of entities without a seabed, heard directly (in front of the
+rays' depth map and inside a channel's pattern), over a seabed (straight down from the
+scatterer, the first surface met is a seabed's: ``Below``), above it, with the sensor above
+its plane; the way to the bounce point open: the cast ray in the image's direction ends on
+a seabed or on nothing, not on an object (``Open``: over relief the seabed there, not the
+plane under the scatterer, is where the path bounces); arriving on the side of the
+scatterer's face the sensor sees. The leg from the seabed to the scatterer is taken as
+clear: what stands between them is seen only where the straight-down look meets it first.
+``docs/multipath.md``, "The seabed images of the fixed scatterers".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo.entity_scatterers import EntityMesh
+from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
+from nps_sonar_py.echo.surface_echoes import LitSurfaces
+
+__all__ = [
+    'Below',
+    'Ground',
+    'Images',
+    'Meshes',
+    'Open',
+    'ground',
+    'open_to_seabed',
+    'seabed_images',
+    'seabed_rows',
+]
+
+#: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
+_DB_TO_NEPER = math.log(10.0) / 10.0
+#: The look straight down starts this far off the scatterer's face, on its lit side, m.
+OFFSET = 1e-4
+
+
+@dataclass(frozen=True, eq=False)
+class Ground:
+    """What lies straight down from some points.
+
+    Attributes:
+        distance: (m,) down to the first surface, m (inf: nothing).
+        normals: (m, 3) that surface's unit normal there (world frame, either orientation).
+        sediments: the rows whose surface is a seabed's, with that seabed's sediment.
+    """
+
+    distance: NDArray[np.float64]
+    normals: NDArray[np.float64]
+    sediments: tuple[tuple[NDArray[np.intp], Sediment], ...]
+
+
+#: The ground straight down from (m, 3) points in the world.
+Below = Callable[[NDArray[np.float64]], Ground]
+
+
+#: Whether the cast ray in each direction (m, 3 in the sensor's frame; ranges (m,)) ends on a
+#: seabed or on nothing: no object stands between the sensor and the seabed there.
+Open = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]]
+
+#: The meshes of the entities that own some triangle ids (``scene.hits.HitTriangles``).
+Meshes = Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
+
+
+def seabed_rows(
+    ids: NDArray[np.int64], meshes: Meshes
+) -> tuple[tuple[NDArray[np.intp], Sediment], ...]:
+    """The rows of triangle ids ``ids`` (-1: none) on each seabed, with its sediment."""
+    hit = ids[ids >= 0]
+    sediments = []
+    for mesh in meshes(hit) if hit.size else ():
+        if mesh.seabed is not None:
+            end = mesh.first + mesh.triangles.shape[0]
+            rows = np.flatnonzero((ids >= mesh.first) & (ids < end))
+            sediments.append((rows, mesh.seabed.sediment))
+    return tuple(sediments)
+
+
+def ground(
+    distance: NDArray[np.floating],
+    normals: NDArray[np.floating],
+    ids: NDArray[np.int64],
+    meshes: Meshes,
+) -> Ground:
+    """The ground of a cast straight down: its ranges, normals, triangle ids (-1 none), meshes."""
+    d = np.where(ids >= 0, np.asarray(distance, dtype=np.float64), np.inf)
+    return Ground(d, np.asarray(normals, dtype=np.float64), seabed_rows(ids, meshes))
+
+
+def open_to_seabed(ids: NDArray[np.int64], meshes: Meshes) -> NDArray[np.bool_]:
+    """Which of the triangle ids ``ids`` (-1: none) are a seabed's or none."""
+    seen = ids < 0
+    for rows, _ in seabed_rows(ids, meshes):
+        seen[rows] = True
+    return seen
+
+
+@dataclass(frozen=True, eq=False)
+class Images:
+    """The image paths' echoes: channel, range heard at (m), amplitude with its pattern."""
+
+    channels: NDArray[np.intp]
+    ranges: NDArray[np.float64]
+    amplitudes: NDArray[np.complex128]
+
+
+def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row by row dot products."""
+    dot: NDArray[np.float64] = np.einsum('ij,ij->i', a, b)
+    return dot
+
+
+def _mirror(
+    lit: LitSurfaces,
+    seabed: tuple[Below, Open],
+    body: NDArray[np.float64],
+    normals: NDArray[np.float64],
+) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]]:
+    """Which scatterers (sensor frame) have a seabed image: rows, image, bounce point and ``R``.
+
+    ``normals``: their faces' unit normals. Module docstring: above a seabed, the sensor
+    above its plane, the way to the image open to the seabed, on the lit side of the face.
+    """
+    below, open_to = seabed
+    rotation, origin = lit.world_from_sensor[:3, :3], lit.world_from_sensor[:3, 3]
+    facing = normals * np.where(_dot(body, normals) < 0.0, 1.0, -1.0)[:, None]  # to the sensor
+    start = body + OFFSET * facing
+    under = below(start @ rotation.T + origin)
+    up = under.normals * np.where(under.normals[:, 2] < 0.0, -1.0, 1.0)[:, None]
+    up = up @ rotation  # into the sensor's frame
+    foot = start - np.nan_to_num(under.distance, posinf=0.0)[:, None] * rotation[2]
+    z = _dot(body - foot, up)
+    h = -_dot(foot, up)
+    sediment = np.full(body.shape[0], -1, dtype=np.intp)
+    for k, (rows, _) in enumerate(under.sediments):
+        sediment[rows] = k
+    ok = (sediment >= 0) & np.isfinite(under.distance) & (z > 0.0) & (h > 0.0)
+    rows = np.flatnonzero(ok)
+    z, h, up = z[rows], h[rows], up[rows]
+    image = body[rows] - 2.0 * z[:, None] * up
+    bounce = image * (h / (h + z))[:, None]
+    seen = open_to(image, np.sqrt(_dot(image, image)))
+    seen &= _dot(bounce - body[rows], facing[rows]) > 0.0
+    r = np.zeros(rows.size, dtype=np.complex128)
+    sin = np.minimum((h + z) / np.sqrt(_dot(image, image)), 1.0)
+    for k, (_, kind) in enumerate(under.sediments):
+        mine = sediment[rows] == k
+        r[mine] = reflection_coefficient(kind, np.arcsin(sin[mine]))
+    keep = np.flatnonzero(seen)
+    return rows[keep], image[keep], bounce[keep], r[keep]
+
+
+def seabed_images(
+    lit: LitSurfaces,
+    seabed: tuple[Below, Open],
+    scatterers: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]],
+    pattern: Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]],
+    absorption_db_per_m: float,
+) -> Images:
+    """The echoes of the scatterers' images in the seabed (module docstring).
+
+    Args:
+        lit: what the cast lit (the sensor's pose).
+        seabed: the ground straight down from points in the world, and whether the cast ray
+            towards a direction ends on a seabed or nothing.
+        scatterers: (q, 3) positions in the sensor's frame, their faces' (q, 3) unit
+            normals and their (q,) direct amplitudes without the pattern.
+        pattern: each point's channel and that channel's two-way pattern there.
+        absorption_db_per_m: one-way absorption, dB/m.
+    """
+    body, normals, direct = scatterers
+    if not body.shape[0]:
+        return Images(np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0, dtype=np.complex128))
+    rows, image, bounce, r = _mirror(lit, seabed, body, normals)
+    p, n = body[rows], normals[rows]
+    rd = np.sqrt(_dot(p, p))
+    ri = np.sqrt(_dot(image, image))
+    leg = bounce - p
+    cos_in = np.abs(_dot(leg, n)) / np.sqrt(_dot(leg, leg))
+    cos_out = np.abs(_dot(p, n)) / rd
+    channel, w_d = pattern(p)
+    image_channel, w_i = pattern(image)
+    ok = (cos_out > 0.0) & (w_d > 0.0) & (w_i > 0.0)
+    ratio = np.sqrt(np.where(ok, cos_in / np.where(ok, cos_out, 1.0), 0.0)) * (rd / ri)
+    if absorption_db_per_m > 0.0:
+        ratio *= np.exp(-0.5 * absorption_db_per_m * _DB_TO_NEPER * (ri - rd))
+    one = direct[rows] * r * ratio * np.sqrt(np.sqrt(w_d * w_i))
+    one = np.where(channel == image_channel, one, 0.0)
+    two = direct[rows] * r * r * ratio * ratio * np.sqrt(w_i)
+    mean = 0.5 * (rd + ri)
+    return Images(
+        np.concatenate([channel, image_channel, image_channel]),
+        np.concatenate([mean, mean, ri]),
+        np.concatenate([one, one, two]),
+    )
