@@ -7,8 +7,9 @@ over a seabed of the kind the record shows: the benchmarks' seeded random relief
 (``realism_wreck.py``), for the side-scan, flown along the record's navigation with its
 altitude's held readings joined up (``flown_altitude``); a flat floor for the
 forward-looking sonar, the Oculus M1200d preset's fan whose beams its shaded array forms
-over the floor's fixed scatterers, heard through its Gaussian vertical pattern's skirt down
-to the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
+over the floor's fixed scatterers, steered to the record's own bearing table (even in
+sine, ``FanConfig.bearings``), heard through its Gaussian vertical pattern's skirt down to
+the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
 (``SIDESCAN_SEABED``: medium sand with its K texture, no ripples; ``docs/realism.md``
 says why), cast through ``sensing.seabed_caster`` as the devices do. Intensities are linear;
 the display chain comes after.
