@@ -367,7 +367,7 @@ def run_oculus(
         [
             OculusPing(
                 image=image.codes.T.copy(),
-                bearings=ping.bearings,
+                bearings=rendered.bearings,
                 frequency=ping.frequency,
                 range_resolution=ping.range_resolution,
                 range=ping.range,

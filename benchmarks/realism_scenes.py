@@ -7,8 +7,9 @@ over a seabed of the kind the record shows: the benchmarks' seeded random relief
 (``realism_wreck.py``), for the side-scan, flown along the record's navigation with its
 altitude's held readings joined up (``flown_altitude``); a flat floor for the
 forward-looking sonar, the Oculus M1200d preset's fan whose beams its shaded array forms
-over the floor's fixed scatterers, heard through its Gaussian vertical pattern's skirt down
-to the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
+over the floor's fixed scatterers, steered to the record's own bearing table (even in
+sine, ``FanConfig.bearings``), heard through its Gaussian vertical pattern's skirt down to
+the floor below (``FanConfig.vertical_cast``). The side-scan's floor is a seabed
 (``SIDESCAN_SEABED``: medium sand with its K texture, no ripples; ``docs/realism.md``
 says why), cast through ``sensing.seabed_caster`` as the devices do. Intensities are linear;
 the display chain comes after.
@@ -109,6 +110,7 @@ class Rendered:
 
     channels: tuple[NDArray[np.float64], ...]
     bin_edges: NDArray[np.float64]
+    bearings: NDArray[np.float64] | None = None  # a fan's lines: its beams' own, as stored
 
 
 def _world(name: str, entities: list[Entity], states: list[EntityState]) -> World:
@@ -256,8 +258,12 @@ def render_fan(
     """(beams, bins) of a formed forward-looking fan ``height`` above a flat floor, ``tilt`` down.
 
     The beams are formed by the preset's receive array over the floor's fixed scatterers
-    (``docs/beamforming.md``); the vertical pattern is heard down to the floor below.
+    (``docs/beamforming.md``), steered to the record's own ``bearings`` (rad, positive to
+    starboard as the Oculus stores them; ``FanConfig.bearings``: the device's table, even in
+    sine); the lines are in the record's order, with the fan's bearings as stored. The
+    vertical pattern is heard down to the floor below.
     """
+    azimuths = -np.asarray(bearings, dtype=np.float64)[::-1]  # REP 103: positive to port
     c = 1500.0
     echo = EchoConfig(
         beam_width=_fan_width(),
@@ -271,9 +277,10 @@ def render_fan(
         seed=SEED,
     )
     fan = FanConfig(
-        beams=bearings.size,
-        min_angle=float(bearings[0]),
-        max_angle=float(bearings[-1]),
+        beams=azimuths.size,
+        min_angle=float(azimuths[0]),
+        max_angle=float(azimuths[-1]),
+        bearings=tuple(float(a) for a in azimuths),
         vertical_width=FAN_VERTICAL,
         vertical_pattern=FAN_VERTICAL_PATTERN,
         vertical_cast=2.0 * (0.5 * math.pi - tilt),
@@ -297,7 +304,11 @@ def render_fan(
     flat = EntityState('floor', origin=transform_from_xyz_rpy((0, 0, 0), (0, 0, 0)))
     world = _world('realism_fan', [Entity('floor', floor, SEABED_MU)], [flat])
     ping = sonar.ping(Raycaster(world))
-    return Rendered((np.asarray(ping.profiles),), np.asarray(ping.bin_edges))
+    return Rendered(
+        (np.asarray(ping.profiles)[::-1],),
+        np.asarray(ping.bin_edges),
+        -np.asarray(ping.azimuths)[::-1],
+    )
 
 
 def _scaled(surface: Triangles, relief: float) -> Triangles:

@@ -65,6 +65,9 @@ class SonarPreset:
         display: the display chain of the device's stored image (``echo/display_presets.py``,
             ``devices/display.py``); ``None``: none.
         array_window: the shading of the receive array's elements (``array_window``).
+        beam_spacing: how the device's beam axes are spaced (``beam_spacing``): ``sine`` where
+            its bearing table is even in the sine (a line array's phase steering), ``angle``
+            where no source says.
     """
 
     name: str
@@ -79,6 +82,7 @@ class SonarPreset:
     update_rate: float
     display: str | None = None
     array_window: str = 'none'
+    beam_spacing: str = 'angle'
 
     @property
     def array_elements(self) -> int | None:
@@ -119,6 +123,7 @@ class SonarPreset:
             'beams': self.beams,
             'min_angle': -0.5 * self.field_of_view,
             'max_angle': 0.5 * self.field_of_view,
+            'beam_spacing': self.beam_spacing,
             'vertical_beam_width': self.vertical_beam_width,
             'max_range': self.max_range,
             'update_rate': self.ping_rate,
@@ -164,6 +169,7 @@ PRESETS: dict[str, SonarPreset] = {
             bandwidth=None,
             max_range=120.0,
             update_rate=40.0,
+            beam_spacing='sine',
         ),
         SonarPreset(
             name='oculus_m1200d_hf',
@@ -178,6 +184,7 @@ PRESETS: dict[str, SonarPreset] = {
             update_rate=40.0,
             display='oculus_m750d_hf',
             array_window='hann',
+            beam_spacing='sine',
         ),
     )
 }

@@ -179,8 +179,11 @@ def _count(n: float) -> str:
 class SectorGeometry:
     """Where the beams of an image point and where their bins lie (``n_beams`` >= 1).
 
-    Beam ``j`` points at ``first_azimuth + j * spacing`` rad about +z (REP 103); one beam
-    covers ``first_azimuth +- width / 2``. Bin ``k`` spans ``min_range + [k, k + 1] * bin_width``.
+    Beam ``j`` points at ``first_azimuth + j * spacing`` rad about +z (REP 103), or at
+    ``bearings[j]`` when the axes are not evenly spaced (a fan even in sine, or a table:
+    ``first_azimuth`` is then ``bearings[0]``, ``spacing`` their mean step); a beam's cell
+    reaches halfway to its neighbours. One beam covers ``first_azimuth +- width / 2``. Bin
+    ``k`` spans ``min_range + [k, k + 1] * bin_width``.
     """
 
     n_beams: int
@@ -190,15 +193,22 @@ class SectorGeometry:
     min_range: float
     max_range: float
     n_bins: int
+    bearings: tuple[float, ...] | None = None
 
     @classmethod
     def of_beams(
-        cls, n_beams: int, first_azimuth: float, spacing: float, echo: EchoConfig
+        cls,
+        n_beams: int,
+        first_azimuth: float,
+        spacing: float,
+        echo: EchoConfig,
+        *,
+        bearings: tuple[float, ...] | None = None,
     ) -> SectorGeometry:
         """``n_beams`` axes from ``first_azimuth`` every ``spacing`` rad, ``echo``'s bins.
 
-        The image geometry of a fan's ping or a sweep: the beams' width and the range bins
-        are the echo model's.
+        Axes not evenly spaced: ``bearings``, each beam's. The image geometry of a fan's ping
+        or a sweep: the beams' width and the range bins are the echo model's.
         """
         return cls(
             n_beams,
@@ -208,6 +218,7 @@ class SectorGeometry:
             echo.min_range,
             echo.max_range,
             echo.n_bins,
+            bearings,
         )
 
     @property
@@ -217,18 +228,56 @@ class SectorGeometry:
 
     @property
     def half_cell(self) -> float:
-        """Half the azimuth a beam covers: half the spacing, or half the width of one beam."""
+        """Half the azimuth the first beam covers below its axis.
+
+        Half the spacing (half the first gap when ``bearings``), or half one beam's width.
+        """
+        if self.bearings is not None:
+            return 0.5 * (self.bearings[1] - self.bearings[0])
         return 0.5 * (self.spacing if self.n_beams > 1 else self.width)
 
     @property
     def span(self) -> float:
         """Azimuth covered from the first beam's cell edge to the last one's, rad (<= 2 pi)."""
+        if self.bearings is not None:
+            b = self.bearings
+            return min(_TWO_PI, b[-1] - b[0] + 0.5 * (b[1] - b[0]) + 0.5 * (b[-1] - b[-2]))
         return min(_TWO_PI, (self.n_beams - 1) * self.spacing + 2.0 * self.half_cell)
 
     @property
     def full_circle(self) -> bool:
         """Whether the beams go all the way round (the last beam's neighbour is the first)."""
+        if self.bearings is not None:
+            return False  # a fan's table spans less than a turn
         return self.n_beams > 1 and self.n_beams * abs(self.spacing) >= _TWO_PI - 1e-9
+
+    def beam_cells(self, offset: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The beam whose cell holds each ``offset`` (rad past the first cell's edge).
+
+        ``offset`` at most ``span``, overwritten; on an edge, the cell that starts there. More
+        than one beam.
+        """
+        if self.bearings is None:
+            offset /= self.spacing
+            offset += EDGE_SLACK
+            return np.minimum(offset, self.n_beams - 1).astype(np.intp)
+        b = np.asarray(self.bearings)
+        edges = 0.5 * (b[1:] + b[:-1]) - (b[0] - self.half_cell)
+        return np.searchsorted(edges, offset, side='right').astype(np.intp)
+
+    def beam_positions(self, offset: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Fractional beam index (0 at the first axis) of each ``offset``.
+
+        ``offset``: rad past the first cell's edge, overwritten when the axes are even; linear
+        in azimuth between the axes. More than one beam.
+        """
+        if self.bearings is None:
+            offset -= self.half_cell
+            offset /= self.spacing
+            return offset
+        b = np.asarray(self.bearings)
+        axes = b - (b[0] - self.half_cell)
+        return np.interp(offset, axes, np.arange(b.size, dtype=np.float64))
 
 
 class CartesianImager:
@@ -318,9 +367,7 @@ class CartesianImager:
             del r
             beam = np.zeros(offset.size, dtype=np.intp)
             if n > 1:
-                offset /= g.spacing
-                offset += EDGE_SLACK
-                beam = np.minimum(offset, n - 1).astype(np.intp)
+                beam = g.beam_cells(offset)
             del offset
             np.minimum(k, bins - 1, out=k)
             beam *= bins
@@ -330,8 +377,7 @@ class CartesianImager:
         # Fractional beam u and bin v of each inside pixel: neighbours floor(u), floor(u) + 1
         # (wrapped round a full circle, else clamped) and floor(v), floor(v) + 1 (clamped).
         if n > 1:
-            offset -= g.half_cell
-            offset /= g.spacing
+            offset = g.beam_positions(offset)
         else:
             offset[:] = 0.0
         b0, wb = _floor_and_fraction(offset)

@@ -1,13 +1,15 @@
 """A multibeam fan: N beams across a horizontal sector, all in one ping, each with an echo profile.
 
 Geometry (body frame, x forward, REP 103): beam ``j`` points at azimuth ``a_j`` about +z,
-``a_j`` evenly spaced from ``min_angle`` to ``max_angle`` (the ``LaserScan`` angles), and is a
-fan: narrow in azimuth, ``vertical_width`` tall in elevation. Each beam is a grid of rays
-built once: ``rays_horizontal`` columns across the cast width ``2 * echo.cast_half_angle``
-about its axis and ``rays_vertical`` rows across ``[-cast / 2, cast / 2]``
-(``FanConfig.cast_width``: ``vertical_width``, or ``vertical_cast`` when set), at cell
-centres. A ray's solid angle is its cell's, ``d_a (sin e_hi - sin e_lo)``, so the echo
-model's sums stay independent of the ray counts.
+from ``min_angle`` to ``max_angle``: evenly spaced in angle (``beam_spacing`` ``angle``, the
+default: the ``LaserScan`` angles), evenly in the sine of the angle (``sine``: the bearings a
+line array steers its beams to by phases, as a real multibeam's beamformer does), or at an
+explicit table ``bearings``. Each beam is a fan: narrow in azimuth, ``vertical_width`` tall
+in elevation. Each beam is a grid of rays built once: ``rays_horizontal`` columns across the
+cast width ``2 * echo.cast_half_angle`` about its axis and ``rays_vertical`` rows across
+``[-cast / 2, cast / 2]`` (``FanConfig.cast_width``: ``vertical_width``, or ``vertical_cast``
+when set), at cell centres. A ray's solid angle is its cell's, ``d_a (sin e_hi - sin e_lo)``,
+so the echo model's sums stay independent of the ray counts.
 
 Beam pattern: the horizontal pattern is ``echo.pattern`` of the horizontal one-way -3 dB
 width ``echo.beam_width``, a function of the ray's horizontal angle from the beam axis; the
@@ -43,6 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 from numpy.typing import NDArray
@@ -79,9 +82,11 @@ from nps_sonar_py.sensing.scan import scan_directions
 
 __all__ = [
     'MAX_BEAMS',
+    'BeamSpacing',
     'FanConfig',
     'FanPing',
     'MultibeamSonar',
+    'bearings_problem',
     'cell_means',
     'cone_bands',
     'pattern_problem',
@@ -91,6 +96,17 @@ __all__ = [
 MAX_BEAMS = 100_000
 #: Gauss-Legendre points per ray cell for the cell-averaged beam pattern.
 _NODES = 16
+
+
+class BeamSpacing(StrEnum):
+    """How a fan's beam axes are spaced from ``min_angle`` to ``max_angle``.
+
+    ``ANGLE``: evenly in angle. ``SINE``: evenly in ``sin(angle)``, as a line array steers its
+    beams by phases (its beams are then the same pattern shifted in sine, docs/beamforming.md).
+    """
+
+    ANGLE = 'angle'
+    SINE = 'sine'
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,11 @@ class FanConfig(Record):
             ``vertical_width`` alone (a knife edge); wider, at least ``vertical_width``, casts
             the rows past the edges too, weighted by ``vertical_pattern``'s skirt both ways
             (what a real transducer hears there). ``rays_vertical`` rows span the cast.
+        beam_spacing: the beam axes evenly in angle (``ANGLE``, default) or in its sine
+            (``SINE``; the sector within +-90 degrees); see :class:`BeamSpacing`.
+        bearings: an explicit table of the beam axes, rad (REP 103): ``beams`` of them,
+            strictly increasing, within ``[min_angle, max_angle]``; it wins over
+            ``beam_spacing``. Empty (default): ``beam_spacing``'s axes.
     """
 
     beams: int = setting(64, 'number of beams', 1, MAX_BEAMS)
@@ -130,10 +151,18 @@ class FanConfig(Record):
         0.0,
         math.pi,
     )
+    beam_spacing: BeamSpacing = setting(
+        BeamSpacing.ANGLE, 'beam axes evenly in angle or in its sine (a line array steers so)'
+    )
+    bearings: tuple[float, ...] = setting(
+        (), 'the beam axes [rad], increasing, within min_angle..max_angle; empty: beam_spacing'
+    )
 
     def __post_init__(self) -> None:
         check_record(self)  # each field's bounds, declared once (the settings' too)
-        problem = fan_problem(self.beams, self.min_angle, self.max_angle)
+        problem = fan_problem(self.beams, self.min_angle, self.max_angle) or bearings_problem(
+            self.beams, self.min_angle, self.max_angle, self.beam_spacing, self.bearings
+        )
         if problem is None and 0.0 < self.vertical_cast < self.vertical_width:
             problem = (
                 f'vertical_cast ({self.vertical_cast!r} rad) must be 0 or at least '
@@ -151,13 +180,28 @@ class FanConfig(Record):
 
     @property
     def spacing(self) -> float:
-        """Angle between neighbouring beam axes, rad (0 for one beam)."""
+        """Mean angle between neighbouring beam axes, rad (0 for one beam).
+
+        The exact spacing when the axes are even in angle (a ``LaserScan``'s increment).
+        """
         return (self.max_angle - self.min_angle) / (self.beams - 1) if self.beams > 1 else 0.0
 
+    @property
+    def uniform(self) -> bool:
+        """Whether the beam axes are evenly spaced in angle (``spacing`` apart)."""
+        if self.beams == 1:
+            return True
+        return not self.bearings and (self.beam_spacing is BeamSpacing.ANGLE or self.beams == 2)
+
     def azimuths(self) -> NDArray[np.float64]:
-        """(beams,) azimuth of each beam's axis, rad."""
+        """(beams,) azimuth of each beam's axis, rad: the table, or even in angle or sine."""
+        if self.bearings:
+            return np.array(self.bearings, dtype=np.float64)
         if self.beams == 1:
             return np.array([0.5 * (self.min_angle + self.max_angle)])
+        if self.beam_spacing is BeamSpacing.SINE:
+            sines = np.linspace(math.sin(self.min_angle), math.sin(self.max_angle), self.beams)
+            return np.arcsin(sines)
         return np.linspace(self.min_angle, self.max_angle, self.beams)
 
 
@@ -175,6 +219,41 @@ def fan_problem(beams: int, min_angle: float, max_angle: float) -> str | None:
         return f'max_angle must be > min_angle for {beams} beams, got both {max_angle!r}'
     if max_angle - min_angle >= 2.0 * math.pi:
         return f'the fan must span less than a full turn, got {max_angle - min_angle!r} rad'
+    return None
+
+
+def bearings_problem(
+    beams: int,
+    min_angle: float,
+    max_angle: float,
+    spacing: BeamSpacing,
+    bearings: tuple[float, ...],
+) -> str | None:
+    """Why these beam axes (``FanConfig.beam_spacing``, ``bearings``) are impossible, or ``None``.
+
+    A table (finite: its record checks): ``beams`` bearings, strictly increasing, within
+    ``[min_angle, max_angle]``.
+    Sine spacing: the sector within +-90 degrees, where the sine increases with the angle.
+    """
+    if bearings:
+        table = np.asarray(bearings, dtype=np.float64)
+        slack = 1e-9 * max(1.0, abs(min_angle), abs(max_angle))
+        if table.size != beams:
+            return f'bearings: {table.size} bearings for {beams} beams (one per beam)'
+        if np.any(np.diff(table) <= 0.0):
+            return 'bearings: must be strictly increasing'
+        first, last = float(table[0]), float(table[-1])
+        if first < min_angle - slack or last > max_angle + slack:
+            return (
+                f'bearings: {first!r}..{last!r} rad is outside the field of view '
+                f'min_angle..max_angle ({min_angle!r}..{max_angle!r} rad)'
+            )
+        return None
+    if spacing is BeamSpacing.SINE and max(abs(min_angle), abs(max_angle)) > 0.5 * math.pi:
+        return (
+            'beam_spacing sine needs min_angle and max_angle within +-pi/2, got '
+            f'{min_angle!r} and {max_angle!r} rad'
+        )
     return None
 
 
@@ -203,6 +282,16 @@ def pattern_problem(array: SteeredArray, fan: FanConfig, echo: EchoConfig) -> st
     if fan.beams == 1:
         return 'fan_pattern array needs beams across a fan: one beam has no array across beams'
     return fan_array_problem(array, np.sin(fan.azimuths()), echo.beam_width, given=False)
+
+
+def beam_cells(azimuths: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N,) the azimuth each of at least two beam axes stands for, rad.
+
+    The mean of the gaps to its neighbours, the outer beams their one gap (even axes: the
+    spacing).
+    """
+    cells: NDArray[np.float64] = np.gradient(azimuths)
+    return cells
 
 
 def within_azimuths(body: NDArray[np.float64], low: float, high: float) -> NDArray[np.bool_]:
@@ -448,10 +537,10 @@ class MultibeamSonar(PosedRays):
         nv, nh, beams = solid.size, offsets.size, self.fan.beams
         azimuth = (self.azimuths[:, None] + offsets[None, :]).ravel()
         sines = np.sin(azimuth)
-        # Each column stands for its share of the fan, the beam spacing over nh (its cell
-        # d_a = 2 half / nh when the beams' casts just tile the fan): overlapping casts
-        # would count each direction twice.
-        share = self.fan.spacing / (2.0 * self.echo.cast_half_angle) if beams > 1 else 1.0
+        # Each column stands for its share of the fan, its beam's cell (the spacing, for even
+        # axes) over nh (its cell d_a = 2 half / nh when the beams' casts just tile the fan):
+        # overlapping casts would count each direction twice.
+        share = np.repeat(beam_cells(self.azimuths), nh) / (2.0 * self.echo.cast_half_angle)
         bands = []
         for rows in cone_bands(elevations, float(np.max(np.abs(sines))), array):
             pattern = np.clip(vertical[rows], 0.0, 1.0)
@@ -490,7 +579,13 @@ class MultibeamSonar(PosedRays):
     def image_geometry(self) -> SectorGeometry:
         """The geometry of a ping's images: the beam axes and the range bins."""
         fan = self.fan
-        return SectorGeometry.of_beams(fan.beams, float(self.azimuths[0]), fan.spacing, self.echo)
+        return SectorGeometry.of_beams(
+            fan.beams,
+            float(self.azimuths[0]),
+            fan.spacing,
+            self.echo,
+            bearings=None if fan.uniform else tuple(float(a) for a in self.azimuths),
+        )
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
         """Place the sensor (``PosedRays.set_pose``) and its rays' elevation tangents."""
@@ -546,9 +641,9 @@ class MultibeamSonar(PosedRays):
             beam = np.zeros(azimuth.shape, dtype=np.intp)
         else:
             centre = 0.5 * (fan.min_angle + fan.max_angle)
-            relative = np.angle(np.exp(1j * (azimuth - centre)))
-            step = (relative + centre - fan.min_angle) / fan.spacing
-            beam = np.clip(np.rint(step), 0, fan.beams - 1).astype(np.intp)
+            relative = np.angle(np.exp(1j * (azimuth - centre))) + centre
+            middles = 0.5 * (self.azimuths[1:] + self.azimuths[:-1])
+            beam = np.searchsorted(middles, relative).astype(np.intp)
         return beam, self._one_way(beam, body)
 
     def ping(self, caster: SurfaceCaster) -> FanPing:

@@ -5,7 +5,10 @@ The Ping360-like head of ``config/robots/ranger_scanning_sonar.urdf`` (its ``<so
 ``MultibeamPing`` has the preset's beam count, sector, carrier and range window (the far end
 the preset's, the near end the URDF's); a parameter given in the same file wins over the
 preset and the node logs it; an unknown preset stops the node with one line listing the
-choices; a change of the preset while it runs is refused and the node keeps publishing.
+choices; a change of the preset while it runs is refused and the node keeps publishing. The
+Oculus presets' beams are even in the sine of the bearing (``beam_spacing: sine``, as the
+device's bearing table is): ``MultibeamPing.azimuths`` carries them; a table of bearings of
+the wrong count stops the node with one line naming ``bearings``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from ros_helpers import (
@@ -81,6 +85,7 @@ def test_a_preset_makes_the_fan_and_cannot_change_while_running(
         later = stamped_after(probe, 'ping360/multibeam', node, refused_at)
     assert ping.beam_count == BEAMS
     assert ping.azimuths[-1] - ping.azimuths[0] == pytest.approx(FIELD_OF_VIEW, abs=1e-5)
+    assert_even_in_sine(ping.azimuths)
     assert ping.frequency == pytest.approx(FREQUENCY)
     assert (ping.min_range, ping.max_range) == pytest.approx((MIN_RANGE, MAX_RANGE))
     assert described.additional_constraints == (
@@ -110,7 +115,30 @@ def test_a_parameter_given_wins_over_the_preset_and_is_logged(
     assert ping.max_range == pytest.approx(8.0)  # given
     assert ping.frequency == pytest.approx(FREQUENCY)  # the preset's
     assert ping.azimuths[-1] - ping.azimuths[0] == pytest.approx(FIELD_OF_VIEW, abs=1e-5)
+    assert_even_in_sine(ping.azimuths)  # the preset's spacing, over the beams given
     assert line.endswith('given, kept over it: beams, max_range')
+
+
+def assert_even_in_sine(azimuths: Any) -> None:
+    """``sin a_k = sin a_0 + k s``, ``s = 2 sin(fov / 2) / (n - 1)``; control: not in angle."""
+    a = np.asarray(azimuths, dtype=np.float64)
+    step = 2.0 * math.sin(0.5 * FIELD_OF_VIEW) / (a.size - 1)
+    np.testing.assert_allclose(
+        np.sin(a), -math.sin(0.5 * FIELD_OF_VIEW) + step * np.arange(a.size), atol=2e-6
+    )
+    gaps = np.diff(a)
+    assert gaps[0] > 1.5 * gaps[a.size // 2]  # even in angle: every gap alike (fov / (n - 1))
+
+
+def test_a_table_of_bearings_of_the_wrong_count_stops_the_node_with_one_line(
+    tmp_path: Path,
+) -> None:
+    extra = parameter_file(tmp_path, bearings=[-0.1, 0.0, 0.1])
+    line = exit_line([executable('scanning_sonar_node'), '--ros-args', *extra])
+    assert line.startswith(f'nps_sonar: {ROBOT}:')  # the sensor it is set on, then why
+    assert line.endswith(
+        '<sensor name="ping360">: bearings: 3 bearings for 512 beams (one per beam)'
+    )
 
 
 def test_an_unknown_preset_stops_the_node_with_one_line(tmp_path: Path) -> None:

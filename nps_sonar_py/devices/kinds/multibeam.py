@@ -58,9 +58,11 @@ from nps_sonar_py.records import Record, choice_text, same_as, setting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.images import SectorGeometry
 from nps_sonar_py.sensing.multibeam import (
+    BeamSpacing,
     FanConfig,
     FanPing,
     MultibeamSonar,
+    bearings_problem,
     fan_problem,
 )
 
@@ -129,6 +131,20 @@ class FanSettings(Record):
         "its -3 dB edges heard through vertical_pattern's skirt both ways; 0: "
         'vertical_beam_width alone (a knife edge)',
     )
+    beam_spacing: BeamSpacing = same_as(
+        FanConfig,
+        'beam_spacing',
+        'multibeam: the beam axes from min_angle to max_angle evenly in angle (angle; the '
+        "LaserScan's angles) or evenly in its sine (sine: as a line array steers its beams, "
+        "the Oculus presets' bearings; LaserScan then carries their mean step, MultibeamPing's "
+        'azimuths and the images the true ones)',
+    )
+    bearings: tuple[float, ...] = same_as(
+        FanConfig,
+        'bearings',
+        'multibeam: the beam axes as a table [rad, REP 103], one per beam, strictly increasing, '
+        "within min_angle..max_angle (a device's own table); empty: beam_spacing",
+    )
     fan_pattern: FanPattern = setting(
         FanPattern.RAYS,
         "multibeam, incoherent model: the beams' horizontal pattern, rays (each beam its own "
@@ -161,6 +177,8 @@ class FanSettings(Record):
             rays_vertical=self.rays_vertical,
             vertical_pattern=self.vertical_pattern,
             vertical_cast=self.vertical_cast,
+            beam_spacing=self.beam_spacing,
+            bearings=self.bearings,
         )
 
 
@@ -226,9 +244,25 @@ class FanRanger(PingingRanger[MultibeamSonar]):
         return self.sonar.image_geometry()
 
     def _angles_problem(self, config: RangerConfig) -> str | None:
-        """Beam axes: their spacing sets the beam count, within what a fan may hold."""
+        """Beam axes: their spacing sets the beam count, within what a fan may hold.
+
+        A fan of a table of bearings keeps its axes (the table is a parameter, read at start).
+        """
+        fan, now = self.sonar.fan, self.ranger_config()
+        axes = (config.min_angle, config.max_angle, config.angular_resolution)
+        if fan.bearings and axes != (now.min_angle, now.max_angle, now.angular_resolution):
+            return (
+                'the beam axes are the bearings table (parameter bearings, read at start): '
+                'a Ranger configuration cannot change min_angle, max_angle or angular_resolution'
+            )
         intervals, problem = steps_problem(config)
-        return problem or fan_problem(intervals + 1, config.min_angle, config.max_angle)
+        return (
+            problem
+            or fan_problem(intervals + 1, config.min_angle, config.max_angle)
+            or bearings_problem(
+                intervals + 1, config.min_angle, config.max_angle, fan.beam_spacing, ()
+            )
+        )
 
     def _rebuilt(self, echo: EchoConfig, config: RangerConfig) -> MultibeamSonar:
         """The fan of the new axes."""
