@@ -14,9 +14,12 @@ return is deposited on the samples it reaches by a table of ``R`` (one complex64
 ``np.add.at`` per tap of the pulse, over all beams at once). A fan's line array then adds the
 side-lobe leakage of the strongest cells across beams (``line_array.py``), and the receiver
 adds a complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
-the envelope's energy per range bin, ``sum over the bin's samples of |s|**2``: its mean over
-scatterer realisations is the incoherent image blurred by the pulse (equal to it bin by bin
-when the pulse is shorter than a bin and the profile smooth).
+what a sonar stores: the output at each range bin's centre, ``per_bin |s(centre)|**2``
+(``matched_filter.bin_intensity``; a sample's ``|s|**2`` is ``1 / per_bin`` of a bin's
+energy), one sample of the speckle, not the sum of the bin's samples' intensities (an
+average of correlated looks no device makes). Its mean over scatterer realisations is the
+incoherent image blurred by the pulse (equal to it bin by bin when the pulse is shorter than
+a bin and the profile smooth).
 
 Sample grid: ``per_bin`` samples per range bin, ``per_bin = max(1, ceil(B_eff / f_bin))``
 with ``f_bin = c / (2 dr)`` when ``sample_rate`` is 0 (the smallest whole number that samples
@@ -35,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
+from nps_sonar_py.echo.matched_filter import bin_intensity
 from nps_sonar_py.echo.pulse import (
     PHASES,
     Pulse,
@@ -276,8 +280,9 @@ class CoherentPing:
     """The coherent echo of one ping of ``N`` beams.
 
     Attributes:
-        intensity: (N, n_bins) float64 energy of the envelope per range bin, linear,
-            relative to the source at 1 m (the incoherent model's scale).
+        intensity: (N, n_bins) float64 stored intensity of each range bin: ``per_bin`` times
+            the squared modulus of the output at its centre (``matched_filter.bin_intensity``),
+            linear, relative to the source at 1 m (the incoherent model's scale).
         baseband: (N, count) complex64 baseband after the matched filter (and the array and
             the noise), per beam, sample ``j`` at ``grid.start + j grid.interval``; its
             squared modulus is in the same units as ``intensity``.
@@ -418,15 +423,8 @@ class CoherentModel:
             series = signal.copy()
         if self._heard_from is not None and self._heard_from.shape[0] == n_beams:
             self._add_leakage(signal, series)
-        power = np.square(series.real)
-        power += np.square(series.imag)
-        # A bin's energy: its samples added one strided slice at a time (a sum over a short
-        # last axis of a reshape is ten times slower).
-        step = self.grid.per_bin
-        image = power[:, ::step].astype(np.float64)
-        for offset in range(1, step):
-            image += power[:, offset::step]
-        return CoherentPing(image, series, self.grid)
+        # Each bin: the output at its centre, one sample of the speckle, as a device stores it.
+        return CoherentPing(bin_intensity(series, self.grid.per_bin), series, self.grid)
 
     def _baseband(
         self,
@@ -576,8 +574,8 @@ class CoherentModel:
     def _noise_table(self, count: int) -> NDArray[np.complex64]:
         """The complex normal numbers the noise windows are taken from, scaled once.
 
-        ``E |z|**2 = noise_power / per_bin``: a bin's ``per_bin`` samples add up to the
-        sonar equation's noise power.
+        ``E |z|**2 = noise_power / per_bin``: a bin's stored intensity, ``per_bin`` times a
+        sample's, has the sonar equation's noise power.
         """
         if self._table_of_noise is None:
             size = max(_NOISE_TABLE, 64 * count)

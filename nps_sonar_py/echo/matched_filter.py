@@ -11,6 +11,13 @@ input SNR ``|a|**2 / (N0 B)``, so a four times longer chirp of the same band gai
 The compressed pulse is computed whole, by FFT correlation: nothing is cut (the unwindowed
 chirp's side lobes fall as ``1 / (pi B t)``, under -40 dB only past ``32 / B``). A monostatic
 sonar cannot listen while it transmits: the first ``c T / 2`` metres are blanked.
+
+What a sonar stores is that output sampled, once a sample: the complex value at the sample's
+instant, then its squared modulus (Richards, ch. 3 and 4). The simulation's baseband may hold
+``p`` samples a range bin (to sample the compressed pulse at its bandwidth); a bin's stored
+value is the output at the bin's centre (:func:`stored_samples`), not the sum of its samples'
+intensities: that sum averages correlated looks and is no sample a device stores
+(``docs/coherent.md#the-stored-sample``).
 """
 
 from __future__ import annotations
@@ -23,11 +30,16 @@ from scipy import fft
 
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, window
 
+#: Threads of the stored samples' FFTs.
+_WORKERS = 2
+
 __all__ = [
+    'bin_intensity',
     'blanked_range',
     'compress',
     'reference',
     'replica',
+    'stored_samples',
 ]
 
 
@@ -81,3 +93,41 @@ def compress(
 def blanked_range(pulse: Pulse, sound_speed: float) -> float:
     """Range the receiver cannot hear while the sonar transmits, ``c T / 2``, m."""
     return 0.5 * sound_speed * pulse.length
+
+
+def stored_samples(series: NDArray[np.complexfloating], per_bin: int) -> NDArray[np.complex64]:
+    """(..., count / per_bin) the complex output at each range bin's centre, complex64.
+
+    ``series`` (..., count): ``per_bin`` samples a bin, sample ``i`` of bin ``j`` at
+    ``j per_bin + i``, so the bin's centre is at ``j per_bin + (per_bin - 1) / 2``. Odd
+    ``per_bin``: that sample. Even: half a sample after sample ``j per_bin + per_bin / 2 - 1``,
+    reached by band-limited interpolation, the half-sample advance ``exp(i pi f / f_s)`` on
+    the spectrum (an all-pass: a sample's mean power is unchanged, the noise's too), the
+    series zero-padded by half its length so that its far end does not wrap onto its near end.
+    """
+    p = per_bin
+    if p % 2:
+        odd: NDArray[np.complex64] = np.asarray(series[..., (p - 1) // 2 :: p], dtype=np.complex64)
+        return odd
+    n = series.shape[-1]
+    size = fft.next_fast_len(n + max(n // 2, 64))
+    spectrum = fft.fft(np.asarray(series, dtype=np.complex64), size, axis=-1, workers=_WORKERS)
+    spectrum *= np.exp(1j * math.pi * fft.fftfreq(size)).astype(np.complex64)
+    shifted = fft.ifft(spectrum, axis=-1, workers=_WORKERS)
+    even: NDArray[np.complex64] = np.ascontiguousarray(shifted[..., p // 2 - 1 : n : p])
+    return even
+
+
+def bin_intensity(series: NDArray[np.complexfloating], per_bin: int) -> NDArray[np.float64]:
+    """(..., count / per_bin) each bin's stored intensity, ``per_bin |s(centre)|**2``, float64.
+
+    A sample's squared modulus is the intensity of ``1 / per_bin`` of a bin (a lone echo's
+    samples carry its energy, ``coherent.py``): times ``per_bin`` it is in the bin's units, so
+    that a floor's mean level is the energy sum's (and the incoherent model's) whatever
+    ``per_bin``, while each bin is one sample of the speckle, as a device stores it.
+    """
+    stored = stored_samples(series, per_bin)
+    power = np.square(stored.real, dtype=np.float64)
+    power += np.square(stored.imag, dtype=np.float64)
+    power *= float(per_bin)
+    return power
