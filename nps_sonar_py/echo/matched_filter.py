@@ -15,7 +15,8 @@ sonar cannot listen while it transmits: the first ``c T / 2`` metres are blanked
 What a sonar stores is that output sampled, once a sample: the complex value at the sample's
 instant, then its squared modulus (Richards, ch. 3 and 4). The simulation's baseband may hold
 ``p`` samples a range bin (to sample the compressed pulse at its bandwidth); a bin's stored
-value is the output at the bin's centre (:func:`stored_samples`), not the sum of its samples'
+value is the output, band-limited to the bin rate as a receiver that samples once a bin
+filters it, at the bin's centre (:func:`stored_samples`), not the sum of its samples'
 intensities: that sum averages correlated looks and is no sample a device stores
 (``docs/coherent.md#the-stored-sample``).
 """
@@ -34,6 +35,7 @@ from nps_sonar_py.echo.pulse import Pulse, PulseKind, window
 _WORKERS = 2
 
 __all__ = [
+    'band_share',
     'bin_intensity',
     'blanked_range',
     'compress',
@@ -96,38 +98,65 @@ def blanked_range(pulse: Pulse, sound_speed: float) -> float:
 
 
 def stored_samples(series: NDArray[np.complexfloating], per_bin: int) -> NDArray[np.complex64]:
-    """(..., count / per_bin) the complex output at each range bin's centre, complex64.
+    """(..., count / per_bin) the receiver's output at each range bin's centre, complex64.
 
     ``series`` (..., count): ``per_bin`` samples a bin, sample ``i`` of bin ``j`` at
-    ``j per_bin + i``, so the bin's centre is at ``j per_bin + (per_bin - 1) / 2``. Odd
-    ``per_bin``: that sample. Even: half a sample after sample ``j per_bin + per_bin / 2 - 1``,
-    reached by band-limited interpolation, the half-sample advance ``exp(i pi f / f_s)`` on
-    the spectrum (an all-pass: a sample's mean power is unchanged, the noise's too), the
-    series zero-padded by half its length so that its far end does not wrap onto its near end.
+    ``j per_bin + i``, the bin's centre at ``j per_bin + (per_bin - 1) / 2``. One sample a
+    bin: the series itself. More: the receiver's band is the bin rate's (a device sampling
+    once a bin filters its input to that band, or noise and echo would alias), so the series
+    is low-passed to ``|f| < f_s / (2 per_bin)`` and read at the centres (for an even
+    ``per_bin`` half a sample on: ``exp(i pi f / f_s)``), both on its spectrum, zero-padded by
+    half its length so that its far end does not wrap onto its near end.
     """
     p = per_bin
-    if p % 2:
-        odd: NDArray[np.complex64] = np.asarray(series[..., (p - 1) // 2 :: p], dtype=np.complex64)
-        return odd
+    if p == 1:
+        return np.asarray(series, dtype=np.complex64)
     n = series.shape[-1]
     size = fft.next_fast_len(n + max(n // 2, 64))
     spectrum = fft.fft(np.asarray(series, dtype=np.complex64), size, axis=-1, workers=_WORKERS)
-    spectrum *= np.exp(1j * math.pi * fft.fftfreq(size)).astype(np.complex64)
-    shifted = fft.ifft(spectrum, axis=-1, workers=_WORKERS)
-    even: NDArray[np.complex64] = np.ascontiguousarray(shifted[..., p // 2 - 1 : n : p])
-    return even
+    spectrum *= _band(size, p)
+    filtered = fft.ifft(spectrum, axis=-1, workers=_WORKERS)
+    first = p // 2 - 1 if p % 2 == 0 else (p - 1) // 2
+    stored: NDArray[np.complex64] = np.ascontiguousarray(filtered[..., first:n:p])
+    return stored
 
 
-def bin_intensity(series: NDArray[np.complexfloating], per_bin: int) -> NDArray[np.float64]:
-    """(..., count / per_bin) each bin's stored intensity, ``per_bin |s(centre)|**2``, float64.
+def _band(size: int, per_bin: int) -> NDArray[np.complex64]:
+    """(size,) the bin rate's band (half weight at its edges), advanced half a sample if even."""
+    f = fft.fftfreq(size)
+    edge = 0.5 / per_bin
+    gain = np.where(np.abs(f) < edge, 1.0, np.where(np.isclose(np.abs(f), edge), 0.5, 0.0))
+    shift = np.exp(1j * math.pi * f) if per_bin % 2 == 0 else 1.0
+    band: NDArray[np.complex64] = (gain * shift).astype(np.complex64)
+    return band
+
+
+def band_share(power: NDArray[np.floating], f: NDArray[np.floating], per_bin: int) -> float:
+    """The share of a spectrum's ``power`` at ``f`` (cycles a sample) within the bin rate's band.
+
+    The stored samples keep that share of the compressed pulse's energy
+    (:func:`stored_samples`); 1 for one sample a bin.
+    """
+    if per_bin == 1:
+        return 1.0
+    edge = 0.5 / per_bin
+    weight = np.where(np.abs(f) < edge, 1.0, np.where(np.isclose(np.abs(f), edge), 0.25, 0.0))
+    return float(np.sum(power * weight) / np.sum(power))
+
+
+def bin_intensity(
+    series: NDArray[np.complexfloating], per_bin: int, share: float = 1.0
+) -> NDArray[np.float64]:
+    """(..., count / per_bin) each bin's stored intensity, ``per_bin |s(centre)|**2 / share``.
 
     A sample's squared modulus is the intensity of ``1 / per_bin`` of a bin (a lone echo's
-    samples carry its energy, ``coherent.py``): times ``per_bin`` it is in the bin's units, so
-    that a floor's mean level is the energy sum's (and the incoherent model's) whatever
-    ``per_bin``, while each bin is one sample of the speckle, as a device stores it.
+    samples carry its energy, ``coherent.py``), and the band keeps ``share`` of the pulse's
+    energy (:func:`band_share`, the receiver's gain restoring it): so a floor's mean level,
+    and the sum of a lone echo's stored bins, are the energy's (the incoherent model's), while
+    each bin is one sample of the speckle, as a device stores it.
     """
     stored = stored_samples(series, per_bin)
     power = np.square(stored.real, dtype=np.float64)
     power += np.square(stored.imag, dtype=np.float64)
-    power *= float(per_bin)
+    power *= per_bin / share
     return power
