@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
-from nps_sonar_py.echo.matched_filter import band_share, bin_intensity
+from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share, white_share
 from nps_sonar_py.echo.pulse import (
     PHASES,
     Pulse,
@@ -62,8 +62,6 @@ __all__ = [
     'sample_grid_problem',
 ]
 
-#: Frequencies of the compressed pulse's spectrum for its band share.
-_SPECTRUM = 4096
 #: Most complex samples per ping, all beams together (about 64 MB of complex64).
 MAX_SAMPLES = 8_000_000
 #: Complex normal numbers the noise windows are taken from (``CoherentModel._add_noise``).
@@ -333,10 +331,9 @@ class CoherentModel:
         self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
         # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.
         self._taps_by_offset = np.ascontiguousarray(self._table.taps.T)
-        # The share of the compressed pulse's energy in the bin rate's band (the stored
-        # samples'), over the table's positions within a sample.
-        spectrum = np.abs(np.fft.fft(self._table.taps[:PHASES], _SPECTRUM, axis=1)) ** 2
-        self._share = band_share(spectrum.mean(axis=0), np.fft.fftfreq(_SPECTRUM), grid.per_bin)
+        # The share of the compressed pulse's energy in the bin rate's band (the stored samples').
+        interval = 2.0 * grid.interval / echo.speed_of_sound
+        self._share = pulse_share(config.transmitted, interval, grid.per_bin)
         self._cell = config.speckle_cell * echo.wavelength
         self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
         # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
@@ -430,9 +427,9 @@ class CoherentModel:
             noise = self._noise(n_beams, rng if rng is not None else self.rng)
             series = echo + noise
             # The samples' noise is white over the sample rate; a receiver's lies in the
-            # pulse's band, denser there: the bin rate's band holds ``share / per_bin`` of
-            # it where white noise leaves ``1 / per_bin``.
-            noise *= np.float32(math.sqrt(self._share * per_bin))
+            # pulse's band, denser there: its filter keeps the pulse's ``share`` of it, where
+            # it keeps ``white_share`` of white noise.
+            noise *= np.float32(math.sqrt(self._share / white_share(per_bin)))
             stored = echo + noise if per_bin > 1 else series
         # Each bin: the output at its centre, one sample of the speckle, as a device stores it.
         return CoherentPing(bin_intensity(stored, per_bin, self._share), series, self.grid)

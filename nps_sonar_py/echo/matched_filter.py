@@ -15,7 +15,7 @@ sonar cannot listen while it transmits: the first ``c T / 2`` metres are blanked
 What a sonar stores is that output sampled, once a sample: the complex value at the sample's
 instant, then its squared modulus (Richards, ch. 3 and 4). The simulation's baseband may hold
 ``p`` samples a range bin (to sample the compressed pulse at its bandwidth); a bin's stored
-value is the output, band-limited to the bin rate as a receiver that samples once a bin
+value is the output, filtered to the bin rate as a receiver that samples once a bin
 filters it, at the bin's centre (:func:`stored_samples`), not the sum of its samples'
 intensities: that sum averages correlated looks and is no sample a device stores
 (``docs/coherent.md#the-stored-sample``).
@@ -29,19 +29,23 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft
 
-from nps_sonar_py.echo.pulse import Pulse, PulseKind, window
+from nps_sonar_py.echo.pulse import PHASES, Pulse, PulseKind, kernel_table, window
 
 #: Threads of the stored samples' FFTs.
 _WORKERS = 2
+#: Frequencies of the compressed pulse's spectrum for its band share.
+_SPECTRUM = 4096
 
 __all__ = [
     'band_share',
     'bin_intensity',
     'blanked_range',
     'compress',
+    'pulse_share',
     'reference',
     'replica',
     'stored_samples',
+    'white_share',
 ]
 
 
@@ -103,10 +107,11 @@ def stored_samples(series: NDArray[np.complexfloating], per_bin: int) -> NDArray
     ``series`` (..., count): ``per_bin`` samples a bin, sample ``i`` of bin ``j`` at
     ``j per_bin + i``, the bin's centre at ``j per_bin + (per_bin - 1) / 2``. One sample a
     bin: the series itself. More: the receiver's band is the bin rate's (a device sampling
-    once a bin filters its input to that band, or noise and echo would alias), so the series
-    is low-passed to ``|f| < f_s / (2 per_bin)`` and read at the centres (for an even
-    ``per_bin`` half a sample on: ``exp(i pi f / f_s)``), both on its spectrum, zero-padded by
-    half its length so that its far end does not wrap onto its near end.
+    once a bin filters its input to about that band, or noise and echo would alias), so the
+    series goes through a filter of the bin rate's band (:func:`_response`) and
+    is read at the centres (for an even ``per_bin`` half a sample on: ``exp(i pi f / f_s)``),
+    both on its spectrum, zero-padded by half its length so that its far end does not wrap
+    onto its near end.
     """
     p = per_bin
     if p == 1:
@@ -121,27 +126,58 @@ def stored_samples(series: NDArray[np.complexfloating], per_bin: int) -> NDArray
     return stored
 
 
+def _response(f: NDArray[np.float64], per_bin: int) -> NDArray[np.float64]:
+    """The receive filter's gain at ``f`` (cycles a sample): the bin rate's band, Hann-shaped.
+
+    ``cos(pi f per_bin)`` for ``|f| < 1 / (2 per_bin)``, 0 beyond: no echo or noise beyond the
+    stored samples' Nyquist band (none aliases, and a lone echo's stored bins hold its
+    filtered energy wherever it lies), and no sharp edge (a brick-wall band's response rings
+    on, ``1 / t``, and would fill a shadow from the seabed beside it; this one falls as
+    ``1 / t**2``).
+    """
+    inside = np.abs(f) < 0.5 / per_bin
+    gain: NDArray[np.float64] = np.where(inside, np.cos(math.pi * f * per_bin), 0.0)
+    return gain
+
+
 def _band(size: int, per_bin: int) -> NDArray[np.complex64]:
-    """(size,) the bin rate's band (half weight at its edges), advanced half a sample if even."""
+    """(size,) the receive filter on an FFT of ``size``, advanced half a sample if even."""
     f = fft.fftfreq(size)
-    edge = 0.5 / per_bin
-    gain = np.where(np.abs(f) < edge, 1.0, np.where(np.isclose(np.abs(f), edge), 0.5, 0.0))
     shift = np.exp(1j * math.pi * f) if per_bin % 2 == 0 else 1.0
-    band: NDArray[np.complex64] = (gain * shift).astype(np.complex64)
+    band: NDArray[np.complex64] = (_response(f, per_bin) * shift).astype(np.complex64)
     return band
 
 
 def band_share(power: NDArray[np.floating], f: NDArray[np.floating], per_bin: int) -> float:
-    """The share of a spectrum's ``power`` at ``f`` (cycles a sample) within the bin rate's band.
+    """The share of a spectrum's ``power`` at ``f`` (cycles a sample) the receive filter keeps.
 
     The stored samples keep that share of the compressed pulse's energy
     (:func:`stored_samples`); 1 for one sample a bin.
     """
     if per_bin == 1:
         return 1.0
-    edge = 0.5 / per_bin
-    weight = np.where(np.abs(f) < edge, 1.0, np.where(np.isclose(np.abs(f), edge), 0.25, 0.0))
+    weight = _response(np.asarray(f, dtype=np.float64), per_bin) ** 2
     return float(np.sum(power * weight) / np.sum(power))
+
+
+def white_share(per_bin: int) -> float:
+    """The share of white noise's power the receive filter keeps (1 for one sample a bin)."""
+    if per_bin == 1:
+        return 1.0
+    f = np.asarray(np.fft.fftfreq(_SPECTRUM), dtype=np.float64)
+    return float(np.mean(_response(f, per_bin) ** 2))
+
+
+def pulse_share(pulse: Pulse, sample_interval: float, per_bin: int) -> float:
+    """:func:`band_share` of the compressed pulse's table on samples ``sample_interval`` s apart.
+
+    Its power spectrum averaged over the table's positions within a sample (``pulse.py``).
+    """
+    if per_bin == 1:
+        return 1.0
+    taps = kernel_table(pulse, sample_interval).taps[:PHASES]
+    spectrum = np.abs(np.fft.fft(taps, _SPECTRUM, axis=1)) ** 2
+    return band_share(spectrum.mean(axis=0), np.fft.fftfreq(_SPECTRUM), per_bin)
 
 
 def bin_intensity(

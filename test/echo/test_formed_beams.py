@@ -65,16 +65,17 @@ def test_the_formed_beams_are_the_brute_force_sum(shading: Shading) -> None:
 def stored_psf(setup: BeamSetup) -> tuple[np.ndarray, np.ndarray, float]:
     """The compressed pulse in the stored samples' band: delays (s), ``R_band``, its share.
 
-    ``R`` (``chirp_psf``) on a fine grid, its spectrum kept below half the bin rate
-    ``f_s / (2 p)`` (a device sampling once a bin filters to that band), and the share of
-    ``R``'s energy it keeps.
+    ``R`` (``chirp_psf``) on a fine grid through the receive filter of the bin rate
+    ``f_b = f_s / p`` (a device sampling once a bin filters to that band): ``cos(pi f / f_b)``
+    for ``|f| < f_b / 2``; and the share of ``R``'s energy it keeps.
     """
     step = 1.0 / (64.0 * setup.rate)
     t = np.arange(-2.0 * PULSE.length, 2.0 * PULSE.length, step)
     psf = chirp_psf(t, BANDWIDTH, PULSE.length)
     f = np.fft.fftfreq(t.size, step)
-    edge = setup.rate / (2.0 * setup.per_bin)
-    kept = np.fft.ifft(np.fft.fft(psf) * np.where(np.abs(f) < edge, 1.0, 0.0))
+    rate = setup.rate / setup.per_bin
+    response = np.where(np.abs(f) < 0.5 * rate, np.cos(np.pi * f / rate), 0.0)
+    kept = np.fft.ifft(np.fft.fft(psf) * response)
     return t, kept, float(np.sum(np.abs(kept) ** 2) / np.sum(psf**2))
 
 
