@@ -14,9 +14,10 @@ return is deposited on the samples it reaches by a table of ``R`` (one complex64
 ``np.add.at`` per tap of the pulse, over all beams at once). A fan's line array then adds the
 side-lobe leakage of the strongest cells across beams (``line_array.py``), and the receiver
 adds a complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
-what a sonar stores: the output at each range bin's centre, ``per_bin |s(centre)|**2``
-(``matched_filter.bin_intensity``; a sample's ``|s|**2`` is ``1 / per_bin`` of a bin's
-energy), one sample of the speckle, not the sum of the bin's samples' intensities (an
+what a sonar stores: the output, filtered to the bin rate's band, at each range bin's
+centre, ``per_bin |z(centre)|**2 / F`` (``matched_filter.bin_intensity``; a sample's
+``|s|**2`` is ``1 / per_bin`` of a bin's energy, ``F`` the pulse's energy the band keeps),
+one sample of the speckle, not the sum of the bin's samples' intensities (an
 average of correlated looks no device makes). Its mean over scatterer realisations is the
 incoherent image blurred by the pulse (equal to it bin by bin when the pulse is shorter than
 a bin and the profile smooth).
@@ -332,8 +333,7 @@ class CoherentModel:
         # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.
         self._taps_by_offset = np.ascontiguousarray(self._table.taps.T)
         # The share of the compressed pulse's energy in the bin rate's band (the stored samples').
-        interval = 2.0 * grid.interval / echo.speed_of_sound
-        self._share = pulse_share(config.transmitted, interval, grid.per_bin)
+        self._share = pulse_share(self._table, grid.per_bin)
         self._cell = config.speckle_cell * echo.wavelength
         self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
         # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
@@ -417,7 +417,7 @@ class CoherentModel:
     def _finish(
         self, signal: NDArray[np.complex64], rng: np.random.Generator | None
     ) -> CoherentPing:
-        """The ping of the echo ``signal`` (N, count): the noise, the leakage, the bins' energy."""
+        """The ping of the echo ``signal`` (N, count): the noise, the leakage, the stored bins."""
         n_beams, per_bin = signal.shape[0], self.grid.per_bin
         echo = signal.copy()
         if self._heard_from is not None and self._heard_from.shape[0] == n_beams:

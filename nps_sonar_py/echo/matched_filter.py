@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft
 
-from nps_sonar_py.echo.pulse import PHASES, Pulse, PulseKind, kernel_table, window
+from nps_sonar_py.echo.pulse import PHASES, KernelTable, Pulse, PulseKind, window
 
 #: Threads of the stored samples' FFTs.
 _WORKERS = 2
@@ -168,15 +168,14 @@ def white_share(per_bin: int) -> float:
     return float(np.mean(_response(f, per_bin) ** 2))
 
 
-def pulse_share(pulse: Pulse, sample_interval: float, per_bin: int) -> float:
-    """:func:`band_share` of the compressed pulse's table on samples ``sample_interval`` s apart.
+def pulse_share(table: KernelTable, per_bin: int) -> float:
+    """:func:`band_share` of a compressed pulse's table (``pulse.kernel_table``).
 
-    Its power spectrum averaged over the table's positions within a sample (``pulse.py``).
+    Its power spectrum averaged over the table's positions within a sample.
     """
     if per_bin == 1:
         return 1.0
-    taps = kernel_table(pulse, sample_interval).taps[:PHASES]
-    spectrum = np.abs(np.fft.fft(taps, _SPECTRUM, axis=1)) ** 2
+    spectrum = np.abs(np.fft.fft(table.taps[:PHASES], _SPECTRUM, axis=1)) ** 2
     return band_share(spectrum.mean(axis=0), np.fft.fftfreq(_SPECTRUM), per_bin)
 
 

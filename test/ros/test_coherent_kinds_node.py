@@ -27,7 +27,7 @@ from test_echosounder_node import scene as sounder_scene
 from test_projected_image import first_static, latched, rotation_of
 
 from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share
-from nps_sonar_py.echo.pulse import Pulse, PulseKind
+from nps_sonar_py.echo.pulse import Pulse, PulseKind, kernel_table
 
 pytestmark = pytest.mark.ros
 
@@ -71,7 +71,7 @@ def bin_energy(message: Any, bins: int, pulse: Pulse) -> np.ndarray:
     samples = baseband(message)  # (samples, beams)
     per_bin = message.samples_per_beam // bins
     assert per_bin * bins == message.samples_per_beam
-    share = pulse_share(pulse, 1.0 / message.sample_rate, per_bin)
+    share = pulse_share(kernel_table(pulse, 1.0 / message.sample_rate), per_bin)
     return bin_intensity(samples.T, per_bin, share)
 
 
