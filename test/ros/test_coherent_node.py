@@ -66,11 +66,12 @@ def test_baseband_layout_energy_and_a_still_scene(tmp_path: Path, probe: Probe) 
     samples = baseband(first)
     # Each bin stores the output in the bin rate's band at its centre, over the share of the
     # pulse's energy in that band (docs/coherent.md#the-stored-sample): one factor for all,
-    # about the bin rate over the chirp's flat band (the kept lobes spread it a little).
+    # the filter's integral of |H|**2, half the bin rate, over the chirp's flat band (the
+    # kept lobes spread it a little).
     stored = bin_intensity(samples.T, per_bin).T
     lit = stored > 1e-6 * stored.max()
     share = float(np.median(stored[lit] / decode(raw)[lit]))
-    assert share == pytest.approx(C / (2.0 * spacing * per_bin) / 15e3, rel=0.15)
+    assert share == pytest.approx(0.5 * C / (2.0 * spacing * per_bin) / 15e3, rel=0.15)
     assert np.allclose(stored / share, decode(raw), rtol=1e-3, atol=1e-30)
     assert stored.max() > 0.0
     # A static scene and pose: every ping's baseband is the same, bit for bit.
