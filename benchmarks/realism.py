@@ -57,7 +57,7 @@ from realism_views import FanViews, View, fan_views, sidescan_views
 
 from nps_sonar_py.dataset.realism_card import MEASURED, figures_json, measure_figures
 from nps_sonar_py.echo.absorption import francois_garrison
-from nps_sonar_py.echo.display import DisplayChain, resample_bins
+from nps_sonar_py.echo.display import DisplayChain, sample_bins
 from nps_sonar_py.echo.display_presets import AMPLITUDE, display_chain, oculus_gamma
 from nps_sonar_py.echo.reverberation import fan_solid_angle, surface_bounce
 from nps_sonar_py.errors import NpsSonarError
@@ -167,11 +167,12 @@ def compare(real: View, sim: View, pairs: list[tuple[View, View]]) -> list[Row]:
 def calibrated(chain: DisplayChain, intensity: Image, edges: Image, codes: Image) -> DisplayChain:
     """``chain`` with the gain that puts the simulation's median seabed code on the record's.
 
+    ``intensity`` is the coherent model's (its bins are stored samples, :func:`sample_bins`).
     The records do not give their absolute gain; every measure but the contrasts is
     relative, and those compare levels inside one image, so this only sets where the
     quantisation and the saturation fall.
     """
-    gained = resample_bins(intensity, edges, chain.samples, chain.max_range) * chain.gain()
+    gained = sample_bins(intensity, edges, chain.samples, chain.max_range) * chain.gain()
     lit = np.median(gained[:, chain.samples // 2 :])
     target = float(np.median(codes[:, chain.samples // 2 :])) / chain.full_scale
     reference = float(lit) / target ** (1.0 / chain.gamma)

@@ -14,9 +14,13 @@ return is deposited on the samples it reaches by a table of ``R`` (one complex64
 ``np.add.at`` per tap of the pulse, over all beams at once). A fan's line array then adds the
 side-lobe leakage of the strongest cells across beams (``line_array.py``), and the receiver
 adds a complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
-the envelope's energy per range bin, ``sum over the bin's samples of |s|**2``: its mean over
-scatterer realisations is the incoherent image blurred by the pulse (equal to it bin by bin
-when the pulse is shorter than a bin and the profile smooth).
+what a sonar stores: the output, filtered to the bin rate's band, at each range bin's
+centre, ``per_bin |z(centre)|**2 / F`` (``matched_filter.bin_intensity``; a sample's
+``|s|**2`` is ``1 / per_bin`` of a bin's energy, ``F`` the pulse's energy the band keeps),
+one sample of the speckle, not the sum of the bin's samples' intensities (an
+average of correlated looks no device makes). Its mean over scatterer realisations is the
+incoherent image blurred by the pulse (equal to it bin by bin when the pulse is shorter than
+a bin and the profile smooth).
 
 Sample grid: ``per_bin`` samples per range bin, ``per_bin = max(1, ceil(B_eff / f_bin))``
 with ``f_bin = c / (2 dr)`` when ``sample_rate`` is 0 (the smallest whole number that samples
@@ -35,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
+from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share, white_share
 from nps_sonar_py.echo.pulse import (
     PHASES,
     Pulse,
@@ -284,8 +289,9 @@ class CoherentPing:
     """The coherent echo of one ping of ``N`` beams.
 
     Attributes:
-        intensity: (N, n_bins) float64 energy of the envelope per range bin, linear,
-            relative to the source at 1 m (the incoherent model's scale).
+        intensity: (N, n_bins) float64 stored intensity of each range bin: ``per_bin`` times
+            the squared modulus of the output at its centre (``matched_filter.bin_intensity``),
+            linear, relative to the source at 1 m (the incoherent model's scale).
         baseband: (N, count) complex64 baseband after the matched filter (and the array and
             the noise), per beam, sample ``j`` at ``grid.start + j grid.interval``; its
             squared modulus is in the same units as ``intensity``.
@@ -368,6 +374,8 @@ class CoherentModel:
         self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
         # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.
         self._taps_by_offset = np.ascontiguousarray(self._table.taps.T)
+        # The share of the compressed pulse's energy in the bin rate's band (the stored samples').
+        self._share = pulse_share(self._table, grid.per_bin)
         self._cell = config.speckle_cell * echo.wavelength
         self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
         # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
@@ -451,24 +459,22 @@ class CoherentModel:
     def _finish(
         self, signal: NDArray[np.complex64], rng: np.random.Generator | None
     ) -> CoherentPing:
-        """The ping of the echo ``signal`` (N, count): the noise, the leakage, the bins' energy."""
-        n_beams = signal.shape[0]
-        if self._noise_power > 0.0:
-            series = self._noise(n_beams, rng if rng is not None else self.rng)
-            series += signal
-        else:
-            series = signal.copy()
+        """The ping of the echo ``signal`` (N, count): the noise, the leakage, the stored bins."""
+        n_beams, per_bin = signal.shape[0], self.grid.per_bin
+        echo = signal.copy()
         if self._heard_from is not None and self._heard_from.shape[0] == n_beams:
-            self._add_leakage(signal, series)
-        power = np.square(series.real)
-        power += np.square(series.imag)
-        # A bin's energy: its samples added one strided slice at a time (a sum over a short
-        # last axis of a reshape is ten times slower).
-        step = self.grid.per_bin
-        image = power[:, ::step].astype(np.float64)
-        for offset in range(1, step):
-            image += power[:, offset::step]
-        return CoherentPing(image, series, self.grid)
+            self._add_leakage(signal, echo)
+        series, stored = echo, echo
+        if self._noise_power > 0.0:
+            noise = self._noise(n_beams, rng if rng is not None else self.rng)
+            series = echo + noise
+            # The samples' noise is white over the sample rate; a receiver's lies in the
+            # pulse's band, denser there: its filter keeps the pulse's ``share`` of it, where
+            # it keeps ``white_share`` of white noise.
+            noise *= np.float32(math.sqrt(self._share / white_share(per_bin)))
+            stored = echo + noise if per_bin > 1 else series
+        # Each bin: the output at its centre, one sample of the speckle, as a device stores it.
+        return CoherentPing(bin_intensity(stored, per_bin, self._share), series, self.grid)
 
     def _baseband(
         self,
@@ -618,8 +624,8 @@ class CoherentModel:
     def _noise_table(self, count: int) -> NDArray[np.complex64]:
         """The complex normal numbers the noise windows are taken from, scaled once.
 
-        ``E |z|**2 = noise_power / per_bin``: a bin's ``per_bin`` samples add up to the
-        sonar equation's noise power.
+        ``E |z|**2 = noise_power / per_bin``: a bin's stored intensity, ``per_bin`` times a
+        sample's, has the sonar equation's noise power.
         """
         if self._table_of_noise is None:
             size = max(_NOISE_TABLE, 64 * count)

@@ -35,6 +35,7 @@ __all__ = [
     'DisplayImage',
     'Tvg',
     'resample_bins',
+    'sample_bins',
     'tvg_gain',
 ]
 
@@ -179,7 +180,9 @@ class DisplayChain:
 
         ``rng``: draws the water column's fill and the receiver noise (exponential intensity
         of their means); without one they add their means. ``coherent``: the input is the
-        coherent model's, which already carries receiver noise: no ``noise_floor`` is added.
+        coherent model's, which already carries receiver noise (no ``noise_floor`` is added)
+        and whose bins are samples of the receiver's output: each stored sample is the bin at
+        its centre (:func:`sample_bins`), not a mean over bins.
         """
         values = np.asarray(intensity, dtype=np.float64)
         fill = self.water_column(values, bin_edges)
@@ -189,7 +192,8 @@ class DisplayChain:
                 if rng is not None
                 else fill
             )
-        linear = resample_bins(values, bin_edges, self.samples, self.max_range)
+        onto = sample_bins if coherent else resample_bins
+        linear = onto(values, bin_edges, self.samples, self.max_range)
         noisy = linear
         if self.noise_floor > 0.0 and not coherent:
             noise = (
@@ -283,11 +287,7 @@ def resample_bins(
     mean over the sample's interval (the integral of the cumulative sum, so energy is kept
     whatever the ratio of bins to samples).
     """
-    values = np.asarray(intensity, dtype=np.float64)
-    edges = np.asarray(bin_edges, dtype=np.float64)
-    if values.shape[-1] != edges.size - 1:
-        msg = f'intensity has {values.shape[-1]} bins but bin_edges {edges.size} edges'
-        raise ConfigurationError(msg)
+    values, edges = _binned(intensity, bin_edges)
     widths = np.diff(edges)
     cumulative = np.concatenate(
         (np.zeros((*values.shape[:-1], 1)), np.cumsum(values * widths, axis=-1)), axis=-1
@@ -300,6 +300,38 @@ def resample_bins(
     integral = cumulative[..., low] * (1.0 - fraction) + cumulative[..., low + 1] * fraction
     mean: NDArray[np.float64] = np.diff(integral, axis=-1) / (max_range / samples)
     return mean
+
+
+def sample_bins(
+    intensity: NDArray[np.float64], bin_edges: NDArray[np.float64], samples: int, max_range: float
+) -> NDArray[np.float64]:
+    """(..., samples) a coherent image at each of ``samples`` equal intervals' centres.
+
+    A device stores its receiver's output sampled once a sample; the coherent model's bins
+    are such samples (``matched_filter.bin_intensity``). Averaging them over a stored sample's
+    interval, as :func:`resample_bins` does for incoherent input, would be an incoherent
+    average of looks the device does not make: each stored sample is the bin holding its
+    centre (the bins themselves when the grids are equal), 0 outside ``bin_edges``.
+    """
+    values, edges = _binned(intensity, bin_edges)
+    centres = (np.arange(samples, dtype=np.float64) + 0.5) * (max_range / samples)
+    index = np.searchsorted(edges, centres, side='right') - 1
+    inside = (index >= 0) & (index < edges.size - 1)
+    picked = values[..., np.clip(index, 0, edges.size - 2)]
+    stored: NDArray[np.float64] = np.where(inside, picked, 0.0)
+    return stored
+
+
+def _binned(
+    intensity: NDArray[np.float64], bin_edges: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``intensity`` and ``bin_edges`` as float64; ``ConfigurationError`` if they disagree."""
+    values = np.asarray(intensity, dtype=np.float64)
+    edges = np.asarray(bin_edges, dtype=np.float64)
+    if values.shape[-1] != edges.size - 1:
+        msg = f'intensity has {values.shape[-1]} bins but bin_edges {edges.size} edges'
+        raise ConfigurationError(msg)
+    return values, edges
 
 
 def _moving_mean(values: NDArray[np.float64], window: int) -> NDArray[np.float64]:

@@ -18,8 +18,11 @@ is the FFTs of a (range x sine) grid and ``taps**2`` deposits per scatterer, not
 scatterer per beam (``docs/beamforming.md``).
 
 Scale: a lone scatterer's samples carry the energy ``|a|**2 |AF|**2`` (``sum_j |y_j|**2``),
-so a bin's intensity (the energy of its samples) is in the incoherent model's units and its
-mean over scatterer realisations is the incoherent image with the array's pattern ``|AF|**2``.
+so a bin's stored intensity, ``per_bin`` times the squared output at its centre, band-limited
+to the bin rate (one sample, as a device stores it: ``matched_filter.bin_intensity``, over
+the share of the echo's energy in that band), is in the incoherent model's units
+and its mean over scatterer realisations is the incoherent image with the array's pattern
+``|AF|**2``.
 The noise goes through the same scale: the output SNR of a point is ``|a|**2 T / (N0 g)``
 (``g = sum w**2 / (sum w)**2``, the beam's share of the element noise), growing with ``T``.
 """
@@ -38,7 +41,13 @@ from nps_sonar_py.background import beside, in_halves
 from nps_sonar_py.echo.array_response import Aperture, SteeredArray
 from nps_sonar_py.echo.fixed_scatterers import unit_phasor
 from nps_sonar_py.echo.gridding import OVERSAMPLING, PHASES, Kernel
-from nps_sonar_py.echo.matched_filter import blanked_range, reference, replica
+from nps_sonar_py.echo.matched_filter import (
+    band_share,
+    bin_intensity,
+    blanked_range,
+    reference,
+    replica,
+)
 from nps_sonar_py.echo.pulse import Pulse
 
 __all__ = ['BeamFormer', 'BeamSetup', 'FormedBeams', 'form_beams']
@@ -105,7 +114,7 @@ class BeamSetup:
 
 @dataclass(frozen=True)
 class FormedBeams:
-    """One ping's beams: ``baseband`` (B, samples) complex64, ``intensity`` (B, bins) float64."""
+    """One ping's beams: ``baseband`` (B, samples) complex64, ``intensity`` (B, bins) stored."""
 
     baseband: NDArray[np.complex64]
     intensity: NDArray[np.float64]
@@ -131,6 +140,9 @@ class BeamFormer:
         self._keep = np.mod(rows, self._grid_rows)
         self._row_gain = 1.0 / kernel.transform(rows / self._grid_rows)
         self._sig, self._mf, scale = self._filters(rows)
+        # The shares of the echo's and the noise's power the stored samples' band keeps.
+        self.share = band_share(np.abs(self._sig) ** 2, rows / self._rows, setup.per_bin)
+        self.noise_share = band_share(np.abs(self._mf) ** 2, rows / self._rows, setup.per_bin)
         self._sig *= scale * self._row_gain
         self._mf *= scale
         w = array.weights()
@@ -241,10 +253,7 @@ class BeamFormer:
         beams: NDArray[np.complex64] = np.asarray(self._beams @ rows.T)
         if setup.blank:
             beams[:, setup.ranges() < blanked_range(setup.pulse, setup.sound_speed)] = 0.0
-        power = np.square(beams.real)
-        power += np.square(beams.imag)
-        intensity = power.reshape(len(power), -1, setup.per_bin).sum(axis=2, dtype=np.float64)
-        return FormedBeams(beams, intensity)
+        return FormedBeams(beams, bin_intensity(beams, setup.per_bin, self.share))
 
     def _noise_draw(
         self, rng: np.random.Generator | None

@@ -142,7 +142,12 @@ class FormedEngine:
             noise_density=noise,
         )
         self.former = BeamFormer(setup)
-        self._noise_power = self.former.noise_per_sample() * grid.per_bin
+        # A stored bin's noise: ``per_bin`` samples' worth, the band's share of it over the
+        # echo's (``matched_filter.bin_intensity``).
+        former = self.former
+        self._noise_power = (
+            former.noise_per_sample() * grid.per_bin * former.noise_share / former.share
+        )
         self.rng = np.random.default_rng(echo.seed)
         self._absorption = echo.effective_absorption
         self.scatterers = ScattererCache()  # each entity's, in its frame, from ping to ping

@@ -11,6 +11,14 @@ input SNR ``|a|**2 / (N0 B)``, so a four times longer chirp of the same band gai
 The compressed pulse is computed whole, by FFT correlation: nothing is cut (the unwindowed
 chirp's side lobes fall as ``1 / (pi B t)``, under -40 dB only past ``32 / B``). A monostatic
 sonar cannot listen while it transmits: the first ``c T / 2`` metres are blanked.
+
+What a sonar stores is that output sampled, once a sample: the complex value at the sample's
+instant, then its squared modulus (Richards, ch. 3 and 4). The simulation's baseband may hold
+``p`` samples a range bin (to sample the compressed pulse at its bandwidth); a bin's stored
+value is the output, filtered to the bin rate as a receiver that samples once a bin
+filters it, at the bin's centre (:func:`stored_samples`), not the sum of its samples'
+intensities: that sum averages correlated looks and is no sample a device stores
+(``docs/coherent.md#the-stored-sample``).
 """
 
 from __future__ import annotations
@@ -21,13 +29,23 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft
 
-from nps_sonar_py.echo.pulse import Pulse, PulseKind, window
+from nps_sonar_py.echo.pulse import PHASES, KernelTable, Pulse, PulseKind, window
+
+#: Threads of the stored samples' FFTs.
+_WORKERS = 2
+#: Frequencies of the compressed pulse's spectrum for its band share.
+_SPECTRUM = 4096
 
 __all__ = [
+    'band_share',
+    'bin_intensity',
     'blanked_range',
     'compress',
+    'pulse_share',
     'reference',
     'replica',
+    'stored_samples',
+    'white_share',
 ]
 
 
@@ -81,3 +99,99 @@ def compress(
 def blanked_range(pulse: Pulse, sound_speed: float) -> float:
     """Range the receiver cannot hear while the sonar transmits, ``c T / 2``, m."""
     return 0.5 * sound_speed * pulse.length
+
+
+def stored_samples(series: NDArray[np.complexfloating], per_bin: int) -> NDArray[np.complex64]:
+    """(..., count / per_bin) the receiver's output at each range bin's centre, complex64.
+
+    ``series`` (..., count): ``per_bin`` samples a bin, sample ``i`` of bin ``j`` at
+    ``j per_bin + i``, the bin's centre at ``j per_bin + (per_bin - 1) / 2``. One sample a
+    bin: the series itself. More: the receiver's band is the bin rate's (a device sampling
+    once a bin filters its input to about that band, or noise and echo would alias), so the
+    series goes through a filter of the bin rate's band (:func:`_response`) and
+    is read at the centres (for an even ``per_bin`` half a sample on: ``exp(i pi f / f_s)``),
+    both on its spectrum, zero-padded by half its length so that its far end does not wrap
+    onto its near end.
+    """
+    p = per_bin
+    if p == 1:
+        return np.asarray(series, dtype=np.complex64)
+    n = series.shape[-1]
+    size = fft.next_fast_len(n + max(n // 2, 64))
+    spectrum = fft.fft(np.asarray(series, dtype=np.complex64), size, axis=-1, workers=_WORKERS)
+    spectrum *= _band(size, p)
+    filtered = fft.ifft(spectrum, axis=-1, workers=_WORKERS)
+    first = p // 2 - 1 if p % 2 == 0 else (p - 1) // 2
+    stored: NDArray[np.complex64] = np.ascontiguousarray(filtered[..., first:n:p])
+    return stored
+
+
+def _response(f: NDArray[np.float64], per_bin: int) -> NDArray[np.float64]:
+    """The receive filter's gain at ``f`` (cycles a sample): the bin rate's band, Hann-shaped.
+
+    ``cos(pi f per_bin)`` for ``|f| < 1 / (2 per_bin)``, 0 beyond: no echo or noise beyond the
+    stored samples' Nyquist band (none aliases, and a lone echo's stored bins hold its
+    filtered energy wherever it lies), and no sharp edge (a brick-wall band's response rings
+    on, ``1 / t``, and would fill a shadow from the seabed beside it; this one falls as
+    ``1 / t**2``).
+    """
+    inside = np.abs(f) < 0.5 / per_bin
+    gain: NDArray[np.float64] = np.where(inside, np.cos(math.pi * f * per_bin), 0.0)
+    return gain
+
+
+def _band(size: int, per_bin: int) -> NDArray[np.complex64]:
+    """(size,) the receive filter on an FFT of ``size``, advanced half a sample if even."""
+    f = fft.fftfreq(size)
+    shift = np.exp(1j * math.pi * f) if per_bin % 2 == 0 else 1.0
+    band: NDArray[np.complex64] = (_response(f, per_bin) * shift).astype(np.complex64)
+    return band
+
+
+def band_share(power: NDArray[np.floating], f: NDArray[np.floating], per_bin: int) -> float:
+    """The share of a spectrum's ``power`` at ``f`` (cycles a sample) the receive filter keeps.
+
+    The stored samples keep that share of the compressed pulse's energy
+    (:func:`stored_samples`); 1 for one sample a bin.
+    """
+    if per_bin == 1:
+        return 1.0
+    weight = _response(np.asarray(f, dtype=np.float64), per_bin) ** 2
+    return float(np.sum(power * weight) / np.sum(power))
+
+
+def white_share(per_bin: int) -> float:
+    """The share of white noise's power the receive filter keeps (1 for one sample a bin)."""
+    if per_bin == 1:
+        return 1.0
+    f = np.asarray(np.fft.fftfreq(_SPECTRUM), dtype=np.float64)
+    return float(np.mean(_response(f, per_bin) ** 2))
+
+
+def pulse_share(table: KernelTable, per_bin: int) -> float:
+    """:func:`band_share` of a compressed pulse's table (``pulse.kernel_table``).
+
+    Its power spectrum averaged over the table's positions within a sample.
+    """
+    if per_bin == 1:
+        return 1.0
+    spectrum = np.abs(np.fft.fft(table.taps[:PHASES], _SPECTRUM, axis=1)) ** 2
+    return band_share(spectrum.mean(axis=0), np.fft.fftfreq(_SPECTRUM), per_bin)
+
+
+def bin_intensity(
+    series: NDArray[np.complexfloating], per_bin: int, share: float = 1.0
+) -> NDArray[np.float64]:
+    """(..., count / per_bin) each bin's stored intensity, ``per_bin |s(centre)|**2 / share``.
+
+    A sample's squared modulus is the intensity of ``1 / per_bin`` of a bin (a lone echo's
+    samples carry its energy, ``coherent.py``), and the band keeps ``share`` of the pulse's
+    energy (:func:`band_share`, the receiver's gain restoring it): so a floor's mean level,
+    and the sum of a lone echo's stored bins, are the energy's (the incoherent model's), while
+    each bin is one sample of the speckle, as a device stores it.
+    """
+    stored = stored_samples(series, per_bin)
+    power = np.square(stored.real, dtype=np.float64)
+    power += np.square(stored.imag, dtype=np.float64)
+    power *= per_bin / share
+    return power

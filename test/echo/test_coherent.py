@@ -151,7 +151,10 @@ def test_mean_coherent_intensity_is_the_incoherent_model_bin_by_bin(pulse: Pulse
         ]
     )
     mean = images.mean(axis=0)
-    error = images.std(axis=0) / math.sqrt(seeds)
+    # The standard error of a mean of one-look (exponential) intensities, whose standard
+    # deviation is their mean: a bin is one sample of the speckle. (The draws' own standard
+    # deviation is low where their mean is, which would inflate a low bin's deviation.)
+    error = incoherent / math.sqrt(seeds)
     lit = incoherent > 0.0
     inside = lit & np.roll(lit, 1, axis=1) & np.roll(lit, -1, axis=1)  # not the echo's edges
     inside[:, 0] = False  # nor the window's first bin, where echoes from before it spill in
@@ -210,14 +213,18 @@ def _snr(config: CoherentConfig, echo: EchoConfig, intensity: np.ndarray, r: flo
     Averaged over 300 pings, each with another realisation of the scatterer (its ``|xi|**2``
     is one exponential draw per speckle cell) and of the noise (the model's generator moves
     on). One model makes them all (its noise table is built once): ping k is sent from 1 m
-    further along y, square to the ray, so the ranges stay and the hit is in another cell.
+    further along y, square to the ray, so the hit is in another cell, and its range moves
+    evenly over one bin: each bin stores one sample, at its centre, and the stored samples of
+    a point hold its pulse's energy on average over where in a bin it falls (sampled at less
+    than the pulse's band, ``n_bins`` 400 and 10 kHz here, they straddle its peak).
     """
     target = round((r - echo.min_range) / echo.bin_width - 0.5)
     signal, floor = 0.0, 0.0
     model = CoherentModel(config, echo)
     for k in range(300):
         origin = np.array([0.0, float(k), 0.0])
-        image = model.ping(intensity, np.array([[r]]), origin, X).intensity[0]
+        moved = r + ((k + 0.5) / 300 - 0.5) * echo.bin_width
+        image = model.ping(intensity, np.array([[moved]]), origin, X).intensity[0]
         noise = float(image[:100].mean())  # bins far from the target: noise alone
         signal += float(image[target - 3 : target + 4].sum()) - 7 * noise
         floor += noise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from nps_sonar_py.echo.display import (
     DisplayChain,
     Tvg,
     resample_bins,
+    sample_bins,
     tvg_gain,
 )
 from nps_sonar_py.echo.display_presets import DISPLAY_PRESETS, display_chain, oculus_gamma
@@ -54,6 +56,30 @@ def test_resampling_keeps_the_mean_and_the_energy() -> None:
     short = resample_bins(np.ones(100), np.linspace(0.0, 10.0, 101), 30, 30.0)
     np.testing.assert_allclose(short[:10], 1.0)
     np.testing.assert_allclose(short[10:], 0.0)
+
+
+def test_coherent_input_is_sampled_not_averaged() -> None:
+    """A coherent image (one-look speckle, exponential) on the device's own samples passes
+    unchanged (index 1); on bins half as wide, each stored sample is the bin at its centre,
+    still one look (index 1 within four standard errors, ``2 / sqrt(n)``). Control: the
+    incoherent resampling averages two independent bins there, index 1 / 2."""
+    rng = np.random.default_rng(7)
+    chain = DisplayChain('coherent', samples=500, max_range=50.0, compression=Compression.NONE)
+    same = rng.exponential(1.0, (40, 500))
+    image = chain.apply(same, np.linspace(0.0, 50.0, 501), coherent=True)
+    np.testing.assert_array_equal(image.linear, same)
+    fine = rng.exponential(1.0, (40, 1000))
+    edges = np.linspace(0.0, 50.0, 1001)
+    stored = chain.apply(fine, edges, coherent=True).linear
+    np.testing.assert_array_equal(stored, fine[:, 1::2])  # the bins holding the centres
+    error = 2.0 / math.sqrt(stored.size)
+    assert float(stored.var() / stored.mean() ** 2) == pytest.approx(1.0, abs=4.0 * error)
+    averaged = chain.apply(fine, edges).linear
+    assert float(averaged.var() / averaged.mean() ** 2) == pytest.approx(0.5, abs=4.0 * error)
+    # beyond the bins: nothing
+    np.testing.assert_array_equal(
+        sample_bins(np.ones(10), np.linspace(0, 10, 11), 30, 30.0)[10:], 0.0
+    )
 
 
 def test_resampling_refuses_a_mismatch() -> None:

@@ -62,15 +62,35 @@ def test_the_formed_beams_are_the_brute_force_sum(shading: Shading) -> None:
     assert relative_error(cone, reference) > 0.3
 
 
+def stored_psf(setup: BeamSetup) -> tuple[np.ndarray, np.ndarray, float]:
+    """The compressed pulse in the stored samples' band: delays (s), ``R_band``, its share.
+
+    ``R`` (``chirp_psf``) on a fine grid through the receive filter of the bin rate
+    ``f_b = f_s / p`` (a device sampling once a bin filters to that band): ``cos(pi f / f_b)``
+    for ``|f| < f_b / 2``; and the share of ``R``'s energy it keeps.
+    """
+    step = 1.0 / (64.0 * setup.rate)
+    t = np.arange(-2.0 * PULSE.length, 2.0 * PULSE.length, step)
+    psf = chirp_psf(t, BANDWIDTH, PULSE.length)
+    f = np.fft.fftfreq(t.size, step)
+    rate = setup.rate / setup.per_bin
+    response = np.where(np.abs(f) < 0.5 * rate, np.cos(np.pi * f / rate), 0.0)
+    kept = np.fft.ifft(np.fft.fft(psf) * response)
+    return t, kept, float(np.sum(np.abs(kept) ** 2) / np.sum(psf**2))
+
+
 def incoherent_image(
     setup: BeamSetup, ranges: np.ndarray, sines: np.ndarray, power: np.ndarray, way: int = 2
 ) -> np.ndarray:
-    """(B, bins) ``sum_i |a_i|**2 |AF|**way E_bin``, ``E_bin`` the pulse energy in the bin."""
-    t = 2.0 * (setup.ranges()[:, None] - ranges[None, :]) / C
-    psf2 = chirp_psf(t, BANDWIDTH, PULSE.length) ** 2 / psf_energy(
-        BANDWIDTH, PULSE.length, setup.rate
-    )
-    per_bin = psf2.reshape(-1, setup.per_bin, len(ranges)).sum(axis=1)  # (bins, m)
+    """(B, bins) ``sum_i |a_i|**2 |AF|**way p |R_band(t_bin)|**2 / share``: the power at each
+    bin's centre of the pulse in the stored samples' band (``p`` samples a bin), in the
+    samples' energy scale, the band's share restored."""
+    p = setup.per_bin
+    centres = setup.start + setup.interval * (p * np.arange(setup.samples // p) + 0.5 * (p - 1))
+    t = 2.0 * (centres[:, None] - ranges[None, :]) / C
+    delays, kept, share = stored_psf(setup)
+    band = np.interp(t, delays, np.abs(kept) ** 2)
+    per_bin = p * band / share / psf_energy(BANDWIDTH, PULSE.length, setup.rate)  # (bins, m)
     offset = sines[None, :] - setup.beam_sines[:, None]
     n, d = setup.array.elements, setup.array.spacing
     psi = math.pi * d * offset
@@ -82,8 +102,9 @@ def incoherent_image(
 
 def test_the_mean_over_phases_is_the_incoherent_image_with_the_array_pattern() -> None:
     """Over 64 orthogonal phase codes (the exact mean over independent phases): bin by bin
-    within 2 % (bins above 1 % of the peak), every range row's energy within 2 %, against
-    ``sum |a|**2 |AF|**2 E_bin``."""
+    within 2 %, every range row's energy within 2 % (bins above 5 % of the peak, rows above
+    10 %: each bin is one sample at its centre, so the FFT path's 1 % rms error is not
+    averaged over the bin), against ``sum |a|**2 |AF|**2 p |R_band(t_bin)|**2 / share``."""
     setup = small_setup()
     m = 64
     ranges, sines, amplitudes = random_echoes(m, 2)
@@ -91,10 +112,10 @@ def test_the_mean_over_phases_is_the_incoherent_image_with_the_array_pattern() -
     codes = np.exp(2j * math.pi * np.outer(np.arange(m), np.arange(m)) / m)  # (seed, scatterer)
     mean = sum(former.form(ranges, sines, amplitudes * code).intensity for code in codes) / m
     expected = incoherent_image(setup, ranges, sines, np.abs(amplitudes) ** 2)
-    lit = expected > 1e-2 * expected.max()
+    lit = expected > 5e-2 * expected.max()
     assert np.max(np.abs(mean[lit] / expected[lit] - 1.0)) < 0.02
     rows, expected_rows = mean.sum(axis=0), expected.sum(axis=0)
-    full = expected_rows > 1e-2 * expected_rows.max()
+    full = expected_rows > 0.1 * expected_rows.max()
     assert np.max(np.abs(rows[full] / expected_rows[full] - 1.0)) < 0.02
     # Controls: the two-way pattern of a transmit-receive array (|AF|**4), and the beams'
     # cast cone, are not this image.

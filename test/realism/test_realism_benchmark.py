@@ -245,14 +245,16 @@ def test_the_oculus_codes_are_amplitude_by_the_records_speckle_law(
     # realism.speckle_law fits Y = c X**k, X gamma of L looks, to the decoded far half. Read
     # as intensity (gamma on intensity) the record's codes would be intensity ** k with k
     # under 1, which no average of intensity gives (texture and averaging raise the fit:
-    # test_speckle_law); read as amplitude the record fits as the simulation does, whose
-    # codes are amplitude by construction. Control: the intensity reading of the record.
+    # test_speckle_law); read as amplitude the record fits at least the simulation's, whose
+    # codes are amplitude by construction over one look a bin (docs/coherent.md#the-stored-
+    # sample): 1. Control: the intensity reading of the record.
     output, _ = run
     laws = dict(
         re.findall(r"the (record|simulation)'s speckle law .*: intensity \*\* (\d+\.\d+)", output)
     )
     record, simulation = float(laws['record']), float(laws['simulation'])
-    assert record == pytest.approx(simulation, abs=0.3)
+    assert simulation == pytest.approx(1.0, abs=0.1)
+    assert record > simulation - 0.1
     assert record * 0.5 < 0.9  # the intensity reading: under any intensity's 1
 
 

@@ -26,6 +26,9 @@ from test_echosounder_node import parameters as sounder_parameters
 from test_echosounder_node import scene as sounder_scene
 from test_projected_image import first_static, latched, rotation_of
 
+from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share
+from nps_sonar_py.echo.pulse import Pulse, PulseKind, kernel_table
+
 pytestmark = pytest.mark.ros
 
 BINS = ACOUSTICS['range_bins']  # 1900 bins of 5 mm over 0.5 .. 10 m
@@ -59,12 +62,17 @@ def axes_in_body(message: Any, static: Any, parent: str) -> np.ndarray:
     return turned
 
 
-def bin_energy(message: Any, bins: int) -> np.ndarray:
-    """``(beams, bins)`` energy of each bin's samples, by the documented layout."""
+def bin_energy(message: Any, bins: int, pulse: Pulse) -> np.ndarray:
+    """``(beams, bins)`` each bin's stored sample of the samples, by the documented layout.
+
+    The output in the bin rate's band at the bin's centre, over the share of ``pulse``'s
+    energy in that band (docs/coherent.md#the-stored-sample).
+    """
     samples = baseband(message)  # (samples, beams)
     per_bin = message.samples_per_beam // bins
     assert per_bin * bins == message.samples_per_beam
-    return (np.abs(samples) ** 2).reshape(bins, per_bin, -1).sum(axis=1).T
+    share = pulse_share(kernel_table(pulse, 1.0 / message.sample_rate), per_bin)
+    return bin_intensity(samples.T, per_bin, share)
 
 
 def check_single_beam(message: Any, point: Any, azimuth: float) -> None:
@@ -75,7 +83,7 @@ def check_single_beam(message: Any, point: Any, azimuth: float) -> None:
     assert message.sample_rate == pytest.approx(COHERENT['sample_rate'], rel=1e-6)
     assert message.sample0 == round(0.5 / ((MAX_RANGE - 0.5) / BINS / PER_BIN))
     assert list(message.rx_angles) == pytest.approx([-azimuth], abs=1e-6)
-    energy = bin_energy(message, BINS)[0]
+    energy = bin_energy(message, BINS, Pulse(PulseKind.CHIRP, 1e-3, COHERENT['bandwidth']))[0]
     profile = np.asarray(point.profile, dtype=np.float64)
     assert profile.max() > 0.0
     np.testing.assert_allclose(energy, profile, rtol=1e-4, atol=1e-6 * profile.max())
@@ -189,7 +197,7 @@ def test_an_echosounder_publishes_every_beam(tmp_path: Path, probe: Probe) -> No
     assert message.sample_rate == pytest.approx(C / (2.0 * 0.025), rel=1e-6)
     assert list(message.rx_angles) == pytest.approx(list(found.rx_angles), abs=1e-6)
     assert list(message.rx_angles) == pytest.approx(list(-ANGLES), abs=1e-6)
-    energy = bin_energy(message, bins)
+    energy = bin_energy(message, bins, Pulse(PulseKind.CHIRP, 2e-4, 15e3))
     run, _ = first_run(energy, -10.0)
     intensity = np.where(run, energy, 0.0).sum(axis=1)
     np.testing.assert_allclose(np.asarray(found.intensities), intensity, rtol=1e-4)

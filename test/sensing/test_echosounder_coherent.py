@@ -88,13 +88,20 @@ def test_the_mean_over_seeds_is_the_incoherent_model(bed: Raycaster) -> None:
     # Negative control: an incoherent model 20 % stronger is far outside the error.
     wrong = ((bins_mean - 1.2 * reference[inside]) / bins_error) ** 2
     assert float(np.mean(wrong)) > 4.0
-    # Each ping is speckled there: a bin's 4 samples, 1 / B apart, are 4 independent looks
-    # of an exponential intensity, so the bins scatter about their mean with the index 1 / 4.
-    grid = energy_sounder(0).engine.grid
+    # Each ping is speckled there: a bin stores one sample of the output in the bin rate's
+    # band (docs/coherent.md#the-stored-sample), one look of an exponential intensity, index 1
+    # within four standard errors (2 / sqrt(n), n the bins counted at half: neighbours
+    # correlate). Control: the mean of a bin's 4 samples' intensities, 1 / B apart, is 4
+    # independent looks, index 1 / 4.
+    sounder = energy_sounder(0)
+    grid = sounder.engine.grid
     assert grid is not None
     assert grid.per_bin == 4
     index = float(np.var(pings[0][inside] / bins_mean))
-    assert index == pytest.approx(0.25, abs=0.08)
+    assert index == pytest.approx(1.0, abs=4.0 * 2.0 / math.sqrt(inside.sum() / 2.0))
+    baseband = sounder.ping(bed).echo.coherent.baseband
+    looks = (np.abs(baseband) ** 2).reshape(*reference.shape, 4).sum(axis=2)
+    assert float(np.var(looks[inside] / bins_mean)) == pytest.approx(0.25, abs=0.08)
     assert float(np.var(reference[inside] / bins_mean)) < 0.05  # control: the sums are smooth
 
 
