@@ -155,7 +155,9 @@ class FanConfig(Record):
         BeamSpacing.ANGLE, 'beam axes evenly in angle or in its sine (a line array steers so)'
     )
     bearings: tuple[float, ...] = setting(
-        (), 'the beam axes [rad], increasing, within min_angle..max_angle; empty: beam_spacing'
+        (),
+        'the beam axes [rad], increasing, within min_angle..max_angle; empty: beam_spacing',
+        longest=MAX_BEAMS,
     )
 
     def __post_init__(self) -> None:
@@ -236,10 +238,10 @@ def bearings_problem(
     Sine spacing: the sector within +-90 degrees, where the sine increases with the angle.
     """
     if bearings:
+        if len(bearings) != beams:  # before the table is built: its size is the first check
+            return f'bearings: {len(bearings)} bearings for {beams} beams (one per beam)'
         table = np.asarray(bearings, dtype=np.float64)
         slack = 1e-9 * max(1.0, abs(min_angle), abs(max_angle))
-        if table.size != beams:
-            return f'bearings: {table.size} bearings for {beams} beams (one per beam)'
         if np.any(np.diff(table) <= 0.0):
             return 'bearings: must be strictly increasing'
         first, last = float(table[0]), float(table[-1])

@@ -34,7 +34,7 @@ from flat_seabed import seabed_fixture
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster
-from nps_sonar_py.sensing.multibeam import BeamSpacing, FanConfig, MultibeamSonar
+from nps_sonar_py.sensing.multibeam import MAX_BEAMS, BeamSpacing, FanConfig, MultibeamSonar
 
 HALF = math.radians(30.0)
 
@@ -75,6 +75,12 @@ def test_a_table_is_the_fans_axes() -> None:
         ((0.0, 0.1, 0.1), 'strictly increasing'),
         ((-0.2, 0.0, 0.6), 'outside the field of view'),
         ((0.0, float('nan'), 0.2), 'finite'),
+        ((0.0, float('inf'), 0.2), 'finite'),
+        ('abc', 'a list of numbers'),
+        ((0.0, 'x', 0.2), 'finite'),
+        ((False, 0.1, 0.2), 'False'),  # a bool is not a number (not shown as 0.0)
+        ((0.0,) * (MAX_BEAMS + 1), f'at most {MAX_BEAMS} numbers, got {MAX_BEAMS + 1}'),
+        ((0.1,) * 40 + (float('nan'),), 'got nan at [40] of 41'),  # named, not listed
     ],
 )
 def test_a_wrong_table_is_refused_in_one_line(table: tuple[float, ...], says: str) -> None:
@@ -84,6 +90,16 @@ def test_a_wrong_table_is_refused_in_one_line(table: tuple[float, ...], says: st
     assert '\n' not in line
     assert line.startswith('bearings'), line
     assert says in line, line
+    assert len(line) < 200, line  # a huge table is refused by its size, a long one by an element
+
+
+def test_a_table_as_long_as_a_fan_may_be_is_taken() -> None:
+    """Control of the length bound: ``MAX_BEAMS`` bearings are a fan's own table."""
+    table = tuple(float(a) for a in np.linspace(-1.0, 1.0, MAX_BEAMS))
+    fan = FanConfig(
+        beams=MAX_BEAMS, min_angle=-1.0, max_angle=1.0, bearings=table, rays_horizontal=1
+    )
+    assert fan.azimuths().size == MAX_BEAMS
 
 
 def test_sine_spacing_past_ninety_degrees_is_refused() -> None:
