@@ -189,6 +189,20 @@ class FanConfig(Record):
         return (self.max_angle - self.min_angle) / (self.beams - 1) if self.beams > 1 else 0.0
 
     @property
+    def scan_step(self) -> float:
+        """The mean step from the first beam axis to the last, rad (0 for one beam).
+
+        A ``LaserScan``'s ``angle_increment``: with ``angle_min`` the first axis its last angle
+        is the last axis, for a table that starts or ends inside the sector too (``spacing``
+        spans ``min_angle`` to ``max_angle``).
+        """
+        if self.beams == 1:
+            return 0.0
+        if self.bearings:
+            return (self.bearings[-1] - self.bearings[0]) / (self.beams - 1)
+        return self.spacing
+
+    @property
     def uniform(self) -> bool:
         """Whether the beam axes are evenly spaced in angle (``spacing`` apart)."""
         if self.beams == 1:

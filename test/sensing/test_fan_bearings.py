@@ -65,6 +65,11 @@ def test_a_table_is_the_fans_axes() -> None:
     fan = FanConfig(beams=10, min_angle=-0.5, max_angle=0.5, bearings=table)
     np.testing.assert_array_equal(fan.azimuths(), table)
     assert not fan.uniform
+    # A LaserScan from the first axis by scan_step ends on the last axis, inside the sector.
+    assert table[0] + 9 * fan.scan_step == pytest.approx(table[-1], abs=1e-12)
+    assert table[0] + 9 * fan.spacing > table[-1] + 0.1  # control: min..max's step overshoots
+    sine = oculus_fan(BeamSpacing.SINE)
+    assert sine.scan_step == pytest.approx(2.0 * HALF / 255, rel=1e-12)  # its ends: the sector's
 
 
 @pytest.mark.parametrize(
