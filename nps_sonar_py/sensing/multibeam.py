@@ -598,7 +598,7 @@ class MultibeamSonar(PosedRays):
         return SectorGeometry.of_beams(
             fan.beams,
             float(self.azimuths[0]),
-            fan.spacing,
+            fan.scan_step,
             self.echo,
             bearings=None if fan.uniform else tuple(float(a) for a in self.azimuths),
         )

@@ -31,6 +31,10 @@ def test_the_settings_reach_the_fan_and_its_images(tank: Raycaster) -> None:  # 
     table = tuple(np.linspace(-0.4, 0.45, 32) ** 3 / 0.45**2)
     fixed = fan_rig(tank, bearings=list(table)).device.sonar  # type: ignore[attr-defined]
     np.testing.assert_array_equal(fixed.azimuths, table)
+    # The images' mean step is the table's own (first axis to last), not the sector's.
+    step = fixed.image_geometry().spacing
+    assert np.isclose(step, np.diff(table).mean(), rtol=1e-12, atol=0.0)
+    assert abs(step - fixed.fan.spacing) > 1e-3  # control: the sector's spacing differs
     # Control: the default is even in angle, and its images' beams are the spacing's.
     even = fan_rig(tank)
     assert even.device.sonar.fan.beam_spacing is BeamSpacing.ANGLE  # type: ignore[attr-defined]
