@@ -278,3 +278,37 @@ def test_the_images_take_each_beam_at_its_own_bearing() -> None:
     even = (a - b[0]) / fan.spacing
     near = np.abs(np.degrees(a) - 17.2) < 0.2
     assert np.all(np.abs(even[near] - got[near]) > 2.0)
+
+
+def test_the_array_pattern_weighs_each_column_by_its_beams_cell() -> None:
+    """``fan_pattern: array`` over beams even in sine: each column stands for its beam's cell
+    (the mean of its two gaps) over the rays across it, so a beam's summed weights are the
+    integral of its ``|AF(sin a - s_b)|**2`` over the fan's azimuths, worked here by the
+    trapezoid rule on a fine grid, at the centre and at 42 and 52 degrees alike. Control: the
+    sector's mean spacing for every column (what the even fan takes) misses it at 52 degrees."""
+    from nps_sonar_py.echo.array_response import SteeredArray
+
+    array = SteeredArray(64, 0.5)
+    echo = lossless_echo(1.0, 10.0, 10, beam_width=math.radians(1.6))
+    fan = FanConfig(
+        beams=64,
+        min_angle=-1.05,
+        max_angle=1.05,
+        beam_spacing=BeamSpacing.SINE,
+        rays_horizontal=40,
+        rays_vertical=1,
+        vertical_width=1e-3,
+    )
+    sonar = MultibeamSonar(echo, fan, np.eye(4), array_pattern=array)
+    half, b = echo.cast_half_angle, sonar.azimuths
+    d_a = 2.0 * half / fan.rays_horizontal
+    weights = sum(band.weights for band in sonar.engine.bands)  # type: ignore[union-attr]
+    heard = weights.sum(axis=1) * d_a
+    cells = np.repeat(np.gradient(b), fan.rays_horizontal)
+    even = (weights * (fan.spacing / cells)).sum(axis=1) * d_a  # the control's weights
+    a = np.linspace(b[0] - half, b[-1] + half, 400_001)
+    for k in (32, 56, 60):
+        integral = np.trapezoid(np.abs(array.steered(np.sin(a), math.sin(b[k]))) ** 2, a)
+        assert heard[k] == pytest.approx(integral, rel=0.02), k
+        if k == 60:
+            assert abs(even[k] / integral - 1.0) > 0.15
