@@ -312,3 +312,23 @@ def test_the_array_pattern_weighs_each_column_by_its_beams_cell() -> None:
         assert heard[k] == pytest.approx(integral, rel=0.02), k
         if k == 60:
             assert abs(even[k] / integral - 1.0) > 0.15
+
+
+def test_a_direction_is_heard_by_the_beam_whose_axis_is_nearest() -> None:
+    """The multipath ghosts' beam (``MultibeamSonar._hear_body``) over a sine fan: the axis
+    nearest each direction's azimuth, worked here by ``argmin |a - b_k|`` over the table, on
+    a fine grid across the fan. Control: the even-angle index ``rint((a - a_0) / spacing)``
+    disagrees near 17 degrees."""
+    fan = oculus_fan(BeamSpacing.SINE, rays_horizontal=1, rays_vertical=2)
+    sonar = MultibeamSonar(lossless_echo(0.0, 10.0, 10), fan, np.eye(4))
+    b = sonar.azimuths
+    a = np.linspace(b[0], b[-1], 20_011)
+    body = np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
+    beam, _ = sonar._hear_body(np.zeros(a.size, dtype=np.intp), body)
+    distance = np.abs(a[:, None] - b[None, :])
+    two = np.sort(distance, axis=1)[:, :2]
+    clear = two[:, 1] - two[:, 0] > 1e-9  # not on a cell's edge
+    np.testing.assert_array_equal(beam[clear], np.argmin(distance, axis=1)[clear])
+    even = np.rint((a - b[0]) / fan.spacing).astype(np.intp)
+    near = np.abs(np.degrees(a) - 17.2) < 0.2
+    assert np.all(np.abs(even[near] - beam[near]) >= 2)
