@@ -600,7 +600,7 @@ class MultibeamSonar(PosedRays):
             float(self.azimuths[0]),
             fan.scan_step,
             self.echo,
-            bearings=None if fan.uniform else tuple(float(a) for a in self.azimuths),
+            bearings=None if fan.uniform else tuple(self.azimuths.tolist()),
         )
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:
