@@ -62,7 +62,8 @@ class SettingSpec:
     ``above``: ``low`` itself is refused (``(low, high]``). ``low`` ``-inf``: ``-inf`` is taken
     besides the finite numbers (``threshold_db``: any echo). ``supplies``: for a setting that
     gives other settings their defaults (a preset, ``sonar_preset``), the function of its value
-    that returns them by name; ``ConfigurationError`` for a value it refuses.
+    that returns them by name; ``ConfigurationError`` for a value it refuses. ``longest``: the
+    most numbers a list setting takes (checked before its numbers are read).
     """
 
     name: str
@@ -75,6 +76,7 @@ class SettingSpec:
     zero: bool = False
     above: bool = False
     supplies: Callable[[Any], dict[str, Any]] | None = None
+    longest: int | None = None
 
     @property
     def plain_default(self) -> Any:
@@ -102,6 +104,7 @@ def setting(
     zero: bool = False,
     above: bool = False,
     supplies: Callable[[Any], dict[str, Any]] | None = None,
+    longest: int | None = None,
 ) -> Any:
     """A record field carrying its :class:`SettingSpec` (name filled in by :func:`specs`).
 
@@ -111,7 +114,8 @@ def setting(
     beam width of 5e-324 rad, is refused rather than taken for "the URDF's"). ``description``
     and ``choices`` may be functions, read when used, for a setting whose text and values are
     a table's rows (``mode``). ``supplies``: the other settings' defaults this one's value
-    gives (:class:`SettingSpec`; :func:`read_records`).
+    gives (:class:`SettingSpec`; :func:`read_records`). ``longest``: the most numbers of a
+    tuple (a list from a file is refused by its length before its numbers are read).
     """
     meta = {
         'description': description,
@@ -122,6 +126,7 @@ def setting(
         'zero': zero,
         'above': above,
         'supplies': supplies,
+        'longest': longest,
     }
     return dataclasses.field(default=default, metadata=meta)
 
@@ -155,6 +160,7 @@ def same_as(
         choices=meta['choices'],
         zero=meta['zero'] if zero is None else zero,
         above=meta['above'],
+        longest=meta.get('longest'),
     )
 
 
@@ -317,19 +323,51 @@ def _checked(
             raise ConfigurationError(f'{name} must be {choice_text(allowed)}, got {value!r}')
         return checked
     if typing.get_origin(kind) is tuple:
-        if not isinstance(value, (tuple, list)):
-            raise ConfigurationError(f'{name} must be a list of numbers, got {value!r}')
-        try:
-            return tuple(_number(name, float, v, low, high) for v in value)
-        except ConfigurationError:
-            shown = [float(v) if isinstance(v, (int, float)) else v for v in value]
-            what = f'finite numbers{_bounds_text(low, high)}'
-            raise ConfigurationError(f'{name} must be {what}, got {shown!r}') from None
+        return _numbers(name, value, low, high, meta.get('longest'))
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         if not isinstance(value, kind):
             raise ConfigurationError(f'{name} must be a {kind.__name__}, got {value!r}')
         return value
     raise TypeError(f'setting {name}: no check for the type {kind!r}')  # a record's own bug
+
+
+#: A refused list longer than this is shown by its first wrong element, not whole.
+_SHOWN = 16
+
+
+def _numbers(
+    name: str, value: Any, low: float | None, high: float | None, longest: int | None
+) -> tuple[float, ...]:
+    """``value`` as a tuple of finite floats within the bounds, else ConfigurationError.
+
+    Its length is checked first (``longest``), so that a huge list is refused by its size
+    alone; a long list's refusal names its first wrong element, to keep it one short line.
+    """
+    if not isinstance(value, (tuple, list)):
+        raise ConfigurationError(f'{name} must be a list of numbers, got {value!r}')
+    if longest is not None and len(value) > longest:
+        raise ConfigurationError(f'{name} must hold at most {longest} numbers, got {len(value)}')
+    what = f'finite numbers{_bounds_text(low, high)}'
+    try:
+        return tuple(_number(name, float, v, low, high) for v in value)
+    except ConfigurationError:
+        if len(value) > _SHOWN:
+            k, wrong = next(
+                (k, v) for k, v in enumerate(value) if not _is_number(v, float, low, high)
+            )
+            shown = f'{wrong!r} at [{k}] of {len(value)}'
+            raise ConfigurationError(f'{name} must be {what}, got {shown}') from None
+        listed = [v if isinstance(v, bool) or not isinstance(v, int) else float(v) for v in value]
+        raise ConfigurationError(f'{name} must be {what}, got {listed!r}') from None
+
+
+def _is_number(value: Any, kind: type, low: float | None, high: float | None) -> bool:
+    """Whether :func:`_number` takes ``value``."""
+    try:
+        _number('', kind, value, low, high)
+    except ConfigurationError:
+        return False
+    return True
 
 
 def check_record(record: Any) -> None:

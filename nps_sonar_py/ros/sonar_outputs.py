@@ -196,7 +196,7 @@ class FanOutput(RangerDataBase[FanRanger]):
                 reading.ranges,
                 totals,
                 angle_min=float(reading.azimuths[0]),
-                angle_increment=device.sonar.fan.spacing,
+                angle_increment=device.sonar.fan.scan_step,
                 time_increment=0.0,
                 scan_time=device.period,
                 range_min=config.min_range,

@@ -155,7 +155,9 @@ class FanConfig(Record):
         BeamSpacing.ANGLE, 'beam axes evenly in angle or in its sine (a line array steers so)'
     )
     bearings: tuple[float, ...] = setting(
-        (), 'the beam axes [rad], increasing, within min_angle..max_angle; empty: beam_spacing'
+        (),
+        'the beam axes [rad], increasing, within min_angle..max_angle; empty: beam_spacing',
+        longest=MAX_BEAMS,
     )
 
     def __post_init__(self) -> None:
@@ -185,6 +187,20 @@ class FanConfig(Record):
         The exact spacing when the axes are even in angle (a ``LaserScan``'s increment).
         """
         return (self.max_angle - self.min_angle) / (self.beams - 1) if self.beams > 1 else 0.0
+
+    @property
+    def scan_step(self) -> float:
+        """The mean step from the first beam axis to the last, rad (0 for one beam).
+
+        A ``LaserScan``'s ``angle_increment``: with ``angle_min`` the first axis its last angle
+        is the last axis, for a table that starts or ends inside the sector too (``spacing``
+        spans ``min_angle`` to ``max_angle``).
+        """
+        if self.beams == 1:
+            return 0.0
+        if self.bearings:
+            return (self.bearings[-1] - self.bearings[0]) / (self.beams - 1)
+        return self.spacing
 
     @property
     def uniform(self) -> bool:
@@ -236,10 +252,10 @@ def bearings_problem(
     Sine spacing: the sector within +-90 degrees, where the sine increases with the angle.
     """
     if bearings:
+        if len(bearings) != beams:  # before the table is built: its size is the first check
+            return f'bearings: {len(bearings)} bearings for {beams} beams (one per beam)'
         table = np.asarray(bearings, dtype=np.float64)
         slack = 1e-9 * max(1.0, abs(min_angle), abs(max_angle))
-        if table.size != beams:
-            return f'bearings: {table.size} bearings for {beams} beams (one per beam)'
         if np.any(np.diff(table) <= 0.0):
             return 'bearings: must be strictly increasing'
         first, last = float(table[0]), float(table[-1])
@@ -582,9 +598,9 @@ class MultibeamSonar(PosedRays):
         return SectorGeometry.of_beams(
             fan.beams,
             float(self.azimuths[0]),
-            fan.spacing,
+            fan.scan_step,
             self.echo,
-            bearings=None if fan.uniform else tuple(float(a) for a in self.azimuths),
+            bearings=None if fan.uniform else tuple(self.azimuths.tolist()),
         )
 
     def set_pose(self, world_from_body: NDArray[np.float64]) -> None:

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ros_helpers import Probe, executable, exit_line, ros_args, running
+import yaml
+from ros_helpers import Probe, executable, exit_line, ros_args, running, set_parameters
 from test_sidescan_node import BINS, MAX_RANGE, MIN_RANGE, C, decode, parameters, reliable, world
 
 from nps_sonar_py.echo.matched_filter import bin_intensity
@@ -90,3 +91,34 @@ def test_a_chirp_wider_than_the_carrier_is_refused_in_one_line(tmp_path: Path) -
     line = exit_line(command)
     assert 'bandwidth' in line
     assert 'wider than the carrier' in line
+
+
+def test_seabed_images_not_a_bool_stops_the_node_and_is_read_only_at_run_time(
+    tmp_path: Path, probe: Probe
+) -> None:
+    """``seabed_images`` given as a string in a parameter file stops the node in one line
+    naming it; while the node runs, a change (false, or a string) is refused with the reason
+    and the node pings on with it on (the control: the same file with ``true`` runs)."""
+    from marine_acoustic_msgs.msg import RawSonarImage
+
+    def parameter_file(value: object) -> list[str]:
+        path = tmp_path / 'images.yaml'
+        values = coherent(world(tmp_path), seabed_images=value)
+        path.write_text(yaml.safe_dump({'/**': {'ros__parameters': values}}))
+        return ['--ros-args', '--params-file', str(path)]
+
+    line = exit_line([executable('scanning_sonar_node'), *parameter_file('yes')])
+    assert 'seabed_images' in line, line
+    probe.subscribe(RawSonarImage, 'sidescan/raw_image', reliable())
+    with running('scanning_sonar_node', extra=parameter_file(True)[1:]) as node:
+        probe.wait('sidescan/raw_image', 1, node)
+        results = [
+            set_parameters(probe, 'scanning_sonar', {'seabed_images': value})[0]
+            for value in (False, 'no')
+        ]
+        count = probe.count('sidescan/raw_image')
+        probe.wait('sidescan/raw_image', count + 2, node)  # still pinging
+    for result in results:
+        assert not result.successful
+        assert 'seabed_images' in result.reason, result.reason
+        assert '\n' not in result.reason

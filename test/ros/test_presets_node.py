@@ -141,6 +141,27 @@ def test_a_table_of_bearings_of_the_wrong_count_stops_the_node_with_one_line(
     )
 
 
+@pytest.mark.parametrize(
+    ('table', 'says'),
+    [
+        ([-0.1, float('nan'), 0.1], 'bearings must be finite numbers'),
+        ([-0.1, float('inf'), 0.1], 'bearings must be finite numbers'),
+        ([-1, 0, 1], 'bearings'),  # integers: not the parameter's type (doubles)
+        ('[-0.1, 0.0]', 'bearings'),  # a string
+        ([0.0] * 100_001, 'bearings must hold at most 100000 numbers, got 100001'),
+    ],
+)
+def test_a_table_of_bearings_not_numbers_stops_the_node_with_one_line(
+    tmp_path: Path, table: object, says: str
+) -> None:
+    """NaN, inf, integers, a string, a table longer than a fan may be: one line naming
+    ``bearings`` (the wrong count above is the one a valid list of numbers gets)."""
+    extra = parameter_file(tmp_path, bearings=table)
+    line = exit_line([executable('scanning_sonar_node'), '--ros-args', *extra])
+    assert says in line, line
+    assert len(line) < 300, line
+
+
 def test_an_unknown_preset_stops_the_node_with_one_line(tmp_path: Path) -> None:
     extra = parameter_file(tmp_path, sonar_preset='p900')
     line = exit_line([executable('scanning_sonar_node'), '--ros-args', *extra])

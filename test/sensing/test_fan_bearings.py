@@ -34,7 +34,7 @@ from flat_seabed import seabed_fixture
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.errors import ConfigurationError
 from nps_sonar_py.scene import Raycaster
-from nps_sonar_py.sensing.multibeam import BeamSpacing, FanConfig, MultibeamSonar
+from nps_sonar_py.sensing.multibeam import MAX_BEAMS, BeamSpacing, FanConfig, MultibeamSonar
 
 HALF = math.radians(30.0)
 
@@ -65,6 +65,11 @@ def test_a_table_is_the_fans_axes() -> None:
     fan = FanConfig(beams=10, min_angle=-0.5, max_angle=0.5, bearings=table)
     np.testing.assert_array_equal(fan.azimuths(), table)
     assert not fan.uniform
+    # A LaserScan from the first axis by scan_step ends on the last axis, inside the sector.
+    assert table[0] + 9 * fan.scan_step == pytest.approx(table[-1], abs=1e-12)
+    assert table[0] + 9 * fan.spacing > table[-1] + 0.1  # control: min..max's step overshoots
+    sine = oculus_fan(BeamSpacing.SINE)
+    assert sine.scan_step == pytest.approx(2.0 * HALF / 255, rel=1e-12)  # its ends: the sector's
 
 
 @pytest.mark.parametrize(
@@ -75,6 +80,12 @@ def test_a_table_is_the_fans_axes() -> None:
         ((0.0, 0.1, 0.1), 'strictly increasing'),
         ((-0.2, 0.0, 0.6), 'outside the field of view'),
         ((0.0, float('nan'), 0.2), 'finite'),
+        ((0.0, float('inf'), 0.2), 'finite'),
+        ('abc', 'a list of numbers'),
+        ((0.0, 'x', 0.2), 'finite'),
+        ((False, 0.1, 0.2), 'False'),  # a bool is not a number (not shown as 0.0)
+        ((0.0,) * (MAX_BEAMS + 1), f'at most {MAX_BEAMS} numbers, got {MAX_BEAMS + 1}'),
+        ((0.1,) * 40 + (float('nan'),), 'got nan at [40] of 41'),  # named, not listed
     ],
 )
 def test_a_wrong_table_is_refused_in_one_line(table: tuple[float, ...], says: str) -> None:
@@ -84,6 +95,16 @@ def test_a_wrong_table_is_refused_in_one_line(table: tuple[float, ...], says: st
     assert '\n' not in line
     assert line.startswith('bearings'), line
     assert says in line, line
+    assert len(line) < 200, line  # a huge table is refused by its size, a long one by an element
+
+
+def test_a_table_as_long_as_a_fan_may_be_is_taken() -> None:
+    """Control of the length bound: ``MAX_BEAMS`` bearings are a fan's own table."""
+    table = tuple(float(a) for a in np.linspace(-1.0, 1.0, MAX_BEAMS))
+    fan = FanConfig(
+        beams=MAX_BEAMS, min_angle=-1.0, max_angle=1.0, bearings=table, rays_horizontal=1
+    )
+    assert fan.azimuths().size == MAX_BEAMS
 
 
 def test_sine_spacing_past_ninety_degrees_is_refused() -> None:
@@ -257,3 +278,57 @@ def test_the_images_take_each_beam_at_its_own_bearing() -> None:
     even = (a - b[0]) / fan.spacing
     near = np.abs(np.degrees(a) - 17.2) < 0.2
     assert np.all(np.abs(even[near] - got[near]) > 2.0)
+
+
+def test_the_array_pattern_weighs_each_column_by_its_beams_cell() -> None:
+    """``fan_pattern: array`` over beams even in sine: each column stands for its beam's cell
+    (the mean of its two gaps) over the rays across it, so a beam's summed weights are the
+    integral of its ``|AF(sin a - s_b)|**2`` over the fan's azimuths, worked here by the
+    trapezoid rule on a fine grid, at the centre and at 42 and 52 degrees alike. Control: the
+    sector's mean spacing for every column (what the even fan takes) misses it at 52 degrees."""
+    from nps_sonar_py.echo.array_response import SteeredArray
+
+    array = SteeredArray(64, 0.5)
+    echo = lossless_echo(1.0, 10.0, 10, beam_width=math.radians(1.6))
+    fan = FanConfig(
+        beams=64,
+        min_angle=-1.05,
+        max_angle=1.05,
+        beam_spacing=BeamSpacing.SINE,
+        rays_horizontal=40,
+        rays_vertical=1,
+        vertical_width=1e-3,
+    )
+    sonar = MultibeamSonar(echo, fan, np.eye(4), array_pattern=array)
+    half, b = echo.cast_half_angle, sonar.azimuths
+    d_a = 2.0 * half / fan.rays_horizontal
+    weights = sum(band.weights for band in sonar.engine.bands)  # type: ignore[union-attr]
+    heard = weights.sum(axis=1) * d_a
+    cells = np.repeat(np.gradient(b), fan.rays_horizontal)
+    even = (weights * (fan.spacing / cells)).sum(axis=1) * d_a  # the control's weights
+    a = np.linspace(b[0] - half, b[-1] + half, 400_001)
+    for k in (32, 56, 60):
+        integral = np.trapezoid(np.abs(array.steered(np.sin(a), math.sin(b[k]))) ** 2, a)
+        assert heard[k] == pytest.approx(integral, rel=0.02), k
+        if k == 60:
+            assert abs(even[k] / integral - 1.0) > 0.15
+
+
+def test_a_direction_is_heard_by_the_beam_whose_axis_is_nearest() -> None:
+    """The multipath ghosts' beam (``MultibeamSonar._hear_body``) over a sine fan: the axis
+    nearest each direction's azimuth, worked here by ``argmin |a - b_k|`` over the table, on
+    a fine grid across the fan. Control: the even-angle index ``rint((a - a_0) / spacing)``
+    disagrees near 17 degrees."""
+    fan = oculus_fan(BeamSpacing.SINE, rays_horizontal=1, rays_vertical=2)
+    sonar = MultibeamSonar(lossless_echo(0.0, 10.0, 10), fan, np.eye(4))
+    b = sonar.azimuths
+    a = np.linspace(b[0], b[-1], 20_011)
+    body = np.stack([np.cos(a), np.sin(a), np.zeros_like(a)], axis=1)
+    beam, _ = sonar._hear_body(np.zeros(a.size, dtype=np.intp), body)
+    distance = np.abs(a[:, None] - b[None, :])
+    two = np.sort(distance, axis=1)[:, :2]
+    clear = two[:, 1] - two[:, 0] > 1e-9  # not on a cell's edge
+    np.testing.assert_array_equal(beam[clear], np.argmin(distance, axis=1)[clear])
+    even = np.rint((a - b[0]) / fan.spacing).astype(np.intp)
+    near = np.abs(np.degrees(a) - 17.2) < 0.2
+    assert np.all(np.abs(even[near] - beam[near]) >= 2)

@@ -1,0 +1,176 @@
+"""``seabed_images``' weights worked by hand in the world frame (docs/multipath.md).
+
+Two scatterers over a level sand seabed (its plane z = 0, its normal given downwards: either
+orientation is the seabed's), heard by a sensor 10 m up, rolled 30 degrees and yawed 20 (its
+frame is not the world's), through a two-channel pattern given here. Each image is worked
+from the geometry in the world: the image ``P' = (x, y, -z)``, the bounce point on the line
+to it at ``h / (h + z)``, the legs' cosines on the face, ``R`` at ``asin((h + z) / r_i)``:
+
+* one bounce, at ``(r_d + r_i) / 2``: ``R sqrt(cos_i / cos_d) (r_d / r_i)`` times the absorption
+  of the extra length ``r_i - r_d`` (half of it each way: ``exp(-a (r_i - r_d) / 2)`` in
+  amplitude) and ``(w(P) w(P'))**(1/4)``; zero when ``P`` and ``P'`` are different channels';
+* two bounces, at ``r_i``: ``R**2 (cos_i / cos_d) (r_d / r_i)**2``, ``exp(-a (r_i - r_d))``
+  and ``sqrt(w(P'))``, in the image's channel.
+
+Controls: the absorption of the whole path (``r_i + r_d``), the two-way pattern of the image
+alone (``w(P')``) and ``|R|`` for the complex ``R`` are each rejected.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from nps_sonar_py.echo.seabed_images import Ground, seabed_images
+from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient
+from nps_sonar_py.echo.surface_echoes import LitSurfaces
+from nps_sonar_py.transforms import transform_from_xyz_rpy
+
+H = 10.0
+SAND = SEDIMENTS['sand']
+ABSORPTION = 0.2  # dB/m one way: a clear factor over the few metres the images add
+NEPER = math.log(10.0) / 10.0
+POSE = transform_from_xyz_rpy([1.0, -2.0, H], [math.radians(30.0), 0.0, math.radians(20.0)])
+#: The scatterers in the world (port, 4 m and 2 m up), their faces' normals towards the sensor.
+WORLD = np.array([[3.0, 25.0, 4.0], [-2.0, 18.0, 2.0]])
+NORMALS = np.array([[0.0, -1.0, 0.0], [0.6, -0.8, 0.0]])
+
+
+def sensor(points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """World points in the sensor's frame."""
+    frame: NDArray[np.float64] = (points - POSE[:3, 3]) @ POSE[:3, :3]
+    return frame
+
+
+def below(points: NDArray[np.float64]) -> Ground:
+    """The level seabed straight down: its distance, its normal given downwards."""
+    normals = np.tile([0.0, 0.0, -1.0], (points.shape[0], 1))
+    return Ground(points[:, 2].copy(), normals, ((np.arange(points.shape[0]), SAND),))
+
+
+def two_way(points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A two-way pattern of the sensor-frame elevation, smooth and below 1."""
+    elevation = np.arctan2(points[:, 2], np.hypot(points[:, 0], points[:, 1]))
+    w: NDArray[np.float64] = np.exp(-((elevation + 0.5) ** 2))
+    return w
+
+
+Pattern = Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]]
+
+
+def channels(split: bool) -> Pattern:
+    """Each point's channel: one for all, or by the sign of the sensor-frame elevation
+    below -0.91 rad (``split``: the scatterer and its image in different channels)."""
+
+    def of(points: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        elevation = np.arctan2(points[:, 2], np.hypot(points[:, 0], points[:, 1]))
+        channel = (elevation < -0.91).astype(np.intp) if split else np.zeros(len(points), np.intp)
+        return channel, two_way(points)
+
+    return of
+
+
+def images(split: bool) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.complex128]]:
+    """The images' channels, ranges and amplitudes of the two scatterers (direct amplitude 1)."""
+    lit = LitSurfaces(
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0),
+        np.zeros((0, 3)),
+        np.zeros(0),
+        lambda ids: (),
+        POSE,
+        lambda body, r: np.ones(r.size, dtype=bool),
+    )
+    body = sensor(WORLD)
+    normals = NORMALS @ POSE[:3, :3]
+    opened = (below, lambda body, r: np.ones(r.size, dtype=bool))
+    direct = np.ones(2, dtype=np.complex128)
+    found = seabed_images(lit, opened, (body, normals, direct), channels(split), ABSORPTION)
+    return found.channels, found.ranges, found.amplitudes
+
+
+def expected(
+    whole_path: bool = False, image_pattern_only: bool = False, magnitude: bool = False
+) -> tuple[
+    NDArray[np.float64], NDArray[np.complex128], NDArray[np.float64], NDArray[np.complex128]
+]:
+    """One- and two-bounce ranges and amplitudes, worked in the world; the flags: controls."""
+    origin = POSE[:3, 3]
+    p, n = WORLD, NORMALS
+    image = p * np.array([1.0, 1.0, -1.0])
+    rd = np.linalg.norm(p - origin, axis=1)
+    ri = np.linalg.norm(image - origin, axis=1)
+    z = p[:, 2]
+    bounce = origin + (image - origin) * (H / (H + z))[:, None]
+    leg = bounce - p
+    cos_i = np.abs(np.sum(leg * n, axis=1)) / np.linalg.norm(leg, axis=1)
+    cos_d = np.abs(np.sum((origin - p) * n, axis=1)) / rd
+    r = np.array([complex(reflection_coefficient(SAND, math.asin(s))) for s in (H + z) / ri])
+    r = np.abs(r) if magnitude else r
+    extra = (ri + rd) if whole_path else (ri - rd)
+    loss = np.exp(-0.5 * ABSORPTION * NEPER * extra)
+    w_d, w_i = two_way(sensor(p)), two_way(sensor(image))
+    one_pattern = w_i if image_pattern_only else np.sqrt(np.sqrt(w_d * w_i))
+    one = r * np.sqrt(cos_i / cos_d) * (rd / ri) * loss * one_pattern
+    two = r**2 * (cos_i / cos_d) * (rd / ri) ** 2 * loss**2 * np.sqrt(w_i)
+    return 0.5 * (rd + ri), one, ri, two
+
+
+def test_the_weights_are_the_image_methods() -> None:
+    channel, ranges, amplitude = images(split=False)
+    one_at, one, two_at, two = expected()
+    assert channel.size == 6  # both scatterers mirrored, three paths each
+    np.testing.assert_array_equal(channel, 0)
+    np.testing.assert_allclose(ranges, np.concatenate([one_at, one_at, two_at]), rtol=1e-12)
+    np.testing.assert_allclose(amplitude, np.concatenate([one, one, two]), rtol=1e-9)
+    assert np.all(np.abs(amplitude) > 0.05)  # the weights are far from negligible
+    # Controls, each a wrong model the comparison rejects.
+    for wrong in (
+        expected(whole_path=True),
+        expected(image_pattern_only=True),
+        expected(magnitude=True),
+    ):
+        model = np.concatenate([wrong[1], wrong[1], wrong[3]])
+        assert not np.allclose(amplitude, model, rtol=1e-3)
+
+
+def test_a_one_bounce_path_between_two_channels_is_not_heard() -> None:
+    channel, _, amplitude = images(split=True)
+    sensed = sensor(WORLD)
+    elevation = np.arctan2(sensed[:, 2], np.hypot(sensed[:, 0], sensed[:, 1]))
+    assert np.all(elevation > -0.91)  # the scatterers in channel 0 ...
+    np.testing.assert_array_equal(channel[2:], 1)  # ... their images in channel 1
+    np.testing.assert_array_equal(amplitude[:4], 0.0)  # sent by one, heard by the other
+    _, _, _, two = expected()
+    np.testing.assert_allclose(amplitude[4:], two, rtol=1e-9)  # the image's own, kept
+    assert np.all(np.abs(two) > 0.05)  # control: not zero for want of weight
+
+
+@pytest.mark.parametrize('height', [-1.0, 0.0])
+def test_a_scatterer_not_above_the_seabed_has_no_image(height: float) -> None:
+    """A scatterer at or under the plane (``z <= 0``) is not mirrored; the control above."""
+    lit = LitSurfaces(
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0),
+        np.zeros((0, 3)),
+        np.zeros(0),
+        lambda ids: (),
+        POSE,
+        lambda body, r: np.ones(r.size, dtype=bool),
+    )
+    opened = (below, lambda body, r: np.ones(r.size, dtype=bool))
+    for z, count in ((height, 0), (3.0, 3)):
+        point = np.array([[3.0, 25.0, z]])
+        body = sensor(point)
+        found = seabed_images(
+            lit,
+            opened,
+            (body, NORMALS[:1] @ POSE[:3, :3], np.ones(1, dtype=np.complex128)),
+            channels(False),
+            ABSORPTION,
+        )
+        assert found.amplitudes.size == count, z
