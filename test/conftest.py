@@ -74,12 +74,36 @@ def _shared_set_up(item: pytest.Item) -> tuple[str, ...]:
     )
 
 
+#: Seconds a test takes, about, by module: those far from their folder's (``_cost``). From a
+#: whole-suite ``--durations`` run on a loaded machine (about twice the idle times).
+MODULE_COSTS = {
+    'test/dataset/test_dataset_runs.py': 16.0,  # Ray clusters started and killed
+    'test/sensing/test_scatterer_texture.py': 13.0,  # Monte Carlo over 40 renders
+    'test/test_lint.py': 13.0,  # mypy
+    'test/sensing/test_formed_fan.py': 7.0,
+    'test/test_background.py': 4.0,
+    # Its benchmark starts when collection ends and runs beside the session's tests
+    # (test/realism/conftest.py); only its share of the cores counts here.
+    'test/realism/test_realism_benchmark.py': 1.0,
+}
+#: Seconds a node test takes (it starts a node and waits for it), and any other test.
+NODE_TEST_COST, TEST_COST = 2.5, 0.05
+
+
+def _cost(item: pytest.Item) -> float:
+    """About how long ``item`` keeps its session busy, s (``MODULE_COSTS``)."""
+    module = item.nodeid.split('::')[0]
+    default = NODE_TEST_COST if module.startswith('test/ros/') else TEST_COST
+    return MODULE_COSTS.get(module, default)
+
+
 def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With ``NPS_TEST_SHARD=i/n`` (``scripts/test`` runs n sessions at once), keep shard i.
 
-    The tests are dealt out in turn, one at a time, except that the tests sharing a module- or
-    session-scoped set-up go together (it is made once, in one session). Every test is in
-    exactly one shard.
+    The tests sharing a module- or session-scoped set-up go together (it is made once, in one
+    session); these groups are dealt out dearest first (``_cost``), each to the shard with the
+    least so far, so that the sessions end together. Every test is in exactly one shard; every
+    session deals the same collection the same way.
     """
     shard = os.environ.get('NPS_TEST_SHARD')
     if not shard:
@@ -99,11 +123,16 @@ def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
         for name in names[1:]:
             parent[root(name)] = root(names[0])
         keys.append(names[0])
-    groups: dict[str, int] = {}
+    costs: dict[str, float] = {}
+    for item, key in zip(items, keys, strict=True):
+        costs[root(key)] = costs.get(root(key), 0.0) + _cost(item)
+    loads, shard_of = [0.0] * count, {}
+    for group in sorted(costs, key=lambda g: -costs[g]):  # stable: equals in collection order
+        shard_of[group] = loads.index(min(loads))
+        loads[shard_of[group]] += costs[group]
     kept, dropped = [], []
     for item, key in zip(items, keys, strict=True):
-        group = groups.setdefault(root(key), len(groups))
-        (kept if group % count == index else dropped).append(item)
+        (kept if shard_of[root(key)] == index else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept

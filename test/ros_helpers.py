@@ -54,13 +54,33 @@ def exit_line(command: list[str], timeout: float = NODE_START_TIMEOUT) -> str:
     The shape every bad configuration or command line has (``ros/startup.py``): no
     traceback, nothing else on stderr.
     """
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-    assert result.returncode == 2, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith('nps_sonar: '), result.stderr
-    assert 'Traceback' not in result.stderr
-    return lines[0]
+    (line,) = exit_lines([command], timeout)
+    return line
+
+
+def exit_lines(commands: list[list[str]], timeout: float = NODE_START_TIMEOUT) -> list[str]:
+    """:func:`exit_line` of each of ``commands``, run at once (a process mostly imports and
+    waits: the others use the cores it leaves)."""
+    processes = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for command in commands
+    ]
+    found = []
+    try:
+        for process in processes:
+            _, stderr = process.communicate(timeout=timeout)
+            assert process.returncode == 2, stderr
+            lines = [line for line in stderr.splitlines() if line.strip()]
+            assert len(lines) == 1, stderr
+            assert lines[0].startswith('nps_sonar: '), stderr
+            assert 'Traceback' not in stderr
+            found.append(lines[0])
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    return found
 
 
 @contextmanager

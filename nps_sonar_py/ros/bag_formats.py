@@ -13,7 +13,7 @@ recorded for them (``format_topics``); rosbags and ``nps_sonar_py.formats`` only
   as an Oculus simple ping result, rows near to far and beams by bearing positive to
   starboard (the device's layout), the bearings, carrier, sound speed and range from
   ``<sensor>/multibeam`` of the same stamp; the gamma setting is the Oculus display chain's
-  (``OCULUS_CHAIN``), the gain percent 0 (the bag does not say it).
+  (``oculus_chain``), the gain percent 0 (the bag does not say it).
 * ``soundings.gsf``: each ``<sensor>/soundings`` (an echosounder's ``PointCloud2``, body frame)
   as a GSF swath bathymetry ping (``formats.gsf``: depth ``-z``, across track ``-y``, along
   ``x``), a beam without a sounding null, every ping as many beams as the most seen; position
@@ -35,17 +35,13 @@ import numpy as np
 from numpy.typing import NDArray
 from rosbags.highlevel import AnyReader
 
-from nps_sonar_py.devices.presets import PRESETS
 from nps_sonar_py.echo.display_presets import AMPLITUDE, DISPLAY_PRESETS
 from nps_sonar_py.errors import ConfigurationError
-from nps_sonar_py.formats.gsf import soundings_of_points, write_soundings
 from nps_sonar_py.formats.oculus import OculusPing, write_oculus
 from nps_sonar_py.formats.xtf import SidescanRecord, write_sidescan
 
-__all__ = ['OCULUS_CHAIN', 'FormatExports', 'format_topics', 'write_formats']
+__all__ = ['FormatExports', 'format_topics', 'oculus_chain', 'write_formats']
 
-#: The display chain whose gamma an Oculus file states: the Oculus multibeam preset's.
-OCULUS_CHAIN = PRESETS['oculus_m1200d_hf'].display or ''
 #: The file each export writes, in the bag's directory.
 XTF_FILE, OCULUS_FILE, GSF_FILE = 'sidescan.xtf', 'oculus.raw', 'soundings.gsf'
 
@@ -192,6 +188,17 @@ def _raw_items(bag: Path, base: str) -> Iterator[tuple[int, Any]]:
         yield _stamp(message), message
 
 
+def oculus_chain() -> str:
+    """The display chain whose gamma an Oculus file states: the Oculus multibeam preset's.
+
+    Imported here, not with the module: the presets import every device kind (scipy, the
+    scene), which ``sonar_record`` would pay before it even checks its command line.
+    """
+    from nps_sonar_py.devices.presets import PRESETS
+
+    return PRESETS['oculus_m1200d_hf'].display or ''
+
+
 def _write_oculus(bag: Path, base: str) -> Path:
     """``oculus.raw`` of the fan ``base``'s display images (module docstring)."""
     images = _by_stamp(bag, f'{base}/display_image')
@@ -199,7 +206,7 @@ def _write_oculus(bag: Path, base: str) -> Path:
     stamps = sorted(s for s in images if s in pings)
     if not stamps:
         raise ConfigurationError(f'{bag}: no {base}/display_image with its {base}/multibeam ping')
-    gamma = round(255 * DISPLAY_PRESETS[OCULUS_CHAIN].gamma / AMPLITUDE)  # on amplitude
+    gamma = round(255 * DISPLAY_PRESETS[oculus_chain()].gamma / AMPLITUDE)  # on amplitude
     results = []
     for index, stamp in enumerate(stamps):
         codes, ping = image_pixels(images[stamp]), pings[stamp]
@@ -245,6 +252,9 @@ def cloud_points(message: Any) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
 
 def _write_gsf(bag: Path, base: str) -> Path:
     """``soundings.gsf`` of the echosounder ``base``'s soundings (module docstring)."""
+    # Imported here (as in oculus_chain): formats.gsf imports the sensing package.
+    from nps_sonar_py.formats.gsf import soundings_of_points, write_soundings
+
     clouds = _by_stamp(bag, f'{base}/soundings')
     stamps = sorted(clouds)
     decoded = [cloud_points(clouds[s]) for s in stamps]

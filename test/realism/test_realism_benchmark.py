@@ -16,14 +16,13 @@ from __future__ import annotations
 import copy
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from real_records import real_file
+from realism_run import RECORDS, RUN
 
 from nps_sonar_py.dataset.realism_card import MEASURED, read_figures
 from nps_sonar_py.devices.presets import ARRAY_SPACING, PRESETS
@@ -33,7 +32,6 @@ from nps_sonar_py.formats.oculus import read_oculus
 from nps_sonar_py.formats.xtf import read_sidescan
 from nps_sonar_py.realism.range_law import range_law
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 LAST = re.compile(r'^realism: within=(\d+)/(\d+) worst=(\S+) ratio=(\d+\.\d\d|inf)$')
 #: Real-against-real values the README's yardstick allows, roughly: (low, high).
 YARDSTICK = {
@@ -50,22 +48,14 @@ YARDSTICK = {
 
 
 @pytest.fixture(scope='module')
-def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """The benchmark's output and its ``--out`` folder."""
-    real = real_file('sidescan/scotsman-iver2.xtf').parents[1]
-    real_file('fls/one_ping_8bit.raw')
-    out = tmp_path_factory.mktemp('realism')
-    script = REPOSITORY / 'benchmarks' / 'realism.py'
-    figures = ['--save-figures', str(out / 'measured.json')]
-    result = subprocess.run(
-        [sys.executable, str(script), '--real', str(real), '--out', str(out), *figures],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout, out
+def run(request: pytest.FixtureRequest) -> tuple[str, Path]:
+    """The benchmark's output and its ``--out`` folder (the run started at collection's end)."""
+    for record in RECORDS:
+        real_file(record)
+    benchmark = request.config.stash[RUN]
+    status, stdout, stderr = benchmark.result()
+    assert status == 0, stdout + stderr
+    return stdout, benchmark.out
 
 
 def test_the_last_line_and_the_chains(run: tuple[str, Path]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ros_helpers import NODE_START_TIMEOUT, Probe, executable, exit_line, running
+from ros_helpers import NODE_START_TIMEOUT, Probe, executable, exit_lines, running
 
 from nps_sonar_py.ros.overrides import command_line_parameters, rcl_value
 
@@ -67,16 +67,18 @@ CASES = {
 def test_a_wrong_type_is_refused_with_the_file_as_without_it(
     name: str, file: str, rule: str, shown: str, given: str, declared: str
 ) -> None:
-    alone = exit_line([executable(name), '--ros-args', '-p', rule])
+    with_file = [executable(name), '--ros-args', '--params-file', str(CONFIG / file), '-p', rule]
+    file_after = [executable(name), '--ros-args', '-p', rule, '--params-file', str(CONFIG / file)]
+    alone, first, after = exit_lines(
+        [[executable(name), '--ros-args', '-p', rule], with_file, file_after]
+    )
     parameter = rule.partition(':=')[0]
     assert alone.startswith(
         f"nps_sonar: Trying to set parameter '{parameter}' to '{shown}' of type '{given}', "
         f"expecting type '{declared}'"
     ), alone
-    with_file = [executable(name), '--ros-args', '--params-file', str(CONFIG / file), '-p', rule]
-    assert exit_line(with_file) == alone
-    file_after = [executable(name), '--ros-args', '-p', rule, '--params-file', str(CONFIG / file)]
-    assert exit_line(file_after) == alone  # the order of the two does not matter to rcl either
+    assert first == alone
+    assert after == alone  # the order of the two does not matter to rcl either
 
 
 def _parameter(
