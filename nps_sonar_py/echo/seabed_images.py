@@ -19,8 +19,10 @@ scatterer's face at ``t_in`` and leaving it at ``t_out``, has ``sqrt(mu A cos(t_
 cos(t_out)) / (r_in r_out)`` (Lambert's bistatic law for the scatterer's area), the
 absorption of its length, and the pattern of the directions it leaves and returns by:
 the two-way pattern ``w`` split evenly over the legs, ``(w(P) w(P'))**(1/4)`` for one bounce,
-``sqrt(w(P'))`` for two. The scatterer keeps its ``xi`` on every path (a point scatterer's
-phase does not depend on the directions); the carrier phase is that of the path's length.
+``sqrt(w(P'))`` for two (a receive array hears each path from the direction of its last
+leg, the scatterer's or its image's: :attr:`Images.arrivals`). The scatterer keeps its
+``xi`` on every path (a point scatterer's phase does not depend on the directions); the
+carrier phase is that of the path's length.
 
 Which are heard: scatterers of entities without a seabed, heard directly (in front of the
 rays' depth map and inside a channel's pattern), over a seabed (straight down from the
