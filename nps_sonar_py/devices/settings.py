@@ -881,7 +881,7 @@ class CoherentSettings(Record):
         CoherentConfig,
         'seabed_images',
         "coherent: hear objects' images in the seabed, by one and two bounces off it "
-        '(side-scan, sweep, single beam: docs/multipath.md)',
+        '(side-scan, sweep, single beam, formed fan: docs/multipath.md)',
     )
     publish_baseband: bool = setting(
         False,

@@ -16,7 +16,7 @@ is ``sum_j a_j R(t - 2 r_j / c)``, deposited by the pulse's table
 per-ray model has them. The mean over scatterer seeds is the incoherent image with the same
 pattern (``docs/coherent.md``). With ``seabed_images`` (the default) the scatterers of objects
 over a seabed are also heard by their images in it (``seabed_images.py``), where the
-lighting says what lies below them (:attr:`SeenSurfaces.seabed`).
+lighting says what lies below them (:attr:`LitSurfaces.seabed`).
 """
 
 from __future__ import annotations
@@ -51,14 +51,10 @@ class SeenSurfaces(LitSurfaces):
     seabed's swath at one grazing angle. So ``reflectivity`` is 1 on every ray here, and
     ``seen_reflectivity(body, r)`` gives each scatterer (m, 3 in the sensor's frame, at
     ranges (m,)) the reflectivity of the ray whose cell holds its direction: NaN where that
-    ray hit nothing (the scatterer is then not heard). ``seabed``: for the objects' images
-    in the seabed, the ground straight down from points in the world and whether the ray
-    towards a direction ends on a seabed or nothing (``seabed_images.Below``, ``Open``);
-    ``None``: none heard.
+    ray hit nothing (the scatterer is then not heard).
     """
 
     seen_reflectivity: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
-    seabed: tuple[Below, Open] | None = None
 
 
 def channel_density(config: CoherentConfig, model: EchoModel, beam_width: float) -> float:
@@ -121,7 +117,7 @@ class ChannelEngine(BasebandOf):
         """
         beams, ranges, amplitudes = [], [], []
         for k, part in enumerate(lit if isinstance(lit, tuple) else (lit,)):  # per sensor
-            seabed = part.seabed if isinstance(part, SeenSurfaces) else None
+            seabed = part.seabed
             mirrored = self.config.seabed_images and seabed is not None
             echoes = lit_echoes(
                 part,
@@ -163,4 +159,6 @@ class ChannelEngine(BasebandOf):
         r = np.sqrt(np.einsum('ij,ij->i', body, body))
         mu = np.nan_to_num(part.seen_reflectivity(body, r), nan=0.0)
         direct = echoes.amplitudes[rows] * np.sqrt(mu)
-        return seabed_images(part, seabed, (body, normals, direct), self.pattern, self._absorption)
+        return seabed_images(
+            part.world_from_sensor, seabed, (body, normals, direct), self.pattern, self._absorption
+        )

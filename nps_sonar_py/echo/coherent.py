@@ -97,9 +97,9 @@ class CoherentConfig(Record):
             (``sonar_equation.ReceiverNoise``).
         leak_cells: how many of a ping's strongest cells leak across beams through the
             array's side lobes.
-        seabed_images: the side-scan, sweep and single beam also hear the fixed scatterers
-            of objects over a seabed by their images in it, the paths by one and two bounces
-            off the seabed (``seabed_images.py``, ``docs/multipath.md``).
+        seabed_images: the side-scan, sweep, single beam and formed fan also hear the fixed
+            scatterers of objects over a seabed by their images in it, the paths by one and
+            two bounces off the seabed (``seabed_images.py``, ``docs/multipath.md``).
     """
 
     pulse: PulseKind = same_as(Pulse, 'kind', 'coherent: the pulse, chirp (linear FM) or cw')

@@ -11,6 +11,13 @@ Each scatterer's intensity is its area's law times the sonar's own pattern at it
 fan's: its vertical pattern both ways, the transmit flat across the fan); the receive
 array's ``|AF|**2`` comes from the beam former, so the mean of the image over scatterer
 seeds is the incoherent image with the two-way pattern ``pattern |AF|**2``.
+
+With ``seabed_images`` (the default) the scatterers of objects over a seabed are also heard
+by their images in it (``seabed_images.py``): each path by one or two bounces a
+scatterer-like echo at the range it is heard at, with its weight and the vertical pattern on
+each leg, arriving from the direction of its last leg (the scatterer, or its image): the
+array steers to that direction, so the two one-bounce paths are heard in the beams of the
+scatterer's and of its image's bearing (``docs/multipath.md``).
 """
 
 from __future__ import annotations
@@ -41,8 +48,9 @@ from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup, form_beams
 from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.echo.records import Echoes, EchoRecord
+from nps_sonar_py.echo.seabed_images import Below, Open, seabed_images
 from nps_sonar_py.echo.sonar_equation import noise_intensity
-from nps_sonar_py.echo.surface_echoes import LitSurfaces, lit_echoes
+from nps_sonar_py.echo.surface_echoes import LitEchoes, LitSurfaces, lit_echoes
 from nps_sonar_py.errors import ConfigurationError
 
 __all__ = ['FormedEngine', 'Pattern', 'fan_array', 'formed_density']
@@ -178,7 +186,8 @@ class FormedEngine:
         return self._noise_power
 
     def echoes(self, lit: LitSurfaces) -> CoherentPing:
-        """The formed beams of the scatterers on the lit surfaces."""
+        """The formed beams of the scatterers on the lit surfaces (and their seabed images)."""
+        seabed = lit.seabed if self.config.seabed_images else None
         echoes = lit_echoes(
             lit,
             self.density,
@@ -186,18 +195,50 @@ class FormedEngine:
             self._absorption,
             self.scatterers,
             heard=self._heard,
+            objects=seabed is not None,
         )
         assert echoes.ranges is not None
-        echo = self.model.config
+        positions, amplitudes, ranges = echoes.positions, echoes.amplitudes, echoes.ranges
+        if seabed is not None:
+            seen, heard, at = self._images(lit, seabed, echoes)
+            positions = np.concatenate([positions, seen])
+            amplitudes = np.concatenate([amplitudes, heard])
+            ranges = np.concatenate([ranges, at])
         formed = form_beams(
             self.former,
-            echoes.positions,
-            echoes.amplitudes,
-            echo.wavelength,
+            positions,
+            amplitudes,
+            self.model.config.wavelength,
             rng=self.rng,
-            ranges=echoes.ranges,
+            ranges=ranges,
         )
         return CoherentPing(formed.intensity, formed.baseband, self._grid)
+
+    def _images(
+        self, lit: LitSurfaces, seabed: tuple[Below, Open], echoes: LitEchoes
+    ) -> tuple[NDArray[np.float64], NDArray[np.complex128], NDArray[np.float64]]:
+        """The objects' scatterers' image paths (``seabed_images``): where, amplitude, range.
+
+        Each path placed where it seems to come from: in its arrival direction, at the range
+        it is heard at (so the beam former steers to it and delays it there). The direct
+        amplitudes without the pattern ``lit_echoes`` put in (it is above 0 on those heard).
+        """
+        assert echoes.ranges is not None
+        rows, normals = echoes.objects or (np.zeros(0, dtype=np.intp), np.zeros((0, 3)))
+        body, r = echoes.positions[rows], echoes.ranges[rows]
+        direct = echoes.amplitudes[rows] / np.sqrt(self.pattern(body, r))
+        images = seabed_images(
+            lit.world_from_sensor, seabed, (body, normals, direct), self._one, self._absorption
+        )
+        keep = np.flatnonzero(images.amplitudes != 0.0)
+        arrivals, at = images.arrivals[keep], images.ranges[keep]
+        unit = arrivals / np.sqrt(np.einsum('ij,ij->i', arrivals, arrivals))[:, None]
+        return unit * at[:, None], images.amplitudes[keep], at
+
+    def _one(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The fan as one channel (its array forms the beams): each point's pattern there."""
+        r = np.sqrt(np.einsum('ij,ij->i', body, body))
+        return np.zeros(r.size, dtype=np.intp), self.pattern(body, r)
 
     def _heard(self, body: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.float64]:
         """Each scatterer's pattern (``body`` (m, 3), ``r`` its range), 0 outside the grid.

@@ -19,8 +19,10 @@ scatterer's face at ``t_in`` and leaving it at ``t_out``, has ``sqrt(mu A cos(t_
 cos(t_out)) / (r_in r_out)`` (Lambert's bistatic law for the scatterer's area), the
 absorption of its length, and the pattern of the directions it leaves and returns by:
 the two-way pattern ``w`` split evenly over the legs, ``(w(P) w(P'))**(1/4)`` for one bounce,
-``sqrt(w(P'))`` for two. The scatterer keeps its ``xi`` on every path (a point scatterer's
-phase does not depend on the directions); the carrier phase is that of the path's length.
+``sqrt(w(P'))`` for two (a receive array hears each path from the direction of its last
+leg, the scatterer's or its image's: :attr:`Images.arrivals`). The scatterer keeps its
+``xi`` on every path (a point scatterer's phase does not depend on the directions); the
+carrier phase is that of the path's length.
 
 Which are heard: scatterers of entities without a seabed, heard directly (in front of the
 rays' depth map and inside a channel's pattern), over a seabed (straight down from the
@@ -44,7 +46,6 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo.entity_scatterers import EntityMesh
 from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
-from nps_sonar_py.echo.surface_echoes import LitSurfaces
 
 __all__ = [
     'Below',
@@ -126,11 +127,16 @@ def open_to_seabed(ids: NDArray[np.int64], meshes: Meshes) -> NDArray[np.bool_]:
 
 @dataclass(frozen=True, eq=False)
 class Images:
-    """The image paths' echoes: channel, range heard at (m), amplitude with its pattern."""
+    """The image paths' echoes: channel, range heard at (m), amplitude with its pattern.
+
+    ``arrivals``: (k, 3) the point (sensor frame) whose direction each path returns from,
+    the scatterer or its image: a receive array steers to it (``formed_engine``).
+    """
 
     channels: NDArray[np.intp]
     ranges: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
+    arrivals: NDArray[np.float64]
 
 
 def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -140,7 +146,7 @@ def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _mirror(
-    lit: LitSurfaces,
+    world_from_sensor: NDArray[np.float64],
     seabed: tuple[Below, Open],
     body: NDArray[np.float64],
     normals: NDArray[np.float64],
@@ -151,7 +157,7 @@ def _mirror(
     above its plane, the way to the image open to the seabed, on the lit side of the face.
     """
     below, open_to = seabed
-    rotation, origin = lit.world_from_sensor[:3, :3], lit.world_from_sensor[:3, 3]
+    rotation, origin = world_from_sensor[:3, :3], world_from_sensor[:3, 3]
     facing = normals * np.where(_dot(body, normals) < 0.0, 1.0, -1.0)[:, None]  # to the sensor
     start = body + OFFSET * facing
     under = below(start @ rotation.T + origin)
@@ -180,7 +186,7 @@ def _mirror(
 
 
 def seabed_images(
-    lit: LitSurfaces,
+    world_from_sensor: NDArray[np.float64],
     seabed: tuple[Below, Open],
     scatterers: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]],
     pattern: Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]],
@@ -189,7 +195,7 @@ def seabed_images(
     """The echoes of the scatterers' images in the seabed (module docstring).
 
     Args:
-        lit: what the cast lit (the sensor's pose).
+        world_from_sensor: (4, 4) the sensor's pose.
         seabed: the ground straight down from points in the world, and whether the cast ray
             towards a direction ends on a seabed or nothing.
         scatterers: (q, 3) positions in the sensor's frame, their faces' (q, 3) unit
@@ -199,8 +205,9 @@ def seabed_images(
     """
     body, normals, direct = scatterers
     if not body.shape[0]:
-        return Images(np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0, dtype=np.complex128))
-    rows, image, bounce, r = _mirror(lit, seabed, body, normals)
+        none = np.zeros(0)
+        return Images(none.astype(np.intp), none, none.astype(np.complex128), np.zeros((0, 3)))
+    rows, image, bounce, r = _mirror(world_from_sensor, seabed, body, normals)
     p, n = body[rows], normals[rows]
     rd = np.sqrt(_dot(p, p))
     ri = np.sqrt(_dot(image, image))
@@ -221,4 +228,5 @@ def seabed_images(
         np.concatenate([channel, image_channel, image_channel]),
         np.concatenate([mean, mean, ri]),
         np.concatenate([one, one, two]),
+        np.concatenate([p, image, image]),
     )

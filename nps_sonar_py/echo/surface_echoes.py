@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +50,9 @@ from nps_sonar_py.background import in_halves
 from nps_sonar_py.echo.entity_scatterers import EntityMesh, ScattererCache, Selected
 from nps_sonar_py.echo.seabed import Seabed, scatterer_texture
 from nps_sonar_py.transforms import move_coordinates, rotate_rows
+
+if TYPE_CHECKING:
+    from nps_sonar_py.echo.seabed_images import Below, Open
 
 __all__ = ['Heard', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
 
@@ -70,6 +74,9 @@ class LitSurfaces:
             receive array.
         visible: which of (m, 3) points in the sensor's frame, at ranges (m,), its rays see
             (none nearer).
+        seabed: for the objects' images in the seabed, the ground straight down from points
+            in the world and whether the ray towards a direction ends on a seabed or nothing
+            (``seabed_images.Below``, ``Open``); ``None``: none heard.
     """
 
     ids: NDArray[np.int64]
@@ -79,6 +86,7 @@ class LitSurfaces:
     meshes: Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
     world_from_sensor: NDArray[np.float64]
     visible: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]]
+    seabed: tuple[Below, Open] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, eq=False)

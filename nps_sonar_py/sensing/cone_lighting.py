@@ -55,7 +55,7 @@ class ConeLighting:
         ``hits`` of the rays ``directions`` (world frame; ``k`` cones of the pattern's rays
         one after the other), ``ranges`` their direct ranges; ``world_from_heads`` (k, 4, 4)
         each cone's pose (x its axis); ``caster``: the one that cast them, for the ground
-        below the objects (``sidescan_lighting.ground_below``).
+        below the objects (``fan_lighting.ground_below``).
         """
         n = self._step.size
         r = np.asarray(ranges, dtype=np.float64).ravel()

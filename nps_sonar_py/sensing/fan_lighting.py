@@ -6,20 +6,38 @@ outer beams' main lobes reach past the fan's cast to their first nulls, so it ca
 more columns there (:func:`edge_azimuths`). The cast is also its depth map: a scatterer is
 heard when no ray in its direction (the nearest column and row) hit anything nearer than it,
 within that ray's footprint (occlusion: the shadows behind objects).
+
+Given the caster, the lit surfaces also say what lies straight down from a point
+(:func:`ground_below`, one cast of vertical rays) and whether the ray in a direction ends on a
+seabed or nothing (:func:`seabed_looks`): the objects' images in the seabed
+(``echo.seabed_images``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nps_sonar_py.echo.seabed_images import Below, Ground, Meshes, Open, ground, open_to_seabed
 from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.scan import scan_directions
 
-__all__ = ['FanLighting', 'edge_azimuths', 'hit_spread']
+__all__ = [
+    'FanLighting',
+    'RayOf',
+    'edge_azimuths',
+    'ground_below',
+    'hit_spread',
+    'seabed_looks',
+]
+
+#: The ray whose cell holds each point's direction (m, 3 in the sensor's frame; ranges (m,)).
+RayOf = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.intp]]
 
 
 def edge_azimuths(
@@ -68,6 +86,36 @@ def hit_spread(
     spacing = np.minimum(np.nan_to_num(spacing, nan=0.0, posinf=np.inf), finite)
     tolerance = np.nan_to_num(tolerance, nan=0.0, posinf=np.inf)
     return spacing, tolerance
+
+
+def ground_below(caster: SurfaceCaster, points: NDArray[np.float64]) -> Ground:
+    """What lies straight down (world -z) from (m, 3) world points: one cast of ``caster``."""
+    down = np.zeros_like(points)
+    down[:, 2] = -1.0
+    hits = caster.cast(points, down)
+    if hits.triangles is None:  # a caster without triangles has no seabed to mirror in
+        ids = np.full(points.shape[0], -1, dtype=np.int64)
+        return ground(np.asarray(hits.ranges), np.asarray(hits.normals), ids, lambda _: ())
+    return ground(
+        np.asarray(hits.ranges),
+        np.asarray(hits.normals),
+        hits.triangles.ids,
+        hits.triangles.meshes,
+    )
+
+
+def seabed_looks(
+    caster: SurfaceCaster, ids: NDArray[np.int64], meshes: Meshes, ray_of: RayOf
+) -> tuple[Below, Open]:
+    """A cast's seabed for the objects' images (``seabed_images.Below``, ``Open``).
+
+    The ground below world points, and whether the ray in each direction (``ray_of``, of the
+    cast's triangle ids ``ids``, -1 none) ends on a seabed or nothing.
+    """
+    return (
+        functools.partial(ground_below, caster),
+        lambda body, r: open_to_seabed(ids[ray_of(body, r)], meshes),
+    )
 
 
 class FanLighting:
@@ -141,14 +189,19 @@ class FanLighting:
             axis=1,
         )[:, self._order]
         limit = (depth + tolerance)[grid]
+        width = grid.shape[1]
+        meshes = hits.triangles.meshes
         return LitSurfaces(
             ids,
             mu,
             points,
             spacing,
-            hits.triangles.meshes,
+            meshes,
             world_from_body,
-            lambda body, r: self._visible(body, r, limit),
+            lambda body, r: r <= np.take(limit, self._cell(body, r, width)),
+            seabed=seabed_looks(
+                caster, ids, meshes, lambda body, r: np.take(grid, self._cell(body, r, width))
+            ),
         )
 
     def _found(
@@ -193,13 +246,14 @@ class FanLighting:
             tolerance,
         )
 
-    def _visible(
-        self, body: NDArray[np.float64], r: NDArray[np.float64], limit: NDArray[np.float64]
-    ) -> NDArray[np.bool_]:
-        """Whether each point (m, 3, body frame; ``r`` its range) is no farther than its ray's hit.
+    def _cell(
+        self, body: NDArray[np.float64], r: NDArray[np.float64], width: int
+    ) -> NDArray[np.intp]:
+        """The cell of each point's ray (m, 3, body frame; ``r`` its range) in the depth map.
 
-        Its ray: the nearest column and row. The angles in single precision (1e-7 rad, far
-        finer than the rays' spacing).
+        Its ray: the nearest column and row; its cell ``row * width + column`` of the (rows,
+        ``width``) map. The angles in single precision (1e-7 rad, far finer than the rays'
+        spacing).
         """
         near = body.astype(np.float32)
         azimuth = np.arctan2(near[:, 1], near[:, 0])
@@ -216,10 +270,9 @@ class FanLighting:
         elevation -= self._elevations[0]
         elevation /= self._row_step
         row = np.clip(np.rint(elevation).astype(np.intp), 0, self._elevations.size - 1)
-        row *= limit.shape[1]
+        row *= width
         row += column
-        visible: NDArray[np.bool_] = r <= np.take(limit, row)
-        return visible
+        return row
 
 
 def nearest_column(

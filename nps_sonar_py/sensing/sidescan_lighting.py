@@ -13,29 +13,23 @@ whose cell holds its direction (its channel, column and row), plus that ray's ra
 across its cell (occlusion: the shadows behind objects).
 
 Given the caster, the lit surfaces also say what lies straight down from a point
-(:func:`ground_below`, one cast of vertical rays), the seabed the objects' scatterers are
+(``fan_lighting.ground_below``, one cast of vertical rays), the seabed the objects' scatterers are
 mirrored in, and whether a ray of the cast ends on a seabed or nothing, the way to the
 bounce point open (``echo.seabed_images``).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.channel_echoes import SeenSurfaces
-from nps_sonar_py.echo.seabed_images import Ground, ground, open_to_seabed
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
-from nps_sonar_py.sensing.fan_lighting import hit_spread
+from nps_sonar_py.sensing.fan_lighting import RayOf, hit_spread, seabed_looks
 
-__all__ = ['RayOf', 'SidescanLighting', 'ground_below', 'seen_surfaces']
-
-
-#: The ray whose cell holds each point's direction (m, 3 in the sensor's frame; ranges (m,)).
-RayOf = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.intp]]
+__all__ = ['SidescanLighting', 'seen_surfaces']
 
 
 def seen_surfaces(
@@ -56,7 +50,7 @@ def seen_surfaces(
     each of them's neighbours (``fan_lighting.hit_spread``, world frame); ``ray_of`` the ray
     (of these) whose cell holds a direction: a scatterer is heard when no farther than that
     ray's hit plus its range change across the cell, with that ray's reflectivity;
-    ``caster``: the ground below points (:func:`ground_below`), ``None``: not given.
+    ``caster``: the ground below points (``fan_lighting.seabed_looks``), ``None``: not given.
     """
     if hits.triangles is None:
         return None
@@ -79,28 +73,7 @@ def seen_surfaces(
         world_from_sensor,
         lambda body, rr: rr <= limit[ray_of(body, rr)],
         lambda body, rr: mu[ray_of(body, rr)],
-        None
-        if caster is None
-        else (
-            functools.partial(ground_below, caster),
-            lambda body, rr: open_to_seabed(ids[ray_of(body, rr)], meshes),
-        ),
-    )
-
-
-def ground_below(caster: SurfaceCaster, points: NDArray[np.float64]) -> Ground:
-    """What lies straight down (world -z) from (m, 3) world points: one cast of ``caster``."""
-    down = np.zeros_like(points)
-    down[:, 2] = -1.0
-    hits = caster.cast(points, down)
-    if hits.triangles is None:  # a caster without triangles has no seabed to mirror in
-        ids = np.full(points.shape[0], -1, dtype=np.int64)
-        return ground(np.asarray(hits.ranges), np.asarray(hits.normals), ids, lambda _: ())
-    return ground(
-        np.asarray(hits.ranges),
-        np.asarray(hits.normals),
-        hits.triangles.ids,
-        hits.triangles.meshes,
+        seabed=None if caster is None else seabed_looks(caster, ids, meshes, ray_of),
     )
 
 

@@ -27,7 +27,6 @@ from numpy.typing import NDArray
 
 from nps_sonar_py.echo.seabed_images import Ground, seabed_images
 from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient
-from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 H = 10.0
@@ -76,20 +75,11 @@ def channels(split: bool) -> Pattern:
 
 def images(split: bool) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.complex128]]:
     """The images' channels, ranges and amplitudes of the two scatterers (direct amplitude 1)."""
-    lit = LitSurfaces(
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0),
-        np.zeros((0, 3)),
-        np.zeros(0),
-        lambda ids: (),
-        POSE,
-        lambda body, r: np.ones(r.size, dtype=bool),
-    )
     body = sensor(WORLD)
     normals = NORMALS @ POSE[:3, :3]
     opened = (below, lambda body, r: np.ones(r.size, dtype=bool))
     direct = np.ones(2, dtype=np.complex128)
-    found = seabed_images(lit, opened, (body, normals, direct), channels(split), ABSORPTION)
+    found = seabed_images(POSE, opened, (body, normals, direct), channels(split), ABSORPTION)
     return found.channels, found.ranges, found.amplitudes
 
 
@@ -153,21 +143,12 @@ def test_a_one_bounce_path_between_two_channels_is_not_heard() -> None:
 @pytest.mark.parametrize('height', [-1.0, 0.0])
 def test_a_scatterer_not_above_the_seabed_has_no_image(height: float) -> None:
     """A scatterer at or under the plane (``z <= 0``) is not mirrored; the control above."""
-    lit = LitSurfaces(
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0),
-        np.zeros((0, 3)),
-        np.zeros(0),
-        lambda ids: (),
-        POSE,
-        lambda body, r: np.ones(r.size, dtype=bool),
-    )
     opened = (below, lambda body, r: np.ones(r.size, dtype=bool))
     for z, count in ((height, 0), (3.0, 3)):
         point = np.array([[3.0, 25.0, z]])
         body = sensor(point)
         found = seabed_images(
-            lit,
+            POSE,
             opened,
             (body, NORMALS[:1] @ POSE[:3, :3], np.ones(1, dtype=np.complex128)),
             channels(False),
