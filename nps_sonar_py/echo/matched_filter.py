@@ -23,6 +23,7 @@ intensities: that sum averages correlated looks and is no sample a device stores
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -108,22 +109,31 @@ def stored_samples(series: NDArray[np.complexfloating], per_bin: int) -> NDArray
     ``j per_bin + i``, the bin's centre at ``j per_bin + (per_bin - 1) / 2``. One sample a
     bin: the series itself. More: the receiver's band is the bin rate's (a device sampling
     once a bin filters its input to about that band, or noise and echo would alias), so the
-    series goes through a filter of the bin rate's band (:func:`_response`) and
-    is read at the centres (for an even ``per_bin`` half a sample on: ``exp(i pi f / f_s)``),
-    both on its spectrum, zero-padded by half its length so that its far end does not wrap
-    onto its near end.
+    series goes through a filter of the bin rate's band (:func:`_response`) and is read at
+    the centres (for an even ``per_bin`` half a sample on: ``exp(i pi f / f_s)``), both on
+    its spectrum, zero-padded by at least half its length (to ``per_bin L`` frequencies) so
+    that its far end does not wrap onto its near end.
+
+    Only what is read is computed: the filter keeps the ``L`` frequencies under the bin
+    rate's Nyquist band, so the spectrum there is the sum over the ``per_bin`` phases (the
+    series' samples ``r``, ``r + per_bin``, ...) of their ``L``-point FFTs, each times
+    ``exp(-2 i pi f r)`` (the FFT split by decimation in time), and the output at the
+    centres, ``per_bin`` samples apart, is one ``L``-point inverse FFT of it (the filter,
+    the shift and the first centre's phase in the same weights, :func:`_weights`).
     """
     p = per_bin
     if p == 1:
         return np.asarray(series, dtype=np.complex64)
     n = series.shape[-1]
-    size = fft.next_fast_len(n + max(n // 2, 64))
-    spectrum = fft.fft(np.asarray(series, dtype=np.complex64), size, axis=-1, workers=_WORKERS)
-    spectrum *= _band(size, p)
-    filtered = fft.ifft(spectrum, axis=-1, workers=_WORKERS)
-    first = p // 2 - 1 if p % 2 == 0 else (p - 1) // 2
-    stored: NDArray[np.complex64] = np.ascontiguousarray(filtered[..., first:n:p])
-    return stored
+    bins = n // p
+    samples = np.asarray(series, dtype=np.complex64).reshape(*series.shape[:-1], bins, p)
+    phases = np.ascontiguousarray(samples.swapaxes(-1, -2))  # (..., p, bins)
+    weights = _weights(n, p)
+    spectra = fft.fft(phases, weights.shape[-1], axis=-1, workers=_WORKERS)
+    spectra *= weights
+    spectrum = spectra.sum(axis=-2)
+    stored: NDArray[np.complex64] = fft.ifft(spectrum, axis=-1, workers=_WORKERS)[..., :bins]
+    return np.ascontiguousarray(stored)
 
 
 def _response(f: NDArray[np.float64], per_bin: int) -> NDArray[np.float64]:
@@ -140,12 +150,26 @@ def _response(f: NDArray[np.float64], per_bin: int) -> NDArray[np.float64]:
     return gain
 
 
-def _band(size: int, per_bin: int) -> NDArray[np.complex64]:
-    """(size,) the receive filter on an FFT of ``size``, advanced half a sample if even."""
-    f = fft.fftfreq(size)
-    shift = np.exp(1j * math.pi * f) if per_bin % 2 == 0 else 1.0
-    band: NDArray[np.complex64] = (_response(f, per_bin) * shift).astype(np.complex64)
-    return band
+@functools.lru_cache(maxsize=8)
+def _weights(count: int, per_bin: int) -> NDArray[np.complex64]:
+    """(per_bin, L) what multiplies phase ``r``'s ``L``-point FFT in :func:`stored_samples`.
+
+    The spectrum is ``S = per_bin L`` points, ``L`` the fast FFT length that pads ``count``
+    samples by at least half; frequency ``f = k / S`` (``k`` signed, ``|k| < L / 2``) of
+    phase ``r`` is weighted by the filter, the half-sample shift (even ``per_bin``), the
+    first centre's phase ``exp(2 i pi f first)`` and ``exp(-2 i pi f r)``, over ``per_bin``
+    (the ``1 / S`` of the inverse FFT, which gives ``1 / L``).
+    """
+    p = per_bin
+    length = fft.next_fast_len(-(-(count + max(count // 2, 64)) // p))
+    f = fft.fftfreq(length) / p
+    first = p // 2 - 1 if p % 2 == 0 else (p - 1) // 2
+    lead = first + 0.5 if p % 2 == 0 else float(first)
+    r = np.arange(p)[:, None]
+    weights = _response(f, p) * np.exp(2j * math.pi * f * (lead - r)) / p
+    out: NDArray[np.complex64] = weights.astype(np.complex64)
+    out.flags.writeable = False
+    return out
 
 
 def band_share(power: NDArray[np.floating], f: NDArray[np.floating], per_bin: int) -> float:
