@@ -181,8 +181,11 @@ class DisplayChain:
         ``rng``: draws the water column's fill and the receiver noise (exponential intensity
         of their means); without one they add their means. ``coherent``: the input is the
         coherent model's, which already carries receiver noise (no ``noise_floor`` is added)
-        and whose bins are samples of the receiver's output: each stored sample is the bin at
-        its centre (:func:`sample_bins`), not a mean over bins.
+        and whose bins are samples of the receiver's output: on the bins' own grid or a finer
+        one each stored sample is the bin at its centre (:func:`sample_bins`), not a mean over
+        bins; on a coarser grid the mean over its interval (:func:`resample_bins`), which
+        keeps a lone echo's energy wherever it lies, where picking one bin of several would
+        alias (an echo between picked bins would vanish).
         """
         values = np.asarray(intensity, dtype=np.float64)
         fill = self.water_column(values, bin_edges)
@@ -192,7 +195,8 @@ class DisplayChain:
                 if rng is not None
                 else fill
             )
-        onto = sample_bins if coherent else resample_bins
+        coarser = self.max_range / self.samples > float(np.min(np.diff(bin_edges))) * (1 + 1e-9)
+        onto = sample_bins if coherent and not coarser else resample_bins
         linear = onto(values, bin_edges, self.samples, self.max_range)
         noisy = linear
         if self.noise_floor > 0.0 and not coherent:

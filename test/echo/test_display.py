@@ -60,26 +60,45 @@ def test_resampling_keeps_the_mean_and_the_energy() -> None:
 
 def test_coherent_input_is_sampled_not_averaged() -> None:
     """A coherent image (one-look speckle, exponential) on the device's own samples passes
-    unchanged (index 1); on bins half as wide, each stored sample is the bin at its centre,
-    still one look (index 1 within four standard errors, ``2 / sqrt(n)``). Control: the
-    incoherent resampling averages two independent bins there, index 1 / 2."""
+    unchanged (index 1); on bins twice as wide as the samples, each stored sample is the bin
+    holding its centre, still one look (index 1 within four standard errors, ``2 / sqrt(n)``).
+    Control: the incoherent resampling of bins half as wide averages two independent bins,
+    index 1 / 2."""
     rng = np.random.default_rng(7)
     chain = DisplayChain('coherent', samples=500, max_range=50.0, compression=Compression.NONE)
     same = rng.exponential(1.0, (40, 500))
     image = chain.apply(same, np.linspace(0.0, 50.0, 501), coherent=True)
     np.testing.assert_array_equal(image.linear, same)
-    fine = rng.exponential(1.0, (40, 1000))
-    edges = np.linspace(0.0, 50.0, 1001)
-    stored = chain.apply(fine, edges, coherent=True).linear
-    np.testing.assert_array_equal(stored, fine[:, 1::2])  # the bins holding the centres
-    error = 2.0 / math.sqrt(stored.size)
+    coarse = rng.exponential(1.0, (40, 250))
+    stored = chain.apply(coarse, np.linspace(0.0, 50.0, 251), coherent=True).linear
+    np.testing.assert_array_equal(stored, np.repeat(coarse, 2, axis=-1))  # the bins held
+    error = 2.0 / math.sqrt(coarse.size)
     assert float(stored.var() / stored.mean() ** 2) == pytest.approx(1.0, abs=4.0 * error)
-    averaged = chain.apply(fine, edges).linear
+    fine = rng.exponential(1.0, (40, 1000))
+    averaged = chain.apply(fine, np.linspace(0.0, 50.0, 1001)).linear
+    error = 2.0 / math.sqrt(averaged.size)
     assert float(averaged.var() / averaged.mean() ** 2) == pytest.approx(0.5, abs=4.0 * error)
     # beyond the bins: nothing
     np.testing.assert_array_equal(
         sample_bins(np.ones(10), np.linspace(0, 10, 11), 30, 30.0)[10:], 0.0
     )
+
+
+def test_a_coarser_display_keeps_a_lone_coherent_echo_s_energy_wherever_it_lies() -> None:
+    """Stored samples twice as wide as the coherent bins: a lone echo of energy ``E`` (one bin
+    of intensity ``E / dr``) shows the energy ``E`` (sum of samples times their width) in
+    whichever of the two bins it lies. Control: picking the bin at each sample's centre shows
+    it in one of the two places only (0 or ``2 E``)."""
+    chain = DisplayChain('coherent', samples=50, max_range=10.0, compression=Compression.NONE)
+    edges = np.linspace(0.0, 10.0, 101)
+    dr, spacing = 0.1, 0.2
+    for place in range(40, 44):
+        echo = np.zeros(100)
+        echo[place] = 1.0 / dr
+        shown = chain.apply(echo, edges, coherent=True).linear
+        assert float(shown.sum() * spacing) == pytest.approx(1.0, rel=1e-12)
+        picked = sample_bins(echo, edges, 50, 10.0)
+        assert float(picked.sum() * spacing) in (0.0, pytest.approx(2.0, rel=1e-12))
 
 
 def test_resampling_refuses_a_mismatch() -> None:
