@@ -185,11 +185,15 @@ def band_share(power: NDArray[np.floating], f: NDArray[np.floating], per_bin: in
 
 
 def white_share(per_bin: int) -> float:
-    """The share of white noise's power the receive filter keeps (1 for one sample a bin)."""
+    """The share of white noise's power the receive filter keeps (1 for one sample a bin).
+
+    The mean of :func:`_response` squared over the band, in closed form: the integral of
+    ``cos(pi f p)**2`` over ``|f| < 1 / (2 p)`` is ``1 / (2 p)`` (exact for any ``p``, where a
+    sum over a fixed grid of frequencies misses once the band holds few of its points).
+    """
     if per_bin == 1:
         return 1.0
-    f = np.asarray(np.fft.fftfreq(_SPECTRUM), dtype=np.float64)
-    return float(np.mean(_response(f, per_bin) ** 2))
+    return 0.5 / per_bin
 
 
 def pulse_share(table: KernelTable, per_bin: int) -> float:

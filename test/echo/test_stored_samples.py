@@ -24,7 +24,7 @@ from nps_sonar_py.echo.array_response import Shading, SteeredArray
 from nps_sonar_py.echo.coherent import CoherentConfig, CoherentModel
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup
-from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share
+from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share, white_share
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, kernel_table
 from nps_sonar_py.echo.sonar_equation import ReceiverNoise
 
@@ -197,3 +197,22 @@ def test_the_stored_noise_floor_is_the_sonar_equations() -> None:
     share = pulse_share(kernel_table(pulse, 2.0 * model.grid.interval / C), 2)
     published = bin_intensity(ping.baseband, 2, share)
     assert abs(float(published.mean()) - model.noise_power) > 20.0 * error
+
+
+@pytest.mark.parametrize('per_bin', [2, 3, 7, 100, 5000])
+def test_white_share_is_the_filter_s_mean_power_over_the_band(per_bin: int) -> None:
+    """The share of white noise the receive filter keeps, against a midpoint sum of
+    ``cos(pi f p)**2`` over ``|f| < 1 / (2 p)`` of 4000 points across the band itself (so
+    a wide ``per_bin``, whose band a fixed grid of frequencies barely sees, is summed as
+    finely as a narrow one). Control: 4096 frequencies over the whole axis see the band of
+    ``per_bin`` 5000 by its zero frequency alone, twice and more the true share."""
+    half = 0.5 / per_bin
+    f = (np.arange(4000) + 0.5) / 4000 * 2 * half - half
+    integral = float(np.mean(np.cos(np.pi * f * per_bin) ** 2)) * 2 * half
+    assert white_share(per_bin) == pytest.approx(integral, rel=1e-6)
+    if per_bin == 5000:
+        grid = np.fft.fftfreq(4096)
+        coarse = float(
+            np.mean(np.where(np.abs(grid) < half, np.cos(np.pi * grid * per_bin), 0) ** 2)
+        )
+        assert coarse > 2 * integral
