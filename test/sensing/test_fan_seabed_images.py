@@ -24,17 +24,19 @@ the direct leg's pattern put on the image's legs (0.4 and 0.8 dB over).
 from __future__ import annotations
 
 import math
+from dataclasses import astuple
 
 import numpy as np
 import pytest
 from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
+from seabed_image_paths import image_paths
 
 from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.seabed import BackscatterModel, Seabed
-from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient
+from nps_sonar_py.echo.sediment import SEDIMENTS
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
@@ -104,15 +106,9 @@ def two_way(depression: float) -> float:
 #: The geometry, worked here: direct and image ranges, the one-bounce range, the cosines of
 #: the legs on the face (its normal along x), the vertical patterns, the sand's R.
 ZC = Z + SIDE / 3.0
-R_D = math.hypot(X, H - ZC)
-R_I = math.hypot(X, H + ZC)
-R_1 = 0.5 * (R_D + R_I)
-COS_D, COS_I = X / R_D, X / R_I
-W_D = two_way(math.atan2(H - ZC, X))
-W_I = two_way(math.atan2(H + ZC, X))
-R_SAND = abs(complex(reflection_coefficient(SAND.sediment, math.atan2(H + ZC, X))))
-ONE_DB = 10 * math.log10(4 * R_SAND**2 * COS_I / COS_D * (R_D / R_I) ** 2 * math.sqrt(W_I / W_D))
-TWO_DB = 10 * math.log10(R_SAND**4 * (COS_I / COS_D) ** 2 * (R_D / R_I) ** 4 * W_I / W_D)
+PATHS = image_paths(X, H, ZC, two_way, SAND.sediment)
+R_D, R_I, R_1, COS_D, COS_I, W_D, W_I, R_SAND = astuple(PATHS)
+ONE_DB, TWO_DB = PATHS.one_db, PATHS.two_db
 EDGES = np.linspace(ECHO.min_range, ECHO.max_range, ECHO.n_bins + 1)
 CENTRES = 0.5 * (EDGES[:-1] + EDGES[1:])
 BIN = EDGES[1] - EDGES[0]

@@ -19,11 +19,13 @@ intensities (3 dB under the coherent sum, rejected).
 from __future__ import annotations
 
 import math
+from dataclasses import astuple
 
 import numpy as np
 import pytest
 from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
+from seabed_image_paths import image_paths
 
 from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
@@ -97,15 +99,9 @@ def two_way(depression: float) -> float:
 #: The geometry, worked here: direct and image ranges, the one-bounce range, the cosines
 #: of the legs on the face (its normal along y), the patterns, the sand's R.
 ZC = Z + TALL / 3.0
-R_D = math.hypot(Y, H - ZC)
-R_I = math.hypot(Y, H + ZC)
-R_1 = 0.5 * (R_D + R_I)
-COS_D, COS_I = Y / R_D, Y / R_I
-W_D = two_way(math.atan2(H - ZC, Y))
-W_I = two_way(math.atan2(H + ZC, Y))
-R_SAND = abs(complex(reflection_coefficient(SAND.sediment, math.atan2(H + ZC, Y))))
-ONE_DB = 10 * math.log10(4 * R_SAND**2 * COS_I / COS_D * (R_D / R_I) ** 2 * math.sqrt(W_I / W_D))
-TWO_DB = 10 * math.log10(R_SAND**4 * (COS_I / COS_D) ** 2 * (R_D / R_I) ** 4 * W_I / W_D)
+PATHS = image_paths(Y, H, ZC, two_way, SAND.sediment)
+R_D, R_I, R_1, COS_D, COS_I, W_D, W_I, R_SAND = astuple(PATHS)
+ONE_DB, TWO_DB = PATHS.one_db, PATHS.two_db
 
 
 def peak(profile: NDArray[np.float64], at: float) -> tuple[float, float]:

@@ -1,0 +1,65 @@
+"""The seabed-image paths of one scatterer over flat sediment, worked by hand for the tests.
+
+A scatterer ``zc`` up at horizontal distance ``out`` from a sonar ``h`` up, on a face whose
+normal points back along that distance: the direct range ``r_d``, its image's ``r_i``, the
+one-bounce range ``(r_d + r_i) / 2``, the cosines of the two legs on the face, the sonar's
+two-way pattern toward each leg, and the sediment's ``|R|`` at the image's grazing angle.
+The image paths' levels over the direct echo (docs/multipath.md): the two one-bounce paths
+together ``4 |R|**2 (cos_i / cos_d) (r_d / r_i)**2 sqrt(w_i / w_d)``, the two-bounce path
+``|R|**4 (cos_i / cos_d)**2 (r_d / r_i)**4 w_i / w_d``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
+
+
+@dataclass(frozen=True)
+class ImagePaths:
+    """One scatterer's direct and image geometry (module docstring)."""
+
+    r_d: float
+    r_i: float
+    r_1: float
+    cos_d: float
+    cos_i: float
+    w_d: float
+    w_i: float
+    r_sand: float
+
+    @property
+    def one_db(self) -> float:
+        """The two one-bounce paths' level over the direct echo, dB."""
+        ratio = self.cos_i / self.cos_d * (self.r_d / self.r_i) ** 2
+        return 10 * math.log10(4 * self.r_sand**2 * ratio * math.sqrt(self.w_i / self.w_d))
+
+    @property
+    def two_db(self) -> float:
+        """The two-bounce path's level over the direct echo, dB."""
+        ratio = self.cos_i / self.cos_d * (self.r_d / self.r_i) ** 2
+        return 10 * math.log10(self.r_sand**4 * ratio**2 * self.w_i / self.w_d)
+
+
+def image_paths(
+    out: float, h: float, zc: float, two_way: Callable[[float], float], sediment: Sediment
+) -> ImagePaths:
+    """The paths of a scatterer ``zc`` up, ``out`` away from a sonar ``h`` up.
+
+    ``two_way(depression)``: the sonar's two-way pattern toward a depression angle.
+    """
+    r_d, r_i = math.hypot(out, h - zc), math.hypot(out, h + zc)
+    grazing = math.atan2(h + zc, out)
+    return ImagePaths(
+        r_d=r_d,
+        r_i=r_i,
+        r_1=0.5 * (r_d + r_i),
+        cos_d=out / r_d,
+        cos_i=out / r_i,
+        w_d=two_way(math.atan2(h - zc, out)),
+        w_i=two_way(grazing),
+        r_sand=abs(complex(reflection_coefficient(sediment, grazing))),
+    )
