@@ -74,27 +74,38 @@ def _shared_set_up(item: pytest.Item) -> tuple[str, ...]:
     )
 
 
-#: Seconds a test takes, about, by module: those far from their folder's (``_cost``). From a
-#: whole-suite ``--durations`` run on a loaded machine (about twice the idle times).
+#: Seconds a test takes, about, by module: those far from their folder's (``_cost``), each
+#: test's mean once the tests in ``TEST_COSTS`` are set apart. From a whole-suite
+#: ``--durations=0`` run on the idle machine (set-up, call and tear-down).
 MODULE_COSTS = {
-    'test/dataset/test_dataset_runs.py': 16.0,  # Ray clusters started and killed
-    'test/sensing/test_scatterer_texture.py': 13.0,  # Monte Carlo over 40 renders
-    'test/test_lint.py': 13.0,  # mypy
-    'test/sensing/test_formed_fan.py': 7.0,
-    'test/test_background.py': 4.0,
+    'test/dataset/test_dataset_runs.py': 2.5,  # Ray runs started and killed
+    'test/sensing/test_scatterer_texture.py': 3.5,  # Monte Carlo over 40 renders
+    'test/sensing/test_formed_fan.py': 1.0,
+    'test/test_background.py': 2.0,
     # Its benchmark starts when collection ends and runs beside the session's tests
-    # (test/realism/conftest.py); only its share of the cores counts here.
-    'test/realism/test_realism_benchmark.py': 1.0,
+    # (test/realism/conftest.py): it takes both sessions' cores alike.
+    'test/realism/test_realism_benchmark.py': 0.05,
+}
+#: Seconds the dearest tests take (each parametrisation), by test function, idle.
+TEST_COSTS = {
+    'test_two_ray_workers_make_the_same_files_beside_another_ray': 36.5,
+    'test_sigterm_stops_a_ray_run_as_the_command_says': 31.1,
+    'test_the_readme_coherent_demo_draws_both_pictures': 26.7,
+    'test_a_ray_cluster_joined_by_address_makes_the_same_files_in_batches': 22.3,
+    'test_a_ray_run_killed_mid_batch_resumes_to_the_same_files': 15.5,
+    'test_a_batch_whose_worker_dies_twice_is_made_again_sample_by_sample': 14.5,
+    'test_mypy_passes': 11.2,
 }
 #: Seconds a node test takes (it starts a node and waits for it), and any other test.
 NODE_TEST_COST, TEST_COST = 2.5, 0.05
 
 
 def _cost(item: pytest.Item) -> float:
-    """About how long ``item`` keeps its session busy, s (``MODULE_COSTS``)."""
+    """About how long ``item`` keeps its session busy, s (``TEST_COSTS``, ``MODULE_COSTS``)."""
     module = item.nodeid.split('::')[0]
+    function = item.nodeid.split('::')[-1].split('[')[0]
     default = NODE_TEST_COST if module.startswith('test/ros/') else TEST_COST
-    return MODULE_COSTS.get(module, default)
+    return TEST_COSTS.get(function, MODULE_COSTS.get(module, default))
 
 
 def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
