@@ -15,7 +15,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
+from nps_sonar_py.echo.seabed import Seabed
 from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
+from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
+from nps_sonar_py.scene.tessellation import Triangles, box_triangles
+from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 
 @dataclass(frozen=True)
@@ -63,3 +69,25 @@ def image_paths(
         w_i=two_way(grazing),
         r_sand=abs(complex(reflection_coefficient(sediment, grazing))),
     )
+
+
+def plate_over_seabed(
+    plate: Triangles,
+    seabed: Seabed,
+    seabed_centre: tuple[float, float],
+    hiding: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
+) -> Raycaster:
+    """A world of a flat seabed (its top at z = 0, 80 m square, centred at ``seabed_centre``)
+    and the scatterer's ``plate``; ``hiding``: a box ``(size, centre)`` on the seabed."""
+    entities = [
+        Entity('seabed', box_triangles([80.0, 80.0, 0.1]), 1e-10, seabed=seabed),
+        Entity('plate', plate, 0.5),
+    ]
+    origin = transform_from_xyz_rpy((*seabed_centre, -0.05), (0, 0, 0))
+    states = [EntityState('seabed', origin=origin), EntityState('plate', origin=np.eye(4))]
+    if hiding is not None:
+        size, centre = hiding
+        entities.append(Entity('box', box_triangles(list(size)), 1e-10))
+        states.append(EntityState('box', origin=transform_from_xyz_rpy(centre, (0,) * 3)))
+    scene = World('images', tuple(entities), SceneState('images', 0.0, tuple(states)))
+    return Raycaster(scene)

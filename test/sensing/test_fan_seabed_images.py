@@ -30,15 +30,15 @@ import numpy as np
 import pytest
 from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
-from seabed_image_paths import image_paths
+from seabed_image_paths import image_paths, plate_over_seabed
 
 from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.seabed import BackscatterModel, Seabed
 from nps_sonar_py.echo.sediment import SEDIMENTS
-from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
-from nps_sonar_py.scene.tessellation import Triangles, box_triangles
+from nps_sonar_py.scene import Raycaster
+from nps_sonar_py.scene.tessellation import Triangles
 from nps_sonar_py.sensing.multibeam import FanConfig, MultibeamSonar
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -70,21 +70,8 @@ def plate(y: float) -> Triangles:
 def world(hiding: bool, y: float) -> Raycaster:
     """The sand seabed (its top at z = 0) and the triangle; ``hiding``: a box on the seabed,
     1.5 m tall, from 18 to 20.3 m ahead, over the bounce point (at 19.1 m)."""
-    entities = [
-        Entity('seabed', box_triangles([80.0, 80.0, 0.1]), 1e-10, seabed=SAND),
-        Entity('plate', plate(y), 0.5),
-    ]
-    states = [
-        EntityState('seabed', origin=transform_from_xyz_rpy((20.0, 0.0, -0.05), (0, 0, 0))),
-        EntityState('plate', origin=np.eye(4)),
-    ]
-    if hiding:
-        entities.append(Entity('box', box_triangles([2.3, 2.5, 1.5]), 1e-10))
-        states.append(
-            EntityState('box', origin=transform_from_xyz_rpy((19.15, y, 0.75), (0,) * 3))
-        )
-    scene = World('images', tuple(entities), SceneState('images', 0.0, tuple(states)))
-    return Raycaster(scene)
+    box = ((2.3, 2.5, 1.5), (19.15, y, 0.75)) if hiding else None
+    return plate_over_seabed(plate(y), SAND, (20.0, 0.0), box)
 
 
 def fan_image(hiding: bool = False, images: bool = True, y: float = 0.0) -> NDArray[np.float64]:

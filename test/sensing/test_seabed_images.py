@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
-from seabed_image_paths import image_paths
+from seabed_image_paths import image_paths, plate_over_seabed
 
 from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
@@ -59,21 +59,8 @@ def plate() -> Triangles:
 def world(hiding: bool, seabed: Seabed = SAND) -> Raycaster:
     """The sand seabed (its top at z = 0) and the triangle; ``hiding``: a box on the seabed,
     1.5 m tall, from 16.5 to 19 m across track, over the bounce point (at 17.86 m)."""
-    entities = [
-        Entity('seabed', box_triangles([80.0, 80.0, 0.1]), 1e-10, seabed=seabed),
-        Entity('plate', plate(), 0.5),
-    ]
-    states = [
-        EntityState('seabed', origin=transform_from_xyz_rpy((0.0, 0.0, -0.05), (0, 0, 0))),
-        EntityState('plate', origin=np.eye(4)),
-    ]
-    if hiding:
-        entities.append(Entity('box', box_triangles([4.0, 2.5, 1.5]), 1e-10))
-        states.append(
-            EntityState('box', origin=transform_from_xyz_rpy((0, 17.75, 0.75), (0,) * 3))
-        )
-    scene = World('images', tuple(entities), SceneState('images', 0.0, tuple(states)))
-    return Raycaster(scene)
+    box = ((4.0, 2.5, 1.5), (0.0, 17.75, 0.75)) if hiding else None
+    return plate_over_seabed(plate(), seabed, (0.0, 0.0), box)
 
 
 def port_profile(
