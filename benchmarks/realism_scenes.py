@@ -54,6 +54,7 @@ __all__ = [
     'fan_beam_solid_angle',
     'fan_geometry',
     'flown_altitude',
+    'realism_sidescan',
     'render_fan',
     'render_sidescan',
     'sidescan_along_cast',
@@ -190,14 +191,8 @@ def _fan_width() -> float:
     return width
 
 
-def render_sidescan(
-    frequency: float,
-    slant_range: float,
-    bins: int,
-    altitude: NDArray[np.float64],
-    along: NDArray[np.float64],
-) -> Rendered:
-    """Port and starboard (pings, bins) of a coherent side-scan along ``along`` at ``altitude``.
+def realism_sidescan(frequency: float, slant_range: float, bins: int) -> SidescanSonar:
+    """The coherent side-scan of the realism benchmark, 10 m up at the track's start.
 
     The pulse's bandwidth resolves the record's sample spacing (``c / (2 B)``).
     """
@@ -216,11 +211,22 @@ def render_sidescan(
     bandwidth = c / (2.0 * slant_range / bins)
     coherent = CoherentConfig.of(pulse=Pulse(PulseKind.CHIRP, 2e-3, bandwidth), noise=NOISE)
     config = sidescan_beam()
-    sonar = SidescanSonar(
+    return SidescanSonar(
         echo, config, transform_from_xyz_rpy([0, 0, 10], [0, 0, 0]), coherent=coherent
     )
+
+
+def render_sidescan(
+    frequency: float,
+    slant_range: float,
+    bins: int,
+    altitude: NDArray[np.float64],
+    along: NDArray[np.float64],
+) -> Rendered:
+    """Port and starboard (pings, bins) of a coherent side-scan along ``along`` at ``altitude``."""
+    sonar = realism_sidescan(frequency, slant_range, bins)
     world = sidescan_world(float(along[-1]))
-    caster = seabed_caster(Raycaster(world), frequency, c)
+    caster = seabed_caster(Raycaster(world), frequency, 1500.0)
     port, starboard = [], []
     for x, h in zip(along, altitude, strict=True):
         sonar.set_pose(transform_from_xyz_rpy([float(x), 0.0, float(h)], [0.0, 0.0, 0.0]))

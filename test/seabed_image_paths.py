@@ -16,12 +16,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.integrate import quad
 
 from nps_sonar_py.echo.seabed import Seabed
-from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
+from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient, with_overrides
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
 from nps_sonar_py.transforms import transform_from_xyz_rpy
+
+
+def flat(sediment: Sediment) -> Sediment:
+    """``sediment`` without roughness (``w2`` 0): its whole Rayleigh mirror."""
+    return with_overrides(sediment, spectral_strength=0.0)
+
+
+def rough_mirror(sediment: Sediment, wavelength: float, d1: float, d2: float, sin: float) -> float:
+    """The coherent part of a rough seabed's mirror, ``exp(-2 k**2 sigma**2 sin**2 theta)``.
+
+    ``sigma**2``: the 2-D roughness spectrum ``w2 K**-gamma2`` integrated numerically
+    (``2 pi K W(K) dK``) above ``pi / a``, ``a`` the radius of the area of the bounce's first
+    Fresnel zone (legs ``d1``, ``d2``: ``r_F**2 = lambda d1 d2 / (d1 + d2)`` across, ``r_F /
+    sin theta`` along: ``a = r_F / sqrt(sin theta)``).
+    """
+    a = math.sqrt(wavelength * d1 * d2 / (d1 + d2) / sin)
+    w2, gamma2 = sediment.spectral_strength, sediment.spectral_exponent
+    variance = quad(lambda q: 2.0 * math.pi * q * w2 * q**-gamma2, math.pi / a, np.inf)[0]
+    k = 2.0 * math.pi / wavelength
+    return math.exp(-2.0 * k**2 * variance * sin**2)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from nps_sonar_py.echo.entity_scatterers import ScattererCache
 from nps_sonar_py.echo.fixed_scatterers import default_density
 from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.records import Echoes, EchoRecord
-from nps_sonar_py.echo.seabed_images import Below, Images, Open, seabed_images
+from nps_sonar_py.echo.seabed_images import Images, Looks, seabed_images
 from nps_sonar_py.echo.surface_echoes import LitEchoes, LitSurfaces, lit_echoes
 
 __all__ = ['ChannelEngine', 'ChannelPattern', 'SeenSurfaces', 'channel_density']
@@ -152,7 +152,7 @@ class ChannelEngine(BasebandOf):
             coherent.intensity, self.model.bin_edges, binned, coherent, self.noise_power
         )
 
-    def _images(self, part: SeenSurfaces, seabed: tuple[Below, Open], echoes: LitEchoes) -> Images:
+    def _images(self, part: SeenSurfaces, seabed: Looks, echoes: LitEchoes) -> Images:
         """The echoes of the objects' scatterers' images in the seabed (``seabed_images``)."""
         rows, normals = echoes.objects or (np.zeros(0, dtype=np.intp), np.zeros((0, 3)))
         body = echoes.positions[rows]
@@ -160,5 +160,9 @@ class ChannelEngine(BasebandOf):
         mu = np.nan_to_num(part.seen_reflectivity(body, r), nan=0.0)
         direct = echoes.amplitudes[rows] * np.sqrt(mu)
         return seabed_images(
-            part.world_from_sensor, seabed, (body, normals, direct), self.pattern, self._absorption
+            part.world_from_sensor,
+            seabed,
+            (body, normals, direct),
+            self.pattern,
+            (self._absorption, self.model.config.wavelength),
         )

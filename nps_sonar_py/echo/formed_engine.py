@@ -48,7 +48,7 @@ from nps_sonar_py.echo.formed_beams import BeamFormer, BeamSetup, form_beams
 from nps_sonar_py.echo.model import EchoModel
 from nps_sonar_py.echo.pulse import PulseWindow
 from nps_sonar_py.echo.records import Echoes, EchoRecord
-from nps_sonar_py.echo.seabed_images import Below, Open, seabed_images
+from nps_sonar_py.echo.seabed_images import Looks, seabed_images
 from nps_sonar_py.echo.sonar_equation import noise_intensity
 from nps_sonar_py.echo.surface_echoes import LitEchoes, LitSurfaces, lit_echoes
 from nps_sonar_py.errors import ConfigurationError
@@ -215,7 +215,7 @@ class FormedEngine:
         return CoherentPing(formed.intensity, formed.baseband, self._grid)
 
     def _images(
-        self, lit: LitSurfaces, seabed: tuple[Below, Open], echoes: LitEchoes
+        self, lit: LitSurfaces, seabed: Looks, echoes: LitEchoes
     ) -> tuple[NDArray[np.float64], NDArray[np.complex128], NDArray[np.float64]]:
         """The objects' scatterers' image paths (``seabed_images``): where, amplitude, range.
 
@@ -228,7 +228,11 @@ class FormedEngine:
         body, r = echoes.positions[rows], echoes.ranges[rows]
         direct = echoes.amplitudes[rows] / np.sqrt(self.pattern(body, r))
         images = seabed_images(
-            lit.world_from_sensor, seabed, (body, normals, direct), self._one, self._absorption
+            lit.world_from_sensor,
+            seabed,
+            (body, normals, direct),
+            self._one,
+            (self._absorption, self.model.config.wavelength),
         )
         keep = np.flatnonzero(images.amplitudes != 0.0)
         arrivals, at = images.arrivals[keep], images.ranges[keep]

@@ -11,8 +11,14 @@ bounce unfolds into the straight line to the image ``P' = P - 2 z n``, at ``r_i 
   weighted ``R**2``.
 
 Both bounces are at ``B = P' h / (h + z)``, where the line to the image crosses the seabed,
-at the grazing angle ``asin((h + z) / r_i)``; ``R`` is the seabed's sediment's Rayleigh
-coefficient there, complex (``sediment.reflection_coefficient``), its phase in the sum.
+at the grazing angle ``theta = asin((h + z) / r_i)``. ``R`` is the seabed's coherent
+reflection there: its sediment's Rayleigh coefficient, complex
+(``sediment.reflection_coefficient``), its phase in the sum, times the roughness' coherent
+part ``exp(-2 k**2 sigma**2 sin**2 theta)`` (Kirchhoff, Eckart 1953), ``sigma`` the rms
+height of the sediment's roughness spectrum over the wavenumbers the bounce's first Fresnel
+zone resolves (``sediment.roughness_variance``; 0 for a sediment without roughness: the
+flat mirror).
+
 Relative to the direct amplitude ``a = xi sqrt(mu A) cos(t_d) / r_d**2 exp(-a r_d)``
 (``surface_echoes``), a path whose legs are ``r_in`` and ``r_out`` long, arriving on the
 scatterer's face at ``t_in`` and leaving it at ``t_out``, has ``sqrt(mu A cos(t_in)
@@ -30,8 +36,8 @@ scatterer, the first surface met is a seabed's: ``Below``), above it, with the s
 its plane; the way to the bounce point open: the cast ray in the image's direction ends on
 a seabed or on nothing, not on an object (``Open``: over relief the seabed there, not the
 plane under the scatterer, is where the path bounces); arriving on the side of the
-scatterer's face the sensor sees. The leg from the seabed to the scatterer is taken as
-clear: what stands between them is seen only where the straight-down look meets it first.
+scatterer's face the sensor sees; and the leg from the bounce point up to the scatterer
+clear (``Clear``: one cast of those legs, from the scatterer towards the bounce point).
 ``docs/multipath.md``, "The seabed images of the fixed scatterers".
 """
 
@@ -45,12 +51,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.entity_scatterers import EntityMesh
-from nps_sonar_py.echo.sediment import Sediment, reflection_coefficient
+from nps_sonar_py.echo.sediment import (
+    Sediment,
+    coherent_roughness_factor,
+    reflection_coefficient,
+    roughness_variance,
+)
 
 __all__ = [
     'Below',
+    'Clear',
     'Ground',
     'Images',
+    'Looks',
     'Meshes',
     'Open',
     'ground',
@@ -87,6 +100,13 @@ Below = Callable[[NDArray[np.float64]], Ground]
 #: Whether the cast ray in each direction (m, 3 in the sensor's frame; ranges (m,)) ends on a
 #: seabed or on nothing: no object stands between the sensor and the seabed there.
 Open = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]]
+
+#: Whether the straight legs from (m, 3) world points to (m, 3) world points meet nothing
+#: but a seabed (or nothing at all) on their way.
+Clear = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]]
+
+#: What the images need to look at: the ground below, the open way to it, the clear leg up.
+Looks = tuple[Below, Open, Clear]
 
 #: The meshes of the entities that own some triangle ids (``scene.hits.HitTriangles``).
 Meshes = Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
@@ -147,16 +167,19 @@ def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _mirror(
     world_from_sensor: NDArray[np.float64],
-    seabed: tuple[Below, Open],
+    seabed: Looks,
     body: NDArray[np.float64],
     normals: NDArray[np.float64],
+    wavelength: float,
 ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]]:
     """Which scatterers (sensor frame) have a seabed image: rows, image, bounce point and ``R``.
 
     ``normals``: their faces' unit normals. Module docstring: above a seabed, the sensor
-    above its plane, the way to the image open to the seabed, on the lit side of the face.
+    above its plane, the way to the image open to the seabed, on the lit side of the face,
+    the leg from the bounce point up to the scatterer clear; ``R`` the rough seabed's
+    coherent reflection.
     """
-    below, open_to = seabed
+    below, open_to, clear = seabed
     rotation, origin = world_from_sensor[:3, :3], world_from_sensor[:3, 3]
     facing = normals * np.where(_dot(body, normals) < 0.0, 1.0, -1.0)[:, None]  # to the sensor
     start = body + OFFSET * facing
@@ -176,38 +199,71 @@ def _mirror(
     bounce = image * (h / (h + z))[:, None]
     seen = open_to(image, np.sqrt(_dot(image, image)))
     seen &= _dot(bounce - body[rows], facing[rows]) > 0.0
-    r = np.zeros(rows.size, dtype=np.complex128)
-    sin = np.minimum((h + z) / np.sqrt(_dot(image, image)), 1.0)
-    for k, (_, kind) in enumerate(under.sediments):
-        mine = sediment[rows] == k
-        r[mine] = reflection_coefficient(kind, np.arcsin(sin[mine]))
     keep = np.flatnonzero(seen)
-    return rows[keep], image[keep], bounce[keep], r[keep]
+    ends = (start[rows[keep]], bounce[keep])
+    keep = keep[clear(ends[0] @ rotation.T + origin, ends[1] @ rotation.T + origin)]
+    rows, image, bounce = rows[keep], image[keep], bounce[keep]
+    kinds = tuple(kind for _, kind in under.sediments)
+    r = _reflection(kinds, sediment[rows], (body[rows], image, bounce), (h + z)[keep], wavelength)
+    return rows, image, bounce, r
+
+
+def _reflection(
+    kinds: tuple[Sediment, ...],
+    sediment: NDArray[np.intp],
+    points: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    height: NDArray[np.float64],
+    wavelength: float,
+) -> NDArray[np.complex128]:
+    """The coherent reflection of the paths' bounces: Rayleigh's ``R`` times the roughness'.
+
+    ``points``: the scatterers, their images and the bounce points (sensor frame);
+    ``height``: the sensor's over the seabed's plane plus the scatterer's; ``sediment``: each
+    row's index in ``kinds``. The roughness counts over the first Fresnel zone of the bounce
+    (legs ``d1 = |B|`` and ``d2 = |P - B|``): heights of wavenumbers above ``pi / a``, ``a``
+    the radius of the zone's area (``docs/multipath.md``, "A rough seabed's mirror").
+    """
+    body, image, bounce = points
+    sin = np.minimum(height / np.sqrt(_dot(image, image)), 1.0)
+    d1 = np.sqrt(_dot(bounce, bounce))
+    leg = body - bounce
+    d2 = np.sqrt(_dot(leg, leg))
+    zone = wavelength * d1 * d2 / np.maximum(d1 + d2, 1e-300) / np.maximum(sin, 1e-12)
+    lowest = math.pi / np.sqrt(np.maximum(zone, 1e-300))  # pi over the zone's radius
+    r = np.zeros(body.shape[0], dtype=np.complex128)
+    k = 2.0 * math.pi / wavelength
+    for index, kind in enumerate(kinds):
+        mine = sediment == index
+        grazing = np.arcsin(sin[mine])
+        rough = coherent_roughness_factor(k, roughness_variance(kind, lowest[mine]), grazing)
+        r[mine] = reflection_coefficient(kind, grazing) * rough
+    return r
 
 
 def seabed_images(
     world_from_sensor: NDArray[np.float64],
-    seabed: tuple[Below, Open],
+    seabed: Looks,
     scatterers: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]],
     pattern: Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]],
-    absorption_db_per_m: float,
+    medium: tuple[float, float],
 ) -> Images:
     """The echoes of the scatterers' images in the seabed (module docstring).
 
     Args:
         world_from_sensor: (4, 4) the sensor's pose.
-        seabed: the ground straight down from points in the world, and whether the cast ray
-            towards a direction ends on a seabed or nothing.
+        seabed: the ground straight down from points in the world, whether the cast ray
+            towards a direction ends on a seabed or nothing, and whether legs are clear.
         scatterers: (q, 3) positions in the sensor's frame, their faces' (q, 3) unit
             normals and their (q,) direct amplitudes without the pattern.
         pattern: each point's channel and that channel's two-way pattern there.
-        absorption_db_per_m: one-way absorption, dB/m.
+        medium: the one-way absorption, dB/m, and the wavelength, m.
     """
     body, normals, direct = scatterers
     if not body.shape[0]:
         none = np.zeros(0)
         return Images(none.astype(np.intp), none, none.astype(np.complex128), np.zeros((0, 3)))
-    rows, image, bounce, r = _mirror(world_from_sensor, seabed, body, normals)
+    absorption_db_per_m, wavelength = medium
+    rows, image, bounce, r = _mirror(world_from_sensor, seabed, body, normals, wavelength)
     p, n = body[rows], normals[rows]
     rd = np.sqrt(_dot(p, p))
     ri = np.sqrt(_dot(image, image))

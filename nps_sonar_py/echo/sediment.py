@@ -42,11 +42,13 @@ __all__ = [
     'Sediment',
     'backscatter_cross_section',
     'backscatter_table',
+    'coherent_roughness_factor',
     'critical_angle',
     'lambert_strength_db',
     'reflection_coefficient',
     'reflection_loss_db',
     'roughness_cross_section',
+    'roughness_variance',
     'volume_cross_section',
     'with_overrides',
 ]
@@ -152,6 +154,34 @@ def critical_angle(sediment: Sediment) -> float:
     """
     nu = sediment.sound_speed_ratio
     return math.acos(1.0 / nu) if nu > 1.0 else math.nan
+
+
+def roughness_variance(sediment: Sediment, lowest: ArrayLike) -> F:
+    """The interface's height variance over wavenumbers above ``lowest`` rad/m, m**2.
+
+    ``int W(K) d2K`` over ``|K| > K_L`` for the 2-D power-law spectrum ``W = w2 K**-gamma2``:
+    ``2 pi w2 K_L**(2 - gamma2) / (gamma2 - 2)`` (it diverges as ``K_L -> 0``: a power law has
+    no rms height of its own, only one over the scales a patch resolves). 0 when ``w2`` is 0.
+
+    >>> round(float(roughness_variance(SEDIMENTS['sand'], 2.0 * math.pi)) ** 0.5 * 1e3, 2)
+    8.43
+    """
+    gamma2 = sediment.spectral_exponent
+    k_low = np.asarray(lowest, dtype=np.float64)
+    return np.asarray(
+        2.0 * math.pi * sediment.spectral_strength * k_low ** (2.0 - gamma2) / (gamma2 - 2.0)
+    )
+
+
+def coherent_roughness_factor(wavenumber: float, variance: ArrayLike, grazing: ArrayLike) -> F:
+    """The coherent part of a rough interface's reflection, over the flat one's (amplitude).
+
+    Kirchhoff (Eckart 1953), Gaussian heights of variance ``sigma**2``: the mirrored wave
+    takes the phase ``2 k h sin theta`` of the height ``h`` under it, whose mean over the
+    heights is ``exp(-2 k**2 sigma**2 sin**2 theta)`` (``docs/multipath.md``). ``grazing`` in rad.
+    """
+    sin = np.sin(np.asarray(grazing, dtype=np.float64))
+    return np.asarray(np.exp(-2.0 * wavenumber**2 * np.asarray(variance) * sin**2))
 
 
 def _small_slope_integral(alpha: float, p: float) -> float:

@@ -52,7 +52,7 @@ from nps_sonar_py.echo.seabed import Seabed, scatterer_texture
 from nps_sonar_py.transforms import move_coordinates, rotate_rows
 
 if TYPE_CHECKING:
-    from nps_sonar_py.echo.seabed_images import Below, Open
+    from nps_sonar_py.echo.seabed_images import Looks
 
 __all__ = ['Heard', 'LitEchoes', 'LitSurfaces', 'lit_echoes']
 
@@ -75,8 +75,9 @@ class LitSurfaces:
         visible: which of (m, 3) points in the sensor's frame, at ranges (m,), its rays see
             (none nearer).
         seabed: for the objects' images in the seabed, the ground straight down from points
-            in the world and whether the ray towards a direction ends on a seabed or nothing
-            (``seabed_images.Below``, ``Open``); ``None``: none heard.
+            in the world, whether the ray towards a direction ends on a seabed or nothing and
+            whether legs between points are clear (``seabed_images.Looks``); ``None``: none
+            heard.
     """
 
     ids: NDArray[np.int64]
@@ -86,7 +87,7 @@ class LitSurfaces:
     meshes: Callable[[NDArray[np.int64]], tuple[EntityMesh, ...]]
     world_from_sensor: NDArray[np.float64]
     visible: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]]
-    seabed: tuple[Below, Open] | None = field(default=None, kw_only=True)
+    seabed: Looks | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, eq=False)

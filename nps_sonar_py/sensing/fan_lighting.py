@@ -8,9 +8,9 @@ heard when no ray in its direction (the nearest column and row) hit anything nea
 within that ray's footprint (occlusion: the shadows behind objects).
 
 Given the caster, the lit surfaces also say what lies straight down from a point
-(:func:`ground_below`, one cast of vertical rays) and whether the ray in a direction ends on a
-seabed or nothing (:func:`seabed_looks`): the objects' images in the seabed
-(``echo.seabed_images``).
+(:func:`ground_below`, one cast of vertical rays), whether the ray in a direction ends on a
+seabed or nothing, and whether a leg between two points is clear (:func:`clear_to_seabed`,
+one more cast): the objects' images in the seabed (``echo.seabed_images``, :func:`seabed_looks`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from nps_sonar_py.echo.seabed_images import Below, Ground, Meshes, Open, ground, open_to_seabed
+from nps_sonar_py.echo.seabed_images import Ground, Looks, Meshes, ground, open_to_seabed
 from nps_sonar_py.echo.surface_echoes import LitSurfaces
 from nps_sonar_py.sensing.caster import RayHits, SurfaceCaster
 from nps_sonar_py.sensing.scan import scan_directions
@@ -30,6 +30,7 @@ from nps_sonar_py.sensing.scan import scan_directions
 __all__ = [
     'FanLighting',
     'RayOf',
+    'clear_to_seabed',
     'edge_azimuths',
     'ground_below',
     'hit_spread',
@@ -104,17 +105,39 @@ def ground_below(caster: SurfaceCaster, points: NDArray[np.float64]) -> Ground:
     )
 
 
+def clear_to_seabed(
+    caster: SurfaceCaster, starts: NDArray[np.float64], ends: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Whether the legs from (m, 3) world points to (m, 3) others meet nothing but a seabed.
+
+    One cast of ``caster`` from each start towards its end: a leg is clear when its first
+    hit is a seabed's, or lies past the end (over relief the seabed may rise a little before
+    the end: the leg still lands on it).
+    """
+    leg = ends - starts
+    length = np.sqrt(np.einsum('ij,ij->i', leg, leg))
+    if not length.size:
+        return np.zeros(0, dtype=bool)
+    hits = caster.cast(starts, leg / np.maximum(length, 1e-300)[:, None])
+    clear: NDArray[np.bool_] = np.asarray(hits.ranges) >= length
+    if hits.triangles is not None:
+        clear |= open_to_seabed(hits.triangles.ids, hits.triangles.meshes)
+    return clear
+
+
 def seabed_looks(
     caster: SurfaceCaster, ids: NDArray[np.int64], meshes: Meshes, ray_of: RayOf
-) -> tuple[Below, Open]:
-    """A cast's seabed for the objects' images (``seabed_images.Below``, ``Open``).
+) -> Looks:
+    """A cast's seabed for the objects' images (``seabed_images.Looks``).
 
-    The ground below world points, and whether the ray in each direction (``ray_of``, of the
-    cast's triangle ids ``ids``, -1 none) ends on a seabed or nothing.
+    The ground below world points, whether the ray in each direction (``ray_of``, of the
+    cast's triangle ids ``ids``, -1 none) ends on a seabed or nothing, and whether legs
+    between world points are clear (one more cast of ``caster``).
     """
     return (
         functools.partial(ground_below, caster),
         lambda body, r: open_to_seabed(ids[ray_of(body, r)], meshes),
+        functools.partial(clear_to_seabed, caster),
     )
 
 

@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
-from seabed_image_paths import image_paths, plate_over_seabed
+from seabed_image_paths import flat, image_paths, plate_over_seabed
 
 from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
@@ -48,7 +48,8 @@ SIDE = 0.3  # the triangle's base and height, m
 DENSITY = 0.999 / (0.5 * SIDE * SIDE)  # one scatterer on it, at its centroid
 PITCH = math.radians(24.0)
 FREQUENCY = 400e3
-SAND = Seabed(sediment=SEDIMENTS['sand'], model=BackscatterModel.LAMBERT, lambert_db=-100.0)
+#: Flat sand (no roughness: its whole mirror; the roughness is test_seabed_images.py's).
+SAND = Seabed(sediment=flat(SEDIMENTS['sand']), model=BackscatterModel.LAMBERT, lambert_db=-100.0)
 ECHO = lossless_echo(15.0, 30.0, 600, FREQUENCY, beam_width=math.radians(2.0))
 FAN = FanConfig(
     beams=161,

@@ -13,19 +13,21 @@ checked against its closed forms in ``test/echo/test_sediment.py``), 29 degrees:
 critical angle, ``|R|`` near 1. Controls: the paths off (``seabed_images`` false), a
 sediment matched to the water (density and sound speed ratios 1, no loss: ``R = 0``), a box
 on the seabed that hides the bounce point, and the two one-bounce paths added as
-intensities (3 dB under the coherent sum, rejected).
+intensities (3 dB under the coherent sum, rejected). The sand here is flat (no roughness);
+a rough one keeps the coherent part of its mirror (``rough_mirror``), and a wall between the
+bounce point and the scatterer silences the images (control: the legs left uncast).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import astuple
+from dataclasses import astuple, replace
 
 import numpy as np
 import pytest
 from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
-from seabed_image_paths import image_paths, plate_over_seabed
+from seabed_image_paths import flat, image_paths, plate_over_seabed, rough_mirror
 
 from nps_sonar_py.echo import BeamPattern, beam_intensity
 from nps_sonar_py.echo.coherent import CoherentConfig
@@ -34,16 +36,19 @@ from nps_sonar_py.echo.seabed import BackscatterModel, Seabed
 from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient, with_overrides
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
+from nps_sonar_py.sensing import fan_lighting
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.sensing.sidescan import SidescanConfig, SidescanSonar
 from nps_sonar_py.sensing.sweep import ScanningSonar, SweepConfig
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 H, Z, Y = 10.0, 4.0, 25.0  # the sonar's height, the scatterer's, its ground range (port)
+Hiding = tuple[tuple[float, float, float], tuple[float, float, float]] | None
 LENGTH, TALL = 0.6, 0.04  # the triangle along track and up, m
 DENSITY = 0.999 / (0.5 * LENGTH * TALL)  # one scatterer on it
 FREQUENCY = 400e3
-SAND = Seabed(sediment=SEDIMENTS['sand'], model=BackscatterModel.LAMBERT, lambert_db=-100.0)
+#: Flat sand (no roughness: its whole Rayleigh mirror); the rough seabed's test gives its own.
+SAND = Seabed(sediment=flat(SEDIMENTS['sand']), model=BackscatterModel.LAMBERT, lambert_db=-100.0)
 CONFIG = SidescanConfig(
     horizontal_width=math.radians(10.0), rays_per_bin=8, min_altitude=5.0, max_altitude=15.0
 )
@@ -56,15 +61,20 @@ def plate() -> Triangles:
     return Triangles(v, np.array([[0, 1, 2]], dtype=np.int64))
 
 
-def world(hiding: bool, seabed: Seabed = SAND) -> Raycaster:
-    """The sand seabed (its top at z = 0) and the triangle; ``hiding``: a box on the seabed,
-    1.5 m tall, from 16.5 to 19 m across track, over the bounce point (at 17.86 m)."""
-    box = ((4.0, 2.5, 1.5), (0.0, 17.75, 0.75)) if hiding else None
-    return plate_over_seabed(plate(), seabed, (0.0, 0.0), box)
+#: A box on the seabed, 1.5 m tall, from 16.5 to 19 m across track, over the bounce point
+#: (at 17.86 m); a wall 3 m tall at 21.5 m across, between the bounce point and the
+#: scatterer: the leg up to it passes 2.0 m up there, the direct way 4.8 m up.
+HIDING = ((4.0, 2.5, 1.5), (0.0, 17.75, 0.75))
+WALL = ((4.0, 0.05, 3.0), (0.0, 21.5, 1.5))
+
+
+def world(hiding: Hiding = None, seabed: Seabed = SAND) -> Raycaster:
+    """The sand seabed (its top at z = 0), the triangle and the box ``hiding`` (or none)."""
+    return plate_over_seabed(plate(), seabed, (0.0, 0.0), hiding)
 
 
 def port_profile(
-    hiding: bool = False, images: bool = True, seabed: Seabed = SAND
+    hiding: Hiding = None, images: bool = True, seabed: Seabed = SAND
 ) -> NDArray[np.float64]:
     """The port channel's profile of one coherent ping, 0.1 m bins to 40 m, no noise."""
     pulse = Pulse(PulseKind.CHIRP, 5e-3, 7e3, PulseWindow.HANN)
@@ -89,6 +99,7 @@ ZC = Z + TALL / 3.0
 PATHS = image_paths(Y, H, ZC, two_way, SAND.sediment)
 R_D, R_I, R_1, COS_D, COS_I, W_D, W_I, R_SAND = astuple(PATHS)
 ONE_DB, TWO_DB = PATHS.one_db, PATHS.two_db
+SIN_I = (H + ZC) / R_I  # the sine of the bounce's grazing angle
 
 
 def peak(profile: NDArray[np.float64], at: float) -> tuple[float, float]:
@@ -131,7 +142,7 @@ def test_without_the_paths_there_is_no_image(heard: NDArray[np.float64]) -> None
 
 
 def test_a_hidden_bounce_point_gives_no_image() -> None:
-    hidden = port_profile(hiding=True)
+    hidden = port_profile(hiding=HIDING)
     direct = peak(hidden, R_D)[0]
     assert direct > 0.0
     assert peak(hidden, R_1)[0] < 1e-4 * direct
@@ -148,6 +159,60 @@ def test_a_seabed_matched_to_the_water_mirrors_nothing() -> None:
     assert direct > 0.0
     assert peak(matched, R_1)[0] < 1e-4 * direct
     assert peak(matched, R_I)[0] < 1e-4 * direct
+
+
+def test_a_rough_seabed_keeps_the_coherent_part_of_the_images() -> None:
+    """A smoother sand (``w2`` 2e-6, its other parameters the sand's): each bounce keeps
+    ``exp(-2 k**2 sigma**2 sin**2 theta)`` of its amplitude (``rough_mirror``: the rms height
+    over the bounce's first Fresnel zone), worked here: about -4 dB a bounce at 400 kHz.
+    Control: the flat mirror's levels (the model without the factor) are rejected."""
+    smoother = replace(SAND, sediment=with_overrides(SEDIMENTS['sand'], spectral_strength=2e-6))
+    d1, d2 = R_I * H / (H + ZC), R_I * ZC / (H + ZC)
+    loss = 20 * math.log10(rough_mirror(smoother.sediment, ECHO.wavelength, d1, d2, SIN_I))
+    assert -6.0 < loss < -2.0
+    heard = port_profile(seabed=smoother)
+    direct = peak(heard, R_D)[0]
+    one, two = peak(heard, R_1)[0], peak(heard, R_I)[0]
+    assert 10 * math.log10(one / direct) == pytest.approx(ONE_DB + loss, abs=0.5)
+    assert 10 * math.log10(two / direct) == pytest.approx(TWO_DB + 2 * loss, abs=0.5)
+    assert abs(10 * math.log10(one / direct) - ONE_DB) > 2.0  # control: the flat mirror
+    assert abs(10 * math.log10(two / direct) - TWO_DB) > 2.0
+
+
+def test_a_sand_floor_at_its_own_roughness_mirrors_nothing_at_400_khz() -> None:
+    """Medium sand's own spectrum: ``k sigma sin theta`` of about 4, the images vanish."""
+    d1, d2 = R_I * H / (H + ZC), R_I * ZC / (H + ZC)
+    assert rough_mirror(SEDIMENTS['sand'], ECHO.wavelength, d1, d2, SIN_I) < 1e-10
+    heard = port_profile(seabed=replace(SAND, sediment=SEDIMENTS['sand']))
+    direct = peak(heard, R_D)[0]
+    assert direct > 0.0
+    assert peak(heard, R_1)[0] < 1e-4 * direct
+    assert peak(heard, R_I)[0] < 1e-4 * direct
+
+
+def every_leg_clear(
+    _: object, starts: NDArray[np.float64], ends: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """The control's legs: not cast, every one taken as clear (the model before the cast)."""
+    return np.ones(starts.shape[0], dtype=bool)
+
+
+def test_a_wall_between_the_bounce_point_and_the_scatterer_silences_its_images(
+    heard: NDArray[np.float64], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The leg from the bounce point up to the scatterer is cast: a wall across it leaves
+    nothing at either image's range; the direct echo passes over it. Without the wall the
+    images are at the closed form's levels (the first test). Control: legs left uncast
+    (every leg taken as clear) hear the images through the wall at those levels."""
+    walled = port_profile(hiding=WALL)
+    direct = peak(walled, R_D)[0]
+    assert direct == pytest.approx(peak(heard, R_D)[0], rel=0.05)
+    assert peak(walled, R_1)[0] < 1e-4 * direct
+    assert peak(walled, R_I)[0] < 1e-4 * direct
+    monkeypatch.setattr(fan_lighting, 'clear_to_seabed', every_leg_clear)
+    uncast = port_profile(hiding=WALL)
+    assert 10 * math.log10(peak(uncast, R_1)[0] / direct) == pytest.approx(ONE_DB, abs=0.5)
+    assert 10 * math.log10(peak(uncast, R_I)[0] / direct) == pytest.approx(TWO_DB, abs=0.5)
 
 
 def sweep_profile(images: bool) -> NDArray[np.float64]:
