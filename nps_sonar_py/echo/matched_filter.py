@@ -30,12 +30,25 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft
 
-from nps_sonar_py.echo.pulse import PHASES, KernelTable, Pulse, PulseKind, window
+from nps_sonar_py.echo.pulse import (
+    PHASES,
+    KernelTable,
+    Pulse,
+    PulseKind,
+    pulse_spectrum,
+    tabulate,
+    window,
+)
 
 #: Threads of the stored samples' FFTs.
 _WORKERS = 2
 #: Frequencies of the compressed pulse's spectrum for its band share.
 _SPECTRUM = 4096
+#: Frequencies across the receive band for the filtered pulse's spectral sum.
+_BAND_SAMPLES = 512
+#: Least taps each side of the stored pulse's table, in bins: the filtered pulse falls as
+#: ``1 / t**2`` (:func:`_response`), under 2e-4 of its energy beyond 4 bins.
+_STORED_HALF = 5
 
 __all__ = [
     'band_share',
@@ -45,7 +58,9 @@ __all__ = [
     'pulse_share',
     'reference',
     'replica',
+    'stored_noise',
     'stored_samples',
+    'stored_table',
     'white_share',
 ]
 
@@ -223,3 +238,55 @@ def bin_intensity(
     power += np.square(stored.imag, dtype=np.float64)
     power *= per_bin / share
     return power
+
+
+def stored_table(pulse: Pulse, sample_interval: float, per_bin: int) -> KernelTable:
+    """The compressed pulse through the receive filter, tabulated on the bins' grid.
+
+    What a bin stores of a lone echo is the filtered pulse ``R_f`` at the bin's centre:
+    ``R_f(t) = integral of S(f) H(f) exp(2 i pi f t) df`` over the filter's band (``S`` the
+    pulse's spectrum, ``pulse.pulse_spectrum``; ``H`` :func:`_response`), by a midpoint sum
+    over the band (or the chirp's, if narrower). Tabulated whole where it matters: its
+    spectrum lies inside the bins' Nyquist band and falls to 0 at its edges, so it decays as
+    ``1 / t**2`` and ``_STORED_HALF`` bins each side hold all but 2e-4 of its energy (at
+    least the pulse's own support). Normalised as every ``KernelTable`` (a mean energy of 1
+    over the positions in a bin): band-limited, its energy over the bins is the same at
+    every position, so a lone echo's stored bins add up to its intensity wherever it lies,
+    the gain ``per_bin / F`` of :func:`bin_intensity` included. Depositing it costs a few taps
+    a ray, where filtering the samples costs FFTs of every sample of every ping.
+    """
+    interval = per_bin * sample_interval  # s between bins
+    edge = 0.5 / interval
+    if pulse.kind is PulseKind.CHIRP:
+        edge = min(edge, 0.5 * pulse.bandwidth)
+    f = ((np.arange(_BAND_SAMPLES) + 0.5) / _BAND_SAMPLES - 0.5) * 2.0 * edge
+    weights = pulse_spectrum(pulse, f) * _response(f * sample_interval, per_bin)
+
+    def response(t: NDArray[np.float64]) -> NDArray[np.complex128]:
+        phase = np.exp(2j * math.pi * np.multiply.outer(t, f))
+        out: NDArray[np.complex128] = phase @ weights.astype(np.complex128)
+        return out
+
+    half = max(_STORED_HALF, round(pulse.support / interval))
+    return tabulate(response, half, interval)
+
+
+def stored_noise(noise: NDArray[np.complex64], per_bin: int) -> NDArray[np.complex64]:
+    """White noise ``noise`` (``per_bin`` samples a bin, a whole number of bins) as stored.
+
+    Circular, for a table of noise whose windows at any bin are stationary: its DFT through
+    the receive filter (:func:`_response`), read at the bins' centres (``per_bin`` samples
+    apart, the first at ``(per_bin - 1) / 2``), by an inverse DFT of the frequencies the
+    band keeps; times ``1 / sqrt(per_bin white_share)``, so that a stored bin's intensity,
+    ``|z|**2``, has the mean of ``per_bin`` samples' (the noise power per bin). That is the
+    samples' noise filtered to the pulse band's density (``docs/coherent.md``).
+    """
+    p = per_bin
+    length = noise.size // p
+    spectrum = fft.fft(noise.astype(np.complex128), workers=_WORKERS)
+    k = np.rint(fft.fftfreq(length) * length).astype(np.int64)  # signed, |k| < length / 2
+    f = k / noise.size
+    kept = spectrum[k % noise.size] * _response(f, p) * np.exp(2j * math.pi * f * 0.5 * (p - 1))
+    stored = fft.ifft(kept, workers=_WORKERS) / math.sqrt(p * white_share(p))
+    out: NDArray[np.complex64] = stored.astype(np.complex64)
+    return out
