@@ -15,10 +15,14 @@ return is deposited on the samples it reaches by a table of ``R`` (one complex64
 side-lobe leakage of the strongest cells across beams (``line_array.py``), and the receiver
 adds a complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
 what a sonar stores: the output, filtered to the bin rate's band, at each range bin's
-centre, ``per_bin |z(centre)|**2 / F`` (``matched_filter.bin_intensity``; a sample's
-``|s|**2`` is ``1 / per_bin`` of a bin's energy, ``F`` the pulse's energy the band keeps),
-one sample of the speckle, not the sum of the bin's samples' intensities (an
-average of correlated looks no device makes). Its mean over scatterer realisations is the
+centre, ``per_bin |z(centre)|**2 / F`` (a sample's ``|s|**2`` is ``1 / per_bin`` of a bin's
+energy, ``F`` the pulse's energy the band keeps), one sample of the speckle, not the sum of
+the bin's samples' intensities (an average of correlated looks no device makes). With more
+than one sample a bin the returns are deposited a second time, on the bins' centres, by a
+table of the compressed pulse through the filter with that gain
+(``matched_filter.stored_table``), and the noise there is the samples' noise through the
+filter, tabulated once (``matched_filter.stored_noise``): no filtering per ping. Its mean
+over scatterer realisations is the
 incoherent image blurred by the pulse (equal to it bin by bin when the pulse is shorter than
 a bin and the profile smooth).
 
@@ -293,8 +297,8 @@ class CoherentPing:
     """The coherent echo of one ping of ``N`` beams.
 
     Attributes:
-        intensity: (N, n_bins) float64 stored intensity of each range bin: ``per_bin`` times
-            the squared modulus of the output at its centre (``matched_filter.bin_intensity``),
+        intensity: (N, n_bins) float64 stored intensity of each range bin: ``per_bin / F``
+            times the squared modulus of the filtered output at its centre (module docstring),
             linear, relative to the source at 1 m (the incoherent model's scale).
         baseband: (N, count) complex64 baseband after the matched filter (and the array and
             the noise), per beam, sample ``j`` at ``grid.start + j grid.interval``; its
