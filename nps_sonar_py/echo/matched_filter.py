@@ -253,10 +253,11 @@ def stored_table(pulse: Pulse, sample_interval: float, per_bin: int) -> KernelTa
     over the band (or the chirp's, if narrower). Tabulated whole where it matters: its
     spectrum lies inside the bins' Nyquist band and falls to 0 at its edges, so it decays as
     ``1 / t**2`` and ``_STORED_HALF`` bins each side hold nearly all its energy (at least the
-    pulse's own support: where the chirp's band is inside the filter's, its edges stay). Normalised as every ``KernelTable`` (a mean energy of 1
-    over the positions in a bin): band-limited, its energy over the bins is the same at
-    every position, so a lone echo's stored bins add up to its intensity wherever it lies,
-    the gain ``per_bin / F`` of :func:`bin_intensity` included. Depositing it costs a few taps
+    pulse's own support: where the chirp's band is inside the filter's, its edges stay).
+    Normalised as every ``KernelTable`` (a mean energy of 1 over the positions in a bin):
+    band-limited, its energy over the bins is the same at every position, so a lone echo's
+    stored bins add up to its intensity wherever it lies, the gain ``per_bin / F`` of
+    :func:`bin_intensity` included. Depositing it costs a few taps
     a ray, where filtering the samples costs FFTs of every sample of every ping.
     """
     interval = per_bin * sample_interval  # s between bins
