@@ -288,10 +288,11 @@ def stored_noise(noise: NDArray[np.complex64], per_bin: int) -> NDArray[np.compl
     """
     p = per_bin
     length = noise.size // p
-    spectrum = fft.fft(noise.astype(np.complex128), workers=_WORKERS)
+    spectrum = fft.fft(np.asarray(noise, dtype=np.complex64), workers=_WORKERS)  # single: once
     k = np.rint(fft.fftfreq(length) * length).astype(np.int64)  # signed, |k| < length / 2
     f = k / noise.size
-    kept = spectrum[k % noise.size] * _response(f, p) * np.exp(2j * math.pi * f * 0.5 * (p - 1))
-    stored = fft.ifft(kept, workers=_WORKERS) / math.sqrt(p * white_share(p))
-    out: NDArray[np.complex64] = stored.astype(np.complex64)
+    weights = _response(f, p) * np.exp(2j * math.pi * f * 0.5 * (p - 1))
+    weights /= math.sqrt(p * white_share(p))
+    kept = spectrum[k % noise.size] * weights.astype(np.complex64)
+    out: NDArray[np.complex64] = fft.ifft(kept, workers=_WORKERS).astype(np.complex64, copy=False)
     return out

@@ -217,9 +217,13 @@ def test_a_lone_echos_stored_energy_is_its_intensity_wherever_it_lies(
 
 def test_the_stored_noise_floor_is_the_sonar_equations() -> None:
     """Noise alone, 2 samples a bin: the mean stored intensity is the model's ``noise_power``
-    (the sonar equation's per bin) within four standard errors, and its index 1. Control:
-    the published samples' white noise read as stored samples (``bin_intensity`` with the
-    pulse's share) has ``white_share / share`` of it, about half (rejected)."""
+    (the sonar equation's per bin) within four standard errors, and its index 1. It is the
+    published samples' noise through the receive filter with the gain of white noise
+    (``bin_intensity`` with ``white_share``: the bins' noise is the samples' filtered once,
+    not drawn apart), within 1e-3 of the norm 20 bins inside the ends (where the window's
+    edge cuts the filter's tails). Control: the published samples' white noise read as
+    stored samples with the pulse's share has ``white_share / share`` of it, about half
+    (rejected)."""
     echo = EchoConfig(
         min_range=0.0, max_range=MAX_RANGE, n_bins=BINS, frequency=600e3, sound_speed=C
     )
@@ -234,6 +238,9 @@ def test_the_stored_noise_floor_is_the_sonar_equations() -> None:
     error = model.noise_power / math.sqrt(n)
     assert float(ping.intensity.mean()) == pytest.approx(model.noise_power, abs=4.0 * error)
     assert _index(ping.intensity) == pytest.approx(1.0, abs=4.0 * 2.0 / math.sqrt(n))
+    read = bin_intensity(ping.baseband, 2, white_share(2))[:, 20:-20]
+    inner = ping.intensity[:, 20:-20]
+    assert float(np.linalg.norm(read - inner) / np.linalg.norm(inner)) < 1e-3
     share = pulse_share(kernel_table(pulse, 2.0 * model.grid.interval / C), 2)
     published = bin_intensity(ping.baseband, 2, share)
     assert abs(float(published.mean()) - model.noise_power) > 20.0 * error
