@@ -7,7 +7,13 @@ echo in 2980 bins of 5 cm from 1 to 150 m. Timed in one run, interleaved
 ping (the pulse window of 100 us); the coherent ping (a 30 kHz chirp: two samples a bin,
 the 102-element half-wavelength line array across track, the sonar equation's noise floor).
 A ping is the whole ``Echosounder.ping``: cast, profiles, bottom detection and soundings.
-It prints each median time and its ratio to the cast; the last line is
+Beside them, the baseline of the stored samples' cost: the stored samples of the same
+ping's baseband by FFTs (``matched_filter.bin_intensity``: the receive filter applied to all
+the samples, what the coherent ping did on every ping until its bins were deposited from the
+filtered pulse's table, ``docs/coherent.md#cost``); its time added to the ping's is an upper
+bound of the ping before (the ping now also deposits, leaks and adds noise on its bins).
+It prints each median time and its ratio to the cast, the coherent ping's ratio to the
+incoherent one and to the ping with the FFTs; the last line is
 ``coherent_hz=<pings/s> incoherent_hz=<pings/s> raw_hz=<casts/s>``. Times depend on the
 machine and its load; the ratios are the result.
 Run: ``scripts/run python benchmarks/bench_echosounder_coherent.py [--repeat N]``.
@@ -21,6 +27,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -32,7 +39,8 @@ from timing import median_times
 from nps_sonar_py.echo import Absorption, BeamPattern, EchoConfig
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.line_array import LineArray
-from nps_sonar_py.echo.pulse import Pulse, PulseKind
+from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share
+from nps_sonar_py.echo.pulse import Pulse, PulseKind, kernel_table
 from nps_sonar_py.ros.heap import keep_heap
 from nps_sonar_py.scene import Raycaster, World
 from nps_sonar_py.scene.scene_state import SceneState
@@ -67,6 +75,14 @@ def sounder(coherent: CoherentConfig | None) -> Echosounder:
     return Echosounder(echo, swath, np.eye(4), coherent=coherent)
 
 
+def held_baseband(sounder: Echosounder, raycaster: Raycaster) -> NDArray[np.complex64]:
+    """(beams, samples) the baseband of one of ``sounder``'s pings, its own copy."""
+    record = sounder.ping(raycaster).echo
+    assert record is not None
+    assert record.coherent is not None
+    return record.coherent.baseband.copy()
+
+
 def main() -> int:
     """Print the cast's, the incoherent and the coherent ping's figures, the summary last."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -82,23 +98,31 @@ def main() -> int:
     plain, coherent_sounder = sounder(None), sounder(coherent)
     directions = plain.directions
     rays = open3d_rays(plain.origin, directions)
+    grid = coherent_sounder.engine.grid
+    assert grid is not None
+    baseband = held_baseband(coherent_sounder, raycaster)
+    share = pulse_share(kernel_table(coherent.transmitted, 1.0 / grid.rate), grid.per_bin)
     t = median_times(
         {
             'open3d': lambda: scene.cast_rays(rays),
             'incoherent': lambda: plain.ping(raycaster),
             'coherent': lambda: coherent_sounder.ping(raycaster),
+            'fft': lambda: bin_intensity(baseband, grid.per_bin, share),
         },
         options.repeat,
     )
     cast = t['open3d']
-    grid = coherent_sounder.engine.grid
-    assert grid is not None
     print(
         f'echosounder: {directions.shape[0]} rays, 256 beams x {plain.echo.n_bins} bins, '
         f'{grid.per_bin} samples a bin: open3d {cast * 1e3:.2f} ms'
     )
     for name in ('incoherent', 'coherent'):
         print(f'{name} ping {t[name] * 1e3:.2f} ms, ratio {t[name] / cast:.1f}')
+    before = t['coherent'] + t['fft']
+    print(
+        f'coherent / incoherent {t["coherent"] / t["incoherent"]:.2f}; stored samples by FFTs '
+        f'{t["fft"] * 1e3:.2f} ms: coherent / (coherent + FFTs) {t["coherent"] / before:.2f}'
+    )
     print(
         f'coherent_hz={1.0 / t["coherent"]:.1f} incoherent_hz={1.0 / t["incoherent"]:.1f} '
         f'raw_hz={1.0 / cast:.1f}'

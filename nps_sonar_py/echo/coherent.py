@@ -15,10 +15,14 @@ return is deposited on the samples it reaches by a table of ``R`` (one complex64
 side-lobe leakage of the strongest cells across beams (``line_array.py``), and the receiver
 adds a complex Gaussian noise floor from the sonar equation (``sonar_equation.py``). The image is
 what a sonar stores: the output, filtered to the bin rate's band, at each range bin's
-centre, ``per_bin |z(centre)|**2 / F`` (``matched_filter.bin_intensity``; a sample's
-``|s|**2`` is ``1 / per_bin`` of a bin's energy, ``F`` the pulse's energy the band keeps),
-one sample of the speckle, not the sum of the bin's samples' intensities (an
-average of correlated looks no device makes). Its mean over scatterer realisations is the
+centre, ``per_bin |z(centre)|**2 / F`` (a sample's ``|s|**2`` is ``1 / per_bin`` of a bin's
+energy, ``F`` the pulse's energy the band keeps), one sample of the speckle, not the sum of
+the bin's samples' intensities (an average of correlated looks no device makes). With more
+than one sample a bin the returns are deposited a second time, on the bins' centres, by a
+table of the compressed pulse through the filter with that gain
+(``matched_filter.stored_table``), and the noise there is the samples' noise through the
+filter, tabulated once (``matched_filter.stored_noise``): no filtering per ping. Its mean
+over scatterer realisations is the
 incoherent image blurred by the pulse (equal to it bin by bin when the pulse is shorter than
 a bin and the profile smooth).
 
@@ -36,12 +40,14 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import fft
 
 from nps_sonar_py.echo.config import EchoConfig
 from nps_sonar_py.echo.line_array import LineArray, array_problem, leakage_matrix
-from nps_sonar_py.echo.matched_filter import bin_intensity, pulse_share, white_share
+from nps_sonar_py.echo.matched_filter import stored_noise, stored_table
 from nps_sonar_py.echo.pulse import (
     PHASES,
+    KernelTable,
     Pulse,
     PulseKind,
     PulseWindow,
@@ -69,6 +75,8 @@ __all__ = [
 MAX_SAMPLES = 8_000_000
 #: Complex normal numbers the noise windows are taken from (``CoherentModel._add_noise``).
 _NOISE_TABLE = 1 << 20
+#: The noise tables: the samples' and the stored bins' (``None`` at one sample a bin).
+_NoiseTables = tuple[NDArray[np.complex64], NDArray[np.complex64] | None]
 
 
 @dataclass(frozen=True)
@@ -289,8 +297,8 @@ class CoherentPing:
     """The coherent echo of one ping of ``N`` beams.
 
     Attributes:
-        intensity: (N, n_bins) float64 stored intensity of each range bin: ``per_bin`` times
-            the squared modulus of the output at its centre (``matched_filter.bin_intensity``),
+        intensity: (N, n_bins) float64 stored intensity of each range bin: ``per_bin / F``
+            times the squared modulus of the filtered output at its centre (module docstring),
             linear, relative to the source at 1 m (the incoherent model's scale).
         baseband: (N, count) complex64 baseband after the matched filter (and the array and
             the noise), per beam, sample ``j`` at ``grid.start + j grid.interval``; its
@@ -371,28 +379,30 @@ class CoherentModel:
             raise ConfigurationError(problem)
         grid = sample_grid(config, echo)
         self.config, self.echo, self.grid = config, echo, grid
-        self._table = kernel_table(config.transmitted, 2.0 * grid.interval / echo.speed_of_sound)
-        # (2 half, PHASES + 1): the table by tap, each tap's phases contiguous.
-        self._taps_by_offset = np.ascontiguousarray(self._table.taps.T)
-        # The share of the compressed pulse's energy in the bin rate's band (the stored samples').
-        self._share = pulse_share(self._table, grid.per_bin)
+        pulse, interval = config.transmitted, 2.0 * grid.interval / echo.speed_of_sound
+        self._samples = _Deposits.of(kernel_table(pulse, interval), grid.count, grid.start, grid)
+        # More than one sample a bin: the bins' stored samples deposited on their own grid,
+        # from the compressed pulse through the receive filter (the stored sample).
+        self._bins: _Deposits | None = None
+        if grid.per_bin > 1:
+            table = stored_table(pulse, interval, grid.per_bin)
+            centre = echo.min_range + 0.5 * echo.bin_width
+            self._bins = _Deposits.of(table, echo.n_bins, centre, grid, grid.per_bin)
         self._cell = config.speckle_cell * echo.wavelength
         self._turns_per_m = 2.0 / echo.wavelength  # exp(2 i k r) = exp(2 i pi r (2 / lambda))
         # Row b' holds what every beam hears of beam b' (the leakage matrix transposed).
         self._heard_from: NDArray[np.complex64] | None = None
-        self._beam_starts = np.zeros(0, dtype=np.intp)  # beam b's first sample in a ping
         array = config.receive_array
         if array is not None and azimuths is not None and beams > 1:
             matrix = leakage_matrix(array, azimuths, coverage)
             self._heard_from = np.ascontiguousarray(matrix.T)
-            self._beam_starts = np.arange(0, beams * grid.count, grid.count, dtype=np.intp)
         self._noise_power = 0.0
         if config.noise:
             bandwidth = config.transmitted.effective_bandwidth
             noise = config.receiver_noise
             self._noise_power = noise_intensity(noise, echo.source_level, bandwidth)
         self.rng = np.random.default_rng(echo.seed)
-        self._table_of_noise: NDArray[np.complex64] | None = None
+        self._noise_tables: _NoiseTables | None = None
 
     @property
     def noise_power(self) -> float:
@@ -420,8 +430,8 @@ class CoherentModel:
         Returns:
             The ``CoherentPing``.
         """
-        signal = self._baseband(intensity, ranges, origin, directions)
-        return self._finish(signal, rng)
+        beam, r, amplitude = self._live_rays(intensity, ranges, origin, directions)
+        return self._finish(beam, r, amplitude, intensity.shape[0], rng)
 
     def scatterer_ping(
         self,
@@ -441,107 +451,78 @@ class CoherentModel:
             n_beams: the beams of the ping.
             rng: the noise's generator instead of the model's.
         """
-        count, half = self.grid.count, self._table.half
-        position = np.asarray(ranges, dtype=np.float64) - self.grid.start
-        position *= 1.0 / self.grid.interval
-        live = np.flatnonzero((position > -half) & (position < count - 1 + half))
-        r = ranges.take(live)
+        near, far = self._reach
+        r = np.asarray(ranges, dtype=np.float64)
+        live = np.flatnonzero((r > near) & (r < far))
+        r = r.take(live)
         carrier = r * self._turns_per_m
         carrier -= np.floor(carrier)
         carrier *= 2.0 * math.pi
         amplitude = np.asarray(amplitudes.take(live), dtype=np.complex64)
         amplitude *= (np.cos(carrier) + 1j * np.sin(carrier)).astype(np.complex64)
-        signal = self._deposit(
-            beams.take(live), position.take(live).astype(np.float32), amplitude, n_beams
-        )
-        return self._finish(signal, rng)
+        return self._finish(beams.take(live), r, amplitude, n_beams, rng)
+
+    @property
+    def _reach(self) -> tuple[float, float]:
+        """The ranges (m) between which a return reaches a sample or a bin (open)."""
+        grids = [self._samples] if self._bins is None else [self._samples, self._bins]
+        return min(g.reach[0] for g in grids), max(g.reach[1] for g in grids)
 
     def _finish(
-        self, signal: NDArray[np.complex64], rng: np.random.Generator | None
+        self,
+        beam: NDArray[np.integer],
+        r: NDArray[np.float64],
+        amplitude: NDArray[np.complex64],
+        n_beams: int,
+        rng: np.random.Generator | None,
     ) -> CoherentPing:
-        """The ping of the echo ``signal`` (N, count): the noise, the leakage, the stored bins."""
-        n_beams, per_bin = signal.shape[0], self.grid.per_bin
-        echo = signal.copy()
-        if self._heard_from is not None and self._heard_from.shape[0] == n_beams:
-            self._add_leakage(signal, echo)
-        series, stored = echo, echo
-        if self._noise_power > 0.0:
-            noise = self._noise(n_beams, rng if rng is not None else self.rng)
-            series = echo + noise
-            # The samples' noise is white over the sample rate; a receiver's lies in the
-            # pulse's band, denser there: its filter keeps the pulse's ``share`` of it, where
-            # it keeps ``white_share`` of white noise.
-            noise *= np.float32(math.sqrt(self._share / white_share(per_bin)))
-            stored = echo + noise if per_bin > 1 else series
-        # Each bin: the output at its centre, one sample of the speckle, as a device stores it.
-        return CoherentPing(bin_intensity(stored, per_bin, self._share), series, self.grid)
+        """The ping of returns of ``amplitude`` at ranges ``r`` (m) in ``beam``.
 
-    def _baseband(
+        The samples: the compressed pulses, the leakage, the noise. The stored bins: with one
+        sample a bin the samples; with more, the pulses through the receive filter deposited
+        on the bins' centres, their leakage, and the samples' noise through the same filter
+        (``matched_filter.stored_table``, ``stored_noise``): the output at each bin's centre,
+        one sample of the speckle, as a device stores it.
+        """
+        series = self._heard(self._samples.deposit(beam, r, amplitude, n_beams))
+        stored = series
+        if self._bins is not None:
+            stored = self._heard(self._bins.deposit(beam, r, amplitude, n_beams))
+        if self._noise_power > 0.0:
+            self._add_noise(series, stored, rng if rng is not None else self.rng)
+        intensity = np.square(stored.real, dtype=np.float64)
+        intensity += np.square(stored.imag, dtype=np.float64)
+        return CoherentPing(intensity, series, self.grid)
+
+    def _heard(self, signal: NDArray[np.complex64]) -> NDArray[np.complex64]:
+        """A copy of the echo ``signal`` (N, n) with the array's leakage across the beams."""
+        echo = signal.copy()
+        if self._heard_from is not None and self._heard_from.shape[0] == signal.shape[0]:
+            self._add_leakage(signal, echo)
+        return echo
+
+    def _live_rays(
         self,
         intensity: NDArray[np.floating],
         ranges: NDArray[np.floating],
         origin: NDArray[np.floating],
         directions: NDArray[np.floating],
-    ) -> NDArray[np.complex64]:
-        """(N, count) complex64 matched-filter output of every beam (module docstring).
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.complex64]]:
+        """The beam, range (m) and complex amplitude of each ray that reaches a sample or bin.
 
-        Only the rays whose pulse reaches a sample are worked on ("live"): each deposits
-        ``2 half`` taps of the compressed pulse, scaled by its amplitude, on the samples
-        about its position: one complex64 ``np.add.at`` per tap over all beams at once.
-        The beams lie end to end in one contiguous array (contiguous arrays are the fast
-        ones for every later pass), with ``2 half`` samples spare at both ends (a live
-        return's taps reach ``2 half - 1`` samples past the window): the taps of a return
-        near its beam's ends that fall outside the window add 0 there or to a neighbour.
+        Only those are worked on ("live"): their amplitudes are the scatterer hash's work.
         """
-        n_beams, n_rays = intensity.shape
-        count, half = self.grid.count, self._table.half
+        n_rays = intensity.shape[1]
+        near, far = self._reach
         flat_intensity = np.asarray(intensity, dtype=np.float32).ravel()
-        position = np.asarray(ranges, dtype=np.float32).ravel() - np.float32(self.grid.start)
-        position *= np.float32(1.0 / self.grid.interval)  # in samples; NaN, inf not live
+        flat_ranges = np.asarray(ranges, dtype=np.float32).ravel()  # NaN, inf not live
         live = flat_intensity > 0.0
-        live &= position > -half
-        live &= position < count - 1 + half
+        live &= flat_ranges > np.float32(near)
+        live &= flat_ranges < np.float32(far)
         index = np.flatnonzero(live)
-        u = position.take(index)
         r = np.asarray(ranges).ravel().take(index).astype(np.float64)
         amplitude = self._amplitudes(index, r, flat_intensity.take(index), origin, directions)
-        return self._deposit(index // n_rays, u, amplitude, n_beams)
-
-    def _deposit(
-        self,
-        beam: NDArray[np.integer],
-        u: NDArray[np.float32],
-        amplitude: NDArray[np.complex64],
-        n_beams: int,
-    ) -> NDArray[np.complex64]:
-        """(N, count) the compressed pulses of returns at positions ``u`` (samples) of ``beam``.
-
-        ``u`` (m,) float32 is overwritten. Each return deposits ``2 half`` taps of the
-        compressed pulse, scaled by its amplitude (``_baseband``).
-        """
-        count, half = self.grid.count, self._table.half
-        floor = np.floor(u)
-        u -= floor
-        u *= np.float32(PHASES)
-        row = np.rint(u, out=u).astype(np.intp)
-        first = floor.astype(np.intp) - (half - 1)  # the sample of the first tap
-        # The returns near an end of the window, and their first tap's sample.
-        edge = np.flatnonzero((first < 0) | (first > count - 2 * half))
-        edge_first = first.take(edge)
-        spare = 2 * half
-        first += beam * count + spare  # in the flat array
-        flat = np.zeros(n_beams * count + 2 * spare, dtype=np.complex64)
-        for tap, taps in enumerate(self._taps_by_offset):  # 2 half passes over the returns
-            values = taps.take(row)
-            values *= amplitude
-            sample = edge_first + tap
-            values[edge[(sample < 0) | (sample >= count)]] = 0.0  # outside the window
-            np.add.at(flat, first, values)
-            first += 1
-        series: NDArray[np.complex64] = flat[spare : spare + n_beams * count].reshape(
-            n_beams, count
-        )
-        return series
+        return index // n_rays, r, amplitude
 
     def _amplitudes(
         self,
@@ -593,43 +574,138 @@ class CoherentModel:
     def _add_leakage(self, signal: NDArray[np.complex64], series: NDArray[np.complex64]) -> None:
         """Add to ``series`` the leakage of the ``leak_cells`` strongest cells of ``signal``.
 
-        Each strong cell (beam ``b'``, sample ``j``) adds ``L[b, b'] s_b'(j)`` to every beam
-        ``b`` at sample ``j``: the rows of ``L`` transposed for the strong cells' beams,
-        scaled by their samples, added in place by one ``np.add.at`` (cells at the same
-        sample sum). ``signal`` is the echo before the noise; ``series`` is C-contiguous.
+        Each strong cell (beam ``b'``, sample or bin ``j``) adds ``L[b, b'] s_b'(j)`` to every
+        beam ``b`` at ``j``: the rows of ``L`` transposed for the strong cells' beams, scaled
+        by their values, added in place by one ``np.add.at`` (cells at the same place sum).
+        ``signal`` is the echo before the noise; ``series`` is C-contiguous.
         """
         assert self._heard_from is not None
         strongest = self._strongest(signal)
         beam, sample = np.divmod(strongest, signal.shape[1])
         heard = self._heard_from.take(beam, axis=0)  # (k, N): what every beam hears of each
         heard *= signal[beam, sample][:, None]
-        cells = np.add(sample[:, None], self._beam_starts)  # (k, N) flat cells of series
+        starts = np.arange(0, signal.size, signal.shape[1], dtype=np.intp)  # each beam's first
+        cells = np.add(sample[:, None], starts)  # (k, N) flat cells of series
         np.add.at(series.ravel(), cells.ravel(), heard.ravel())
 
-    def _noise(self, n_beams: int, rng: np.random.Generator) -> NDArray[np.complex64]:
-        """(N, count) the receiver's complex Gaussian noise, ``noise_power / per_bin`` a sample.
+    def _add_noise(
+        self,
+        series: NDArray[np.complex64],
+        stored: NDArray[np.complex64],
+        rng: np.random.Generator,
+    ) -> None:
+        """Add the receiver's complex Gaussian noise to ``series`` and to ``stored``, in place.
 
-        Each beam takes a window at a random start of a table of complex normal numbers drawn
-        once from the model's generator (drawing a ping's million numbers afresh would cost
-        more than the cast): two windows of a ping or of two pings overlap with a chance of
-        about ``count / table`` (under 1 % per beam and ping at the table's 2**20 numbers).
+        The samples get ``noise_power / per_bin`` a sample, white; the stored bins the same
+        noise through the receive filter at their centres, ``noise_power`` a bin
+        (``matched_filter.stored_noise``). Each beam takes a window at a random start (a
+        whole bin) of tables drawn once from the model's generator (drawing a ping's million
+        numbers afresh would cost more than the cast): two windows of a ping or of two pings
+        overlap with a chance of about ``count / table`` (under 1 % per beam and ping at the
+        tables' 2**20 numbers or more).
         """
-        count = self.grid.count
-        table = self._noise_table(count)
-        starts = rng.integers(0, table.size - count, n_beams)
-        windows = np.lib.stride_tricks.sliding_window_view(table, count)
-        noise: NDArray[np.complex64] = windows[starts]  # a copy of each window
-        return noise
+        per_bin, count = self.grid.per_bin, self.grid.count
+        samples, bins = self._noise_table(count)
+        starts = rng.integers(0, (samples.size - count) // per_bin, series.shape[0])
+        windows = np.lib.stride_tricks.sliding_window_view(samples, count)
+        series += windows[starts * per_bin]
+        if bins is not None:
+            stored += np.lib.stride_tricks.sliding_window_view(bins, stored.shape[1])[starts]
 
-    def _noise_table(self, count: int) -> NDArray[np.complex64]:
-        """The complex normal numbers the noise windows are taken from, scaled once.
+    def _noise_table(self, count: int) -> _NoiseTables:
+        """The noise the windows are taken from, scaled once: the samples' and the bins'.
 
-        ``E |z|**2 = noise_power / per_bin``: a bin's stored intensity, ``per_bin`` times a
-        sample's, has the sonar equation's noise power.
+        ``E |z|**2 = noise_power / per_bin`` a sample (a bin's stored intensity, ``per_bin``
+        times a sample's, has the sonar equation's noise power), a whole number of bins; the
+        bins' table is it as stored (``None`` at one sample a bin: the samples are the bins).
         """
-        if self._table_of_noise is None:
-            size = max(_NOISE_TABLE, 64 * count)
+        if self._noise_tables is None:
+            per_bin = self.grid.per_bin
+            size = per_bin * fft.next_fast_len(-(-max(_NOISE_TABLE, 64 * count) // per_bin))
             pairs = self.rng.standard_normal(2 * size, dtype=np.float32)
-            pairs *= np.float32(math.sqrt(self._noise_power / self.grid.per_bin / 2.0))
-            self._table_of_noise = pairs.view(np.complex64)
-        return self._table_of_noise
+            pairs *= np.float32(math.sqrt(self._noise_power / per_bin / 2.0))
+            samples = pairs.view(np.complex64)
+            bins = None if per_bin == 1 else stored_noise(samples, per_bin)
+            self._noise_tables = (samples, bins)
+        return self._noise_tables
+
+
+@dataclass(frozen=True, eq=False)
+class _Deposits:
+    """Deposits compressed pulses on a grid of ``count`` points a beam (samples or bins).
+
+    Attributes:
+        by_offset: (2 half, PHASES + 1) the pulse's table by tap, each tap's phases contiguous.
+        half: the table's taps each side.
+        count: points a beam.
+        start: range of point 0, m.
+        interval: range between points, m.
+    """
+
+    by_offset: NDArray[np.complex64]
+    half: int
+    count: int
+    start: float
+    interval: float
+
+    @classmethod
+    def of(
+        cls, table: KernelTable, count: int, start: float, grid: SampleGrid, step: int = 1
+    ) -> _Deposits:
+        """The deposits of ``table`` on every ``step``-th sample of ``grid``, from ``start``."""
+        by_offset = np.ascontiguousarray(table.taps.T)
+        return cls(by_offset, table.half, count, start, step * grid.interval)
+
+    @property
+    def reach(self) -> tuple[float, float]:
+        """The ranges (m) between which a return's taps reach a point (open)."""
+        return (
+            self.start - self.half * self.interval,
+            self.start + (self.count - 1 + self.half) * self.interval,
+        )
+
+    def deposit(
+        self,
+        beam: NDArray[np.integer],
+        r: NDArray[np.float64],
+        amplitude: NDArray[np.complex64],
+        n_beams: int,
+    ) -> NDArray[np.complex64]:
+        """(N, count) the compressed pulses of returns of ``amplitude`` at ranges ``r`` (m).
+
+        Those whose taps reach a point ("live") deposit ``2 half`` taps, scaled by their
+        amplitude, on the points about their position: one complex64 ``np.add.at`` per tap
+        over all beams at once. The beams lie end to end in one contiguous array (the fast
+        one for every later pass), with ``2 half`` points spare at both ends (a live return's
+        taps reach ``2 half - 1`` points past the window): the taps of a return near its
+        beam's ends that fall outside the window add 0 there or to a neighbour.
+        """
+        count, half = self.count, self.half
+        position = (r - self.start) * (1.0 / self.interval)
+        live = (position > -half) & (position < count - 1 + half)
+        if not live.all():
+            index = np.flatnonzero(live)
+            beam, position, amplitude = beam.take(index), position.take(index), amplitude[index]
+        u = position.astype(np.float32)
+        floor = np.floor(u)
+        u -= floor
+        u *= np.float32(PHASES)
+        row = np.rint(u, out=u).astype(np.intp)
+        first = floor.astype(np.intp) - (half - 1)  # the point of the first tap
+        # The returns near an end of the window, and their first tap's point.
+        edge = np.flatnonzero((first < 0) | (first > count - 2 * half))
+        edge_first = first.take(edge)
+        spare = 2 * half
+        first += beam * count + spare  # in the flat array
+        flat = np.zeros(n_beams * count + 2 * spare, dtype=np.complex64)
+        for tap, taps in enumerate(self.by_offset):  # 2 half passes over the returns
+            values = taps.take(row)
+            values *= amplitude
+            point = edge_first + tap
+            values[edge[(point < 0) | (point >= count)]] = 0.0  # outside the window
+            np.add.at(flat, first, values)
+            first += 1
+        series: NDArray[np.complex64] = flat[spare : spare + n_beams * count].reshape(
+            n_beams, count
+        )
+        return series

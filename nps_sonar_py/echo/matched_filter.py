@@ -18,7 +18,9 @@ instant, then its squared modulus (Richards, ch. 3 and 4). The simulation's base
 value is the output, filtered to the bin rate as a receiver that samples once a bin
 filters it, at the bin's centre (:func:`stored_samples`), not the sum of its samples'
 intensities: that sum averages correlated looks and is no sample a device stores
-(``docs/coherent.md#the-stored-sample``).
+(``docs/coherent.md#the-stored-sample``). The per-ray model does not filter its samples each
+ping: it deposits the compressed pulse through the filter on the bins' centres
+(:func:`stored_table`) and draws noise already filtered (:func:`stored_noise`), both made once.
 """
 
 from __future__ import annotations
@@ -30,12 +32,26 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import fft
 
-from nps_sonar_py.echo.pulse import PHASES, KernelTable, Pulse, PulseKind, window
+from nps_sonar_py.echo.pulse import (
+    PHASES,
+    KernelTable,
+    Pulse,
+    PulseKind,
+    pulse_spectrum,
+    tabulate,
+    window,
+)
 
 #: Threads of the stored samples' FFTs.
 _WORKERS = 2
 #: Frequencies of the compressed pulse's spectrum for its band share.
 _SPECTRUM = 4096
+#: Frequencies across the receive band for the filtered pulse's spectral sum.
+_BAND_SAMPLES = 512
+#: Least taps each side of the stored pulse's table, in bins: the filtered pulse falls as
+#: ``1 / t**2`` (:func:`_response`); 3 (the taps reach 2 to 3 bins from the echo) keep a lone
+#: echo's stored energy within 0.08 % of its intensity wherever it lies (5: 0.015 %).
+_STORED_HALF = 3
 
 __all__ = [
     'band_share',
@@ -45,7 +61,9 @@ __all__ = [
     'pulse_share',
     'reference',
     'replica',
+    'stored_noise',
     'stored_samples',
+    'stored_table',
     'white_share',
 ]
 
@@ -199,7 +217,8 @@ def white_share(per_bin: int) -> float:
 def pulse_share(table: KernelTable, per_bin: int) -> float:
     """:func:`band_share` of a compressed pulse's table (``pulse.kernel_table``).
 
-    Its power spectrum averaged over the table's positions within a sample.
+    Its power spectrum averaged over the table's positions within a sample: what reads a
+    published baseband's samples as stored bins (:func:`bin_intensity`).
     """
     if per_bin == 1:
         return 1.0
@@ -223,3 +242,57 @@ def bin_intensity(
     power += np.square(stored.imag, dtype=np.float64)
     power *= per_bin / share
     return power
+
+
+def stored_table(pulse: Pulse, sample_interval: float, per_bin: int) -> KernelTable:
+    """The compressed pulse through the receive filter, tabulated on the bins' grid.
+
+    What a bin stores of a lone echo is the filtered pulse ``R_f`` at the bin's centre:
+    ``R_f(t) = integral of S(f) H(f) exp(2 i pi f t) df`` over the filter's band (``S`` the
+    pulse's spectrum, ``pulse.pulse_spectrum``; ``H`` :func:`_response`), by a midpoint sum
+    over the band (or the chirp's, if narrower). Tabulated whole where it matters: its
+    spectrum lies inside the bins' Nyquist band and falls to 0 at its edges, so it decays as
+    ``1 / t**2`` and ``_STORED_HALF`` bins each side hold nearly all its energy (at least the
+    pulse's own support: where the chirp's band is inside the filter's, its edges stay).
+    Normalised as every ``KernelTable`` (a mean energy of 1 over the positions in a bin):
+    band-limited, its energy over the bins is the same at every position, so a lone echo's
+    stored bins add up to its intensity wherever it lies, the gain ``per_bin / F`` of
+    :func:`bin_intensity` included. Depositing it costs a few taps
+    a ray, where filtering the samples costs FFTs of every sample of every ping.
+    """
+    interval = per_bin * sample_interval  # s between bins
+    edge = 0.5 / interval
+    if pulse.kind is PulseKind.CHIRP:
+        edge = min(edge, 0.5 * pulse.bandwidth)
+    f = ((np.arange(_BAND_SAMPLES) + 0.5) / _BAND_SAMPLES - 0.5) * 2.0 * edge
+    weights = pulse_spectrum(pulse, f) * _response(f * sample_interval, per_bin)
+
+    def response(t: NDArray[np.float64]) -> NDArray[np.complex128]:
+        phase = np.exp(2j * math.pi * np.multiply.outer(t, f))
+        out: NDArray[np.complex128] = phase @ weights.astype(np.complex128)
+        return out
+
+    half = max(_STORED_HALF, round(pulse.support / interval))
+    return tabulate(response, half, interval)
+
+
+def stored_noise(noise: NDArray[np.complex64], per_bin: int) -> NDArray[np.complex64]:
+    """White noise ``noise`` (``per_bin`` samples a bin, a whole number of bins) as stored.
+
+    Circular, for a table of noise whose windows at any bin are stationary: its DFT through
+    the receive filter (:func:`_response`), read at the bins' centres (``per_bin`` samples
+    apart, the first at ``(per_bin - 1) / 2``), by an inverse DFT of the frequencies the
+    band keeps; times ``1 / sqrt(per_bin white_share)``, so that a stored bin's intensity,
+    ``|z|**2``, has the mean of ``per_bin`` samples' (the noise power per bin). That is the
+    samples' noise filtered to the pulse band's density (``docs/coherent.md``).
+    """
+    p = per_bin
+    length = noise.size // p
+    spectrum = fft.fft(np.asarray(noise, dtype=np.complex64), workers=_WORKERS)  # single: once
+    k = np.rint(fft.fftfreq(length) * length).astype(np.int64)  # signed, |k| < length / 2
+    f = k / noise.size
+    weights = _response(f, p) * np.exp(2j * math.pi * f * 0.5 * (p - 1))
+    weights /= math.sqrt(p * white_share(p))
+    kept = spectrum[k % noise.size] * weights.astype(np.complex64)
+    out: NDArray[np.complex64] = fft.ifft(kept, workers=_WORKERS).astype(np.complex64, copy=False)
+    return out

@@ -26,6 +26,7 @@ building it holds at most ``_BUILD_BYTES`` more.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -45,7 +46,9 @@ __all__ = [
     'compressed_pulse',
     'kernel_table',
     'pulse_problem',
+    'pulse_spectrum',
     'pulse_table_problem',
+    'tabulate',
     'window',
 ]
 
@@ -183,6 +186,24 @@ def compressed_pulse(pulse: Pulse, t: NDArray[np.float64]) -> NDArray[np.complex
     return result
 
 
+def pulse_spectrum(pulse: Pulse, f: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The compressed pulse's spectrum at ``f`` (Hz), real, up to a constant factor.
+
+    Chirp: the window over the band, ``W(f / B)`` for ``|f| <= B / 2``, 0 beyond; CW: the
+    squared spectrum of the windowed envelope (``R`` is its autocorrelation), by a midpoint
+    sum over ``_CW_SAMPLES`` points of the pulse (real: the window is even).
+    """
+    f = np.asarray(f, dtype=np.float64)
+    if pulse.kind is PulseKind.CHIRP:
+        return window(pulse.window, f / pulse.bandwidth)
+    x = (np.arange(_CW_SAMPLES) + 0.5) / _CW_SAMPLES - 0.5
+    envelope = np.cos(2.0 * math.pi * np.multiply.outer(f * pulse.length, x)) @ window(
+        pulse.window, x
+    )
+    spectrum: NDArray[np.float64] = (envelope / _CW_SAMPLES) ** 2
+    return spectrum
+
+
 @dataclass(frozen=True)
 class KernelTable:
     """``R`` tabulated for depositing a return on a sample grid (``coherent.py``).
@@ -239,6 +260,19 @@ def kernel_table(pulse: Pulse, sample_interval: float) -> KernelTable:
     if problem:
         raise ConfigurationError(problem)
     half = _half(pulse, sample_interval)
+    return tabulate(lambda t: compressed_pulse(pulse, t), half, sample_interval)
+
+
+def tabulate(
+    response: Callable[[NDArray[np.float64]], NDArray[np.complex128]],
+    half: int,
+    sample_interval: float,
+) -> KernelTable:
+    """The ``KernelTable`` of ``response`` (its values at delays in s) on ``sample_interval``.
+
+    ``half`` taps each side; normalised to a mean energy of 1 over the positions within a
+    sample. Built a block of delays at a time (at most ``_BUILD_BYTES`` besides the table).
+    """
     width = 2 * half
     taps = np.empty((PHASES + 1) * width, dtype=np.complex64)
     energy = 0.0
@@ -247,7 +281,7 @@ def kernel_table(pulse: Pulse, sample_interval: float) -> KernelTable:
         entry = np.arange(start, min(start + block, taps.size))
         phase, offset = np.divmod(entry, width)  # offset: sample minus floor(u), + half - 1
         x = (offset - (half - 1)) - phase / PHASES  # sample minus u, in samples
-        values = compressed_pulse(pulse, x * sample_interval)
+        values = response(x * sample_interval)
         taps[entry[0] : entry[-1] + 1] = values
         # the energy over the phases 0 .. PHASES - 1 (the last row repeats the first)
         energy += float(np.sum(np.abs(values[phase < PHASES]) ** 2))
