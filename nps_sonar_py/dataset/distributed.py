@@ -190,8 +190,10 @@ def check_address(address: str) -> str:
 
 @contextmanager
 def _inherited(variables: dict[str, str]) -> Iterator[None]:
-    """``variables`` in this process's environment for the block, as they were after it: the
-    processes started in the block (a local Ray's, and the workers they start) inherit them."""
+    """``variables`` in this process's environment for the block, as they were after it.
+
+    The processes started in the block (a local Ray's, and the workers they start) inherit them.
+    """
     saved = {name: os.environ.get(name) for name in variables}
     os.environ.update(variables)
     try:
