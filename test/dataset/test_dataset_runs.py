@@ -36,8 +36,9 @@ from dataset_runs import (
 )
 from refusals import command_line
 
+from nps_sonar_py.background import CORES_VARIABLE
 from nps_sonar_py.dataset import Outcome, read_manifest
-from nps_sonar_py.dataset.distributed import MAX_BATCH, Batches
+from nps_sonar_py.dataset.distributed import MAX_BATCH, Batches, _inherited
 
 #: Longest wait for a process to reach a state, s (a loaded 2-core machine).
 DEADLINE = 300.0
@@ -356,6 +357,25 @@ def test_a_task_takes_about_a_second_of_samples_and_fewer_near_the_end() -> None
     assert _sized(Batches(2, 1000, fixed=7), 0.25, 3, 997) == 7  # --batch: as given
     # Control: without the end's limit the last tasks would take four samples.
     assert _sized(Batches(2, 10**9), 0.25, 3, 997) == 4
+
+
+def test_the_local_rays_environment_is_this_processs_only_while_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a local Ray's processes inherit (``WORKER_ENVIRONMENT``) is set for its start and
+    undone after: a value given before comes back, one not given is removed."""
+    monkeypatch.setenv(CORES_VARIABLE, '3')
+    monkeypatch.delenv('NPS_TEST_UNSET', raising=False)
+    child = [sys.executable, '-c', f'import os; print(os.environ["{CORES_VARIABLE}"])']
+    with _inherited({CORES_VARIABLE: '1', 'NPS_TEST_UNSET': 'x'}):
+        started = subprocess.run(child, capture_output=True, text=True, check=True).stdout
+        assert os.environ['NPS_TEST_UNSET'] == 'x'
+    assert started.strip() == '1'  # a process started in the block inherits it
+    assert os.environ[CORES_VARIABLE] == '3'
+    assert 'NPS_TEST_UNSET' not in os.environ
+    # Control: a process started after the block does not.
+    after = subprocess.run(child, capture_output=True, text=True, check=True).stdout
+    assert after.strip() == '3'
 
 
 def test_a_failed_sample_is_retried_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
