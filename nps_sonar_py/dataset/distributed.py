@@ -83,9 +83,12 @@ LOCAL_RAY_ENVIRONMENT = {
 }
 
 
-#: The environment of the run's Ray workers (its ``runtime_env``, on a cluster too): a task
-#: reserves one CPU, so each worker process keeps its cast and numpy work to one core from
-#: its start (``background.CORES_VARIABLE``): workers beside it do not wait for theirs.
+#: The environment of the run's Ray workers: a task reserves one CPU, so each worker process
+#: keeps its cast and numpy work to one core from its start (``background.CORES_VARIABLE``):
+#: workers beside it do not wait for theirs. A local Ray's processes inherit it from this one
+#: (:func:`_inherited`): the workers Ray starts with its node take the first tasks, where a
+#: ``runtime_env`` would have Ray set up and start others first (a second or two of each
+#: run). A cluster's workers get it from the job's ``runtime_env``.
 WORKER_ENVIRONMENT = {CORES_VARIABLE: '1'}
 
 #: The work a task is given, s: long enough that its dispatch and the return of its
@@ -185,6 +188,24 @@ def check_address(address: str) -> str:
     return target
 
 
+@contextmanager
+def _inherited(variables: dict[str, str]) -> Iterator[None]:
+    """``variables`` in this process's environment for the block, as they were after it.
+
+    The processes started in the block (a local Ray's, and the workers they start) inherit them.
+    """
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _start(workers: int, address: str | None, temporary: str) -> None:
     """``ray.init``: a new local head in ``temporary``, or the cluster at ``address``."""
     import ray
@@ -196,12 +217,12 @@ def _start(workers: int, address: str | None, temporary: str) -> None:
             runtime_env={'py_modules': [str(package)], 'env_vars': WORKER_ENVIRONMENT},
             log_to_driver=False,
         )
-    else:
+        return
+    with _inherited(WORKER_ENVIRONMENT):
         ray.init(
             address='local',
             num_cpus=workers,
             include_dashboard=False,
-            runtime_env={'env_vars': WORKER_ENVIRONMENT},
             object_store_memory=OBJECT_STORE_BYTES,
             log_to_driver=False,
             _temp_dir=temporary,

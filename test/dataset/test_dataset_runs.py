@@ -36,8 +36,9 @@ from dataset_runs import (
 )
 from refusals import command_line
 
+from nps_sonar_py.background import CORES_VARIABLE
 from nps_sonar_py.dataset import Outcome, read_manifest
-from nps_sonar_py.dataset.distributed import MAX_BATCH, Batches
+from nps_sonar_py.dataset.distributed import MAX_BATCH, Batches, _inherited
 
 #: Longest wait for a process to reach a state, s (a loaded 2-core machine).
 DEADLINE = 300.0
@@ -236,12 +237,13 @@ def _kill_session(session: int) -> None:
 def _started_run(spec: Path, out: Path) -> subprocess.Popen[str]:
     """The command on a local Ray of two workers, six samples in two batches of three, once
     it has made its first sample. In a session of its own: Ray's processes (the workers) are
-    found and killed by it."""
+    found and killed by it. Its environment names a Ray that is gone in Ray's address file
+    (beside ``out``): the local Ray must not look for it."""
     run = subprocess.Popen(
         command(spec, out, '--samples', '6', '--workers', '2', '--batch', '3', '--quiet'),
         stderr=subprocess.PIPE,
         text=True,
-        env=environment(),
+        env=_dead_address_file(out.parent / 'tmp'),
         start_new_session=True,
     )
     _wait_for(out / 'records' / '000000.json', run)
@@ -254,8 +256,9 @@ def test_a_ray_run_killed_mid_batch_resumes_to_the_same_files(
 ) -> None:
     """Two tasks of three samples start at once, and the run is stopped when the first sample
     is made: every process of it killed at once (the driver, its Ray and the workers, each in
-    the middle of its batch), or SIGTERM to the command (it stops its Ray). Resumed in
-    batches of two, the files are those of one process.
+    the middle of its batch), or SIGTERM to the command (it stops its Ray and says so in one
+    line, as the command says: no traceback, no stack dump of Ray's). Resumed in batches of
+    two, the files are those of one process.
     """
     out = tmp_path / 'out'
     spec = slow_reference.parent / 'spec.yaml'
@@ -270,6 +273,8 @@ def test_a_ray_run_killed_mid_batch_resumes_to_the_same_files(
     else:
         assert run.returncode == 128 + signal.SIGTERM, stderr
         assert stderr.splitlines()[-1].startswith('sonar_dataset: stopped by a signal'), stderr
+        assert 'Traceback' not in stderr
+        assert 'SIGTERM received' not in stderr  # Ray's C++ stack dump
     assert not (out / 'manifest.parquet').exists()
     made_before = len(list((out / 'records').glob('*.json')))
     assert 1 <= made_before < 6  # a batch of three was cut short
@@ -354,6 +359,25 @@ def test_a_task_takes_about_a_second_of_samples_and_fewer_near_the_end() -> None
     assert _sized(Batches(2, 10**9), 0.25, 3, 997) == 4
 
 
+def test_the_local_rays_environment_is_this_processs_only_while_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a local Ray's processes inherit (``WORKER_ENVIRONMENT``) is set for its start and
+    undone after: a value given before comes back, one not given is removed."""
+    monkeypatch.setenv(CORES_VARIABLE, '3')
+    monkeypatch.delenv('NPS_TEST_UNSET', raising=False)
+    child = [sys.executable, '-c', f'import os; print(os.environ["{CORES_VARIABLE}"])']
+    with _inherited({CORES_VARIABLE: '1', 'NPS_TEST_UNSET': 'x'}):
+        started = subprocess.run(child, capture_output=True, text=True, check=True).stdout
+        assert os.environ['NPS_TEST_UNSET'] == 'x'
+    assert started.strip() == '1'  # a process started in the block inherits it
+    assert os.environ[CORES_VARIABLE] == '3'
+    assert 'NPS_TEST_UNSET' not in os.environ
+    # Control: a process started after the block does not.
+    after = subprocess.run(child, capture_output=True, text=True, check=True).stdout
+    assert after.strip() == '3'
+
+
 def test_a_failed_sample_is_retried_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
     broken = tmp_path / 'broken.obj'
     broken.write_text('this is not a mesh\n')
@@ -377,26 +401,6 @@ def test_a_failed_sample_is_retried_recorded_and_the_run_goes_on(tmp_path: Path)
             assert not (out / 'images' / f'{row["id"]}.png').exists()
     assert 'Failed samples' in (out / 'README.md').read_text()
     assert f'{sum(with_mesh)} failed' in result.stderr
-
-
-def test_sigterm_stops_a_ray_run_as_the_command_says(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, FLS_SPEC)
-    out = tmp_path / 'out'
-    run = subprocess.Popen(
-        command(spec, out, '--samples', '1000', '--quiet', '--workers', '2'),
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_dead_address_file(tmp_path / 'tmp'),  # the local Ray must not look for it
-    )
-    _wait_for(out / 'records' / '000000.json', run)
-    run.send_signal(signal.SIGTERM)
-    _, stderr = run.communicate(timeout=DEADLINE)
-    assert run.returncode == 128 + signal.SIGTERM, stderr
-    assert stderr.splitlines()[-1].startswith('sonar_dataset: stopped by a signal'), stderr
-    assert 'Traceback' not in stderr
-    assert 'SIGTERM received' not in stderr  # Ray's C++ stack dump
-    assert len(list((out / 'records').glob('*.json'))) < 1000
-    assert not (out / 'manifest.parquet').exists()
 
 
 def test_ten_million_samples_start_at_once_and_stop_on_sigint(tmp_path: Path) -> None:
