@@ -160,90 +160,116 @@ def _frame(b: Bounces) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     return along, np.cross(b.up, along)
 
 
-def _tilt(
-    b: Bounces, points: NDArray[np.float64], frame: tuple[NDArray[np.float64], ...]
-) -> NDArray[np.float64]:
-    """(m, g, 2) the slope of the facet at each point that mirrors the sensor into ``P``.
+#: Points on each seabed plane: (m, 1) coordinates along, across and up from the bounce.
+Local = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
 
-    Its normal is the bisector of the unit vectors to the sensor and to ``P``; the slope
-    ``-(n . e) / (n . up)`` along ``frame``'s two axes.
+
+def _local(b: Bounces, frame: tuple[NDArray[np.float64], ...], at: NDArray[np.float64]) -> Local:
+    """``at`` (m, 3, sensor frame) in each plane's coordinates from its bounce point."""
+    rel = at - b.bounce
+    axes = (*frame, b.up)
+    u, v, w = (np.einsum('ij,ij->i', rel, e)[:, None] for e in axes)
+    return u, v, w
+
+
+def _tilt(
+    sensor: Local, body: Local, u: NDArray[np.float64], v: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[NDArray[np.float64], ...]]:
+    """The slopes of the facet at (u, v) that mirrors the sensor into ``P``, and their Jacobian.
+
+    Along and across, (m, g) each, and ``d zeta_u / du, d zeta_u / dv, d zeta_v / du,
+    d zeta_v / dv``.
+    Its normal ``n`` is the sum of the unit vectors to the sensor and to ``P``; the slopes
+    ``-n_u / n_w`` and ``-n_v / n_w``; a unit vector ``a`` along ``A`` whose foot moves by
+    ``du`` turns by ``d a / du = (a a_u - e_u) / |A|``.
     """
-    to_body = b.body[:, None, :] - points
-    half = to_body / _norm(to_body)[..., None] - points / _norm(points)[..., None]
-    up = np.einsum('mgi,mi->mg', half, b.up)
-    return np.stack([-np.einsum('mgi,mi->mg', half, e) / up for e in frame], axis=-1)
+    da, db = (np.sqrt((p[0] - u) ** 2 + (p[1] - v) ** 2 + p[2] ** 2) for p in (sensor, body))
+    au, av, aw = (sensor[0] - u) / da, (sensor[1] - v) / da, sensor[2] / da
+    bu, bv, bw = (body[0] - u) / db, (body[1] - v) / db, body[2] / db
+    nu, nv, nw = au + bu, av + bv, aw + bw
+    # The normal's components' derivatives: d n_u / du, d n_u / dv = d n_v / du, d n_v / dv,
+    # d n_w / du, d n_w / dv.
+    uu = (au * au - 1.0) / da + (bu * bu - 1.0) / db
+    uv = au * av / da + bu * bv / db
+    vv = (av * av - 1.0) / da + (bv * bv - 1.0) / db
+    wu, wv = au * aw / da + bu * bw / db, av * aw / da + bv * bw / db
+    n2 = nw * nw
+    jac = (
+        (nu * wu - nw * uu) / n2,
+        (nu * wv - nw * uv) / n2,
+        (nv * wu - nw * uv) / n2,
+        (nv * wv - nw * vv) / n2,
+    )
+    return -nu / nw, -nv / nw, jac
 
 
 def _nodes(
-    b: Bounces, s: NDArray[np.float64], frame: tuple[NDArray[np.float64], ...]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The quadrature over the facet slopes' Gaussian: (m, GRID, 2) slopes and weights.
+    s: NDArray[np.float64], edge: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The quadrature over the facet slopes' Gaussian: slopes along and across, weights.
 
+    (m, GRID) each.
     Across the plane of incidence Gauss-Hermite (``zeta = sqrt(2) s t``); along it
-    Gauss-Legendre over ``SPAN`` rms slopes each way, cut where the bounce reaches the foot of
-    the scatterer (steeper facets would bounce behind it), the Gaussian in the weights: each
-    node's weight is its share of the slopes' probability.
+    Gauss-Legendre over ``SPAN`` rms slopes each way, cut at ``edge`` (m,), the slope where the
+    bounce reaches the foot of the scatterer (steeper facets would bounce behind it), the
+    Gaussian in the weights: each node's weight is its share of the slopes' probability.
     """
-    foot = b.body - np.einsum('ij,ij->i', b.body - b.bounce, b.up)[:, None] * b.up
-    edge = _tilt(b, foot[:, None, :], frame)[:, 0, 0]
-    low = np.where(edge < 0.0, np.maximum(-SPAN * s, edge), -SPAN * s)
-    high = np.where(edge > 0.0, np.minimum(SPAN * s, edge), SPAN * s)
+    low = np.where(edge < 0.0, np.maximum(-SPAN * s, edge), -SPAN * s)[:, None]
+    high = np.where(edge > 0.0, np.minimum(SPAN * s, edge), SPAN * s)[:, None]
     x, wx = np.polynomial.legendre.leggauss(ALONG)
     t, wt = np.polynomial.hermite.hermgauss(ACROSS)
-    along = 0.5 * (high + low)[:, None] + 0.5 * (high - low)[:, None] * x[None, :]
+    along = 0.5 * (high + low) + 0.5 * (high - low) * x[None, :]
     density = np.exp(-0.5 * (along / s[:, None]) ** 2) / (math.sqrt(2.0 * math.pi) * s[:, None])
-    w_along = 0.5 * (high - low)[:, None] * wx[None, :] * density
+    w_along = 0.5 * (high - low) * wx[None, :] * density
     across = math.sqrt(2.0) * s[:, None] * t[None, :]
-    target = np.stack(np.broadcast_arrays(along[:, :, None], across[:, None, :]), axis=-1)
     weight = w_along[:, :, None] * (wt / math.sqrt(math.pi))[None, None, :]
-    return target.reshape(s.size, -1, 2), weight.reshape(s.size, -1)
+    m = s.size
+    return (
+        np.repeat(along, ACROSS, axis=1),
+        np.tile(across, (1, ALONG)).reshape(m, -1),
+        weight.reshape(m, -1),
+    )
 
 
 def _patch(
-    b: Bounces,
-    frame: tuple[NDArray[np.float64], NDArray[np.float64]],
-    target: NDArray[np.float64],
-    legs: NDArray[np.float64],
+    b: Bounces, s: NDArray[np.float64], legs: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The (m, g, 3) patch points whose facets have the slopes ``target``, and ``dA / dzeta``.
+    """The lobe's (m, GRID, 3) patch points, their facets' ``tan(beta)**2``, ``dA`` weighed.
 
-    Also the slopes as found (m, g, 2). Newton's method on the seabed's plane from the first-
-    order guess (along the plane of incidence a tilt moves the bounce ``2 L zeta / sin``,
-    across it ``2 L zeta sin``, ``L = d1 d2 / (d1 + d2)``), the Jacobian by differences. A node
-    with no such point (a residual left) gets area 0.
+    The last: ``sigma_b dA`` over the facet law (``_cross_section``), the node's weight times
+    ``|dA / dzeta|``.
+    Each node's point is where a facet of its slopes mirrors the sensor into ``P``: Newton's
+    method on the plane from the first-order guess (along the plane of incidence a tilt moves
+    the bounce ``2 L zeta / sin``, across it ``2 L zeta sin``, ``L = d1 d2 / (d1 + d2)``),
+    kept short of the scatterer's foot. A node with no such point (a residual left) gets 0.
     """
-    foot = np.einsum('ij,ij->i', b.body - b.bounce, frame[0])[:, None]  # none behind it
-    low = np.where(foot < 0.0, foot, -np.inf)
-    high = np.where(foot > 0.0, foot, np.inf)
+    frame = _frame(b)
+    sensor = _local(b, frame, np.zeros_like(b.body))
+    body = _local(b, frame, b.body)
+    edge = _tilt(sensor, body, body[0], body[1])[0][:, 0]
+    along, across, weight = _nodes(s, edge)
     sin = np.maximum(b.sin, 1e-6)[:, None]
-    uv = np.stack([2.0 * legs[:, None] / sin, 2.0 * legs[:, None] * sin], axis=-1) * target
-    step = 1e-6 * (legs + 1e-3)[:, None, None]
-    scale = 4.0 * legs[:, None, None] / sin[..., None]
-
-    def place(uv: NDArray[np.float64]) -> NDArray[np.float64]:
-        ends = uv[..., :1] * frame[0][:, None] + uv[..., 1:] * frame[1][:, None]
-        at: NDArray[np.float64] = b.bounce[:, None, :] + ends
-        return at
-
-    def jacobian(uv: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        zeta = _tilt(b, place(uv), frame)
-        du = (_tilt(b, place(uv + step * [1.0, 0.0]), frame) - zeta) / step
-        dv = (_tilt(b, place(uv + step * [0.0, 1.0]), frame) - zeta) / step
-        return zeta, np.stack([du, dv], axis=-1)
-
+    u, v = 2.0 * legs[:, None] / sin * along, 2.0 * legs[:, None] * sin * across
+    low, high = np.where(body[0] < 0.0, body[0], -np.inf), np.where(body[0] > 0.0, body[0], np.inf)
+    scale = 4.0 * legs[:, None] / sin
     for _ in range(NEWTON):
-        zeta, jac = jacobian(uv)
-        move = np.linalg.solve(jac, (target - zeta)[..., None])[..., 0]
-        uv = uv + np.clip(move, -scale, scale)
-        uv[..., 0] = np.clip(uv[..., 0], low, high)
-    zeta, jac = jacobian(uv)
-    area = 1.0 / np.maximum(np.abs(np.linalg.det(jac)), 1e-300)
-    miss = np.abs(zeta - target).max(axis=-1) > 1e-6 + 1e-4 * np.abs(target).max(axis=-1)
-    return place(uv), zeta, np.where(miss, 0.0, area)
+        zu, zv, (ju, jv, ku, kv) = _tilt(sensor, body, u, v)
+        det = ju * kv - jv * ku
+        ru, rv = along - zu, across - zv
+        u = np.clip(u + np.clip((kv * ru - jv * rv) / det, -scale, scale), low, high)
+        v = v + np.clip((ju * rv - ku * ru) / det, -scale, scale)
+    zu, zv, (ju, jv, ku, kv) = _tilt(sensor, body, u, v)
+    miss = np.maximum(np.abs(zu - along), np.abs(zv - across))
+    miss = miss > 1e-6 + 1e-4 * np.maximum(np.abs(along), np.abs(across))
+    points = (
+        b.bounce[:, None, :] + u[..., None] * frame[0][:, None] + v[..., None] * frame[1][:, None]
+    )
+    area = np.where(miss, 0.0, weight / np.maximum(np.abs(ju * kv - jv * ku), 1e-300))
+    return points, zu**2 + zv**2, area
 
 
 def _cross_section(
-    b: Bounces, points: NDArray[np.float64], zeta: NDArray[np.float64]
+    b: Bounces, points: NDArray[np.float64], tan2: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """The facet law over the slopes' Gaussian, ``|R(chi)|**2 / (4 cos(beta)**4)``, (m, g).
 
@@ -259,8 +285,7 @@ def _cross_section(
     for index, kind in enumerate(b.kinds):
         mine = b.sediment == index
         r2[mine] = np.abs(reflection_coefficient(kind, chi[mine])) ** 2
-    cos4 = 1.0 / (1.0 + np.einsum('mgi,mgi->mg', zeta, zeta)) ** 2
-    law: NDArray[np.float64] = r2 / (4.0 * cos4)
+    law: NDArray[np.float64] = 0.25 * r2 * (1.0 + tan2) ** 2  # over cos(beta)**4
     return law
 
 
@@ -271,7 +296,7 @@ def diffuse_paths(
 
     ``direct``: (m,) their direct amplitudes without the pattern; ``medium``: the one-way
     absorption, dB/m, and the wavelength, m. Only the rows with a lobe (rough sediment) and
-    the points that reach the face on its lit side are kept.
+    the points placed that reach the face on its lit side are kept.
     """
     absorption_db_per_m, wavelength = medium
     s2, share, legs = _lobe(b, wavelength)
@@ -282,10 +307,8 @@ def diffuse_paths(
         )
     b = _rows(b, live)
     s2, share, legs = s2[live], share[live], legs[live]
-    frame = _frame(b)
-    target, weight = _nodes(b, np.sqrt(s2), frame)
-    points, zeta, area = _patch(b, frame, target, legs)
-    sigma = _cross_section(b, points, zeta) * area * weight * share[:, None]
+    points, tan2, area = _patch(b, np.sqrt(s2), legs)
+    sigma = _cross_section(b, points, tan2) * area * share[:, None]
     d1 = _norm(points)
     leg = b.body[:, None, :] - points
     d2 = _norm(leg)
@@ -298,10 +321,14 @@ def diffuse_paths(
         ratio *= np.exp(-0.5 * absorption_db_per_m * _DB_TO_NEPER * (d1 + d2 - rd[:, None]))
     key = np.round(b.world / _KEY_STEP).astype(np.int64)
     phases = keyed_phasors(key, GRID)
-    amplitude = direct[live][:, None] * ratio * phases
-    rows = np.repeat(live, GRID)
+    amplitude = (direct[live][:, None] * ratio * phases).ravel()
+    heard = np.flatnonzero(ratio.ravel() > 0.0)  # lit, placed
+    ranges = 0.5 * (d1 + d2 + rd[:, None])
     return Diffuse(
-        rows, (0.5 * (d1 + d2 + rd[:, None])).ravel(), amplitude.ravel(), points.reshape(-1, 3)
+        np.repeat(live, GRID)[heard],
+        ranges.ravel()[heard],
+        amplitude[heard],
+        points.reshape(-1, 3)[heard],
     )
 
 
