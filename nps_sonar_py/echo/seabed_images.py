@@ -39,6 +39,10 @@ plane under the scatterer, is where the path bounces); arriving on the side of t
 scatterer's face the sensor sees; and the leg from the bounce point up to the scatterer
 clear (``Clear``: one cast of those legs, from the scatterer towards the bounce point).
 ``docs/multipath.md``, "The seabed images of the fixed scatterers".
+
+A rough seabed scatters what it takes from the coherent image around it: each mirrored
+scatterer is also heard by the diffuse one-bounce paths of ``seabed_diffuse`` (the rows after
+:attr:`Images.coherent`).
 """
 
 from __future__ import annotations
