@@ -259,8 +259,9 @@ def _patch(
         u = np.clip(u + np.clip((kv * ru - jv * rv) / det, -scale, scale), low, high)
         v = v + np.clip((ju * rv - ku * ru) / det, -scale, scale)
     zu, zv, (ju, jv, ku, kv) = _tilt(sensor, body, u, v)
-    miss = np.maximum(np.abs(zu - along), np.abs(zv - across))
-    miss = miss > 1e-6 + 1e-4 * np.maximum(np.abs(along), np.abs(across))
+    residual = np.maximum(np.abs(zu - along), np.abs(zv - across))
+    miss = ~(residual <= 1e-6 + 1e-4 * np.maximum(np.abs(along), np.abs(across)))  # NaN too
+    u, v = np.where(miss, 0.0, u), np.where(miss, 0.0, v)
     points = (
         b.bounce[:, None, :] + u[..., None] * frame[0][:, None] + v[..., None] * frame[1][:, None]
     )
