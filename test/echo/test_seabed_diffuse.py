@@ -202,3 +202,24 @@ def test_the_diffuse_energy_follows_the_one_bounce_image_over_the_lobe() -> None
     blurred = image + (ranges - mean)
     assert energy[blurred < image - 1e-9].sum() > 0.3 * energy.sum()
     assert closed_mean - image > 0.5 * closed  # not centred on the image's range
+
+
+def test_the_two_orders_are_one_patch_heard_both_ways_and_fixed_in_the_world() -> None:
+    """Each patch point is heard by both orders with the same amplitude and range
+    (reciprocity: they add in phase, as the coherent one-bounce paths), the first from the
+    scatterer, the reverse from the patch point on the seabed; the phases are the same from
+    call to call, and the scatterer moved by 1 mm draws new ones. Control: the phases are
+    not all equal (a lobe with one phase would be a blurred coherent image)."""
+    found = paths(SAND, 600e3)
+    n = (found.amplitudes.size - found.coherent) // 2
+    first, second = slice(found.coherent, found.coherent + n), slice(found.coherent + n, None)
+    np.testing.assert_array_equal(found.amplitudes[first], found.amplitudes[second])
+    np.testing.assert_array_equal(found.ranges[first], found.ranges[second])
+    np.testing.assert_allclose(found.arrivals[first], np.tile(P, (n, 1)))
+    np.testing.assert_allclose(found.arrivals[second][:, 2], -H, atol=1e-9)
+    again = paths(SAND, 600e3)
+    np.testing.assert_array_equal(again.amplitudes, found.amplitudes)
+    moved = paths(SAND, 600e3, P + np.array([1e-3, 0.0, 0.0]))
+    phase = np.angle(found.amplitudes[first])
+    assert np.std(phase) > 1.0
+    assert np.mean(np.abs(np.angle(moved.amplitudes[first]) - phase) > 0.1) > 0.8
