@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: Patch points of each scatterer's lobe along the plane of incidence and across it.
-ALONG, ACROSS = 12, 4
+ALONG, ACROSS = 12, 3
 GRID = ALONG * ACROSS
 #: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
 _DB_TO_NEPER = math.log(10.0) / 10.0
