@@ -4,7 +4,8 @@ The realism benchmark's coherent side-scan (600 kHz, 2 x 1024 samples over 29.98
 chirp) abeam of its wreck on 0.3 m of sand relief, 10 m up (``realism_scenes``): each ping
 hears the hull's scatterers, their coherent images in the seabed and, over the sand's
 roughness, the lobe of diffuse one-bounce paths around each image (``echo/seabed_diffuse.py``,
-``ALONG x ACROSS`` patch points a mirrored scatterer, each heard by both orders). The
+``ALONG x ACROSS`` patch points a mirrored scatterer, the pattern averaged over ``SUB`` points
+across each, each heard by both orders). The
 baseline, in the same run, interleaved (``timing.median_times``), leaves the lobe out (the
 model before it). Prints the lobe's paths a ping, each median ping time and the ratio
 ``with / without``; the last line ``ratio=<with / without>``. Times depend on the machine
@@ -28,7 +29,7 @@ from realism_wreck import WRECK
 from timing import median_times
 
 from nps_sonar_py.echo import seabed_images
-from nps_sonar_py.echo.seabed_diffuse import Bounces, Diffuse
+from nps_sonar_py.echo.seabed_diffuse import NONE, Bounces, Diffuse
 from nps_sonar_py.scene import Raycaster
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
 from nps_sonar_py.transforms import transform_from_xyz_rpy
@@ -47,8 +48,7 @@ def counted(b: Bounces, *rest: object) -> Diffuse:
 
 def none(_: Bounces, *__: object) -> Diffuse:
     """The baseline: no lobe."""
-    empty = np.zeros(0)
-    return Diffuse(empty.astype(np.intp), empty, empty.astype(np.complex128), np.zeros((0, 3)))
+    return NONE
 
 
 def main() -> int:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import ndtr
 
 from nps_sonar_py.echo.fixed_scatterers import keyed_phasors
 from nps_sonar_py.echo.sediment import (
@@ -49,7 +50,9 @@ __all__ = [
     'ALONG',
     'GRID',
     'NEWTON',
+    'NONE',
     'SPAN',
+    'SUB',
     'Bounces',
     'Diffuse',
     'diffuse_paths',
@@ -57,10 +60,12 @@ __all__ = [
 ]
 
 #: Patch points of each scatterer's lobe along the plane of incidence and across it.
-ALONG, ACROSS = 12, 3
+ALONG, ACROSS = 12, 5
 GRID = ALONG * ACROSS
 #: An intensity loss of x dB is a factor exp(-x ln(10) / 10).
 _DB_TO_NEPER = math.log(10.0) / 10.0
+#: Points across each node's cell over which the sensor's pattern is averaged.
+SUB = 16
 #: Newton steps placing the patch points.
 NEWTON = 8
 #: The slopes' quadrature along the plane of incidence spans this many rms slopes each way.
@@ -98,13 +103,28 @@ class Diffuse:
     """The lobe's paths, ``GRID`` a scatterer, without the sensor's pattern.
 
     ``rows``: each path's scatterer (a row of ``Bounces``); the range heard at; the
-    amplitude; ``points``: (k, 3) the patch point it bounces at (sensor frame).
+    amplitude; ``points``: (k, 3) the patch point it bounces at (sensor frame); ``spread``:
+    (k, SUB, 3) points across its cell and ``shares``: (k, SUB) their shares of its energy,
+    over which the sensor's pattern is to be averaged (a beam narrower than the lobe).
     """
 
     rows: NDArray[np.intp]
     ranges: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
     points: NDArray[np.float64]
+    spread: NDArray[np.float64]
+    shares: NDArray[np.float64]
+
+
+#: No diffuse paths.
+NONE = Diffuse(
+    np.zeros(0, np.intp),
+    np.zeros(0),
+    np.zeros(0, np.complex128),
+    np.zeros((0, 3)),
+    np.zeros((0, SUB, 3)),
+    np.zeros((0, SUB)),
+)
 
 
 def _norm(a: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -208,21 +228,22 @@ def _nodes(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """The quadrature over the facet slopes' Gaussian: slopes along and across, weights.
 
-    (m, GRID) each.
-    Across the plane of incidence Gauss-Hermite (``zeta = sqrt(2) s t``); along it
-    Gauss-Legendre over ``SPAN`` rms slopes each way, cut at ``edge`` (m,), the slope where the
-    bounce reaches the foot of the scatterer (steeper facets would bounce behind it), the
-    Gaussian in the weights: each node's weight is its share of the slopes' probability.
+    (m, GRID) each. Along the plane of incidence Gauss-Legendre over ``SPAN`` rms slopes
+    each way, cut at ``edge`` (m,), the slope where the bounce reaches the foot of the
+    scatterer (steeper facets would bounce behind it), the Gaussian in the weights; across
+    it ``ACROSS`` equal cells over ``SPAN`` rms slopes each way, each node at its cell's
+    centre with the cell's probability (the pattern is averaged over the cell:
+    :func:`diffuse_paths`). Each node's weight is its share of the slopes' probability.
     """
     low = np.where(edge < 0.0, np.maximum(-SPAN * s, edge), -SPAN * s)[:, None]
     high = np.where(edge > 0.0, np.minimum(SPAN * s, edge), SPAN * s)[:, None]
     x, wx = np.polynomial.legendre.leggauss(ALONG)
-    t, wt = np.polynomial.hermite.hermgauss(ACROSS)
     along = 0.5 * (high + low) + 0.5 * (high - low) * x[None, :]
     density = np.exp(-0.5 * (along / s[:, None]) ** 2) / (math.sqrt(2.0 * math.pi) * s[:, None])
     w_along = 0.5 * (high - low) * wx[None, :] * density
-    across = math.sqrt(2.0) * s[:, None] * t[None, :]
-    weight = w_along[:, :, None] * (wt / math.sqrt(math.pi))[None, None, :]
+    edges = np.linspace(-SPAN, SPAN, ACROSS + 1)
+    across = s[:, None] * (0.5 * (edges[1:] + edges[:-1]))[None, :]
+    weight = w_along[:, :, None] * np.diff(ndtr(edges))[None, None, :]
     m = s.size
     return (
         np.repeat(along, ACROSS, axis=1),
@@ -233,11 +254,11 @@ def _nodes(
 
 def _patch(
     b: Bounces, s: NDArray[np.float64], legs: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """The lobe's (m, GRID, 3) patch points, their facets' ``tan(beta)**2``, ``dA`` weighed.
 
     The last: ``sigma_b dA`` over the facet law (``_cross_section``), the node's weight times
-    ``|dA / dzeta|``.
+    ``|dA / dzeta|``; and ``d zeta_v / dv`` there (m, GRID).
     Each node's point is where a facet of its slopes mirrors the sensor into ``P``: Newton's
     method on the plane from the first-order guess (along the plane of incidence a tilt moves
     the bounce ``2 L zeta / sin``, across it ``2 L zeta sin``, ``L = d1 d2 / (d1 + d2)``),
@@ -266,7 +287,7 @@ def _patch(
         b.bounce[:, None, :] + u[..., None] * frame[0][:, None] + v[..., None] * frame[1][:, None]
     )
     area = np.where(miss, 0.0, weight / np.maximum(np.abs(ju * kv - jv * ku), 1e-300))
-    return points, zu**2 + zv**2, area
+    return points, zu**2 + zv**2, area, kv
 
 
 def _cross_section(
@@ -303,12 +324,10 @@ def diffuse_paths(
     s2, share, legs = _lobe(b, wavelength)
     live = np.flatnonzero((s2 > 0.0) & (share > 0.0))
     if not live.size:
-        return Diffuse(
-            np.zeros(0, np.intp), np.zeros(0), np.zeros(0, np.complex128), np.zeros((0, 3))
-        )
+        return NONE
     b = _rows(b, live)
     s2, share, legs = s2[live], share[live], legs[live]
-    points, tan2, area = _patch(b, np.sqrt(s2), legs)
+    points, tan2, area, slope = _patch(b, np.sqrt(s2), legs)
     sigma = _cross_section(b, points, tan2) * area * share[:, None]
     d1 = _norm(points)
     leg = b.body[:, None, :] - points
@@ -324,13 +343,35 @@ def diffuse_paths(
     phases = keyed_phasors(key, GRID)
     amplitude = (direct[live][:, None] * ratio * phases).ravel()
     heard = np.flatnonzero(ratio.ravel() > 0.0)  # lit, placed
+    spread, shares = _cells(b, np.sqrt(s2), points, slope)
     ranges = 0.5 * (d1 + d2 + rd[:, None])
     return Diffuse(
         np.repeat(live, GRID)[heard],
         ranges.ravel()[heard],
         amplitude[heard],
         points.reshape(-1, 3)[heard],
+        spread.reshape(-1, SUB, 3)[heard],
+        shares.reshape(-1, SUB)[heard],
     )
+
+
+def _cells(
+    b: Bounces, s: NDArray[np.float64], points: NDArray[np.float64], slope: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``SUB`` points across each node's cell and their shares of its probability.
+
+    The cell spans ``2 SPAN s / ACROSS`` of slope across; a slope ``d zeta_v`` moves the
+    bounce ``d zeta_v / (d zeta_v / dv)`` across (to first order about the node).
+    """
+    width = 2.0 * SPAN * s / ACROSS
+    step = ((np.arange(SUB) + 0.5) / SUB - 0.5)[None, None, :] * width[:, None, None]
+    centre = np.tile(width[:, None] * (np.arange(ACROSS) - 0.5 * (ACROSS - 1)), (1, ALONG))
+    zeta = centre[:, :, None] + step
+    shares = np.exp(-0.5 * (zeta / s[:, None, None]) ** 2)
+    shares /= shares.sum(axis=-1, keepdims=True)
+    across = _frame(b)[1][:, None, None, :]
+    move = step / np.where(np.abs(slope) > 1e-300, slope, 1e-300)[:, :, None]
+    return points[:, :, None, :] + move[..., None] * across, shares
 
 
 def _rows(b: Bounces, rows: NDArray[np.intp]) -> Bounces:

@@ -55,7 +55,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.entity_scatterers import EntityMesh
-from nps_sonar_py.echo.seabed_diffuse import Bounces, diffuse_paths, fresnel_lowest
+from nps_sonar_py.echo.seabed_diffuse import Bounces, Diffuse, diffuse_paths, fresnel_lowest
 from nps_sonar_py.echo.sediment import (
     Sediment,
     coherent_roughness_factor,
@@ -238,6 +238,25 @@ def _reflection(b: Bounces, wavelength: float) -> NDArray[np.complex128]:
     return r
 
 
+def _across(
+    lobe: Diffuse,
+    channels: NDArray[np.intp],
+    pattern: Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]],
+) -> NDArray[np.float64]:
+    """Each lobe path's one-way pattern at its patch, ``sqrt(w)``, averaged over its cell.
+
+    Zero where the cell lies in another channel than ``channels`` (its scatterer's): a
+    channel of one beam hears a path only both ways through itself.
+    """
+    if not lobe.rows.size:
+        return np.zeros(0)
+    channel, w = pattern(lobe.spread.reshape(-1, 3))
+    same = channel.reshape(lobe.shares.shape) == channels[:, None]
+    one_way = np.sqrt(np.where(same, w.reshape(lobe.shares.shape), 0.0))
+    mean: NDArray[np.float64] = np.einsum('ij,ij->i', one_way, lobe.shares)
+    return mean
+
+
 def seabed_images(
     world_from_sensor: NDArray[np.float64],
     seabed: Looks,
@@ -280,12 +299,10 @@ def seabed_images(
     two = direct[rows] * r * r * ratio * ratio * np.sqrt(w_i)
     mean = 0.5 * (rd + ri)
     lobe = diffuse_paths(bounces, direct[rows], medium)
-    patch_channel, w_b = pattern(lobe.points)
     at = lobe.rows
-    diffuse = lobe.amplitudes * np.sqrt(np.sqrt(w_d[at] * w_b))
-    diffuse = np.where(channel[at] == patch_channel, diffuse, 0.0)
+    diffuse = lobe.amplitudes * np.sqrt(np.sqrt(w_d[at]) * _across(lobe, channel[at], pattern))
     return Images(
-        np.concatenate([channel, image_channel, image_channel, channel[at], patch_channel]),
+        np.concatenate([channel, image_channel, image_channel, channel[at], channel[at]]),
         np.concatenate([mean, mean, ri, lobe.ranges, lobe.ranges]),
         np.concatenate([one, one, two, diffuse, diffuse]),
         np.concatenate([p, image, image, p[at], lobe.points]),

@@ -33,7 +33,7 @@ from nps_sonar_py.echo import BeamPattern, beam_intensity, seabed_images
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.seabed import BackscatterModel, Seabed
-from nps_sonar_py.echo.seabed_diffuse import Bounces, Diffuse
+from nps_sonar_py.echo.seabed_diffuse import NONE, Bounces, Diffuse
 from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient, with_overrides
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
@@ -182,8 +182,7 @@ def test_a_rough_seabed_keeps_the_coherent_part_of_the_images() -> None:
 
 def no_lobe(bounces: Bounces, *_: object) -> Diffuse:
     """The rough seabed's diffuse paths left out: the coherent images alone."""
-    none = np.zeros(0)
-    return Diffuse(none.astype(np.intp), none, none.astype(np.complex128), np.zeros((0, 3)))
+    return NONE
 
 
 def test_a_sand_floor_at_its_own_roughness_mirrors_nothing_at_400_khz(
