@@ -17,7 +17,7 @@ takes what the coherent image leaves, ``1 - exp(-4 k**2 sigma**2 sin**2 theta)``
 Each mirrored scatterer (those ``seabed_images`` hears by their image, with its gates) gets
 ``GRID`` patch points on the seabed's plane around its specular bounce point: the nodes of a
 quadrature over the facets' slopes (Gauss-Legendre along the plane of incidence, cut where
-the bounce would pass under the scatterer, Gauss-Hermite across), each placed where a facet
+the bounce would pass under the scatterer, equal cells across), each placed where a facet
 of its slope mirrors the sensor into ``P`` (Newton's method), weighted by its probability
 and the area ``|dA / dzeta|`` its slopes cover there. Each has a random phase keyed by the
 scatterer's place in the world and the node's index (stable from ping to ping), is heard at
