@@ -23,8 +23,9 @@ and the area ``|dA / dzeta|`` its slopes cover there. Each has a random phase ke
 scatterer's place in the world and the node's index (stable from ping to ping), is heard at
 ``(|B| + |P - B| + |P|) / 2`` with the amplitude, relative to the direct one, ``sqrt(sigma_b
 dA) sqrt(cos(t_in) / cos(t_d)) r_d / (|B| |P - B|)``, the absorption of the extra length and
-the pattern split over the legs as the image paths'.
-``docs/multipath.md``, "The diffuse part".
+the pattern split over the legs as the image paths', the one at ``B`` averaged over ``SUB``
+points across the node's cell (``seabed_images``): a beam narrower than the lobe hears its
+share of it. ``docs/multipath.md``, "The diffuse part".
 """
 
 from __future__ import annotations
