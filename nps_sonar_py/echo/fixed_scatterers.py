@@ -38,6 +38,7 @@ __all__ = [
     'DEFAULT_PER_CELL',
     'Scatterers',
     'default_density',
+    'keyed_phasors',
     'surface_scatterers',
     'two_way',
     'unit_phasor',
@@ -162,6 +163,24 @@ def _fraction(
     x += index * step
     x -= np.floor(x)
     return x
+
+
+def keyed_phasors(places: NDArray[np.int64], count: int) -> NDArray[np.complex128]:
+    """(m, count) unit phasors of uniform random phase keyed by (m, 3) integer ``places``.
+
+    The same place gives the same phases: points fixed to a place in the world keep their
+    speckle from ping to ping (``seabed_diffuse``).
+    """
+    with np.errstate(over='ignore'):
+        u = places.astype(np.uint64)
+        ids = u[:, 0] * np.uint64(0x9E3779B97F4A7C15)
+        ids ^= u[:, 1] * np.uint64(0xBF58476D1CE4E5B9)
+        ids ^= u[:, 2] * np.uint64(0x94D049BB133111EB)
+    index = np.arange(count, dtype=np.int64)
+    key = _keys(np.repeat(ids.view(np.int64), count), np.tile(index, ids.size), 0)
+    _, u2 = _uniforms(key, _PHASE)
+    phasors = unit_phasor(2.0 * math.pi * u2).astype(np.complex128).reshape(-1, count)
+    return phasors
 
 
 def unit_phasor(phase: NDArray[np.floating]) -> NDArray[np.complexfloating]:

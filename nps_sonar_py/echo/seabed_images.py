@@ -39,6 +39,10 @@ plane under the scatterer, is where the path bounces); arriving on the side of t
 scatterer's face the sensor sees; and the leg from the bounce point up to the scatterer
 clear (``Clear``: one cast of those legs, from the scatterer towards the bounce point).
 ``docs/multipath.md``, "The seabed images of the fixed scatterers".
+
+A rough seabed scatters what it takes from the coherent image around it: each mirrored
+scatterer is also heard by the diffuse one-bounce paths of ``seabed_diffuse`` (the rows after
+:attr:`Images.coherent`).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nps_sonar_py.echo.entity_scatterers import EntityMesh
+from nps_sonar_py.echo.seabed_diffuse import Bounces, Diffuse, diffuse_paths, fresnel_lowest
 from nps_sonar_py.echo.sediment import (
     Sediment,
     coherent_roughness_factor,
@@ -150,13 +155,16 @@ class Images:
     """The image paths' echoes: channel, range heard at (m), amplitude with its pattern.
 
     ``arrivals``: (k, 3) the point (sensor frame) whose direction each path returns from,
-    the scatterer or its image: a receive array steers to it (``formed_engine``).
+    the scatterer, its image or a patch point of the seabed: a receive array steers to it
+    (``formed_engine``). The first ``coherent`` rows are the coherent image paths, the rest
+    the rough seabed's diffuse one-bounce paths (``seabed_diffuse``).
     """
 
     channels: NDArray[np.intp]
     ranges: NDArray[np.float64]
     amplitudes: NDArray[np.complex128]
     arrivals: NDArray[np.float64]
+    coherent: int = 0
 
 
 def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -170,14 +178,12 @@ def _mirror(
     seabed: Looks,
     body: NDArray[np.float64],
     normals: NDArray[np.float64],
-    wavelength: float,
-) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64], NDArray[np.complex128]]:
-    """Which scatterers (sensor frame) have a seabed image: rows, image, bounce point and ``R``.
+) -> tuple[NDArray[np.intp], NDArray[np.float64], Bounces]:
+    """Which scatterers (sensor frame) have a seabed image: rows, images and their bounces.
 
     ``normals``: their faces' unit normals. Module docstring: above a seabed, the sensor
     above its plane, the way to the image open to the seabed, on the lit side of the face,
-    the leg from the bounce point up to the scatterer clear; ``R`` the rough seabed's
-    coherent reflection.
+    the leg from the bounce point up to the scatterer clear.
     """
     below, open_to, clear = seabed
     rotation, origin = world_from_sensor[:3, :3], world_from_sensor[:3, 3]
@@ -202,42 +208,53 @@ def _mirror(
     keep = np.flatnonzero(seen)
     ends = (start[rows[keep]], bounce[keep])
     keep = keep[clear(ends[0] @ rotation.T + origin, ends[1] @ rotation.T + origin)]
-    rows, image, bounce = rows[keep], image[keep], bounce[keep]
+    rows, image = rows[keep], image[keep]
+    sin = np.minimum((h + z)[keep] / np.sqrt(_dot(image, image)), 1.0)
     kinds = tuple(kind for _, kind in under.sediments)
-    r = _reflection(kinds, sediment[rows], (body[rows], image, bounce), (h + z)[keep], wavelength)
-    return rows, image, bounce, r
+    found = Bounces(
+        body[rows], facing[rows], body[rows] @ rotation.T + origin, up[keep], h[keep],
+        bounce[keep], sin, kinds, sediment[rows],
+    )  # fmt: skip
+    return rows, image, found
 
 
-def _reflection(
-    kinds: tuple[Sediment, ...],
-    sediment: NDArray[np.intp],
-    points: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
-    height: NDArray[np.float64],
-    wavelength: float,
-) -> NDArray[np.complex128]:
+def _reflection(b: Bounces, wavelength: float) -> NDArray[np.complex128]:
     """The coherent reflection of the paths' bounces: Rayleigh's ``R`` times the roughness'.
 
-    ``points``: the scatterers, their images and the bounce points (sensor frame);
-    ``height``: the sensor's over the seabed's plane plus the scatterer's; ``sediment``: each
-    row's index in ``kinds``. The roughness counts over the first Fresnel zone of the bounce
-    (legs ``d1 = |B|`` and ``d2 = |P - B|``): heights of wavenumbers above ``pi / a``, ``a``
-    the radius of the zone's area (``docs/multipath.md``, "A rough seabed's mirror").
+    The roughness counts over the first Fresnel zone of the bounce (legs ``d1 = |B|`` and
+    ``d2 = |P - B|``): heights of wavenumbers above ``pi / a``, ``a`` the radius of the zone's
+    area (``docs/multipath.md``, "A rough seabed's mirror").
     """
-    body, image, bounce = points
-    sin = np.minimum(height / np.sqrt(_dot(image, image)), 1.0)
-    d1 = np.sqrt(_dot(bounce, bounce))
-    leg = body - bounce
-    d2 = np.sqrt(_dot(leg, leg))
-    zone = wavelength * d1 * d2 / np.maximum(d1 + d2, 1e-300) / np.maximum(sin, 1e-12)
-    lowest = math.pi / np.sqrt(np.maximum(zone, 1e-300))  # pi over the zone's radius
-    r = np.zeros(body.shape[0], dtype=np.complex128)
+    d1 = np.sqrt(_dot(b.bounce, b.bounce))
+    leg = b.body - b.bounce
+    lowest = fresnel_lowest(d1, np.sqrt(_dot(leg, leg)), b.sin, wavelength)
+    r = np.zeros(b.body.shape[0], dtype=np.complex128)
     k = 2.0 * math.pi / wavelength
-    for index, kind in enumerate(kinds):
-        mine = sediment == index
-        grazing = np.arcsin(sin[mine])
+    for index, kind in enumerate(b.kinds):
+        mine = b.sediment == index
+        grazing = np.arcsin(b.sin[mine])
         rough = coherent_roughness_factor(k, roughness_variance(kind, lowest[mine]), grazing)
         r[mine] = reflection_coefficient(kind, grazing) * rough
     return r
+
+
+def _across(
+    lobe: Diffuse,
+    channels: NDArray[np.intp],
+    pattern: Callable[[NDArray[np.float64]], tuple[NDArray[np.intp], NDArray[np.float64]]],
+) -> NDArray[np.float64]:
+    """Each lobe path's one-way pattern at its patch, ``sqrt(w)``, averaged over its cell.
+
+    Zero where the cell lies in another channel than ``channels`` (its scatterer's): a
+    channel of one beam hears a path only both ways through itself.
+    """
+    if not lobe.rows.size:
+        return np.zeros(0)
+    channel, w = pattern(lobe.spread.reshape(-1, 3))
+    same = channel.reshape(lobe.shares.shape) == channels[:, None]
+    one_way = np.sqrt(np.where(same, w.reshape(lobe.shares.shape), 0.0))
+    mean: NDArray[np.float64] = np.einsum('ij,ij->i', one_way, lobe.shares)
+    return mean
 
 
 def seabed_images(
@@ -263,11 +280,12 @@ def seabed_images(
         none = np.zeros(0)
         return Images(none.astype(np.intp), none, none.astype(np.complex128), np.zeros((0, 3)))
     absorption_db_per_m, wavelength = medium
-    rows, image, bounce, r = _mirror(world_from_sensor, seabed, body, normals, wavelength)
+    rows, image, bounces = _mirror(world_from_sensor, seabed, body, normals)
+    r = _reflection(bounces, wavelength)
     p, n = body[rows], normals[rows]
     rd = np.sqrt(_dot(p, p))
     ri = np.sqrt(_dot(image, image))
-    leg = bounce - p
+    leg = bounces.bounce - p
     cos_in = np.abs(_dot(leg, n)) / np.sqrt(_dot(leg, leg))
     cos_out = np.abs(_dot(p, n)) / rd
     channel, w_d = pattern(p)
@@ -280,9 +298,13 @@ def seabed_images(
     one = np.where(channel == image_channel, one, 0.0)
     two = direct[rows] * r * r * ratio * ratio * np.sqrt(w_i)
     mean = 0.5 * (rd + ri)
+    lobe = diffuse_paths(bounces, direct[rows], medium)
+    at = lobe.rows
+    diffuse = lobe.amplitudes * np.sqrt(np.sqrt(w_d[at]) * _across(lobe, channel[at], pattern))
     return Images(
-        np.concatenate([channel, image_channel, image_channel]),
-        np.concatenate([mean, mean, ri]),
-        np.concatenate([one, one, two]),
-        np.concatenate([p, image, image]),
+        np.concatenate([channel, image_channel, image_channel, channel[at], channel[at]]),
+        np.concatenate([mean, mean, ri, lobe.ranges, lobe.ranges]),
+        np.concatenate([one, one, two, diffuse, diffuse]),
+        np.concatenate([p, image, image, p[at], lobe.points]),
+        3 * rows.size,
     )

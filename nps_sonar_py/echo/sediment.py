@@ -44,11 +44,13 @@ __all__ = [
     'backscatter_table',
     'coherent_roughness_factor',
     'critical_angle',
+    'facet_wavenumber',
     'lambert_strength_db',
     'reflection_coefficient',
     'reflection_loss_db',
     'roughness_cross_section',
     'roughness_variance',
+    'slope_variance',
     'volume_cross_section',
     'with_overrides',
 ]
@@ -171,6 +173,36 @@ def roughness_variance(sediment: Sediment, lowest: ArrayLike) -> F:
     return np.asarray(
         2.0 * math.pi * sediment.spectral_strength * k_low ** (2.0 - gamma2) / (gamma2 - 2.0)
     )
+
+
+def facet_wavenumber(sediment: Sediment, vertical: ArrayLike) -> F:
+    """The finest wavenumber that still tilts facets, rad/m, for a Bragg vector ``vertical``.
+
+    Heights finer than ``K_u`` keep the mirrored phase within a radian (``q_z**2`` times
+    their variance is 1, ``roughness_variance``): they ripple a facet without breaking it;
+    longer scales tilt it (``docs/multipath.md``, "The diffuse part"). ``vertical``:
+    ``q_z = 2 k sin theta``, rad/m. 0 when ``w2`` is 0 (no facets: a flat mirror).
+    """
+    gamma2 = sediment.spectral_exponent
+    qz = np.asarray(vertical, dtype=np.float64)
+    scale = 2.0 * math.pi * sediment.spectral_strength / (gamma2 - 2.0) * qz**2
+    return np.asarray(scale ** (1.0 / (gamma2 - 2.0)))
+
+
+def slope_variance(sediment: Sediment, lowest: ArrayLike, highest: ArrayLike) -> F:
+    """The mean-square slope along one axis of the heights between two wavenumbers, rad/m.
+
+    Half of ``int K**2 W(K) d2K`` over ``lowest < |K| < highest``: ``pi w2 (K_u**(4 - gamma2)
+    - K_L**(4 - gamma2)) / (4 - gamma2)`` (the two axes share the isotropic slope); 0 where
+    ``highest <= lowest``.
+
+    >>> round(float(slope_variance(SEDIMENTS['sand'], 0.0, 1000.0)), 4)
+    0.1047
+    """
+    power = 4.0 - sediment.spectral_exponent
+    low = np.asarray(lowest, dtype=np.float64)
+    high = np.maximum(np.asarray(highest, dtype=np.float64), low)
+    return np.asarray(math.pi * sediment.spectral_strength * (high**power - low**power) / power)
 
 
 def coherent_roughness_factor(wavenumber: float, variance: ArrayLike, grazing: ArrayLike) -> F:

@@ -24,7 +24,7 @@ the direct leg's pattern put on the image's legs (0.4 and 0.8 dB over).
 from __future__ import annotations
 
 import math
-from dataclasses import astuple
+from dataclasses import astuple, replace
 
 import numpy as np
 import pytest
@@ -68,20 +68,22 @@ def plate(y: float) -> Triangles:
     return Triangles(v, np.array([[0, 1, 2]], dtype=np.int64))
 
 
-def world(hiding: bool, y: float) -> Raycaster:
+def world(hiding: bool, y: float, seabed: Seabed = SAND) -> Raycaster:
     """The sand seabed (its top at z = 0) and the triangle; ``hiding``: a box on the seabed,
     1.5 m tall, from 18 to 20.3 m ahead, over the bounce point (at 19.1 m)."""
     box = ((2.3, 2.5, 1.5), (19.15, y, 0.75)) if hiding else None
-    return plate_over_seabed(plate(y), SAND, (20.0, 0.0), box)
+    return plate_over_seabed(plate(y), seabed, (20.0, 0.0), box)
 
 
-def fan_image(hiding: bool = False, images: bool = True, y: float = 0.0) -> NDArray[np.float64]:
+def fan_image(
+    hiding: bool = False, images: bool = True, y: float = 0.0, seabed: Seabed = SAND
+) -> NDArray[np.float64]:
     """The fan's (beams, bins) image of one coherent ping, 2.5 cm bins, no noise."""
     pulse = Pulse(PulseKind.CHIRP, 1e-3, 30e3, PulseWindow.HANN)
     coherent = CoherentConfig.of(pulse=pulse, scatterer_density=DENSITY, seabed_images=images)
     pose = transform_from_xyz_rpy([0.0, 0.0, H], [0.0, PITCH, 0.0])
     sonar = MultibeamSonar(ECHO, FAN, pose, coherent=coherent)
-    caster = seabed_caster(world(hiding, y), FREQUENCY, ECHO.speed_of_sound)
+    caster = seabed_caster(world(hiding, y, seabed), FREQUENCY, ECHO.speed_of_sound)
     return np.asarray(sonar.ping(caster).profiles, dtype=np.float64)
 
 
@@ -183,3 +185,22 @@ def test_the_array_steers_to_the_image_off_the_axis() -> None:
     assert direct_beam == beam_at(math.asin(y / r_d))
     assert image_beam == beam_at(math.asin(y / r_i))
     assert image_beam != direct_beam  # control: the path heard at the scatterer's bearing
+
+
+def test_the_fan_hears_the_rough_seabeds_lobe_after_the_direct_echo() -> None:
+    """Over medium sand's own roughness at 400 kHz the coherent images are gone and the
+    diffuse one-bounce paths (``seabed_diffuse``, checked against closed forms in
+    ``test/echo/test_seabed_diffuse.py``) reach the fan: summed over the beams, the bins from
+    the one-bounce range on hold over a tenth of the direct echo's energy, and between the
+    direct echo and that range only the echoes' range side lobes (under 2e-2). Control: with
+    ``seabed_images`` off, under 1e-2 of it there."""
+    rough = replace(SAND, sediment=SEDIMENTS['sand'])
+    total = fan_image(seabed=rough).sum(axis=0)
+    bare = fan_image(seabed=rough, images=False).sum(axis=0)
+    direct = float(total[np.abs(CENTRES - R_D) <= 0.3].sum())
+    after = (CENTRES >= R_1 - 0.05) & (CENTRES <= R_1 + 3.0)
+    assert direct == pytest.approx(float(bare[np.abs(CENTRES - R_D) <= 0.3].sum()), rel=0.05)
+    assert float(total[after].sum()) > 0.1 * direct
+    assert float(bare[after].sum()) < 1e-2 * direct
+    between = (CENTRES > R_D + 0.1) & (CENTRES < R_1 - 0.1)
+    assert float(total[between].sum()) < 2e-2 * direct  # the echoes' range side lobes

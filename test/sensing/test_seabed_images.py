@@ -29,10 +29,11 @@ from coherent_scenes import lossless_echo
 from numpy.typing import NDArray
 from seabed_image_paths import flat, image_paths, plate_over_seabed, rough_mirror
 
-from nps_sonar_py.echo import BeamPattern, beam_intensity
+from nps_sonar_py.echo import BeamPattern, beam_intensity, seabed_images
 from nps_sonar_py.echo.coherent import CoherentConfig
 from nps_sonar_py.echo.pulse import Pulse, PulseKind, PulseWindow
 from nps_sonar_py.echo.seabed import BackscatterModel, Seabed
+from nps_sonar_py.echo.seabed_diffuse import NONE, Bounces, Diffuse
 from nps_sonar_py.echo.sediment import SEDIMENTS, reflection_coefficient, with_overrides
 from nps_sonar_py.scene import Entity, EntityState, Raycaster, SceneState, World
 from nps_sonar_py.scene.tessellation import Triangles, box_triangles
@@ -179,15 +180,37 @@ def test_a_rough_seabed_keeps_the_coherent_part_of_the_images() -> None:
     assert abs(10 * math.log10(two / direct) - TWO_DB) > 2.0
 
 
-def test_a_sand_floor_at_its_own_roughness_mirrors_nothing_at_400_khz() -> None:
-    """Medium sand's own spectrum: ``k sigma sin theta`` of about 4, the images vanish."""
+def no_lobe(bounces: Bounces, *_: object) -> Diffuse:
+    """The rough seabed's diffuse paths left out: the coherent images alone."""
+    return NONE
+
+
+def test_a_sand_floor_at_its_own_roughness_mirrors_nothing_at_400_khz(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Medium sand's own spectrum: ``k sigma sin theta`` of about 4, the coherent images
+    vanish (the diffuse lobe left out: under 1e-4 of the direct echo at their ranges). With
+    the lobe (``test/echo/test_seabed_diffuse.py`` checks it against closed forms), the
+    profile holds over a tenth of the direct echo's energy from the one-bounce range on and
+    nothing between it and the direct echo (no path by the seabed is shorter than the
+    specular one). Control: the coherent images alone hear nothing there."""
     d1, d2 = R_I * H / (H + ZC), R_I * ZC / (H + ZC)
     assert rough_mirror(SEDIMENTS['sand'], ECHO.wavelength, d1, d2, SIN_I) < 1e-10
-    heard = port_profile(seabed=replace(SAND, sediment=SEDIMENTS['sand']))
+    rough = replace(SAND, sediment=SEDIMENTS['sand'])
+    heard = port_profile(seabed=rough)
     direct = peak(heard, R_D)[0]
     assert direct > 0.0
-    assert peak(heard, R_1)[0] < 1e-4 * direct
-    assert peak(heard, R_I)[0] < 1e-4 * direct
+    centres = 0.5 * (ECHO_EDGES[:-1] + ECHO_EDGES[1:])
+    after = (centres >= R_1 - 0.05) & (centres <= R_I + 3.0)
+    between = (centres > R_D + 0.3) & (centres < R_1 - 0.3)
+    assert heard[after].sum() > 0.1 * direct
+    assert heard[between].sum() < 1e-3 * direct
+    monkeypatch.setattr(seabed_images, 'diffuse_paths', no_lobe)
+    coherent = port_profile(seabed=rough)
+    assert peak(coherent, R_D)[0] == pytest.approx(direct, rel=1e-6)
+    assert peak(coherent, R_1)[0] < 1e-4 * direct
+    assert peak(coherent, R_I)[0] < 1e-4 * direct
+    assert coherent[after].sum() < 1e-3 * direct
 
 
 def every_leg_clear(
