@@ -82,6 +82,7 @@ MODULE_COSTS = {
     'test/sensing/test_scatterer_texture.py': 3.5,  # Monte Carlo over 40 renders
     'test/sensing/test_formed_fan.py': 1.0,
     'test/test_background.py': 2.0,
+    'test/echo/test_seabed_diffuse.py': 1.5,  # closed forms on a grid of a million points
     # Its benchmark starts when collection ends and runs beside the session's tests
     # (test/realism/conftest.py): it takes both sessions' cores alike.
     'test/realism/test_realism_benchmark.py': 0.05,

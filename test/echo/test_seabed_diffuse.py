@@ -16,6 +16,7 @@ no absorption, direct amplitude 1. The test works, independently of the package:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -88,26 +89,36 @@ def roughness(sediment: Sediment, frequency: float) -> tuple[float, float]:
     return (slope if k_up > k_low else 0.0), math.exp(-(qz**2) * above(k_low))
 
 
-def seabed_grid() -> NDArray[np.float64]:
-    """The closed forms' seabed: (n, 3) points 2 cm apart over 40 x 60 m about the specular
-    point, in the sensor's frame."""
+#: The closed forms' grid step, m: the lobe is metres wide; the narrow beam's test takes 2 cm
+#: (its beam is 0.13 m across at the patch).
+STEP, FINE = 0.04, 0.02
+
+
+@functools.cache
+def seabed_grid(step: float = STEP) -> NDArray[np.float64]:
+    """The closed forms' seabed: (n, 3) points ``step`` apart over 40 x 60 m about the
+    specular point, in the sensor's frame (made once a step, read-only)."""
     _, r_i, d1_0, _, _ = geometry()
-    x = np.arange(-20.0, 20.0, 0.02) + 0.01
-    y = Y * d1_0 / r_i + np.arange(-30.0, 30.0, 0.02) + 0.01
+    x = np.arange(-20.0, 20.0, step) + 0.5 * step
+    y = Y * d1_0 / r_i + np.arange(-30.0, 30.0, step) + 0.5 * step
     gx, gy = np.meshgrid(x, y, indexing='ij')
-    return np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, -H)], axis=-1)
+    grid = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, -H)], axis=-1)
+    grid.flags.writeable = False
+    return grid
 
 
+@functools.cache
 def lobe(
-    sediment: Sediment, frequency: float, law: str = 'facet'
+    sediment: Sediment, frequency: float, law: str = 'facet', step: float = STEP
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The closed form's diffuse energy density over the seabed (one order) and the ranges.
 
-    A 2 cm grid over 60 x 40 m around the specular point; ``law``: 'facet' the model,
-    'no_cos4' a control without the facet's ``1 / cos**4 beta``."""
+    A grid ``step`` apart over 60 x 40 m around the specular point; ``law``: 'facet' the
+    model, 'no_cos4' a control without the facet's ``1 / cos**4 beta``. Worked once for
+    each set of arguments (the tests share them)."""
     s2, coherent = roughness(sediment, frequency)
     r_d = geometry()[0]
-    b = seabed_grid()
+    b = seabed_grid(step)
     d1 = np.linalg.norm(b, axis=-1)
     d2 = np.linalg.norm(P - b, axis=-1)
     half = -b / d1[..., None] + (P - b) / d2[..., None]
@@ -119,8 +130,10 @@ def lobe(
     sigma = r2 / (8.0 * math.pi * s2 * tilt) * np.exp(-(1.0 / cos**2 - 1.0) / (2.0 * s2))
     cos_in = np.clip(np.sum((b - P) / d2[..., None] * NORMAL, axis=-1), 0.0, None)
     cos_d = float(-P @ NORMAL / r_d)
-    density = sigma * (1.0 - coherent) * cos_in / cos_d * r_d**2 / (d1 * d2) ** 2 * 0.02**2
-    return density.ravel(), (0.5 * (d1 + d2 + r_d)).ravel()
+    density = sigma * (1.0 - coherent) * cos_in / cos_d * r_d**2 / (d1 * d2) ** 2 * step**2
+    density, ranges = density.ravel(), (0.5 * (d1 + d2 + r_d)).ravel()
+    density.flags.writeable = ranges.flags.writeable = False
+    return density, ranges
 
 
 def diffuse_order(found: Images) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -257,8 +270,8 @@ def test_a_beam_narrower_than_the_lobe_hears_its_share(monkeypatch: pytest.Monke
     ``sqrt(w(B))`` on the 2 cm grid, within 5 % (0.13 of the 0.74 a wide beam hears).
     Control: the pattern taken at each node's point alone (no average over its cell) is
     rejected."""
-    density, _ = lobe(SAND, 600e3)
-    closed = float((density * np.sqrt(narrow(seabed_grid())[1])).sum())
+    density, _ = lobe(SAND, 600e3, step=FINE)
+    closed = float((density * np.sqrt(narrow(seabed_grid(FINE))[1])).sum())
     assert closed < 0.3 * float(density.sum())
     assert narrow_energy() == pytest.approx(closed, rel=0.05)
     monkeypatch.setattr(seabed_diffuse, 'SUB', 1)
