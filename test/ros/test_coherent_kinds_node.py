@@ -94,9 +94,10 @@ def check_single_beam(message: Any, point: Any, azimuth: float) -> None:
     # the cut's share.
     assert float(np.linalg.norm(energy - profile) / np.linalg.norm(profile)) < 0.05
     assert float(energy.sum()) == pytest.approx(point.intensity, rel=0.02)
-    # Negative control: the energy of a bin's first sample alone is not the profile.
+    # Negative control: the energy of a bin's first sample alone is not the profile, by the
+    # measure and bound of the check above.
     alone = np.abs(baseband(message)[::PER_BIN, 0]) ** 2
-    assert not np.allclose(alone, profile, rtol=1e-2, atol=1e-6 * profile.max())
+    assert float(np.linalg.norm(alone - profile) / np.linalg.norm(profile)) > 0.05
 
 
 def head_pings(
@@ -216,6 +217,8 @@ def test_an_echosounder_publishes_every_beam(tmp_path: Path, probe: Probe) -> No
     assert float(np.median(error)) < 0.05
     assert float(error.max()) < 0.25
     np.testing.assert_allclose(times, 2.0 * r / C, rtol=1e-3)
+    # Control: the centres one bin (5 cm) off are rejected by that bound.
+    assert not np.allclose(times, 2.0 * (r + 0.05) / C, rtol=1e-3, atol=0.0)
     # Negative control: the strongest bin's energy alone is not the detection's intensity.
     alone = np.abs(energy.max(axis=1) / found_intensity - 1.0)
     assert float(np.median(alone)) > 0.2  # 0.47
