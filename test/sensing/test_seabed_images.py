@@ -191,7 +191,7 @@ def test_a_sand_floor_at_its_own_roughness_mirrors_nothing_at_400_khz(
     """Medium sand's own spectrum: ``k sigma sin theta`` of about 4, the coherent images
     vanish (the diffuse lobe left out: under 1e-4 of the direct echo at their ranges). With
     the lobe (``test/echo/test_seabed_diffuse.py`` checks it against closed forms), the
-    profile holds over a tenth of the direct echo's energy from the one-bounce range on and
+    profile holds 0.3 to 1 times the direct echo's peak from the one-bounce range on and
     nothing between it and the direct echo (no path by the seabed is shorter than the
     specular one). Control: the coherent images alone hear nothing there."""
     d1, d2 = R_I * H / (H + ZC), R_I * ZC / (H + ZC)
@@ -203,7 +203,9 @@ def test_a_sand_floor_at_its_own_roughness_mirrors_nothing_at_400_khz(
     centres = 0.5 * (ECHO_EDGES[:-1] + ECHO_EDGES[1:])
     after = (centres >= R_1 - 0.05) & (centres <= R_I + 3.0)
     between = (centres > R_D + 0.3) & (centres < R_1 - 0.3)
-    assert heard[after].sum() > 0.1 * direct
+    # The lobe's energy over the direct echo's peak: 0.62 by the closed form's figures
+    # (docs/multipath.md); a lobe a few times too weak or too strong is rejected.
+    assert 0.3 * direct < heard[after].sum() < 1.0 * direct
     assert heard[between].sum() < 1e-3 * direct
     monkeypatch.setattr(seabed_images, 'diffuse_paths', no_lobe)
     coherent = port_profile(seabed=rough)
