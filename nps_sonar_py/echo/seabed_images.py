@@ -251,9 +251,10 @@ def _across(
     if not lobe.rows.size:
         return np.zeros(0)
     channel, w = pattern(lobe.spread.reshape(-1, 3))
-    same = channel.reshape(lobe.shares.shape) == channels[:, None]
-    one_way = np.sqrt(np.where(same, w.reshape(lobe.shares.shape), 0.0))
-    mean: NDArray[np.float64] = np.einsum('ij,ij->i', one_way, lobe.shares)
+    sub = lobe.shares.shape[1]
+    heard = np.flatnonzero((w > 0.0) & (channel == np.repeat(channels, sub)))
+    share = np.sqrt(w[heard]) * lobe.shares.ravel()[heard]
+    mean: NDArray[np.float64] = np.bincount(heard // sub, share, minlength=channels.size)
     return mean
 
 
