@@ -254,8 +254,8 @@ def _across(
     sub = lobe.shares.shape[1]
     heard = np.flatnonzero((w > 0.0) & (channel == np.repeat(channels, sub)))
     share = np.sqrt(w[heard]) * lobe.shares.ravel()[heard]
-    mean: NDArray[np.float64] = np.bincount(heard // sub, share, minlength=channels.size)
-    return mean
+    mean = np.bincount(heard // sub, share, minlength=channels.size)
+    return mean.astype(np.float64, copy=False)
 
 
 def seabed_images(
