@@ -204,24 +204,26 @@ def _tilt(
     ``-n_u / n_w`` and ``-n_v / n_w``; a unit vector ``a`` along ``A`` whose foot moves by
     ``du`` turns by ``d a / du = (a a_u - e_u) / |A|``.
     """
-    da, db = (np.sqrt((p[0] - u) ** 2 + (p[1] - v) ** 2 + p[2] ** 2) for p in (sensor, body))
-    au, av, aw = (sensor[0] - u) / da, (sensor[1] - v) / da, sensor[2] / da
-    bu, bv, bw = (body[0] - u) / db, (body[1] - v) / db, body[2] / db
-    nu, nv, nw = au + bu, av + bv, aw + bw
+    xa, ya, xb, yb = sensor[0] - u, sensor[1] - v, body[0] - u, body[1] - v
+    ia = 1.0 / np.sqrt(xa * xa + ya * ya + sensor[2] ** 2)  # 1 / |A|
+    ib = 1.0 / np.sqrt(xb * xb + yb * yb + body[2] ** 2)
+    au, av, aw = xa * ia, ya * ia, sensor[2] * ia
+    bu, bv, bw = xb * ib, yb * ib, body[2] * ib
+    inw = 1.0 / (aw + bw)
+    zu, zv = -(au + bu) * inw, -(av + bv) * inw
     # The normal's components' derivatives: d n_u / du, d n_u / dv = d n_v / du, d n_v / dv,
-    # d n_w / du, d n_w / dv.
-    uu = (au * au - 1.0) / da + (bu * bu - 1.0) / db
-    uv = au * av / da + bu * bv / db
-    vv = (av * av - 1.0) / da + (bv * bv - 1.0) / db
-    wu, wv = au * aw / da + bu * bw / db, av * aw / da + bv * bw / db
-    n2 = nw * nw
+    # d n_w / du, d n_w / dv; d(-n_u / n_w) = -(d n_u + zeta_u d n_w) / n_w.
+    uu = (au * au - 1.0) * ia + (bu * bu - 1.0) * ib
+    uv = au * av * ia + bu * bv * ib
+    vv = (av * av - 1.0) * ia + (bv * bv - 1.0) * ib
+    wu, wv = au * aw * ia + bu * bw * ib, av * aw * ia + bv * bw * ib
     jac = (
-        (nu * wu - nw * uu) / n2,
-        (nu * wv - nw * uv) / n2,
-        (nv * wu - nw * uv) / n2,
-        (nv * wv - nw * vv) / n2,
+        -(uu + zu * wu) * inw,
+        -(uv + zu * wv) * inw,
+        -(uv + zv * wu) * inw,
+        -(vv + zv * wv) * inw,
     )
-    return -nu / nw, -nv / nw, jac
+    return zu, zv, jac
 
 
 def _nodes(

@@ -478,11 +478,9 @@ class SidescanSonar(PosedRays):
         pattern = np.zeros(body.shape[0])
         half = self.echo.cast_half_angle * (1.0 + 1e-6)
         bound = math.sin(half) * (1.0 + 1e-9) if half < 0.5 * math.pi else math.inf
-        near = np.flatnonzero(
-            ~(np.abs(body[:, 0]) > bound * np.sqrt(np.einsum('ij,ij->i', body, body)))
-        )  # NaN too
-        sub = body[near]
-        channel[near], one_way = self._one_way(sub / np.linalg.norm(sub, axis=1, keepdims=True))
+        size = np.sqrt(np.einsum('ij,ij->i', body, body))
+        near = np.flatnonzero(~(np.abs(body[:, 0]) > bound * size))  # NaN too
+        channel[near], one_way = self._one_way(body[near] / size[near, None])
         pattern[near] = one_way**self.echo.n_way
         return channel, pattern
 
