@@ -387,9 +387,9 @@ def _cells(
     flat, points, slope = nodes
     row = flat // GRID
     width = 2.0 * SPAN * s[row] / ACROSS
-    step = ((np.arange(SUB) + 0.5) / SUB - 0.5)[None, :] * width[:, None]
-    move = step / np.where(np.abs(slope) > 1e-300, slope, 1e-300)[:, None]
-    spread = np.multiply(move[..., None], across[row][:, None, :])
+    cell = (width / np.where(np.abs(slope) > 1e-300, slope, 1e-300))[:, None] * across[row]
+    step = (np.arange(SUB) + 0.5) / SUB - 0.5
+    spread = np.multiply(step[None, :, None], cell[:, None, :])
     spread += points[:, None, :]
     return spread, _shares()[flat % ACROSS]
 

@@ -252,7 +252,8 @@ def _across(
         return np.zeros(0)
     channel, w = pattern(lobe.spread.reshape(-1, 3))
     sub = lobe.shares.shape[1]
-    heard = np.flatnonzero((w > 0.0) & (channel == np.repeat(channels, sub)))
+    heard = np.flatnonzero(w > 0.0)
+    heard = heard[channel[heard] == channels[heard // sub]]
     share = np.sqrt(w[heard]) * lobe.shares.ravel()[heard]
     mean = np.bincount(heard // sub, share, minlength=channels.size)
     return mean.astype(np.float64, copy=False)
