@@ -204,24 +204,26 @@ def _tilt(
     ``-n_u / n_w`` and ``-n_v / n_w``; a unit vector ``a`` along ``A`` whose foot moves by
     ``du`` turns by ``d a / du = (a a_u - e_u) / |A|``.
     """
-    da, db = (np.sqrt((p[0] - u) ** 2 + (p[1] - v) ** 2 + p[2] ** 2) for p in (sensor, body))
-    au, av, aw = (sensor[0] - u) / da, (sensor[1] - v) / da, sensor[2] / da
-    bu, bv, bw = (body[0] - u) / db, (body[1] - v) / db, body[2] / db
-    nu, nv, nw = au + bu, av + bv, aw + bw
+    xa, ya, xb, yb = sensor[0] - u, sensor[1] - v, body[0] - u, body[1] - v
+    ia = 1.0 / np.sqrt(xa * xa + ya * ya + sensor[2] ** 2)  # 1 / |A|
+    ib = 1.0 / np.sqrt(xb * xb + yb * yb + body[2] ** 2)
+    au, av, aw = xa * ia, ya * ia, sensor[2] * ia
+    bu, bv, bw = xb * ib, yb * ib, body[2] * ib
+    inw = 1.0 / (aw + bw)
+    zu, zv = -(au + bu) * inw, -(av + bv) * inw
     # The normal's components' derivatives: d n_u / du, d n_u / dv = d n_v / du, d n_v / dv,
-    # d n_w / du, d n_w / dv.
-    uu = (au * au - 1.0) / da + (bu * bu - 1.0) / db
-    uv = au * av / da + bu * bv / db
-    vv = (av * av - 1.0) / da + (bv * bv - 1.0) / db
-    wu, wv = au * aw / da + bu * bw / db, av * aw / da + bv * bw / db
-    n2 = nw * nw
+    # d n_w / du, d n_w / dv; d(-n_u / n_w) = -(d n_u + zeta_u d n_w) / n_w.
+    uu = (au * au - 1.0) * ia + (bu * bu - 1.0) * ib
+    uv = au * av * ia + bu * bv * ib
+    vv = (av * av - 1.0) * ia + (bv * bv - 1.0) * ib
+    wu, wv = au * aw * ia + bu * bw * ib, av * aw * ia + bv * bw * ib
     jac = (
-        (nu * wu - nw * uu) / n2,
-        (nu * wv - nw * uv) / n2,
-        (nv * wu - nw * uv) / n2,
-        (nv * wv - nw * vv) / n2,
+        -(uu + zu * wu) * inw,
+        -(uv + zu * wv) * inw,
+        -(uv + zv * wu) * inw,
+        -(vv + zv * wv) * inw,
     )
-    return -nu / nw, -nv / nw, jac
+    return zu, zv, jac
 
 
 def _nodes(
@@ -255,11 +257,17 @@ def _nodes(
 
 def _patch(
     b: Bounces, s: NDArray[np.float64], legs: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    tuple[NDArray[np.float64], NDArray[np.float64]],
+]:
     """The lobe's (m, GRID, 3) patch points, their facets' ``tan(beta)**2``, ``dA`` weighed.
 
-    The last: ``sigma_b dA`` over the facet law (``_cross_section``), the node's weight times
-    ``|dA / dzeta|``; and ``d zeta_v / dv`` there (m, GRID).
+    The third: ``sigma_b dA`` over the facet law (``_cross_section``), the node's weight
+    times ``|dA / dzeta|``; the last ``d zeta_v / dv`` there (m, GRID) and the (m, 3) axes
+    across the planes of incidence.
     Each node's point is where a facet of its slopes mirrors the sensor into ``P``: Newton's
     method on the plane from the first-order guess (along the plane of incidence a tilt moves
     the bounce ``2 L zeta / sin``, across it ``2 L zeta sin``, ``L = d1 d2 / (d1 + d2)``),
@@ -288,7 +296,7 @@ def _patch(
         b.bounce[:, None, :] + u[..., None] * frame[0][:, None] + v[..., None] * frame[1][:, None]
     )
     area = np.where(miss, 0.0, weight / np.maximum(np.abs(ju * kv - jv * ku), 1e-300))
-    return points, zu**2 + zv**2, area, kv
+    return points, zu**2 + zv**2, area, (kv, frame[1])
 
 
 def _cross_section(
@@ -328,7 +336,7 @@ def diffuse_paths(
         return NONE
     b = _rows(b, live)
     s2, share, legs = s2[live], share[live], legs[live]
-    points, tan2, area, slope = _patch(b, np.sqrt(s2), legs)
+    points, tan2, area, (slope, across) = _patch(b, np.sqrt(s2), legs)
     sigma = _cross_section(b, points, tan2) * area * share[:, None]
     d1 = _norm(points)
     leg = b.body[:, None, :] - points
@@ -344,35 +352,46 @@ def diffuse_paths(
     phases = keyed_phasors(key, GRID)
     amplitude = (direct[live][:, None] * ratio * phases).ravel()
     heard = np.flatnonzero(ratio.ravel() > 0.0)  # lit, placed
-    spread, shares = _cells(b, np.sqrt(s2), points, slope)
+    at = points.reshape(-1, 3)[heard]
+    spread, shares = _cells(np.sqrt(s2), across, (heard, at, slope.ravel()[heard]))
     ranges = 0.5 * (d1 + d2 + rd[:, None])
     return Diffuse(
-        np.repeat(live, GRID)[heard],
-        ranges.ravel()[heard],
-        amplitude[heard],
-        points.reshape(-1, 3)[heard],
-        spread.reshape(-1, SUB, 3)[heard],
-        shares.reshape(-1, SUB)[heard],
+        live[heard // GRID], ranges.ravel()[heard], amplitude[heard], at, spread, shares
     )
 
 
-def _cells(
-    b: Bounces, s: NDArray[np.float64], points: NDArray[np.float64], slope: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """``SUB`` points across each node's cell and their shares of its probability.
+def _shares() -> NDArray[np.float64]:
+    """(ACROSS, SUB): the ``SUB`` points' shares of each cell's probability across.
 
+    In rms slopes the cells and their points are the same for every scatterer.
+    """
+    step = (np.arange(SUB) + 0.5) / SUB - 0.5
+    zeta = (np.arange(ACROSS) - 0.5 * (ACROSS - 1))[:, None] + step[None, :]
+    shares = np.exp(-0.5 * (2.0 * SPAN / ACROSS * zeta) ** 2)
+    table: NDArray[np.float64] = shares / shares.sum(axis=-1, keepdims=True)
+    return table
+
+
+def _cells(
+    s: NDArray[np.float64],
+    across: NDArray[np.float64],
+    nodes: tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``SUB`` points across the nodes' cells and their shares of its probability.
+
+    ``s``, ``across``: each row's rms slope and (m, 3) axis across; ``nodes``: the heard
+    nodes' flat indices (row ``GRID`` + node), (k, 3) points and ``d zeta_v / dv``.
     The cell spans ``2 SPAN s / ACROSS`` of slope across; a slope ``d zeta_v`` moves the
     bounce ``d zeta_v / (d zeta_v / dv)`` across (to first order about the node).
     """
-    width = 2.0 * SPAN * s / ACROSS
-    step = ((np.arange(SUB) + 0.5) / SUB - 0.5)[None, None, :] * width[:, None, None]
-    centre = np.tile(width[:, None] * (np.arange(ACROSS) - 0.5 * (ACROSS - 1)), (1, ALONG))
-    zeta = centre[:, :, None] + step
-    shares = np.exp(-0.5 * (zeta / s[:, None, None]) ** 2)
-    shares /= shares.sum(axis=-1, keepdims=True)
-    across = _frame(b)[1][:, None, None, :]
-    move = step / np.where(np.abs(slope) > 1e-300, slope, 1e-300)[:, :, None]
-    return points[:, :, None, :] + move[..., None] * across, shares
+    flat, points, slope = nodes
+    row = flat // GRID
+    width = 2.0 * SPAN * s[row] / ACROSS
+    cell = (width / np.where(np.abs(slope) > 1e-300, slope, 1e-300))[:, None] * across[row]
+    step = (np.arange(SUB) + 0.5) / SUB - 0.5
+    spread = np.multiply(step[None, :, None], cell[:, None, :])
+    spread += points[:, None, :]
+    return spread, _shares()[flat % ACROSS]
 
 
 def _rows(b: Bounces, rows: NDArray[np.intp]) -> Bounces:

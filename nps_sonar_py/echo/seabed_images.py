@@ -251,10 +251,12 @@ def _across(
     if not lobe.rows.size:
         return np.zeros(0)
     channel, w = pattern(lobe.spread.reshape(-1, 3))
-    same = channel.reshape(lobe.shares.shape) == channels[:, None]
-    one_way = np.sqrt(np.where(same, w.reshape(lobe.shares.shape), 0.0))
-    mean: NDArray[np.float64] = np.einsum('ij,ij->i', one_way, lobe.shares)
-    return mean
+    sub = lobe.shares.shape[1]
+    heard = np.flatnonzero(w > 0.0)
+    heard = heard[channel[heard] == channels[heard // sub]]
+    share = np.sqrt(w[heard]) * lobe.shares.ravel()[heard]
+    mean = np.bincount(heard // sub, share, minlength=channels.size)
+    return mean.astype(np.float64, copy=False)
 
 
 def seabed_images(

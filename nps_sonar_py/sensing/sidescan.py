@@ -443,11 +443,14 @@ class SidescanSonar(PosedRays):
             & (depression <= rows[0] + slack)
             & (depression >= rows[-1] - slack)
         )
-        across = np.where(inside, np.abs(depression - config.tilt), 0.0)
-        pattern = beam_intensity(
-            echo.pattern, np.where(inside, np.abs(along), 0.0), config.horizontal_width, 1
-        ) * beam_intensity(config.vertical_pattern, across, config.vertical_width, 1)
-        return channel, np.where(inside, pattern, 0.0)
+        at = np.flatnonzero(inside)  # the pattern only there: most points of a lobe miss it
+        pattern = np.zeros(body.shape[0])
+        pattern[at] = beam_intensity(
+            echo.pattern, np.abs(along[at]), config.horizontal_width, 1
+        ) * beam_intensity(
+            config.vertical_pattern, np.abs(depression[at] - config.tilt), config.vertical_width, 1
+        )
+        return channel, pattern
 
     def _coherent(
         self,
@@ -466,9 +469,20 @@ class SidescanSonar(PosedRays):
         )
 
     def _two_way(self, body: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """The channel on each body point's side and its pattern there, ``n_way`` times."""
-        channel, one_way = self._one_way(body / np.linalg.norm(body, axis=1, keepdims=True))
-        return channel, one_way**self.echo.n_way
+        """The channel on each body point's side and its pattern there, ``n_way`` times.
+
+        Worked out only for the points that may lie in the cast along the track (a generous
+        bound on ``|x| / |p|``): a rough seabed's lobe puts most of its points outside it.
+        """
+        channel = np.where(body[:, 1] >= 0.0, 0, 1).astype(np.intp)
+        pattern = np.zeros(body.shape[0])
+        half = self.echo.cast_half_angle * (1.0 + 1e-6)
+        bound = math.sin(half) * (1.0 + 1e-9) if half < 0.5 * math.pi else math.inf
+        size = np.sqrt(np.einsum('ij,ij->i', body, body))
+        near = np.flatnonzero(~(np.abs(body[:, 0]) > bound * size))  # NaN too
+        channel[near], one_way = self._one_way(body[near] / size[near, None])
+        pattern[near] = one_way**self.echo.n_way
+        return channel, pattern
 
     def _hear_body(
         self, ray: NDArray[np.intp], body: NDArray[np.float64]
