@@ -16,7 +16,6 @@ Run: ``scripts/run python benchmarks/bench_seabed_diffuse.py [--repeat N]``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -24,17 +23,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from realism_scenes import SEABED_LEVEL, realism_sidescan, sidescan_world
-from realism_wreck import WRECK
+from bench_seabed_images import abeam_of_the_wreck
 from timing import median_times
 
 from nps_sonar_py.echo import seabed_images
 from nps_sonar_py.echo.seabed_diffuse import NONE, Bounces, Diffuse
-from nps_sonar_py.scene import Raycaster
-from nps_sonar_py.sensing.seabed_caster import seabed_caster
-from nps_sonar_py.transforms import transform_from_xyz_rpy
 
-FREQUENCY = 600e3
 LOBE = seabed_images.diffuse_paths
 PATHS: list[int] = []
 
@@ -53,12 +47,7 @@ def none(_: Bounces, *__: object) -> Diffuse:
 
 def main() -> int:
     """Time the pings (module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--repeat', type=int, default=9, help='pings of each, interleaved')
-    repeat = parser.parse_args().repeat
-    sonar = realism_sidescan(FREQUENCY, 29.98, 1024)
-    sonar.set_pose(transform_from_xyz_rpy([WRECK.x, 0.0, SEABED_LEVEL + 10.0], [0.0, 0.0, 0.0]))
-    caster = seabed_caster(Raycaster(sidescan_world(2.0 * WRECK.x)), FREQUENCY, 1500.0)
+    repeat, sonar, caster = abeam_of_the_wreck(__doc__.splitlines()[0])
 
     def ping(lobe: object) -> None:
         seabed_images.diffuse_paths = lobe  # type: ignore[assignment]

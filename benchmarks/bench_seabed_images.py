@@ -32,6 +32,7 @@ from nps_sonar_py.scene import Raycaster
 from nps_sonar_py.sensing import fan_lighting
 from nps_sonar_py.sensing.caster import SurfaceCaster
 from nps_sonar_py.sensing.seabed_caster import seabed_caster
+from nps_sonar_py.sensing.sidescan import SidescanSonar
 from nps_sonar_py.transforms import transform_from_xyz_rpy
 
 FREQUENCY = 600e3
@@ -54,14 +55,20 @@ def uncast(
     return np.ones(starts.shape[0], dtype=bool)
 
 
-def main() -> int:
-    """Time the pings (module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def abeam_of_the_wreck(description: str) -> tuple[int, SidescanSonar, SurfaceCaster]:
+    """The command line's ``--repeat``, and the realism side-scan 10 m up abeam of its wreck."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument('--repeat', type=int, default=9, help='pings of each, interleaved')
     repeat = parser.parse_args().repeat
     sonar = realism_sidescan(FREQUENCY, 29.98, 1024)
     sonar.set_pose(transform_from_xyz_rpy([WRECK.x, 0.0, SEABED_LEVEL + 10.0], [0.0, 0.0, 0.0]))
     caster = seabed_caster(Raycaster(sidescan_world(2.0 * WRECK.x)), FREQUENCY, 1500.0)
+    return repeat, sonar, caster
+
+
+def main() -> int:
+    """Time the pings (module docstring)."""
+    repeat, sonar, caster = abeam_of_the_wreck(__doc__.splitlines()[0])
 
     def ping(clear: object) -> None:
         fan_lighting.clear_to_seabed = clear  # type: ignore[assignment]
