@@ -70,8 +70,9 @@ def test_a_description_published_before_the_node_is_its_robot(receiver) -> None:
         publish(SHORT)  # before the node starts: only transient local QoS hands it over
         log = NodeLog(sonar_node(*WAIT))
         try:
+            # The node reads it whether it came with the publisher's discovery or after the
+            # node said it waits (the next test): which is first is the machine's timing.
             assert max_range(ranges, log.process) == 3.5
-            log.wait_for('waiting for the robot description on /robot_description')
         finally:
             assert log.stop() == 0
 
