@@ -23,8 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_seabed_images import abeam_of_the_wreck
-from timing import median_times
+from bench_seabed_images import swapped_pings
 
 from nps_sonar_py.echo import seabed_images
 from nps_sonar_py.echo.seabed_diffuse import NONE, Bounces, Diffuse
@@ -47,16 +46,8 @@ def none(_: Bounces, *__: object) -> Diffuse:
 
 def main() -> int:
     """Time the pings (module docstring)."""
-    repeat, sonar, caster = abeam_of_the_wreck(__doc__.splitlines()[0])
-
-    def ping(lobe: object) -> None:
-        seabed_images.diffuse_paths = lobe  # type: ignore[assignment]
-        try:
-            sonar.ping(caster)
-        finally:
-            seabed_images.diffuse_paths = LOBE
-
-    times = median_times({'lobe': lambda: ping(counted), 'none': lambda: ping(none)}, repeat)
+    variants = {'lobe': counted, 'none': none}
+    times = swapped_pings(seabed_images, 'diffuse_paths', variants, __doc__.splitlines()[0])
     print(f'diffuse paths a ping: {int(np.median(PATHS))}')
     with_lobe, bare = 1e3 * times['lobe'], 1e3 * times['none']
     print(f'ping with the lobe {with_lobe:.1f} ms, without {bare:.1f} ms')

@@ -16,6 +16,7 @@ Run: ``scripts/run python benchmarks/bench_seabed_images.py [--repeat N]``.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -66,18 +67,33 @@ def abeam_of_the_wreck(description: str) -> tuple[int, SidescanSonar, SurfaceCas
     return repeat, sonar, caster
 
 
-def main() -> int:
-    """Time the pings (module docstring)."""
-    repeat, sonar, caster = abeam_of_the_wreck(__doc__.splitlines()[0])
+def swapped_pings(
+    module: object, name: str, variants: dict[str, object], description: str
+) -> dict[str, float]:
+    """Median ping times abeam of the wreck with ``module.name`` replaced by each variant.
 
-    def ping(clear: object) -> None:
-        fan_lighting.clear_to_seabed = clear  # type: ignore[assignment]
+    The variants' pings are interleaved (``timing.median_times``); the original is put back
+    after each ping.
+    """
+    repeat, sonar, caster = abeam_of_the_wreck(description)
+    original = getattr(module, name)
+
+    def ping(variant: object) -> None:
+        setattr(module, name, variant)
         try:
             sonar.ping(caster)
         finally:
-            fan_lighting.clear_to_seabed = CAST
+            setattr(module, name, original)
 
-    times = median_times({'cast': lambda: ping(counted), 'uncast': lambda: ping(uncast)}, repeat)
+    return median_times(
+        {key: functools.partial(ping, variant) for key, variant in variants.items()}, repeat
+    )
+
+
+def main() -> int:
+    """Time the pings (module docstring)."""
+    variants = {'cast': counted, 'uncast': uncast}
+    times = swapped_pings(fan_lighting, 'clear_to_seabed', variants, __doc__.splitlines()[0])
     print(f'legs cast a ping: {int(np.median(LEGS))}')
     cast, bare = 1e3 * times['cast'], 1e3 * times['uncast']
     print(f'ping with the legs cast {cast:.1f} ms, uncast {bare:.1f} ms')
